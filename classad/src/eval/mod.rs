@@ -1,0 +1,728 @@
+//! Evaluation: expressions to values, in the context of a MY ad and,
+//! in a match, a TARGET ad.
+//!
+//! Evaluation is a pure function of the expression, the ads and the
+//! [`EvalOptions`]. The options carry the semantics (old or new), the clock
+//! and the limits; there is no global state, so two threads may evaluate
+//! with different semantics at once.
+//!
+//! ## Scoping
+//! An unscoped name is looked up in the ad the expression belongs to, then
+//! in the ads it is lexically nested in. Where a level lacks the name, the
+//! special names resolve there: `self` (that ad), `parent` (the ad it is
+//! nested in), `root`/`toplevel` (the outermost ad) and, in old semantics,
+//! `MY` (that ad) and `CurrentTime`. In a match, the outermost level also
+//! knows `MY`/`ad` (this side's ad) and `TARGET`/`other` (the other ad).
+//! With old semantics, a name that is still missing and was referenced from
+//! a top-level ad of a match is looked up in the other ad.
+//!
+//! A reference to an attribute that is already being evaluated (a cycle)
+//! is ERROR. Evaluation depth and the number of steps are bounded by
+//! [`EvalLimits`]; exceeding either makes the whole result ERROR.
+
+mod ops;
+pub(crate) mod val;
+
+use std::cell::Cell;
+use std::sync::OnceLock;
+
+use smallvec::SmallVec;
+use typed_arena::Arena;
+
+use crate::ad::ClassAd;
+use crate::expr::{BinaryOp, Expr, Node, Repr};
+use crate::name::Name;
+use crate::value::Value;
+
+pub(crate) use ops::binary as binary_op;
+pub(crate) use val::{Frame, List, Side, Val};
+
+/// Which of the two ClassAd semantics to evaluate with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Semantics {
+    /// New ClassAds (libclassad's default, `STRICT_CLASSAD_EVALUATION = true`):
+    /// unscoped names are looked up only in the ad and its lexical parents.
+    #[default]
+    New,
+    /// Old ClassAds, as HTCondor's daemons and tools evaluate: an unscoped
+    /// name missing from MY is looked up in TARGET, `MY` names the current
+    /// ad, and `CurrentTime` is the current time.
+    Old,
+}
+
+/// Where `time()` and `CurrentTime` get the time from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clock {
+    /// The system clock.
+    #[default]
+    System,
+    /// A fixed instant (seconds since the epoch), for tests and simulation.
+    Fixed(i64),
+}
+
+impl Clock {
+    /// The current time in seconds since the epoch.
+    pub fn now(self) -> i64 {
+        match self {
+            Clock::System => jiff::Timestamp::now().as_second(),
+            Clock::Fixed(secs) => secs,
+        }
+    }
+}
+
+/// Bounds on one evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EvalLimits {
+    /// Maximum nesting of evaluation (sub-expressions plus attribute
+    /// references followed).
+    pub max_depth: u32,
+    /// Maximum number of expression nodes evaluated.
+    pub max_steps: u64,
+}
+
+impl Default for EvalLimits {
+    /// 2,000 levels and 10 million steps.
+    fn default() -> EvalLimits {
+        EvalLimits {
+            max_depth: 2000,
+            max_steps: 10_000_000,
+        }
+    }
+}
+
+/// How to evaluate: semantics, clock and limits.
+///
+/// ```
+/// use classad::{Clock, EvalOptions, Semantics};
+/// let opts = EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(1_700_000_000));
+/// let v = classad::parse_expr("CurrentTime").unwrap().eval_with(&opts);
+/// assert_eq!(v, classad::Value::Int(1_700_000_000));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct EvalOptions {
+    /// Old or new semantics.
+    pub semantics: Semantics,
+    /// The time source.
+    pub clock: Clock,
+    /// Depth and step bounds.
+    pub limits: EvalLimits,
+}
+
+impl EvalOptions {
+    /// New semantics, the system clock, default limits.
+    pub fn new() -> EvalOptions {
+        EvalOptions::default()
+    }
+
+    /// Sets the semantics.
+    pub fn semantics(mut self, semantics: Semantics) -> EvalOptions {
+        self.semantics = semantics;
+        self
+    }
+
+    /// Sets the clock.
+    pub fn clock(mut self, clock: Clock) -> EvalOptions {
+        self.clock = clock;
+        self
+    }
+
+    /// Sets the limits.
+    pub fn limits(mut self, limits: EvalLimits) -> EvalOptions {
+        self.limits = limits;
+        self
+    }
+}
+
+fn default_options() -> &'static EvalOptions {
+    static DEFAULT: OnceLock<EvalOptions> = OnceLock::new();
+    DEFAULT.get_or_init(EvalOptions::default)
+}
+
+/// The ads an expression is evaluated against, and the options.
+///
+/// ```
+/// use classad::{ClassAd, EvalContext, EvalOptions, Value};
+/// let job: ClassAd = "[ RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory ]".parse().unwrap();
+/// let machine: ClassAd = "[ Memory = 2048 ]".parse().unwrap();
+/// let opts = EvalOptions::new();
+/// let ctx = EvalContext::new(&opts).my(&job).target(&machine);
+/// assert_eq!(ctx.eval_attr("Requirements"), Value::Bool(true));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct EvalContext<'c> {
+    options: &'c EvalOptions,
+    my: Option<&'c ClassAd>,
+    target: Option<&'c ClassAd>,
+}
+
+impl<'c> EvalContext<'c> {
+    /// A context with no ads.
+    pub fn new(options: &'c EvalOptions) -> EvalContext<'c> {
+        EvalContext {
+            options,
+            my: None,
+            target: None,
+        }
+    }
+
+    /// Sets the MY ad: the ad the expression belongs to.
+    pub fn my(mut self, ad: &'c ClassAd) -> EvalContext<'c> {
+        self.my = Some(ad);
+        self
+    }
+
+    /// Sets the TARGET ad: the other ad of a match.
+    pub fn target(mut self, ad: &'c ClassAd) -> EvalContext<'c> {
+        self.target = Some(ad);
+        self
+    }
+
+    /// Evaluates `expr`.
+    pub fn eval(&self, expr: &Expr) -> Value {
+        self.run(Subject::Expr(expr), |v| v.into_value())
+    }
+
+    /// Evaluates the attribute `name` of the MY ad (UNDEFINED if missing).
+    pub fn eval_attr(&self, name: impl Into<Name>) -> Value {
+        let name = name.into();
+        self.run(Subject::Attr(name), |v| v.into_value())
+    }
+
+    /// Evaluates `expr` and reads it as a condition: true for `true` and
+    /// non-zero numbers, false for everything else. Allocates nothing for
+    /// the usual Requirements-style expressions.
+    pub fn is_true(&self, expr: &Expr) -> bool {
+        self.run(Subject::Expr(expr), |v| v.truth() == Some(true))
+    }
+
+    /// Evaluates the attribute `name` of the MY ad as a condition, like
+    /// [`is_true`](Self::is_true).
+    pub fn attr_is_true(&self, name: impl Into<Name>) -> bool {
+        let name = name.into();
+        self.run(Subject::Attr(name), |v| v.truth() == Some(true))
+    }
+
+    /// Sets up the scopes of the MY and TARGET ads, evaluates `subject`
+    /// and hands the value (ERROR if a limit was exceeded) to `finish`.
+    fn run<R>(&self, subject: Subject<'_>, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
+        let empty = ClassAd::new();
+        let my_frame = match self.my {
+            Some(ad) if self.target.is_some() => Frame {
+                ad,
+                parent: None,
+                side: Side::My,
+            },
+            Some(ad) => Frame {
+                ad,
+                parent: None,
+                side: Side::Detached,
+            },
+            None => Frame {
+                ad: &empty,
+                parent: None,
+                side: Side::Void,
+            },
+        };
+        let target_frame = self.target.map(|ad| Frame {
+            ad,
+            parent: None,
+            side: Side::Target,
+        });
+        let keep = Keep::new();
+        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), target_frame.as_ref());
+        let value = match subject {
+            Subject::Expr(expr) => ev.eval(expr, &my_frame),
+            Subject::Attr(name) => ev.attr(name, &my_frame),
+        };
+        finish(if ev.failed.get() { Val::Error } else { value })
+    }
+}
+
+/// What [`EvalContext::run`] evaluates.
+enum Subject<'s> {
+    Expr(&'s Expr),
+    Attr(Name),
+}
+
+impl Expr {
+    /// Evaluates with new semantics, no ads and default options.
+    ///
+    /// ```
+    /// use classad::{Expr, Value};
+    /// let e: Expr = "strcat(\"a\", 1 + 1)".parse().unwrap();
+    /// assert_eq!(e.eval(), Value::from("a2"));
+    /// ```
+    pub fn eval(&self) -> Value {
+        EvalContext::new(default_options()).eval(self)
+    }
+
+    /// Evaluates with the given options and no ads.
+    pub fn eval_with(&self, options: &EvalOptions) -> Value {
+        EvalContext::new(options).eval(self)
+    }
+
+    /// Evaluates in the scope of `my` with default options.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Expr, Value};
+    /// let ad: ClassAd = "[ Cpus = 4 ]".parse().unwrap();
+    /// let e: Expr = "Cpus * 2".parse().unwrap();
+    /// assert_eq!(e.eval_in(&ad), Value::Int(8));
+    /// ```
+    pub fn eval_in(&self, my: &ClassAd) -> Value {
+        EvalContext::new(default_options()).my(my).eval(self)
+    }
+}
+
+impl ClassAd {
+    /// Evaluates the attribute `name` with default options (UNDEFINED if
+    /// the ad lacks it).
+    pub fn eval_attr(&self, name: impl Into<Name>) -> Value {
+        EvalContext::new(default_options()).my(self).eval_attr(name)
+    }
+
+    /// Evaluates the attribute `name` with the given options.
+    pub fn eval_attr_with(&self, name: impl Into<Name>, options: &EvalOptions) -> Value {
+        EvalContext::new(options).my(self).eval_attr(name)
+    }
+
+    /// Evaluates `expr` in the scope of this ad with default options.
+    pub fn eval_expr(&self, expr: &Expr) -> Value {
+        EvalContext::new(default_options()).my(self).eval(expr)
+    }
+}
+
+/// Storage for what an evaluation creates and must keep until it ends:
+/// scopes of nested ads, and expressions and ads built by functions.
+pub(crate) struct Keep<'a> {
+    frames: Arena<Frame<'a>>,
+    exprs: Arena<Expr>,
+    ads: Arena<ClassAd>,
+}
+
+impl<'a> Keep<'a> {
+    fn new() -> Keep<'a> {
+        // Capacity 0: nothing is allocated unless something is kept.
+        Keep {
+            frames: Arena::with_capacity(0),
+            exprs: Arena::with_capacity(0),
+            ads: Arena::with_capacity(0),
+        }
+    }
+}
+
+/// How often (in levels of nesting) the evaluator checks that enough stack
+/// is left, growing it on the heap when not.
+const STACK_CHECK_INTERVAL: u32 = 32;
+
+/// The result of looking a name up in a scope chain.
+enum Found<'a> {
+    /// An attribute's expression and the scope it is to be evaluated in.
+    Expr(&'a Expr, &'a Frame<'a>),
+    /// A special name's value.
+    Value(Val<'a>),
+    /// Not defined anywhere in the chain.
+    Missing,
+}
+
+/// The symbols of the names with a meaning of their own.
+struct Specials {
+    self_: Name,
+    parent: Name,
+    root: Name,
+    toplevel: Name,
+    my: Name,
+    target: Name,
+    other: Name,
+    ad: Name,
+    current_time: Name,
+}
+
+fn specials() -> &'static Specials {
+    static SPECIALS: OnceLock<Specials> = OnceLock::new();
+    SPECIALS.get_or_init(|| Specials {
+        self_: Name::new("self"),
+        parent: Name::new("parent"),
+        root: Name::new("root"),
+        toplevel: Name::new("toplevel"),
+        my: Name::new("my"),
+        target: Name::new("target"),
+        other: Name::new("other"),
+        ad: Name::new("ad"),
+        current_time: Name::new("CurrentTime"),
+    })
+}
+
+/// The state of one evaluation.
+pub(crate) struct Evaluator<'a> {
+    pub(crate) options: &'a EvalOptions,
+    keep: &'a Keep<'a>,
+    my: Option<&'a Frame<'a>>,
+    target: Option<&'a Frame<'a>>,
+    /// Addresses of the attribute expressions being evaluated, to detect cycles.
+    active: SmallVec<[usize; 16]>,
+    depth: u32,
+    steps: u64,
+    /// Set when a limit is exceeded; the evaluation's result is then ERROR.
+    pub(crate) failed: Cell<bool>,
+    specials: &'static Specials,
+}
+
+impl<'a> Evaluator<'a> {
+    fn new(
+        options: &'a EvalOptions,
+        keep: &'a Keep<'a>,
+        my: Option<&'a Frame<'a>>,
+        target: Option<&'a Frame<'a>>,
+    ) -> Evaluator<'a> {
+        Evaluator {
+            options,
+            keep,
+            my,
+            target,
+            active: SmallVec::new(),
+            depth: 0,
+            steps: 0,
+            failed: Cell::new(false),
+            specials: specials(),
+        }
+    }
+
+    fn in_match(&self) -> bool {
+        self.target.is_some()
+    }
+
+    /// Keeps a scope alive until the evaluation ends.
+    pub(crate) fn keep_frame(&self, frame: Frame<'a>) -> &'a Frame<'a> {
+        self.keep.frames.alloc(frame)
+    }
+
+    /// Keeps an expression alive until the evaluation ends.
+    pub(crate) fn keep_expr(&self, expr: Expr) -> &'a Expr {
+        self.keep.exprs.alloc(expr)
+    }
+
+    /// Keeps an ad alive until the evaluation ends.
+    pub(crate) fn keep_ad(&self, ad: ClassAd) -> &'a ClassAd {
+        self.keep.ads.alloc(ad)
+    }
+
+    /// A value for a nested ad whose lexical parent is `parent`.
+    pub(crate) fn nested_ad(&self, ad: &'a ClassAd, parent: &'a Frame<'a>) -> Val<'a> {
+        let frame = match parent.side {
+            Side::Void => Frame {
+                ad,
+                parent: None,
+                side: Side::Detached,
+            },
+            side => Frame {
+                ad,
+                parent: Some(parent),
+                side,
+            },
+        };
+        Val::Ad(self.keep_frame(frame))
+    }
+
+    /// A value for an ad made during evaluation, outside every scope.
+    pub(crate) fn detached_ad(&self, ad: ClassAd) -> Val<'a> {
+        let ad = self.keep_ad(ad);
+        Val::Ad(self.keep_frame(Frame {
+            ad,
+            parent: None,
+            side: Side::Detached,
+        }))
+    }
+
+    /// Gives up on the whole evaluation.
+    fn fail(&self) -> Val<'a> {
+        self.failed.set(true);
+        Val::Error
+    }
+
+    /// The current time per the options' clock.
+    pub(crate) fn now(&self) -> i64 {
+        self.options.clock.now()
+    }
+
+    /// Evaluates `expr` in the scope `frame`.
+    pub(crate) fn eval(&mut self, expr: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
+        let node = match &expr.0 {
+            Repr::Lit(literal) => return Val::from_literal(literal),
+            Repr::Node(node) => &node.node,
+        };
+        self.steps += 1;
+        if self.failed.get()
+            || self.steps > self.options.limits.max_steps
+            || self.depth >= self.options.limits.max_depth
+        {
+            return self.fail();
+        }
+        self.depth += 1;
+        let value = if self.depth % STACK_CHECK_INTERVAL == 0 {
+            stacker::maybe_grow(128 * 1024, 2 * 1024 * 1024, || self.eval_node(node, frame))
+        } else {
+            self.eval_node(node, frame)
+        };
+        self.depth -= 1;
+        value
+    }
+
+    fn eval_node(&mut self, node: &'a Node, frame: &'a Frame<'a>) -> Val<'a> {
+        match node {
+            Node::Attr(name) => self.attr(*name, frame),
+            Node::RootAttr(name) => {
+                let root = frame.root();
+                self.resolve(self.lookup(*name, root))
+            }
+            Node::Select(base, name) => {
+                let base = self.eval(base, frame);
+                self.select(base, *name)
+            }
+            Node::Index(base, index) => {
+                let base = self.eval(base, frame);
+                let index = self.eval(index, frame);
+                self.index(base, index)
+            }
+            Node::Unary(op, operand) => {
+                let v = self.eval(operand, frame);
+                ops::unary(*op, v)
+            }
+            Node::Binary(BinaryOp::And, a, b) => self.and(a, b, frame),
+            Node::Binary(BinaryOp::Or, a, b) => self.or(a, b, frame),
+            Node::Binary(op @ (BinaryOp::Is | BinaryOp::Isnt), a, b) => {
+                let a = self.eval(a, frame);
+                let b = self.eval(b, frame);
+                match ops::identical(&a, &b) {
+                    Val::Bool(same) => Val::Bool(same == (*op == BinaryOp::Is)),
+                    other => other,
+                }
+            }
+            Node::Binary(op, a, b) => {
+                let a = self.eval(a, frame);
+                let b = self.eval(b, frame);
+                ops::binary(*op, a, b)
+            }
+            Node::Cond(cond, then, otherwise) => match self.eval(cond, frame) {
+                Val::Undefined => Val::Undefined,
+                c => match c.truth() {
+                    Some(true) => self.eval(then, frame),
+                    Some(false) => self.eval(otherwise, frame),
+                    None => Val::Error,
+                },
+            },
+            Node::Elvis(a, b) => match self.eval(a, frame) {
+                Val::Undefined => self.eval(b, frame),
+                v => v,
+            },
+            Node::Paren(inner) => self.eval(inner, frame),
+            Node::Call(call) => crate::functions::call(self, call, frame),
+            Node::List(items) => Val::List(List::Lazy(items, frame)),
+            Node::Record(ad) => self.nested_ad(ad, frame),
+        }
+    }
+
+    /// `a && b`: false wins over UNDEFINED; ERROR and non-booleans are ERROR.
+    fn and(&mut self, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
+        let left = match self.eval(a, frame) {
+            Val::Undefined => None,
+            v => match v.truth() {
+                Some(false) => return Val::Bool(false),
+                Some(true) => Some(true),
+                None => return Val::Error,
+            },
+        };
+        match self.eval(b, frame) {
+            Val::Undefined => Val::Undefined,
+            v => match (v.truth(), left) {
+                (None, _) => Val::Error,
+                (Some(false), _) => Val::Bool(false),
+                (Some(true), Some(true)) => Val::Bool(true),
+                (Some(true), _) => Val::Undefined,
+            },
+        }
+    }
+
+    /// `a || b`: true wins over UNDEFINED; ERROR and non-booleans are ERROR.
+    fn or(&mut self, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
+        let left = match self.eval(a, frame) {
+            Val::Undefined => None,
+            v => match v.truth() {
+                Some(true) => return Val::Bool(true),
+                Some(false) => Some(false),
+                None => return Val::Error,
+            },
+        };
+        match self.eval(b, frame) {
+            Val::Undefined => Val::Undefined,
+            v => match (v.truth(), left) {
+                (None, _) => Val::Error,
+                (Some(true), _) => Val::Bool(true),
+                (Some(false), Some(false)) => Val::Bool(false),
+                (Some(false), _) => Val::Undefined,
+            },
+        }
+    }
+
+    /// An unscoped reference to `name` from the scope `frame`.
+    pub(crate) fn attr(&mut self, name: Name, frame: &'a Frame<'a>) -> Val<'a> {
+        match self.lookup(name, frame) {
+            Found::Missing => {
+                // Old semantics: a top-level ad of a match falls back to the other ad.
+                if self.options.semantics == Semantics::Old && frame.parent.is_none() {
+                    let other = match frame.side {
+                        Side::My => self.target,
+                        Side::Target => self.my,
+                        Side::Detached | Side::Void => None,
+                    };
+                    if let Some(other) = other {
+                        return self.resolve(self.lookup(name, other));
+                    }
+                }
+                Val::Undefined
+            }
+            found => self.resolve(found),
+        }
+    }
+
+    /// Evaluates what a lookup found.
+    fn resolve(&mut self, found: Found<'a>) -> Val<'a> {
+        match found {
+            Found::Expr(expr, scope) => self.eval_attribute(expr, scope),
+            Found::Value(v) => v,
+            Found::Missing => Val::Undefined,
+        }
+    }
+
+    /// Evaluates an attribute's expression in its scope, detecting cycles.
+    fn eval_attribute(&mut self, expr: &'a Expr, scope: &'a Frame<'a>) -> Val<'a> {
+        if let Repr::Lit(literal) = &expr.0 {
+            return Val::from_literal(literal);
+        }
+        let key = expr as *const Expr as usize;
+        if self.active.contains(&key) {
+            return Val::Error;
+        }
+        self.active.push(key);
+        let value = self.eval(expr, scope);
+        self.active.pop();
+        value
+    }
+
+    /// Looks `name` up from `start` outwards.
+    fn lookup(&self, name: Name, start: &'a Frame<'a>) -> Found<'a> {
+        let mut frame = start;
+        loop {
+            if let Some(expr) = frame.ad.lookup_name(name) {
+                return Found::Expr(expr, frame);
+            }
+            if let Some(value) = self.special(name, frame) {
+                return Found::Value(value);
+            }
+            match frame.parent {
+                Some(parent) => frame = parent,
+                None => break,
+            }
+        }
+        // The outermost level of a match: the names of the two ads.
+        if self.in_match() {
+            let s = self.specials;
+            let (mine, theirs) = match frame.side {
+                Side::My => (self.my, self.target),
+                Side::Target => (self.target, self.my),
+                Side::Detached | Side::Void => (None, None),
+            };
+            if name == s.my || name == s.ad {
+                if let Some(mine) = mine {
+                    return Found::Value(Val::Ad(mine));
+                }
+            } else if name == s.target || name == s.other {
+                if let Some(theirs) = theirs {
+                    return Found::Value(Val::Ad(theirs));
+                }
+            }
+        }
+        Found::Missing
+    }
+
+    /// The value of a special name at the scope level `frame`, if `name` is one.
+    fn special(&self, name: Name, frame: &'a Frame<'a>) -> Option<Val<'a>> {
+        let s = self.specials;
+        if name == s.self_ {
+            Some(Val::Ad(frame))
+        } else if name == s.parent {
+            Some(frame.parent.map_or(Val::Undefined, Val::Ad))
+        } else if name == s.root || name == s.toplevel {
+            Some(Val::Ad(frame.root()))
+        } else if self.options.semantics == Semantics::Old {
+            if name == s.my {
+                Some(Val::Ad(frame))
+            } else if name == s.current_time {
+                Some(Val::Int(self.now()))
+            } else {
+                None
+            }
+        } else {
+            None
+        }
+    }
+
+    /// `base.name`: lookup in an ad (and the scopes around it), projection
+    /// over a list.
+    fn select(&mut self, base: Val<'a>, name: Name) -> Val<'a> {
+        match base {
+            Val::Undefined => Val::Undefined,
+            Val::Ad(frame) => {
+                let found = self.lookup(name, frame);
+                self.resolve(found)
+            }
+            Val::List(list) => {
+                let projected: Vec<Val<'a>> = (0..list.len())
+                    .map(|i| {
+                        let element = self.element(&list, i);
+                        self.select_element(element, name)
+                    })
+                    .collect();
+                Val::List(List::Values(projected.into()))
+            }
+            _ => Val::Error,
+        }
+    }
+
+    fn select_element(&mut self, element: Val<'a>, name: Name) -> Val<'a> {
+        match element {
+            Val::List(_) => Val::Error,
+            other => self.select(other, name),
+        }
+    }
+
+    /// Element `i` of a list, evaluated.
+    pub(crate) fn element(&mut self, list: &List<'a>, i: usize) -> Val<'a> {
+        match list {
+            List::Lazy(items, frame) => self.eval(&items[i], frame),
+            List::Values(values) => values[i].clone(),
+        }
+    }
+
+    /// `base[index]`: list element by position, ad attribute by name.
+    fn index(&mut self, base: Val<'a>, index: Val<'a>) -> Val<'a> {
+        match (base, index) {
+            (Val::Error, _) | (_, Val::Error) => Val::Error,
+            (Val::Undefined, _) | (_, Val::Undefined) => Val::Undefined,
+            (Val::List(list), Val::Int(i)) => match usize::try_from(i) {
+                Ok(i) if i < list.len() => self.element(&list, i),
+                _ => Val::Error,
+            },
+            (Val::Ad(frame), Val::Str(name)) => {
+                match frame.ad.lookup_name(Name::new(name.as_str())) {
+                    Some(expr) => self.eval_attribute(expr, frame),
+                    None => Val::Undefined,
+                }
+            }
+            _ => Val::Error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

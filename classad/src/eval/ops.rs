@@ -1,0 +1,193 @@
+//! The strict operators: arithmetic, comparison, bitwise, unary, and the
+//! meta-equality `is`/`isnt`. The lazy ones (`&&`, `||`, `?:`) are in the
+//! evaluator, since they decide what to evaluate.
+
+use std::cmp::Ordering;
+
+use super::val::Val;
+use crate::expr::{BinaryOp, UnaryOp};
+use crate::time::AbsTime;
+
+/// ERROR wins over UNDEFINED; `None` when neither operand is either.
+fn strict<'a>(a: &Val<'a>, b: &Val<'a>) -> Option<Val<'a>> {
+    match (a, b) {
+        (Val::Error, _) | (_, Val::Error) => Some(Val::Error),
+        (Val::Undefined, _) | (_, Val::Undefined) => Some(Val::Undefined),
+        _ => None,
+    }
+}
+
+/// Booleans take part in arithmetic and comparison as 0 and 1.
+fn promote<'a>(v: Val<'a>) -> Val<'a> {
+    match v {
+        Val::Bool(b) => Val::Int(i64::from(b)),
+        other => other,
+    }
+}
+
+pub(crate) fn unary<'a>(op: UnaryOp, v: Val<'a>) -> Val<'a> {
+    match (op, v) {
+        (_, Val::Error) => Val::Error,
+        (_, Val::Undefined) => Val::Undefined,
+        (UnaryOp::Neg, Val::Int(i)) => Val::Int(i.wrapping_neg()),
+        (UnaryOp::Neg, Val::Real(r)) => Val::Real(-r),
+        (UnaryOp::Neg, Val::RelTime(t)) => Val::RelTime(-t),
+        (UnaryOp::Plus, v @ (Val::Int(_) | Val::Real(_) | Val::RelTime(_))) => v,
+        (UnaryOp::Not, v) => match v.truth() {
+            Some(b) => Val::Bool(!b),
+            None => Val::Error,
+        },
+        (UnaryOp::BitNot, Val::Int(i)) => Val::Int(!i),
+        _ => Val::Error,
+    }
+}
+
+/// Any binary operator other than `&&`, `||`, `is` and `isnt`.
+pub(crate) fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    use BinaryOp::*;
+    if let Some(v) = strict(&a, &b) {
+        return v;
+    }
+    match op {
+        Add | Sub | Mul | Div | Mod => arithmetic(op, promote(a), promote(b)),
+        Eq | Ne | Lt | Le | Gt | Ge => compare(op, promote(a), promote(b)),
+        BitAnd | BitOr | BitXor | Shl | Shr | UShr => bitwise(op, a, b),
+        And | Or | Is | Isnt => Val::Error,
+    }
+}
+
+fn arithmetic<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    use BinaryOp::*;
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => match op {
+            Add => Val::Int(x.wrapping_add(y)),
+            Sub => Val::Int(x.wrapping_sub(y)),
+            Mul => Val::Int(x.wrapping_mul(y)),
+            Div if y == 0 => Val::Error,
+            Div => Val::Int(x.wrapping_div(y)),
+            Mod if y == 0 => Val::Error,
+            Mod => Val::Int(x.wrapping_rem(y)),
+            _ => Val::Error,
+        },
+        (Val::AbsTime(t), Val::RelTime(r)) => match op {
+            Add => shift_time(t, r),
+            Sub => shift_time(t, -r),
+            _ => Val::Error,
+        },
+        (Val::RelTime(r), Val::AbsTime(t)) if op == Add => shift_time(t, r),
+        (Val::AbsTime(x), Val::AbsTime(y)) if op == Sub => {
+            Val::RelTime(x.secs.wrapping_sub(y.secs) as f64)
+        }
+        (Val::RelTime(x), Val::RelTime(y)) => match op {
+            Add => Val::RelTime(x + y),
+            Sub => Val::RelTime(x - y),
+            _ => Val::Error,
+        },
+        (Val::RelTime(r), n @ (Val::Int(_) | Val::Real(_))) => match (op, n.as_number()) {
+            (Mul, Some(k)) => Val::RelTime(r * k),
+            (Div, Some(k)) if k != 0.0 => Val::RelTime(r / k),
+            _ => Val::Error,
+        },
+        (n @ (Val::Int(_) | Val::Real(_)), Val::RelTime(r)) if op == Mul => match n.as_number() {
+            Some(k) => Val::RelTime(r * k),
+            None => Val::Error,
+        },
+        (a, b) => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => real_arithmetic(op, x, y),
+            _ => Val::Error,
+        },
+    }
+}
+
+fn real_arithmetic<'a>(op: BinaryOp, x: f64, y: f64) -> Val<'a> {
+    use BinaryOp::*;
+    let result = match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Div if y == 0.0 => return Val::Error,
+        Div => x / y,
+        _ => return Val::Error,
+    };
+    // An overflow to infinity from finite operands is an error.
+    if result.is_infinite() && x.is_finite() && y.is_finite() {
+        return Val::Error;
+    }
+    Val::Real(result)
+}
+
+fn shift_time<'a>(t: AbsTime, by: f64) -> Val<'a> {
+    Val::AbsTime(AbsTime {
+        secs: t.secs.wrapping_add(by as i64),
+        offset: t.offset,
+    })
+}
+
+fn compare<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    let ordering = match (&a, &b) {
+        (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
+        (Val::Str(x), Val::Str(y)) => Some(compare_ignoring_case(x.as_str(), y.as_str())),
+        (Val::AbsTime(x), Val::AbsTime(y)) => Some(x.secs.cmp(&y.secs)),
+        (Val::RelTime(x), Val::RelTime(y)) => x.partial_cmp(y),
+        _ => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => x.partial_cmp(&y),
+            _ => return Val::Error,
+        },
+    };
+    let Some(ordering) = ordering else {
+        // NaN: unordered, so only != holds.
+        return Val::Bool(op == BinaryOp::Ne);
+    };
+    Val::Bool(match op {
+        BinaryOp::Eq => ordering == Ordering::Equal,
+        BinaryOp::Ne => ordering != Ordering::Equal,
+        BinaryOp::Lt => ordering == Ordering::Less,
+        BinaryOp::Le => ordering != Ordering::Greater,
+        BinaryOp::Gt => ordering == Ordering::Greater,
+        BinaryOp::Ge => ordering != Ordering::Less,
+        _ => return Val::Error,
+    })
+}
+
+/// `strcasecmp`: bytes compared after ASCII lower-casing.
+pub(crate) fn compare_ignoring_case(a: &str, b: &str) -> Ordering {
+    let a = a.bytes().map(|c| c.to_ascii_lowercase());
+    let b = b.bytes().map(|c| c.to_ascii_lowercase());
+    a.cmp(b)
+}
+
+fn bitwise<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    use BinaryOp::*;
+    let (Val::Int(x), Val::Int(y)) = (a, b) else {
+        return Val::Error;
+    };
+    // Shift counts wrap at 64 (what x86 does; C leaves it undefined).
+    let count = (y & 63) as u32;
+    Val::Int(match op {
+        BitAnd => x & y,
+        BitOr => x | y,
+        BitXor => x ^ y,
+        Shl => x.wrapping_shl(count),
+        Shr => x.wrapping_shr(count),
+        UShr => ((x as u64) >> count) as i64,
+        _ => return Val::Error,
+    })
+}
+
+/// `a is b`: same type and same value, never UNDEFINED. Strings compare
+/// case-sensitively; an integer is never identical to a real. Lists and ads
+/// cannot be compared (ERROR), as in libclassad.
+pub(crate) fn identical(a: &Val<'_>, b: &Val<'_>) -> Val<'static> {
+    let same = match (a, b) {
+        (Val::List(_) | Val::Ad(_), _) | (_, Val::List(_) | Val::Ad(_)) => return Val::Error,
+        (Val::Undefined, Val::Undefined) | (Val::Error, Val::Error) => true,
+        (Val::Bool(x), Val::Bool(y)) => x == y,
+        (Val::Int(x), Val::Int(y)) => x == y,
+        (Val::Real(x), Val::Real(y)) => x == y || (x.is_nan() && y.is_nan()),
+        (Val::Str(x), Val::Str(y)) => x.as_str() == y.as_str(),
+        (Val::AbsTime(x), Val::AbsTime(y)) => x.secs == y.secs,
+        (Val::RelTime(x), Val::RelTime(y)) => x == y,
+        _ => false,
+    };
+    Val::Bool(same)
+}

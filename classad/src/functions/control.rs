@@ -1,0 +1,60 @@
+//! Control and meta functions.
+//!
+//! * `ifThenElse(cond, then, else)`: evaluates only the chosen branch;
+//!   UNDEFINED condition → UNDEFINED, ERROR or non-boolean, non-number → ERROR.
+//! * `eval(text)`: parses the string `text` as an expression and evaluates
+//!   it in the calling scope; ERROR if it does not parse.
+//!
+//! ```
+//! use classad::{ClassAd, Expr, Value};
+//! let ad: ClassAd = "[ x = 6; f = \"x * 7\" ]".parse().unwrap();
+//! let e: Expr = "ifThenElse(x > 5, eval(f), 0)".parse().unwrap();
+//! assert_eq!(e.eval_in(&ad), Value::Int(42));
+//! ```
+
+use super::Builtin;
+use crate::eval::{Evaluator, Frame, Val};
+use crate::expr::Expr;
+
+fn if_then_else<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    let [cond, then, otherwise] = args else {
+        return Val::Error;
+    };
+    match ev.eval(cond, frame) {
+        Val::Undefined => Val::Undefined,
+        c => match c.truth() {
+            Some(true) => ev.eval(then, frame),
+            Some(false) => ev.eval(otherwise, frame),
+            None => Val::Error,
+        },
+    }
+}
+
+fn eval<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    let [arg] = args else {
+        return Val::Error;
+    };
+    let text = match ev.eval(arg, frame) {
+        Val::Undefined => return Val::Undefined,
+        Val::Str(text) => text,
+        _ => return Val::Error,
+    };
+    match crate::parse_expr(text.as_str()) {
+        Ok(expr) => {
+            let expr = ev.keep_expr(expr);
+            ev.eval(expr, frame)
+        }
+        Err(_) => Val::Error,
+    }
+}
+
+pub(crate) static BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "ifThenElse",
+        func: if_then_else,
+    },
+    Builtin {
+        name: "eval",
+        func: eval,
+    },
+];

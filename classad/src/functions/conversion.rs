@@ -1,0 +1,279 @@
+//! Conversion functions.
+//!
+//! * `int(x)`: reals truncate toward zero, booleans are 0 or 1, strings are
+//!   read as a number.
+//! * `real(x)`: numbers and numeric strings (including `"INF"`, `"-inf"`,
+//!   `"NaN"`) as a real.
+//! * `string(x)`: the value's text (strings unchanged, others unparsed).
+//! * `bool(x)`: numbers are true when non-zero; the strings `"true"` and
+//!   `"false"` in any case.
+//! * `floor(x)`, `ceiling(x)` (also `ceil`), `round(x)`: a number rounded to
+//!   an integer; `round` rounds halves to even.
+//!
+//! ```
+//! use classad::{Expr, Value};
+//! assert_eq!("int(3.7) + int(\"12\")".parse::<Expr>().unwrap().eval(), Value::Int(15));
+//! assert_eq!("round(2.5)".parse::<Expr>().unwrap().eval(), Value::Int(2));
+//! assert_eq!("string(42)".parse::<Expr>().unwrap().eval(), Value::from("42"));
+//! ```
+
+use std::borrow::Cow;
+
+use super::{one_arg, Builtin};
+use crate::eval::{Evaluator, Frame, Val};
+use crate::expr::Expr;
+
+/// The text `string()` gives for a value; `None` for UNDEFINED and ERROR.
+pub(crate) fn to_text<'v>(v: &'v Val<'_>) -> Option<Cow<'v, str>> {
+    match v {
+        Val::Undefined | Val::Error => None,
+        Val::Str(s) => Some(Cow::Borrowed(s.as_str())),
+        Val::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
+        Val::Int(i) => Some(Cow::Owned(i.to_string())),
+        Val::AbsTime(t) => Some(Cow::Owned(t.to_string())),
+        Val::RelTime(t) => Some(Cow::Owned(crate::time::RelTime(*t).to_string())),
+        other => Some(Cow::Owned(other.clone().into_value().to_string())),
+    }
+}
+
+/// Reads a leading decimal number from `text` as C's `strtod` does: leading
+/// white space, optional sign, digits with an optional fraction and
+/// exponent, or `inf`/`infinity`/`nan`. Returns the number and how many bytes
+/// it took (0 when there is no number).
+pub(crate) fn leading_real(text: &str) -> (f64, usize) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    if i < bytes.len() && matches!(bytes[i], b'+' | b'-') {
+        i += 1;
+    }
+    let rest = &text[i..];
+    for (word, value) in [
+        ("infinity", f64::INFINITY),
+        ("inf", f64::INFINITY),
+        ("nan", f64::NAN),
+    ] {
+        if rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word) {
+            let negative = bytes.get(start) == Some(&b'-');
+            return (if negative { -value } else { value }, i + word.len());
+        }
+    }
+    let digits_start = i;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut digits = i - digits_start;
+    if i < bytes.len() && bytes[i] == b'.' {
+        let fraction_start = i + 1;
+        let mut j = fraction_start;
+        while j < bytes.len() && bytes[j].is_ascii_digit() {
+            j += 1;
+        }
+        digits += j - fraction_start;
+        if digits > 0 {
+            i = j;
+        }
+    }
+    if digits == 0 {
+        return (0.0, 0);
+    }
+    if i < bytes.len() && matches!(bytes[i], b'e' | b'E') {
+        let mut j = i + 1;
+        if j < bytes.len() && matches!(bytes[j], b'+' | b'-') {
+            j += 1;
+        }
+        let exponent_start = j;
+        while j < bytes.len() && bytes[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j > exponent_start {
+            i = j;
+        }
+    }
+    (text[start..i].parse().unwrap_or(0.0), i)
+}
+
+/// Reads a leading integer as C's `strtoll` base 10 (saturating).
+fn leading_int(text: &str) -> Option<i64> {
+    let trimmed = text.trim_start();
+    let (negative, digits) = match trimmed.as_bytes().first() {
+        Some(b'-') => (true, &trimmed[1..]),
+        Some(b'+') => (false, &trimmed[1..]),
+        _ => (false, trimmed),
+    };
+    let count = digits.bytes().take_while(u8::is_ascii_digit).count();
+    if count == 0 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for d in digits[..count].bytes() {
+        let d = i64::from(d - b'0');
+        value = value.saturating_mul(10);
+        value = if negative {
+            value.saturating_sub(d)
+        } else {
+            value.saturating_add(d)
+        };
+    }
+    Some(value)
+}
+
+fn real_to_int(r: f64) -> Val<'static> {
+    if r.is_nan() {
+        Val::Error
+    } else {
+        // `as` saturates at the ends of the range.
+        Val::Int(r as i64)
+    }
+}
+
+fn int<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    match one_arg(ev, args, frame) {
+        Some(Val::Undefined) => Val::Undefined,
+        Some(v @ Val::Int(_)) => v,
+        Some(Val::Bool(b)) => Val::Int(i64::from(b)),
+        Some(Val::Real(r)) => real_to_int(r),
+        Some(Val::AbsTime(t)) => Val::Int(t.secs),
+        Some(Val::RelTime(t)) => real_to_int(t),
+        Some(Val::Str(s)) => {
+            let text = s.as_str();
+            let (real, used) = leading_real(text);
+            if used == 0 {
+                return Val::Error;
+            }
+            // A plain integer keeps full precision; anything else truncates.
+            match leading_int(text) {
+                Some(i) if !text.trim_start()[..].contains(['.', 'e', 'E']) => Val::Int(i),
+                _ => real_to_int(real),
+            }
+        }
+        _ => Val::Error,
+    }
+}
+
+fn real<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    match one_arg(ev, args, frame) {
+        Some(Val::Undefined) => Val::Undefined,
+        Some(v @ Val::Real(_)) => v,
+        Some(Val::Int(i)) => Val::Real(i as f64),
+        Some(Val::Bool(b)) => Val::Real(f64::from(u8::from(b))),
+        Some(Val::AbsTime(t)) => Val::Real(t.secs as f64),
+        Some(Val::RelTime(t)) => Val::Real(t),
+        Some(Val::Str(s)) => {
+            let text = s.as_str();
+            let (value, used) = leading_real(text);
+            if used == 0 || !text[used..].trim().is_empty() {
+                Val::Error
+            } else {
+                Val::Real(value)
+            }
+        }
+        _ => Val::Error,
+    }
+}
+
+fn string<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    match one_arg(ev, args, frame) {
+        Some(Val::Undefined) => Val::Undefined,
+        Some(v @ Val::Str(_)) => v,
+        Some(v) => match to_text(&v) {
+            Some(text) => Val::string(text.as_ref()),
+            None => Val::Error,
+        },
+        None => Val::Error,
+    }
+}
+
+fn bool<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    match one_arg(ev, args, frame) {
+        Some(Val::Undefined) => Val::Undefined,
+        Some(v @ Val::Bool(_)) => v,
+        Some(Val::Int(i)) => Val::Bool(i != 0),
+        Some(Val::Real(r)) => Val::Bool(r != 0.0),
+        Some(Val::Str(s)) => {
+            let text = s.as_str().trim();
+            if text.eq_ignore_ascii_case("true") {
+                Val::Bool(true)
+            } else if text.eq_ignore_ascii_case("false") {
+                Val::Bool(false)
+            } else {
+                Val::Error
+            }
+        }
+        _ => Val::Error,
+    }
+}
+
+/// Shared body of `floor`, `ceiling` and `round`.
+fn rounding<'a>(
+    ev: &mut Evaluator<'a>,
+    args: &'a [Expr],
+    frame: &'a Frame<'a>,
+    round: fn(f64) -> f64,
+) -> Val<'a> {
+    match one_arg(ev, args, frame) {
+        Some(Val::Undefined) => Val::Undefined,
+        Some(v @ Val::Int(_)) => v,
+        Some(Val::Bool(b)) => Val::Int(i64::from(b)),
+        Some(Val::Real(r)) => real_to_int(round(r)),
+        Some(Val::Str(s)) => {
+            let (value, used) = leading_real(s.as_str());
+            if used == 0 {
+                Val::Error
+            } else {
+                real_to_int(round(value))
+            }
+        }
+        _ => Val::Error,
+    }
+}
+
+fn floor<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    rounding(ev, args, frame, f64::floor)
+}
+
+fn ceiling<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    rounding(ev, args, frame, f64::ceil)
+}
+
+fn round<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    rounding(ev, args, frame, f64::round_ties_even)
+}
+
+pub(crate) static BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "int",
+        func: int,
+    },
+    Builtin {
+        name: "real",
+        func: real,
+    },
+    Builtin {
+        name: "string",
+        func: string,
+    },
+    Builtin {
+        name: "bool",
+        func: bool,
+    },
+    Builtin {
+        name: "floor",
+        func: floor,
+    },
+    Builtin {
+        name: "ceiling",
+        func: ceiling,
+    },
+    Builtin {
+        name: "ceil",
+        func: ceiling,
+    },
+    Builtin {
+        name: "round",
+        func: round,
+    },
+];

@@ -1,0 +1,56 @@
+//! # classad
+//!
+//! The HTCondor ClassAd language: parse, evaluate, print and match
+//! ClassAds, with libclassad's semantics and a good deal more speed.
+//!
+//! ```
+//! use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
+//!
+//! let job: ClassAd = r#"[
+//!     RequestMemory = 2048;
+//!     Requirements = TARGET.Memory >= RequestMemory && TARGET.Arch == "X86_64"
+//! ]"#.parse()?;
+//! let machine: ClassAd = r#"[ Memory = 4096; Arch = "x86_64" ]"#.parse()?;
+//!
+//! let opts = EvalOptions::new().semantics(Semantics::Old);
+//! let ctx = EvalContext::new(&opts).my(&job).target(&machine);
+//! assert_eq!(ctx.eval_attr("Requirements"), Value::Bool(true));
+//! # Ok::<(), classad::ParseError>(())
+//! ```
+//!
+//! ## Map of the crate
+//! * [`parse_expr`], [`parse_ad`], [`Parser`]: new-syntax text to [`Expr`]
+//!   and [`ClassAd`], with errors that give line, column and what was
+//!   expected.
+//! * [`Expr`]: an immutable, cheaply cloned expression tree; `Display`
+//!   prints it exactly as libclassad unparses.
+//! * [`ClassAd`]: named expressions, case-insensitive and case-preserving,
+//!   in insertion order, optionally chained to a parent ad.
+//! * [`EvalContext`], [`EvalOptions`], [`Semantics`]: evaluation against a
+//!   MY ad and, in a match, a TARGET ad, with old or new semantics as an
+//!   explicit choice.
+//! * [`Value`]: what evaluation produces.
+//! * [`functions`]: the built-in function library.
+//! * [`AbsTime`], [`RelTime`]: time values.
+//!
+//! The semantics follow HTCondor's libclassad; deliberate differences are
+//! listed in `docs/divergences.md` of the repository.
+
+mod ad;
+pub mod eval;
+mod expr;
+pub mod functions;
+pub mod lexer;
+mod name;
+mod parser;
+mod print;
+mod time;
+mod value;
+
+pub use ad::{ClassAd, Iter};
+pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Semantics};
+pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
+pub use name::{interned_count, Name};
+pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser};
+pub use time::{local_offset, AbsTime, RelTime};
+pub use value::Value;

@@ -1,0 +1,396 @@
+//! Absolute and relative time values, their literal text forms and the
+//! local time zone.
+//!
+//! An [`AbsTime`] is a point in time (seconds since the Unix epoch, UTC) plus
+//! the UTC offset it is shown in; a [`RelTime`] is a duration in seconds.
+//! Their canonical text forms are those of libclassad:
+//! `absTime("2020-01-01T00:00:00+01:00")` and `relTime("1+02:03:04")`.
+//!
+//! The local time zone is the one named by the `TZ` environment variable
+//! (system default when unset), as for HTCondor.
+
+use std::fmt;
+
+/// A point in time with the UTC offset it is displayed in.
+///
+/// ```
+/// use classad::AbsTime;
+/// let t = AbsTime::parse("2003-01-25T09:00:00-06:00").unwrap();
+/// assert_eq!(t.secs, 1043506800);
+/// assert_eq!(t.offset, -6 * 3600);
+/// assert_eq!(t.to_string(), "2003-01-25T09:00:00-06:00");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AbsTime {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    pub secs: i64,
+    /// Offset from UTC in seconds, east positive.
+    pub offset: i32,
+}
+
+/// A duration in seconds (may be negative or fractional).
+///
+/// ```
+/// use classad::RelTime;
+/// assert_eq!(RelTime::parse("1+02:03:04").unwrap().0, 93784.0);
+/// assert_eq!(RelTime(90.0).to_string(), "01:30");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct RelTime(pub f64);
+
+impl AbsTime {
+    /// Parses the text of an `absTime("...")` literal.
+    ///
+    /// The form is lenient, as libclassad's: a four-digit year, then
+    /// optionally month, day, hours, minutes and seconds as two-digit groups
+    /// separated by any non-digits, then an optional zone: `Z`, `+hh:mm`,
+    /// `-hhmm`. Missing fields default to the start of the period
+    /// (`"2003"` is 2003-01-01T00:00:00). Without a zone the local offset at
+    /// that time is used. Returns `None` for text that has no year, has
+    /// digits left over, or names an impossible offset.
+    pub fn parse(text: &str) -> Option<AbsTime> {
+        let text = text.trim_end();
+        let (body, zone) = split_zone(text)?;
+        let bytes = body.as_bytes();
+        let mut at = 0;
+        let mut group = |width: usize| -> Option<i64> {
+            while at < bytes.len() && !bytes[at].is_ascii_digit() {
+                at += 1;
+            }
+            if at + width > bytes.len() {
+                return None;
+            }
+            let digits = &body[at..at + width];
+            at += width;
+            leading_int(digits)
+        };
+        let year = group(4)?;
+        let month = group(2).unwrap_or(1);
+        let day = group(2).unwrap_or(1);
+        let hours = group(2).unwrap_or(0);
+        let minutes = group(2).unwrap_or(0);
+        let seconds = group(2).unwrap_or(0);
+        if body[at..].bytes().any(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        // Out-of-range fields carry over as mktime() does.
+        let total_months = year * 12 + (month - 1);
+        let days = days_from_civil(
+            total_months.div_euclid(12),
+            total_months.rem_euclid(12) + 1,
+            1,
+        ) + (day - 1);
+        let local = days
+            .checked_mul(86400)?
+            .checked_add(hours * 3600 + minutes * 60 + seconds)?;
+        let offset = match zone {
+            Some(offset) => offset,
+            None => local_offset_for_local(local),
+        };
+        Some(AbsTime {
+            secs: local - i64::from(offset),
+            offset,
+        })
+    }
+
+    /// The current time, shown in the local time zone.
+    pub fn now() -> AbsTime {
+        let secs = jiff::Timestamp::now().as_second();
+        AbsTime {
+            secs,
+            offset: local_offset(secs),
+        }
+    }
+
+    /// The same instant shown in the local time zone.
+    pub fn at_local(secs: i64) -> AbsTime {
+        AbsTime {
+            secs,
+            offset: local_offset(secs),
+        }
+    }
+}
+
+/// Splits a trailing zone designator off `text`. `Some(None)` = no zone;
+/// `None` = a zone that is malformed.
+fn split_zone(text: &str) -> Option<(&str, Option<i32>)> {
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    if len > 1 && matches!(bytes[len - 1], b'z' | b'Z') {
+        return Some((&text[..len - 1], Some(0)));
+    }
+    let numeric = |sign: u8, hh: &str, mm: &str| -> Option<i32> {
+        let hours = leading_int(hh)?;
+        let minutes = leading_int(mm)?;
+        let secs = i32::try_from(hours * 3600 + minutes * 60).ok()?;
+        Some(if sign == b'-' { -secs } else { secs })
+    };
+    if len > 5 && matches!(bytes[len - 5], b'+' | b'-') {
+        let zone = numeric(bytes[len - 5], &text[len - 4..len - 2], &text[len - 2..])?;
+        return Some((&text[..len - 5], Some(zone)));
+    }
+    if len > 6 && matches!(bytes[len - 6], b'+' | b'-') && bytes[len - 3] == b':' {
+        let zone = numeric(bytes[len - 6], &text[len - 5..len - 3], &text[len - 2..])?;
+        return Some((&text[..len - 6], Some(zone)));
+    }
+    Some((text, None))
+}
+
+/// `atoi` on a short group of characters: leading digits, 0 if none.
+fn leading_int(text: &str) -> Option<i64> {
+    let digits: &str = &text[..text.bytes().take_while(u8::is_ascii_digit).count()];
+    if digits.is_empty() {
+        return Some(0);
+    }
+    digits.parse().ok()
+}
+
+impl RelTime {
+    /// Parses the text of a `relTime("...")` literal: `[-][[[D+|Dd]HH:|Hh]MM:|Mm]SS[.s][s]`,
+    /// e.g. `"90"`, `"1:30"`, `"2+03:04:05"`, `"1d"`, `"2h30m"`, `"-5"`.
+    pub fn parse(text: &str) -> Option<RelTime> {
+        let bytes = text.as_bytes();
+        // Walk backwards from the end, as the fields are all optional on the left.
+        let mut end = bytes.len();
+        let skip_space = |end: &mut usize| {
+            while *end > 0 && bytes[*end - 1].is_ascii_whitespace() {
+                *end -= 1;
+            }
+        };
+        let take_digits = |end: &mut usize| -> usize {
+            let stop = *end;
+            while *end > 0 && bytes[*end - 1].is_ascii_digit() {
+                *end -= 1;
+            }
+            stop
+        };
+        let int_at = |from: usize, to: usize| -> Option<f64> {
+            if from == to {
+                Some(0.0)
+            } else {
+                text[from..to].parse::<f64>().ok()
+            }
+        };
+        let mut secs = 0.0;
+        skip_space(&mut end);
+        if end > 0 && (bytes[end - 1].is_ascii_digit() || matches!(bytes[end - 1], b's' | b'S')) {
+            if matches!(bytes[end - 1], b's' | b'S') {
+                end -= 1;
+            }
+            skip_space(&mut end);
+            let stop = take_digits(&mut end);
+            let mut from = end;
+            if end > 0 && bytes[end - 1] == b'.' {
+                end -= 1;
+                take_digits(&mut end);
+                from = end;
+            }
+            let field = &text[from..stop];
+            secs = match field {
+                "" | "." => 0.0,
+                _ if field.starts_with('.') => format!("0{field}").parse().ok()?,
+                _ if field.ends_with('.') => field[..field.len() - 1].parse().ok()?,
+                _ => field.parse().ok()?,
+            };
+        }
+        let unit = |markers: &[u8], end: &mut usize| -> Option<f64> {
+            skip_space(end);
+            if *end > 0 && markers.contains(&bytes[*end - 1]) {
+                *end -= 1;
+                skip_space(end);
+                let stop = take_digits(end);
+                return int_at(*end, stop);
+            }
+            Some(0.0)
+        };
+        let mins = unit(b"mM:", &mut end)?;
+        let hours = unit(b"hH:", &mut end)?;
+        let days = unit(b"dD+", &mut end)?;
+        skip_space(&mut end);
+        let mut negative = false;
+        if end > 0 && bytes[end - 1] == b'-' {
+            negative = true;
+            end -= 1;
+        }
+        skip_space(&mut end);
+        if end > 0 {
+            return None;
+        }
+        let total = days * 86400.0 + hours * 3600.0 + mins * 60.0 + secs;
+        Some(RelTime(if negative { -total } else { total }))
+    }
+}
+
+/// Writes the date and zone as libclassad does: `%Y-%m-%dT%H:%M:%S±hh:mm`
+/// (a zero offset is written `-00:00`).
+impl fmt::Display for AbsTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let local = self.secs.saturating_add(i64::from(self.offset));
+        let days = local.div_euclid(86400);
+        let secs_of_day = local.rem_euclid(86400);
+        let (year, month, day) = civil_from_days(days);
+        let (sign, zone) = if self.offset > 0 {
+            ('+', self.offset)
+        } else {
+            ('-', self.offset.saturating_neg())
+        };
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+            secs_of_day / 3600,
+            secs_of_day / 60 % 60,
+            secs_of_day % 60,
+            zone / 3600,
+            zone / 60 % 60,
+        )
+    }
+}
+
+/// Writes `[-][D+]HH:MM:SS` with leading zero units dropped, as libclassad
+/// does (`0` → `00`, `90` → `01:30`, `86400` → `1+00:00:00`).
+impl fmt::Display for RelTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rsecs = self.0;
+        if rsecs < 0.0 {
+            f.write_str("-")?;
+            rsecs = -rsecs;
+        }
+        let fractional = rsecs - rsecs.floor();
+        let whole = rsecs as i64; // saturating, as intended for absurd values
+        let days = whole / 86400;
+        let hours = whole % 86400 / 3600;
+        let mins = whole % 3600 / 60;
+        let secs = (whole % 60) as f64 + fractional;
+        let secs_text = if fractional == 0.0 {
+            format!("{:02}", secs as i64)
+        } else {
+            let text = crate::print::format_g(secs, 6);
+            if text.len() < 2 {
+                format!("0{text}")
+            } else {
+                text
+            }
+        };
+        if days != 0 {
+            write!(f, "{days}+{hours:02}:{mins:02}:{secs_text}")
+        } else if hours != 0 {
+            write!(f, "{hours:02}:{mins:02}:{secs_text}")
+        } else if mins != 0 {
+            write!(f, "{mins:02}:{secs_text}")
+        } else {
+            f.write_str(&secs_text)
+        }
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (any month/day
+/// values; out-of-range days carry over).
+pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_index = (month + 9) % 12;
+    let day_of_year = (153 * month_index + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146097 + day_of_era - 719468
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let day_of_era = z - era * 146097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The local zone's UTC offset in seconds at the instant `secs`.
+pub fn local_offset(secs: i64) -> i32 {
+    let Ok(timestamp) = jiff::Timestamp::from_second(secs) else {
+        return 0;
+    };
+    jiff::tz::TimeZone::system().to_offset(timestamp).seconds()
+}
+
+/// The offset that applies to a local wall-clock time given as seconds
+/// since the epoch in local time.
+fn local_offset_for_local(local: i64) -> i32 {
+    // First guess from the instant that has that wall-clock time in UTC,
+    // then correct once (enough for every real zone).
+    let guess = local_offset(local);
+    local_offset(local - i64::from(guess))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utc(text: &str) -> AbsTime {
+        AbsTime::parse(&format!("{text}Z")).expect("valid time")
+    }
+
+    #[test]
+    fn civil_round_trip() {
+        for days in [-800_000, -1, 0, 1, 59, 365, 10_957, 18_262, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, i64::from(m), i64::from(d)), days);
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(18_262), (2020, 1, 1));
+    }
+
+    #[test]
+    fn absolute_forms() {
+        assert_eq!(utc("2020-01-01T00:00:00").secs, 1_577_836_800);
+        assert_eq!(utc("2020-01-01").secs, 1_577_836_800);
+        assert_eq!(utc("20200101T000000").secs, 1_577_836_800);
+        assert_eq!(utc("2003").secs, utc("2003-01-01").secs);
+        let t = AbsTime::parse("2003-01-25T09:00:00+0130").expect("valid");
+        assert_eq!(t.offset, 5400);
+        assert_eq!(t.to_string(), "2003-01-25T09:00:00+01:30");
+        assert_eq!(utc("2020-01-01").to_string(), "2020-01-01T00:00:00-00:00");
+        assert!(AbsTime::parse("x").is_none());
+        assert!(AbsTime::parse("202").is_none());
+        assert!(AbsTime::parse("2020-01-01T00:00:00:00:00").is_none());
+    }
+
+    #[test]
+    fn relative_forms() {
+        for (text, secs) in [
+            ("90", 90.0),
+            ("1:30", 90.0),
+            ("01:00:00", 3600.0),
+            ("2+03:04:05", 183_845.0),
+            ("1d", 86_400.0),
+            ("2h30m", 9_000.0),
+            ("-5", -5.0),
+            ("1.5", 1.5),
+            ("10s", 10.0),
+        ] {
+            assert_eq!(RelTime::parse(text), Some(RelTime(secs)), "{text}");
+        }
+        assert_eq!(RelTime::parse("x"), None);
+    }
+
+    #[test]
+    fn relative_text() {
+        for (secs, text) in [
+            (0.0, "00"),
+            (59.0, "59"),
+            (90.0, "01:30"),
+            (3600.0, "01:00:00"),
+            (86_400.0, "1+00:00:00"),
+            (-90.0, "-01:30"),
+            (1.5, "1.5"),
+            (61.25, "01:1.25"),
+        ] {
+            assert_eq!(RelTime(secs).to_string(), text, "{secs}");
+        }
+    }
+}
