@@ -39,10 +39,7 @@ impl ClassAd {
 
     /// An empty ad with room for `capacity` attributes.
     pub fn with_capacity(capacity: usize) -> ClassAd {
-        ClassAd {
-            attrs: IndexMap::with_capacity_and_hasher(capacity, NameBuildHasher::default()),
-            chained: None,
-        }
+        ClassAd { attrs: IndexMap::with_capacity_and_hasher(capacity, NameBuildHasher::default()), chained: None }
     }
 
     /// Binds `name` to `value`, replacing (in place) any attribute of the
@@ -52,11 +49,7 @@ impl ClassAd {
     }
 
     /// Parses `expr` (new syntax) and binds it to `name`.
-    pub fn insert_expr(
-        &mut self,
-        name: impl Into<Name>,
-        expr: &str,
-    ) -> Result<Option<Expr>, crate::ParseError> {
+    pub fn insert_expr(&mut self, name: impl Into<Name>, expr: &str) -> Result<Option<Expr>, crate::ParseError> {
         let expr = crate::parse_expr(expr)?;
         Ok(self.insert(name, expr))
     }
@@ -152,10 +145,7 @@ impl ClassAd {
     /// True when both ads have the same attributes (names compared without
     /// case, expressions structurally), in any order.
     pub fn same_as(&self, other: &ClassAd) -> bool {
-        self.len() == other.len()
-            && self
-                .iter()
-                .all(|(name, expr)| other.get(name).is_some_and(|e| e.same_as(expr)))
+        self.len() == other.len() && self.iter().all(|(name, expr)| other.get(name).is_some_and(|e| e.same_as(expr)))
     }
 }
 
@@ -227,10 +217,7 @@ mod tests {
         ad.insert("ZETA", 3);
         let names: Vec<_> = ad.names().map(Name::as_str).collect();
         assert_eq!(names, ["Zeta", "alpha"]);
-        assert_eq!(
-            ad.get("zeta").map(ToString::to_string).as_deref(),
-            Some("3")
-        );
+        assert_eq!(ad.get("zeta").map(ToString::to_string).as_deref(), Some("3"));
         assert!(ad.remove("ZeTa").is_some());
         assert_eq!(ad.len(), 1);
     }
@@ -243,14 +230,8 @@ mod tests {
         let mut job = ClassAd::new();
         job.insert("Cmd", "/bin/false");
         job.chain_to(Arc::new(cluster));
-        assert_eq!(
-            job.lookup("owner").map(ToString::to_string).as_deref(),
-            Some("\"alice\"")
-        );
-        assert_eq!(
-            job.lookup("cmd").map(ToString::to_string).as_deref(),
-            Some("\"/bin/false\"")
-        );
+        assert_eq!(job.lookup("owner").map(ToString::to_string).as_deref(), Some("\"alice\""));
+        assert_eq!(job.lookup("cmd").map(ToString::to_string).as_deref(), Some("\"/bin/false\""));
         assert!(job.get("owner").is_none());
         assert!(job.unchain().is_some());
         assert!(job.lookup("owner").is_none());

@@ -112,10 +112,7 @@ impl Call {
 
 impl fmt::Debug for Call {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Call")
-            .field("name", &self.name)
-            .field("args", &self.args)
-            .finish()
+        f.debug_struct("Call").field("name", &self.name).field("args", &self.args).finish()
     }
 }
 
@@ -266,11 +263,7 @@ impl Expr {
     /// A call of the function `name` (resolved against the built-ins).
     pub fn call(name: impl Into<Name>, args: Vec<Expr>) -> Expr {
         let name = name.into();
-        Expr::node(Node::Call(Call {
-            name,
-            builtin: crate::functions::lookup(name),
-            args: args.into(),
-        }))
+        Expr::node(Node::Call(Call { name, builtin: crate::functions::lookup(name), args: args.into() }))
     }
 
     /// A list expression.

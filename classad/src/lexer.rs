@@ -31,6 +31,8 @@ pub enum LexErrorKind {
     HexLiteral,
     /// `5.` or `1.e5`: a real needs digits after the point.
     MalformedReal,
+    /// `08`: after a leading 0 only the digits 0-7 may follow.
+    LeadingZero,
 }
 
 impl LexErrorKind {
@@ -45,6 +47,7 @@ impl LexErrorKind {
             LexErrorKind::IntegerOverflow => "integer literal does not fit in 64 bits",
             LexErrorKind::HexLiteral => "hexadecimal literals are not supported",
             LexErrorKind::MalformedReal => "malformed real literal (digits must follow the point)",
+            LexErrorKind::LeadingZero => "an integer with a leading 0 may only contain the digits 0-7",
         }
     }
 }
@@ -255,11 +258,7 @@ type Spanned<'s> = (Result<RawToken<'s>, LexErrorKind>, logos::Span);
 impl<'s> Lexer<'s> {
     /// Tokenizes `source`.
     pub fn new(source: &'s str) -> Lexer<'s> {
-        Lexer {
-            raw: RawToken::lexer(source),
-            peeked: None,
-            after_operand: false,
-        }
+        Lexer { raw: RawToken::lexer(source), peeked: None, after_operand: false }
     }
 
     fn next_raw(&mut self) -> Option<Spanned<'s>> {
@@ -271,11 +270,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// Converts one raw token; returns the token and its end offset.
-    fn convert(
-        &mut self,
-        raw: RawToken<'s>,
-        span: &logos::Span,
-    ) -> Result<(Token<'s>, usize), LexErrorKind> {
+    fn convert(&mut self, raw: RawToken<'s>, span: &logos::Span) -> Result<(Token<'s>, usize), LexErrorKind> {
         use RawToken as R;
         let token = match raw {
             R::Digits(text) => Token::Int(parse_int(text, false)?),
@@ -306,12 +301,8 @@ impl<'s> Lexer<'s> {
         if let Some((Ok(raw), span)) = &next {
             if span.start == minus.end {
                 match raw {
-                    RawToken::Digits(text) => {
-                        return Ok((Token::Int(parse_int(text, true)?), span.end))
-                    }
-                    RawToken::RealText(text) => {
-                        return Ok((Token::Real(-parse_real(text)), span.end))
-                    }
+                    RawToken::Digits(text) => return Ok((Token::Int(parse_int(text, true)?), span.end)),
+                    RawToken::RealText(text) => return Ok((Token::Real(-parse_real(text)), span.end)),
                     _ => {}
                 }
             }
@@ -332,11 +323,7 @@ impl<'s> Iterator for Lexer<'s> {
                 self.after_operand = ends_operand(&token);
                 Ok((span.start, token, end))
             }
-            Err(kind) => Err(LexError {
-                kind,
-                start: span.start,
-                end: span.end,
-            }),
+            Err(kind) => Err(LexError { kind, start: span.start, end: span.end }),
         })
     }
 }
@@ -401,18 +388,18 @@ fn punct_text(raw: &RawToken<'_>) -> &'static str {
 }
 
 /// Decimal digits to an integer; `negative` applies the sign first so that
-/// `-9223372036854775808` fits.
+/// `-9223372036854775808` fits. As in libclassad, digits after a leading 0
+/// must be octal digits (`017` is 17, but `08` is an error).
 fn parse_int(digits: &str, negative: bool) -> Result<i64, LexErrorKind> {
+    if digits.starts_with('0') && digits.bytes().any(|b| b > b'7') {
+        return Err(LexErrorKind::LeadingZero);
+    }
     let mut value: i64 = 0;
     for digit in digits.bytes() {
         let d = i64::from(digit - b'0');
         value = value.checked_mul(10).ok_or(LexErrorKind::IntegerOverflow)?;
-        value = if negative {
-            value.checked_sub(d)
-        } else {
-            value.checked_add(d)
-        }
-        .ok_or(LexErrorKind::IntegerOverflow)?;
+        value =
+            if negative { value.checked_sub(d) } else { value.checked_add(d) }.ok_or(LexErrorKind::IntegerOverflow)?;
     }
     Ok(value)
 }
@@ -473,9 +460,7 @@ fn unescape(token: &str) -> Result<Cow<'_, str>, LexErrorKind> {
         }
         out.push(decoded);
     }
-    String::from_utf8(out)
-        .map(Cow::Owned)
-        .map_err(|_| LexErrorKind::InvalidUtf8)
+    String::from_utf8(out).map(Cow::Owned).map_err(|_| LexErrorKind::InvalidUtf8)
 }
 
 #[cfg(test)]
@@ -483,39 +468,22 @@ mod tests {
     use super::*;
 
     fn tokens(source: &str) -> Vec<Token<'_>> {
-        Lexer::new(source)
-            .map(|t| t.map(|(_, tok, _)| tok).expect("lexes"))
-            .collect()
+        Lexer::new(source).map(|t| t.map(|(_, tok, _)| tok).expect("lexes")).collect()
     }
 
     fn error(source: &str) -> LexErrorKind {
-        Lexer::new(source)
-            .find_map(Result::err)
-            .map(|e| e.kind)
-            .expect("an error")
+        Lexer::new(source).find_map(Result::err).map(|e| e.kind).expect("an error")
     }
 
     #[test]
     fn negative_literals() {
         assert_eq!(tokens("-5"), [Token::Int(-5)]);
-        assert_eq!(
-            tokens("3 -2"),
-            [Token::Int(3), Token::Punct("-"), Token::Int(2)]
-        );
+        assert_eq!(tokens("3 -2"), [Token::Int(3), Token::Punct("-"), Token::Int(2)]);
         assert_eq!(tokens("- 5"), [Token::Punct("-"), Token::Int(5)]);
-        assert_eq!(
-            tokens("a*-5"),
-            [Token::Ident("a"), Token::Punct("*"), Token::Int(-5)]
-        );
+        assert_eq!(tokens("a*-5"), [Token::Ident("a"), Token::Punct("*"), Token::Int(-5)]);
         assert_eq!(
             tokens("(1)-1"),
-            [
-                Token::Punct("("),
-                Token::Int(1),
-                Token::Punct(")"),
-                Token::Punct("-"),
-                Token::Int(1)
-            ]
+            [Token::Punct("("), Token::Int(1), Token::Punct(")"), Token::Punct("-"), Token::Int(1)]
         );
         assert_eq!(tokens("--5"), [Token::Punct("-"), Token::Int(-5)]);
         assert_eq!(tokens("-9223372036854775808"), [Token::Int(i64::MIN)]);
@@ -526,17 +494,14 @@ mod tests {
     fn numbers() {
         assert_eq!(
             tokens("017 1e3 .5 1.5E-3"),
-            [
-                Token::Int(17),
-                Token::Real(1000.0),
-                Token::Real(0.5),
-                Token::Real(0.0015)
-            ]
+            [Token::Int(17), Token::Real(1000.0), Token::Real(0.5), Token::Real(0.0015)]
         );
         assert_eq!(error("9223372036854775808"), LexErrorKind::IntegerOverflow);
         assert_eq!(error("0x1F"), LexErrorKind::HexLiteral);
         assert_eq!(error("5."), LexErrorKind::MalformedReal);
         assert_eq!(error("1.e5"), LexErrorKind::MalformedReal);
+        assert_eq!(error("08"), LexErrorKind::LeadingZero);
+        assert_eq!(tokens("0017 00"), [Token::Int(17), Token::Int(0)]);
     }
 
     #[test]
@@ -556,13 +521,7 @@ mod tests {
     fn keywords_and_comments() {
         assert_eq!(
             tokens("TRUE /* c */ isNT // rest\n Undefined =?= x"),
-            [
-                Token::True,
-                Token::Isnt,
-                Token::Undefined,
-                Token::Is,
-                Token::Ident("x")
-            ]
+            [Token::True, Token::Isnt, Token::Undefined, Token::Is, Token::Ident("x")]
         );
         assert_eq!(error("1 /* open"), LexErrorKind::UnterminatedComment);
     }

@@ -110,37 +110,35 @@ impl Name {
 
 /// Number of distinct spellings interned so far in this process.
 pub fn interned_count() -> usize {
-    INTERNER
-        .read()
-        .as_ref()
-        .map_or(0, |interner| interner.by_spelling.len())
+    INTERNER.read().as_ref().map_or(0, |interner| interner.by_spelling.len())
 }
 
-/// True when `text` cannot be written as a bare identifier.
+/// True when `text` is written quoted as a name.
 pub(crate) fn needs_quotes(text: &str) -> bool {
-    let mut chars = text.chars();
-    let plain = match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() || c == '_' => {
-            chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        _ => false,
-    };
-    !plain || is_reserved(text)
+    !is_identifier(text) || is_reserved(text)
 }
 
-/// Words that cannot be bare attribute names (libclassad quotes them too).
+/// True when the name must be quoted after a `.`: there libclassad writes
+/// `parent` bare, and we quote only what would not read back.
+pub(crate) fn needs_quotes_after_dot(text: &str) -> bool {
+    !is_identifier(text) || is_keyword(text)
+}
+
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Words that are quoted when written as names (libclassad quotes
+/// `parent` too, though it reads back bare).
 fn is_reserved(text: &str) -> bool {
-    [
-        "true",
-        "false",
-        "undefined",
-        "error",
-        "is",
-        "isnt",
-        "parent",
-    ]
-    .iter()
-    .any(|word| text.eq_ignore_ascii_case(word))
+    is_keyword(text) || text.eq_ignore_ascii_case("parent")
+}
+
+/// Words the lexer reads as keywords, never as names.
+fn is_keyword(text: &str) -> bool {
+    ["true", "false", "undefined", "error", "is", "isnt"].iter().any(|word| text.eq_ignore_ascii_case(word))
 }
 
 impl PartialEq for Name {
@@ -244,7 +242,7 @@ mod tests {
 
     #[test]
     fn ordering_ignores_case() {
-        let mut names = vec![Name::new("b"), Name::new("A"), Name::new("a2")];
+        let mut names = [Name::new("b"), Name::new("A"), Name::new("a2")];
         names.sort();
         let spelled: Vec<_> = names.iter().map(|n| n.as_str()).collect();
         assert_eq!(spelled, ["A", "a2", "b"]);

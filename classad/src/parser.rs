@@ -14,7 +14,7 @@ use crate::lexer::{LexError, Lexer, Token};
 use crate::name::Name;
 use crate::time::{AbsTime, RelTime};
 
-#[allow(clippy::all, missing_docs, unused_qualifications, unused_parens)]
+#[allow(clippy::all, clippy::unwrap_used, missing_docs, unused_qualifications, unused_parens)]
 mod grammar {
     lalrpop_util::lalrpop_mod!(pub(crate) grammar);
     pub(crate) use grammar::ExprParser;
@@ -34,10 +34,7 @@ impl Default for ParseLimits {
     /// 1,000 levels (libclassad's recursive parser stops near 400 levels of
     /// parentheses) and 64 MiB of text.
     fn default() -> ParseLimits {
-        ParseLimits {
-            max_depth: 1000,
-            max_input: 64 << 20,
-        }
+        ParseLimits { max_depth: 1000, max_input: 64 << 20 }
     }
 }
 
@@ -67,13 +64,7 @@ pub struct ParseError {
 impl ParseError {
     pub(crate) fn at(source: &str, offset: usize, message: impl Into<String>) -> ParseError {
         let (line, column) = line_column(source, offset);
-        ParseError {
-            line,
-            column,
-            offset,
-            message: message.into(),
-            expected: Vec::new(),
-        }
+        ParseError { line, column, offset, message: message.into(), expected: Vec::new() }
     }
 }
 
@@ -98,6 +89,16 @@ pub enum GrammarError {
         /// Byte offset of the construct that was too deep.
         at: usize,
     },
+    /// `[;]`: separators without any attribute.
+    EmptyAd {
+        /// Byte offset of the ad's first separator.
+        at: usize,
+    },
+    /// An attribute with the empty name `''`.
+    EmptyName {
+        /// Byte offset of the ad's body.
+        at: usize,
+    },
     /// An `absTime("...")` / `relTime("...")` literal with unreadable text.
     BadTime {
         /// Byte offset of the literal.
@@ -119,30 +120,16 @@ impl Builder {
     fn node<'s>(&self, at: usize, node: Node) -> Result<Expr, LalrError<'s>> {
         let expr = Expr::node(node);
         if expr.depth() > self.max_depth {
-            return Err(lalrpop_util::ParseError::User {
-                error: GrammarError::TooDeep { at },
-            });
+            return Err(lalrpop_util::ParseError::User { error: GrammarError::TooDeep { at } });
         }
         Ok(expr)
     }
 
-    pub(crate) fn cond<'s>(
-        &self,
-        at: usize,
-        c: Expr,
-        t: Expr,
-        e: Expr,
-    ) -> Result<Expr, LalrError<'s>> {
+    pub(crate) fn cond<'s>(&self, at: usize, c: Expr, t: Expr, e: Expr) -> Result<Expr, LalrError<'s>> {
         self.node(at, Node::Cond(c, t, e))
     }
 
-    pub(crate) fn binary<'s>(
-        &self,
-        at: usize,
-        op: BinaryOp,
-        a: Expr,
-        b: Expr,
-    ) -> Result<Expr, LalrError<'s>> {
+    pub(crate) fn binary<'s>(&self, at: usize, op: BinaryOp, a: Expr, b: Expr) -> Result<Expr, LalrError<'s>> {
         self.node(at, Node::Binary(op, a, b))
     }
 
@@ -178,11 +165,7 @@ impl Builder {
         self.node(at, Node::List(items.into()))
     }
 
-    pub(crate) fn record<'s>(
-        &self,
-        at: usize,
-        attrs: Vec<(Name, Expr)>,
-    ) -> Result<Expr, LalrError<'s>> {
+    pub(crate) fn record<'s>(&self, at: usize, attrs: Vec<(Name, Expr)>) -> Result<Expr, LalrError<'s>> {
         let mut ad = ClassAd::with_capacity(attrs.len());
         ad.extend(attrs);
         self.node(at, Node::Record(Arc::new(ad)))
@@ -190,13 +173,7 @@ impl Builder {
 
     /// A call, or a time literal when the function is `absTime`/`relTime`
     /// and its one argument is a string literal.
-    pub(crate) fn call<'s>(
-        &self,
-        at: usize,
-        end: usize,
-        name: &str,
-        args: Vec<Expr>,
-    ) -> Result<Expr, LalrError<'s>> {
+    pub(crate) fn call<'s>(&self, at: usize, name: &str, args: Vec<Expr>) -> Result<Expr, LalrError<'s>> {
         if let [Expr(Repr::Lit(Literal::Str(text)))] = args.as_slice() {
             let literal = if name.eq_ignore_ascii_case("absTime") {
                 Some(AbsTime::parse(text).map(Literal::AbsTime).ok_or("absTime"))
@@ -208,24 +185,14 @@ impl Builder {
             match literal {
                 Some(Ok(literal)) => return Ok(Expr::literal(literal)),
                 Some(Err(what)) => {
-                    let _ = end;
-                    return Err(lalrpop_util::ParseError::User {
-                        error: GrammarError::BadTime { at, what },
-                    });
+                    return Err(lalrpop_util::ParseError::User { error: GrammarError::BadTime { at, what } });
                 }
                 None => {}
             }
         }
         let name = Name::new(name);
         let builtin = crate::functions::lookup(name);
-        self.node(
-            at,
-            Node::Call(Call {
-                name,
-                builtin,
-                args: args.into(),
-            }),
-        )
+        self.node(at, Node::Call(Call { name, builtin, args: args.into() }))
     }
 
     pub(crate) fn int(&self, i: i64) -> Expr {
@@ -255,15 +222,30 @@ impl Builder {
 
     /// Adjacent quoted names concatenate.
     pub(crate) fn quoted_name(&self, parts: Vec<Cow<'_, str>>) -> Name {
-        Name::new(&concat(parts))
+        Name::new(&self.concat(parts))
     }
 
-    pub(crate) fn attributes(
+    pub(crate) fn concat(&self, parts: Vec<Cow<'_, str>>) -> String {
+        concat(parts)
+    }
+
+    /// The attributes of an ad literal. As in libclassad, semicolons alone
+    /// (`[;]`) and empty names are errors.
+    pub(crate) fn attributes<'s>(
         &self,
+        at: usize,
         items: Vec<Option<(Name, Expr)>>,
         last: Option<(Name, Expr)>,
-    ) -> Vec<(Name, Expr)> {
-        items.into_iter().flatten().chain(last).collect()
+    ) -> Result<Vec<(Name, Expr)>, LalrError<'s>> {
+        let had_separators = !items.is_empty();
+        let attrs: Vec<(Name, Expr)> = items.into_iter().flatten().chain(last).collect();
+        if had_separators && attrs.is_empty() {
+            return Err(lalrpop_util::ParseError::User { error: GrammarError::EmptyAd { at } });
+        }
+        if attrs.iter().any(|(name, _)| name.as_str().is_empty()) {
+            return Err(lalrpop_util::ParseError::User { error: GrammarError::EmptyName { at } });
+        }
+        Ok(attrs)
     }
 }
 
@@ -306,19 +288,12 @@ impl Parser {
             return Err(ParseError::at(
                 source,
                 self.limits.max_input,
-                format!(
-                    "input is larger than the limit of {} bytes",
-                    self.limits.max_input
-                ),
+                format!("input is larger than the limit of {} bytes", self.limits.max_input),
             ));
         }
-        let builder = Builder {
-            max_depth: self.limits.max_depth,
-        };
+        let builder = Builder { max_depth: self.limits.max_depth };
         let tokens = Lexer::new(source).map(|t| t.map_err(GrammarError::Lex));
-        grammar::ExprParser::new()
-            .parse(&builder, tokens)
-            .map_err(|e| convert_error(source, e, self.limits.max_depth))
+        grammar::ExprParser::new().parse(&builder, tokens).map_err(|e| convert_error(source, e, self.limits.max_depth))
     }
 
     /// Parses an ad in new syntax: `[ name = expr; ... ]`.
@@ -343,49 +318,28 @@ fn convert_error(source: &str, error: LalrError<'_>, max_depth: u32) -> ParseErr
     use lalrpop_util::ParseError as E;
     let (offset, message, expected) = match error {
         E::InvalidToken { location } => (location, "invalid token".to_string(), Vec::new()),
-        E::UnrecognizedEof { location, expected } => (
-            location,
-            format!("unexpected end of input{}", describe_expected(&expected)),
-            expected,
-        ),
-        E::UnrecognizedToken {
-            token: (start, token, _),
-            expected,
-        } => (
-            start,
-            format!("unexpected {token}{}", describe_expected(&expected)),
-            expected,
-        ),
-        E::ExtraToken {
-            token: (start, token, _),
-        } => (
-            start,
-            format!("unexpected {token} after the end"),
-            Vec::new(),
-        ),
+        E::UnrecognizedEof { location, expected } => {
+            (location, format!("unexpected end of input{}", describe_expected(&expected)), expected)
+        }
+        E::UnrecognizedToken { token: (start, token, _), expected } => {
+            (start, format!("unexpected {token}{}", describe_expected(&expected)), expected)
+        }
+        E::ExtraToken { token: (start, token, _) } => (start, format!("unexpected {token} after the end"), Vec::new()),
         E::User { error } => match error {
             GrammarError::Lex(e) => (e.start, e.kind.message().to_string(), Vec::new()),
-            GrammarError::TooDeep { at } => (
-                at,
-                format!("expression nested deeper than the limit of {max_depth}"),
-                Vec::new(),
-            ),
-            GrammarError::BadTime { at, what } => (
-                at,
-                format!("unreadable {what}(\"...\") literal"),
-                Vec::new(),
-            ),
+            GrammarError::TooDeep { at } => {
+                (at, format!("expression nested deeper than the limit of {max_depth}"), Vec::new())
+            }
+            GrammarError::EmptyAd { at } => {
+                (at, "an ad with separators needs at least one attribute".into(), Vec::new())
+            }
+            GrammarError::EmptyName { at } => (at, "an attribute name cannot be empty".into(), Vec::new()),
+            GrammarError::BadTime { at, what } => (at, format!("unreadable {what}(\"...\") literal"), Vec::new()),
         },
     };
     let (line, column) = line_column(source, offset);
     let expected = expected.iter().map(|e| clean_terminal(e)).collect();
-    ParseError {
-        line,
-        column,
-        offset,
-        message,
-        expected,
-    }
+    ParseError { line, column, offset, message, expected }
 }
 
 /// `"\"(\""` → `(`.
@@ -451,6 +405,8 @@ impl fmt::Display for GrammarError {
             GrammarError::Lex(e) => f.write_str(e.kind.message()),
             GrammarError::TooDeep { .. } => f.write_str("expression nested too deeply"),
             GrammarError::BadTime { what, .. } => write!(f, "unreadable {what} literal"),
+            GrammarError::EmptyAd { .. } => f.write_str("an ad with separators needs at least one attribute"),
+            GrammarError::EmptyName { .. } => f.write_str("an attribute name cannot be empty"),
         }
     }
 }
@@ -460,9 +416,7 @@ mod tests {
     use super::*;
 
     fn round(source: &str) -> String {
-        parse_expr(source)
-            .map(|e| e.to_string())
-            .unwrap_or_else(|e| format!("ERR {e}"))
+        parse_expr(source).map(|e| e.to_string()).unwrap_or_else(|e| format!("ERR {e}"))
     }
 
     #[test]
@@ -497,10 +451,7 @@ mod tests {
             ("- -5", " --5"),
             ("TRUE", "true"),
             ("relTime(\"1d\")", "relTime(\"1+00:00:00\")"),
-            (
-                "absTime(\"2020-01-01T00:00:00+01:00\")",
-                "absTime(\"2020-01-01T00:00:00+01:00\")",
-            ),
+            ("absTime(\"2020-01-01T00:00:00+01:00\")", "absTime(\"2020-01-01T00:00:00+01:00\")"),
             ("absTime(x)", "absTime(x)"),
         ] {
             assert_eq!(round(source), printed, "{source}");
@@ -528,6 +479,8 @@ mod tests {
             "absTime(\"x\")",
             "relTime(\"x\")",
             "[a=1]]",
+            "[;]",
+            "['' = 1]",
         ] {
             assert!(parse_expr(source).is_err(), "{source:?} should not parse");
         }

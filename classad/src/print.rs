@@ -41,7 +41,12 @@ fn write_node(f: &mut fmt::Formatter<'_>, node: &Node, level: u32) -> fmt::Resul
         Node::RootAttr(name) => write!(f, ".{name}"),
         Node::Select(scope, name) => {
             write_expr(f, scope, level)?;
-            write!(f, ".{name}")
+            f.write_char('.')?;
+            if crate::name::needs_quotes_after_dot(name.as_str()) {
+                write_quoted(f, name.as_str(), '\'')
+            } else {
+                f.write_str(name.as_str())
+            }
         }
         Node::Index(base, index) => {
             write_expr(f, base, level)?;
@@ -85,12 +90,7 @@ fn write_node(f: &mut fmt::Formatter<'_>, node: &Node, level: u32) -> fmt::Resul
     }
 }
 
-fn write_separated(
-    f: &mut fmt::Formatter<'_>,
-    items: &[Expr],
-    sep: &str,
-    level: u32,
-) -> fmt::Result {
+fn write_separated(f: &mut fmt::Formatter<'_>, items: &[Expr], sep: &str, level: u32) -> fmt::Result {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_str(sep)?;
@@ -142,7 +142,11 @@ impl fmt::Display for Literal {
             Literal::Real(r) => write_real(f, *r),
             Literal::Str(s) => write_quoted(f, s, '"'),
             Literal::AbsTime(t) => write!(f, "absTime(\"{t}\")"),
-            Literal::RelTime(t) => write!(f, "relTime(\"{t}\")"),
+            Literal::RelTime(t) => {
+                f.write_str("relTime(\"")?;
+                t.write_with_fraction(f)?;
+                f.write_str("\")")
+            }
         }
     }
 }
@@ -152,11 +156,7 @@ pub(crate) fn write_real(f: &mut impl Write, r: f64) -> fmt::Result {
     if r.is_nan() {
         f.write_str("real(\"NaN\")")
     } else if r.is_infinite() {
-        f.write_str(if r > 0.0 {
-            "real(\"INF\")"
-        } else {
-            "real(\"-INF\")"
-        })
+        f.write_str(if r > 0.0 { "real(\"INF\")" } else { "real(\"-INF\")" })
     } else if r == 0.0 {
         f.write_str(if r.is_sign_negative() { "-0.0" } else { "0.0" })
     } else {
@@ -181,11 +181,7 @@ pub(crate) fn format_e(value: f64, precision: usize) -> String {
 /// exponent notation, trailing zeros removed.
 pub(crate) fn format_g(value: f64, precision: usize) -> String {
     if value == 0.0 {
-        return if value.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
+        return if value.is_sign_negative() { "-0".into() } else { "0".into() };
     }
     if !value.is_finite() {
         return if value.is_nan() {
@@ -199,10 +195,7 @@ pub(crate) fn format_g(value: f64, precision: usize) -> String {
     let precision = precision.max(1);
     // The exponent after rounding to `precision` significant digits.
     let rounded = format!("{value:.prec$e}", prec = precision - 1);
-    let exponent: i32 = rounded
-        .split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
+    let exponent: i32 = rounded.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
     if exponent < -4 || exponent >= precision as i32 {
         let (mantissa, _) = rounded.split_once('e').unwrap_or((&rounded, ""));
         let mantissa = strip_fraction_zeros(mantissa);
@@ -289,9 +282,7 @@ mod tests {
     fn quoting() {
         let quote = |s: &str| {
             let mut out = String::new();
-            write_quoted(&mut out, s, '"')
-                .map(|()| out)
-                .unwrap_or_default()
+            write_quoted(&mut out, s, '"').map(|()| out).unwrap_or_default()
         };
         assert_eq!(quote("a\"b"), r#""a\"b""#);
         assert_eq!(quote("tab\there\n"), r#""tab\there\n""#);

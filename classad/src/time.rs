@@ -75,44 +75,29 @@ impl AbsTime {
         }
         // Out-of-range fields carry over as mktime() does.
         let total_months = year * 12 + (month - 1);
-        let days = days_from_civil(
-            total_months.div_euclid(12),
-            total_months.rem_euclid(12) + 1,
-            1,
-        ) + (day - 1);
-        let local = days
-            .checked_mul(86400)?
-            .checked_add(hours * 3600 + minutes * 60 + seconds)?;
+        let days = days_from_civil(total_months.div_euclid(12), total_months.rem_euclid(12) + 1, 1) + (day - 1);
+        let local = days.checked_mul(86400)?.checked_add(hours * 3600 + minutes * 60 + seconds)?;
         let offset = match zone {
             Some(offset) => offset,
             None => local_offset_for_local(local),
         };
-        Some(AbsTime {
-            secs: local - i64::from(offset),
-            offset,
-        })
+        Some(AbsTime { secs: local - i64::from(offset), offset })
     }
 
     /// The current time, shown in the local time zone.
     pub fn now() -> AbsTime {
         let secs = jiff::Timestamp::now().as_second();
-        AbsTime {
-            secs,
-            offset: local_offset(secs),
-        }
+        AbsTime { secs, offset: local_offset(secs) }
     }
 
     /// The same instant shown in the local time zone.
     pub fn at_local(secs: i64) -> AbsTime {
-        AbsTime {
-            secs,
-            offset: local_offset(secs),
-        }
+        AbsTime { secs, offset: local_offset(secs) }
     }
 }
 
-/// Splits a trailing zone designator off `text`. `Some(None)` = no zone;
-/// `None` = a zone that is malformed.
+/// Splits a trailing zone designator (`Z`, `±hhmm`, `±hh:mm`) off `text`;
+/// `(text, None)` when there is none.
 fn split_zone(text: &str) -> Option<(&str, Option<i32>)> {
     let bytes = text.as_bytes();
     let len = bytes.len();
@@ -120,18 +105,23 @@ fn split_zone(text: &str) -> Option<(&str, Option<i32>)> {
         return Some((&text[..len - 1], Some(0)));
     }
     let numeric = |sign: u8, hh: &str, mm: &str| -> Option<i32> {
+        if !hh.bytes().chain(mm.bytes()).all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         let hours = leading_int(hh)?;
         let minutes = leading_int(mm)?;
         let secs = i32::try_from(hours * 3600 + minutes * 60).ok()?;
         Some(if sign == b'-' { -secs } else { secs })
     };
-    if len > 5 && matches!(bytes[len - 5], b'+' | b'-') {
-        let zone = numeric(bytes[len - 5], &text[len - 4..len - 2], &text[len - 2..])?;
-        return Some((&text[..len - 5], Some(zone)));
+    if len > 5 && matches!(bytes[len - 5], b'+' | b'-') && text.is_char_boundary(len - 4) {
+        if let Some(zone) = numeric(bytes[len - 5], &text[len - 4..len - 2], &text[len - 2..]) {
+            return Some((&text[..len - 5], Some(zone)));
+        }
     }
-    if len > 6 && matches!(bytes[len - 6], b'+' | b'-') && bytes[len - 3] == b':' {
-        let zone = numeric(bytes[len - 6], &text[len - 5..len - 3], &text[len - 2..])?;
-        return Some((&text[..len - 6], Some(zone)));
+    if len > 6 && matches!(bytes[len - 6], b'+' | b'-') && bytes[len - 3] == b':' && text.is_char_boundary(len - 5) {
+        if let Some(zone) = numeric(bytes[len - 6], &text[len - 5..len - 3], &text[len - 2..]) {
+            return Some((&text[..len - 6], Some(zone)));
+        }
     }
     Some((text, None))
 }
@@ -229,14 +219,11 @@ impl fmt::Display for AbsTime {
         let days = local.div_euclid(86400);
         let secs_of_day = local.rem_euclid(86400);
         let (year, month, day) = civil_from_days(days);
-        let (sign, zone) = if self.offset > 0 {
-            ('+', self.offset)
-        } else {
-            ('-', self.offset.saturating_neg())
-        };
+        let (sign, zone) = if self.offset > 0 { ('+', self.offset) } else { ('-', self.offset.saturating_neg()) };
+        // The year is not padded (strftime's %Y).
         write!(
             f,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+            "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
             secs_of_day / 3600,
             secs_of_day / 60 % 60,
             secs_of_day % 60,
@@ -247,9 +234,18 @@ impl fmt::Display for AbsTime {
 }
 
 /// Writes `[-][D+]HH:MM:SS` with leading zero units dropped, as libclassad
-/// does (`0` → `00`, `90` → `01:30`, `86400` → `1+00:00:00`).
+/// writes relative-time values: whole seconds only (`0` → `00`, `90` →
+/// `01:30`, `86400` → `1+00:00:00`, `1.5` → `01`).
 impl fmt::Display for RelTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        RelTime(self.0.trunc()).write_with_fraction(f)
+    }
+}
+
+impl RelTime {
+    /// The form a `relTime("...")` literal prints in: like the value's, but
+    /// a fraction of a second is kept (`60.5` → `01:0.5`).
+    pub(crate) fn write_with_fraction(&self, f: &mut impl fmt::Write) -> fmt::Result {
         let mut rsecs = self.0;
         if rsecs < 0.0 {
             f.write_str("-")?;
@@ -300,8 +296,7 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719468;
     let era = z.div_euclid(146097);
     let day_of_era = z - era * 146097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let mp = (5 * day_of_year + 2) / 153;
     let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
@@ -387,10 +382,17 @@ mod tests {
             (3600.0, "01:00:00"),
             (86_400.0, "1+00:00:00"),
             (-90.0, "-01:30"),
-            (1.5, "1.5"),
-            (61.25, "01:1.25"),
+            (1.5, "01"),
+            (-60.5, "-01:00"),
         ] {
             assert_eq!(RelTime(secs).to_string(), text, "{secs}");
         }
+        let literal = |secs: f64| {
+            let mut out = String::new();
+            RelTime(secs).write_with_fraction(&mut out).map(|()| out).unwrap_or_default()
+        };
+        assert_eq!(literal(1.5), "1.5");
+        assert_eq!(literal(60.5), "01:0.5");
+        assert_eq!(literal(3600.25), "01:00:0.25");
     }
 }

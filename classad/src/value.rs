@@ -129,9 +129,7 @@ impl PartialEq for Value {
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
             (Value::RelTime(a), Value::RelTime(b)) => a == b,
-            (Value::List(a), Value::List(b)) => {
-                a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.same_as(y))
-            }
+            (Value::List(a), Value::List(b)) => a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.same_as(y)),
             (Value::ClassAd(a), Value::ClassAd(b)) => a.same_as(b),
             _ => false,
         }

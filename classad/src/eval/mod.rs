@@ -83,10 +83,7 @@ pub struct EvalLimits {
 impl Default for EvalLimits {
     /// 2,000 levels and 10 million steps.
     fn default() -> EvalLimits {
-        EvalLimits {
-            max_depth: 2000,
-            max_steps: 10_000_000,
-        }
+        EvalLimits { max_depth: 2000, max_steps: 10_000_000 }
     }
 }
 
@@ -158,11 +155,7 @@ pub struct EvalContext<'c> {
 impl<'c> EvalContext<'c> {
     /// A context with no ads.
     pub fn new(options: &'c EvalOptions) -> EvalContext<'c> {
-        EvalContext {
-            options,
-            my: None,
-            target: None,
-        }
+        EvalContext { options, my: None, target: None }
     }
 
     /// Sets the MY ad: the ad the expression belongs to.
@@ -205,29 +198,13 @@ impl<'c> EvalContext<'c> {
     /// Sets up the scopes of the MY and TARGET ads, evaluates `subject`
     /// and hands the value (ERROR if a limit was exceeded) to `finish`.
     fn run<R>(&self, subject: Subject<'_>, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
+        // Without a MY ad, an empty ad is the root scope (as libclassad's
+        // holder ad is): `[a = root.x].a` is then UNDEFINED.
         let empty = ClassAd::new();
-        let my_frame = match self.my {
-            Some(ad) if self.target.is_some() => Frame {
-                ad,
-                parent: None,
-                side: Side::My,
-            },
-            Some(ad) => Frame {
-                ad,
-                parent: None,
-                side: Side::Detached,
-            },
-            None => Frame {
-                ad: &empty,
-                parent: None,
-                side: Side::Void,
-            },
-        };
-        let target_frame = self.target.map(|ad| Frame {
-            ad,
-            parent: None,
-            side: Side::Target,
-        });
+        let my_ad = self.my.unwrap_or(&empty);
+        let side = if self.target.is_some() { Side::My } else { Side::Detached };
+        let my_frame = Frame { ad: my_ad, parent: None, side };
+        let target_frame = self.target.map(|ad| Frame { ad, parent: None, side: Side::Target });
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), target_frame.as_ref());
         let value = match subject {
@@ -293,21 +270,16 @@ impl ClassAd {
 }
 
 /// Storage for what an evaluation creates and must keep until it ends:
-/// scopes of nested ads, and expressions and ads built by functions.
+/// scopes of nested ads, and expressions parsed by `eval()`.
 pub(crate) struct Keep<'a> {
     frames: Arena<Frame<'a>>,
     exprs: Arena<Expr>,
-    ads: Arena<ClassAd>,
 }
 
 impl<'a> Keep<'a> {
     fn new() -> Keep<'a> {
         // Capacity 0: nothing is allocated unless something is kept.
-        Keep {
-            frames: Arena::with_capacity(0),
-            exprs: Arena::with_capacity(0),
-            ads: Arena::with_capacity(0),
-        }
+        Keep { frames: Arena::with_capacity(0), exprs: Arena::with_capacity(0) }
     }
 }
 
@@ -402,36 +374,9 @@ impl<'a> Evaluator<'a> {
         self.keep.exprs.alloc(expr)
     }
 
-    /// Keeps an ad alive until the evaluation ends.
-    pub(crate) fn keep_ad(&self, ad: ClassAd) -> &'a ClassAd {
-        self.keep.ads.alloc(ad)
-    }
-
     /// A value for a nested ad whose lexical parent is `parent`.
     pub(crate) fn nested_ad(&self, ad: &'a ClassAd, parent: &'a Frame<'a>) -> Val<'a> {
-        let frame = match parent.side {
-            Side::Void => Frame {
-                ad,
-                parent: None,
-                side: Side::Detached,
-            },
-            side => Frame {
-                ad,
-                parent: Some(parent),
-                side,
-            },
-        };
-        Val::Ad(self.keep_frame(frame))
-    }
-
-    /// A value for an ad made during evaluation, outside every scope.
-    pub(crate) fn detached_ad(&self, ad: ClassAd) -> Val<'a> {
-        let ad = self.keep_ad(ad);
-        Val::Ad(self.keep_frame(Frame {
-            ad,
-            parent: None,
-            side: Side::Detached,
-        }))
+        Val::Ad(self.keep_frame(Frame { ad, parent: Some(parent), side: parent.side }))
     }
 
     /// Gives up on the whole evaluation.
@@ -573,7 +518,7 @@ impl<'a> Evaluator<'a> {
                     let other = match frame.side {
                         Side::My => self.target,
                         Side::Target => self.my,
-                        Side::Detached | Side::Void => None,
+                        Side::Detached => None,
                     };
                     if let Some(other) = other {
                         return self.resolve(self.lookup(name, other));
@@ -630,7 +575,7 @@ impl<'a> Evaluator<'a> {
             let (mine, theirs) = match frame.side {
                 Side::My => (self.my, self.target),
                 Side::Target => (self.target, self.my),
-                Side::Detached | Side::Void => (None, None),
+                Side::Detached => (None, None),
             };
             if name == s.my || name == s.ad {
                 if let Some(mine) = mine {
@@ -643,6 +588,18 @@ impl<'a> Evaluator<'a> {
             }
         }
         Found::Missing
+    }
+
+    /// The expression of the attribute `name` in `frame` or the ads around
+    /// it (special names are not considered).
+    pub(crate) fn find_attribute(&self, name: Name, frame: &'a Frame<'a>) -> Option<&'a Expr> {
+        let mut frame = frame;
+        loop {
+            if let Some(expr) = frame.ad.lookup_name(name) {
+                return Some(expr);
+            }
+            frame = frame.parent?;
+        }
     }
 
     /// The value of a special name at the scope level `frame`, if `name` is one.
@@ -679,20 +636,14 @@ impl<'a> Evaluator<'a> {
             Val::List(list) => {
                 let projected: Vec<Val<'a>> = (0..list.len())
                     .map(|i| {
+                        // Nested lists are projected too.
                         let element = self.element(&list, i);
-                        self.select_element(element, name)
+                        self.select(element, name)
                     })
                     .collect();
                 Val::List(List::Values(projected.into()))
             }
             _ => Val::Error,
-        }
-    }
-
-    fn select_element(&mut self, element: Val<'a>, name: Name) -> Val<'a> {
-        match element {
-            Val::List(_) => Val::Error,
-            other => self.select(other, name),
         }
     }
 
@@ -713,12 +664,10 @@ impl<'a> Evaluator<'a> {
                 Ok(i) if i < list.len() => self.element(&list, i),
                 _ => Val::Error,
             },
-            (Val::Ad(frame), Val::Str(name)) => {
-                match frame.ad.lookup_name(Name::new(name.as_str())) {
-                    Some(expr) => self.eval_attribute(expr, frame),
-                    None => Val::Undefined,
-                }
-            }
+            (Val::Ad(frame), Val::Str(name)) => match frame.ad.lookup_name(Name::new(name.as_str())) {
+                Some(expr) => self.eval_attribute(expr, frame),
+                None => Val::Undefined,
+            },
             _ => Val::Error,
         }
     }

@@ -48,7 +48,9 @@ pub(crate) fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     if let Some(v) = strict(&a, &b) {
         return v;
     }
+    let has_time = matches!(a, Val::AbsTime(_) | Val::RelTime(_)) || matches!(b, Val::AbsTime(_) | Val::RelTime(_));
     match op {
+        Add | Sub | Mul | Div | Mod if has_time => arithmetic(op, a, b),
         Add | Sub | Mul | Div | Mod => arithmetic(op, promote(a), promote(b)),
         Eq | Ne | Lt | Le | Gt | Ge => compare(op, promote(a), promote(b)),
         BitAnd | BitOr | BitXor | Shl | Shr | UShr => bitwise(op, a, b),
@@ -57,6 +59,14 @@ pub(crate) fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
 }
 
 fn arithmetic<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    match time_or_number_arithmetic(op, a, b) {
+        // A relative time is always finite (libclassad prints garbage instead).
+        Val::RelTime(t) if !t.is_finite() => Val::Error,
+        v => v,
+    }
+}
+
+fn time_or_number_arithmetic<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     use BinaryOp::*;
     match (a, b) {
         (Val::Int(x), Val::Int(y)) => match op {
@@ -64,9 +74,10 @@ fn arithmetic<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
             Sub => Val::Int(x.wrapping_sub(y)),
             Mul => Val::Int(x.wrapping_mul(y)),
             Div if y == 0 => Val::Error,
-            Div => Val::Int(x.wrapping_div(y)),
+            // The one overflowing quotient saturates (libclassad checks for it).
+            Div => Val::Int(x.checked_div(y).unwrap_or(i64::MAX)),
             Mod if y == 0 => Val::Error,
-            Mod => Val::Int(x.wrapping_rem(y)),
+            Mod => Val::Int(x.checked_rem(y).unwrap_or(0)),
             _ => Val::Error,
         },
         (Val::AbsTime(t), Val::RelTime(r)) => match op {
@@ -75,9 +86,7 @@ fn arithmetic<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
             _ => Val::Error,
         },
         (Val::RelTime(r), Val::AbsTime(t)) if op == Add => shift_time(t, r),
-        (Val::AbsTime(x), Val::AbsTime(y)) if op == Sub => {
-            Val::RelTime(x.secs.wrapping_sub(y.secs) as f64)
-        }
+        (Val::AbsTime(x), Val::AbsTime(y)) if op == Sub => Val::RelTime(x.secs.wrapping_sub(y.secs) as f64),
         (Val::RelTime(x), Val::RelTime(y)) => match op {
             Add => Val::RelTime(x + y),
             Sub => Val::RelTime(x - y),
@@ -105,22 +114,20 @@ fn real_arithmetic<'a>(op: BinaryOp, x: f64, y: f64) -> Val<'a> {
         Add => x + y,
         Sub => x - y,
         Mul => x * y,
-        Div if y == 0.0 => return Val::Error,
         Div => x / y,
         _ => return Val::Error,
     };
-    // An overflow to infinity from finite operands is an error.
-    if result.is_infinite() && x.is_finite() && y.is_finite() {
+    // libclassad treats a result of +INF (only) as an overflow; -INF and
+    // NaN are values. Real division by zero follows from this: 5.0/0 is
+    // ERROR, -5.0/0 is -INF, 0/0.0 is NaN.
+    if result == f64::INFINITY {
         return Val::Error;
     }
     Val::Real(result)
 }
 
 fn shift_time<'a>(t: AbsTime, by: f64) -> Val<'a> {
-    Val::AbsTime(AbsTime {
-        secs: t.secs.wrapping_add(by as i64),
-        offset: t.offset,
-    })
+    Val::AbsTime(AbsTime { secs: t.secs.wrapping_add(by as i64), offset: t.offset })
 }
 
 fn compare<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
@@ -161,31 +168,38 @@ fn bitwise<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     let (Val::Int(x), Val::Int(y)) = (a, b) else {
         return Val::Error;
     };
-    // Shift counts wrap at 64 (what x86 does; C leaves it undefined).
+    // Shift counts are taken mod 64 where C leaves them undefined (what
+    // x86 does); shifts of negative numbers follow libclassad's definitions.
     let count = (y & 63) as u32;
     Val::Int(match op {
         BitAnd => x & y,
         BitOr => x | y,
         BitXor => x ^ y,
         Shl => x.wrapping_shl(count),
-        Shr => x.wrapping_shr(count),
-        UShr => ((x as u64) >> count) as i64,
+        Shr | UShr if x >= 0 => x.wrapping_shr(count),
+        // libclassad shifts a negative number right one bit at a time,
+        // min(count, 64) times: a count <= 0 leaves it unchanged.
+        Shr if y <= 0 => x,
+        Shr => x >> y.min(63),
+        // One shift with the sign bit cleared, then count - 1 more.
+        UShr => ((x >> 1) & i64::MAX) >> (y.wrapping_sub(1) & 63),
         _ => return Val::Error,
     })
 }
 
 /// `a is b`: same type and same value, never UNDEFINED. Strings compare
-/// case-sensitively; an integer is never identical to a real. Lists and ads
-/// cannot be compared (ERROR), as in libclassad.
+/// case-sensitively; an integer is never identical to a real. Two lists or
+/// two ads cannot be compared (ERROR, as in libclassad); a list or ad is
+/// never identical to anything else.
 pub(crate) fn identical(a: &Val<'_>, b: &Val<'_>) -> Val<'static> {
     let same = match (a, b) {
-        (Val::List(_) | Val::Ad(_), _) | (_, Val::List(_) | Val::Ad(_)) => return Val::Error,
+        (Val::List(_), Val::List(_)) | (Val::Ad(_), Val::Ad(_)) => return Val::Error,
         (Val::Undefined, Val::Undefined) | (Val::Error, Val::Error) => true,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Int(x), Val::Int(y)) => x == y,
-        (Val::Real(x), Val::Real(y)) => x == y || (x.is_nan() && y.is_nan()),
+        (Val::Real(x), Val::Real(y)) => x == y,
         (Val::Str(x), Val::Str(y)) => x.as_str() == y.as_str(),
-        (Val::AbsTime(x), Val::AbsTime(y)) => x.secs == y.secs,
+        (Val::AbsTime(x), Val::AbsTime(y)) => x == y,
         (Val::RelTime(x), Val::RelTime(y)) => x == y,
         _ => false,
     };

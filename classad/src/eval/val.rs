@@ -82,9 +82,6 @@ pub(crate) enum Side {
     /// An ad outside any match (an ad evaluated on its own, or one made
     /// during evaluation).
     Detached,
-    /// The empty scope of an expression evaluated without any ad: ads
-    /// nested in the expression are their own roots.
-    Void,
 }
 
 impl<'a> Frame<'a> {
@@ -114,13 +111,6 @@ impl<'a> Val<'a> {
 
     pub(crate) fn string(text: impl Into<Rc<str>>) -> Val<'a> {
         Val::Str(Text::Owned(text.into()))
-    }
-
-    pub(crate) fn as_str(&self) -> Option<&str> {
-        match self {
-            Val::Str(text) => Some(text.as_str()),
-            _ => None,
-        }
     }
 
     /// Integers and reals (not booleans) as a real.
@@ -156,12 +146,9 @@ impl<'a> Val<'a> {
             Val::AbsTime(t) => Value::AbsTime(t),
             Val::RelTime(t) => Value::RelTime(RelTime(t)),
             Val::List(List::Lazy(items, _)) => Value::List(items.into()),
-            Val::List(List::Values(values)) => Value::List(
-                values
-                    .iter()
-                    .map(|v| v.clone().into_value().to_expr())
-                    .collect(),
-            ),
+            Val::List(List::Values(values)) => {
+                Value::List(values.iter().map(|v| v.clone().into_value().to_expr()).collect())
+            }
             Val::Ad(frame) => Value::ClassAd(Arc::new(frame.ad.clone())),
         }
     }

@@ -2,8 +2,12 @@
 //!
 //! * `ifThenElse(cond, then, else)`: evaluates only the chosen branch;
 //!   UNDEFINED condition → UNDEFINED, ERROR or non-boolean, non-number → ERROR.
+//! * `unparse(attr)`: the text of the expression of the attribute `attr`
+//!   (an unscoped reference, looked up like any name but not evaluated);
+//!   `""` if there is none. Any other argument is ERROR.
 //! * `eval(text)`: parses the string `text` as an expression and evaluates
-//!   it in the calling scope; ERROR if it does not parse.
+//!   it in the calling scope; ERROR if it does not parse. Other values are
+//!   first converted as by `string()`; UNDEFINED and ERROR give ERROR.
 //!
 //! ```
 //! use classad::{ClassAd, Expr, Value};
@@ -14,7 +18,7 @@
 
 use super::Builtin;
 use crate::eval::{Evaluator, Frame, Val};
-use crate::expr::Expr;
+use crate::expr::{Expr, Node};
 
 fn if_then_else<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
     let [cond, then, otherwise] = args else {
@@ -34,12 +38,11 @@ fn eval<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> V
     let [arg] = args else {
         return Val::Error;
     };
-    let text = match ev.eval(arg, frame) {
-        Val::Undefined => return Val::Undefined,
-        Val::Str(text) => text,
-        _ => return Val::Error,
+    let value = ev.eval(arg, frame);
+    let Some(text) = super::conversion::to_text(&value) else {
+        return Val::Error;
     };
-    match crate::parse_expr(text.as_str()) {
+    match crate::parse_expr(&text) {
         Ok(expr) => {
             let expr = ev.keep_expr(expr);
             ev.eval(expr, frame)
@@ -48,13 +51,23 @@ fn eval<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> V
     }
 }
 
+fn unparse<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    let [arg] = args else {
+        return Val::Error;
+    };
+    match arg.as_node() {
+        Some(Node::Attr(name)) => match ev.find_attribute(*name, frame) {
+            Some(expr) => Val::string(expr.to_string()),
+            None => Val::string(""),
+        },
+        // Scoped references are not followed (libclassad gives "" too).
+        Some(Node::Select(..) | Node::RootAttr(_)) => Val::string(""),
+        _ => Val::Error,
+    }
+}
+
 pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin {
-        name: "ifThenElse",
-        func: if_then_else,
-    },
-    Builtin {
-        name: "eval",
-        func: eval,
-    },
+    Builtin { name: "ifThenElse", func: if_then_else },
+    Builtin { name: "eval", func: eval },
+    Builtin { name: "unparse", func: unparse },
 ];

@@ -6,7 +6,7 @@
 //!   `"NaN"`) as a real.
 //! * `string(x)`: the value's text (strings unchanged, others unparsed).
 //! * `bool(x)`: numbers are true when non-zero; the strings `"true"` and
-//!   `"false"` in any case.
+//!   `"false"` in any case (other strings are UNDEFINED).
 //! * `floor(x)`, `ceiling(x)` (also `ceil`), `round(x)`: a number rounded to
 //!   an integer; `round` rounds halves to even.
 //!
@@ -51,15 +51,15 @@ pub(crate) fn leading_real(text: &str) -> (f64, usize) {
         i += 1;
     }
     let rest = &text[i..];
-    for (word, value) in [
-        ("infinity", f64::INFINITY),
-        ("inf", f64::INFINITY),
-        ("nan", f64::NAN),
-    ] {
+    for (word, value) in [("infinity", f64::INFINITY), ("inf", f64::INFINITY), ("nan", f64::NAN)] {
         if rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word) {
             let negative = bytes.get(start) == Some(&b'-');
             return (if negative { -value } else { value }, i + word.len());
         }
+    }
+    if let Some(hex) = leading_hex(&text[i..]) {
+        let negative = bytes.get(start) == Some(&b'-');
+        return (if negative { -hex.0 } else { hex.0 }, i + hex.1);
     }
     let digits_start = i;
     while i < bytes.len() && bytes[i].is_ascii_digit() {
@@ -96,6 +96,63 @@ pub(crate) fn leading_real(text: &str) -> (f64, usize) {
     (text[start..i].parse().unwrap_or(0.0), i)
 }
 
+/// `0x` followed by hexadecimal digits (an optional fraction and `p`
+/// exponent), as `strtod` reads them: the value and the bytes used.
+fn leading_hex(text: &str) -> Option<(f64, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 3 || bytes[0] != b'0' || !matches!(bytes[1], b'x' | b'X') {
+        return None;
+    }
+    let mut i = 2;
+    let mut value = 0.0f64;
+    let mut digits = 0;
+    while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+        value = value * 16.0 + f64::from((bytes[i] as char).to_digit(16).unwrap_or(0));
+        i += 1;
+        digits += 1;
+    }
+    if i < bytes.len() && bytes[i] == b'.' {
+        let mut scale = 1.0 / 16.0;
+        let mut j = i + 1;
+        while j < bytes.len() && bytes[j].is_ascii_hexdigit() {
+            value += f64::from((bytes[j] as char).to_digit(16).unwrap_or(0)) * scale;
+            scale /= 16.0;
+            j += 1;
+            digits += 1;
+        }
+        if digits > 0 {
+            i = j;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    if i < bytes.len() && matches!(bytes[i], b'p' | b'P') {
+        let (exponent, used) = leading_exponent(&text[i + 1..]);
+        if used > 0 {
+            value *= 2f64.powi(exponent);
+            i += 1 + used;
+        }
+    }
+    Some((value, i))
+}
+
+/// A signed decimal exponent: its value (saturated) and the bytes used.
+fn leading_exponent(text: &str) -> (i32, usize) {
+    let bytes = text.as_bytes();
+    let (sign, start) = match bytes.first() {
+        Some(b'-') => (-1, 1),
+        Some(b'+') => (1, 1),
+        _ => (1, 0),
+    };
+    let count = bytes[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if count == 0 {
+        return (0, 0);
+    }
+    let value = text[start..start + count].parse::<i32>().unwrap_or(i32::MAX);
+    (sign * value, start + count)
+}
+
 /// Reads a leading integer as C's `strtoll` base 10 (saturating).
 fn leading_int(text: &str) -> Option<i64> {
     let trimmed = text.trim_start();
@@ -112,11 +169,7 @@ fn leading_int(text: &str) -> Option<i64> {
     for d in digits[..count].bytes() {
         let d = i64::from(d - b'0');
         value = value.saturating_mul(10);
-        value = if negative {
-            value.saturating_sub(d)
-        } else {
-            value.saturating_add(d)
-        };
+        value = if negative { value.saturating_sub(d) } else { value.saturating_add(d) };
     }
     Some(value)
 }
@@ -144,9 +197,11 @@ fn int<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Va
             if used == 0 {
                 return Val::Error;
             }
-            // A plain integer keeps full precision; anything else truncates.
-            match leading_int(text) {
-                Some(i) if !text.trim_start()[..].contains(['.', 'e', 'E']) => Val::Int(i),
+            // A plain decimal integer keeps full 64-bit precision; anything
+            // else is read as a real and truncated.
+            let number = &text[..used];
+            match leading_int(number) {
+                Some(i) if !number.contains(['.', 'e', 'E', 'x', 'X', 'n', 'N']) => Val::Int(i),
                 _ => real_to_int(real),
             }
         }
@@ -161,16 +216,12 @@ fn real<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> V
         Some(Val::Int(i)) => Val::Real(i as f64),
         Some(Val::Bool(b)) => Val::Real(f64::from(u8::from(b))),
         Some(Val::AbsTime(t)) => Val::Real(t.secs as f64),
-        Some(Val::RelTime(t)) => Val::Real(t),
-        Some(Val::Str(s)) => {
-            let text = s.as_str();
-            let (value, used) = leading_real(text);
-            if used == 0 || !text[used..].trim().is_empty() {
-                Val::Error
-            } else {
-                Val::Real(value)
-            }
-        }
+        // libclassad reads a relative time's whole seconds here.
+        Some(Val::RelTime(t)) => Val::Real(t.trunc()),
+        Some(Val::Str(s)) => match leading_real(s.as_str()) {
+            (_, 0) => Val::Error,
+            (value, _) => Val::Real(value),
+        },
         _ => Val::Error,
     }
 }
@@ -193,14 +244,15 @@ fn bool<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> V
         Some(v @ Val::Bool(_)) => v,
         Some(Val::Int(i)) => Val::Bool(i != 0),
         Some(Val::Real(r)) => Val::Bool(r != 0.0),
+        Some(Val::RelTime(t)) => Val::Bool(t != 0.0),
         Some(Val::Str(s)) => {
-            let text = s.as_str().trim();
+            let text = s.as_str();
             if text.eq_ignore_ascii_case("true") {
                 Val::Bool(true)
             } else if text.eq_ignore_ascii_case("false") {
                 Val::Bool(false)
             } else {
-                Val::Error
+                Val::Undefined
             }
         }
         _ => Val::Error,
@@ -208,17 +260,15 @@ fn bool<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> V
 }
 
 /// Shared body of `floor`, `ceiling` and `round`.
-fn rounding<'a>(
-    ev: &mut Evaluator<'a>,
-    args: &'a [Expr],
-    frame: &'a Frame<'a>,
-    round: fn(f64) -> f64,
-) -> Val<'a> {
+fn rounding<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>, round: fn(f64) -> f64) -> Val<'a> {
+    // Unlike int() and real(), UNDEFINED is an error here (as in libclassad).
     match one_arg(ev, args, frame) {
-        Some(Val::Undefined) => Val::Undefined,
         Some(v @ Val::Int(_)) => v,
         Some(Val::Bool(b)) => Val::Int(i64::from(b)),
         Some(Val::Real(r)) => real_to_int(round(r)),
+        Some(Val::AbsTime(t)) => Val::Int(t.secs),
+        // A relative time counts its whole seconds (as in libclassad).
+        Some(Val::RelTime(t)) => real_to_int(t.trunc()),
         Some(Val::Str(s)) => {
             let (value, used) = leading_real(s.as_str());
             if used == 0 {
@@ -244,36 +294,12 @@ fn round<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> 
 }
 
 pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin {
-        name: "int",
-        func: int,
-    },
-    Builtin {
-        name: "real",
-        func: real,
-    },
-    Builtin {
-        name: "string",
-        func: string,
-    },
-    Builtin {
-        name: "bool",
-        func: bool,
-    },
-    Builtin {
-        name: "floor",
-        func: floor,
-    },
-    Builtin {
-        name: "ceiling",
-        func: ceiling,
-    },
-    Builtin {
-        name: "ceil",
-        func: ceiling,
-    },
-    Builtin {
-        name: "round",
-        func: round,
-    },
+    Builtin { name: "int", func: int },
+    Builtin { name: "real", func: real },
+    Builtin { name: "string", func: string },
+    Builtin { name: "bool", func: bool },
+    Builtin { name: "floor", func: floor },
+    Builtin { name: "ceiling", func: ceiling },
+    Builtin { name: "ceil", func: ceiling },
+    Builtin { name: "round", func: round },
 ];

@@ -47,13 +47,5 @@ fn member<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) ->
     Val::Bool(false)
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin {
-        name: "size",
-        func: size,
-    },
-    Builtin {
-        name: "member",
-        func: member,
-    },
-];
+pub(crate) static BUILTINS: &[Builtin] =
+    &[Builtin { name: "size", func: size }, Builtin { name: "member", func: member }];

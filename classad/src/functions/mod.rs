@@ -9,10 +9,11 @@
 //! | group | functions |
 //! |---|---|
 //! | [type predicates](predicates) | `isUndefined isError isString isInteger isReal isBoolean isList isClassAd isAbstime isReltime` |
-//! | [control](control) | `ifThenElse eval` |
+//! | [control](control) | `ifThenElse eval unparse` |
 //! | [lists](lists) | `size member` |
-//! | [strings](strings) | `strcat` |
+//! | [strings](strings) | `strcat toUpper toLower` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
+//! | [time](time) | `time currentTime absTime relTime` |
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call
 //! with the wrong number of arguments.
@@ -22,6 +23,7 @@ pub mod conversion;
 pub mod lists;
 pub mod predicates;
 pub mod strings;
+pub mod time;
 
 use std::sync::OnceLock;
 
@@ -49,24 +51,15 @@ impl std::fmt::Debug for Builtin {
 
 /// Every built-in, grouped as in the module docs.
 fn table() -> impl Iterator<Item = &'static Builtin> {
-    [
-        predicates::BUILTINS,
-        control::BUILTINS,
-        lists::BUILTINS,
-        strings::BUILTINS,
-        conversion::BUILTINS,
-    ]
-    .into_iter()
-    .flatten()
+    [predicates::BUILTINS, control::BUILTINS, lists::BUILTINS, strings::BUILTINS, conversion::BUILTINS, time::BUILTINS]
+        .into_iter()
+        .flatten()
 }
 
 /// The built-in called `name` (any case), if there is one.
 pub(crate) fn lookup(name: Name) -> Option<&'static Builtin> {
     static INDEX: OnceLock<FxHashMap<u32, &'static Builtin>> = OnceLock::new();
-    INDEX
-        .get_or_init(|| table().map(|b| (Name::new(b.name).symbol(), b)).collect())
-        .get(&name.symbol())
-        .copied()
+    INDEX.get_or_init(|| table().map(|b| (Name::new(b.name).symbol(), b)).collect()).get(&name.symbol()).copied()
 }
 
 /// The names of all built-in functions.
@@ -83,11 +76,7 @@ pub(crate) fn call<'a>(ev: &mut Evaluator<'a>, call: &'a Call, frame: &'a Frame<
 }
 
 /// Evaluates the only argument, or gives ERROR if there is not exactly one.
-pub(crate) fn one_arg<'a>(
-    ev: &mut Evaluator<'a>,
-    args: &'a [Expr],
-    frame: &'a Frame<'a>,
-) -> Option<Val<'a>> {
+pub(crate) fn one_arg<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Option<Val<'a>> {
     match args {
         [arg] => Some(ev.eval(arg, frame)),
         _ => None,

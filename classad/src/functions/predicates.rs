@@ -38,44 +38,14 @@ predicate!(is_abstime, Val::AbsTime(_));
 predicate!(is_reltime, Val::RelTime(_));
 
 pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin {
-        name: "isUndefined",
-        func: is_undefined,
-    },
-    Builtin {
-        name: "isError",
-        func: is_error,
-    },
-    Builtin {
-        name: "isString",
-        func: is_string,
-    },
-    Builtin {
-        name: "isInteger",
-        func: is_integer,
-    },
-    Builtin {
-        name: "isReal",
-        func: is_real,
-    },
-    Builtin {
-        name: "isBoolean",
-        func: is_boolean,
-    },
-    Builtin {
-        name: "isList",
-        func: is_list,
-    },
-    Builtin {
-        name: "isClassAd",
-        func: is_classad,
-    },
-    Builtin {
-        name: "isAbstime",
-        func: is_abstime,
-    },
-    Builtin {
-        name: "isReltime",
-        func: is_reltime,
-    },
+    Builtin { name: "isUndefined", func: is_undefined },
+    Builtin { name: "isError", func: is_error },
+    Builtin { name: "isString", func: is_string },
+    Builtin { name: "isInteger", func: is_integer },
+    Builtin { name: "isReal", func: is_real },
+    Builtin { name: "isBoolean", func: is_boolean },
+    Builtin { name: "isList", func: is_list },
+    Builtin { name: "isClassAd", func: is_classad },
+    Builtin { name: "isAbstime", func: is_abstime },
+    Builtin { name: "isReltime", func: is_reltime },
 ];
