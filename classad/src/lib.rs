@@ -54,3 +54,13 @@ pub use name::{interned_count, Name};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser};
 pub use time::{local_offset, AbsTime, RelTime};
 pub use value::Value;
+
+/// The code in the repository's README, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
+
+/// The code in this crate's README, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeExamples;

@@ -19,6 +19,7 @@ use serde_json::Value as Json;
 
 const CORPUS: &str = include_str!("data/conformance/core.jsonl");
 const DIVERGENCES: &str = include_str!("data/conformance/divergences.jsonl");
+const DIVERGENCES_DOC: &str = include_str!("../../docs/divergences.md");
 
 /// What identifies a case: semantics, kind, MY ad, TARGET ad, expression.
 type Key = (String, String, Option<String>, Option<String>, String);
@@ -137,4 +138,13 @@ fn core_corpus_matches_libclassad() {
         diverging,
         failures.join("\n")
     );
+}
+
+#[test]
+fn every_divergence_reason_is_documented() {
+    for record in records(DIVERGENCES) {
+        let reason = string_field(&record, "reason").expect("every divergence has a reason");
+        let heading = format!("\n## {reason}\n");
+        assert!(DIVERGENCES_DOC.contains(&heading), "docs/divergences.md has no section `## {reason}`");
+    }
 }

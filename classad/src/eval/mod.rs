@@ -23,7 +23,7 @@
 mod ops;
 pub(crate) mod val;
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::sync::OnceLock;
 
 use smallvec::SmallVec;
@@ -270,16 +270,16 @@ impl ClassAd {
 }
 
 /// Storage for what an evaluation creates and must keep until it ends:
-/// scopes of nested ads, and expressions parsed by `eval()`.
+/// scopes of nested ads, and expressions parsed by `eval()`. Each arena is
+/// created on first use, so most evaluations allocate nothing.
 pub(crate) struct Keep<'a> {
-    frames: Arena<Frame<'a>>,
-    exprs: Arena<Expr>,
+    frames: OnceCell<Arena<Frame<'a>>>,
+    exprs: OnceCell<Arena<Expr>>,
 }
 
 impl<'a> Keep<'a> {
     fn new() -> Keep<'a> {
-        // Capacity 0: nothing is allocated unless something is kept.
-        Keep { frames: Arena::with_capacity(0), exprs: Arena::with_capacity(0) }
+        Keep { frames: OnceCell::new(), exprs: OnceCell::new() }
     }
 }
 
@@ -366,12 +366,12 @@ impl<'a> Evaluator<'a> {
 
     /// Keeps a scope alive until the evaluation ends.
     pub(crate) fn keep_frame(&self, frame: Frame<'a>) -> &'a Frame<'a> {
-        self.keep.frames.alloc(frame)
+        self.keep.frames.get_or_init(Arena::new).alloc(frame)
     }
 
     /// Keeps an expression alive until the evaluation ends.
     pub(crate) fn keep_expr(&self, expr: Expr) -> &'a Expr {
-        self.keep.exprs.alloc(expr)
+        self.keep.exprs.get_or_init(Arena::new).alloc(expr)
     }
 
     /// A value for a nested ad whose lexical parent is `parent`.
