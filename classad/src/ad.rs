@@ -42,6 +42,16 @@ impl ClassAd {
         ClassAd { attrs: IndexMap::with_capacity_and_hasher(capacity, NameBuildHasher::default()), chained: None }
     }
 
+    /// An ad with these attributes, in this order; a repeated name keeps its
+    /// first place and spelling and takes the last value.
+    pub fn from_attributes(attrs: Vec<(Name, Expr)>) -> ClassAd {
+        let mut ad = ClassAd::with_capacity(attrs.len());
+        for (name, expr) in attrs {
+            ad.insert(name, expr);
+        }
+        ad
+    }
+
     /// Binds `name` to `value`, replacing (in place) any attribute of the
     /// same name. Returns the previous expression.
     pub fn insert(&mut self, name: impl Into<Name>, value: impl Into<Expr>) -> Option<Expr> {

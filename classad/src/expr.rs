@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::ad::ClassAd;
 use crate::functions::Builtin;
 use crate::name::Name;
+use crate::text::Text;
 use crate::time::{AbsTime, RelTime};
 
 /// A ClassAd expression.
@@ -49,7 +50,7 @@ pub enum Literal {
     /// A double-precision real.
     Real(f64),
     /// A string (already unescaped).
-    Str(Arc<str>),
+    Str(Text),
     /// An `absTime("...")` literal.
     AbsTime(AbsTime),
     /// A `relTime("...")` literal.

@@ -390,7 +390,7 @@ fn punct_text(raw: &RawToken<'_>) -> &'static str {
 /// Decimal digits to an integer; `negative` applies the sign first so that
 /// `-9223372036854775808` fits. As in libclassad, digits after a leading 0
 /// must be octal digits (`017` is 17, but `08` is an error).
-fn parse_int(digits: &str, negative: bool) -> Result<i64, LexErrorKind> {
+pub(crate) fn parse_int(digits: &str, negative: bool) -> Result<i64, LexErrorKind> {
     if digits.starts_with('0') && digits.bytes().any(|b| b > b'7') {
         return Err(LexErrorKind::LeadingZero);
     }
@@ -404,7 +404,7 @@ fn parse_int(digits: &str, negative: bool) -> Result<i64, LexErrorKind> {
     Ok(value)
 }
 
-fn parse_real(text: &str) -> f64 {
+pub(crate) fn parse_real(text: &str) -> f64 {
     // The regex admits only forms that Rust's parser accepts.
     text.parse().unwrap_or(f64::NAN)
 }

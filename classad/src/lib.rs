@@ -44,6 +44,7 @@ pub mod lexer;
 mod name;
 mod parser;
 mod print;
+mod text;
 mod time;
 mod value;
 
@@ -52,6 +53,7 @@ pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, Name};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser};
+pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};
 pub use value::Value;
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Literal};
+use crate::text::Text;
 use crate::time::{AbsTime, RelTime};
 
 /// A ClassAd value.
@@ -32,7 +33,7 @@ pub enum Value {
     /// A double-precision real.
     Real(f64),
     /// A string.
-    Str(Arc<str>),
+    Str(Text),
     /// A point in time.
     AbsTime(AbsTime),
     /// A duration.
@@ -173,7 +174,7 @@ impl From<f64> for Value {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Value {
-        Value::Str(s.into())
+        Value::Str(Text::new(s))
     }
 }
 

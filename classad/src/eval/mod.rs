@@ -23,7 +23,7 @@
 mod ops;
 pub(crate) mod val;
 
-use std::cell::{Cell, OnceCell};
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 use smallvec::SmallVec;
@@ -211,7 +211,7 @@ impl<'c> EvalContext<'c> {
             Subject::Expr(expr) => ev.eval(expr, &my_frame),
             Subject::Attr(name) => ev.attr(name, &my_frame),
         };
-        finish(if ev.failed.get() { Val::Error } else { value })
+        finish(if ev.failed { Val::Error } else { value })
     }
 }
 
@@ -284,8 +284,11 @@ impl<'a> Keep<'a> {
 }
 
 /// How often (in levels of nesting) the evaluator checks that enough stack
-/// is left, growing it on the heap when not.
-const STACK_CHECK_INTERVAL: u32 = 32;
+/// is left, growing it on the heap when not, and how much it wants left
+/// (generous, for unoptimised builds) and allocates.
+const STACK_CHECK_INTERVAL: u32 = 8;
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_GROWTH: usize = 4 * 1024 * 1024;
 
 /// The result of looking a name up in a scope chain.
 enum Found<'a> {
@@ -336,7 +339,7 @@ pub(crate) struct Evaluator<'a> {
     depth: u32,
     steps: u64,
     /// Set when a limit is exceeded; the evaluation's result is then ERROR.
-    pub(crate) failed: Cell<bool>,
+    failed: bool,
     specials: &'static Specials,
 }
 
@@ -355,7 +358,7 @@ impl<'a> Evaluator<'a> {
             active: SmallVec::new(),
             depth: 0,
             steps: 0,
-            failed: Cell::new(false),
+            failed: false,
             specials: specials(),
         }
     }
@@ -380,8 +383,8 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Gives up on the whole evaluation.
-    fn fail(&self) -> Val<'a> {
-        self.failed.set(true);
+    fn fail(&mut self) -> Val<'a> {
+        self.failed = true;
         Val::Error
     }
 
@@ -396,18 +399,21 @@ impl<'a> Evaluator<'a> {
             Repr::Lit(literal) => return Val::from_literal(literal),
             Repr::Node(node) => &node.node,
         };
+        self.nested(|ev| ev.eval_node(node, frame))
+    }
+
+    /// Runs `f` one level deeper: counts a step, enforces the depth and
+    /// step limits, and makes sure enough stack is left.
+    fn nested(&mut self, f: impl FnOnce(&mut Self) -> Val<'a>) -> Val<'a> {
         self.steps += 1;
-        if self.failed.get()
-            || self.steps > self.options.limits.max_steps
-            || self.depth >= self.options.limits.max_depth
-        {
+        if self.failed || self.steps > self.options.limits.max_steps || self.depth >= self.options.limits.max_depth {
             return self.fail();
         }
         self.depth += 1;
         let value = if self.depth % STACK_CHECK_INTERVAL == 0 {
-            stacker::maybe_grow(128 * 1024, 2 * 1024 * 1024, || self.eval_node(node, frame))
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || f(self))
         } else {
-            self.eval_node(node, frame)
+            f(self)
         };
         self.depth -= 1;
         value
@@ -433,8 +439,8 @@ impl<'a> Evaluator<'a> {
                 let v = self.eval(operand, frame);
                 ops::unary(*op, v)
             }
-            Node::Binary(BinaryOp::And, a, b) => self.and(a, b, frame),
-            Node::Binary(BinaryOp::Or, a, b) => self.or(a, b, frame),
+            Node::Binary(BinaryOp::And, a, b) => self.logical(false, a, b, frame),
+            Node::Binary(BinaryOp::Or, a, b) => self.logical(true, a, b, frame),
             Node::Binary(op @ (BinaryOp::Is | BinaryOp::Isnt), a, b) => {
                 let a = self.eval(a, frame);
                 let b = self.eval(b, frame);
@@ -448,14 +454,10 @@ impl<'a> Evaluator<'a> {
                 let b = self.eval(b, frame);
                 ops::binary(*op, a, b)
             }
-            Node::Cond(cond, then, otherwise) => match self.eval(cond, frame) {
-                Val::Undefined => Val::Undefined,
-                c => match c.truth() {
-                    Some(true) => self.eval(then, frame),
-                    Some(false) => self.eval(otherwise, frame),
-                    None => Val::Error,
-                },
-            },
+            Node::Cond(cond, then, otherwise) => {
+                let cond = self.eval(cond, frame);
+                self.conditional(cond, then, otherwise, frame)
+            }
             Node::Elvis(a, b) => match self.eval(a, frame) {
                 Val::Undefined => self.eval(b, frame),
                 v => v,
@@ -467,44 +469,46 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// `a && b`: false wins over UNDEFINED; ERROR and non-booleans are ERROR.
-    fn and(&mut self, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
-        let left = match self.eval(a, frame) {
-            Val::Undefined => None,
+    /// `a && b` (`dominant` false) and `a || b` (`dominant` true). The
+    /// dominant value decides on its own, even against UNDEFINED, without
+    /// evaluating the right side when it comes first; ERROR and values that
+    /// are neither booleans nor numbers are ERROR.
+    fn logical(&mut self, dominant: bool, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
+        let left_defined = match self.eval(a, frame) {
+            Val::Undefined => false,
             v => match v.truth() {
-                Some(false) => return Val::Bool(false),
-                Some(true) => Some(true),
+                Some(t) if t == dominant => return Val::Bool(dominant),
+                Some(_) => true,
                 None => return Val::Error,
             },
         };
         match self.eval(b, frame) {
             Val::Undefined => Val::Undefined,
-            v => match (v.truth(), left) {
-                (None, _) => Val::Error,
-                (Some(false), _) => Val::Bool(false),
-                (Some(true), Some(true)) => Val::Bool(true),
-                (Some(true), _) => Val::Undefined,
+            v => match v.truth() {
+                None => Val::Error,
+                Some(t) if t == dominant => Val::Bool(dominant),
+                Some(t) if left_defined => Val::Bool(t),
+                Some(_) => Val::Undefined,
             },
         }
     }
 
-    /// `a || b`: true wins over UNDEFINED; ERROR and non-booleans are ERROR.
-    fn or(&mut self, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
-        let left = match self.eval(a, frame) {
-            Val::Undefined => None,
-            v => match v.truth() {
-                Some(true) => return Val::Bool(true),
-                Some(false) => Some(false),
-                None => return Val::Error,
-            },
-        };
-        match self.eval(b, frame) {
+    /// `cond ? then : otherwise` and `ifThenElse`: only the chosen branch is
+    /// evaluated; an UNDEFINED condition gives UNDEFINED, anything that is not
+    /// a boolean or number ERROR.
+    pub(crate) fn conditional(
+        &mut self,
+        cond: Val<'a>,
+        then: &'a Expr,
+        otherwise: &'a Expr,
+        frame: &'a Frame<'a>,
+    ) -> Val<'a> {
+        match cond {
             Val::Undefined => Val::Undefined,
-            v => match (v.truth(), left) {
-                (None, _) => Val::Error,
-                (Some(true), _) => Val::Bool(true),
-                (Some(false), Some(false)) => Val::Bool(false),
-                (Some(false), _) => Val::Undefined,
+            c => match c.truth() {
+                Some(true) => self.eval(then, frame),
+                Some(false) => self.eval(otherwise, frame),
+                None => Val::Error,
             },
         }
     }
@@ -636,9 +640,9 @@ impl<'a> Evaluator<'a> {
             Val::List(list) => {
                 let projected: Vec<Val<'a>> = (0..list.len())
                     .map(|i| {
-                        // Nested lists are projected too.
+                        // Nested lists are projected too, one level deeper each.
                         let element = self.element(&list, i);
-                        self.select(element, name)
+                        self.nested(|ev| ev.select(element, name))
                     })
                     .collect();
                 Val::List(List::Values(projected.into()))

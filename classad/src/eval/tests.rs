@@ -105,6 +105,9 @@ fn cycles_are_errors_and_never_hang() {
     assert_eq!(eval_in("[A0 = 0 ? e : A0]", "A0", Semantics::New), "error");
     assert_eq!(eval_in("[a = isError(b); b = a]", "a", Semantics::New), "true");
     assert_eq!(eval_in("[a = eval(\"a\")]", "a", Semantics::New), "error");
+    // A list that contains itself, projected: bounded by the depth limit.
+    assert_eq!(eval_match("[a = 1]", "[c = { c, TARGET }]", "({MY, c}).x", Semantics::Old), "error");
+    assert_eq!(eval_in("[c = { c }]", "c.x", Semantics::New), "error");
 }
 
 #[test]

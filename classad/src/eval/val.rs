@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Literal};
+use crate::text::Text;
 use crate::time::{AbsTime, RelTime};
 use crate::value::Value;
 
@@ -23,7 +24,7 @@ pub(crate) enum Val<'a> {
     Bool(bool),
     Int(i64),
     Real(f64),
-    Str(Text<'a>),
+    Str(StrVal<'a>),
     AbsTime(AbsTime),
     RelTime(f64),
     List(List<'a>),
@@ -32,16 +33,16 @@ pub(crate) enum Val<'a> {
 
 /// A string, borrowed from an expression or owned by the evaluation.
 #[derive(Clone, Debug)]
-pub(crate) enum Text<'a> {
+pub(crate) enum StrVal<'a> {
     Borrowed(&'a str),
     Owned(Rc<str>),
 }
 
-impl Text<'_> {
+impl StrVal<'_> {
     pub(crate) fn as_str(&self) -> &str {
         match self {
-            Text::Borrowed(s) => s,
-            Text::Owned(s) => s,
+            StrVal::Borrowed(s) => s,
+            StrVal::Owned(s) => s,
         }
     }
 }
@@ -103,14 +104,14 @@ impl<'a> Val<'a> {
             Literal::Bool(b) => Val::Bool(*b),
             Literal::Int(i) => Val::Int(*i),
             Literal::Real(r) => Val::Real(*r),
-            Literal::Str(s) => Val::Str(Text::Borrowed(s)),
+            Literal::Str(s) => Val::Str(StrVal::Borrowed(s)),
             Literal::AbsTime(t) => Val::AbsTime(*t),
             Literal::RelTime(t) => Val::RelTime(t.0),
         }
     }
 
     pub(crate) fn string(text: impl Into<Rc<str>>) -> Val<'a> {
-        Val::Str(Text::Owned(text.into()))
+        Val::Str(StrVal::Owned(text.into()))
     }
 
     /// Integers and reals (not booleans) as a real.
@@ -142,13 +143,13 @@ impl<'a> Val<'a> {
             Val::Bool(b) => Value::Bool(b),
             Val::Int(i) => Value::Int(i),
             Val::Real(r) => Value::Real(r),
-            Val::Str(text) => Value::Str(Arc::from(text.as_str())),
+            Val::Str(text) => Value::Str(Text::new(text.as_str())),
             Val::AbsTime(t) => Value::AbsTime(t),
             Val::RelTime(t) => Value::RelTime(RelTime(t)),
             Val::List(List::Lazy(items, _)) => Value::List(items.into()),
-            Val::List(List::Values(values)) => {
+            Val::List(List::Values(values)) => stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
                 Value::List(values.iter().map(|v| v.clone().into_value().to_expr()).collect())
-            }
+            }),
             Val::Ad(frame) => Value::ClassAd(Arc::new(frame.ad.clone())),
         }
     }

@@ -24,14 +24,8 @@ fn if_then_else<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'
     let [cond, then, otherwise] = args else {
         return Val::Error;
     };
-    match ev.eval(cond, frame) {
-        Val::Undefined => Val::Undefined,
-        c => match c.truth() {
-            Some(true) => ev.eval(then, frame),
-            Some(false) => ev.eval(otherwise, frame),
-            None => Val::Error,
-        },
-    }
+    let cond = ev.eval(cond, frame);
+    ev.conditional(cond, then, otherwise, frame)
 }
 
 fn eval<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {

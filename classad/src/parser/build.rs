@@ -1,0 +1,79 @@
+//! Node construction shared by both parsers: the depth limit, time
+//! literals, ad literals.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::ad::ClassAd;
+use crate::expr::{Call, Expr, Literal, Node, Repr};
+use crate::name::Name;
+use crate::time::{AbsTime, RelTime};
+
+/// Why a construct was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BuildError {
+    /// The tree would be deeper than the limit.
+    TooDeep,
+    /// An `absTime("...")` or `relTime("...")` literal with unreadable text.
+    BadTime(&'static str),
+    /// `[;]`: separators without any attribute.
+    EmptyAd,
+    /// An attribute called `''`.
+    EmptyName,
+}
+
+/// Wraps `node`, unless the tree would be deeper than `max_depth`.
+pub(crate) fn node(node: Node, max_depth: u32) -> Result<Expr, BuildError> {
+    let expr = Expr::node(node);
+    if expr.depth() > max_depth {
+        return Err(BuildError::TooDeep);
+    }
+    Ok(expr)
+}
+
+/// A call, or a time literal when the function is `absTime`/`relTime` and
+/// its one argument is a string literal.
+pub(crate) fn call(name: &str, args: Vec<Expr>, max_depth: u32) -> Result<Expr, BuildError> {
+    if let [Expr(Repr::Lit(Literal::Str(text)))] = args.as_slice() {
+        if name.eq_ignore_ascii_case("absTime") {
+            return AbsTime::parse(text)
+                .map(|t| Expr::literal(Literal::AbsTime(t)))
+                .ok_or(BuildError::BadTime("absTime"));
+        }
+        if name.eq_ignore_ascii_case("relTime") {
+            return RelTime::parse(text)
+                .map(|t| Expr::literal(Literal::RelTime(t)))
+                .ok_or(BuildError::BadTime("relTime"));
+        }
+    }
+    let name = Name::new(name);
+    let builtin = crate::functions::lookup(name);
+    self::node(Node::Call(Call { name, builtin, args: args.into() }), max_depth)
+}
+
+/// The ad of an ad literal. Semicolons without any attribute (`[;]`) and
+/// empty names are errors, as in libclassad.
+pub(crate) fn ad(attrs: Vec<(Name, Expr)>, had_separators: bool) -> Result<ClassAd, BuildError> {
+    if had_separators && attrs.is_empty() {
+        return Err(BuildError::EmptyAd);
+    }
+    if attrs.iter().any(|(name, _)| name.as_str().is_empty()) {
+        return Err(BuildError::EmptyName);
+    }
+    Ok(ClassAd::from_attributes(attrs))
+}
+
+/// An ad literal as an expression.
+pub(crate) fn record(attrs: Vec<(Name, Expr)>, had_separators: bool, max_depth: u32) -> Result<Expr, BuildError> {
+    node(Node::Record(Arc::new(ad(attrs, had_separators)?)), max_depth)
+}
+
+/// Adjacent string literals (or quoted names) concatenate.
+pub(crate) fn concat(parts: Vec<Cow<'_, str>>) -> String {
+    let mut parts = parts.into_iter();
+    let mut text = parts.next().map(Cow::into_owned).unwrap_or_default();
+    for part in parts {
+        text.push_str(&part);
+    }
+    text
+}

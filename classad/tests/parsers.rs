@@ -1,0 +1,145 @@
+//! The fast parser and the LALRPOP grammar agree.
+//!
+//! Parsing runs a hand-written parser first and falls back to the grammar
+//! when it gives up. That is only correct if the fast parser never accepts
+//! what the grammar rejects and always builds the grammar's tree; and it is
+//! only fast if it gives up only on inputs the grammar rejects too. These
+//! tests check both on generated expressions, on random token sequences and
+//! on every input of the conformance corpus.
+
+use classad::{Expr, Parser};
+use proptest::prelude::*;
+
+/// Checks one input; returns whether the grammar accepted it.
+fn agree(source: &str) -> bool {
+    let parser = Parser::default();
+    let fast = parser.parse_expr_fast(source);
+    let grammar = parser.parse_expr_with_grammar(source);
+    match (&fast, &grammar) {
+        (Some(fast), Ok(slow)) => {
+            assert!(fast.same_as(slow), "{source:?}: fast parser built {fast}, the grammar {slow}");
+            assert_eq!(fast.to_string(), slow.to_string(), "{source:?}");
+            true
+        }
+        (Some(fast), Err(err)) => panic!("{source:?}: the fast parser accepted it as {fast}, the grammar says {err}"),
+        (None, Ok(slow)) => panic!("{source:?}: the fast parser gave up on what the grammar reads as {slow}"),
+        (None, Err(_)) => false,
+    }
+}
+
+const TOKENS: &[&str] = &[
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ";",
+    "=",
+    ".",
+    "?",
+    ":",
+    "?:",
+    "-",
+    "+",
+    "!",
+    "~",
+    "*",
+    "/",
+    "%",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "!=",
+    "=?=",
+    "=!=",
+    "is",
+    "isnt",
+    "&&",
+    "||",
+    "&",
+    "|",
+    "^",
+    "<<",
+    ">>",
+    ">>>",
+    "1",
+    "5",
+    "0.5",
+    "1e3",
+    "017",
+    "\"s\"",
+    "\"t\"",
+    "a",
+    "b",
+    "f",
+    "'q n'",
+    "true",
+    "undefined",
+    "error",
+    "absTime",
+    "relTime",
+    "\"1:30\"",
+    "\"2020-01-01\"",
+    "\"x\"",
+];
+
+fn token_soup() -> impl Strategy<Value = String> {
+    prop::collection::vec((prop::sample::select(TOKENS), prop::bool::weighted(0.7)), 1..14).prop_map(|parts| {
+        parts.iter().map(|(token, space)| if *space { format!("{token} ") } else { (*token).to_string() }).collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_token_sequences(source in token_soup()) {
+        agree(&source);
+    }
+}
+
+#[test]
+fn every_corpus_input() {
+    let corpus = include_str!("data/conformance/core.jsonl");
+    let mut accepted = 0;
+    for line in corpus.lines() {
+        let record: serde_json::Value = serde_json::from_str(line).expect("JSON");
+        for field in ["expr", "my", "target"] {
+            if let Some(source) = record.get(field).and_then(|v| v.as_str()) {
+                accepted += usize::from(agree(source));
+            }
+        }
+    }
+    assert!(accepted > 10_000, "only {accepted} corpus inputs parsed");
+}
+
+#[test]
+fn structured_inputs() {
+    for source in [
+        "1 + 2 * 3 - 4 / 5 % 6",
+        "a ? b : c ? d : e",
+        "(a || b) ? -1 : - 2",
+        "x ?: y ?: z.w[1]",
+        "-5 .x",
+        "-x.y ?: -3",
+        "f(-1, !a, [b = {1, -2}; c = .d])",
+        "'a' 'b'.'c d'",
+        "'f'(1)",
+        "a - -5 - - 5 --5",
+        "absTime(\"2020-01-01T00:00:00Z\") + relTime(\"1:30\")",
+        "TARGET.Memory >= RequestMemory && TARGET.Arch == \"X86_64\"",
+        "[ a = 1; ; b = [ c = 2 ]; ]",
+        "1 <= 2 < 3 == true != false is true isnt undefined =?= 1 =!= 2",
+        "~1 << 2 >> 3 >>> 4 & 5 ^ 6 | 7",
+    ] {
+        assert!(agree(source), "{source}");
+        let _: Expr = source.parse().expect("parses");
+    }
+    for source in ["-5.x", "'a'.b(1)", "a..b", "[;]", "{1,}", "f(,)", "(1", "1 2", "x ?: !y", "a = b", "0x1F"] {
+        assert!(!agree(source), "{source} should not parse");
+    }
+}
