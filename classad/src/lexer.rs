@@ -80,27 +80,19 @@ pub(crate) enum RawToken<'s> {
     BadReal,
     #[regex("0[xX][0-9A-Za-z_]*", hex_literal)]
     Hex,
-    #[regex(r#""([^"\\]|\\(.|\n))*""#, |lex| unescape(lex.slice()))]
+    #[token("\"", |lex| quoted(lex, b'"', LexErrorKind::UnterminatedString))]
     Str(Cow<'s, str>),
-    #[regex(r#""([^"\\]|\\(.|\n))*"#, unterminated_string)]
-    BadStr,
-    #[regex(r"'([^'\\]|\\(.|\n))*'", |lex| unescape(lex.slice()))]
+    #[token("'", |lex| quoted(lex, b'\'', LexErrorKind::UnterminatedName))]
     QuotedName(Cow<'s, str>),
-    #[regex(r"'([^'\\]|\\(.|\n))*", unterminated_name)]
-    BadQuotedName,
     #[regex("[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice())]
     Ident(&'s str),
-    #[token("true", ignore(case))]
+    // The keywords are read as identifiers by the state machine (which keeps
+    // it small and fast) and told apart by `next_token`.
     True,
-    #[token("false", ignore(case))]
     False,
-    #[token("undefined", ignore(case))]
     Undefined,
-    #[token("error", ignore(case))]
     Error,
-    #[token("is", ignore(case))]
     Is,
-    #[token("isnt", ignore(case))]
     Isnt,
     #[token("||")]
     OrOr,
@@ -176,6 +168,48 @@ pub(crate) enum RawToken<'s> {
     RBrace,
 }
 
+/// The next token of `lex`, with keywords (any case) told apart from names.
+pub(crate) fn next_token<'s>(lex: &mut logos::Lexer<'s, RawToken<'s>>) -> Option<Result<RawToken<'s>, LexErrorKind>> {
+    match lex.next()? {
+        Ok(RawToken::Ident(text)) => Some(Ok(match keyword(text) {
+            Some(Keyword::True) => RawToken::True,
+            Some(Keyword::False) => RawToken::False,
+            Some(Keyword::Undefined) => RawToken::Undefined,
+            Some(Keyword::Error) => RawToken::Error,
+            Some(Keyword::Is) => RawToken::Is,
+            Some(Keyword::Isnt) => RawToken::Isnt,
+            None => RawToken::Ident(text),
+        })),
+        other => Some(other),
+    }
+}
+
+/// The words that are keywords in any case: never attribute names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Keyword {
+    True,
+    False,
+    Undefined,
+    Error,
+    Is,
+    Isnt,
+}
+
+/// The keyword `text` spells (in any case), if any.
+pub(crate) fn keyword(text: &str) -> Option<Keyword> {
+    let first = text.as_bytes().first()?.to_ascii_lowercase();
+    let (word, keyword) = match (text.len(), first) {
+        (2, _) => ("is", Keyword::Is),
+        (4, b't') => ("true", Keyword::True),
+        (4, _) => ("isnt", Keyword::Isnt),
+        (5, b'f') => ("false", Keyword::False),
+        (5, _) => ("error", Keyword::Error),
+        (9, _) => ("undefined", Keyword::Undefined),
+        _ => return None,
+    };
+    text.eq_ignore_ascii_case(word).then_some(keyword)
+}
+
 // Callbacks of the patterns that only exist to give a precise error.
 fn unterminated_comment<'s>(_: &mut logos::Lexer<'s, RawToken<'s>>) -> Result<(), LexErrorKind> {
     Err(LexErrorKind::UnterminatedComment)
@@ -187,14 +221,6 @@ fn malformed_real<'s>(_: &mut logos::Lexer<'s, RawToken<'s>>) -> Result<(), LexE
 
 fn hex_literal<'s>(_: &mut logos::Lexer<'s, RawToken<'s>>) -> Result<(), LexErrorKind> {
     Err(LexErrorKind::HexLiteral)
-}
-
-fn unterminated_string<'s>(_: &mut logos::Lexer<'s, RawToken<'s>>) -> Result<(), LexErrorKind> {
-    Err(LexErrorKind::UnterminatedString)
-}
-
-fn unterminated_name<'s>(_: &mut logos::Lexer<'s, RawToken<'s>>) -> Result<(), LexErrorKind> {
-    Err(LexErrorKind::UnterminatedName)
 }
 
 /// Tokens as the grammar sees them.
@@ -265,7 +291,7 @@ impl<'s> Lexer<'s> {
         if let Some(peeked) = self.peeked.take() {
             return Some(peeked);
         }
-        let token = self.raw.next()?;
+        let token = next_token(&mut self.raw)?;
         Some((token, self.raw.span()))
     }
 
@@ -285,7 +311,7 @@ impl<'s> Lexer<'s> {
             R::Is | R::MetaEq => Token::Is,
             R::Isnt | R::MetaNe => Token::Isnt,
             R::Minus if !self.after_operand => return self.maybe_negative(span),
-            R::BadComment | R::BadReal | R::Hex | R::BadStr | R::BadQuotedName => {
+            R::BadComment | R::BadReal | R::Hex => {
                 // Their callbacks always fail, so logos never yields these.
                 return Err(LexErrorKind::UnexpectedChar);
             }
@@ -409,14 +435,43 @@ pub(crate) fn parse_real(text: &str) -> f64 {
     text.parse().unwrap_or(f64::NAN)
 }
 
-/// Strips the quotes from a string or quoted-name token and processes its
-/// escapes: `\a \b \f \n \r \t \v`, octal `\ooo` (the third digit only while
-/// the value is below 0x20), and `\c` = `c` for anything else.
-fn unescape(token: &str) -> Result<Cow<'_, str>, LexErrorKind> {
-    let body = &token[1..token.len() - 1];
-    if !body.contains('\\') {
-        return Ok(Cow::Borrowed(body));
+/// After an opening `quote`: finds the closing one (skipping escaped
+/// characters), makes it part of the token, and returns the unescaped
+/// contents.
+fn quoted<'s>(
+    lex: &mut logos::Lexer<'s, RawToken<'s>>,
+    quote: u8,
+    unterminated: LexErrorKind,
+) -> Result<Cow<'s, str>, LexErrorKind> {
+    let rest = lex.remainder();
+    let bytes = rest.as_bytes();
+    let mut at = 0;
+    let mut escaped = false;
+    loop {
+        match memchr::memchr2(quote, b'\\', &bytes[at..]) {
+            Some(offset) if bytes[at + offset] == quote => {
+                let end = at + offset;
+                lex.bump(end + 1);
+                let body = &rest[..end];
+                return if escaped { unescape(body) } else { Ok(Cow::Borrowed(body)) };
+            }
+            // A backslash: the character after it never closes the literal.
+            Some(offset) if at + offset + 1 < bytes.len() => {
+                escaped = true;
+                at += offset + 2;
+            }
+            _ => {
+                lex.bump(rest.len());
+                return Err(unterminated);
+            }
+        }
     }
+}
+
+/// Processes the escapes of the contents of a string or quoted name:
+/// `\a \b \f \n \r \t \v`, octal `\ooo` (the third digit only while the value
+/// is below 0x20), and `\c` = `c` for anything else.
+pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>, LexErrorKind> {
     let bytes = body.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -12,6 +12,7 @@
 //! unbounded numbers of distinct names should bound its input (see
 //! [`interned_count`]).
 
+use std::cell::RefCell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -50,9 +51,41 @@ struct Interner {
 
 static INTERNER: RwLock<Option<Interner>> = RwLock::new(None);
 
+thread_local! {
+    /// A direct-mapped cache of names this thread has interned, so that
+    /// parsing does not take the interner's lock for every name.
+    static RECENT: RefCell<Vec<Option<Name>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Slots in each thread's cache (a power of two).
+const RECENT_SLOTS: usize = 1024;
+
 impl Name {
     /// Interns `text` and returns its name.
     pub fn new(text: &str) -> Name {
+        let slot = {
+            let mut hasher = rustc_hash::FxHasher::default();
+            hasher.write(text.as_bytes());
+            (hasher.finish() >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
+        };
+        RECENT.with(|recent| {
+            let mut recent = recent.borrow_mut();
+            if recent.is_empty() {
+                recent.resize(RECENT_SLOTS, None);
+            }
+            match recent[slot] {
+                Some(name) if name.as_str() == text => name,
+                _ => {
+                    let name = Name::new_shared(text);
+                    recent[slot] = Some(name);
+                    name
+                }
+            }
+        })
+    }
+
+    /// Interns `text` through the process-wide table.
+    fn new_shared(text: &str) -> Name {
         if let Some(interner) = INTERNER.read().as_ref() {
             if let Some(entry) = interner.by_spelling.get(text) {
                 return Name(entry);
@@ -203,9 +236,6 @@ impl From<&str> for Name {
         Name::new(text)
     }
 }
-
-/// Hashes a [`Name`] by its symbol with one multiply; used by ad maps.
-pub(crate) type NameBuildHasher = std::hash::BuildHasherDefault<rustc_hash::FxHasher>;
 
 #[cfg(test)]
 mod tests {

@@ -57,12 +57,9 @@ impl AbsTime {
             while at < bytes.len() && !bytes[at].is_ascii_digit() {
                 at += 1;
             }
-            if at + width > bytes.len() {
-                return None;
-            }
-            let digits = &body[at..at + width];
+            let digits = bytes.get(at..at + width)?;
             at += width;
-            leading_int(digits)
+            Some(leading_int(digits))
         };
         let year = group(4)?;
         let month = group(2).unwrap_or(1);
@@ -70,7 +67,7 @@ impl AbsTime {
         let hours = group(2).unwrap_or(0);
         let minutes = group(2).unwrap_or(0);
         let seconds = group(2).unwrap_or(0);
-        if body[at..].bytes().any(|b| b.is_ascii_digit()) {
+        if bytes[at.min(bytes.len())..].iter().any(u8::is_ascii_digit) {
             return None;
         }
         // Out-of-range fields carry over as mktime() does.
@@ -104,35 +101,30 @@ fn split_zone(text: &str) -> Option<(&str, Option<i32>)> {
     if len > 1 && matches!(bytes[len - 1], b'z' | b'Z') {
         return Some((&text[..len - 1], Some(0)));
     }
-    let numeric = |sign: u8, hh: &str, mm: &str| -> Option<i32> {
-        if !hh.bytes().chain(mm.bytes()).all(|b| b.is_ascii_digit()) {
+    let numeric = |sign: u8, hh: &[u8], mm: &[u8]| -> Option<i32> {
+        if !hh.iter().chain(mm).all(u8::is_ascii_digit) {
             return None;
         }
-        let hours = leading_int(hh)?;
-        let minutes = leading_int(mm)?;
-        let secs = i32::try_from(hours * 3600 + minutes * 60).ok()?;
+        let secs = i32::try_from(leading_int(hh) * 3600 + leading_int(mm) * 60).ok()?;
         Some(if sign == b'-' { -secs } else { secs })
     };
-    if len > 5 && matches!(bytes[len - 5], b'+' | b'-') && text.is_char_boundary(len - 4) {
-        if let Some(zone) = numeric(bytes[len - 5], &text[len - 4..len - 2], &text[len - 2..]) {
+    // The sign is ASCII, so slicing just before it is on a character boundary.
+    if len > 5 && matches!(bytes[len - 5], b'+' | b'-') {
+        if let Some(zone) = numeric(bytes[len - 5], &bytes[len - 4..len - 2], &bytes[len - 2..]) {
             return Some((&text[..len - 5], Some(zone)));
         }
     }
-    if len > 6 && matches!(bytes[len - 6], b'+' | b'-') && bytes[len - 3] == b':' && text.is_char_boundary(len - 5) {
-        if let Some(zone) = numeric(bytes[len - 6], &text[len - 5..len - 3], &text[len - 2..]) {
+    if len > 6 && matches!(bytes[len - 6], b'+' | b'-') && bytes[len - 3] == b':' {
+        if let Some(zone) = numeric(bytes[len - 6], &bytes[len - 5..len - 3], &bytes[len - 2..]) {
             return Some((&text[..len - 6], Some(zone)));
         }
     }
     Some((text, None))
 }
 
-/// `atoi` on a short group of characters: leading digits, 0 if none.
-fn leading_int(text: &str) -> Option<i64> {
-    let digits: &str = &text[..text.bytes().take_while(u8::is_ascii_digit).count()];
-    if digits.is_empty() {
-        return Some(0);
-    }
-    digits.parse().ok()
+/// `atoi` on a short group of bytes: leading digits, 0 if none.
+fn leading_int(bytes: &[u8]) -> i64 {
+    bytes.iter().take_while(|b| b.is_ascii_digit()).fold(0, |n, &b| n * 10 + i64::from(b - b'0'))
 }
 
 impl RelTime {
@@ -338,6 +330,14 @@ mod tests {
         }
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(18_262), (2020, 1, 1));
+    }
+
+    #[test]
+    fn non_ascii_text_is_rejected_not_a_panic() {
+        for text in ["2020é01", "é", "2020-01-01T00:00:00+é0", "2020-01-01T00:00:00+0é", "ééééééé"] {
+            let _ = AbsTime::parse(text);
+            let _ = RelTime::parse(text);
+        }
     }
 
     #[test]

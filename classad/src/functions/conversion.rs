@@ -52,7 +52,7 @@ pub(crate) fn leading_real(text: &str) -> (f64, usize) {
     }
     let rest = &text[i..];
     for (word, value) in [("infinity", f64::INFINITY), ("inf", f64::INFINITY), ("nan", f64::NAN)] {
-        if rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word) {
+        if rest.as_bytes().get(..word.len()).is_some_and(|prefix| prefix.eq_ignore_ascii_case(word.as_bytes())) {
             let negative = bytes.get(start) == Some(&b'-');
             return (if negative { -value } else { value }, i + word.len());
         }

@@ -1,5 +1,5 @@
 //! The fast path: a hand-written recursive-descent parser with precedence
-//! climbing, over the same logos tokens as the grammar.
+//! climbing, over the tokens of a lean scanner ([`scan`](super::scan)).
 //!
 //! It accepts exactly the inputs the grammar accepts and builds the same
 //! trees (checked by the differential tests in `tests/parsers.rs`), but it
@@ -8,13 +8,15 @@
 //! the tokens it expected. It costs a few nanoseconds per token, where the
 //! LR parser walks every operand through one reduction per precedence level.
 
-use logos::Logos;
+use std::sync::Arc;
 
 use super::build::{self, BuildError};
+use super::scan::{Kind, Punct, Scanner, Token};
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
-use crate::lexer::{parse_int, parse_real, RawToken};
+use crate::lexer::{keyword, parse_int, parse_real, unescape, Keyword};
 use crate::name::Name;
+use crate::text::Text;
 
 /// The input cannot be parsed by this parser (the grammar says why).
 pub(super) struct GiveUp;
@@ -31,24 +33,30 @@ type Parsed<T> = Result<T, GiveUp>;
 /// is left, growing it on the heap when not.
 const STACK_CHECK_INTERVAL: u32 = 16;
 
-/// The current token.
-#[derive(Clone, Debug, PartialEq)]
-enum Current<'s> {
-    Token(RawToken<'s>),
-    End,
-    /// A lexing error: the parse gives up when it reaches it.
-    Invalid,
-}
-
 pub(super) struct Descent<'s> {
-    lexer: logos::Lexer<'s, RawToken<'s>>,
-    current: Current<'s>,
-    /// Byte offsets of the current token.
-    start: usize,
-    end: usize,
+    scanner: Scanner<'s>,
+    /// The current token.
+    token: Token,
+    /// Attributes of the ads being parsed, innermost last; each ad takes
+    /// its own from the end when it is complete. Reused between parses.
+    scratch: Vec<(Name, Expr)>,
     max_depth: u32,
     /// Current recursion depth, bounded by `max_depth`.
     depth: u32,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<(Name, Expr)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Descent<'_> {
+    fn drop(&mut self) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        if scratch.capacity() <= 1 << 16 {
+            SCRATCH.with(|kept| *kept.borrow_mut() = scratch);
+        }
+    }
 }
 
 /// Parses a whole expression.
@@ -61,72 +69,76 @@ pub(super) fn parse_expr(source: &str, max_depth: u32) -> Parsed<Expr> {
 /// Parses a whole ad `[ ... ]`.
 pub(super) fn parse_ad(source: &str, max_depth: u32) -> Parsed<ClassAd> {
     let mut parser = Descent::new(source, max_depth);
-    if parser.current != Current::Token(RawToken::LBracket) {
-        return Err(GiveUp);
-    }
-    parser.advance();
+    parser.expect(Punct::LBracket)?;
     let ad = parser.record_body()?;
     parser.finish(ad)
 }
 
-/// The operator a token stands for between two operands, with its
-/// precedence (higher binds tighter).
-fn binary_operator(token: &Current<'_>) -> Option<(BinaryOp, u8)> {
-    use RawToken as T;
-    let Current::Token(token) = token else {
-        return None;
-    };
-    Some(match token {
-        T::OrOr => (BinaryOp::Or, 1),
-        T::AndAnd => (BinaryOp::And, 2),
-        T::Pipe => (BinaryOp::BitOr, 3),
-        T::Caret => (BinaryOp::BitXor, 4),
-        T::Amp => (BinaryOp::BitAnd, 5),
-        T::EqEq => (BinaryOp::Eq, 6),
-        T::NotEq => (BinaryOp::Ne, 6),
-        T::MetaEq | T::Is => (BinaryOp::Is, 6),
-        T::MetaNe | T::Isnt => (BinaryOp::Isnt, 6),
-        T::Lt => (BinaryOp::Lt, 7),
-        T::Le => (BinaryOp::Le, 7),
-        T::Gt => (BinaryOp::Gt, 7),
-        T::Ge => (BinaryOp::Ge, 7),
-        T::Shl => (BinaryOp::Shl, 8),
-        T::Shr => (BinaryOp::Shr, 8),
-        T::UShr => (BinaryOp::UShr, 8),
-        T::Plus => (BinaryOp::Add, 9),
-        T::Minus => (BinaryOp::Sub, 9),
-        T::Star => (BinaryOp::Mul, 10),
-        T::Slash => (BinaryOp::Div, 10),
-        T::Percent => (BinaryOp::Mod, 10),
+/// The operator a punctuation token stands for between two operands, with
+/// its precedence (higher binds tighter).
+fn binary_operator(punct: Punct) -> Option<(BinaryOp, u8)> {
+    use Punct as P;
+    Some(match punct {
+        P::OrOr => (BinaryOp::Or, 1),
+        P::AndAnd => (BinaryOp::And, 2),
+        P::Pipe => (BinaryOp::BitOr, 3),
+        P::Caret => (BinaryOp::BitXor, 4),
+        P::Amp => (BinaryOp::BitAnd, 5),
+        P::EqEq => (BinaryOp::Eq, 6),
+        P::NotEq => (BinaryOp::Ne, 6),
+        P::MetaEq => (BinaryOp::Is, 6),
+        P::MetaNe => (BinaryOp::Isnt, 6),
+        P::Lt => (BinaryOp::Lt, 7),
+        P::Le => (BinaryOp::Le, 7),
+        P::Gt => (BinaryOp::Gt, 7),
+        P::Ge => (BinaryOp::Ge, 7),
+        P::Shl => (BinaryOp::Shl, 8),
+        P::Shr => (BinaryOp::Shr, 8),
+        P::UShr => (BinaryOp::UShr, 8),
+        P::Plus => (BinaryOp::Add, 9),
+        P::Minus => (BinaryOp::Sub, 9),
+        P::Star => (BinaryOp::Mul, 10),
+        P::Slash => (BinaryOp::Div, 10),
+        P::Percent => (BinaryOp::Mod, 10),
         _ => return None,
     })
 }
 
 impl<'s> Descent<'s> {
     fn new(source: &'s str, max_depth: u32) -> Descent<'s> {
-        let mut parser =
-            Descent { lexer: RawToken::lexer(source), current: Current::End, start: 0, end: 0, max_depth, depth: 0 };
-        parser.advance();
-        parser
+        let mut scanner = Scanner::new(source);
+        let token = scanner.next();
+        Descent {
+            scanner,
+            token,
+            scratch: SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut())),
+            max_depth,
+            depth: 0,
+        }
     }
 
     fn advance(&mut self) {
-        self.current = match self.lexer.next() {
-            Some(Ok(token)) => Current::Token(token),
-            Some(Err(_)) => Current::Invalid,
-            None => Current::End,
-        };
-        let span = self.lexer.span();
-        self.start = span.start;
-        self.end = span.end;
+        self.token = self.scanner.next();
     }
 
-    fn is(&self, token: RawToken<'_>) -> bool {
-        matches!(&self.current, Current::Token(t) if *t == token)
+    fn text(&self) -> &'s str {
+        self.scanner.slice(self.token)
     }
 
-    fn expect(&mut self, token: RawToken<'_>) -> Parsed<()> {
-        if !self.is(token) {
+    fn is(&self, punct: Punct) -> bool {
+        self.token.kind == Kind::Punct(punct)
+    }
+
+    /// The keyword the current token is, if it is one.
+    fn keyword(&self) -> Option<Keyword> {
+        match self.token.kind {
+            Kind::Ident => keyword(self.text()),
+            _ => None,
+        }
+    }
+
+    fn expect(&mut self, punct: Punct) -> Parsed<()> {
+        if !self.is(punct) {
             return Err(GiveUp);
         }
         self.advance();
@@ -134,8 +146,8 @@ impl<'s> Descent<'s> {
     }
 
     fn finish<T>(&self, value: T) -> Parsed<T> {
-        match self.current {
-            Current::End => Ok(value),
+        match self.token.kind {
+            Kind::End => Ok(value),
             _ => Err(GiveUp),
         }
     }
@@ -164,21 +176,53 @@ impl<'s> Descent<'s> {
     fn expr(&mut self) -> Parsed<Expr> {
         self.nested(|p| {
             let cond = p.binary(1)?;
-            if !p.is(RawToken::Question) {
-                return Ok(cond);
-            }
-            p.advance();
-            let then = p.expr()?;
-            p.expect(RawToken::Colon)?;
-            let otherwise = p.expr()?;
-            p.node(Node::Cond(cond, then, otherwise))
+            p.conditional(cond)
         })
+    }
+
+    /// The rest of an expression whose first primary has been read.
+    fn expr_from(&mut self, primary: Expr) -> Parsed<Expr> {
+        self.nested(|p| {
+            let operand = p.postfix(primary)?;
+            let cond = p.binary_from(operand, 1)?;
+            p.conditional(cond)
+        })
+    }
+
+    /// `? then : else` after a condition, if present.
+    fn conditional(&mut self, cond: Expr) -> Parsed<Expr> {
+        if !self.is(Punct::Question) {
+            return Ok(cond);
+        }
+        self.advance();
+        let then = self.expr()?;
+        self.expect(Punct::Colon)?;
+        let otherwise = self.expr()?;
+        self.node(Node::Cond(cond, then, otherwise))
     }
 
     /// Left-associative binary operators of precedence `min` and above.
     fn binary(&mut self, min: u8) -> Parsed<Expr> {
-        let mut left = self.unary()?;
-        while let Some((op, precedence)) = binary_operator(&self.current) {
+        let left = self.unary()?;
+        self.binary_from(left, min)
+    }
+
+    /// The binary operator at the current token, if any.
+    fn binary_operator(&self) -> Option<(BinaryOp, u8)> {
+        match self.token.kind {
+            Kind::Punct(punct) => binary_operator(punct),
+            Kind::Ident => match self.keyword() {
+                Some(Keyword::Is) => Some((BinaryOp::Is, 6)),
+                Some(Keyword::Isnt) => Some((BinaryOp::Isnt, 6)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Binary operators of precedence `min` and above after `left`.
+    fn binary_from(&mut self, mut left: Expr, min: u8) -> Parsed<Expr> {
+        while let Some((op, precedence)) = self.binary_operator() {
             if precedence < min {
                 break;
             }
@@ -190,8 +234,8 @@ impl<'s> Descent<'s> {
     }
 
     fn unary(&mut self) -> Parsed<Expr> {
-        let op = match &self.current {
-            Current::Token(RawToken::Minus) => {
+        let op = match self.token.kind {
+            Kind::Punct(Punct::Minus) => {
                 if let Some(literal) = self.negative_literal()? {
                     return self.postfix(literal);
                 }
@@ -199,9 +243,9 @@ impl<'s> Descent<'s> {
                 let operand = self.nested(Self::unary)?;
                 return self.node(Node::Unary(UnaryOp::Neg, operand));
             }
-            Current::Token(RawToken::Plus) => UnaryOp::Plus,
-            Current::Token(RawToken::Bang) => UnaryOp::Not,
-            Current::Token(RawToken::Tilde) => UnaryOp::BitNot,
+            Kind::Punct(Punct::Plus) => UnaryOp::Plus,
+            Kind::Punct(Punct::Bang) => UnaryOp::Not,
+            Kind::Punct(Punct::Tilde) => UnaryOp::BitNot,
             _ => {
                 let primary = self.primary()?;
                 return self.postfix(primary);
@@ -215,14 +259,14 @@ impl<'s> Descent<'s> {
     /// At a `-`: consumes it and, if a number follows with nothing in
     /// between, that number too, giving the negative literal.
     fn negative_literal(&mut self) -> Parsed<Option<Expr>> {
-        let minus_end = self.end;
+        let minus_end = self.token.end;
         self.advance();
-        if self.start != minus_end {
+        if self.token.start != minus_end {
             return Ok(None);
         }
-        let literal = match &self.current {
-            Current::Token(RawToken::Digits(digits)) => Literal::Int(parse_int(digits, true).map_err(|_| GiveUp)?),
-            Current::Token(RawToken::RealText(text)) => Literal::Real(-parse_real(text)),
+        let literal = match self.token.kind {
+            Kind::Int => Literal::Int(parse_int(self.text(), true).map_err(|_| GiveUp)?),
+            Kind::Real => Literal::Real(-parse_real(self.text())),
             _ => return Ok(None),
         };
         self.advance();
@@ -233,7 +277,7 @@ impl<'s> Descent<'s> {
     /// right operands are selections.
     fn postfix(&mut self, base: Expr) -> Parsed<Expr> {
         let mut expr = self.selection(base)?;
-        while self.is(RawToken::Elvis) {
+        while self.is(Punct::Elvis) {
             self.advance();
             let primary = self.primary()?;
             let right = self.selection(primary)?;
@@ -244,16 +288,16 @@ impl<'s> Descent<'s> {
 
     fn selection(&mut self, mut expr: Expr) -> Parsed<Expr> {
         loop {
-            match &self.current {
-                Current::Token(RawToken::Dot) => {
+            match self.token.kind {
+                Kind::Punct(Punct::Dot) => {
                     self.advance();
                     let name = self.name()?;
                     expr = self.node(Node::Select(expr, name))?;
                 }
-                Current::Token(RawToken::LBracket) => {
+                Kind::Punct(Punct::LBracket) => {
                     self.advance();
                     let index = self.expr()?;
-                    self.expect(RawToken::RBracket)?;
+                    self.expect(Punct::RBracket)?;
                     expr = self.node(Node::Index(expr, index))?;
                 }
                 _ => return Ok(expr),
@@ -261,139 +305,180 @@ impl<'s> Descent<'s> {
         }
     }
 
-    /// An attribute name: an identifier or (adjacent) quoted names.
+    /// An attribute name: an identifier (not a keyword) or adjacent quoted
+    /// names.
     fn name(&mut self) -> Parsed<Name> {
-        match &self.current {
-            Current::Token(RawToken::Ident(name)) => {
-                let name = Name::new(name);
+        match self.token.kind {
+            Kind::Ident if self.keyword().is_none() => {
+                let name = Name::new(self.text());
                 self.advance();
                 Ok(name)
             }
-            Current::Token(RawToken::QuotedName(_)) => Ok(Name::new(&self.quoted_names())),
+            Kind::QuotedName { .. } => Ok(Name::new(&self.quoted_names()?)),
             _ => Err(GiveUp),
         }
     }
 
+    /// The unescaped text of the current string or quoted-name token.
+    fn unescaped(&self, escaped: bool) -> Parsed<std::borrow::Cow<'s, str>> {
+        let text = self.text();
+        let body = &text[1..text.len() - 1];
+        if escaped {
+            unescape(body).map_err(|_| GiveUp)
+        } else {
+            Ok(std::borrow::Cow::Borrowed(body))
+        }
+    }
+
     /// Adjacent quoted names, concatenated.
-    fn quoted_names(&mut self) -> String {
+    fn quoted_names(&mut self) -> Parsed<String> {
         let mut text = String::new();
-        while let Current::Token(RawToken::QuotedName(part)) = &self.current {
-            text.push_str(part);
+        while let Kind::QuotedName { escaped } = self.token.kind {
+            text.push_str(&self.unescaped(escaped)?);
             self.advance();
         }
-        text
+        Ok(text)
+    }
+
+    /// A literal at the current token (adjacent strings joined), consumed;
+    /// `None` (nothing consumed) if the token starts something else.
+    fn literal(&mut self) -> Parsed<Option<Expr>> {
+        let literal = match self.token.kind {
+            Kind::Int => Literal::Int(parse_int(self.text(), false).map_err(|_| GiveUp)?),
+            Kind::Real => Literal::Real(parse_real(self.text())),
+            Kind::Str { escaped } => {
+                let first = self.unescaped(escaped)?;
+                self.advance();
+                if !matches!(self.token.kind, Kind::Str { .. }) {
+                    return Ok(Some(Expr::literal(Literal::Str(Text::new(&first)))));
+                }
+                let mut text = first.into_owned();
+                while let Kind::Str { escaped } = self.token.kind {
+                    text.push_str(&self.unescaped(escaped)?);
+                    self.advance();
+                }
+                return Ok(Some(Expr::literal(Literal::Str(text.into()))));
+            }
+            Kind::Ident => match self.keyword() {
+                Some(Keyword::True) => Literal::Bool(true),
+                Some(Keyword::False) => Literal::Bool(false),
+                Some(Keyword::Undefined) => Literal::Undefined,
+                Some(Keyword::Error) => Literal::Error,
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        self.advance();
+        Ok(Some(Expr::literal(literal)))
     }
 
     fn primary(&mut self) -> Parsed<Expr> {
-        use RawToken as T;
-        let literal = match &self.current {
-            Current::Token(T::Digits(digits)) => Literal::Int(parse_int(digits, false).map_err(|_| GiveUp)?),
-            Current::Token(T::RealText(text)) => Literal::Real(parse_real(text)),
-            Current::Token(T::True) => Literal::Bool(true),
-            Current::Token(T::False) => Literal::Bool(false),
-            Current::Token(T::Undefined) => Literal::Undefined,
-            Current::Token(T::Error) => Literal::Error,
-            Current::Token(T::Str(first)) => {
-                let mut text = first.to_string();
+        if let Some(literal) = self.literal()? {
+            return Ok(literal);
+        }
+        match self.token.kind {
+            // Keywords other than literals cannot start an operand.
+            Kind::Ident if self.keyword().is_some() => Err(GiveUp),
+            Kind::Ident => {
+                let name = self.text();
                 self.advance();
-                while let Current::Token(T::Str(part)) = &self.current {
-                    text.push_str(part);
-                    self.advance();
-                }
-                return Ok(Expr::literal(Literal::Str(text.into())));
+                self.call_or_attribute(name)
             }
-            Current::Token(T::Ident(name)) => {
-                let name: &'s str = name;
-                self.advance();
-                return self.call_or_attribute(name);
+            Kind::QuotedName { .. } => {
+                let name = self.quoted_names()?;
+                self.call_or_attribute(&name)
             }
-            Current::Token(T::QuotedName(_)) => {
-                let name = self.quoted_names();
-                return self.call_or_attribute(&name);
-            }
-            Current::Token(T::Dot) => {
+            Kind::Punct(Punct::Dot) => {
                 self.advance();
                 let name = self.name()?;
-                return self.node(Node::RootAttr(name));
+                self.node(Node::RootAttr(name))
             }
-            Current::Token(T::LParen) => {
+            Kind::Punct(Punct::LParen) => {
                 self.advance();
                 let inner = self.expr()?;
-                self.expect(T::RParen)?;
-                return self.node(Node::Paren(inner));
+                self.expect(Punct::RParen)?;
+                self.node(Node::Paren(inner))
             }
-            Current::Token(T::LBrace) => {
+            Kind::Punct(Punct::LBrace) => {
                 self.advance();
-                let items = self.nested(|p| p.comma_list(T::RBrace))?;
-                return self.node(Node::List(items.into()));
+                let items = self.nested(|p| p.comma_list(Punct::RBrace))?;
+                self.node(Node::List(items.into()))
             }
-            Current::Token(T::LBracket) => {
+            Kind::Punct(Punct::LBracket) => {
                 self.advance();
                 let ad = self.nested(Self::record_body)?;
-                return self.node(Node::Record(std::sync::Arc::new(ad)));
+                self.node(Node::Record(Arc::new(ad)))
             }
-            Current::Token(T::Minus) => return self.negative_literal()?.ok_or(GiveUp),
-            _ => return Err(GiveUp),
-        };
-        self.advance();
-        Ok(Expr::literal(literal))
+            Kind::Punct(Punct::Minus) => self.negative_literal()?.ok_or(GiveUp),
+            _ => Err(GiveUp),
+        }
     }
 
     /// After a name: a call if `(` follows, else an attribute reference.
     fn call_or_attribute(&mut self, name: &str) -> Parsed<Expr> {
-        if !self.is(RawToken::LParen) {
+        if !self.is(Punct::LParen) {
             return self.node(Node::Attr(Name::new(name)));
         }
         self.advance();
-        let args = self.nested(|p| p.comma_list(RawToken::RParen))?;
+        let args = self.nested(|p| p.comma_list(Punct::RParen))?;
         Ok(build::call(name, args, self.max_depth)?)
     }
 
     /// `a, b, c` up to and including `close` (no trailing comma).
-    fn comma_list(&mut self, close: RawToken<'static>) -> Parsed<Vec<Expr>> {
+    fn comma_list(&mut self, close: Punct) -> Parsed<Vec<Expr>> {
         let mut items = Vec::new();
-        if self.is(close.clone()) {
+        if self.is(close) {
             self.advance();
             return Ok(items);
         }
         loop {
             items.push(self.expr()?);
-            match &self.current {
-                Current::Token(RawToken::Comma) => self.advance(),
-                Current::Token(token) if *token == close => {
-                    self.advance();
-                    return Ok(items);
-                }
-                _ => return Err(GiveUp),
+            if self.is(Punct::Comma) {
+                self.advance();
+            } else if self.is(close) {
+                self.advance();
+                return Ok(items);
+            } else {
+                return Err(GiveUp);
             }
         }
     }
 
     /// The attributes of an ad after its `[`, up to and including `]`.
     fn record_body(&mut self) -> Parsed<ClassAd> {
-        let mut attrs = Vec::new();
+        let start = self.scratch.len();
         let mut had_separators = false;
         loop {
-            while self.is(RawToken::Semi) {
+            while self.is(Punct::Semi) {
                 had_separators = true;
                 self.advance();
             }
-            if self.is(RawToken::RBracket) {
+            if self.is(Punct::RBracket) {
                 self.advance();
                 break;
             }
             let name = self.name()?;
-            self.expect(RawToken::Assign)?;
-            attrs.push((name, self.expr()?));
-            match &self.current {
-                Current::Token(RawToken::Semi) => {}
-                Current::Token(RawToken::RBracket) => {
-                    self.advance();
-                    break;
-                }
-                _ => return Err(GiveUp),
+            self.expect(Punct::Assign)?;
+            let value = self.attribute_value()?;
+            self.scratch.push((name, value));
+            if self.is(Punct::RBracket) {
+                self.advance();
+                break;
+            }
+            if !self.is(Punct::Semi) {
+                return Err(GiveUp);
             }
         }
+        let attrs: Vec<(Name, Expr)> = self.scratch.drain(start..).collect();
         Ok(build::ad(attrs, had_separators)?)
+    }
+
+    /// An attribute's value; most are a single literal, read directly.
+    fn attribute_value(&mut self) -> Parsed<Expr> {
+        match self.literal()? {
+            Some(literal) if self.is(Punct::Semi) || self.is(Punct::RBracket) => Ok(literal),
+            Some(literal) => self.expr_from(literal),
+            None => self.expr(),
+        }
     }
 }

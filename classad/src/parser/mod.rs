@@ -9,6 +9,7 @@
 mod build;
 mod descent;
 pub(crate) mod lalr;
+mod scan;
 
 use std::str::FromStr;
 
