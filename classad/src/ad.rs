@@ -25,97 +25,47 @@ use crate::name::Name;
 /// ```
 #[derive(Clone, Default)]
 pub struct ClassAd {
-    /// The attributes, in insertion order.
-    attrs: Vec<(Name, Expr)>,
-    /// Finds an attribute's position in `attrs` by its name's symbol.
-    index: Index,
+    /// The attributes, in an open-addressing table (linear probing) keyed
+    /// by name symbol: a lookup compares integers and usually touches one
+    /// cache line. A power of two long; empty for an empty ad.
+    slots: Box<[Slot]>,
+    /// Indices into `slots`, in insertion order.
+    order: Vec<u32>,
+    /// Bit `s` is set when the ad defines the reserved name with symbol `s`
+    /// (`TARGET`, `self`, ...), so scoping can skip the table for them.
+    reserved: u16,
     chained: Option<Arc<ClassAd>>,
 }
 
-/// Ads up to this size have no index: scanning them is as fast.
-const SCAN_MAX: usize = 8;
-
-/// An open-addressing table (linear probing) from name symbols to positions
-/// in the attribute list. Lookups touch one or two cache lines and compare
-/// integers only. Empty, with no allocation, for small ads.
-#[derive(Clone, Default)]
-struct Index {
-    slots: Box<[Slot]>,
-}
-
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Slot {
-    symbol: u32,
-    position: u32,
+    name: Name,
+    expr: Expr,
 }
 
-const EMPTY: Slot = Slot { symbol: u32::MAX, position: 0 };
-
-impl Index {
-    /// A table for `attrs` (with distinct names), or none if it is small.
-    fn build(attrs: &[(Name, Expr)]) -> Index {
-        if attrs.len() <= SCAN_MAX {
-            return Index::default();
-        }
-        let mut index = Index { slots: vec![EMPTY; Index::capacity_for(attrs.len())].into_boxed_slice() };
-        for (position, (name, _)) in attrs.iter().enumerate() {
-            index.add(name.symbol(), position);
-        }
-        index
+impl Slot {
+    fn empty() -> Slot {
+        Slot { name: Name::NONE, expr: Expr::literal(crate::expr::Literal::Undefined) }
     }
 
-    /// Like [`build`](Self::build), or `None` if two attributes share a name.
-    fn build_unique(attrs: &[(Name, Expr)]) -> Option<Index> {
-        if attrs.len() <= SCAN_MAX {
-            let unique = attrs.iter().enumerate().all(|(i, (name, _))| attrs[..i].iter().all(|(n, _)| n != name));
-            return unique.then(Index::default);
-        }
-        let mut index = Index { slots: vec![EMPTY; Index::capacity_for(attrs.len())].into_boxed_slice() };
-        for (position, (name, _)) in attrs.iter().enumerate() {
-            if index.find(name.symbol()).is_some() {
-                return None;
-            }
-            index.add(name.symbol(), position);
-        }
-        Some(index)
+    fn is_empty(&self) -> bool {
+        self.name.symbol() == Name::NONE.symbol()
     }
+}
 
-    /// A power of two with room to keep the load at or below 3/4.
-    fn capacity_for(len: usize) -> usize {
-        (len + len / 3 + 1).next_power_of_two().max(16)
+/// A table with room for `len` attributes at a load of at most 3/4.
+fn capacity_for(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        (len + len / 3 + 1).next_power_of_two().max(8)
     }
+}
 
-    fn start(&self, symbol: u32) -> usize {
-        // Fibonacci hashing: symbols are small consecutive integers.
-        let bits = self.slots.len().trailing_zeros();
-        (symbol.wrapping_mul(0x9E37_79B9) >> (32 - bits)) as usize
-    }
-
-    fn find(&self, symbol: u32) -> Option<usize> {
-        let mask = self.slots.len() - 1;
-        let mut i = self.start(symbol);
-        loop {
-            let slot = self.slots[i];
-            if slot.symbol == symbol {
-                return Some(slot.position as usize);
-            }
-            if slot.symbol == EMPTY.symbol {
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Adds a symbol known to be absent.
-    fn add(&mut self, symbol: u32, position: usize) {
-        let mask = self.slots.len() - 1;
-        let mut i = self.start(symbol);
-        while self.slots[i].symbol != EMPTY.symbol {
-            i = (i + 1) & mask;
-        }
-        // Positions fit: an ad cannot hold 2^32 attributes in memory.
-        self.slots[i] = Slot { symbol, position: position as u32 };
-    }
+/// Where probing for `symbol` starts in a table of `len` (a power of two).
+fn home(symbol: u32, len: usize) -> usize {
+    // Fibonacci hashing: symbols are small consecutive integers.
+    (symbol.wrapping_mul(0x9E37_79B9) >> (32 - len.trailing_zeros())) as usize
 }
 
 impl ClassAd {
@@ -126,52 +76,92 @@ impl ClassAd {
 
     /// An empty ad with room for `capacity` attributes.
     pub fn with_capacity(capacity: usize) -> ClassAd {
-        ClassAd { attrs: Vec::with_capacity(capacity), index: Index::default(), chained: None }
+        let slots = vec![Slot::empty(); capacity_for(capacity)].into_boxed_slice();
+        ClassAd { slots, order: Vec::with_capacity(capacity), reserved: 0, chained: None }
     }
 
     /// An ad with these attributes, in this order; a repeated name keeps its
     /// first place and spelling and takes the last value.
-    pub fn from_attributes(attrs: Vec<(Name, Expr)>) -> ClassAd {
-        match Index::build_unique(&attrs) {
-            Some(index) => ClassAd { attrs, index, chained: None },
-            None => {
-                let mut ad = ClassAd::with_capacity(attrs.len());
-                for (name, expr) in attrs {
-                    ad.insert(name, expr);
-                }
-                ad
-            }
+    pub fn from_attributes(attrs: impl IntoIterator<Item = (Name, Expr), IntoIter: ExactSizeIterator>) -> ClassAd {
+        let attrs = attrs.into_iter();
+        let mut ad = ClassAd::with_capacity(attrs.len());
+        for (name, expr) in attrs {
+            ad.insert_name(name, expr);
         }
+        ad
     }
 
-    /// Where `name` is in `attrs`.
+    /// The slot holding `name`, if any.
     #[inline]
-    fn position(&self, name: Name) -> Option<usize> {
-        if self.index.slots.is_empty() {
-            self.attrs.iter().position(|(n, _)| *n == name)
-        } else {
-            self.index.find(name.symbol())
+    fn find(&self, name: Name) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = home(name.symbol(), self.slots.len());
+        loop {
+            let slot = &self.slots[i];
+            if slot.name == name {
+                return Some(i);
+            }
+            if slot.is_empty() {
+                return None;
+            }
+            i = (i + 1) & mask;
         }
     }
 
     /// Binds `name` to `value`, replacing (in place) any attribute of the
     /// same name. Returns the previous expression.
     pub fn insert(&mut self, name: impl Into<Name>, value: impl Into<Expr>) -> Option<Expr> {
-        let name = name.into();
-        let value = value.into();
-        if let Some(position) = self.position(name) {
-            return Some(std::mem::replace(&mut self.attrs[position].1, value));
+        self.insert_name(name.into(), value.into())
+    }
+
+    fn insert_name(&mut self, name: Name, value: Expr) -> Option<Expr> {
+        if capacity_for(self.order.len() + 1) > self.slots.len() {
+            self.rebuild(capacity_for(self.order.len() + 1));
         }
-        self.attrs.push((name, value));
-        let len = self.attrs.len();
-        if len > SCAN_MAX {
-            if self.index.slots.len() < Index::capacity_for(len) {
-                self.index = Index::build(&self.attrs);
-            } else {
-                self.index.add(name.symbol(), len - 1);
+        let mask = self.slots.len() - 1;
+        let mut i = home(name.symbol(), self.slots.len());
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.name == name {
+                return Some(std::mem::replace(&mut slot.expr, value));
             }
+            if slot.is_empty() {
+                *slot = Slot { name, expr: value };
+                // Positions fit: an ad cannot hold 2^32 attributes in memory.
+                self.order.push(i as u32);
+                if name.is_reserved() {
+                    self.reserved |= 1 << name.symbol();
+                }
+                return None;
+            }
+            i = (i + 1) & mask;
         }
-        None
+    }
+
+    /// The empty slot where `name` (absent) goes.
+    fn free_slot(&self, name: Name) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = home(name.symbol(), self.slots.len());
+        while !self.slots[i].is_empty() {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// Moves the attributes into a table of `capacity` slots, in order.
+    fn rebuild(&mut self, capacity: usize) {
+        let mut old = std::mem::replace(&mut self.slots, vec![Slot::empty(); capacity].into_boxed_slice());
+        let order = std::mem::take(&mut self.order);
+        self.order.reserve(order.len());
+        for i in order {
+            let slot = std::mem::replace(&mut old[i as usize], Slot::empty());
+            let j = self.free_slot(slot.name);
+            self.slots[j] = slot;
+            self.order.push(j as u32);
+        }
     }
 
     /// Parses `expr` (new syntax) and binds it to `name`.
@@ -187,7 +177,7 @@ impl ClassAd {
 
     #[inline]
     fn get_name(&self, name: Name) -> Option<&Expr> {
-        self.position(name).map(|position| &self.attrs[position].1)
+        self.find(name).map(|i| &self.slots[i].expr)
     }
 
     /// The expression bound to `name` here or, failing that, in the chain of
@@ -207,55 +197,82 @@ impl ClassAd {
         }
     }
 
+    /// False when neither this ad nor its chained parents can define `name`:
+    /// exact for the reserved names (`TARGET`, `self`, ...), which scoping
+    /// asks about most, and true for every other name.
+    #[inline]
+    pub(crate) fn may_define(&self, name: Name) -> bool {
+        if !name.is_reserved() {
+            return true;
+        }
+        let mut ad = self;
+        loop {
+            if ad.reserved & (1 << name.symbol()) != 0 {
+                return true;
+            }
+            match ad.chained.as_deref() {
+                Some(parent) => ad = parent,
+                None => return false,
+            }
+        }
+    }
+
     /// The name as spelled in this ad, and its expression.
     pub fn get_key_value(&self, name: impl Into<Name>) -> Option<(Name, &Expr)> {
-        self.position(name.into()).map(|position| {
-            let (name, expr) = &self.attrs[position];
-            (*name, expr)
+        self.find(name.into()).map(|i| {
+            let slot = &self.slots[i];
+            (slot.name, &slot.expr)
         })
     }
 
     /// True when this ad itself defines `name`.
     pub fn contains(&self, name: impl Into<Name>) -> bool {
-        self.position(name.into()).is_some()
+        self.find(name.into()).is_some()
     }
 
     /// Removes `name`, keeping the order of the other attributes.
     pub fn remove(&mut self, name: impl Into<Name>) -> Option<Expr> {
-        let position = self.position(name.into())?;
-        let (_, expr) = self.attrs.remove(position);
-        self.index = Index::build(&self.attrs);
-        Some(expr)
+        let name = name.into();
+        let i = self.find(name)?;
+        let removed = std::mem::replace(&mut self.slots[i], Slot::empty());
+        self.order.retain(|&j| j as usize != i);
+        if name.is_reserved() {
+            self.reserved &= !(1 << name.symbol());
+        }
+        // Linear probing cannot leave a hole: re-place everything.
+        self.rebuild(capacity_for(self.order.len()));
+        Some(removed.expr)
     }
 
     /// Number of attributes in this ad (not counting a chained parent).
     pub fn len(&self) -> usize {
-        self.attrs.len()
+        self.order.len()
     }
 
     /// True when the ad has no attributes of its own.
     pub fn is_empty(&self) -> bool {
-        self.attrs.is_empty()
+        self.order.is_empty()
     }
 
     /// Removes every attribute (the chain is kept).
     pub fn clear(&mut self) {
-        self.attrs.clear();
-        self.index = Index::default();
+        self.slots = Box::default();
+        self.order.clear();
+        self.reserved = 0;
     }
 
     /// The attributes in insertion order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter(self.attrs.iter())
+        Iter { slots: &self.slots, order: self.order.iter() }
     }
 
     /// The attribute names in insertion order.
     pub fn names(&self) -> impl Iterator<Item = Name> + '_ {
-        self.attrs.iter().map(|(name, _)| *name)
+        self.iter().map(|(name, _)| name)
     }
 
     pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
-        self.attrs.iter_mut().map(|(_, expr)| expr)
+        self.slots.iter_mut().map(|slot| &mut slot.expr)
     }
 
     /// Chains this ad to `parent`: names missing here are looked up there.
@@ -300,17 +317,21 @@ impl std::fmt::Debug for ClassAd {
 }
 
 /// Iterator over an ad's `(name, expression)` pairs in insertion order.
-pub struct Iter<'a>(std::slice::Iter<'a, (Name, Expr)>);
+pub struct Iter<'a> {
+    slots: &'a [Slot],
+    order: std::slice::Iter<'a, u32>,
+}
 
 impl<'a> Iterator for Iter<'a> {
     type Item = (Name, &'a Expr);
 
     fn next(&mut self) -> Option<(Name, &'a Expr)> {
-        self.0.next().map(|(name, expr)| (*name, expr))
+        let slot = &self.slots[*self.order.next()? as usize];
+        Some((slot.name, &slot.expr))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
+        self.order.size_hint()
     }
 }
 
@@ -358,6 +379,21 @@ mod tests {
         assert_eq!(ad.get("zeta").map(ToString::to_string).as_deref(), Some("3"));
         assert!(ad.remove("ZeTa").is_some());
         assert_eq!(ad.len(), 1);
+    }
+
+    #[test]
+    fn reserved_names_are_tracked() {
+        let mut ad = ClassAd::new();
+        ad.insert("Memory", 1);
+        assert!(!ad.may_define(Name::new("TARGET")));
+        assert!(ad.may_define(Name::new("Memory")));
+        ad.insert("target", 2);
+        assert!(ad.may_define(Name::new("TARGET")));
+        ad.remove("Target");
+        assert!(!ad.may_define(Name::new("TARGET")));
+        let mut child = ClassAd::new();
+        child.chain_to(Arc::new([("self", 1)].into_iter().collect()));
+        assert!(child.may_define(Name::new("self")));
     }
 
     #[test]

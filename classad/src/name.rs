@@ -2,10 +2,14 @@
 //!
 //! ClassAd names are case-insensitive and case-preserving: `Memory`, `memory`
 //! and `MEMORY` name the same attribute, and an ad prints the spelling it was
-//! given. A [`Name`] is a pointer to an entry of a process-wide interner that
-//! holds the spelling and a *symbol*, a small integer shared by every spelling
-//! that folds to the same lower-case text. Equality and hashing use only the
-//! symbol, so an attribute lookup hashes one integer and never compares text.
+//! given. A [`Name`] is two integers: a *symbol*, shared by every spelling
+//! that folds to the same lower-case text, and the id of its spelling in a
+//! process-wide table. Equality and hashing use only the symbol, so an
+//! attribute lookup compares integers and never touches text.
+//!
+//! The names with a meaning of their own in scoping (`self`, `parent`,
+//! `root`, `toplevel`, `MY`, `TARGET`, `other`, `ad`, `CurrentTime`) have
+//! the fixed symbols of [`reserved`], so recognising them is one comparison.
 //!
 //! Interned names live for the rest of the process. Real pools use a few
 //! thousand distinct names; a program that parses adversarial input with
@@ -15,6 +19,7 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
@@ -33,34 +38,99 @@ use rustc_hash::FxHashMap;
 /// assert_eq!(b.as_str(), "MEMORY");
 /// ```
 #[derive(Clone, Copy)]
-pub struct Name(&'static Entry);
-
-struct Entry {
+pub struct Name {
     /// The same for every spelling that folds to the same text.
     symbol: u32,
-    spelling: &'static str,
+    /// Where the spelling is in [`SPELLINGS`].
+    spelling: u32,
 }
 
-#[derive(Default)]
+/// The symbols of the names with a meaning of their own in scoping; they
+/// are interned first, in this order.
+pub(crate) mod reserved {
+    pub(crate) const SELF: u32 = 0;
+    pub(crate) const PARENT: u32 = 1;
+    pub(crate) const ROOT: u32 = 2;
+    pub(crate) const TOPLEVEL: u32 = 3;
+    pub(crate) const MY: u32 = 4;
+    pub(crate) const TARGET: u32 = 5;
+    pub(crate) const OTHER: u32 = 6;
+    pub(crate) const AD: u32 = 7;
+    pub(crate) const CURRENT_TIME: u32 = 8;
+    /// Every symbol below this is one of the above.
+    pub(crate) const COUNT: u32 = 9;
+    pub(super) const SPELLINGS: [&str; COUNT as usize] =
+        ["self", "parent", "root", "toplevel", "my", "target", "other", "ad", "CurrentTime"];
+}
+
 struct Interner {
-    /// Exact spelling → entry.
-    by_spelling: FxHashMap<&'static str, &'static Entry>,
+    /// Exact spelling → name.
+    by_spelling: FxHashMap<&'static str, Name>,
     /// ASCII-lower-cased text → symbol.
     by_folded: FxHashMap<&'static str, u32>,
 }
 
 static INTERNER: RwLock<Option<Interner>> = RwLock::new(None);
 
+/// Spellings by id, readable without a lock. Chunk `k` holds the ids from
+/// `CHUNK * (2^k - 1)` on, `CHUNK << k` of them; entries are written once,
+/// under the interner's lock, before the name is handed out.
+static SPELLINGS: [OnceLock<Box<[OnceLock<&'static str>]>>; 32] = [const { OnceLock::new() }; 32];
+const CHUNK: u32 = 256;
+
+/// The chunk and offset of spelling `id`.
+fn spelling_slot(id: u32) -> (usize, usize) {
+    let chunk = (id / CHUNK + 1).ilog2();
+    let first = CHUNK * ((1 << chunk) - 1);
+    (chunk as usize, (id - first) as usize)
+}
+
+impl Interner {
+    fn new() -> Interner {
+        let mut interner = Interner { by_spelling: FxHashMap::default(), by_folded: FxHashMap::default() };
+        for spelling in reserved::SPELLINGS {
+            interner.add(spelling);
+        }
+        interner
+    }
+
+    /// Interns a spelling that is not interned yet.
+    fn add(&mut self, text: &str) -> Name {
+        let folded = text.to_ascii_lowercase();
+        let next_symbol = self.by_folded.len() as u32;
+        let symbol = match self.by_folded.get(folded.as_str()) {
+            Some(&symbol) => symbol,
+            None => {
+                let folded: &'static str = Box::leak(folded.into_boxed_str());
+                self.by_folded.insert(folded, next_symbol);
+                next_symbol
+            }
+        };
+        let spelling: &'static str = Box::leak(text.to_owned().into_boxed_str());
+        let id = self.by_spelling.len() as u32;
+        let (chunk, offset) = spelling_slot(id);
+        let slots = SPELLINGS[chunk]
+            .get_or_init(|| (0..CHUNK << chunk).map(|_| OnceLock::new()).collect::<Vec<_>>().into_boxed_slice());
+        let _ = slots[offset].set(spelling);
+        let name = Name { symbol, spelling: id };
+        self.by_spelling.insert(spelling, name);
+        name
+    }
+}
+
 thread_local! {
     /// A direct-mapped cache of names this thread has interned, so that
     /// parsing does not take the interner's lock for every name.
-    static RECENT: RefCell<Vec<Option<Name>>> = const { RefCell::new(Vec::new()) };
+    static RECENT: RefCell<Vec<Option<(&'static str, Name)>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Slots in each thread's cache (a power of two).
 const RECENT_SLOTS: usize = 1024;
 
 impl Name {
+    /// A name that is no name: marks the empty slots of an ad's table.
+    pub(crate) const NONE: Name = Name { symbol: u32::MAX, spelling: 0 };
+
     /// Interns `text` and returns its name.
     pub fn new(text: &str) -> Name {
         let slot = {
@@ -74,10 +144,10 @@ impl Name {
                 recent.resize(RECENT_SLOTS, None);
             }
             match recent[slot] {
-                Some(name) if name.as_str() == text => name,
+                Some((spelling, name)) if spelling == text => name,
                 _ => {
                     let name = Name::new_shared(text);
-                    recent[slot] = Some(name);
+                    recent[slot] = Some((name.as_str(), name));
                     name
                 }
             }
@@ -87,57 +157,47 @@ impl Name {
     /// Interns `text` through the process-wide table.
     fn new_shared(text: &str) -> Name {
         if let Some(interner) = INTERNER.read().as_ref() {
-            if let Some(entry) = interner.by_spelling.get(text) {
-                return Name(entry);
+            if let Some(&name) = interner.by_spelling.get(text) {
+                return name;
             }
         }
-        Name::insert(text)
-    }
-
-    #[cold]
-    fn insert(text: &str) -> Name {
         let mut guard = INTERNER.write();
-        let interner = guard.get_or_insert_with(Interner::default);
-        if let Some(entry) = interner.by_spelling.get(text) {
-            return Name(entry);
+        let interner = guard.get_or_insert_with(Interner::new);
+        match interner.by_spelling.get(text) {
+            Some(&name) => name,
+            None => interner.add(text),
         }
-        let folded = text.to_ascii_lowercase();
-        let next = interner.by_folded.len() as u32;
-        let symbol = match interner.by_folded.get(folded.as_str()) {
-            Some(&symbol) => symbol,
-            None => {
-                let folded: &'static str = Box::leak(folded.into_boxed_str());
-                interner.by_folded.insert(folded, next);
-                next
-            }
-        };
-        let spelling: &'static str = Box::leak(text.to_owned().into_boxed_str());
-        let entry: &'static Entry = Box::leak(Box::new(Entry { symbol, spelling }));
-        interner.by_spelling.insert(spelling, entry);
-        Name(entry)
     }
 
     /// The spelling this name was created with.
     pub fn as_str(self) -> &'static str {
-        self.0.spelling
+        let (chunk, offset) = spelling_slot(self.spelling);
+        SPELLINGS[chunk].get().and_then(|slots| slots.get(offset)?.get().copied()).unwrap_or("")
     }
 
-    /// The symbol shared by all spellings of this name (stable for the life of
-    /// the process, not across processes).
+    /// The symbol shared by all spellings of this name (stable for the life
+    /// of the process, not across processes).
     pub fn symbol(self) -> u32 {
-        self.0.symbol
+        self.symbol
+    }
+
+    /// True for the names with a meaning of their own in scoping (`self`,
+    /// `parent`, `root`, `toplevel`, `MY`, `TARGET`, `other`, `ad`,
+    /// `CurrentTime`).
+    pub(crate) fn is_reserved(self) -> bool {
+        self.symbol < reserved::COUNT
     }
 
     /// True when this name equals `text` ignoring ASCII case.
     pub fn is(self, text: &str) -> bool {
-        self.0.spelling.eq_ignore_ascii_case(text)
+        self.as_str().eq_ignore_ascii_case(text)
     }
 
     /// True when the name must be written as a quoted name (`'...'`) in
     /// new ClassAd syntax: it is not a plain identifier, or it is a reserved
     /// word.
     pub fn needs_quotes(self) -> bool {
-        needs_quotes(self.0.spelling)
+        needs_quotes(self.as_str())
     }
 }
 
@@ -176,7 +236,7 @@ fn is_keyword(text: &str) -> bool {
 
 impl PartialEq for Name {
     fn eq(&self, other: &Name) -> bool {
-        self.0.symbol == other.0.symbol
+        self.symbol == other.symbol
     }
 }
 
@@ -184,7 +244,7 @@ impl Eq for Name {}
 
 impl Hash for Name {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u32(self.0.symbol);
+        state.write_u32(self.symbol);
     }
 }
 
@@ -250,7 +310,24 @@ mod tests {
         assert_ne!(a, c);
         assert_eq!(a.symbol(), b.symbol());
         assert_eq!(b.as_str(), "requestmemory");
-        assert!(std::ptr::eq(a.0, Name::new("RequestMemory").0));
+        assert_eq!(a.spelling, Name::new("RequestMemory").spelling);
+    }
+
+    #[test]
+    fn reserved_names_have_fixed_symbols() {
+        assert_eq!(Name::new("TARGET").symbol(), reserved::TARGET);
+        assert_eq!(Name::new("Self").symbol(), reserved::SELF);
+        assert_eq!(Name::new("currenttime").symbol(), reserved::CURRENT_TIME);
+        assert!(Name::new("MY").is_reserved());
+        assert!(!Name::new("Memory").is_reserved());
+    }
+
+    #[test]
+    fn many_spellings() {
+        let names: Vec<Name> = (0..3000).map(|i| Name::new(&format!("spelling_test_{i}"))).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(name.as_str(), format!("spelling_test_{i}"));
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ use typed_arena::Arena;
 
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Node, Repr};
-use crate::name::Name;
+use crate::name::{reserved, Name};
 use crate::value::Value;
 
 pub(crate) use ops::binary as binary_op;
@@ -211,7 +211,7 @@ impl<'c> EvalContext<'c> {
             Subject::Expr(expr) => ev.eval(expr, &my_frame),
             Subject::Attr(name) => ev.attr(name, &my_frame),
         };
-        finish(if ev.failed { Val::Error } else { value })
+        finish(if ev.failed() { Val::Error } else { value })
     }
 }
 
@@ -300,34 +300,6 @@ enum Found<'a> {
     Missing,
 }
 
-/// The symbols of the names with a meaning of their own.
-struct Specials {
-    self_: Name,
-    parent: Name,
-    root: Name,
-    toplevel: Name,
-    my: Name,
-    target: Name,
-    other: Name,
-    ad: Name,
-    current_time: Name,
-}
-
-fn specials() -> &'static Specials {
-    static SPECIALS: OnceLock<Specials> = OnceLock::new();
-    SPECIALS.get_or_init(|| Specials {
-        self_: Name::new("self"),
-        parent: Name::new("parent"),
-        root: Name::new("root"),
-        toplevel: Name::new("toplevel"),
-        my: Name::new("my"),
-        target: Name::new("target"),
-        other: Name::new("other"),
-        ad: Name::new("ad"),
-        current_time: Name::new("CurrentTime"),
-    })
-}
-
 /// The state of one evaluation.
 pub(crate) struct Evaluator<'a> {
     pub(crate) options: &'a EvalOptions,
@@ -338,9 +310,9 @@ pub(crate) struct Evaluator<'a> {
     active: SmallVec<[usize; 16]>,
     depth: u32,
     steps: u64,
-    /// Set when a limit is exceeded; the evaluation's result is then ERROR.
-    failed: bool,
-    specials: &'static Specials,
+    /// The step limit; set to zero when any limit is exceeded, which fails
+    /// the rest of the evaluation (its result is then ERROR).
+    max_steps: u64,
 }
 
 impl<'a> Evaluator<'a> {
@@ -358,8 +330,7 @@ impl<'a> Evaluator<'a> {
             active: SmallVec::new(),
             depth: 0,
             steps: 0,
-            failed: false,
-            specials: specials(),
+            max_steps: options.limits.max_steps,
         }
     }
 
@@ -384,8 +355,13 @@ impl<'a> Evaluator<'a> {
 
     /// Gives up on the whole evaluation.
     fn fail(&mut self) -> Val<'a> {
-        self.failed = true;
+        self.max_steps = 0;
         Val::Error
+    }
+
+    /// True once a limit has been exceeded.
+    fn failed(&self) -> bool {
+        self.max_steps == 0
     }
 
     /// The current time per the options' clock.
@@ -406,7 +382,7 @@ impl<'a> Evaluator<'a> {
     /// step limits, and makes sure enough stack is left.
     fn nested(&mut self, f: impl FnOnce(&mut Self) -> Val<'a>) -> Val<'a> {
         self.steps += 1;
-        if self.failed || self.steps > self.options.limits.max_steps || self.depth >= self.options.limits.max_depth {
+        if self.steps > self.max_steps || self.depth >= self.options.limits.max_depth {
             return self.fail();
         }
         self.depth += 1;
@@ -562,11 +538,15 @@ impl<'a> Evaluator<'a> {
     fn lookup(&self, name: Name, start: &'a Frame<'a>) -> Found<'a> {
         let mut frame = start;
         loop {
-            if let Some(expr) = frame.ad.lookup_name(name) {
-                return Found::Expr(expr, frame);
+            if frame.ad.may_define(name) {
+                if let Some(expr) = frame.ad.lookup_name(name) {
+                    return Found::Expr(expr, frame);
+                }
             }
-            if let Some(value) = self.special(name, frame) {
-                return Found::Value(value);
+            if name.is_reserved() {
+                if let Some(value) = self.special(name, frame) {
+                    return Found::Value(value);
+                }
             }
             match frame.parent {
                 Some(parent) => frame = parent,
@@ -574,28 +554,26 @@ impl<'a> Evaluator<'a> {
             }
         }
         // The outermost level of a match: the names of the two ads.
-        if self.in_match() {
-            let s = self.specials;
+        if name.is_reserved() && self.in_match() {
             let (mine, theirs) = match frame.side {
                 Side::My => (self.my, self.target),
                 Side::Target => (self.target, self.my),
                 Side::Detached => (None, None),
             };
-            if name == s.my || name == s.ad {
-                if let Some(mine) = mine {
-                    return Found::Value(Val::Ad(mine));
-                }
-            } else if name == s.target || name == s.other {
-                if let Some(theirs) = theirs {
-                    return Found::Value(Val::Ad(theirs));
-                }
+            let ad = match name.symbol() {
+                reserved::MY | reserved::AD => mine,
+                reserved::TARGET | reserved::OTHER => theirs,
+                _ => None,
+            };
+            if let Some(ad) = ad {
+                return Found::Value(Val::Ad(ad));
             }
         }
         Found::Missing
     }
 
     /// The expression of the attribute `name` in `frame` or the ads around
-    /// it (special names are not considered).
+    /// it (reserved names are not considered).
     pub(crate) fn find_attribute(&self, name: Name, frame: &'a Frame<'a>) -> Option<&'a Expr> {
         let mut frame = frame;
         loop {
@@ -606,25 +584,17 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The value of a special name at the scope level `frame`, if `name` is one.
+    /// The value of a reserved name at the scope level `frame`, if it has one
+    /// there.
     fn special(&self, name: Name, frame: &'a Frame<'a>) -> Option<Val<'a>> {
-        let s = self.specials;
-        if name == s.self_ {
-            Some(Val::Ad(frame))
-        } else if name == s.parent {
-            Some(frame.parent.map_or(Val::Undefined, Val::Ad))
-        } else if name == s.root || name == s.toplevel {
-            Some(Val::Ad(frame.root()))
-        } else if self.options.semantics == Semantics::Old {
-            if name == s.my {
-                Some(Val::Ad(frame))
-            } else if name == s.current_time {
-                Some(Val::Int(self.now()))
-            } else {
-                None
-            }
-        } else {
-            None
+        let old = self.options.semantics == Semantics::Old;
+        match name.symbol() {
+            reserved::SELF => Some(Val::Ad(frame)),
+            reserved::PARENT => Some(frame.parent.map_or(Val::Undefined, Val::Ad)),
+            reserved::ROOT | reserved::TOPLEVEL => Some(Val::Ad(frame.root())),
+            reserved::MY if old => Some(Val::Ad(frame)),
+            reserved::CURRENT_TIME if old => Some(Val::Int(self.now())),
+            _ => None,
         }
     }
 

@@ -51,16 +51,30 @@ pub(crate) fn call(name: &str, args: Vec<Expr>, max_depth: u32) -> Result<Expr, 
     self::node(Node::Call(Call { name, builtin, args: args.into() }), max_depth)
 }
 
-/// The ad of an ad literal. Semicolons without any attribute (`[;]`) and
-/// empty names are errors, as in libclassad.
-pub(crate) fn ad(attrs: Vec<(Name, Expr)>, had_separators: bool) -> Result<ClassAd, BuildError> {
-    if had_separators && attrs.is_empty() {
+/// The ad of an ad literal. Semicolons without any attribute (`[;]`) are an
+/// error, as in libclassad (and so are empty names: [`attribute_name`]).
+pub(crate) fn ad<I>(attrs: I, had_separators: bool) -> Result<ClassAd, BuildError>
+where
+    I: IntoIterator<Item = (Name, Expr), IntoIter: ExactSizeIterator>,
+{
+    let attrs = attrs.into_iter();
+    if had_separators && attrs.len() == 0 {
         return Err(BuildError::EmptyAd);
     }
-    if attrs.iter().any(|(name, _)| name.as_str().is_empty()) {
+    Ok(ClassAd::from_attributes(attrs))
+}
+
+/// The name of an attribute being defined: never empty.
+pub(crate) fn attribute_name(name: Name) -> Result<Name, BuildError> {
+    if name == empty_name() {
         return Err(BuildError::EmptyName);
     }
-    Ok(ClassAd::from_attributes(attrs))
+    Ok(name)
+}
+
+fn empty_name() -> Name {
+    static EMPTY: std::sync::OnceLock<Name> = std::sync::OnceLock::new();
+    *EMPTY.get_or_init(|| Name::new(""))
 }
 
 /// An ad literal as an expression.

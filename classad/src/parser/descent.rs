@@ -457,7 +457,7 @@ impl<'s> Descent<'s> {
                 self.advance();
                 break;
             }
-            let name = self.name()?;
+            let name = build::attribute_name(self.name()?)?;
             self.expect(Punct::Assign)?;
             let value = self.attribute_value()?;
             self.scratch.push((name, value));
@@ -469,8 +469,7 @@ impl<'s> Descent<'s> {
                 return Err(GiveUp);
             }
         }
-        let attrs: Vec<(Name, Expr)> = self.scratch.drain(start..).collect();
-        Ok(build::ad(attrs, had_separators)?)
+        Ok(build::ad(self.scratch.drain(start..), had_separators)?)
     }
 
     /// An attribute's value; most are a single literal, read directly.

@@ -106,6 +106,9 @@ impl Builder {
     ) -> Result<Expr, LalrError<'s>> {
         let had_separators = !items.is_empty();
         let attrs: Vec<(Name, Expr)> = items.into_iter().flatten().chain(last).collect();
+        for (name, _) in &attrs {
+            build::attribute_name(*name).map_err(at(position))?;
+        }
         build::record(attrs, had_separators, self.max_depth).map_err(at(position))
     }
 

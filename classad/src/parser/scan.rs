@@ -109,57 +109,62 @@ static CLASS: [u8; 256] = {
     class
 };
 
-/// What a token's first byte says about it.
-#[derive(Clone, Copy)]
-enum Start {
-    Ident,
-    Digit,
-    Dot,
-    DoubleQuote,
-    SingleQuote,
-    /// A one-character operator that no longer one starts with.
-    Single(Punct),
-    /// A character that may begin a longer operator.
-    Multi,
-    Other,
-}
+/// What a token's first byte says about it (one byte per entry, so the
+/// dispatch is a single load).
+const START_OTHER: u8 = 0;
+const START_IDENT: u8 = 1;
+const START_DIGIT: u8 = 2;
+const START_DOT: u8 = 3;
+const START_DOUBLE_QUOTE: u8 = 4;
+const START_SINGLE_QUOTE: u8 = 5;
+/// A one-character operator that no longer one starts with ([`SINGLE`]).
+const START_SINGLE: u8 = 6;
+/// A character that may begin a longer operator.
+const START_MULTI: u8 = 7;
 
-static START: [Start; 256] = {
-    let mut start = [Start::Other; 256];
+static START: [u8; 256] = {
+    let mut start = [START_OTHER; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
         start[b] = if c.is_ascii_alphabetic() || c == b'_' {
-            Start::Ident
+            START_IDENT
         } else if c.is_ascii_digit() {
-            Start::Digit
+            START_DIGIT
         } else {
             match c {
-                b'.' => Start::Dot,
-                b'"' => Start::DoubleQuote,
-                b'\'' => Start::SingleQuote,
-                b'^' => Start::Single(Punct::Caret),
-                b'+' => Start::Single(Punct::Plus),
-                b'-' => Start::Single(Punct::Minus),
-                b'*' => Start::Single(Punct::Star),
-                b'%' => Start::Single(Punct::Percent),
-                b'~' => Start::Single(Punct::Tilde),
-                b':' => Start::Single(Punct::Colon),
-                b',' => Start::Single(Punct::Comma),
-                b';' => Start::Single(Punct::Semi),
-                b'(' => Start::Single(Punct::LParen),
-                b')' => Start::Single(Punct::RParen),
-                b'[' => Start::Single(Punct::LBracket),
-                b']' => Start::Single(Punct::RBracket),
-                b'{' => Start::Single(Punct::LBrace),
-                b'}' => Start::Single(Punct::RBrace),
-                b'|' | b'&' | b'=' | b'!' | b'<' | b'>' | b'?' | b'/' => Start::Multi,
-                _ => Start::Other,
+                b'.' => START_DOT,
+                b'"' => START_DOUBLE_QUOTE,
+                b'\'' => START_SINGLE_QUOTE,
+                b'^' | b'+' | b'-' | b'*' | b'%' | b'~' | b':' | b',' | b';' | b'(' | b')' | b'[' | b']' | b'{'
+                | b'}' => START_SINGLE,
+                b'|' | b'&' | b'=' | b'!' | b'<' | b'>' | b'?' | b'/' => START_MULTI,
+                _ => START_OTHER,
             }
         };
         b += 1;
     }
     start
+};
+
+/// The operator of each [`START_SINGLE`] byte.
+static SINGLE: [Punct; 256] = {
+    let mut single = [Punct::Comma; 256];
+    single[b'^' as usize] = Punct::Caret;
+    single[b'+' as usize] = Punct::Plus;
+    single[b'-' as usize] = Punct::Minus;
+    single[b'*' as usize] = Punct::Star;
+    single[b'%' as usize] = Punct::Percent;
+    single[b'~' as usize] = Punct::Tilde;
+    single[b':' as usize] = Punct::Colon;
+    single[b';' as usize] = Punct::Semi;
+    single[b'(' as usize] = Punct::LParen;
+    single[b')' as usize] = Punct::RParen;
+    single[b'[' as usize] = Punct::LBracket;
+    single[b']' as usize] = Punct::RBracket;
+    single[b'{' as usize] = Punct::LBrace;
+    single[b'}' as usize] = Punct::RBrace;
+    single
 };
 
 fn is(byte: Option<&u8>, class: u8) -> bool {
@@ -179,76 +184,62 @@ impl<'s> Scanner<'s> {
 
     pub(super) fn next(&mut self) -> Token {
         let bytes = self.text.as_bytes();
-        while is(bytes.get(self.pos), SPACE) {
-            self.pos += 1;
+        let mut pos = self.pos;
+        while pos < bytes.len() && CLASS[bytes[pos] as usize] & SPACE != 0 {
+            pos += 1;
         }
-        if bytes.get(self.pos) == Some(&b'/') && matches!(bytes.get(self.pos + 1), Some(b'/' | b'*')) {
-            if !self.skip_space_and_comments() {
-                let start = self.pos;
-                self.pos = bytes.len();
-                return Token { kind: Kind::Bad, start, end: self.pos };
+        if bytes.get(pos) == Some(&b'/') && matches!(bytes.get(pos + 1), Some(b'/' | b'*')) {
+            match skip_comments(bytes, pos) {
+                Some(after) => pos = after,
+                None => {
+                    self.pos = bytes.len();
+                    return Token { kind: Kind::Bad, start: pos, end: bytes.len() };
+                }
             }
         }
-        let start = self.pos;
+        let start = pos;
         let Some(&first) = bytes.get(start) else {
+            self.pos = start;
             return Token { kind: Kind::End, start, end: start };
         };
+        self.pos = pos;
         let kind = match START[first as usize] {
-            Start::Ident => {
-                self.pos += 1;
-                while is(bytes.get(self.pos), IDENT) {
-                    self.pos += 1;
+            START_IDENT => {
+                pos += 1;
+                while pos < bytes.len() && CLASS[bytes[pos] as usize] & IDENT != 0 {
+                    pos += 1;
                 }
+                self.pos = pos;
                 Kind::Ident
             }
-            Start::Single(punct) => {
-                self.pos += 1;
-                Kind::Punct(punct)
+            START_SINGLE => {
+                self.pos = pos + 1;
+                Kind::Punct(SINGLE[first as usize])
             }
-            Start::Digit => self.number(),
-            Start::Dot if is(bytes.get(start + 1), DIGIT) => {
-                self.pos += 1;
+            START_DIGIT => self.number(),
+            START_DOT if is(bytes.get(start + 1), DIGIT) => {
+                self.pos = pos + 1;
                 self.fraction_and_exponent()
             }
-            Start::Dot => {
-                self.pos += 1;
+            START_DOT => {
+                self.pos = pos + 1;
                 Kind::Punct(Punct::Dot)
             }
-            Start::DoubleQuote => match self.quoted(b'"') {
+            START_DOUBLE_QUOTE => match self.quoted(b'"') {
                 Some(escaped) => Kind::Str { escaped },
                 None => Kind::Bad,
             },
-            Start::SingleQuote => match self.quoted(b'\'') {
+            START_SINGLE_QUOTE => match self.quoted(b'\'') {
                 Some(escaped) => Kind::QuotedName { escaped },
                 None => Kind::Bad,
             },
-            Start::Multi => self.punct(first),
-            Start::Other => {
+            START_MULTI => self.punct(first),
+            _ => {
                 self.pos = bytes.len();
                 Kind::Bad
             }
         };
         Token { kind, start, end: self.pos }
-    }
-
-    /// Skips white space and comments; false for an unterminated `/*`.
-    fn skip_space_and_comments(&mut self) -> bool {
-        let bytes = self.text.as_bytes();
-        loop {
-            while is(bytes.get(self.pos), SPACE) {
-                self.pos += 1;
-            }
-            match (bytes.get(self.pos), bytes.get(self.pos + 1)) {
-                (Some(b'/'), Some(b'/')) => {
-                    self.pos = memchr::memchr(b'\n', &bytes[self.pos..]).map_or(bytes.len(), |n| self.pos + n);
-                }
-                (Some(b'/'), Some(b'*')) => match memchr::memmem::find(&bytes[self.pos + 2..], b"*/") {
-                    Some(n) => self.pos += 2 + n + 2,
-                    None => return false,
-                },
-                _ => return true,
-            }
-        }
     }
 
     /// Digits, then a fraction or an exponent making it a real.
@@ -313,6 +304,7 @@ impl<'s> Scanner<'s> {
                 self.pos = at + offset + 1;
                 return Some(escaped);
             }
+            // A backslash: the character after it never closes the literal.
             if at + offset + 1 >= bytes.len() {
                 return None;
             }
@@ -357,6 +349,25 @@ impl<'s> Scanner<'s> {
         };
         self.pos += len;
         Kind::Punct(punct)
+    }
+}
+
+/// At a comment: skips it and any white space and comments after it.
+/// `None` for an unterminated `/*`.
+#[cold]
+#[inline(never)]
+fn skip_comments(bytes: &[u8], mut pos: usize) -> Option<usize> {
+    loop {
+        match (bytes.get(pos), bytes.get(pos + 1)) {
+            (Some(b'/'), Some(b'/')) => {
+                pos = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |n| pos + n);
+            }
+            (Some(b'/'), Some(b'*')) => pos += 2 + memchr::memmem::find(&bytes[pos + 2..], b"*/")? + 2,
+            _ => return Some(pos),
+        }
+        while pos < bytes.len() && CLASS[bytes[pos] as usize] & SPACE != 0 {
+            pos += 1;
+        }
     }
 }
 
