@@ -371,11 +371,15 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluates `expr` in the scope `frame`.
     pub(crate) fn eval(&mut self, expr: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
-        let node = match &expr.0 {
-            Repr::Lit(literal) => return Val::from_literal(literal),
-            Repr::Node(node) => &node.node,
-        };
-        self.nested(|ev| ev.eval_node(node, frame))
+        match &expr.0 {
+            Repr::Lit(literal) => Val::from_literal(literal),
+            // A reference takes no level of its own: the expression it finds
+            // is evaluated one level deeper.
+            Repr::Node(node) => match &node.node {
+                Node::Attr(name) => self.attr(*name, frame),
+                node => self.nested(|ev| ev.eval_node(node, frame)),
+            },
+        }
     }
 
     /// Runs `f` one level deeper: counts a step, enforces the depth and
@@ -395,16 +399,55 @@ impl<'a> Evaluator<'a> {
         value
     }
 
+    /// The nodes of typical policy expressions; everything else is in
+    /// [`eval_other`](Self::eval_other), which keeps this function's frame
+    /// small.
     fn eval_node(&mut self, node: &'a Node, frame: &'a Frame<'a>) -> Val<'a> {
         match node {
             Node::Attr(name) => self.attr(*name, frame),
+            Node::Select(base, name) => {
+                // `TARGET.x`, `MY.x`: resolve the scope name directly.
+                let base = match base.as_node() {
+                    Some(Node::Attr(scope)) if scope.is_reserved() => self.attr(*scope, frame),
+                    _ => self.eval(base, frame),
+                };
+                self.select(base, *name)
+            }
+            Node::Binary(op, a, b) => self.binary(*op, a, b, frame),
+            Node::Paren(inner) => match &inner.0 {
+                Repr::Node(node) => self.eval_node(&node.node, frame),
+                Repr::Lit(literal) => Val::from_literal(literal),
+            },
+            _ => self.eval_other(node, frame),
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
+        match op {
+            BinaryOp::And => self.logical(false, a, b, frame),
+            BinaryOp::Or => self.logical(true, a, b, frame),
+            BinaryOp::Is | BinaryOp::Isnt => {
+                let a = self.eval(a, frame);
+                let b = self.eval(b, frame);
+                match ops::identical(&a, &b) {
+                    Val::Bool(same) => Val::Bool(same == (op == BinaryOp::Is)),
+                    other => other,
+                }
+            }
+            _ => {
+                let a = self.eval(a, frame);
+                let b = self.eval(b, frame);
+                ops::binary(op, a, b)
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn eval_other(&mut self, node: &'a Node, frame: &'a Frame<'a>) -> Val<'a> {
+        match node {
             Node::RootAttr(name) => {
                 let root = frame.root();
                 self.resolve(self.lookup(*name, root))
-            }
-            Node::Select(base, name) => {
-                let base = self.eval(base, frame);
-                self.select(base, *name)
             }
             Node::Index(base, index) => {
                 let base = self.eval(base, frame);
@@ -415,21 +458,6 @@ impl<'a> Evaluator<'a> {
                 let v = self.eval(operand, frame);
                 ops::unary(*op, v)
             }
-            Node::Binary(BinaryOp::And, a, b) => self.logical(false, a, b, frame),
-            Node::Binary(BinaryOp::Or, a, b) => self.logical(true, a, b, frame),
-            Node::Binary(op @ (BinaryOp::Is | BinaryOp::Isnt), a, b) => {
-                let a = self.eval(a, frame);
-                let b = self.eval(b, frame);
-                match ops::identical(&a, &b) {
-                    Val::Bool(same) => Val::Bool(same == (*op == BinaryOp::Is)),
-                    other => other,
-                }
-            }
-            Node::Binary(op, a, b) => {
-                let a = self.eval(a, frame);
-                let b = self.eval(b, frame);
-                ops::binary(*op, a, b)
-            }
             Node::Cond(cond, then, otherwise) => {
                 let cond = self.eval(cond, frame);
                 self.conditional(cond, then, otherwise, frame)
@@ -438,10 +466,10 @@ impl<'a> Evaluator<'a> {
                 Val::Undefined => self.eval(b, frame),
                 v => v,
             },
-            Node::Paren(inner) => self.eval(inner, frame),
             Node::Call(call) => crate::functions::call(self, call, frame),
             Node::List(items) => Val::List(List::Lazy(items, frame)),
             Node::Record(ad) => self.nested_ad(ad, frame),
+            Node::Attr(_) | Node::Select(..) | Node::Binary(..) | Node::Paren(_) => self.eval_node(node, frame),
         }
     }
 
@@ -535,7 +563,33 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Looks `name` up from `start` outwards.
+    #[inline]
     fn lookup(&self, name: Name, start: &'a Frame<'a>) -> Found<'a> {
+        if name.is_reserved() {
+            return self.lookup_reserved(name, start);
+        }
+        match self.find_attribute(name, start) {
+            Some((expr, frame)) => Found::Expr(expr, frame),
+            None => Found::Missing,
+        }
+    }
+
+    /// The expression bound to `name` in `frame` or the ads around it, and
+    /// the scope it belongs to (reserved meanings are not considered).
+    #[inline]
+    pub(crate) fn find_attribute(&self, name: Name, frame: &'a Frame<'a>) -> Option<(&'a Expr, &'a Frame<'a>)> {
+        let mut frame = frame;
+        loop {
+            if let Some(expr) = frame.ad.lookup_name(name) {
+                return Some((expr, frame));
+            }
+            frame = frame.parent?;
+        }
+    }
+
+    /// [`lookup`](Self::lookup) for the names with a meaning of their own:
+    /// an ad that defines one shadows the meaning at its level.
+    fn lookup_reserved(&self, name: Name, start: &'a Frame<'a>) -> Found<'a> {
         let mut frame = start;
         loop {
             if frame.ad.may_define(name) {
@@ -543,10 +597,8 @@ impl<'a> Evaluator<'a> {
                     return Found::Expr(expr, frame);
                 }
             }
-            if name.is_reserved() {
-                if let Some(value) = self.special(name, frame) {
-                    return Found::Value(value);
-                }
+            if let Some(value) = self.special(name, frame) {
+                return Found::Value(value);
             }
             match frame.parent {
                 Some(parent) => frame = parent,
@@ -554,7 +606,7 @@ impl<'a> Evaluator<'a> {
             }
         }
         // The outermost level of a match: the names of the two ads.
-        if name.is_reserved() && self.in_match() {
+        if self.in_match() {
             let (mine, theirs) = match frame.side {
                 Side::My => (self.my, self.target),
                 Side::Target => (self.target, self.my),
@@ -570,18 +622,6 @@ impl<'a> Evaluator<'a> {
             }
         }
         Found::Missing
-    }
-
-    /// The expression of the attribute `name` in `frame` or the ads around
-    /// it (reserved names are not considered).
-    pub(crate) fn find_attribute(&self, name: Name, frame: &'a Frame<'a>) -> Option<&'a Expr> {
-        let mut frame = frame;
-        loop {
-            if let Some(expr) = frame.ad.lookup_name(name) {
-                return Some(expr);
-            }
-            frame = frame.parent?;
-        }
     }
 
     /// The value of a reserved name at the scope level `frame`, if it has one

@@ -43,7 +43,37 @@ pub(crate) fn unary<'a>(op: UnaryOp, v: Val<'a>) -> Val<'a> {
 }
 
 /// Any binary operator other than `&&`, `||`, `is` and `isnt`.
+#[inline]
 pub(crate) fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    // The cases of typical policies first: integers, and strings compared
+    // for equality.
+    match (&a, &b) {
+        (Val::Int(x), Val::Int(y)) => return integers(op, *x, *y),
+        (Val::Str(x), Val::Str(y)) if matches!(op, BinaryOp::Eq | BinaryOp::Ne) => {
+            let (x, y) = (x.as_str(), y.as_str());
+            let equal = x.len() == y.len() && (x == y || x.eq_ignore_ascii_case(y));
+            return Val::Bool(equal == (op == BinaryOp::Eq));
+        }
+        _ => {}
+    }
+    binary_general(op, a, b)
+}
+
+fn integers<'a>(op: BinaryOp, x: i64, y: i64) -> Val<'a> {
+    use BinaryOp::*;
+    match op {
+        Lt => Val::Bool(x < y),
+        Le => Val::Bool(x <= y),
+        Gt => Val::Bool(x > y),
+        Ge => Val::Bool(x >= y),
+        Eq => Val::Bool(x == y),
+        Ne => Val::Bool(x != y),
+        _ => binary_general(op, Val::Int(x), Val::Int(y)),
+    }
+}
+
+#[inline(never)]
+fn binary_general<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     use BinaryOp::*;
     if let Some(v) = strict(&a, &b) {
         return v;

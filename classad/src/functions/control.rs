@@ -51,7 +51,7 @@ fn unparse<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -
     };
     match arg.as_node() {
         Some(Node::Attr(name)) => match ev.find_attribute(*name, frame) {
-            Some(expr) => Val::string(expr.to_string()),
+            Some((expr, _)) => Val::string(expr.to_string()),
             None => Val::string(""),
         },
         // Scoped references are not followed (libclassad gives "" too).
