@@ -53,6 +53,11 @@ impl Slot {
     }
 }
 
+/// A table of `len` empty slots.
+fn empty_slots(len: usize) -> Box<[Slot]> {
+    std::iter::repeat_with(Slot::empty).take(len).collect()
+}
+
 /// A table with room for `len` attributes at a load of at most 3/4.
 fn capacity_for(len: usize) -> usize {
     if len == 0 {
@@ -76,7 +81,7 @@ impl ClassAd {
 
     /// An empty ad with room for `capacity` attributes.
     pub fn with_capacity(capacity: usize) -> ClassAd {
-        let slots = vec![Slot::empty(); capacity_for(capacity)].into_boxed_slice();
+        let slots = empty_slots(capacity_for(capacity));
         ClassAd { slots, order: Vec::with_capacity(capacity), reserved: 0, chained: None }
     }
 
@@ -153,7 +158,7 @@ impl ClassAd {
 
     /// Moves the attributes into a table of `capacity` slots, in order.
     fn rebuild(&mut self, capacity: usize) {
-        let mut old = std::mem::replace(&mut self.slots, vec![Slot::empty(); capacity].into_boxed_slice());
+        let mut old = std::mem::replace(&mut self.slots, empty_slots(capacity));
         let order = std::mem::take(&mut self.order);
         self.order.reserve(order.len());
         for i in order {

@@ -127,24 +127,37 @@ thread_local! {
 /// Slots in each thread's cache (a power of two).
 const RECENT_SLOTS: usize = 1024;
 
+/// The cache slot for a spelling: a hash of its length and of its first
+/// and last (up to) eight bytes, cheap and good enough for attribute names.
+fn recent_slot(bytes: &[u8]) -> usize {
+    let word = |chunk: &[u8]| {
+        let mut buf = [0u8; 8];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        u64::from_le_bytes(buf)
+    };
+    let n = bytes.len().min(8);
+    let h = (bytes.len() as u64)
+        .wrapping_add(word(&bytes[..n]).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .rotate_left(29)
+        .wrapping_add(word(&bytes[bytes.len() - n..]))
+        .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
+}
+
 impl Name {
     /// A name that is no name: marks the empty slots of an ad's table.
     pub(crate) const NONE: Name = Name { symbol: u32::MAX, spelling: 0 };
 
     /// Interns `text` and returns its name.
     pub fn new(text: &str) -> Name {
-        let slot = {
-            let mut hasher = rustc_hash::FxHasher::default();
-            hasher.write(text.as_bytes());
-            (hasher.finish() >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
-        };
+        let slot = recent_slot(text.as_bytes());
         RECENT.with(|recent| {
             let mut recent = recent.borrow_mut();
             if recent.is_empty() {
                 recent.resize(RECENT_SLOTS, None);
             }
             match recent[slot] {
-                Some((spelling, name)) if spelling == text => name,
+                Some((spelling, name)) if spelling.as_bytes() == text.as_bytes() => name,
                 _ => {
                     let name = Name::new_shared(text);
                     recent[slot] = Some((name.as_str(), name));
