@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# compare.sh -- libclassad (HTCondor 23.9.6) and classad-rs, side by side, on the same
+# synthetic ads: runs the anchor benchmark (../shared/anchor/classad-bench.sh, which needs
+# root and the HTCondor chroot; skipped with a message if either is missing), then our
+# criterion benchmarks, and prints a markdown table of ns/op.
+#
+# Usage (from anywhere; as root to get the libclassad column):
+#   benches/compare.sh [N_PARSE=20000] [M_MACHINES=20000] [REPS=7]
+# Environment:
+#   ANCHOR_BENCH     the anchor script     (default ../shared/anchor/classad-bench.sh next to the repository)
+#   ANCHOR_ROOT      the chroot it uses    (default /tmp/anchor/trixie)
+#   CRITERION_ARGS   extra criterion flags (e.g. "--measurement-time 10")
+#   OUT_DIR          where the raw outputs go (default target/bench-compare)
+#
+# libclassad's figure is the best of REPS runs of one pass over the ads; ours is criterion's
+# mean (point estimate) per iteration, one iteration being one ad parsed or one machine
+# evaluated against. The two benchmarks are never run at the same time.
+set -euo pipefail
+
+N_PARSE=${1:-20000}
+M_MACHINES=${2:-20000}
+REPS=${3:-7}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+ANCHOR_BENCH=${ANCHOR_BENCH:-$ROOT/../shared/anchor/classad-bench.sh}
+ANCHOR_ROOT=${ANCHOR_ROOT:-/tmp/anchor/trixie}
+OUT_DIR=${OUT_DIR:-$TARGET/bench-compare}
+mkdir -p "$OUT_DIR"
+
+# ---- libclassad
+: >"$OUT_DIR/libclassad.txt"
+if [ "$(id -u)" != 0 ]; then
+	echo "compare.sh: not root, skipping the libclassad benchmark (it runs in a chroot)" >&2
+elif [ ! -x "$ANCHOR_ROOT/usr/bin/g++" ] || [ ! -f "$ANCHOR_BENCH" ]; then
+	echo "compare.sh: no anchor chroot at $ANCHOR_ROOT or no $ANCHOR_BENCH, skipping libclassad" >&2
+else
+	echo "== libclassad: $ANCHOR_BENCH $N_PARSE $M_MACHINES $REPS" >&2
+	ANCHOR_ROOT=$ANCHOR_ROOT bash "$ANCHOR_BENCH" "$N_PARSE" "$M_MACHINES" "$REPS" |
+		tee "$OUT_DIR/libclassad.txt" >&2
+fi
+
+# ---- classad-rs
+echo "== classad-rs: cargo bench -p classad-benches (CLASSAD_BENCH_MACHINES=$M_MACHINES)" >&2
+# Drop our previous results so that a benchmark that no longer runs cannot leave a stale figure.
+rm -rf "$TARGET/criterion/parse" "$TARGET/criterion/eval"
+# shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
+(cd "$ROOT" && CLASSAD_BENCH_MACHINES=$M_MACHINES \
+	cargo bench -p classad-benches --bench classad -- ${CRITERION_ARGS:-}) 2>&1 |
+	tee "$OUT_DIR/classad-rs.txt" >&2
+
+# ---- the table
+python3 - "$OUT_DIR/libclassad.txt" "$TARGET/criterion" <<'EOF'
+import glob, json, os, sys
+
+anchor_out, criterion_dir = sys.argv[1], sys.argv[2]
+
+# The anchor's last JSON line: {"parse_machine_new_syntax_ns": 28894.6, ...}
+anchor = {}
+with open(anchor_out) as f:
+    for line in f:
+        if line.startswith("{") and '"bench":"libclassad"' in line:
+            anchor = json.loads(line)
+
+# Criterion: <dir>/<group>/<function>/new/{benchmark,estimates}.json, mean in ns/iteration.
+ours = {}
+for bench in glob.glob(os.path.join(criterion_dir, "*", "*", "new", "benchmark.json")):
+    with open(bench) as f:
+        name = json.load(f)["function_id"]
+    with open(os.path.join(os.path.dirname(bench), "estimates.json")) as f:
+        ours[name] = json.load(f)["mean"]["point_estimate"]
+
+# (our benchmark, the anchor's measurement it corresponds to or None)
+ROWS = [
+    ("parse_machine_new_syntax", "parse_machine_new_syntax"),
+    ("parse_job_new_syntax", "parse_job_new_syntax"),
+    ("parse_pool_slot_ad", None),
+    ("eval_job_requirements", "eval_job_requirements"),
+    ("symmetric_match", "symmetric_match_unoptimized"),
+    ("eval_machine_start", None),
+    ("eval_job_requirements_fixed_pair", "eval_job_requirements_fixed_pair"),
+    ("eval_pre_job_rank", "eval_pre_job_rank"),
+]
+
+def fmt(x):
+    return "n/a" if x is None else f"{x:,.1f}"
+
+print("| measurement | libclassad ns/op | classad-rs ns/op | speed-up (x) |")
+print("|---|---:|---:|---:|")
+for name, theirs_name in ROWS:
+    mine = ours.get(name)
+    theirs = anchor.get(f"{theirs_name}_ns") if theirs_name else None
+    label = name if theirs_name in (None, name) else f"{name} (libclassad: {theirs_name})"
+    speedup = f"{theirs / mine:,.1f}" if mine and theirs else "n/a"
+    print(f"| {label} | {fmt(theirs)} | {fmt(mine)} | {speedup} |")
+if not anchor:
+    print("\n(no libclassad figures: the anchor benchmark was skipped)")
+EOF
