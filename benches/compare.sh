@@ -80,6 +80,8 @@ ROWS = [
     ("eval_machine_start", None),
     ("eval_job_requirements_fixed_pair", "eval_job_requirements_fixed_pair"),
     ("eval_pre_job_rank", "eval_pre_job_rank"),
+    ("eval_job_requirements_prepared", "eval_job_requirements"),
+    ("eval_job_requirements_prepared_fixed_pair", "eval_job_requirements_fixed_pair"),
 ]
 
 def fmt(x):

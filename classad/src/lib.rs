@@ -49,7 +49,7 @@ mod time;
 mod value;
 
 pub use ad::{ClassAd, Iter};
-pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Semantics};
+pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, Name};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser};

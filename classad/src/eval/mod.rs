@@ -21,6 +21,7 @@
 //! [`EvalLimits`]; exceeding either makes the whole result ERROR.
 
 mod ops;
+mod prepared;
 pub(crate) mod val;
 
 use std::cell::OnceCell;
@@ -35,6 +36,7 @@ use crate::name::{reserved, Name};
 use crate::value::Value;
 
 pub(crate) use ops::binary as binary_op;
+pub use prepared::Prepared;
 pub(crate) use val::{Frame, List, Side, Val};
 
 /// Which of the two ClassAd semantics to evaluate with.
@@ -283,6 +285,15 @@ impl<'a> Keep<'a> {
     }
 }
 
+/// Which branch a condition selects: an UNDEFINED condition gives
+/// UNDEFINED, and anything that is not a boolean or number ERROR.
+pub(crate) fn branch(cond: Val<'_>) -> Result<bool, Val<'static>> {
+    match cond {
+        Val::Undefined => Err(Val::Undefined),
+        c => c.truth().ok_or(Val::Error),
+    }
+}
+
 /// How often (in levels of nesting) the evaluator checks that enough stack
 /// is left, growing it on the heap when not, and how much it wants left
 /// (generous, for unoptimised builds) and allocates.
@@ -478,7 +489,19 @@ impl<'a> Evaluator<'a> {
     /// evaluating the right side when it comes first; ERROR and values that
     /// are neither booleans nor numbers are ERROR.
     fn logical(&mut self, dominant: bool, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
-        let left_defined = match self.eval(a, frame) {
+        let left = self.eval(a, frame);
+        self.logical_rest(dominant, left, |ev| ev.eval(b, frame))
+    }
+
+    /// [`logical`](Self::logical) once the left side is known; `right`
+    /// evaluates the right side if it is needed.
+    pub(crate) fn logical_rest(
+        &mut self,
+        dominant: bool,
+        left: Val<'a>,
+        right: impl FnOnce(&mut Self) -> Val<'a>,
+    ) -> Val<'a> {
+        let left_defined = match left {
             Val::Undefined => false,
             v => match v.truth() {
                 Some(t) if t == dominant => return Val::Bool(dominant),
@@ -486,7 +509,7 @@ impl<'a> Evaluator<'a> {
                 None => return Val::Error,
             },
         };
-        match self.eval(b, frame) {
+        match right(self) {
             Val::Undefined => Val::Undefined,
             v => match v.truth() {
                 None => Val::Error,
@@ -498,8 +521,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// `cond ? then : otherwise` and `ifThenElse`: only the chosen branch is
-    /// evaluated; an UNDEFINED condition gives UNDEFINED, anything that is not
-    /// a boolean or number ERROR.
+    /// evaluated.
     pub(crate) fn conditional(
         &mut self,
         cond: Val<'a>,
@@ -507,13 +529,10 @@ impl<'a> Evaluator<'a> {
         otherwise: &'a Expr,
         frame: &'a Frame<'a>,
     ) -> Val<'a> {
-        match cond {
-            Val::Undefined => Val::Undefined,
-            c => match c.truth() {
-                Some(true) => self.eval(then, frame),
-                Some(false) => self.eval(otherwise, frame),
-                None => Val::Error,
-            },
+        match branch(cond) {
+            Ok(true) => self.eval(then, frame),
+            Ok(false) => self.eval(otherwise, frame),
+            Err(value) => value,
         }
     }
 
