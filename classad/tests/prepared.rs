@@ -67,8 +67,74 @@ fn scoped_expression() -> impl Strategy<Value = String> {
     })
 }
 
+/// A literal of every type the operators treat differently.
+fn literal() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (-3i64..4).prop_map(|i| i.to_string()),
+        prop::sample::select(
+            &["0.5", "-2.0", "\"a\"", "\"A\"", "\"b\"", "true", "false", "undefined", "error", "{ 1 }", "[ a = 1 ]"][..]
+        )
+        .prop_map(str::to_owned),
+    ]
+}
+
+/// `TARGET.name op literal` or `literal op TARGET.name`: the shape
+/// prepared evaluation compiles to one fused comparison.
+fn comparison() -> impl Strategy<Value = String> {
+    let operator = prop::sample::select(
+        &["<", "<=", ">", ">=", "==", "!=", "=?=", "=!=", "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", ">>>"][..],
+    );
+    let name = prop::sample::select(&["x", "y", "Memory"][..]);
+    (name, operator, literal(), any::<bool>()).prop_map(|(name, op, literal, target_first)| {
+        if target_first {
+            format!("TARGET.{name} {op} {literal}")
+        } else {
+            format!("{literal} {op} TARGET.{name}")
+        }
+    })
+}
+
+/// Comparisons in `&&`/`||` chains, sometimes negated.
+fn comparison_chain() -> impl Strategy<Value = String> {
+    let chain_operator = prop::sample::select(&["&&", "||"][..]);
+    (prop::collection::vec((chain_operator, comparison()), 0..4), comparison(), any::<bool>()).prop_map(
+        |(rest, first, negate)| {
+            let mut text = format!("({first})");
+            for (op, next) in rest {
+                text = format!("{text} {op} ({next})");
+            }
+            if negate {
+                format!("!({text})")
+            } else {
+                text
+            }
+        },
+    )
+}
+
+/// Targets whose attributes are literals, missing, or expressions.
+fn literal_target() -> impl Strategy<Value = ClassAd> {
+    let value = prop_oneof![literal(), Just("y + 1".to_owned()), Just("TARGET.x".to_owned())];
+    prop::collection::vec((prop::sample::select(&["x", "y", "Memory"][..]), value), 0..4).prop_map(|attributes| {
+        let mut ad = ClassAd::new();
+        for (name, text) in attributes {
+            if let Ok(expr) = parse_expr(&text) {
+                ad.insert(name, expr);
+            }
+        }
+        ad
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fused_comparisons_agree_with_the_interpreter(text in comparison_chain(), target in literal_target()) {
+        let my = ClassAd::new();
+        let expr = parse_expr(&text).expect("generated comparisons parse");
+        agree(&my, &target, &expr);
+    }
 
     #[test]
     fn same_values_as_the_interpreter(text in scoped_expression(), my in scoped_ad(), target in scoped_ad()) {

@@ -484,40 +484,11 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// `a && b` (`dominant` false) and `a || b` (`dominant` true). The
-    /// dominant value decides on its own, even against UNDEFINED, without
-    /// evaluating the right side when it comes first; ERROR and values that
-    /// are neither booleans nor numbers are ERROR.
+    /// `a && b` (`dominant` false) and `a || b` (`dominant` true); see
+    /// [`ops::logical`].
     fn logical(&mut self, dominant: bool, a: &'a Expr, b: &'a Expr, frame: &'a Frame<'a>) -> Val<'a> {
         let left = self.eval(a, frame);
-        self.logical_rest(dominant, left, |ev| ev.eval(b, frame))
-    }
-
-    /// [`logical`](Self::logical) once the left side is known; `right`
-    /// evaluates the right side if it is needed.
-    pub(crate) fn logical_rest(
-        &mut self,
-        dominant: bool,
-        left: Val<'a>,
-        right: impl FnOnce(&mut Self) -> Val<'a>,
-    ) -> Val<'a> {
-        let left_defined = match left {
-            Val::Undefined => false,
-            v => match v.truth() {
-                Some(t) if t == dominant => return Val::Bool(dominant),
-                Some(_) => true,
-                None => return Val::Error,
-            },
-        };
-        match right(self) {
-            Val::Undefined => Val::Undefined,
-            v => match v.truth() {
-                None => Val::Error,
-                Some(t) if t == dominant => Val::Bool(dominant),
-                Some(t) if left_defined => Val::Bool(t),
-                Some(_) => Val::Undefined,
-            },
-        }
+        ops::logical(dominant, left, || self.eval(b, frame))
     }
 
     /// `cond ? then : otherwise` and `ifThenElse`: only the chosen branch is

@@ -42,6 +42,30 @@ pub(crate) fn unary<'a>(op: UnaryOp, v: Val<'a>) -> Val<'a> {
     }
 }
 
+/// `a && b` (`dominant` false) and `a || b` (`dominant` true), once the
+/// left side is known; `right` evaluates the right side if it is needed.
+/// The dominant value decides on its own, even against UNDEFINED; ERROR and
+/// values that are neither booleans nor numbers are ERROR.
+pub(crate) fn logical<'a>(dominant: bool, left: Val<'a>, right: impl FnOnce() -> Val<'a>) -> Val<'a> {
+    let left_defined = match left {
+        Val::Undefined => false,
+        v => match v.truth() {
+            Some(t) if t == dominant => return Val::Bool(dominant),
+            Some(_) => true,
+            None => return Val::Error,
+        },
+    };
+    match right() {
+        Val::Undefined => Val::Undefined,
+        v => match v.truth() {
+            None => Val::Error,
+            Some(t) if t == dominant => Val::Bool(dominant),
+            Some(t) if left_defined => Val::Bool(t),
+            Some(_) => Val::Undefined,
+        },
+    }
+}
+
 /// Any binary operator other than `&&`, `||`, `is` and `isnt`.
 #[inline]
 pub(crate) fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
@@ -50,16 +74,22 @@ pub(crate) fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     match (&a, &b) {
         (Val::Int(x), Val::Int(y)) => return integers(op, *x, *y),
         (Val::Str(x), Val::Str(y)) if matches!(op, BinaryOp::Eq | BinaryOp::Ne) => {
-            let (x, y) = (x.as_str(), y.as_str());
-            let equal = x.len() == y.len() && (x == y || x.eq_ignore_ascii_case(y));
-            return Val::Bool(equal == (op == BinaryOp::Eq));
+            return Val::Bool(strings_equal(x.as_str(), y.as_str()) == (op == BinaryOp::Eq));
         }
         _ => {}
     }
     binary_general(op, a, b)
 }
 
-fn integers<'a>(op: BinaryOp, x: i64, y: i64) -> Val<'a> {
+/// String equality as `==` sees it: ASCII case is ignored.
+#[inline]
+pub(crate) fn strings_equal(x: &str, y: &str) -> bool {
+    x.len() == y.len() && (x == y || x.eq_ignore_ascii_case(y))
+}
+
+/// Any binary operator on two integers.
+#[inline]
+pub(crate) fn integers<'a>(op: BinaryOp, x: i64, y: i64) -> Val<'a> {
     use BinaryOp::*;
     match op {
         Lt => Val::Bool(x < y),

@@ -11,10 +11,19 @@
 //! * everything else is kept whole and evaluated by the interpreter, with
 //!   MY and the target ad as its match context.
 //!
+//! Conditions built only of comparisons between target attributes and
+//! constants, `!`, `&&` and `||` (most `Requirements`) are also compiled to
+//! a truth kernel (`kernel`), which reads literal target values directly.
+//!
 //! The result is always the value the interpreter gives for the pair
-//! (checked by `tests/prepared.rs`). Evaluating a slice of targets also
+//! (checked by `tests/prepared.rs`), with one exception: the parts folded
+//! or compiled here cost no evaluation steps, so an expression that only
+//! just exceeds the interpreter's [`EvalLimits`](super::EvalLimits) may
+//! still get a value here. Evaluating a slice of targets also
 //! prefetches the table slots of the ads a few positions ahead that the
 //! target lookups will read.
+
+mod kernel;
 
 use super::ops;
 use super::val::Val;
@@ -23,6 +32,7 @@ use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Node, Repr, UnaryOp};
 use crate::name::{reserved, Name};
 use crate::value::Value;
+use kernel::Kernel;
 
 /// An expression of a fixed MY ad, prepared for evaluation against many
 /// TARGET ads.
@@ -44,6 +54,8 @@ pub struct Prepared<'p> {
     options: &'p EvalOptions,
     my: &'p ClassAd,
     step: Step<'p>,
+    /// `step` as a truth kernel, when it is a condition the kernel handles.
+    kernel: Option<Kernel<'p>>,
     /// The target attributes `step` reads directly, for prefetching.
     target_names: Vec<Name>,
 }
@@ -87,7 +99,8 @@ impl<'p> Prepared<'p> {
     pub fn new(options: &'p EvalOptions, my: &'p ClassAd, expr: &'p Expr) -> Prepared<'p> {
         let mut target_names = Vec::new();
         let step = prepare(expr, my, &mut target_names);
-        Prepared { options, my, step, target_names }
+        let kernel = Kernel::compile(&step);
+        Prepared { options, my, step, kernel, target_names }
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
@@ -124,6 +137,9 @@ impl<'p> Prepared<'p> {
     }
 
     fn run<R>(&self, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
+        if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
+            return finish(truth.value());
+        }
         let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
@@ -135,7 +151,10 @@ impl<'p> Prepared<'p> {
 
 impl std::fmt::Debug for Prepared<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Prepared").field("target_names", &self.target_names).finish_non_exhaustive()
+        f.debug_struct("Prepared")
+            .field("target_names", &self.target_names)
+            .field("kernel", &self.kernel.is_some())
+            .finish_non_exhaustive()
     }
 }
 
@@ -242,7 +261,7 @@ impl<'a> Evaluator<'a> {
                 for item in items.iter() {
                     value = Some(match value {
                         None => self.step(item, my, target),
-                        Some(left) => self.logical_rest(*dominant, left, |ev| ev.step(item, my, target)),
+                        Some(left) => ops::logical(*dominant, left, || self.step(item, my, target)),
                     });
                 }
                 value.unwrap_or(Val::Undefined)
@@ -256,7 +275,7 @@ impl<'a> Evaluator<'a> {
                 BinaryOp::And | BinaryOp::Or => {
                     let dominant = *op == BinaryOp::Or;
                     let left = self.step(a, my, target);
-                    self.logical_rest(dominant, left, |ev| ev.step(b, my, target))
+                    ops::logical(dominant, left, || self.step(b, my, target))
                 }
                 BinaryOp::Is | BinaryOp::Isnt => {
                     let a = self.step(a, my, target);
