@@ -88,10 +88,11 @@ impl ClassAd {
     /// An ad with these attributes, in this order; a repeated name keeps its
     /// first place and spelling and takes the last value.
     pub fn from_attributes(attrs: impl IntoIterator<Item = (Name, Expr), IntoIter: ExactSizeIterator>) -> ClassAd {
+        // The table is sized for every attribute up front.
         let attrs = attrs.into_iter();
         let mut ad = ClassAd::with_capacity(attrs.len());
         for (name, expr) in attrs {
-            ad.insert_name(name, expr);
+            ad.place(name, expr);
         }
         ad
     }
@@ -126,6 +127,12 @@ impl ClassAd {
         if capacity_for(self.order.len() + 1) > self.slots.len() {
             self.rebuild(capacity_for(self.order.len() + 1));
         }
+        self.place(name, value)
+    }
+
+    /// [`insert_name`](Self::insert_name) in a table known to have room.
+    #[inline(always)]
+    fn place(&mut self, name: Name, value: Expr) -> Option<Expr> {
         let mask = self.slots.len() - 1;
         let mut i = home(name.symbol(), self.slots.len());
         loop {

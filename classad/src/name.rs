@@ -16,7 +16,7 @@
 //! unbounded numbers of distinct names should bound its input (see
 //! [`interned_count`]).
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
@@ -118,28 +118,120 @@ impl Interner {
     }
 }
 
+/// A direct-mapped cache of names a thread has interned, so that interning
+/// a name seen before takes neither the interner's lock nor a hash-map
+/// lookup: one hash of a few words and one comparison.
+///
+/// Each thread has one ([`Recent::take`]); a parser takes it for a whole
+/// parse, so that it pays for the thread-local access once.
+pub(crate) struct Recent {
+    slots: Box<[Option<(&'static str, Name)>]>,
+}
+
 thread_local! {
-    /// A direct-mapped cache of names this thread has interned, so that
-    /// parsing does not take the interner's lock for every name.
-    static RECENT: RefCell<Vec<Option<(&'static str, Name)>>> = const { RefCell::new(Vec::new()) };
+    static RECENT: Cell<Option<Recent>> = const { Cell::new(None) };
 }
 
 /// Slots in each thread's cache (a power of two).
 const RECENT_SLOTS: usize = 1024;
 
-/// The cache slot for a spelling: a hash of its length and of its first
-/// and last (up to) eight bytes, cheap and good enough for attribute names.
-fn recent_slot(bytes: &[u8]) -> usize {
-    let word = |chunk: &[u8]| {
-        let mut buf = [0u8; 8];
-        buf[..chunk.len()].copy_from_slice(chunk);
-        u64::from_le_bytes(buf)
-    };
-    let n = bytes.len().min(8);
-    let h = (bytes.len() as u64)
-        .wrapping_add(word(&bytes[..n]).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+impl Recent {
+    /// Takes this thread's cache (a new one if it has none, or if it is
+    /// taken already); give it back with [`Recent::give_back`].
+    pub(crate) fn take() -> Recent {
+        RECENT.with(Cell::take).unwrap_or_else(|| Recent { slots: vec![None; RECENT_SLOTS].into() })
+    }
+
+    /// A cache with no slots (and no allocation), to stand in for one that
+    /// has been given back.
+    pub(crate) fn empty() -> Recent {
+        Recent { slots: Box::new([]) }
+    }
+
+    /// Makes `cache` this thread's cache again (unless it is an empty
+    /// stand-in).
+    pub(crate) fn give_back(cache: Recent) {
+        if !cache.slots.is_empty() {
+            RECENT.with(|cell| cell.set(Some(cache)));
+        }
+    }
+
+    /// Interns `text`.
+    #[inline]
+    pub(crate) fn name(&mut self, text: &str) -> Name {
+        let bytes = text.as_bytes();
+        let (first, last) = end_words(bytes);
+        let slot = recent_slot(bytes.len(), first, last);
+        if let Some(Some((spelling, name))) = self.slots.get(slot) {
+            if spelling.len() == bytes.len() && same_bytes(spelling.as_bytes(), bytes) {
+                return *name;
+            }
+        }
+        let name = Name::new_shared(text);
+        if let Some(entry) = self.slots.get_mut(slot) {
+            *entry = Some((name.as_str(), name));
+        }
+        name
+    }
+}
+
+/// The first and the last eight bytes of `bytes` as words (fewer, zero
+/// extended, when it is shorter), for hashing.
+#[inline]
+fn end_words(bytes: &[u8]) -> (u64, u64) {
+    let n = bytes.len();
+    if n >= 8 {
+        (word(bytes, 0), word(bytes, n - 8))
+    } else if n >= 4 {
+        (u64::from(half_word(bytes, 0)), u64::from(half_word(bytes, n - 4)))
+    } else {
+        let mut first = 0u64;
+        for &b in bytes {
+            first = first << 8 | u64::from(b);
+        }
+        (first, 0)
+    }
+}
+
+#[inline]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut buf = [0u8; 8];
+    buf.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(buf)
+}
+
+#[inline]
+fn half_word(bytes: &[u8], at: usize) -> u32 {
+    let mut buf = [0u8; 4];
+    buf.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(buf)
+}
+
+/// `a == b` for two slices of the same length, a word at a time (names
+/// are short; this avoids a call to `memcmp`).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n < 8 {
+        return end_words(a) == end_words(b);
+    }
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
+}
+
+/// The cache slot for a spelling of `len` bytes with these end words.
+#[inline]
+fn recent_slot(len: usize, first: u64, last: u64) -> usize {
+    let h = (len as u64)
+        .wrapping_add(first.wrapping_mul(0x9E37_79B9_7F4A_7C15))
         .rotate_left(29)
-        .wrapping_add(word(&bytes[bytes.len() - n..]))
+        .wrapping_add(last)
         .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
 }
@@ -150,21 +242,10 @@ impl Name {
 
     /// Interns `text` and returns its name.
     pub fn new(text: &str) -> Name {
-        let slot = recent_slot(text.as_bytes());
-        RECENT.with(|recent| {
-            let mut recent = recent.borrow_mut();
-            if recent.is_empty() {
-                recent.resize(RECENT_SLOTS, None);
-            }
-            match recent[slot] {
-                Some((spelling, name)) if spelling.as_bytes() == text.as_bytes() => name,
-                _ => {
-                    let name = Name::new_shared(text);
-                    recent[slot] = Some((name.as_str(), name));
-                    name
-                }
-            }
-        })
+        let mut cache = Recent::take();
+        let name = cache.name(text);
+        Recent::give_back(cache);
+        name
     }
 
     /// Interns `text` through the process-wide table.
@@ -324,6 +405,28 @@ mod tests {
         assert_eq!(a.symbol(), b.symbol());
         assert_eq!(b.as_str(), "requestmemory");
         assert_eq!(a.spelling, Name::new("RequestMemory").spelling);
+    }
+
+    #[test]
+    fn the_cache_tells_apart_names_that_share_their_ends() {
+        // Same length, same first and last eight bytes: the same cache slot.
+        let a = Name::new("abcdefgh_X_ijklmnop");
+        let b = Name::new("abcdefgh_Y_ijklmnop");
+        assert_ne!(a, b);
+        assert_eq!(Name::new("abcdefgh_X_ijklmnop").as_str(), "abcdefgh_X_ijklmnop");
+        assert_eq!(Name::new("abcdefgh_Y_ijklmnop").as_str(), "abcdefgh_Y_ijklmnop");
+        // Every length up to two words, and spellings differing in one byte.
+        let text = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        for len in 1..=text.len() {
+            let upper = Name::new(&text[..len]);
+            let lower = Name::new(&text[..len].to_ascii_lowercase());
+            assert_eq!(upper, lower);
+            assert_eq!(upper.as_str(), &text[..len]);
+            assert_eq!(lower.as_str(), text[..len].to_ascii_lowercase());
+            if len > 1 {
+                assert_ne!(upper, Name::new(&text[..len - 1]));
+            }
+        }
     }
 
     #[test]

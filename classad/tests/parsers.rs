@@ -93,11 +93,70 @@ fn token_soup() -> impl Strategy<Value = String> {
     })
 }
 
+/// Pieces of ads in the shapes the parser reads straight from the bytes
+/// (`name = literal;`), with the near misses it must leave to the tokens.
+const NAMES: &[&str] = &["a", "Memory", "_x1", "true", "is", "'q n'", "a.b", ""];
+const ASSIGNS: &[&str] = &["=", " = ", "=\n", " == ", " =?= ", " =!", "", " /* c */ = "];
+const VALUES: &[&str] = &[
+    "1",
+    "-5",
+    "- 5",
+    "017",
+    "019",
+    "0x1F",
+    "1.5",
+    "-0.25",
+    "1.",
+    "1e3",
+    "1.5E-2",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "\"s\"",
+    "\"\"",
+    "\"a\\\"b\"",
+    "\"s\" \"t\"",
+    "\"open",
+    "x",
+    "x.y",
+    "x + 1",
+    "f(1)",
+    "true",
+    "FALSE",
+    "undefined",
+    "error",
+    "is",
+    "isnt",
+    "[ b = 2 ]",
+    "{ 1 }",
+    "",
+];
+const ENDS: &[&str] = &[";", "; ", " ;", ";;", "]", " ]", "; ]", "// c\n;", ""];
+
+fn ad_shaped() -> impl Strategy<Value = String> {
+    let attribute = (
+        prop::sample::select(NAMES),
+        prop::sample::select(ASSIGNS),
+        prop::sample::select(VALUES),
+        prop::sample::select(ENDS),
+    )
+        .prop_map(|(name, assign, value, end)| format!("{name}{assign}{value}{end}"));
+    (prop::collection::vec(attribute, 0..6), prop::bool::ANY).prop_map(|(attributes, spaced)| {
+        let open = if spaced { "[ " } else { "[" };
+        format!("{open}{}]", attributes.concat())
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
 
     #[test]
     fn random_token_sequences(source in token_soup()) {
+        agree(&source);
+    }
+
+    #[test]
+    fn ad_shaped_inputs(source in ad_shaped()) {
         agree(&source);
     }
 }

@@ -33,20 +33,19 @@ pub(crate) fn node(node: Node, max_depth: u32) -> Result<Expr, BuildError> {
 
 /// A call, or a time literal when the function is `absTime`/`relTime` and
 /// its one argument is a string literal.
-pub(crate) fn call(name: &str, args: Vec<Expr>, max_depth: u32) -> Result<Expr, BuildError> {
+pub(crate) fn call(name: Name, args: Vec<Expr>, max_depth: u32) -> Result<Expr, BuildError> {
     if let [Expr(Repr::Lit(Literal::Str(text)))] = args.as_slice() {
-        if name.eq_ignore_ascii_case("absTime") {
+        if name.is("absTime") {
             return AbsTime::parse(text)
                 .map(|t| Expr::literal(Literal::AbsTime(t)))
                 .ok_or(BuildError::BadTime("absTime"));
         }
-        if name.eq_ignore_ascii_case("relTime") {
+        if name.is("relTime") {
             return RelTime::parse(text)
                 .map(|t| Expr::literal(Literal::RelTime(t)))
                 .ok_or(BuildError::BadTime("relTime"));
         }
     }
-    let name = Name::new(name);
     let builtin = crate::functions::lookup(name);
     self::node(Node::Call(Call { name, builtin, args: args.into() }), max_depth)
 }

@@ -11,11 +11,11 @@
 use std::sync::Arc;
 
 use super::build::{self, BuildError};
-use super::scan::{Kind, Punct, Scanner, Token};
+use super::scan::{Kind, Punct, Scanner, Simple, SimpleValue, Token};
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
 use crate::lexer::{keyword, parse_int, parse_real, unescape, Keyword};
-use crate::name::Name;
+use crate::name::{Name, Recent};
 use crate::text::Text;
 
 /// The input cannot be parsed by this parser (the grammar says why).
@@ -40,6 +40,8 @@ pub(super) struct Descent<'s> {
     /// Attributes of the ads being parsed, innermost last; each ad takes
     /// its own from the end when it is complete. Reused between parses.
     scratch: Vec<(Name, Expr)>,
+    /// This thread's name cache, held for the whole parse.
+    names: Recent,
     max_depth: u32,
     /// Current recursion depth, bounded by `max_depth`.
     depth: u32,
@@ -51,6 +53,7 @@ thread_local! {
 
 impl Drop for Descent<'_> {
     fn drop(&mut self) {
+        Recent::give_back(std::mem::replace(&mut self.names, Recent::empty()));
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         if scratch.capacity() <= 1 << 16 {
@@ -112,6 +115,7 @@ impl<'s> Descent<'s> {
             scanner,
             token,
             scratch: SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut())),
+            names: Recent::take(),
             max_depth,
             depth: 0,
         }
@@ -310,11 +314,14 @@ impl<'s> Descent<'s> {
     fn name(&mut self) -> Parsed<Name> {
         match self.token.kind {
             Kind::Ident if self.keyword().is_none() => {
-                let name = Name::new(self.text());
+                let name = self.names.name(self.text());
                 self.advance();
                 Ok(name)
             }
-            Kind::QuotedName { .. } => Ok(Name::new(&self.quoted_names()?)),
+            Kind::QuotedName { .. } => {
+                let text = self.quoted_names()?;
+                Ok(self.names.name(&text))
+            }
             _ => Err(GiveUp),
         }
     }
@@ -417,10 +424,12 @@ impl<'s> Descent<'s> {
     /// After a name: a call if `(` follows, else an attribute reference.
     fn call_or_attribute(&mut self, name: &str) -> Parsed<Expr> {
         if !self.is(Punct::LParen) {
-            return self.node(Node::Attr(Name::new(name)));
+            let name = self.names.name(name);
+            return self.node(Node::Attr(name));
         }
         self.advance();
         let args = self.nested(|p| p.comma_list(Punct::RParen))?;
+        let name = self.names.name(name);
         Ok(build::call(name, args, self.max_depth)?)
     }
 
@@ -449,6 +458,10 @@ impl<'s> Descent<'s> {
         let start = self.scratch.len();
         let mut had_separators = false;
         loop {
+            if self.token.kind == Kind::Ident && self.simple_attributes() {
+                self.advance();
+                break;
+            }
             while self.is(Punct::Semi) {
                 had_separators = true;
                 self.advance();
@@ -472,6 +485,35 @@ impl<'s> Descent<'s> {
         Ok(build::ad(self.scratch.drain(start..), had_separators)?)
     }
 
+    /// Reads the attributes from the current token on for as long as they
+    /// are simple (see [`Scanner::simple_attribute`]), straight from the
+    /// bytes. True when that reached the closing `]` (the current token is
+    /// then stale); otherwise the current token is the first one not read.
+    fn simple_attributes(&mut self) -> bool {
+        self.scanner.rewind(self.token.start);
+        loop {
+            let mark = self.scanner.position();
+            let max_depth = self.max_depth;
+            let attribute = self
+                .scanner
+                .simple_attribute()
+                .and_then(|simple| Some((simple.closes, simple_attribute(simple, &mut self.names, max_depth)?)));
+            match attribute {
+                Some((closes, (name, value))) => {
+                    self.scratch.push((name, value));
+                    if closes {
+                        return true;
+                    }
+                }
+                None => {
+                    self.scanner.rewind(mark);
+                    self.advance();
+                    return false;
+                }
+            }
+        }
+    }
+
     /// An attribute's value; most are a single literal, read directly.
     fn attribute_value(&mut self) -> Parsed<Expr> {
         match self.literal()? {
@@ -480,4 +522,31 @@ impl<'s> Descent<'s> {
             None => self.expr(),
         }
     }
+}
+
+/// The attribute a [`Simple`] one is, or `None` where the tokens must
+/// decide: a keyword as the name or as a value that is no literal, an
+/// integer that does not fit.
+fn simple_attribute(simple: Simple<'_>, names: &mut Recent, max_depth: u32) -> Option<(Name, Expr)> {
+    if keyword(simple.name).is_some() {
+        return None;
+    }
+    let literal = match simple.value {
+        SimpleValue::Int { digits, negative } => Literal::Int(parse_int(digits, negative).ok()?),
+        SimpleValue::Real { text, negative: false } => Literal::Real(parse_real(text)),
+        SimpleValue::Real { text, negative: true } => Literal::Real(-parse_real(text)),
+        SimpleValue::Str(text) => Literal::Str(Text::new(text)),
+        SimpleValue::Word(word) => match keyword(word) {
+            Some(Keyword::True) => Literal::Bool(true),
+            Some(Keyword::False) => Literal::Bool(false),
+            Some(Keyword::Undefined) => Literal::Undefined,
+            Some(Keyword::Error) => Literal::Error,
+            Some(Keyword::Is | Keyword::Isnt) => return None,
+            None => {
+                let reference = build::node(Node::Attr(names.name(word)), max_depth).ok()?;
+                return Some((names.name(simple.name), reference));
+            }
+        },
+    };
+    Some((names.name(simple.name), Expr::literal(literal)))
 }

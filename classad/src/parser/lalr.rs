@@ -113,7 +113,7 @@ impl Builder {
     }
 
     pub(crate) fn call<'s>(&self, position: usize, name: &str, args: Vec<Expr>) -> Result<Expr, LalrError<'s>> {
-        build::call(name, args, self.max_depth).map_err(at(position))
+        build::call(Name::new(name), args, self.max_depth).map_err(at(position))
     }
 
     pub(crate) fn int(&self, i: i64) -> Expr {

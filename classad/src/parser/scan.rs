@@ -70,6 +70,30 @@ pub(super) enum Punct {
     RBrace,
 }
 
+/// An attribute `name = value;` (or `... ]`) whose value is one literal or
+/// one name, as read by [`Scanner::simple_attribute`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Simple<'s> {
+    /// The identifier before `=` (possibly a keyword: the parser checks).
+    pub(super) name: &'s str,
+    pub(super) value: SimpleValue<'s>,
+    /// True when the attribute ended with `]` rather than `;`.
+    pub(super) closes: bool,
+}
+
+/// The value of a [`Simple`] attribute.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum SimpleValue<'s> {
+    /// Decimal digits, after a `-` written right before them when `negative`.
+    Int { digits: &'s str, negative: bool },
+    /// `digits.digits`, after a `-` when `negative`.
+    Real { text: &'s str, negative: bool },
+    /// A string literal without backslashes: the text between the quotes.
+    Str(&'s str),
+    /// An identifier: a keyword literal or an attribute reference.
+    Word(&'s str),
+}
+
 /// A token: its kind and where it is.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Token {
@@ -242,6 +266,86 @@ impl<'s> Scanner<'s> {
         Token { kind, start, end: self.pos }
     }
 
+    /// Where the scanner is: the byte after the last token.
+    pub(super) fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Moves the scanner back to `pos`, a position it has been at.
+    pub(super) fn rewind(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    /// Reads `name = value` and the `;` or `]` after it, straight from the
+    /// bytes, when the value is a single literal or name written in the
+    /// plainest way (no escapes, exponents, comments or adjacent strings).
+    /// Anything else is `None` with the scanner left where it was, and the
+    /// tokens take over.
+    #[inline]
+    pub(super) fn simple_attribute(&mut self) -> Option<Simple<'s>> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut at = skip_space(bytes, self.pos);
+        let name_start = at;
+        if START[*bytes.get(at)? as usize] != START_IDENT {
+            return None;
+        }
+        at = skip_ident(bytes, at + 1);
+        let name = &text[name_start..at];
+        at = skip_space(bytes, at);
+        // After `==`, `=?=` or `=!=` the "value" would start with `=`, `?`
+        // or `!`, which no simple value does.
+        if bytes.get(at) != Some(&b'=') {
+            return None;
+        }
+        at = skip_space(bytes, at + 1);
+        let value_start = at;
+        let value = match START[*bytes.get(at)? as usize] {
+            START_DOUBLE_QUOTE => {
+                let body = at + 1;
+                let close = body + memchr::memchr2(b'"', b'\\', &bytes[body..])?;
+                if bytes[close] != b'"' {
+                    return None;
+                }
+                at = close + 1;
+                SimpleValue::Str(&text[body..close])
+            }
+            START_IDENT => {
+                at = skip_ident(bytes, at + 1);
+                SimpleValue::Word(&text[value_start..at])
+            }
+            START_DIGIT => {
+                let (end, real) = plain_number(bytes, at)?;
+                at = end;
+                let number = &text[value_start..at];
+                if real {
+                    SimpleValue::Real { text: number, negative: false }
+                } else {
+                    SimpleValue::Int { digits: number, negative: false }
+                }
+            }
+            _ if bytes[at] == b'-' && is(bytes.get(at + 1), DIGIT) => {
+                let (end, real) = plain_number(bytes, at + 1)?;
+                at = end;
+                let number = &text[value_start + 1..at];
+                if real {
+                    SimpleValue::Real { text: number, negative: true }
+                } else {
+                    SimpleValue::Int { digits: number, negative: true }
+                }
+            }
+            _ => return None,
+        };
+        at = skip_space(bytes, at);
+        let closes = match bytes.get(at) {
+            Some(b';') => false,
+            Some(b']') => true,
+            _ => return None,
+        };
+        self.pos = at + 1;
+        Some(Simple { name, value, closes })
+    }
+
     /// Digits, then a fraction or an exponent making it a real.
     fn number(&mut self) -> Kind {
         let bytes = self.text.as_bytes();
@@ -350,6 +454,53 @@ impl<'s> Scanner<'s> {
         self.pos += len;
         Kind::Punct(punct)
     }
+}
+
+/// The position of the first byte at or after `pos` that is not white
+/// space.
+#[inline]
+fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
+    while pos < bytes.len() && CLASS[bytes[pos] as usize] & SPACE != 0 {
+        pos += 1;
+    }
+    pos
+}
+
+/// The end of the identifier characters from `pos`.
+#[inline]
+fn skip_ident(bytes: &[u8], mut pos: usize) -> usize {
+    while pos < bytes.len() && CLASS[bytes[pos] as usize] & IDENT != 0 {
+        pos += 1;
+    }
+    pos
+}
+
+/// At a digit: the end of `digits` or `digits.digits`, and whether it has
+/// the fraction. `None` for the forms left to the tokens: exponents, `5.`,
+/// `0x`.
+#[inline]
+fn plain_number(bytes: &[u8], pos: usize) -> Option<(usize, bool)> {
+    let mut at = pos;
+    while is(bytes.get(at), DIGIT) {
+        at += 1;
+    }
+    let real = match bytes.get(at) {
+        Some(b'.') => {
+            at += 1;
+            if !is(bytes.get(at), DIGIT) {
+                return None;
+            }
+            while is(bytes.get(at), DIGIT) {
+                at += 1;
+            }
+            true
+        }
+        _ => false,
+    };
+    if matches!(bytes.get(at), Some(b'e' | b'E' | b'x' | b'X')) {
+        return None;
+    }
+    Some((at, real))
 }
 
 /// At a comment: skips it and any white space and comments after it.
