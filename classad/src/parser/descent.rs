@@ -458,28 +458,38 @@ impl<'s> Descent<'s> {
         let start = self.scratch.len();
         let mut had_separators = false;
         loop {
-            if self.token.kind == Kind::Ident && self.simple_attributes() {
-                self.advance();
-                break;
+            let kind = self.token.kind;
+            match kind {
+                Kind::Punct(Punct::Semi) => {
+                    had_separators = true;
+                    self.advance();
+                    continue;
+                }
+                Kind::Punct(Punct::RBracket) => {
+                    self.advance();
+                    break;
+                }
+                Kind::Ident if self.simple_attributes() => {
+                    self.advance();
+                    break;
+                }
+                _ => {}
             }
-            while self.is(Punct::Semi) {
-                had_separators = true;
-                self.advance();
-            }
-            if self.is(Punct::RBracket) {
-                self.advance();
-                break;
+            // The simple attributes may have stopped at a separator.
+            if matches!(self.token.kind, Kind::Punct(Punct::Semi | Punct::RBracket)) {
+                continue;
             }
             let name = build::attribute_name(self.name()?)?;
             self.expect(Punct::Assign)?;
             let value = self.attribute_value()?;
             self.scratch.push((name, value));
-            if self.is(Punct::RBracket) {
-                self.advance();
-                break;
-            }
-            if !self.is(Punct::Semi) {
-                return Err(GiveUp);
+            match self.token.kind {
+                Kind::Punct(Punct::RBracket) => {
+                    self.advance();
+                    break;
+                }
+                Kind::Punct(Punct::Semi) => {}
+                _ => return Err(GiveUp),
             }
         }
         Ok(build::ad(self.scratch.drain(start..), had_separators)?)
