@@ -9,6 +9,8 @@ use std::borrow::Cow;
 
 use logos::Logos;
 
+use crate::parser::Syntax;
+
 /// What went wrong while tokenizing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum LexErrorKind {
@@ -33,6 +35,10 @@ pub enum LexErrorKind {
     MalformedReal,
     /// `08`: after a leading 0 only the digits 0-7 may follow.
     LeadingZero,
+    /// `017` in old ClassAd syntax, where integers are decimal.
+    LeadingZeroOld,
+    /// `"a" "b"` in old ClassAd syntax, which does not join strings.
+    AdjacentStrings,
 }
 
 impl LexErrorKind {
@@ -48,6 +54,8 @@ impl LexErrorKind {
             LexErrorKind::HexLiteral => "hexadecimal literals are not supported",
             LexErrorKind::MalformedReal => "malformed real literal (digits must follow the point)",
             LexErrorKind::LeadingZero => "an integer with a leading 0 may only contain the digits 0-7",
+            LexErrorKind::LeadingZeroOld => "an integer may not have a leading 0 in old ClassAd syntax",
+            LexErrorKind::AdjacentStrings => "adjacent strings or quoted names are not joined in old ClassAd syntax",
         }
     }
 }
@@ -66,6 +74,7 @@ pub struct LexError {
 /// Tokens as the state machine sees them.
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(error = LexErrorKind)]
+#[logos(extras = Syntax)]
 #[logos(skip r"[ \t\r\n\x0B\x0C]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
@@ -277,14 +286,39 @@ pub struct Lexer<'s> {
     peeked: Option<Spanned<'s>>,
     /// True when the last token ended an operand, so a `-` after it is binary.
     after_operand: bool,
+    /// True when the last token was a string or quoted name (old syntax
+    /// does not join adjacent ones).
+    after_string: bool,
 }
 
 type Spanned<'s> = (Result<RawToken<'s>, LexErrorKind>, logos::Span);
 
 impl<'s> Lexer<'s> {
-    /// Tokenizes `source`.
+    /// Tokenizes `source`, in new ClassAd syntax.
     pub fn new(source: &'s str) -> Lexer<'s> {
-        Lexer { raw: RawToken::lexer(source), peeked: None, after_operand: false }
+        Lexer::with_syntax(source, Syntax::New)
+    }
+
+    /// Tokenizes `source`, in the given syntax.
+    pub fn with_syntax(source: &'s str, syntax: Syntax) -> Lexer<'s> {
+        Lexer {
+            raw: RawToken::lexer_with_extras(source, syntax),
+            peeked: None,
+            after_operand: false,
+            after_string: false,
+        }
+    }
+
+    fn old(&self) -> bool {
+        self.raw.extras == Syntax::Old
+    }
+
+    /// Decimal digits to an integer, with old syntax's rule on leading zeros.
+    fn int(&self, digits: &str, negative: bool) -> Result<i64, LexErrorKind> {
+        if self.old() && digits.len() > 1 && digits.starts_with('0') {
+            return Err(LexErrorKind::LeadingZeroOld);
+        }
+        parse_int(digits, negative)
     }
 
     fn next_raw(&mut self) -> Option<Spanned<'s>> {
@@ -299,8 +333,11 @@ impl<'s> Lexer<'s> {
     fn convert(&mut self, raw: RawToken<'s>, span: &logos::Span) -> Result<(Token<'s>, usize), LexErrorKind> {
         use RawToken as R;
         let token = match raw {
-            R::Digits(text) => Token::Int(parse_int(text, false)?),
+            R::Digits(text) => Token::Int(self.int(text, false)?),
             R::RealText(text) => Token::Real(parse_real(text)),
+            R::Str(_) | R::QuotedName(_) if self.after_string && self.old() => {
+                return Err(LexErrorKind::AdjacentStrings);
+            }
             R::Str(s) => Token::Str(s),
             R::QuotedName(s) => Token::QuotedName(s),
             R::Ident(s) => Token::Ident(s),
@@ -327,7 +364,7 @@ impl<'s> Lexer<'s> {
         if let Some((Ok(raw), span)) = &next {
             if span.start == minus.end {
                 match raw {
-                    RawToken::Digits(text) => return Ok((Token::Int(parse_int(text, true)?), span.end)),
+                    RawToken::Digits(text) => return Ok((Token::Int(self.int(text, true)?), span.end)),
                     RawToken::RealText(text) => return Ok((Token::Real(-parse_real(text)), span.end)),
                     _ => {}
                 }
@@ -347,6 +384,7 @@ impl<'s> Iterator for Lexer<'s> {
         Some(match result {
             Ok((token, end)) => {
                 self.after_operand = ends_operand(&token);
+                self.after_string = matches!(token, Token::Str(_) | Token::QuotedName(_));
                 Ok((span.start, token, end))
             }
             Err(kind) => Err(LexError { kind, start: span.start, end: span.end }),
@@ -443,6 +481,9 @@ fn quoted<'s>(
     quote: u8,
     unterminated: LexErrorKind,
 ) -> Result<Cow<'s, str>, LexErrorKind> {
+    if lex.extras == Syntax::Old {
+        return quoted_old(lex, quote, unterminated);
+    }
     let rest = lex.remainder();
     let bytes = rest.as_bytes();
     let mut at = 0;
@@ -466,6 +507,54 @@ fn quoted<'s>(
             }
         }
     }
+}
+
+/// [`quoted`] in old ClassAd syntax: a backslash is an ordinary character,
+/// except that a quote right after one is part of the text (and the
+/// backslash dropped) unless it is the last character of its line.
+fn quoted_old<'s>(
+    lex: &mut logos::Lexer<'s, RawToken<'s>>,
+    quote: u8,
+    unterminated: LexErrorKind,
+) -> Result<Cow<'s, str>, LexErrorKind> {
+    let rest = lex.remainder();
+    match old_string_end(rest.as_bytes(), quote) {
+        Some((end, escaped)) => {
+            lex.bump(end + 1);
+            let body = &rest[..end];
+            Ok(if escaped { Cow::Owned(unescape_old(body, quote)) } else { Cow::Borrowed(body) })
+        }
+        None => {
+            lex.bump(rest.len());
+            Err(unterminated)
+        }
+    }
+}
+
+/// In the text after the opening `quote` of an old-syntax string or quoted
+/// name: the offset of the closing quote, and whether the text before it
+/// holds quotes written as backslash-quote. `None` if there is no closing
+/// quote.
+pub(crate) fn old_string_end(bytes: &[u8], quote: u8) -> Option<(usize, bool)> {
+    let mut at = 0;
+    let mut escaped = false;
+    loop {
+        let end = at + memchr::memchr(quote, &bytes[at..])?;
+        let after_backslash = end > 0 && bytes[end - 1] == b'\\';
+        let ends_line = matches!(bytes.get(end + 1), None | Some(b'\n'));
+        if !after_backslash || ends_line {
+            return Some((end, escaped));
+        }
+        escaped = true;
+        at = end + 1;
+    }
+}
+
+/// The text of an old-syntax string or quoted name whose backslash-quote
+/// pairs stand for quotes.
+pub(crate) fn unescape_old(body: &str, quote: u8) -> String {
+    let quote = char::from(quote);
+    body.replace(&format!("\\{quote}"), quote.encode_utf8(&mut [0; 4]))
 }
 
 /// Processes the escapes of the contents of a string or quoted name:

@@ -39,6 +39,7 @@
 mod ad;
 pub mod eval;
 mod expr;
+pub mod format;
 pub mod functions;
 pub mod lexer;
 mod name;
@@ -52,7 +53,7 @@ pub use ad::{ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, Name};
-pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser};
+pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};
 pub use value::Value;

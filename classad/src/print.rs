@@ -13,109 +13,195 @@
 use std::fmt::{self, Write};
 
 use crate::ad::ClassAd;
-use crate::expr::{Expr, Literal, Node, Repr};
+use crate::expr::{BinaryOp, Expr, Literal, Node, Repr};
+use crate::name::Name;
+use crate::parser::Syntax;
 
 /// How many levels of nesting are printed before checking the stack.
 const STACK_CHECK_INTERVAL: u32 = 32;
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_expr(f, self, 0)
+        write_expr(f, self, Syntax::New, 0)
     }
 }
 
-fn write_expr(f: &mut fmt::Formatter<'_>, expr: &Expr, level: u32) -> fmt::Result {
+/// An expression or ad printed in a given syntax: see [`Expr::display`] and
+/// [`ClassAd::display`].
+#[derive(Clone, Copy, Debug)]
+pub struct Displayed<'a, T> {
+    item: &'a T,
+    syntax: Syntax,
+}
+
+impl Expr {
+    /// The expression printed in `syntax` (`Display` prints new syntax).
+    ///
+    /// Old syntax differs in reals (`%.16G`: `2.5`, `1E+20`), strings (only
+    /// `"` is escaped), and `=?=`/`=!=` for `is`/`isnt`, as libclassad's
+    /// old-syntax unparser writes them.
+    ///
+    /// ```
+    /// use classad::{Expr, Syntax};
+    /// let e: Expr = r#"x is 2.5 && y == "a\\b""#.parse()?;
+    /// assert_eq!(e.to_string(), r#"x is 2.500000000000000E+00 && y == "a\\b""#);
+    /// assert_eq!(e.display(Syntax::Old).to_string(), r#"x =?= 2.5 && y == "a\b""#);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn display(&self, syntax: Syntax) -> Displayed<'_, Expr> {
+        Displayed { item: self, syntax }
+    }
+}
+
+impl ClassAd {
+    /// The ad as a record `[ a = 1; b = 2 ]` in `syntax` (`Display` prints
+    /// new syntax).
+    ///
+    /// ```
+    /// use classad::{ClassAd, Syntax};
+    /// let ad: ClassAd = "[ a = 0.5; b = x isnt y ]".parse()?;
+    /// assert_eq!(ad.display(Syntax::Old).to_string(), "[ a = 0.5; b = x =!= y ]");
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn display(&self, syntax: Syntax) -> Displayed<'_, ClassAd> {
+        Displayed { item: self, syntax }
+    }
+}
+
+impl fmt::Display for Displayed<'_, Expr> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_expr(f, self.item, self.syntax, 0)
+    }
+}
+
+impl fmt::Display for Displayed<'_, ClassAd> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_ad(f, self.item, self.syntax, 0)
+    }
+}
+
+/// Writes `expr` in `syntax`.
+pub(crate) fn write_expr(f: &mut dyn Write, expr: &Expr, syntax: Syntax, level: u32) -> fmt::Result {
     let node = match &expr.0 {
-        Repr::Lit(literal) => return fmt::Display::fmt(literal, f),
+        Repr::Lit(literal) => return write_literal(f, literal, syntax),
         Repr::Node(node) => &node.node,
     };
     if level % STACK_CHECK_INTERVAL == STACK_CHECK_INTERVAL - 1 {
-        return stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_node(f, node, level + 1));
+        return stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_node(f, node, syntax, level + 1));
     }
-    write_node(f, node, level + 1)
+    write_node(f, node, syntax, level + 1)
 }
 
-fn write_node(f: &mut fmt::Formatter<'_>, node: &Node, level: u32) -> fmt::Result {
+fn write_node(f: &mut dyn Write, node: &Node, syntax: Syntax, level: u32) -> fmt::Result {
     match node {
-        Node::Attr(name) => write!(f, "{name}"),
-        Node::RootAttr(name) => write!(f, ".{name}"),
+        Node::Attr(name) => write_name(f, *name, syntax),
+        Node::RootAttr(name) => {
+            f.write_char('.')?;
+            write_name(f, *name, syntax)
+        }
         Node::Select(scope, name) => {
-            write_expr(f, scope, level)?;
+            write_expr(f, scope, syntax, level)?;
             f.write_char('.')?;
             if crate::name::needs_quotes_after_dot(name.as_str()) {
-                write_quoted(f, name.as_str(), '\'')
+                write_quoted_name(f, name.as_str(), syntax)
             } else {
                 f.write_str(name.as_str())
             }
         }
         Node::Index(base, index) => {
-            write_expr(f, base, level)?;
+            write_expr(f, base, syntax, level)?;
             f.write_char('[')?;
-            write_expr(f, index, level)?;
+            write_expr(f, index, syntax, level)?;
             f.write_char(']')
         }
         Node::Unary(op, operand) => {
-            write!(f, " {}", op.symbol())?;
-            write_expr(f, operand, level)
+            f.write_char(' ')?;
+            f.write_str(op.symbol())?;
+            write_expr(f, operand, syntax, level)
         }
         Node::Binary(op, left, right) => {
-            write_expr(f, left, level)?;
-            write!(f, " {} ", op.symbol())?;
-            write_expr(f, right, level)
+            write_expr(f, left, syntax, level)?;
+            let symbol = match (syntax, op) {
+                (Syntax::Old, BinaryOp::Is) => "=?=",
+                (Syntax::Old, BinaryOp::Isnt) => "=!=",
+                _ => op.symbol(),
+            };
+            f.write_char(' ')?;
+            f.write_str(symbol)?;
+            f.write_char(' ')?;
+            write_expr(f, right, syntax, level)
         }
         Node::Cond(cond, then, otherwise) => {
-            write_expr(f, cond, level)?;
+            write_expr(f, cond, syntax, level)?;
             f.write_str(" ? ")?;
-            write_expr(f, then, level)?;
+            write_expr(f, then, syntax, level)?;
             f.write_str(" : ")?;
-            write_expr(f, otherwise, level)
+            write_expr(f, otherwise, syntax, level)
         }
         Node::Elvis(left, right) => {
-            write_expr(f, left, level)?;
+            write_expr(f, left, syntax, level)?;
             f.write_str(" ?: ")?;
-            write_expr(f, right, level)
+            write_expr(f, right, syntax, level)
         }
         Node::Paren(inner) => {
             f.write_char('(')?;
-            write_expr(f, inner, level)?;
+            write_expr(f, inner, syntax, level)?;
             f.write_char(')')
         }
         Node::Call(call) => {
-            write!(f, "{}(", call.name.as_str())?;
-            write_separated(f, &call.args, ",", level)?;
+            f.write_str(call.name.as_str())?;
+            f.write_char('(')?;
+            write_separated(f, &call.args, syntax, level)?;
             f.write_char(')')
         }
-        Node::List(items) => write_list(f, items, level),
-        Node::Record(ad) => write_ad(f, ad, level),
+        Node::List(items) => write_list(f, items, syntax, level),
+        Node::Record(ad) => write_ad(f, ad, syntax, level),
     }
 }
 
-fn write_separated(f: &mut fmt::Formatter<'_>, items: &[Expr], sep: &str, level: u32) -> fmt::Result {
+fn write_separated(f: &mut dyn Write, items: &[Expr], syntax: Syntax, level: u32) -> fmt::Result {
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
-            f.write_str(sep)?;
+            f.write_char(',')?;
         }
-        write_expr(f, item, level)?;
+        write_expr(f, item, syntax, level)?;
     }
     Ok(())
 }
 
-pub(crate) fn write_list(f: &mut fmt::Formatter<'_>, items: &[Expr], level: u32) -> fmt::Result {
+pub(crate) fn write_list(f: &mut dyn Write, items: &[Expr], syntax: Syntax, level: u32) -> fmt::Result {
     f.write_str("{ ")?;
-    write_separated(f, items, ",", level)?;
+    write_separated(f, items, syntax, level)?;
     f.write_str(" }")
 }
 
-pub(crate) fn write_ad(f: &mut fmt::Formatter<'_>, ad: &ClassAd, level: u32) -> fmt::Result {
+pub(crate) fn write_ad(f: &mut dyn Write, ad: &ClassAd, syntax: Syntax, level: u32) -> fmt::Result {
     f.write_str("[ ")?;
     for (i, (name, value)) in ad.iter().enumerate() {
         if i > 0 {
             f.write_str("; ")?;
         }
-        write!(f, "{name} = ")?;
-        write_expr(f, value, level)?;
+        write_name(f, name, syntax)?;
+        f.write_str(" = ")?;
+        write_expr(f, value, syntax, level)?;
     }
     f.write_str(" ]")
+}
+
+/// An attribute name, bare or quoted.
+pub(crate) fn write_name(f: &mut dyn Write, name: Name, syntax: Syntax) -> fmt::Result {
+    if name.needs_quotes() {
+        write_quoted_name(f, name.as_str(), syntax)
+    } else {
+        f.write_str(name.as_str())
+    }
+}
+
+fn write_quoted_name(f: &mut dyn Write, text: &str, syntax: Syntax) -> fmt::Result {
+    match syntax {
+        Syntax::New => write_quoted(f, text, '\''),
+        Syntax::Old => write_quoted_old(f, text, '\''),
+    }
 }
 
 /// Writes the ad on one line: `[ a = 1; b = "x" ]`.
@@ -127,32 +213,72 @@ pub(crate) fn write_ad(f: &mut fmt::Formatter<'_>, ad: &ClassAd, level: u32) -> 
 /// ```
 impl fmt::Display for ClassAd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_ad(f, self, 0)
+        write_ad(f, self, Syntax::New, 0)
     }
 }
 
 impl fmt::Display for Literal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Literal::Undefined => f.write_str("undefined"),
-            Literal::Error => f.write_str("error"),
-            Literal::Bool(true) => f.write_str("true"),
-            Literal::Bool(false) => f.write_str("false"),
-            Literal::Int(i) => write!(f, "{i}"),
-            Literal::Real(r) => write_real(f, *r),
-            Literal::Str(s) => write_quoted(f, s, '"'),
-            Literal::AbsTime(t) => write!(f, "absTime(\"{t}\")"),
-            Literal::RelTime(t) => {
-                f.write_str("relTime(\"")?;
-                t.write_with_fraction(f)?;
-                f.write_str("\")")
-            }
+        write_literal(f, self, Syntax::New)
+    }
+}
+
+/// Writes a literal in `syntax`.
+pub(crate) fn write_literal(f: &mut dyn Write, literal: &Literal, syntax: Syntax) -> fmt::Result {
+    match literal {
+        Literal::Undefined => f.write_str("undefined"),
+        Literal::Error => f.write_str("error"),
+        Literal::Bool(true) => f.write_str("true"),
+        Literal::Bool(false) => f.write_str("false"),
+        Literal::Int(i) => write!(f, "{i}"),
+        Literal::Real(r) => match syntax {
+            Syntax::New => write_real(f, *r),
+            Syntax::Old => write_real_old(f, *r),
+        },
+        Literal::Str(s) => match syntax {
+            Syntax::New => write_quoted(f, s, '"'),
+            Syntax::Old => write_quoted_old(f, s, '"'),
+        },
+        Literal::AbsTime(t) => write!(f, "absTime(\"{t}\")"),
+        Literal::RelTime(t) => {
+            f.write_str("relTime(\"")?;
+            t.write_with_fraction(f)?;
+            f.write_str("\")")
         }
     }
 }
 
+/// Writes a real as libclassad's old-syntax unparser does: C's `%.16G`,
+/// with `.0` added when that looks like an integer (`2.0`, `1E+20`).
+pub(crate) fn write_real_old(f: &mut dyn Write, r: f64) -> fmt::Result {
+    if !r.is_finite() {
+        return write_real(f, r);
+    }
+    let text = format_g(r, 16).to_ascii_uppercase();
+    f.write_str(&text)?;
+    if !text.contains(['.', 'E']) {
+        f.write_str(".0")?;
+    }
+    Ok(())
+}
+
+/// Writes `text` between `quote` characters as old syntax does: only the
+/// quote character is escaped.
+pub(crate) fn write_quoted_old(f: &mut dyn Write, text: &str, quote: char) -> fmt::Result {
+    f.write_char(quote)?;
+    let mut rest = text;
+    while let Some(at) = rest.find(quote) {
+        f.write_str(&rest[..at])?;
+        f.write_char('\\')?;
+        f.write_char(quote)?;
+        rest = &rest[at + quote.len_utf8()..];
+    }
+    f.write_str(rest)?;
+    f.write_char(quote)
+}
+
 /// Writes a real as libclassad does in new syntax.
-pub(crate) fn write_real(f: &mut impl Write, r: f64) -> fmt::Result {
+pub(crate) fn write_real(f: &mut dyn Write, r: f64) -> fmt::Result {
     if r.is_nan() {
         f.write_str("real(\"NaN\")")
     } else if r.is_infinite() {
@@ -216,8 +342,15 @@ fn strip_fraction_zeros(text: &str) -> &str {
 }
 
 /// Writes `text` between `quote` characters with libclassad's escapes.
-pub(crate) fn write_quoted(f: &mut impl Write, text: &str, quote: char) -> fmt::Result {
+pub(crate) fn write_quoted(f: &mut dyn Write, text: &str, quote: char) -> fmt::Result {
     f.write_char(quote)?;
+    write_escaped(f, text, Some(quote))?;
+    f.write_char(quote)
+}
+
+/// Writes `text` with libclassad's escapes for the inside of a string or
+/// quoted name (`quote`, when given, is escaped too).
+pub(crate) fn write_escaped(f: &mut dyn Write, text: &str, quote: Option<char>) -> fmt::Result {
     for byte in text.bytes() {
         match byte {
             b'\\' => f.write_str("\\\\")?,
@@ -228,15 +361,15 @@ pub(crate) fn write_quoted(f: &mut impl Write, text: &str, quote: char) -> fmt::
             b'\r' => f.write_str("\\r")?,
             b'\t' => f.write_str("\\t")?,
             0x0b => f.write_str("\\v")?,
-            _ if byte == quote as u8 => {
+            _ if quote.is_some_and(|q| byte == q as u8) => {
                 f.write_char('\\')?;
-                f.write_char(quote)?;
+                f.write_char(byte as char)?;
             }
             0x20..=0x7e => f.write_char(byte as char)?,
             _ => write!(f, "\\{byte:03o}")?,
         }
     }
-    f.write_char(quote)
+    Ok(())
 }
 
 #[cfg(test)]

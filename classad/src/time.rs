@@ -237,7 +237,7 @@ impl fmt::Display for RelTime {
 impl RelTime {
     /// The form a `relTime("...")` literal prints in: like the value's, but
     /// a fraction of a second is kept (`60.5` → `01:0.5`).
-    pub(crate) fn write_with_fraction(&self, f: &mut impl fmt::Write) -> fmt::Result {
+    pub(crate) fn write_with_fraction(&self, f: &mut (impl fmt::Write + ?Sized)) -> fmt::Result {
         let mut rsecs = self.0;
         if rsecs < 0.0 {
             f.write_str("-")?;

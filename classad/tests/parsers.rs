@@ -7,12 +7,17 @@
 //! tests check both on generated expressions, on random token sequences and
 //! on every input of the conformance corpus.
 
-use classad::{Expr, Parser};
+use classad::{Expr, Parser, Syntax};
 use proptest::prelude::*;
 
 /// Checks one input; returns whether the grammar accepted it.
 fn agree(source: &str) -> bool {
-    let parser = Parser::default();
+    agree_in(Syntax::New, source)
+}
+
+/// [`agree`] for a text in `syntax`.
+fn agree_in(syntax: Syntax, source: &str) -> bool {
+    let parser = Parser::default().syntax(syntax);
     let fast = parser.parse_expr_fast(source);
     let grammar = parser.parse_expr_with_grammar(source);
     match (&fast, &grammar) {
@@ -85,6 +90,14 @@ const TOKENS: &[&str] = &[
     "\"1:30\"",
     "\"2020-01-01\"",
     "\"x\"",
+    "\"a\\\"b\"",
+    "\"a\\b\"",
+    "\"\\\\\"",
+    "'q\\'n'",
+    "\"é\"",
+    "00",
+    "-017",
+    "\n",
 ];
 
 fn token_soup() -> impl Strategy<Value = String> {
@@ -148,7 +161,7 @@ fn ad_shaped() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
 
     #[test]
     fn random_token_sequences(source in token_soup()) {
@@ -158,6 +171,16 @@ proptest! {
     #[test]
     fn ad_shaped_inputs(source in ad_shaped()) {
         agree(&source);
+    }
+
+    #[test]
+    fn random_token_sequences_in_old_syntax(source in token_soup()) {
+        agree_in(Syntax::Old, &source);
+    }
+
+    #[test]
+    fn ad_shaped_inputs_in_old_syntax(source in ad_shaped()) {
+        agree_in(Syntax::Old, &source);
     }
 }
 

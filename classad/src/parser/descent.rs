@@ -12,9 +12,10 @@ use std::sync::Arc;
 
 use super::build::{self, BuildError};
 use super::scan::{Kind, Punct, Scanner, Simple, SimpleValue, Token};
+use super::Syntax;
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
-use crate::lexer::{keyword, parse_int, parse_real, unescape, Keyword};
+use crate::lexer::{keyword, parse_int, parse_real, unescape, unescape_old, Keyword};
 use crate::name::{Name, Recent};
 use crate::text::Text;
 
@@ -42,6 +43,7 @@ pub(super) struct Descent<'s> {
     scratch: Vec<(Name, Expr)>,
     /// This thread's name cache, held for the whole parse.
     names: Recent,
+    syntax: Syntax,
     max_depth: u32,
     /// Current recursion depth, bounded by `max_depth`.
     depth: u32,
@@ -63,15 +65,15 @@ impl Drop for Descent<'_> {
 }
 
 /// Parses a whole expression.
-pub(super) fn parse_expr(source: &str, max_depth: u32) -> Parsed<Expr> {
-    let mut parser = Descent::new(source, max_depth);
+pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed<Expr> {
+    let mut parser = Descent::new(source, syntax, max_depth);
     let expr = parser.expr()?;
     parser.finish(expr)
 }
 
 /// Parses a whole ad `[ ... ]`.
-pub(super) fn parse_ad(source: &str, max_depth: u32) -> Parsed<ClassAd> {
-    let mut parser = Descent::new(source, max_depth);
+pub(super) fn parse_ad(source: &str, syntax: Syntax, max_depth: u32) -> Parsed<ClassAd> {
+    let mut parser = Descent::new(source, syntax, max_depth);
     parser.expect(Punct::LBracket)?;
     let ad = parser.record_body()?;
     parser.finish(ad)
@@ -108,14 +110,15 @@ fn binary_operator(punct: Punct) -> Option<(BinaryOp, u8)> {
 }
 
 impl<'s> Descent<'s> {
-    fn new(source: &'s str, max_depth: u32) -> Descent<'s> {
-        let mut scanner = Scanner::new(source);
+    fn new(source: &'s str, syntax: Syntax, max_depth: u32) -> Descent<'s> {
+        let mut scanner = Scanner::new(source, syntax);
         let token = scanner.next();
         Descent {
             scanner,
             token,
             scratch: SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut())),
             names: Recent::take(),
+            syntax,
             max_depth,
             depth: 0,
         }
@@ -269,7 +272,7 @@ impl<'s> Descent<'s> {
             return Ok(None);
         }
         let literal = match self.token.kind {
-            Kind::Int => Literal::Int(parse_int(self.text(), true).map_err(|_| GiveUp)?),
+            Kind::Int => Literal::Int(int(self.syntax, self.text(), true).ok_or(GiveUp)?),
             Kind::Real => Literal::Real(-parse_real(self.text())),
             _ => return Ok(None),
         };
@@ -330,11 +333,17 @@ impl<'s> Descent<'s> {
     fn unescaped(&self, escaped: bool) -> Parsed<std::borrow::Cow<'s, str>> {
         let text = self.text();
         let body = &text[1..text.len() - 1];
-        if escaped {
-            unescape(body).map_err(|_| GiveUp)
-        } else {
-            Ok(std::borrow::Cow::Borrowed(body))
+        match (escaped, self.syntax) {
+            (false, _) => Ok(std::borrow::Cow::Borrowed(body)),
+            (true, Syntax::New) => unescape(body).map_err(|_| GiveUp),
+            (true, Syntax::Old) => Ok(std::borrow::Cow::Owned(unescape_old(body, text.as_bytes()[0]))),
         }
+    }
+
+    /// True when the current token is a string or quoted name that old
+    /// syntax would refuse to join to the one before it.
+    fn old_adjacent(&self) -> bool {
+        self.syntax == Syntax::Old && matches!(self.token.kind, Kind::Str { .. } | Kind::QuotedName { .. })
     }
 
     /// Adjacent quoted names, concatenated.
@@ -343,6 +352,9 @@ impl<'s> Descent<'s> {
         while let Kind::QuotedName { escaped } = self.token.kind {
             text.push_str(&self.unescaped(escaped)?);
             self.advance();
+            if self.old_adjacent() {
+                return Err(GiveUp);
+            }
         }
         Ok(text)
     }
@@ -351,11 +363,14 @@ impl<'s> Descent<'s> {
     /// `None` (nothing consumed) if the token starts something else.
     fn literal(&mut self) -> Parsed<Option<Expr>> {
         let literal = match self.token.kind {
-            Kind::Int => Literal::Int(parse_int(self.text(), false).map_err(|_| GiveUp)?),
+            Kind::Int => Literal::Int(int(self.syntax, self.text(), false).ok_or(GiveUp)?),
             Kind::Real => Literal::Real(parse_real(self.text())),
             Kind::Str { escaped } => {
                 let first = self.unescaped(escaped)?;
                 self.advance();
+                if self.old_adjacent() {
+                    return Err(GiveUp);
+                }
                 if !matches!(self.token.kind, Kind::Str { .. }) {
                     return Ok(Some(Expr::literal(Literal::Str(Text::new(&first)))));
                 }
@@ -503,11 +518,10 @@ impl<'s> Descent<'s> {
         self.scanner.rewind(self.token.start);
         loop {
             let mark = self.scanner.position();
-            let max_depth = self.max_depth;
-            let attribute = self
-                .scanner
-                .simple_attribute()
-                .and_then(|simple| Some((simple.closes, simple_attribute(simple, &mut self.names, max_depth)?)));
+            let (max_depth, syntax) = (self.max_depth, self.syntax);
+            let attribute = self.scanner.simple_attribute().and_then(|simple| {
+                Some((simple.closes, simple_attribute(simple, syntax, &mut self.names, max_depth)?))
+            });
             match attribute {
                 Some((closes, (name, value))) => {
                     self.scratch.push((name, value));
@@ -537,12 +551,12 @@ impl<'s> Descent<'s> {
 /// The attribute a [`Simple`] one is, or `None` where the tokens must
 /// decide: a keyword as the name or as a value that is no literal, an
 /// integer that does not fit.
-fn simple_attribute(simple: Simple<'_>, names: &mut Recent, max_depth: u32) -> Option<(Name, Expr)> {
+fn simple_attribute(simple: Simple<'_>, syntax: Syntax, names: &mut Recent, max_depth: u32) -> Option<(Name, Expr)> {
     if keyword(simple.name).is_some() {
         return None;
     }
     let literal = match simple.value {
-        SimpleValue::Int { digits, negative } => Literal::Int(parse_int(digits, negative).ok()?),
+        SimpleValue::Int { digits, negative } => Literal::Int(int(syntax, digits, negative)?),
         SimpleValue::Real { text, negative: false } => Literal::Real(parse_real(text)),
         SimpleValue::Real { text, negative: true } => Literal::Real(-parse_real(text)),
         SimpleValue::Str(text) => Literal::Str(Text::new(text)),
@@ -559,4 +573,12 @@ fn simple_attribute(simple: Simple<'_>, names: &mut Recent, max_depth: u32) -> O
         },
     };
     Some((names.name(simple.name), Expr::literal(literal)))
+}
+
+/// Decimal digits to an integer, if they are one in `syntax`.
+fn int(syntax: Syntax, digits: &str, negative: bool) -> Option<i64> {
+    if syntax == Syntax::Old && digits.len() > 1 && digits.starts_with('0') {
+        return None;
+    }
+    parse_int(digits, negative).ok()
 }

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::build::{self, BuildError};
-use super::{line_column, ParseError};
+use super::{line_column, ParseError, Syntax};
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
 use crate::lexer::{LexError, Lexer, Token};
 use crate::name::Name;
@@ -36,9 +36,9 @@ pub enum GrammarError {
 type LalrError<'s> = lalrpop_util::ParseError<usize, Token<'s>, GrammarError>;
 
 /// Parses `source` with the grammar.
-pub(super) fn parse(source: &str, max_depth: u32) -> Result<Expr, ParseError> {
+pub(super) fn parse(source: &str, syntax: Syntax, max_depth: u32) -> Result<Expr, ParseError> {
     let builder = Builder { max_depth };
-    let tokens = Lexer::new(source).map(|t| t.map_err(GrammarError::Lex));
+    let tokens = Lexer::with_syntax(source, syntax).map(|t| t.map_err(GrammarError::Lex));
     grammar::ExprParser::new().parse(&builder, tokens).map_err(|e| convert_error(source, e, max_depth))
 }
 

@@ -34,6 +34,33 @@ impl Default for ParseLimits {
     }
 }
 
+/// The syntax of a ClassAd text.
+///
+/// The two differ only in how a few tokens are written: in `Old` syntax (the
+/// `Name = value` lines of `condor_status -l`), a backslash in a string is an
+/// ordinary character except before a quote that does not end the line
+/// (`"a\"b"` is `a"b`, `"C:\dir\"` ends in a backslash), adjacent strings
+/// are not joined, and an integer may not start with `0`.
+///
+/// ```
+/// use classad::{Parser, Syntax};
+/// let old = Parser::default().syntax(Syntax::Old);
+/// // A quote after a backslash is part of the string...
+/// assert_eq!(old.parse_expr(r#""say \"hi\"""#)?.to_string(), r#""say \"hi\"""#);
+/// // ...unless it ends the line; other backslashes are plain characters.
+/// assert_eq!(old.parse_expr(r#""C:\temp\""#)?.to_string(), r#""C:\\temp\\""#);
+/// assert!(old.parse_expr("017").is_err());
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Syntax {
+    /// New ClassAd syntax (libclassad's native syntax; string escapes like C).
+    #[default]
+    New,
+    /// Old ClassAd syntax, as in HTCondor's long format.
+    Old,
+}
+
 /// A parse failure, with the 1-based line and column of the offending
 /// token and what the parser expected there.
 ///
@@ -85,12 +112,19 @@ pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
 #[derive(Clone, Debug, Default)]
 pub struct Parser {
     limits: ParseLimits,
+    syntax: Syntax,
 }
 
 impl Parser {
-    /// A parser with the given limits.
+    /// A parser with the given limits, for new syntax.
     pub fn new(limits: ParseLimits) -> Parser {
-        Parser { limits }
+        Parser { limits, syntax: Syntax::New }
+    }
+
+    /// The same parser for texts in `syntax`.
+    pub fn syntax(mut self, syntax: Syntax) -> Parser {
+        self.syntax = syntax;
+        self
     }
 
     /// The limits in force.
@@ -98,22 +132,22 @@ impl Parser {
         self.limits
     }
 
-    /// Parses one expression in new ClassAd syntax.
+    /// Parses one expression.
     pub fn parse_expr(&self, source: &str) -> Result<Expr, ParseError> {
         self.check_size(source)?;
-        match descent::parse_expr(source, self.limits.max_depth) {
+        match descent::parse_expr(source, self.syntax, self.limits.max_depth) {
             Ok(expr) => Ok(expr),
-            Err(descent::GiveUp) => lalr::parse(source, self.limits.max_depth),
+            Err(descent::GiveUp) => lalr::parse(source, self.syntax, self.limits.max_depth),
         }
     }
 
-    /// Parses an ad in new syntax: `[ name = expr; ... ]`.
+    /// Parses an ad written as a record: `[ name = expr; ... ]`.
     pub fn parse_ad(&self, source: &str) -> Result<ClassAd, ParseError> {
         self.check_size(source)?;
-        if let Ok(ad) = descent::parse_ad(source, self.limits.max_depth) {
+        if let Ok(ad) = descent::parse_ad(source, self.syntax, self.limits.max_depth) {
             return Ok(ad);
         }
-        let expr = lalr::parse(source, self.limits.max_depth)?;
+        let expr = lalr::parse(source, self.syntax, self.limits.max_depth)?;
         match expr.0 {
             Repr::Node(node) => match &node.node {
                 Node::Record(ad) => Ok(ClassAd::clone(ad)),
@@ -126,14 +160,14 @@ impl Parser {
     /// Parses with the LALRPOP grammar only (for tests comparing the parsers).
     #[doc(hidden)]
     pub fn parse_expr_with_grammar(&self, source: &str) -> Result<Expr, ParseError> {
-        lalr::parse(source, self.limits.max_depth)
+        lalr::parse(source, self.syntax, self.limits.max_depth)
     }
 
     /// Parses with the fast parser only; `None` when it gives up (for tests
     /// comparing the parsers).
     #[doc(hidden)]
     pub fn parse_expr_fast(&self, source: &str) -> Option<Expr> {
-        descent::parse_expr(source, self.limits.max_depth).ok()
+        descent::parse_expr(source, self.syntax, self.limits.max_depth).ok()
     }
 
     fn check_size(&self, source: &str) -> Result<(), ParseError> {

@@ -8,6 +8,9 @@
 //! with the logos lexer, reports the error. `tests/parsers.rs` checks that
 //! the two paths agree.
 
+use super::Syntax;
+use crate::lexer::old_string_end;
+
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -17,7 +20,8 @@ pub(super) enum Kind {
     Int,
     /// A real literal.
     Real,
-    /// A string literal; `escaped` when its text has backslashes.
+    /// A string literal; `escaped` when its text has escapes to process
+    /// (in old syntax: quotes written as backslash-quote).
     Str { escaped: bool },
     /// A quoted name.
     QuotedName { escaped: bool },
@@ -105,6 +109,8 @@ pub(super) struct Token {
 pub(super) struct Scanner<'s> {
     text: &'s str,
     pos: usize,
+    /// Strings and quoted names follow old ClassAd syntax's rules.
+    old: bool,
 }
 
 /// Byte classes, for the loops that skip and scan.
@@ -196,8 +202,8 @@ fn is(byte: Option<&u8>, class: u8) -> bool {
 }
 
 impl<'s> Scanner<'s> {
-    pub(super) fn new(text: &'s str) -> Scanner<'s> {
-        Scanner { text, pos: 0 }
+    pub(super) fn new(text: &'s str, syntax: Syntax) -> Scanner<'s> {
+        Scanner { text, pos: 0, old: syntax == Syntax::Old }
     }
 
     /// The text of a token. Tokens begin and end at ASCII bytes (or the
@@ -400,6 +406,12 @@ impl<'s> Scanner<'s> {
     /// `None` if the literal is not terminated.
     fn quoted(&mut self, quote: u8) -> Option<bool> {
         let bytes = self.text.as_bytes();
+        if self.old {
+            let body = self.pos + 1;
+            let (end, escaped) = old_string_end(&bytes[body..], quote)?;
+            self.pos = body + end + 1;
+            return Some(escaped);
+        }
         let mut at = self.pos + 1;
         let mut escaped = false;
         loop {
@@ -527,7 +539,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<Kind> {
-        let mut scanner = Scanner::new(text);
+        let mut scanner = Scanner::new(text, Syntax::New);
         let mut out = Vec::new();
         loop {
             let token = scanner.next();

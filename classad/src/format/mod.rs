@@ -1,0 +1,440 @@
+//! Reading and writing ClassAds in HTCondor's formats.
+//!
+//! | [`Format`] | what it looks like | written by |
+//! |---|---|---|
+//! | [`Old`](Format::Old) | `Name = value` lines, ads separated by blank lines | `condor_status -long`, `condor_q -long` |
+//! | [`New`](Format::New) | `[ Name = value; ... ]` records | `condor_status -long:new`, libclassad's unparser |
+//! | [`Json`](Format::Json) | `{ "Name": value, ... }` objects | `condor_status -json`, `condor_q -json` |
+//! | [`Xml`](Format::Xml) | `<classads><c><a n="Name">...</a></c></classads>` | `condor_status -xml` |
+//!
+//! [`Reader`] reads a stream of ads in any of them (or detects which, as
+//! libclassad's "auto" parser does) one ad at a time, in memory bounded by
+//! the largest ad; [`Writer`] writes one. [`parse_ads`] and [`to_string`] do
+//! the same for text in memory.
+//!
+//! ```
+//! use classad::format::{self, Format};
+//! let text = "MyType = \"Machine\"\nCpus = 8\n\nMyType = \"Machine\"\nCpus = 4\n";
+//! let ads = format::parse_ads(text, None)?; // detected: old (long) format
+//! assert_eq!(ads.len(), 2);
+//! let json = format::to_string(&ads, Format::Json);
+//! assert!(json.starts_with("[\n{\n  \"MyType\": \"Machine\",\n  \"Cpus\": 8\n}\n,\n{"));
+//! assert_eq!(format::parse_ads(&json, None)?, ads);
+//! # Ok::<(), classad::format::FormatError>(())
+//! ```
+
+mod json;
+mod new;
+mod old;
+mod source;
+mod xml;
+
+use std::fmt;
+use std::io::{self, BufRead};
+use std::str::FromStr;
+
+use crate::ad::ClassAd;
+use crate::parser::{ParseError, ParseLimits, Parser, Syntax};
+use source::Source;
+
+/// A ClassAd file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Old ClassAd syntax, one `Name = value` per line (HTCondor's "long"
+    /// format); ads are separated by blank lines or `***` banner lines.
+    Old,
+    /// New ClassAd syntax: `[ ... ]` records, one after another (or in a
+    /// `{ ..., ... }` list, as `condor_status -long:new` writes them).
+    New,
+    /// JSON as `condor_status -json` writes it.
+    Json,
+    /// XML as `condor_status -xml` writes it.
+    Xml,
+}
+
+impl Format {
+    /// Guesses the format of a text from its first bytes, as libclassad's
+    /// automatic parser does: `<` starts XML; `[` followed by `{` or `]` a
+    /// JSON array, otherwise new-syntax records; `{` followed by `[` a list
+    /// of new-syntax records, otherwise JSON; anything else is the old
+    /// format. Leading white space and `//` comments are skipped.
+    ///
+    /// ```
+    /// use classad::format::Format;
+    /// assert_eq!(Format::detect(b"  <?xml version=\"1.0\"?>"), Format::Xml);
+    /// assert_eq!(Format::detect(b"[\n{\n  \"a\": 1"), Format::Json);
+    /// assert_eq!(Format::detect(b"[ a = 1 ]"), Format::New);
+    /// assert_eq!(Format::detect(b"{\"a\": 1}\n{\"a\": 2}"), Format::Json);
+    /// assert_eq!(Format::detect(b"Cpus = 8\n"), Format::Old);
+    /// ```
+    pub fn detect(start: &[u8]) -> Format {
+        let mut rest = skip_space_and_comments(start);
+        let Some(&first) = rest.first() else {
+            return Format::Old;
+        };
+        rest = skip_space_and_comments(&rest[1..]);
+        let second = rest.first().copied();
+        match (first, second) {
+            (b'<', _) => Format::Xml,
+            (b'[', Some(b'{' | b']')) => Format::Json,
+            (b'[', _) => Format::New,
+            (b'{', Some(b'[')) => Format::New,
+            (b'{', _) => Format::Json,
+            _ => Format::Old,
+        }
+    }
+
+    /// The format's name as the command-line tool takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Old => "old",
+            Format::New => "new",
+            Format::Json => "json",
+            Format::Xml => "xml",
+        }
+    }
+}
+
+fn skip_space_and_comments(mut bytes: &[u8]) -> &[u8] {
+    loop {
+        let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
+        bytes = &bytes[start..];
+        if bytes.starts_with(b"//") {
+            let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+            bytes = &bytes[end..];
+        } else {
+            return bytes;
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a format.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format `{0}` (expected old, long, new, json or xml)")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    /// `old` (or `long`), `new`, `json`, `xml`, in any case.
+    fn from_str(name: &str) -> Result<Format, UnknownFormat> {
+        match name.to_ascii_lowercase().as_str() {
+            "old" | "long" => Ok(Format::Old),
+            "new" => Ok(Format::New),
+            "json" => Ok(Format::Json),
+            "xml" => Ok(Format::Xml),
+            _ => Err(UnknownFormat(name.to_string())),
+        }
+    }
+}
+
+/// An ad that could not be read: which ad of the input (counting from 1),
+/// where, and why.
+///
+/// ```
+/// use classad::format;
+/// let err = format::parse_ads("A = 1\n\nB = (2\n", None).unwrap_err();
+/// assert_eq!((err.ad, err.line), (2, 3));
+/// assert_eq!(err.to_string(), "ad 2, line 3, column 7: unexpected end of input; expected `)`");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("ad {ad}, line {line}, column {column}: {message}")]
+pub struct FormatError {
+    /// The ad's position in the input, from 1.
+    pub ad: usize,
+    /// The 1-based line of the problem in the input.
+    pub line: usize,
+    /// The 1-based column of the problem (0 when it concerns a whole line
+    /// or the input itself).
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl FormatError {
+    fn new(ad: usize, line: usize, column: usize, message: impl Into<String>) -> FormatError {
+        FormatError { ad, line, column, message: message.into() }
+    }
+
+    /// An error of a parse that started at `line`, `column` of the input.
+    fn from_parse(ad: usize, line: usize, column: usize, error: &ParseError) -> FormatError {
+        let (line, column) =
+            if error.line == 1 { (line, column + error.column - 1) } else { (line + error.line - 1, error.column) };
+        FormatError::new(ad, line, column, error.message.clone())
+    }
+}
+
+/// Bounds on what a [`Reader`] accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// The largest ad, in bytes of input; a larger one is an error (and is
+    /// skipped without being held in memory).
+    pub max_ad_bytes: usize,
+    /// Limits of the expression parser.
+    pub parse: ParseLimits,
+}
+
+impl Default for ReadLimits {
+    /// Ads of up to 16 MiB (real slot ads are 10-50 KB) and the parser's
+    /// default limits.
+    fn default() -> ReadLimits {
+        ReadLimits { max_ad_bytes: 16 << 20, parse: ParseLimits::default() }
+    }
+}
+
+/// Reads ads one at a time from a byte stream, in a given format or the
+/// one [`Format::detect`] finds.
+///
+/// Each ad is an `Ok`, or an `Err` naming the ad, the line and what is
+/// wrong. After an error the reader stops, unless
+/// [`skip_bad_ads`](Reader::skip_bad_ads) was set: then it goes on with the
+/// next ad where the format allows it (the old format always does; JSON,
+/// XML and new syntax do when the bad ad was complete).
+///
+/// ```
+/// use classad::format::{Format, Reader};
+/// let input = "A = 1\n\nB = )\n\nC = 3\n";
+/// let ads: Vec<_> = Reader::new(input.as_bytes(), Some(Format::Old)).skip_bad_ads(true).collect();
+/// assert_eq!(ads.len(), 3);
+/// assert!(ads[0].is_ok() && ads[1].is_err() && ads[2].is_ok());
+/// ```
+pub struct Reader<R> {
+    source: Source<R>,
+    format: Option<Format>,
+    limits: ReadLimits,
+    skip_bad: bool,
+    /// Ads read so far (good or bad).
+    count: usize,
+    /// Where the framing of the stream is (for JSON arrays and the like).
+    state: State,
+    buf: Vec<u8>,
+}
+
+/// Where a reader is in its input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Nothing read yet.
+    Start,
+    /// Between ads.
+    Ads,
+    /// Inside a `[...]` (JSON) or `{...}` (new syntax) list of ads;
+    /// `first` until one has been read.
+    List { first: bool },
+    /// Finished (the input ended, or an error stopped the reader).
+    Done,
+}
+
+/// What reading one ad gave.
+enum Next {
+    Ad(ClassAd),
+    Bad { error: FormatError, recoverable: bool },
+    End,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader of `input` in `format` (`None`: detect it from the first
+    /// bytes).
+    pub fn new(input: R, format: Option<Format>) -> Reader<R> {
+        Reader {
+            source: Source::new(input),
+            format,
+            limits: ReadLimits::default(),
+            skip_bad: false,
+            count: 0,
+            state: State::Start,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Sets the limits.
+    pub fn limits(mut self, limits: ReadLimits) -> Reader<R> {
+        self.limits = limits;
+        self
+    }
+
+    /// After a bad ad, goes on with the next one instead of stopping.
+    pub fn skip_bad_ads(mut self, skip: bool) -> Reader<R> {
+        self.skip_bad = skip;
+        self
+    }
+
+    /// The format being read; `None` until detected (before the first ad).
+    pub fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    fn parser(&self, syntax: Syntax) -> Parser {
+        Parser::new(self.limits.parse).syntax(syntax)
+    }
+
+    /// Reads the next ad.
+    fn next_ad(&mut self) -> io::Result<Next> {
+        let format = match self.format {
+            Some(format) => format,
+            None => {
+                let detected = Format::detect(self.source.fill()?);
+                self.format = Some(detected);
+                detected
+            }
+        };
+        match format {
+            Format::Old => old::next_ad(self),
+            Format::New => new::next_ad(self),
+            Format::Json => json::next_ad(self),
+            Format::Xml => xml::next_ad(self),
+        }
+    }
+
+    /// The error of the ad being read, at the current line.
+    fn error_here(&self, column: usize, message: impl Into<String>) -> FormatError {
+        FormatError::new(self.count + 1, self.source.line(), column, message)
+    }
+
+    fn too_large(&self, line: usize) -> FormatError {
+        FormatError::new(
+            self.count + 1,
+            line,
+            0,
+            format!("ad larger than the limit of {} bytes", self.limits.max_ad_bytes),
+        )
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<ClassAd, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.state == State::Done {
+            return None;
+        }
+        let next = match self.next_ad() {
+            Ok(next) => next,
+            Err(e) => {
+                self.state = State::Done;
+                return Some(Err(self.error_here(0, format!("cannot read the input: {e}"))));
+            }
+        };
+        match next {
+            Next::Ad(ad) => {
+                self.count += 1;
+                Some(Ok(ad))
+            }
+            Next::Bad { error, recoverable } => {
+                self.count += 1;
+                if !(recoverable && self.skip_bad) {
+                    self.state = State::Done;
+                }
+                Some(Err(error))
+            }
+            Next::End => {
+                self.state = State::Done;
+                None
+            }
+        }
+    }
+}
+
+/// Reads every ad of `text` (in `format`, or the detected one).
+///
+/// ```
+/// use classad::format::{self, Format};
+/// let ads = format::parse_ads(r#"[ a = 1 ] [ a = 2 ]"#, Some(Format::New))?;
+/// assert_eq!(ads.len(), 2);
+/// # Ok::<(), classad::format::FormatError>(())
+/// ```
+pub fn parse_ads(text: &str, format: Option<Format>) -> Result<Vec<ClassAd>, FormatError> {
+    Reader::new(text.as_bytes(), format).collect()
+}
+
+/// Writes ads to a byte stream in one format.
+///
+/// The layout is HTCondor's: old format ads end with a blank line; JSON is
+/// an array (`[`, the ads separated by `,` lines, `]`) as `condor_status
+/// -json` writes; XML has `condor_status -xml`'s header and `<classads>`
+/// element. New syntax is one `[ ... ]` record per line (what libclassad's
+/// automatic parser and [`Reader`] read back). Call
+/// [`finish`](Writer::finish) to close the JSON array or XML element.
+///
+/// ```
+/// use classad::{ClassAd, format::{Format, Writer}};
+/// let ad: ClassAd = "[ Name = \"slot1\"; Cpus = 4 ]".parse()?;
+/// let mut writer = Writer::new(Vec::new(), Format::Old);
+/// writer.write(&ad)?;
+/// let bytes = writer.finish()?;
+/// assert_eq!(String::from_utf8(bytes).unwrap(), "Name = \"slot1\"\nCpus = 4\n\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Writer<W: io::Write> {
+    out: W,
+    format: Format,
+    count: usize,
+    buf: String,
+}
+
+impl<W: io::Write> Writer<W> {
+    /// A writer of `format` to `out`.
+    pub fn new(out: W, format: Format) -> Writer<W> {
+        Writer { out, format, count: 0, buf: String::new() }
+    }
+
+    /// Writes one ad.
+    pub fn write(&mut self, ad: &ClassAd) -> io::Result<()> {
+        self.buf.clear();
+        let buf = &mut self.buf;
+        match self.format {
+            Format::Old => old::write_ad(buf, ad),
+            Format::New => {
+                buf.push_str(&ad.to_string());
+                buf.push('\n');
+            }
+            Format::Json => {
+                buf.push_str(if self.count == 0 { "[\n" } else { "\n,\n" });
+                json::write_ad(buf, ad, 0);
+            }
+            Format::Xml => {
+                if self.count == 0 {
+                    buf.push_str(xml::HEADER);
+                }
+                xml::write_ad(buf, ad, 0);
+                buf.push('\n');
+            }
+        }
+        self.count += 1;
+        self.out.write_all(self.buf.as_bytes())
+    }
+
+    /// Ends the output (closing the JSON array or the XML document) and
+    /// returns the stream.
+    pub fn finish(mut self) -> io::Result<W> {
+        let end = match (self.format, self.count) {
+            (Format::Json, 0) => "[\n]\n",
+            (Format::Json, _) => "\n]\n",
+            (Format::Xml, 0) => {
+                self.out.write_all(xml::HEADER.as_bytes())?;
+                "</classads>\n"
+            }
+            (Format::Xml, _) => "</classads>\n",
+            _ => "",
+        };
+        self.out.write_all(end.as_bytes())?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// The ads as text in `format`, laid out as [`Writer`] writes them.
+pub fn to_string<'a>(ads: impl IntoIterator<Item = &'a ClassAd>, format: Format) -> String {
+    let mut writer = Writer::new(Vec::new(), format);
+    for ad in ads {
+        // Writing to a Vec cannot fail.
+        let _ = writer.write(ad);
+    }
+    let bytes = writer.finish().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
+}
