@@ -553,8 +553,15 @@ pub(crate) fn old_string_end(bytes: &[u8], quote: u8) -> Option<(usize, bool)> {
 /// The text of an old-syntax string or quoted name whose backslash-quote
 /// pairs stand for quotes.
 pub(crate) fn unescape_old(body: &str, quote: u8) -> String {
-    let quote = char::from(quote);
-    body.replace(&format!("\\{quote}"), quote.encode_utf8(&mut [0; 4]))
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = memchr::memmem::find(rest.as_bytes(), &[b'\\', quote]) {
+        // Keep the text before the backslash and the quote after it.
+        out.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Processes the escapes of the contents of a string or quoted name:

@@ -214,6 +214,8 @@ pub struct Reader<R> {
     /// Where the framing of the stream is (for JSON arrays and the like).
     state: State,
     buf: Vec<u8>,
+    /// The attributes of the ad being read (kept to reuse the allocation).
+    attributes: Vec<(crate::name::Name, crate::expr::Expr)>,
 }
 
 /// Where a reader is in its input.
@@ -249,6 +251,7 @@ impl<R: BufRead> Reader<R> {
             count: 0,
             state: State::Start,
             buf: Vec::new(),
+            attributes: Vec::new(),
         }
     }
 

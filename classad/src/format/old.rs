@@ -11,7 +11,6 @@
 use std::borrow::Cow;
 use std::io::BufRead;
 
-use super::source::Line;
 use super::{FormatError, Next, Reader};
 use crate::ad::ClassAd;
 use crate::expr::Expr;
@@ -33,15 +32,18 @@ enum Kind<'l> {
 }
 
 fn classify(line: &str) -> Kind<'_> {
-    let trimmed = line.trim_start();
-    if trimmed.trim_end().is_empty() || trimmed.starts_with("***") {
+    let bytes = line.as_bytes();
+    let first = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(first) = first else {
         return Kind::Separator;
+    };
+    match bytes[first] {
+        b'#' => return Kind::Comment,
+        b'*' if bytes[first..].starts_with(b"***") => return Kind::Separator,
+        _ => {}
     }
-    if trimmed.starts_with('#') {
-        return Kind::Comment;
-    }
-    match memchr::memchr(b'=', line.as_bytes()) {
-        Some(eq) => Kind::Attribute(line[..eq].trim(), eq + 1),
+    match memchr::memchr(b'=', bytes) {
+        Some(eq) => Kind::Attribute(line[first..eq].trim_end(), eq + 1),
         None => Kind::NoAssignment,
     }
 }
@@ -55,79 +57,102 @@ fn attribute_name(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Parses one attribute line; the error is a byte offset in the line and
-/// a message.
-pub(crate) fn parse_line(parser: &Parser, line: &str) -> Result<Option<(Name, Expr)>, (usize, String)> {
-    match classify(line) {
-        Kind::Separator | Kind::Comment => Ok(None),
-        Kind::NoAssignment => Err((0, "expected `Name = value`".to_string())),
-        Kind::Attribute("", _) => Err((0, "no attribute name before `=`".to_string())),
-        Kind::Attribute(name, value_at) => {
-            let value = parser.parse_expr(&line[value_at..]).map_err(|e| (value_at + e.offset, e.message))?;
-            Ok(Some((Name::new(&attribute_name(name)), value)))
+/// Reads the next ad of an old-format stream.
+pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Next> {
+    let mut ad = AdInProgress {
+        parser: reader.parser(Syntax::Old),
+        index: reader.count + 1,
+        limit: reader.limits.max_ad_bytes,
+        attributes: std::mem::take(&mut reader.attributes),
+        started: false,
+        bytes: 0,
+        error: None,
+    };
+    ad.attributes.clear();
+    loop {
+        let line_number = reader.source.line();
+        match reader.source.with_line(&mut reader.buf, ad.limit, |line| ad.line(line, line_number))? {
+            None | Some(Some(true)) => break,
+            Some(Some(false)) => {}
+            Some(None) => {
+                ad.started = true;
+                ad.error.get_or_insert_with(|| reader.too_large(line_number));
+            }
         }
+    }
+    let next = match (ad.started, ad.error) {
+        (false, _) => Next::End,
+        (true, Some(error)) => Next::Bad { error, recoverable: true },
+        (true, None) => Next::Ad(ClassAd::from_attributes(ad.attributes.drain(..))),
+    };
+    reader.attributes = ad.attributes;
+    Ok(next)
+}
+
+/// An ad being read, line by line.
+struct AdInProgress {
+    parser: Parser,
+    /// The ad's position in the input, for errors.
+    index: usize,
+    limit: usize,
+    attributes: Vec<(Name, Expr)>,
+    /// True once a line of the ad has been seen.
+    started: bool,
+    bytes: usize,
+    /// The first error; the rest of the ad is skipped.
+    error: Option<FormatError>,
+}
+
+impl AdInProgress {
+    /// Takes one line; true when it ended the ad.
+    fn line(&mut self, line: &[u8], number: usize) -> bool {
+        let line = match std::str::from_utf8(line) {
+            Ok(line) => line,
+            Err(e) => {
+                self.started = true;
+                let column = e.valid_up_to() + 1;
+                let index = self.index;
+                self.error.get_or_insert_with(|| FormatError::new(index, number, column, "invalid UTF-8"));
+                return false;
+            }
+        };
+        let (name, value_at) = match classify(line) {
+            Kind::Separator => return self.started,
+            Kind::Comment => return false,
+            Kind::NoAssignment => ("", usize::MAX),
+            Kind::Attribute(name, value_at) => (name, value_at),
+        };
+        self.started = true;
+        self.bytes += line.len() + 1;
+        if self.bytes > self.limit && self.error.is_none() {
+            let message = format!("ad larger than the limit of {} bytes", self.limit);
+            self.error = Some(FormatError::new(self.index, number, 0, message));
+        }
+        if self.error.is_some() {
+            return false;
+        }
+        match attribute(&self.parser, line, name, value_at) {
+            Ok(attribute) => self.attributes.push(attribute),
+            Err((offset, message)) => {
+                let column = line[..offset.min(line.len())].chars().count() + 1;
+                self.error = Some(FormatError::new(self.index, number, column, message));
+            }
+        }
+        false
     }
 }
 
-/// Reads the next ad of an old-format stream.
-pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Next> {
-    let parser = reader.parser(Syntax::Old);
-    let limit = reader.limits.max_ad_bytes;
-    let mut attributes = Vec::new();
-    let mut started = false;
-    let mut bytes = 0;
-    let mut error: Option<FormatError> = None;
-    loop {
-        let line_number = reader.source.line();
-        match reader.source.read_line(&mut reader.buf, limit)? {
-            Line::End => break,
-            Line::TooLong => {
-                started = true;
-                error.get_or_insert_with(|| reader.too_large(line_number));
-                continue;
-            }
-            Line::Read => {}
-        }
-        let line = match std::str::from_utf8(&reader.buf) {
-            Ok(line) => line,
-            Err(e) => {
-                started = true;
-                let column = e.valid_up_to() + 1;
-                error.get_or_insert_with(|| FormatError::new(reader.count + 1, line_number, column, "invalid UTF-8"));
-                continue;
-            }
-        };
-        if classify(line) == Kind::Separator {
-            if started {
-                break;
-            }
-            continue;
-        }
-        if classify(line) == Kind::Comment {
-            continue;
-        }
-        started = true;
-        bytes += line.len() + 1;
-        if bytes > limit {
-            error.get_or_insert_with(|| reader.too_large(line_number));
-        }
-        if error.is_some() {
-            continue;
-        }
-        match parse_line(&parser, line) {
-            Ok(Some(attribute)) => attributes.push(attribute),
-            Ok(None) => {}
-            Err((offset, message)) => {
-                let column = line[..offset.min(line.len())].chars().count() + 1;
-                error = Some(FormatError::new(reader.count + 1, line_number, column, message));
-            }
-        }
+/// The attribute of a line that [`classify`] found to be `name = value`
+/// (a `value_at` of `usize::MAX` means it had no `=`).
+fn attribute(parser: &Parser, line: &str, name: &str, value_at: usize) -> Result<(Name, Expr), (usize, String)> {
+    if value_at == usize::MAX {
+        return Err((0, "expected `Name = value`".to_string()));
     }
-    Ok(match (started, error) {
-        (false, _) => Next::End,
-        (true, Some(error)) => Next::Bad { error, recoverable: true },
-        (true, None) => Next::Ad(ClassAd::from_attributes(attributes)),
-    })
+    if name.is_empty() {
+        return Err((0, "no attribute name before `=`".to_string()));
+    }
+    let value = parser.parse_expr(&line[value_at..]).map_err(|e| (value_at + e.offset, e.message))?;
+    Ok((Name::new(&attribute_name(name)), value))
 }
 
 /// Appends `ad` in the old format: a line per attribute, then a blank line.

@@ -114,6 +114,37 @@ impl<R: BufRead> Source<R> {
         }
     }
 
+    /// Reads one line and hands it to `f`, without its `\n` and a `\r`
+    /// before that: straight from the read buffer when the whole line is in
+    /// it, else gathered in `scratch`. `None` at the end of the input;
+    /// `Some(None)` for a line longer than `limit` (consumed, not passed on).
+    pub(crate) fn with_line<T>(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        limit: usize,
+        f: impl FnOnce(&[u8]) -> T,
+    ) -> io::Result<Option<Option<T>>> {
+        let buffered = self.fill()?;
+        if buffered.is_empty() {
+            return Ok(None);
+        }
+        if let Some(end) = memchr::memchr(b'\n', buffered) {
+            if end <= limit {
+                let line = &buffered[..end];
+                let result = f(line.strip_suffix(b"\r").unwrap_or(line));
+                self.inner.consume(end + 1);
+                self.line += 1;
+                self.column = 1;
+                return Ok(Some(Some(result)));
+            }
+        }
+        Ok(match self.read_line(scratch, limit)? {
+            Line::End => None,
+            Line::TooLong => Some(None),
+            Line::Read => Some(Some(f(scratch))),
+        })
+    }
+
     /// Reads one line into `buf` (cleared first), keeping at most `limit`
     /// bytes; the `\n` and a `\r` before it are dropped.
     pub(crate) fn read_line(&mut self, buf: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
@@ -222,6 +253,25 @@ mod tests {
         assert_eq!(buf, b"last");
         assert_eq!(source.line(), 4);
         assert_eq!(source.read_line(&mut buf, 10).ok(), Some(Line::End));
+    }
+
+    #[test]
+    fn lines_in_place_and_gathered() {
+        // A reader with a tiny buffer, so that lines straddle refills.
+        let text = b"first\r\nsecond line\nthird";
+        for capacity in [1, 4, 64] {
+            let mut source = Source::new(io::BufReader::with_capacity(capacity, &text[..]));
+            let mut scratch = Vec::new();
+            let mut lines = Vec::new();
+            while let Some(line) = source.with_line(&mut scratch, 100, |l| l.to_vec()).ok().flatten() {
+                lines.push(line.map(|l| String::from_utf8(l).unwrap_or_default()));
+            }
+            assert_eq!(lines, [Some("first".into()), Some("second line".into()), Some("third".into())], "{capacity}");
+            assert_eq!(source.line(), 3);
+        }
+        let mut source = Source::new(&b"0123456789\nok\n"[..]);
+        assert_eq!(source.with_line(&mut Vec::new(), 5, |l| l.len()).ok(), Some(Some(None)));
+        assert_eq!(source.with_line(&mut Vec::new(), 5, |l| l.len()).ok(), Some(Some(Some(2))));
     }
 
     #[test]

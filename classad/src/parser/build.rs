@@ -31,6 +31,32 @@ pub(crate) fn node(node: Node, max_depth: u32) -> Result<Expr, BuildError> {
     Ok(expr)
 }
 
+/// An attribute reference: a leaf node, shared by every reference to the
+/// same spelling this thread builds (one allocation per name instead of
+/// one per reference; real ads hold tens of thousands of references to a
+/// few hundred names). Subject to the depth limit like any node.
+pub(crate) fn attr(name: Name, max_depth: u32) -> Result<Expr, BuildError> {
+    thread_local! {
+        static ATTRS: std::cell::RefCell<rustc_hash::FxHashMap<u32, Expr>> = Default::default();
+    }
+    /// The cache stops growing here (adversarial input with endless names).
+    const MAX_CACHED: usize = 1 << 16;
+    if max_depth == 0 {
+        return Err(BuildError::TooDeep);
+    }
+    ATTRS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(expr) = cache.get(&name.spelling_id()) {
+            return Ok(expr.clone());
+        }
+        let expr = Expr::node(Node::Attr(name));
+        if cache.len() < MAX_CACHED {
+            cache.insert(name.spelling_id(), expr.clone());
+        }
+        Ok(expr)
+    })
+}
+
 /// A call, or a time literal when the function is `absTime`/`relTime` and
 /// its one argument is a string literal.
 pub(crate) fn call(name: Name, args: Vec<Expr>, max_depth: u32) -> Result<Expr, BuildError> {

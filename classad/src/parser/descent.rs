@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use super::build::{self, BuildError};
-use super::scan::{Kind, Punct, Scanner, Simple, SimpleValue, Token};
+use super::scan::{self, Kind, Punct, Scanner, Simple, SimpleValue, Token};
 use super::Syntax;
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
@@ -66,6 +66,13 @@ impl Drop for Descent<'_> {
 
 /// Parses a whole expression.
 pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed<Expr> {
+    // Most attribute values are one literal: read it without setting up
+    // the parser.
+    if let Some(value) = scan::whole_simple_value(source) {
+        if let Some(expr) = simple_value(value, syntax, &mut |text| Name::new(text), max_depth) {
+            return Ok(expr);
+        }
+    }
     let mut parser = Descent::new(source, syntax, max_depth);
     let expr = parser.expr()?;
     parser.finish(expr)
@@ -440,7 +447,7 @@ impl<'s> Descent<'s> {
     fn call_or_attribute(&mut self, name: &str) -> Parsed<Expr> {
         if !self.is(Punct::LParen) {
             let name = self.names.name(name);
-            return self.node(Node::Attr(name));
+            return Ok(build::attr(name, self.max_depth)?);
         }
         self.advance();
         let args = self.nested(|p| p.comma_list(Punct::RParen))?;
@@ -549,13 +556,24 @@ impl<'s> Descent<'s> {
 }
 
 /// The attribute a [`Simple`] one is, or `None` where the tokens must
-/// decide: a keyword as the name or as a value that is no literal, an
-/// integer that does not fit.
+/// decide: a keyword as the name, a value that [`simple_value`] refuses.
 fn simple_attribute(simple: Simple<'_>, syntax: Syntax, names: &mut Recent, max_depth: u32) -> Option<(Name, Expr)> {
     if keyword(simple.name).is_some() {
         return None;
     }
-    let literal = match simple.value {
+    let value = simple_value(simple.value, syntax, &mut |text| names.name(text), max_depth)?;
+    Some((names.name(simple.name), value))
+}
+
+/// The expression of a simple value, or `None` where the tokens must
+/// decide: a keyword that is no literal, an integer that does not fit.
+fn simple_value(
+    value: SimpleValue<'_>,
+    syntax: Syntax,
+    name: &mut dyn FnMut(&str) -> Name,
+    max_depth: u32,
+) -> Option<Expr> {
+    let literal = match value {
         SimpleValue::Int { digits, negative } => Literal::Int(int(syntax, digits, negative)?),
         SimpleValue::Real { text, negative: false } => Literal::Real(parse_real(text)),
         SimpleValue::Real { text, negative: true } => Literal::Real(-parse_real(text)),
@@ -566,13 +584,10 @@ fn simple_attribute(simple: Simple<'_>, syntax: Syntax, names: &mut Recent, max_
             Some(Keyword::Undefined) => Literal::Undefined,
             Some(Keyword::Error) => Literal::Error,
             Some(Keyword::Is | Keyword::Isnt) => return None,
-            None => {
-                let reference = build::node(Node::Attr(names.name(word)), max_depth).ok()?;
-                return Some((names.name(simple.name), reference));
-            }
+            None => return build::attr(name(word), max_depth).ok(),
         },
     };
-    Some((names.name(simple.name), Expr::literal(literal)))
+    Some(Expr::literal(literal))
 }
 
 /// Decimal digits to an integer, if they are one in `syntax`.

@@ -83,7 +83,7 @@ impl Builder {
     }
 
     pub(crate) fn attr<'s>(&self, at: usize, name: Name) -> Result<Expr, LalrError<'s>> {
-        self.node(at, Node::Attr(name))
+        build::attr(name, self.max_depth).map_err(self::at(at))
     }
 
     pub(crate) fn root_attr<'s>(&self, at: usize, name: Name) -> Result<Expr, LalrError<'s>> {

@@ -304,44 +304,8 @@ impl<'s> Scanner<'s> {
         if bytes.get(at) != Some(&b'=') {
             return None;
         }
-        at = skip_space(bytes, at + 1);
-        let value_start = at;
-        let value = match START[*bytes.get(at)? as usize] {
-            START_DOUBLE_QUOTE => {
-                let body = at + 1;
-                let close = body + memchr::memchr2(b'"', b'\\', &bytes[body..])?;
-                if bytes[close] != b'"' {
-                    return None;
-                }
-                at = close + 1;
-                SimpleValue::Str(&text[body..close])
-            }
-            START_IDENT => {
-                at = skip_ident(bytes, at + 1);
-                SimpleValue::Word(&text[value_start..at])
-            }
-            START_DIGIT => {
-                let (end, real) = plain_number(bytes, at)?;
-                at = end;
-                let number = &text[value_start..at];
-                if real {
-                    SimpleValue::Real { text: number, negative: false }
-                } else {
-                    SimpleValue::Int { digits: number, negative: false }
-                }
-            }
-            _ if bytes[at] == b'-' && is(bytes.get(at + 1), DIGIT) => {
-                let (end, real) = plain_number(bytes, at + 1)?;
-                at = end;
-                let number = &text[value_start + 1..at];
-                if real {
-                    SimpleValue::Real { text: number, negative: true }
-                } else {
-                    SimpleValue::Int { digits: number, negative: true }
-                }
-            }
-            _ => return None,
-        };
+        let (value, end) = simple_value(text, skip_space(bytes, at + 1))?;
+        at = end;
         at = skip_space(bytes, at);
         let closes = match bytes.get(at) {
             Some(b';') => false,
@@ -466,6 +430,60 @@ impl<'s> Scanner<'s> {
         self.pos += len;
         Kind::Punct(punct)
     }
+}
+
+/// The value of a simple attribute starting at `at` (see
+/// [`Scanner::simple_attribute`]) and where it ends.
+#[inline]
+fn simple_value(text: &str, mut at: usize) -> Option<(SimpleValue<'_>, usize)> {
+    let bytes = text.as_bytes();
+    let value_start = at;
+    let value = match START[*bytes.get(at)? as usize] {
+        START_DOUBLE_QUOTE => {
+            let body = at + 1;
+            let close = body + memchr::memchr2(b'"', b'\\', &bytes[body..])?;
+            if bytes[close] != b'"' {
+                return None;
+            }
+            at = close + 1;
+            SimpleValue::Str(&text[body..close])
+        }
+        START_IDENT => {
+            at = skip_ident(bytes, at + 1);
+            SimpleValue::Word(&text[value_start..at])
+        }
+        START_DIGIT => {
+            let (end, real) = plain_number(bytes, at)?;
+            at = end;
+            let number = &text[value_start..at];
+            if real {
+                SimpleValue::Real { text: number, negative: false }
+            } else {
+                SimpleValue::Int { digits: number, negative: false }
+            }
+        }
+        _ if bytes[at] == b'-' && is(bytes.get(at + 1), DIGIT) => {
+            let (end, real) = plain_number(bytes, at + 1)?;
+            at = end;
+            let number = &text[value_start + 1..at];
+            if real {
+                SimpleValue::Real { text: number, negative: true }
+            } else {
+                SimpleValue::Int { digits: number, negative: true }
+            }
+        }
+        _ => return None,
+    };
+    Some((value, at))
+}
+
+/// The whole of `text` as one simple value (a literal or a name, written
+/// plainly; see [`Scanner::simple_attribute`]) with only white space
+/// around it.
+pub(super) fn whole_simple_value(text: &str) -> Option<SimpleValue<'_>> {
+    let bytes = text.as_bytes();
+    let (value, end) = simple_value(text, skip_space(bytes, 0))?;
+    (skip_space(bytes, end) == bytes.len()).then_some(value)
 }
 
 /// The position of the first byte at or after `pos` that is not white
