@@ -45,10 +45,14 @@ pub mod lexer;
 mod name;
 mod parser;
 mod print;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod text;
 mod time;
 mod value;
 
+#[cfg(feature = "serde")]
+pub use crate::serde::{from_ad, from_ad_with, to_ad};
 pub use ad::{ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
