@@ -2,17 +2,27 @@
 //!
 //! ```text
 //! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--] EXPR...
+//! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! ```
+//!
+//! Exit status: 0 on success; 1 when an expression or an ad of the input
+//! is bad (reported in the output or on standard error); 2 when a file
+//! cannot be read or written.
 
-use std::path::{Path, PathBuf};
+mod convert;
+mod eval;
+mod input;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use classad::{ClassAd, EvalContext, EvalOptions, Semantics};
+use classad::format::Format;
+use classad::Semantics;
 
 #[derive(Parser)]
-#[command(name = "classad", version, about = "Evaluate and inspect HTCondor ClassAds")]
+#[command(name = "classad", version, about = "Evaluate, inspect and convert HTCondor ClassAds")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -31,15 +41,37 @@ enum Command {
         /// (HTCondor's daemons and tools: unscoped names fall back to TARGET).
         #[arg(long, value_enum, default_value_t = SemanticsArg::New)]
         semantics: SemanticsArg,
-        /// File holding the MY ad (new syntax `[ ... ]`).
+        /// File holding the MY ad, in any format (its first ad is used;
+        /// `-` reads standard input).
         #[arg(long, value_name = "FILE")]
         my: Option<PathBuf>,
-        /// File holding the TARGET ad (new syntax `[ ... ]`).
+        /// File holding the TARGET ad, in any format (its first ad is used).
         #[arg(long, value_name = "FILE")]
         target: Option<PathBuf>,
         /// Expressions to evaluate, in order.
         #[arg(required = true, value_name = "EXPR", allow_hyphen_values = true)]
         exprs: Vec<String>,
+    },
+    /// Convert a stream of ads from one format to another.
+    ///
+    /// Ads are read and written one at a time, so inputs of any size pass
+    /// through in the memory of their largest ad. A bad ad is reported on
+    /// standard error with its position (ad number, line and column) and
+    /// stops the conversion (or, with --skip-bad, is left out); the exit
+    /// status is then 1.
+    Convert {
+        /// The input's format; `auto` detects it from the first bytes.
+        #[arg(long, value_enum, default_value_t = FromArg::Auto)]
+        from: FromArg,
+        /// The output's format.
+        #[arg(long, value_enum, default_value_t = ToArg::New)]
+        to: ToArg,
+        /// Leave out bad ads and go on with the next one.
+        #[arg(long)]
+        skip_bad: bool,
+        /// The input file; `-` or nothing reads standard input.
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
     },
 }
 
@@ -49,52 +81,52 @@ enum SemanticsArg {
     Old,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum FromArg {
+    Auto,
+    Old,
+    New,
+    Json,
+    Xml,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ToArg {
+    Old,
+    New,
+    Json,
+    Xml,
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Eval { semantics, my, target, exprs } => eval(semantics, my.as_deref(), target.as_deref(), &exprs),
-    }
-}
-
-fn eval(semantics: SemanticsArg, my: Option<&Path>, target: Option<&Path>, exprs: &[String]) -> ExitCode {
-    let semantics = match semantics {
-        SemanticsArg::New => Semantics::New,
-        SemanticsArg::Old => Semantics::Old,
-    };
-    let my = match my.map(read_ad).transpose() {
-        Ok(ad) => ad,
-        Err(message) => return fail(&message),
-    };
-    let target = match target.map(read_ad).transpose() {
-        Ok(ad) => ad,
-        Err(message) => return fail(&message),
-    };
-    let options = EvalOptions::new().semantics(semantics);
-    let mut context = EvalContext::new(&options);
-    if let Some(ad) = &my {
-        context = context.my(ad);
-    }
-    if let Some(ad) = &target {
-        context = context.target(ad);
-    }
-    let mut status = ExitCode::SUCCESS;
-    for text in exprs {
-        match classad::parse_expr(text) {
-            Ok(expr) => println!("{}", context.eval(&expr)),
-            Err(err) => {
-                println!("parse error: {err}");
-                status = ExitCode::from(1);
-            }
+        Command::Eval { semantics, my, target, exprs } => {
+            let semantics = match semantics {
+                SemanticsArg::New => Semantics::New,
+                SemanticsArg::Old => Semantics::Old,
+            };
+            eval::run(semantics, my.as_deref(), target.as_deref(), &exprs)
+        }
+        Command::Convert { from, to, skip_bad, file } => {
+            let from = match from {
+                FromArg::Auto => None,
+                FromArg::Old => Some(Format::Old),
+                FromArg::New => Some(Format::New),
+                FromArg::Json => Some(Format::Json),
+                FromArg::Xml => Some(Format::Xml),
+            };
+            let to = match to {
+                ToArg::Old => Format::Old,
+                ToArg::New => Format::New,
+                ToArg::Json => Format::Json,
+                ToArg::Xml => Format::Xml,
+            };
+            convert::run(from, to, skip_bad, file.as_deref())
         }
     }
-    status
 }
 
-/// Reads the ad in `path` (new syntax).
-fn read_ad(path: &Path) -> Result<ClassAd, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    classad::parse_ad(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
+/// Reports a problem that ends the command on standard error.
 fn fail(message: &str) -> ExitCode {
     eprintln!("classad: {message}");
     ExitCode::from(2)

@@ -1,23 +1,8 @@
 //! End-to-end tests of `classad eval`.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn classad(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_classad")).args(args).env("TZ", "UTC").output().expect("runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn write_ad(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("classad-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write ad");
-    path
-}
+use common::{classad, stderr, stdout, write_file};
 
 #[test]
 fn one_line_per_expression() {
@@ -45,8 +30,8 @@ fn negative_literal_is_not_an_option() {
 
 #[test]
 fn my_and_target_ads_and_semantics() {
-    let job = write_ad("job.ad", "[ RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory ]");
-    let machine = write_ad("machine.ad", "[ Memory = 2048; Cpus = 4 ]");
+    let job = write_file("job.ad", "[ RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory ]");
+    let machine = write_file("machine.ad", "[ Memory = 2048; Cpus = 4 ]");
     let (job, machine) = (job.to_string_lossy().into_owned(), machine.to_string_lossy().into_owned());
     let new = classad(&["eval", "--my", &job, "--target", &machine, "Requirements", "Cpus"]);
     assert_eq!(stdout(&new), "true\nundefined\n");
@@ -56,9 +41,37 @@ fn my_and_target_ads_and_semantics() {
 
 #[test]
 fn unreadable_ad_file_is_a_clear_error() {
-    let bad = write_ad("bad.ad", "[ a = ]");
+    let bad = write_file("bad.ad", "[ a = ]");
     let out = classad(&["eval", "--my", &bad.to_string_lossy(), "1"]);
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("line 1, column 7"), "{err}");
+}
+
+#[test]
+fn ad_files_may_be_in_any_format() {
+    let job = write_file("job.long", "MyType = \"Job\"\nRequestMemory = 1024\nRequirements = TARGET.Memory >= MY.RequestMemory\n\nRequestMemory = 1\n");
+    let machine = write_file("machine.json", r#"[ { "MyType": "Machine", "Memory": 2048 }, { "Memory": 1 } ]"#);
+    let xml =
+        write_file("machine.xml", r#"<?xml version="1.0"?><classads><c><a n="Memory"><i>512</i></a></c></classads>"#);
+    let (job, machine, xml) = (job.to_string_lossy(), machine.to_string_lossy(), xml.to_string_lossy());
+    // The first ad of each file is the one used.
+    let out = classad(&["eval", "--my", &job, "--target", &machine, "Requirements", "TARGET.MyType"]);
+    assert_eq!(stdout(&out), "true\n\"Machine\"\n");
+    let out = classad(&["eval", "--my", &job, "--target", &xml, "Requirements"]);
+    assert_eq!(stdout(&out), "false\n");
+}
+
+#[test]
+fn an_ad_file_can_be_standard_input() {
+    let out = common::classad_with_input(&["eval", "--my", "-", "Cpus * 2"], b"Cpus = 4\n");
+    assert_eq!(stdout(&out), "8\n");
+}
+
+#[test]
+fn an_ad_file_without_an_ad_is_an_error() {
+    let empty = write_file("empty.ad", "# nothing here\n");
+    let out = classad(&["eval", "--my", &empty.to_string_lossy(), "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no ad in the file"), "{}", stderr(&out));
 }
