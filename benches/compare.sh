@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # compare.sh -- libclassad (HTCondor 23.9.6) and classad-rs, side by side, on the same
-# synthetic ads: runs the anchor benchmark (../shared/anchor/classad-bench.sh, which needs
-# root and the HTCondor chroot; skipped with a message if either is missing), then our
-# criterion benchmarks, and prints a markdown table of ns/op.
+# synthetic ads and the same pool sample: runs the anchor benchmarks
+# (../shared/anchor/classad-bench.sh and anchor/parse-pool.sh, which need root and the
+# HTCondor chroot; skipped with a message if either is missing), then our criterion
+# benchmarks, and prints markdown tables of ns/op and of milliseconds per pool sample.
 #
 # Usage (from anywhere; as root to get the libclassad column):
 #   benches/compare.sh [N_PARSE=20000] [M_MACHINES=20000] [REPS=7]
@@ -38,12 +39,15 @@ else
 	echo "== libclassad: $ANCHOR_BENCH $N_PARSE $M_MACHINES $REPS" >&2
 	ANCHOR_ROOT=$ANCHOR_ROOT bash "$ANCHOR_BENCH" "$N_PARSE" "$M_MACHINES" "$REPS" |
 		tee "$OUT_DIR/libclassad.txt" >&2
+	echo "== libclassad: $HERE/anchor/parse-pool.sh $REPS" >&2
+	ANCHOR_ROOT=$ANCHOR_ROOT bash "$HERE/anchor/parse-pool.sh" "$REPS" |
+		tee -a "$OUT_DIR/libclassad.txt" >&2
 fi
 
 # ---- classad-rs
 echo "== classad-rs: cargo bench -p classad-benches (CLASSAD_BENCH_MACHINES=$M_MACHINES)" >&2
 # Drop our previous results so that a benchmark that no longer runs cannot leave a stale figure.
-rm -rf "$TARGET/criterion/parse" "$TARGET/criterion/eval"
+rm -rf "$TARGET/criterion/parse" "$TARGET/criterion/eval" "$TARGET/criterion/stream"
 # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
 (cd "$ROOT" && CLASSAD_BENCH_MACHINES=$M_MACHINES \
 	cargo bench -p classad-benches --bench classad -- ${CRITERION_ARGS:-}) 2>&1 |
@@ -56,11 +60,14 @@ import glob, json, os, sys
 anchor_out, criterion_dir = sys.argv[1], sys.argv[2]
 
 # The anchor's last JSON line: {"parse_machine_new_syntax_ns": 28894.6, ...}
-anchor = {}
+# and parse-pool.sh's: {"bench": "libclassad-pool", "parse_long_format_ms": 113.2, ...}
+anchor, pool = {}, {}
 with open(anchor_out) as f:
     for line in f:
         if line.startswith("{") and '"bench":"libclassad"' in line:
             anchor = json.loads(line)
+        if line.startswith("{") and '"bench": "libclassad-pool"' in line:
+            pool = json.loads(line)
 
 # Criterion: <dir>/<group>/<function>/new/{benchmark,estimates}.json, mean in ns/iteration.
 ours = {}
@@ -97,4 +104,19 @@ for name, theirs_name in ROWS:
     print(f"| {label} | {fmt(theirs)} | {fmt(mine)} | {speedup} |")
 if not anchor:
     print("\n(no libclassad figures: the anchor benchmark was skipped)")
+
+# The pool sample, read whole: milliseconds per pass.
+print()
+print("| pool sample (4.4 MB, old format) | libclassad ms | classad-rs ms | speed-up (x) |")
+print("|---|---:|---:|---:|")
+mine = ours.get("stream_pool_old")
+mine_ms = mine / 1e6 if mine else None
+for label, key in [("Python `classad.parseAds` (old)", "python_parse_ads_ms"),
+                   ("C++ line-by-line parse (parse-long-format.cpp)", "parse_long_format_ms")]:
+    theirs = pool.get(key)
+    speedup = f"{theirs / mine_ms:,.1f}" if mine_ms and theirs else "n/a"
+    print(f"| stream_pool_old vs {label} | {fmt(theirs)} | {fmt(mine_ms)} | {speedup} |")
+for name in ["stream_pool_new", "stream_pool_json", "stream_pool_xml"]:
+    ns = ours.get(name)
+    print(f"| {name} | n/a | {fmt(ns / 1e6 if ns else None)} | n/a |")
 EOF

@@ -7,12 +7,20 @@
 //! anchor's ns/op. `compare.sh` runs both and prints the table; see
 //! `docs/benchmarks.md`.
 //!
+//! The `stream` group reads the whole pool sample
+//! (`classad/tests/data/pool_sample.ads.gz`, 4.4 MB of `condor_status -l`
+//! output once decompressed) per iteration, in the old format as it is and
+//! converted to the other formats; libclassad's figure for the same file
+//! comes from `anchor/parse-pool.sh`.
+//!
 //! Environment: `CLASSAD_BENCH_MACHINES` (default 20000) is the number of
 //! machine ads the matching benchmarks cycle over.
 
 use std::hint::black_box;
+use std::io::Read;
 use std::time::{Duration, Instant};
 
+use classad::format::{self, Format, Reader};
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Name, Parser, Prepared, Semantics, Value};
 use classad_benches::anchor::{job_ad_text, machine_ad_text, PRE_JOB_RANK};
 use classad_benches::POOL_SLOT_AD;
@@ -62,6 +70,46 @@ fn parse(c: &mut Criterion) {
     bench_parse(&mut group, "parse_machine_new_syntax", &machines);
     bench_parse(&mut group, "parse_job_new_syntax", &jobs);
     bench_parse(&mut group, "parse_pool_slot_ad", &slot);
+    group.finish();
+}
+
+/// The pool sample, decompressed: old-format ads separated by blank lines.
+fn pool_sample() -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../classad/tests/data/pool_sample.ads.gz");
+    let file = std::fs::File::open(path).expect("the pool sample is in the repository");
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(file).read_to_end(&mut text).expect("the pool sample decompresses");
+    text
+}
+
+/// Reads every ad of `text` with a streaming [`Reader`] (as from a file:
+/// the reader sees a byte stream, not a string), dropping each ad once read.
+fn read_stream(text: &[u8], format: Format) -> usize {
+    let mut ads = 0;
+    for ad in Reader::new(text, Some(format)) {
+        black_box(ad.expect("the pool sample reads"));
+        ads += 1;
+    }
+    ads
+}
+
+fn stream(c: &mut Criterion) {
+    let old = pool_sample();
+    let ads = format::parse_ads(std::str::from_utf8(&old).expect("UTF-8"), Some(Format::Old)).expect("pool reads");
+    let mut group = c.benchmark_group("stream");
+    // One iteration reads the whole 4.4 MB sample (tens of milliseconds).
+    group.sample_size(10);
+    for (name, format) in [
+        ("stream_pool_old", Format::Old),
+        ("stream_pool_new", Format::New),
+        ("stream_pool_json", Format::Json),
+        ("stream_pool_xml", Format::Xml),
+    ] {
+        let text = if format == Format::Old { old.clone() } else { format::to_string(&ads, format).into_bytes() };
+        assert_eq!(read_stream(&text, format), ads.len());
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(name, |b| b.iter(|| read_stream(black_box(&text), format)));
+    }
     group.finish();
 }
 
@@ -175,6 +223,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = parse, eval
+    targets = parse, eval, stream
 }
 criterion_main!(benches);

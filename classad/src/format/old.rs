@@ -14,7 +14,7 @@ use std::io::BufRead;
 use super::{FormatError, Next, Reader};
 use crate::ad::ClassAd;
 use crate::expr::Expr;
-use crate::name::Name;
+use crate::name::{Name, Recent};
 use crate::parser::{Parser, Syntax};
 use crate::print;
 
@@ -64,6 +64,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
         index: reader.count + 1,
         limit: reader.limits.max_ad_bytes,
         attributes: std::mem::take(&mut reader.attributes),
+        names: Recent::take(),
         started: false,
         bytes: 0,
         error: None,
@@ -86,6 +87,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
         (true, None) => Next::Ad(ClassAd::from_attributes(ad.attributes.drain(..))),
     };
     reader.attributes = ad.attributes;
+    Recent::give_back(ad.names);
     Ok(next)
 }
 
@@ -96,6 +98,8 @@ struct AdInProgress {
     index: usize,
     limit: usize,
     attributes: Vec<(Name, Expr)>,
+    /// This thread's name cache, held while the ad is read.
+    names: Recent,
     /// True once a line of the ad has been seen.
     started: bool,
     bytes: usize,
@@ -131,7 +135,7 @@ impl AdInProgress {
         if self.error.is_some() {
             return false;
         }
-        match attribute(&self.parser, line, name, value_at) {
+        match attribute(&self.parser, &mut self.names, line, name, value_at) {
             Ok(attribute) => self.attributes.push(attribute),
             Err((offset, message)) => {
                 let column = line[..offset.min(line.len())].chars().count() + 1;
@@ -144,15 +148,21 @@ impl AdInProgress {
 
 /// The attribute of a line that [`classify`] found to be `name = value`
 /// (a `value_at` of `usize::MAX` means it had no `=`).
-fn attribute(parser: &Parser, line: &str, name: &str, value_at: usize) -> Result<(Name, Expr), (usize, String)> {
+fn attribute(
+    parser: &Parser,
+    names: &mut Recent,
+    line: &str,
+    name: &str,
+    value_at: usize,
+) -> Result<(Name, Expr), (usize, String)> {
     if value_at == usize::MAX {
         return Err((0, "expected `Name = value`".to_string()));
     }
     if name.is_empty() {
         return Err((0, "no attribute name before `=`".to_string()));
     }
-    let value = parser.parse_expr(&line[value_at..]).map_err(|e| (value_at + e.offset, e.message))?;
-    Ok((Name::new(&attribute_name(name)), value))
+    let value = parser.parse_expr_cached(&line[value_at..], names).map_err(|e| (value_at + e.offset, e.message))?;
+    Ok((names.name(&attribute_name(name)), value))
 }
 
 /// Appends `ad` in the old format: a line per attribute, then a blank line.

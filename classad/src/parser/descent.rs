@@ -73,14 +73,31 @@ pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed
             return Ok(expr);
         }
     }
-    let mut parser = Descent::new(source, syntax, max_depth);
+    let mut parser = Descent::new(source, syntax, max_depth, Recent::take());
     let expr = parser.expr()?;
+    parser.finish(expr)
+}
+
+/// Parses a whole expression, interning names through `names` (for
+/// callers that parse many expressions in a row and hold the cache).
+pub(super) fn parse_expr_cached(source: &str, syntax: Syntax, max_depth: u32, names: &mut Recent) -> Parsed<Expr> {
+    if let Some(value) = scan::whole_simple_value(source) {
+        if let Some(expr) = simple_value(value, syntax, &mut |text| names.name(text), max_depth) {
+            return Ok(expr);
+        }
+    }
+    let mut parser = Descent::new(source, syntax, max_depth, std::mem::replace(names, Recent::empty()));
+    let parsed = parser.expr();
+    // Take the cache back before the parser is dropped (which would give
+    // it to the thread instead).
+    *names = std::mem::replace(&mut parser.names, Recent::empty());
+    let expr = parsed?;
     parser.finish(expr)
 }
 
 /// Parses a whole ad `[ ... ]`.
 pub(super) fn parse_ad(source: &str, syntax: Syntax, max_depth: u32) -> Parsed<ClassAd> {
-    let mut parser = Descent::new(source, syntax, max_depth);
+    let mut parser = Descent::new(source, syntax, max_depth, Recent::take());
     parser.expect(Punct::LBracket)?;
     let ad = parser.record_body()?;
     parser.finish(ad)
@@ -117,14 +134,14 @@ fn binary_operator(punct: Punct) -> Option<(BinaryOp, u8)> {
 }
 
 impl<'s> Descent<'s> {
-    fn new(source: &'s str, syntax: Syntax, max_depth: u32) -> Descent<'s> {
+    fn new(source: &'s str, syntax: Syntax, max_depth: u32, names: Recent) -> Descent<'s> {
         let mut scanner = Scanner::new(source, syntax);
         let token = scanner.next();
         Descent {
             scanner,
             token,
             scratch: SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut())),
-            names: Recent::take(),
+            names,
             syntax,
             max_depth,
             depth: 0,

@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Node, Repr};
+use crate::name::Recent;
 
 /// Bounds on what the parser accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +137,17 @@ impl Parser {
     pub fn parse_expr(&self, source: &str) -> Result<Expr, ParseError> {
         self.check_size(source)?;
         match descent::parse_expr(source, self.syntax, self.limits.max_depth) {
+            Ok(expr) => Ok(expr),
+            Err(descent::GiveUp) => lalr::parse(source, self.syntax, self.limits.max_depth),
+        }
+    }
+
+    /// [`parse_expr`](Parser::parse_expr) interning names through a name
+    /// cache the caller holds (the format readers, which parse a value per
+    /// line, hold one for a whole ad).
+    pub(crate) fn parse_expr_cached(&self, source: &str, names: &mut Recent) -> Result<Expr, ParseError> {
+        self.check_size(source)?;
+        match descent::parse_expr_cached(source, self.syntax, self.limits.max_depth, names) {
             Ok(expr) => Ok(expr),
             Err(descent::GiveUp) => lalr::parse(source, self.syntax, self.limits.max_depth),
         }
