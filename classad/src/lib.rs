@@ -19,17 +19,25 @@
 //! ```
 //!
 //! ## Map of the crate
-//! * [`parse_expr`], [`parse_ad`], [`Parser`]: new-syntax text to [`Expr`]
-//!   and [`ClassAd`], with errors that give line, column and what was
-//!   expected.
+//! * [`parse_expr`], [`parse_ad`], [`Parser`]: text to [`Expr`] and
+//!   [`ClassAd`] (new syntax, or old with [`Syntax::Old`]), with errors
+//!   that give line, column and what was expected.
 //! * [`Expr`]: an immutable, cheaply cloned expression tree; `Display`
-//!   prints it exactly as libclassad unparses.
+//!   prints it exactly as libclassad unparses ([`Expr::display`] in old
+//!   syntax).
 //! * [`ClassAd`]: named expressions, case-insensitive and case-preserving,
 //!   in insertion order, optionally chained to a parent ad.
 //! * [`EvalContext`], [`EvalOptions`], [`Semantics`]: evaluation against a
 //!   MY ad and, in a match, a TARGET ad, with old or new semantics as an
 //!   explicit choice.
 //! * [`Value`]: what evaluation produces.
+//! * [`Prepared`]: one expression evaluated against many ads (a job's
+//!   `Requirements` against a pool), folded and compiled once.
+//! * [`format`]: streams of ads in HTCondor's old ("long"), new, JSON and
+//!   XML formats, read ([`format::Reader`], with detection) and written
+//!   ([`format::Writer`]).
+//! * [`to_ad`], [`from_ad`] (feature `serde`, on by default): Rust values
+//!   to and from ads.
 //! * [`functions`]: the built-in function library.
 //! * [`AbsTime`], [`RelTime`]: time values.
 //!
