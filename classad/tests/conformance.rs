@@ -8,6 +8,10 @@
 //! `docs/divergences.md`); everything else must match exactly, as text in
 //! canonical new syntax.
 //!
+//! `tests/data/functions/functions.jsonl` does the same for the built-in
+//! functions (generated from `functions_cases.txt` by the same script, with
+//! its own `divergences.jsonl`).
+//!
 //! With `CLASSAD_CONFORMANCE_REPORT=FILE` set, every case that differs from
 //! libclassad is also written to FILE as JSON lines (with our value), which
 //! `data/conformance/classify_divergences.py` turns into `divergences.jsonl`.
@@ -19,6 +23,8 @@ use serde_json::Value as Json;
 
 const CORPUS: &str = include_str!("data/conformance/core.jsonl");
 const DIVERGENCES: &str = include_str!("data/conformance/divergences.jsonl");
+const FUNCTIONS: &str = include_str!("data/functions/functions.jsonl");
+const FUNCTION_DIVERGENCES: &str = include_str!("data/functions/divergences.jsonl");
 const DIVERGENCES_DOC: &str = include_str!("../../docs/divergences.md");
 
 /// What identifies a case: semantics, kind, MY ad, TARGET ad, expression.
@@ -83,7 +89,20 @@ fn run(key: &Key) -> String {
 
 #[test]
 fn core_corpus_matches_libclassad() {
-    let divergences: HashMap<Key, (String, String)> = records(DIVERGENCES)
+    check_corpus(CORPUS, DIVERGENCES, 500, "CLASSAD_CONFORMANCE_REPORT");
+}
+
+#[test]
+fn function_corpus_matches_libclassad() {
+    check_corpus(FUNCTIONS, FUNCTION_DIVERGENCES, 800, "CLASSAD_FUNCTIONS_REPORT");
+}
+
+/// Runs every case of `corpus`; each must give libclassad's value, or the
+/// value `divergences` lists for it. With the environment variable
+/// `report_var` set to a file name, the cases that differ from libclassad
+/// are written there.
+fn check_corpus(corpus: &str, divergences: &str, minimum: usize, report_var: &str) {
+    let divergences: HashMap<Key, (String, String)> = records(divergences)
         .filter_map(|record| {
             let key = parse_key(&record)?;
             let ours = string_field(&record, "ours")?;
@@ -91,8 +110,8 @@ fn core_corpus_matches_libclassad() {
             Some((key, (ours, reason)))
         })
         .collect();
-    let cases: Vec<Case> = records(CORPUS).filter_map(|r| parse_case(&r)).collect();
-    assert!(cases.len() >= 500, "corpus has only {} cases", cases.len());
+    let cases: Vec<Case> = records(corpus).filter_map(|r| parse_case(&r)).collect();
+    assert!(cases.len() >= minimum, "corpus has only {} cases", cases.len());
 
     let mut failures = Vec::new();
     let mut diverging = 0;
@@ -123,7 +142,7 @@ fn core_corpus_matches_libclassad() {
             ));
         }
     }
-    if let Ok(path) = std::env::var("CLASSAD_CONFORMANCE_REPORT") {
+    if let Ok(path) = std::env::var(report_var) {
         let lines: Vec<String> = report.iter().map(Json::to_string).collect();
         std::fs::write(&path, lines.join("\n") + "\n").expect("write the report");
     }
@@ -142,7 +161,7 @@ fn core_corpus_matches_libclassad() {
 
 #[test]
 fn every_divergence_reason_is_documented() {
-    for record in records(DIVERGENCES) {
+    for record in records(DIVERGENCES).chain(records(FUNCTION_DIVERGENCES)) {
         let reason = string_field(&record, "reason").expect("every divergence has a reason");
         let heading = format!("\n## {reason}\n");
         assert!(DIVERGENCES_DOC.contains(&heading), "docs/divergences.md has no section `## {reason}`");

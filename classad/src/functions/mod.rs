@@ -11,7 +11,7 @@
 //! | [type predicates](predicates) | `isUndefined isError isString isInteger isReal isBoolean isList isClassAd isAbstime isReltime` |
 //! | [control](control) | `ifThenElse eval unparse` |
 //! | [lists](lists) | `size member` |
-//! | [strings](strings) | `strcat toUpper toLower` |
+//! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
 //! | [time](time) | `time currentTime absTime relTime` |
 //!

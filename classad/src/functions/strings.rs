@@ -6,10 +6,29 @@
 //!
 //! * `toUpper(s)`, `toLower(s)`: ASCII case conversion of `string(s)`.
 //!
+//! * `substr(s, offset[, length])`: the part of string `s` from byte
+//!   `offset` (counted from the end when negative), `length` bytes long
+//!   (to the end when absent; when negative, that many bytes short of the
+//!   end). Out-of-range offsets and lengths are clamped. `s` must be a
+//!   string and the numbers integers, else ERROR. A cut inside a UTF-8
+//!   character moves to the character's start (libclassad would split it;
+//!   see `docs/divergences.md`, `utf8-strings`).
+//!
+//! * `strcmp(a, b)`, `stricmp(a, b)`: -1, 0 or 1 as `string(a)` sorts
+//!   before, with or after `string(b)` (byte order; `stricmp` ignores ASCII
+//!   case). Lists and ads compare as their text.
+//!
+//! In all of them an UNDEFINED argument makes the result UNDEFINED before
+//! an ERROR one makes it ERROR.
+//!
 //! ```
 //! use classad::{Expr, Value};
 //! let e: Expr = "strcat(\"slot\", 1, \"@\", \"wn01\")".parse().unwrap();
 //! assert_eq!(e.eval(), Value::from("slot1@wn01"));
+//! let e: Expr = r#"substr("slot1@wn01", -4)"#.parse().unwrap();
+//! assert_eq!(e.eval(), Value::from("wn01"));
+//! let e: Expr = r#"stricmp("Linux", "LINUX")"#.parse().unwrap();
+//! assert_eq!(e.eval(), Value::Int(0));
 //! ```
 
 use super::Builtin;
@@ -52,7 +71,88 @@ fn to_lower<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) 
     convert_case(ev, args, frame, false)
 }
 
+/// Evaluates every argument; `Err` holds the result when one of them is
+/// UNDEFINED (which wins) or ERROR.
+fn eval_all<'a, const N: usize>(
+    ev: &mut Evaluator<'a>,
+    args: &'a [Expr],
+    frame: &'a Frame<'a>,
+) -> Result<[Val<'a>; N], Val<'a>> {
+    let values: [Val<'a>; N] = std::array::from_fn(|i| args.get(i).map_or(Val::Undefined, |a| ev.eval(a, frame)));
+    if values.iter().any(|v| matches!(v, Val::Undefined)) {
+        return Err(Val::Undefined);
+    }
+    if values.iter().any(|v| matches!(v, Val::Error)) {
+        return Err(Val::Error);
+    }
+    Ok(values)
+}
+
+fn substr<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    if !(2..=3).contains(&args.len()) {
+        return Val::Error;
+    }
+    let values = match eval_all::<3>(ev, args, frame) {
+        Ok(values) => values,
+        // A missing length is not UNDEFINED.
+        Err(Val::Undefined) if args.len() == 2 => match eval_all::<2>(ev, args, frame) {
+            Ok([s, offset]) => [s, offset, Val::Int(i64::MAX)],
+            Err(v) => return v,
+        },
+        Err(v) => return v,
+    };
+    let [Val::Str(s), Val::Int(offset), Val::Int(length)] = values else {
+        return Val::Error;
+    };
+    let text = s.as_str();
+    let size = text.len() as i64;
+    let start = if offset < 0 { offset.saturating_add(size) } else { offset }.clamp(0, size);
+    let end = if length < 0 { size.saturating_add(length) } else { start.saturating_add(length) }.clamp(start, size);
+    let (start, end) = (char_start(text, start as usize), char_start(text, end as usize));
+    Val::string(text[start..end.max(start)].to_string())
+}
+
+/// The start of the character holding byte `at` of `text` (or `at` itself
+/// when it is a character boundary or the end).
+fn char_start(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Shared body of `strcmp` and `stricmp`.
+fn compare<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>, ignore_case: bool) -> Val<'a> {
+    if args.len() != 2 {
+        return Val::Error;
+    }
+    let [a, b] = match eval_all::<2>(ev, args, frame) {
+        Ok(values) => values,
+        Err(v) => return v,
+    };
+    let (Some(a), Some(b)) = (super::conversion::to_text(&a), super::conversion::to_text(&b)) else {
+        return Val::Error;
+    };
+    let order = if ignore_case {
+        a.bytes().map(|c| c.to_ascii_lowercase()).cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+    } else {
+        a.as_bytes().cmp(b.as_bytes())
+    };
+    Val::Int(order as i64)
+}
+
+fn strcmp<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    compare(ev, args, frame, false)
+}
+
+fn stricmp<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    compare(ev, args, frame, true)
+}
+
 pub(crate) static BUILTINS: &[Builtin] = &[
+    Builtin { name: "substr", func: substr },
+    Builtin { name: "strcmp", func: strcmp },
+    Builtin { name: "stricmp", func: stricmp },
     Builtin { name: "strcat", func: strcat },
     Builtin { name: "toUpper", func: to_upper },
     Builtin { name: "toLower", func: to_lower },

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Write functions_cases.txt, the inputs of the built-in function corpus.
+
+Usage:
+    python3 gen_cases.py [--out functions_cases.txt]
+
+Each function group gets its ordinary arguments, edge cases (empty strings
+and lists, negative and out-of-range offsets, Unicode) and hostile ones
+(wrong arity, UNDEFINED and ERROR arguments, wrong types), combined as a
+cross product. The file has the line format of
+../conformance/core_cases.txt; everything is evaluated under old semantics
+(HTCondor's layer of functions exists only there). Then run:
+
+    python3 ../conformance/generate_core.py --python ORACLE_PYTHON \\
+        --cases functions_cases.txt --out functions.jsonl
+
+Standard library only; no oracle needed for this step.
+"""
+
+import argparse
+import itertools
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Arguments that every function gets tried with in some position.
+HOSTILE = ["undefined", "error", "{ 1 }", "[ a = 1 ]"]
+
+
+def call(name, args):
+    return "%s(%s)" % (name, ", ".join(args))
+
+
+def cross(name, *positions):
+    return [call(name, list(args)) for args in itertools.product(*positions)]
+
+
+def strings():
+    cases = []
+    texts = ['"abcdef"', '""', '"héllo wörld"', "123", "1.5", "true"] + HOSTILE
+    offsets = ["0", "2", "-2", "6", "10", "-10", "1.9", '"1"', "undefined", "error"]
+    lengths = ["0", "2", "-1", "-4", "10", "-10", "2.7", '"2"', "undefined", "error"]
+    cases += cross("substr", texts, offsets)
+    cases += cross("substr", ['"abcdef"', '"héllo"', "undefined"], offsets, lengths)
+    cases += ["substr()", 'substr("abc")', 'substr("abc", 1, 1, 1)']
+
+    compared = ['"abc"', '"ABC"', '"abd"', '"ab"', '""', "1", "1.5", "true"] + HOSTILE
+    for name in ["strcmp", "stricmp"]:
+        cases += cross(name, compared, compared)
+        cases += [call(name, []), call(name, ['"a"']), call(name, ['"a"', '"a"', '"a"'])]
+
+    cases += cross("strcat", compared, compared)
+    cases += ["strcat()", 'strcat("a")', 'strcat("a", "b", "c", 1, 2.5)']
+    for name in ["toUpper", "toLower", "size"]:
+        cases += cross(name, texts + ['"MiXeD 123"', "{}", "[]", "{ 1, 2 }"])
+        cases += [call(name, []), call(name, ['"a"', '"b"'])]
+    return cases
+
+
+def versions():
+    cases = []
+    versions = ['"1.2.3"', '"1.2.10"', '"1.10"', '"1.9"', '"01"', '"1"', '"001.2"',
+                '"a"', '""', '"1.2.3a"', '"1.2.3b"', '"8.9.10"', '"10.0.0"', '"1.2.03"',
+                '"1.2.3"', "1", "undefined", "error"]
+    versions = list(dict.fromkeys(versions))
+    cases += cross("versioncmp", versions, versions)
+    cases += ["versioncmp()", 'versioncmp("1")', 'versioncmp("1", "2", "3")']
+    fewer = ['"1.2.3"', '"1.2.10"', '"1.10"', '"01"', '"1"', '""', "1", "undefined", "error"]
+    for name in ["versionGT", "versionGE", "versionLT", "versionLE", "versionEQ"]:
+        cases += cross(name, fewer, fewer)
+        cases += [call(name, ['"1"'])]
+    bounds = ['"1.0"', '"1.2.3"', '"2.0"', '""', "undefined", "error", "1"]
+    cases += cross("version_in_range", ['"1.2.3"', '"1.5"', '"2.0.1"', '"0.9"'], bounds, bounds)
+    cases += cross("version_in_range", ["undefined", "error", "1", '""'], ['"1.0"'], ['"2.0"'])
+    cases += ["version_in_range()", 'version_in_range("1", "1")', 'version_in_range("1", "1", "2", "3")']
+    return cases
+
+
+def string_lists():
+    cases = []
+    lists = ['"a,b,c"', '"a, b ,c"', '""', '" "', '"a"', '"A,B"', '",a,,b,"', '"1,2,3"',
+             '"1, 2.5, 3"', '"x,1"', '"3, -4, 1e2"', '"a;b c"', "123", "undefined", "error", "{ \"a\" }"]
+    delims = ['", "', '";"', '", ;"', '""', "undefined", "1"]
+    for name in ["stringListSize", "stringListSum", "stringListAvg", "stringListMin", "stringListMax"]:
+        cases += cross(name, lists)
+        cases += cross(name, ['"a;b c"', '"1;2 3"', '"1,2"'], delims)
+        cases += [call(name, []), call(name, ['"1"', '","', '"x"'])]
+    members = ['"a"', '"A"', '"b"', '"d"', '""', "1", "2.5", "undefined", "error"]
+    for name in ["stringListMember", "stringListIMember"]:
+        cases += cross(name, members, lists)
+        cases += cross(name, ['"b"', '"c"'], ['"a;b c"'], delims)
+        cases += [call(name, []), call(name, ['"a"']), call(name, ['"a"', '"a"', '","', '"x"'])]
+    subsets = ['"a,b"', '"b,A"', '""', '"a,d"', '"a"', "undefined", "error", "1"]
+    supersets = ['"a,b,c"', '"A,B"', '""', '"a"', "undefined", "error", "1"]
+    for name in ["stringListSubsetMatch", "stringListISubsetMatch", "stringListsIntersect"]:
+        cases += cross(name, subsets, supersets)
+        cases += cross(name, ['"a;b"'], ['"b c"'], delims)
+        cases += [call(name, []), call(name, ['"a"'])]
+    return cases
+
+
+GROUPS = [
+    ("strings: substr, strcmp, stricmp, strcat, toUpper, toLower, size", strings),
+]
+
+# Groups whose functions are not implemented yet: their cases join GROUPS
+# (and the corpus) with the functions. versioncmp is not glibc's strverscmp
+# (versioncmp("1.2.3", "001.2") is 2 in libclassad): read HTCondor's
+# implementation before adding it.
+PENDING = [
+    ("versions: the versioncmp family", versions),
+    ("string lists: the stringList* functions", string_lists),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.path.join(HERE, "functions_cases.txt"))
+    args = ap.parse_args()
+    lines = [
+        "# Built-in function conformance cases; written by gen_cases.py (edit that, not this).",
+        "# Line format: see ../conformance/README.md. Expected values: functions.jsonl.",
+        "# semantics: old",
+    ]
+    seen = set()
+    for title, group in GROUPS:
+        lines.append("")
+        lines.append("# " + title)
+        for case in group():
+            if case not in seen:
+                seen.add(case)
+                lines.append(case)
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print("%s: %d cases" % (args.out, len(seen)))
+
+
+if __name__ == "__main__":
+    main()
