@@ -10,8 +10,7 @@
 use std::io::BufRead;
 use std::sync::Arc;
 
-use super::source::Frame;
-use super::{FormatError, Next, Reader, State};
+use super::{position_after, FormatError, Next, Reader, State};
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Literal, Node, Repr};
 use crate::name::Name;
@@ -92,43 +91,22 @@ fn read_object<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Next> {
         }
         true
     };
-    match reader.source.read_frame(&mut reader.buf, reader.limits.max_ad_bytes, step)? {
-        Frame::Complete => {}
-        Frame::TooLong => return Ok(Next::Bad { error: reader.too_large(line), recoverable: true }),
-        Frame::End => {
-            let error = FormatError::new(reader.count + 1, line, column, "the input ended inside this ad");
-            return Ok(Next::Bad { error, recoverable: false });
-        }
+    if let Some(bad) = reader.read_ad_frame(line, column, step)? {
+        return Ok(bad);
     }
     let ad = reader.count + 1;
-    let text = match std::str::from_utf8(&reader.buf) {
+    let text = match reader.ad_text(line, column) {
         Ok(text) => text,
-        Err(e) => {
-            let at = e.valid_up_to();
-            let (l, c) = position(&reader.buf[..at], line, column);
-            return Ok(Next::Bad { error: FormatError::new(ad, l, c, "invalid UTF-8"), recoverable: true });
-        }
+        Err(bad) => return Ok(bad),
     };
     let mut parser = JsonParser::new(text, reader.parser(Syntax::New));
     Ok(match parser.ad() {
         Ok(classad) => Next::Ad(classad),
         Err((at, message)) => {
-            let (l, c) = position(&text.as_bytes()[..at.min(text.len())], line, column);
+            let (l, c) = position_after(&text.as_bytes()[..at.min(text.len())], line, column);
             Next::Bad { error: FormatError::new(ad, l, c, message), recoverable: true }
         }
     })
-}
-
-/// The line and column after `before`, which started at `line`, `column`.
-fn position(before: &[u8], line: usize, column: usize) -> (usize, usize) {
-    match memchr::memrchr(b'\n', before) {
-        Some(last) => {
-            let lines = memchr::memchr_iter(b'\n', before).count();
-            let tail = String::from_utf8_lossy(&before[last + 1..]).chars().count();
-            (line + lines, tail + 1)
-        }
-        None => (line, column + String::from_utf8_lossy(before).chars().count()),
-    }
 }
 
 type Parsed<T> = Result<T, (usize, String)>;

@@ -35,7 +35,7 @@ use std::str::FromStr;
 
 use crate::ad::ClassAd;
 use crate::parser::{ParseError, ParseLimits, Parser, Syntax};
-use source::Source;
+use source::{Frame, Source};
 
 /// A ClassAd file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -299,6 +299,30 @@ impl<R: BufRead> Reader<R> {
         FormatError::new(self.count + 1, self.source.line(), column, message)
     }
 
+    /// Reads the ad that started at `line`, `column` into `self.buf` (after
+    /// what is there already), byte by byte while `step` says it goes on.
+    /// `Some` is what to yield instead when the ad is too large or the
+    /// input ends inside it.
+    fn read_ad_frame(&mut self, line: usize, column: usize, step: impl FnMut(u8) -> bool) -> io::Result<Option<Next>> {
+        Ok(match self.source.read_frame(&mut self.buf, self.limits.max_ad_bytes, step)? {
+            Frame::Complete => None,
+            Frame::TooLong => Some(Next::Bad { error: self.too_large(line), recoverable: true }),
+            Frame::End => {
+                let error = FormatError::new(self.count + 1, line, column, "the input ended inside this ad");
+                Some(Next::Bad { error, recoverable: false })
+            }
+        })
+    }
+
+    /// The text of the ad in `self.buf`, which started at `line`, `column`;
+    /// `Err` is the error to yield when it is not UTF-8.
+    fn ad_text(&self, line: usize, column: usize) -> Result<&str, Next> {
+        std::str::from_utf8(&self.buf).map_err(|e| {
+            let (line, column) = position_after(&self.buf[..e.valid_up_to()], line, column);
+            Next::Bad { error: FormatError::new(self.count + 1, line, column, "invalid UTF-8"), recoverable: true }
+        })
+    }
+
     fn too_large(&self, line: usize) -> FormatError {
         FormatError::new(
             self.count + 1,
@@ -340,6 +364,16 @@ impl<R: BufRead> Iterator for Reader<R> {
                 None
             }
         }
+    }
+}
+
+/// The line and column just after `before`, a text that started at
+/// `line`, `column` (columns count characters).
+fn position_after(before: &[u8], line: usize, column: usize) -> (usize, usize) {
+    let chars = |bytes: &[u8]| String::from_utf8_lossy(bytes).chars().count();
+    match memchr::memrchr(b'\n', before) {
+        Some(last) => (line + memchr::memchr_iter(b'\n', before).count(), chars(&before[last + 1..]) + 1),
+        None => (line, column + chars(before)),
     }
 }
 

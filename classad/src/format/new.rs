@@ -4,7 +4,6 @@
 
 use std::io::BufRead;
 
-use super::source::Frame;
 use super::{FormatError, Next, Reader, State};
 use crate::parser::Syntax;
 
@@ -121,23 +120,12 @@ fn read_record<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Next> {
     let (line, column) = (reader.source.line(), reader.source.column());
     reader.buf.clear();
     let mut framer = Framer { scan: Scan::Code, depth: 0 };
-    let limit = reader.limits.max_ad_bytes;
-    match reader.source.read_frame(&mut reader.buf, limit, |b| framer.step(b))? {
-        Frame::Complete => {}
-        Frame::TooLong => return Ok(Next::Bad { error: reader.too_large(line), recoverable: true }),
-        Frame::End => {
-            let error = FormatError::new(reader.count + 1, line, column, "the input ended inside this ad");
-            return Ok(Next::Bad { error, recoverable: false });
-        }
+    if let Some(bad) = reader.read_ad_frame(line, column, |b| framer.step(b))? {
+        return Ok(bad);
     }
-    let text = match std::str::from_utf8(&reader.buf) {
+    let text = match reader.ad_text(line, column) {
         Ok(text) => text,
-        Err(e) => {
-            let before = &reader.buf[..e.valid_up_to()];
-            let error_line = line + memchr::memchr_iter(b'\n', before).count();
-            let error = FormatError::new(reader.count + 1, error_line, 0, "invalid UTF-8");
-            return Ok(Next::Bad { error, recoverable: true });
-        }
+        Err(bad) => return Ok(bad),
     };
     Ok(match reader.parser(Syntax::New).parse_ad(text) {
         Ok(ad) => Next::Ad(ad),

@@ -21,7 +21,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use super::source::Frame;
-use super::{FormatError, Next, Reader, State};
+use super::{position_after, FormatError, Next, Reader, State};
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Literal, Node, Repr};
 use crate::name::Name;
@@ -165,33 +165,20 @@ fn read_ad<R: BufRead>(reader: &mut Reader<R>, open: String, line: usize, column
     reader.buf.extend_from_slice(open.as_bytes());
     if !open.ends_with("/>") {
         let mut scan = AdScan { depth: 1, tag: Vec::new(), comment: false };
-        let limit = reader.limits.max_ad_bytes;
-        match reader.source.read_frame(&mut reader.buf, limit, |b| scan.step(b))? {
-            Frame::Complete => {}
-            Frame::TooLong => return Ok(Next::Bad { error: reader.too_large(line), recoverable: true }),
-            Frame::End => {
-                let error = FormatError::new(reader.count + 1, line, column, "the input ended inside this ad");
-                return Ok(Next::Bad { error, recoverable: false });
-            }
+        if let Some(bad) = reader.read_ad_frame(line, column, |b| scan.step(b))? {
+            return Ok(bad);
         }
     }
     let ad = reader.count + 1;
-    let text = match std::str::from_utf8(&reader.buf) {
+    let text = match reader.ad_text(line, column) {
         Ok(text) => text,
-        Err(e) => {
-            let error_line = line + memchr::memchr_iter(b'\n', &reader.buf[..e.valid_up_to()]).count();
-            return Ok(Next::Bad { error: FormatError::new(ad, error_line, 0, "invalid UTF-8"), recoverable: true });
-        }
+        Err(bad) => return Ok(bad),
     };
     let mut parser = XmlParser { text, at: 0, depth: 0, expressions: reader.parser(Syntax::New) };
     Ok(match parser.ad() {
         Ok(classad) => Next::Ad(classad),
         Err((at, message)) => {
-            let before = &text[..at.min(text.len())];
-            let (l, c) = match before.rfind('\n') {
-                Some(last) => (line + before.matches('\n').count(), before[last + 1..].chars().count() + 1),
-                None => (line, column + before.chars().count()),
-            };
+            let (l, c) = position_after(&text.as_bytes()[..at.min(text.len())], line, column);
             Next::Bad { error: FormatError::new(ad, l, c, message), recoverable: true }
         }
     })

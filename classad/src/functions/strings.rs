@@ -71,36 +71,28 @@ fn to_lower<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) 
     convert_case(ev, args, frame, false)
 }
 
-/// Evaluates every argument; `Err` holds the result when one of them is
-/// UNDEFINED (which wins) or ERROR.
-fn eval_all<'a, const N: usize>(
-    ev: &mut Evaluator<'a>,
-    args: &'a [Expr],
-    frame: &'a Frame<'a>,
-) -> Result<[Val<'a>; N], Val<'a>> {
-    let values: [Val<'a>; N] = std::array::from_fn(|i| args.get(i).map_or(Val::Undefined, |a| ev.eval(a, frame)));
+/// The result when one of `values` is UNDEFINED (which wins) or ERROR.
+fn undefined_or_error<'a>(values: &[Val<'a>]) -> Option<Val<'a>> {
     if values.iter().any(|v| matches!(v, Val::Undefined)) {
-        return Err(Val::Undefined);
+        return Some(Val::Undefined);
     }
-    if values.iter().any(|v| matches!(v, Val::Error)) {
-        return Err(Val::Error);
-    }
-    Ok(values)
+    values.iter().any(|v| matches!(v, Val::Error)).then_some(Val::Error)
 }
 
 fn substr<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
-    if !(2..=3).contains(&args.len()) {
-        return Val::Error;
-    }
-    let values = match eval_all::<3>(ev, args, frame) {
-        Ok(values) => values,
-        // A missing length is not UNDEFINED.
-        Err(Val::Undefined) if args.len() == 2 => match eval_all::<2>(ev, args, frame) {
-            Ok([s, offset]) => [s, offset, Val::Int(i64::MAX)],
-            Err(v) => return v,
-        },
-        Err(v) => return v,
+    let (text, offset, length) = match args {
+        [text, offset] => (text, offset, None),
+        [text, offset, length] => (text, offset, Some(length)),
+        _ => return Val::Error,
     };
+    let text = ev.eval(text, frame);
+    let offset = ev.eval(offset, frame);
+    // A missing length is "to the end".
+    let length = length.map_or(Val::Int(i64::MAX), |length| ev.eval(length, frame));
+    let values = [text, offset, length];
+    if let Some(v) = undefined_or_error(&values) {
+        return v;
+    }
     let [Val::Str(s), Val::Int(offset), Val::Int(length)] = values else {
         return Val::Error;
     };
@@ -108,8 +100,9 @@ fn substr<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) ->
     let size = text.len() as i64;
     let start = if offset < 0 { offset.saturating_add(size) } else { offset }.clamp(0, size);
     let end = if length < 0 { size.saturating_add(length) } else { start.saturating_add(length) }.clamp(start, size);
+    // `end >= start`, and moving both to a character start keeps that.
     let (start, end) = (char_start(text, start as usize), char_start(text, end as usize));
-    Val::string(text[start..end.max(start)].to_string())
+    Val::string(text[start..end].to_string())
 }
 
 /// The start of the character holding byte `at` of `text` (or `at` itself
@@ -123,13 +116,14 @@ fn char_start(text: &str, mut at: usize) -> usize {
 
 /// Shared body of `strcmp` and `stricmp`.
 fn compare<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>, ignore_case: bool) -> Val<'a> {
-    if args.len() != 2 {
+    let [a, b] = args else {
         return Val::Error;
-    }
-    let [a, b] = match eval_all::<2>(ev, args, frame) {
-        Ok(values) => values,
-        Err(v) => return v,
     };
+    let values = [ev.eval(a, frame), ev.eval(b, frame)];
+    if let Some(v) = undefined_or_error(&values) {
+        return v;
+    }
+    let [a, b] = values;
     let (Some(a), Some(b)) = (super::conversion::to_text(&a), super::conversion::to_text(&b)) else {
         return Val::Error;
     };
