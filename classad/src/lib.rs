@@ -62,7 +62,7 @@ mod value;
 #[cfg(feature = "serde")]
 pub use crate::serde::{from_ad, from_ad_with, to_ad};
 pub use ad::{ClassAd, Iter};
-pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, Semantics};
+pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSource, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, Name};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};

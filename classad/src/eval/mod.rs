@@ -36,8 +36,9 @@ use crate::name::{reserved, Name};
 use crate::value::Value;
 
 pub(crate) use ops::binary as binary_op;
+pub(crate) use ops::identical;
 pub use prepared::Prepared;
-pub(crate) use val::{Frame, List, Side, Val};
+pub(crate) use val::{Frame, List, Side, StrVal, Val};
 
 /// Which of the two ClassAd semantics to evaluate with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -72,6 +73,35 @@ impl Clock {
     }
 }
 
+/// Where `random()` gets its numbers from.
+///
+/// ```
+/// use classad::{EvalOptions, RandomSource};
+/// let opts = EvalOptions::new().random(RandomSource::Seeded(7));
+/// let e = classad::parse_expr("random(1000)").unwrap();
+/// // A seeded source starts over in every evaluation.
+/// assert_eq!(e.eval_with(&opts), e.eval_with(&opts));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RandomSource {
+    /// A generator per thread, seeded once from the process's random
+    /// hashing keys.
+    #[default]
+    Entropy,
+    /// A generator started from this seed at the beginning of every
+    /// evaluation, for tests and simulations.
+    Seeded(u64),
+}
+
+/// One step of SplitMix64: advances `state` and gives the next number.
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Bounds on one evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EvalLimits {
@@ -89,7 +119,7 @@ impl Default for EvalLimits {
     }
 }
 
-/// How to evaluate: semantics, clock and limits.
+/// How to evaluate: semantics, clock, limits and the source of `random()`.
 ///
 /// ```
 /// use classad::{Clock, EvalOptions, Semantics};
@@ -105,6 +135,8 @@ pub struct EvalOptions {
     pub clock: Clock,
     /// Depth and step bounds.
     pub limits: EvalLimits,
+    /// Where `random()` gets its numbers from.
+    pub random: RandomSource,
 }
 
 impl EvalOptions {
@@ -128,6 +160,12 @@ impl EvalOptions {
     /// Sets the limits.
     pub fn limits(mut self, limits: EvalLimits) -> EvalOptions {
         self.limits = limits;
+        self
+    }
+
+    /// Sets the source of `random()`.
+    pub fn random(mut self, random: RandomSource) -> EvalOptions {
+        self.random = random;
         self
     }
 }
@@ -324,6 +362,8 @@ pub(crate) struct Evaluator<'a> {
     /// The step limit; set to zero when any limit is exceeded, which fails
     /// the rest of the evaluation (its result is then ERROR).
     max_steps: u64,
+    /// The state of a seeded `random()` generator, from its first use.
+    seeded_random: Option<u64>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -342,6 +382,7 @@ impl<'a> Evaluator<'a> {
             depth: 0,
             steps: 0,
             max_steps: options.limits.max_steps,
+            seeded_random: None,
         }
     }
 
@@ -373,6 +414,27 @@ impl<'a> Evaluator<'a> {
     /// True once a limit has been exceeded.
     fn failed(&self) -> bool {
         self.max_steps == 0
+    }
+
+    /// The next 64 random bits per the options' random source.
+    pub(crate) fn random_u64(&mut self) -> u64 {
+        match self.options.random {
+            RandomSource::Seeded(seed) => splitmix64(self.seeded_random.get_or_insert(seed)),
+            RandomSource::Entropy => {
+                thread_local! {
+                    static STATE: std::cell::Cell<u64> = std::cell::Cell::new({
+                        use std::hash::{BuildHasher, Hasher};
+                        std::collections::hash_map::RandomState::new().build_hasher().finish()
+                    });
+                }
+                STATE.with(|state| {
+                    let mut s = state.get();
+                    let value = splitmix64(&mut s);
+                    state.set(s);
+                    value
+                })
+            }
+        }
     }
 
     /// The current time per the options' clock.
@@ -574,6 +636,35 @@ impl<'a> Evaluator<'a> {
                 return Some((expr, frame));
             }
             frame = frame.parent?;
+        }
+    }
+
+    /// The expression an attribute reference (`x`, `MY.x`, `a.b`) names and
+    /// the scope it belongs to, found as evaluating the reference would find
+    /// it but without evaluating it. `None` when `reference` is not a
+    /// reference or names nothing.
+    pub(crate) fn referenced_expr(
+        &mut self,
+        reference: &'a Expr,
+        frame: &'a Frame<'a>,
+    ) -> Option<(&'a Expr, &'a Frame<'a>)> {
+        let (name, scope) = match reference.as_node()? {
+            Node::Attr(name) => (*name, frame),
+            Node::Select(base, name) => {
+                let base = match base.as_node() {
+                    Some(Node::Attr(scope)) if scope.is_reserved() => self.attr(*scope, frame),
+                    _ => self.eval(base, frame),
+                };
+                match base {
+                    Val::Ad(scope) => (*name, scope),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        match self.lookup(name, scope) {
+            Found::Expr(expr, scope) => Some((expr, scope)),
+            Found::Value(_) | Found::Missing => None,
         }
     }
 

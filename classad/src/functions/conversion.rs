@@ -209,20 +209,29 @@ fn int<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Va
     }
 }
 
+/// The number `real()` makes of a value; `None` for UNDEFINED, ERROR,
+/// lists, ads and strings that do not start with a number.
+pub(crate) fn to_real(v: &Val<'_>) -> Option<f64> {
+    match v {
+        Val::Real(r) => Some(*r),
+        Val::Int(i) => Some(*i as f64),
+        Val::Bool(b) => Some(f64::from(u8::from(*b))),
+        Val::AbsTime(t) => Some(t.secs as f64),
+        // libclassad reads a relative time's whole seconds here.
+        Val::RelTime(t) => Some(t.trunc()),
+        Val::Str(s) => match leading_real(s.as_str()) {
+            (_, 0) => None,
+            (value, _) => Some(value),
+        },
+        _ => None,
+    }
+}
+
 fn real<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
     match one_arg(ev, args, frame) {
         Some(Val::Undefined) => Val::Undefined,
-        Some(v @ Val::Real(_)) => v,
-        Some(Val::Int(i)) => Val::Real(i as f64),
-        Some(Val::Bool(b)) => Val::Real(f64::from(u8::from(b))),
-        Some(Val::AbsTime(t)) => Val::Real(t.secs as f64),
-        // libclassad reads a relative time's whole seconds here.
-        Some(Val::RelTime(t)) => Val::Real(t.trunc()),
-        Some(Val::Str(s)) => match leading_real(s.as_str()) {
-            (_, 0) => Val::Error,
-            (value, _) => Val::Real(value),
-        },
-        _ => Val::Error,
+        Some(v) => to_real(&v).map_or(Val::Error, Val::Real),
+        None => Val::Error,
     }
 }
 

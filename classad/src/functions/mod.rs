@@ -10,9 +10,12 @@
 //! |---|---|
 //! | [type predicates](predicates) | `isUndefined isError isString isInteger isReal isBoolean isList isClassAd isAbstime isReltime` |
 //! | [control](control) | `ifThenElse eval unparse` |
-//! | [lists](lists) | `size member` |
-//! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp` |
+//! | [lists](lists) | `size member identicalMember sum avg min max anyCompare allCompare evalInEachContext countMatches` |
+//! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp join split splitUserName splitSlotName` |
+//! | [versions](versions) | `versioncmp versionGT versionGE versionLT versionLE versionEQ version_in_range` |
+//! | [string lists](string_lists) | `stringListSize stringListSum stringListAvg stringListMin stringListMax stringListMember stringListIMember stringListSubsetMatch stringListISubsetMatch stringListsIntersect` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
+//! | [math](math) | `pow quantize random` |
 //! | [time](time) | `time currentTime absTime relTime` |
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call
@@ -21,9 +24,12 @@
 pub mod control;
 pub mod conversion;
 pub mod lists;
+pub mod math;
 pub mod predicates;
+pub mod string_lists;
 pub mod strings;
 pub mod time;
+pub mod versions;
 
 use std::sync::OnceLock;
 
@@ -51,9 +57,19 @@ impl std::fmt::Debug for Builtin {
 
 /// Every built-in, grouped as in the module docs.
 fn table() -> impl Iterator<Item = &'static Builtin> {
-    [predicates::BUILTINS, control::BUILTINS, lists::BUILTINS, strings::BUILTINS, conversion::BUILTINS, time::BUILTINS]
-        .into_iter()
-        .flatten()
+    [
+        predicates::BUILTINS,
+        control::BUILTINS,
+        lists::BUILTINS,
+        strings::BUILTINS,
+        versions::BUILTINS,
+        string_lists::BUILTINS,
+        conversion::BUILTINS,
+        math::BUILTINS,
+        time::BUILTINS,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// The built-in called `name` (any case), if there is one.

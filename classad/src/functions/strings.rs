@@ -21,6 +21,23 @@
 //! In all of them an UNDEFINED argument makes the result UNDEFINED before
 //! an ERROR one makes it ERROR.
 //!
+//! * `join(sep, a, b, ...)`: the arguments converted as by `string()`,
+//!   with `sep` between them; `join(sep, list)` and `join(list)` (no
+//!   separator) join a list's elements. UNDEFINED items are skipped (the
+//!   result is UNDEFINED only when nothing else is left), ERROR ones make
+//!   the result ERROR. As in HTCondor, the separator goes only after
+//!   non-empty text: `join(",", "", "a")` is `"a"`.
+//! * `split(s[, seps])`: the list of the parts of `s` between separator
+//!   characters (default: comma, space and tab). Runs of white space, and
+//!   white space around one other separator, count as one separator; each
+//!   repeat of the same non-space separator adds an empty part
+//!   (`split("a,,b")` is `{"a", "", "b"}`); leading and trailing
+//!   separators add nothing.
+//! * `splitUserName(name)`: `{user, domain}` from `user@domain` (at the
+//!   first `@`; no `@` gives `{name, ""}`). `splitSlotName(name)`:
+//!   `{slot, machine}` the same way, with `{"", name}` when there is no
+//!   `@`. Anything but a string is ERROR.
+//!
 //! ```
 //! use classad::{Expr, Value};
 //! let e: Expr = "strcat(\"slot\", 1, \"@\", \"wn01\")".parse().unwrap();
@@ -29,6 +46,10 @@
 //! assert_eq!(e.eval(), Value::from("wn01"));
 //! let e: Expr = r#"stricmp("Linux", "LINUX")"#.parse().unwrap();
 //! assert_eq!(e.eval(), Value::Int(0));
+//! let e: Expr = r#"join(", ", split("a b,c"))"#.parse().unwrap();
+//! assert_eq!(e.eval(), Value::from("a, b, c"));
+//! let e: Expr = r#"splitUserName("alice@example.org")[1]"#.parse().unwrap();
+//! assert_eq!(e.eval(), Value::from("example.org"));
 //! ```
 
 use super::Builtin;
@@ -143,6 +164,123 @@ fn stricmp<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -
     compare(ev, args, frame, true)
 }
 
+fn join<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    // The separator first, then the items.
+    let mut values: Vec<Val<'a>> = Vec::with_capacity(args.len().max(1));
+    match args {
+        [.., last] if args.len() <= 2 => {
+            let last = ev.eval(last, frame);
+            if let Val::List(list) = last {
+                values.push(match args {
+                    [separator, _] => ev.eval(separator, frame),
+                    _ => Val::Str(crate::eval::StrVal::Borrowed("")),
+                });
+                values.extend((0..list.len()).map(|i| ev.element(&list, i)));
+            } else {
+                values.extend(args[..args.len() - 1].iter().map(|arg| ev.eval(arg, frame)));
+                values.push(last);
+            }
+        }
+        _ => values.extend(args.iter().map(|arg| ev.eval(arg, frame))),
+    }
+    let mut out = String::new();
+    let mut separator = std::borrow::Cow::Borrowed("");
+    let (mut defined, mut undefined) = (false, false);
+    for (i, value) in values.iter().enumerate() {
+        let text = match value {
+            Val::Undefined => {
+                undefined = true;
+                continue;
+            }
+            value => match super::conversion::to_text(value) {
+                Some(text) => text,
+                None => return Val::Error,
+            },
+        };
+        if i == 0 {
+            separator = text;
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(&separator);
+        }
+        out.push_str(&text);
+        defined = true;
+    }
+    if undefined && !defined {
+        Val::Undefined
+    } else {
+        Val::string(out)
+    }
+}
+
+fn split<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    let (text, separators) = match args {
+        [text] => (ev.eval(text, frame), None),
+        [text, separators] => (ev.eval(text, frame), Some(ev.eval(separators, frame))),
+        _ => return Val::Error,
+    };
+    let separators = match &separators {
+        None => ", \t",
+        Some(Val::Str(s)) => s.as_str(),
+        Some(_) => return Val::Error,
+    };
+    let Val::Str(text) = &text else {
+        return Val::Error;
+    };
+    let bytes = text.as_str().as_bytes();
+    let separators = separators.as_bytes();
+    let part = |range: &[u8]| Val::string(String::from_utf8_lossy(range).as_ref());
+    let mut parts = Vec::new();
+    let mut last = 0;
+    // The last separator that was not white space.
+    let mut previous: Option<u8> = None;
+    if !separators.is_empty() {
+        for (i, &byte) in bytes.iter().enumerate() {
+            if !separators.contains(&byte) {
+                continue;
+            }
+            if i > last {
+                parts.push(part(&bytes[last..i]));
+            } else if previous == Some(byte) {
+                parts.push(Val::string(""));
+            }
+            if !super::string_lists::is_c_space(byte) {
+                previous = Some(byte);
+            }
+            last = i + 1;
+        }
+    }
+    if bytes.len() > last {
+        parts.push(part(&bytes[last..]));
+    }
+    Val::List(crate::eval::List::Values(parts.into()))
+}
+
+/// Shared body of `splitUserName` and `splitSlotName`: the parts before and
+/// after the first `@`; without one, the whole name is the user (or the
+/// machine).
+fn split_at<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>, alone_is_first: bool) -> Val<'a> {
+    let Some(Val::Str(name)) = super::one_arg(ev, args, frame) else {
+        return Val::Error;
+    };
+    let name = name.as_str();
+    let (first, second) = match name.split_once('@') {
+        Some(parts) => parts,
+        None if alone_is_first => (name, ""),
+        None => ("", name),
+    };
+    Val::List(crate::eval::List::Values([Val::string(first), Val::string(second)].into()))
+}
+
+fn split_user_name<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    split_at(ev, args, frame, true)
+}
+
+fn split_slot_name<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    split_at(ev, args, frame, false)
+}
+
 pub(crate) static BUILTINS: &[Builtin] = &[
     Builtin { name: "substr", func: substr },
     Builtin { name: "strcmp", func: strcmp },
@@ -150,4 +288,8 @@ pub(crate) static BUILTINS: &[Builtin] = &[
     Builtin { name: "strcat", func: strcat },
     Builtin { name: "toUpper", func: to_upper },
     Builtin { name: "toLower", func: to_lower },
+    Builtin { name: "join", func: join },
+    Builtin { name: "split", func: split },
+    Builtin { name: "splitUserName", func: split_user_name },
+    Builtin { name: "splitSlotName", func: split_slot_name },
 ];

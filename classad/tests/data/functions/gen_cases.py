@@ -99,17 +99,95 @@ def string_lists():
     return cases
 
 
+def lists():
+    cases = []
+    items = ["1", "1.0", '"a"', '"A"', "true", "undefined", "error", "{ 1 }", "[ a = 1 ]", "absTime(0)"]
+    lists_ = ["{ 1, 2, 3 }", '{ "a", "b" }', "{ }", "{ undefined, 1 }", "{ error, 1 }", "{ 1.0, true }",
+              "{ undefined }", "{ error }", "{ { 1 } }", "undefined", "error", "1", '"a"', "[ a = 1 ]"]
+    for name in ["member", "identicalMember"]:
+        cases += cross(name, items, lists_)
+        cases += [call(name, []), call(name, ["1"]), call(name, ["1", "{ 1 }", "{ 1 }"])]
+    numeric = ["{ 1, 2, 3 }", "{ 1, 2.5 }", "{ }", "{ undefined }", "{ 1, undefined, 3 }", "{ true }",
+               "{ true, 2 }", "{ 1, \"a\" }", "{ 1, error }", "{ -4, 9, 0 }", "{ 2.5, 1 }",
+               "{ 9223372036854775807, 1 }", "{ { 1 } }", "{ real(\"NaN\"), 1 }", "{ relTime(5), 1 }",
+               "undefined", "error", "1", '"1,2"', "[ a = 1 ]"]
+    for name in ["sum", "avg", "min", "max"]:
+        cases += cross(name, numeric)
+        cases += [call(name, []), call(name, ["{ 1 }", "{ 2 }"])]
+    ops = ['"<"', '"<="', '"=="', '"!="', '">="', '">"', '"is"', '"isnt"', '"~"', '"LT"', "undefined", "error", "1"]
+    compared = ["{ 1, 2, 3 }", '{ "a", "B" }', "{ }", "{ undefined, 1 }", "{ 1, undefined }", "{ error, 1 }",
+                "{ 1, \"a\" }", "undefined", "error", "1"]
+    for name in ["anyCompare", "allCompare"]:
+        cases += cross(name, ops[:8], ["{ 1, 2, 3 }", "{ 1, undefined }", '{ "a", "B" }', "{ }"], ["2", '"b"', "undefined"])
+        cases += cross(name, ['"<"', '"is"'] + ops[8:], compared, ["1", "error"])
+        cases += [call(name, []), call(name, ['"<"', "{ 1 }"]), call(name, ['"<"', "{ 1 }", "1", "1"])]
+
+    joined = ['","', '""', "undefined", "error", "1", '{ "a", "b" }', "{ }", '{ "a", undefined, 1, 2.5 }',
+              '{ "", "a" }', "{ error }", '"a"', "[ a = 1 ]"]
+    cases += cross("join", joined)
+    cases += cross("join", joined, joined)
+    cases += cross("join", ['", "', "undefined", "error"], ['"a"', '""', "undefined", "1"], ['"b"', "{ 1 }", "undefined", "error"])
+    cases += ["join()"]
+    texts = ['"a,b c"', '"a,,b  c ,d"', '", a ,, b,"', '""', '"   "', '"a;b;;c"', '"héllo wörld"', '"x"',
+             "undefined", "error", "1", "{ \"a\" }"]
+    cases += cross("split", texts)
+    cases += cross("split", texts[:8], ['";"', '""', '" "', '",;"', "undefined", "error", "1"])
+    cases += ["split()", 'split("a", ",", ",")']
+    names = ['"alice@example.org"', '"slot1_2@node01@pool"', '"@x"', '"x@"', '"nobody"', '""', '"ü@ß"',
+             "undefined", "error", "1", '{ "a@b" }']
+    for name in ["splitUserName", "splitSlotName"]:
+        cases += cross(name, names)
+        cases += [call(name, []), call(name, ['"a@b"', '"c"'])]
+    return cases
+
+
+def list_contexts():
+    """evalInEachContext and countMatches, in ads holding the nested ads."""
+    ad = ('[ GPUs = { [ Capability = 7.5; Name = "A" ], [ Capability = 8.6; Name = "B" ], [ Capability = 6.1 ] }; '
+          'RequireGPUs = Capability >= 7.0; Cap = Capability; Mixed = { [ x = 1 ], undefined, 3, [ x = 2 ] }; '
+          'Nothing = undefined; Empty = { }; x = 100 ]')
+    exprs = ["RequireGPUs", "Capability > 8", "Name", "Cap", "x", "MY.RequireGPUs", "Missing", "1 + 1",
+             "Capability", "undefined", "error"]
+    lists_ = ["GPUs", "Mixed", "Nothing", "Empty", "{ [ Capability = 9 ], [ Capability = 1 ] }", "undefined",
+              "error", "5", '"GPUs"', "Missing"]
+    cases = []
+    for name in ["evalInEachContext", "countMatches"]:
+        for expr in exprs:
+            for list_ in lists_:
+                cases.append("ad\t%s\t%s" % (ad, call(name, [expr, list_])))
+        cases += ["ad\t%s\t%s" % (ad, call(name, [])), "ad\t%s\t%s" % (ad, call(name, ["x"])),
+                  "ad\t%s\t%s" % (ad, call(name, ["x", "GPUs", "GPUs"]))]
+    cases.append("ad\t%s\t%s" % (ad, "sum(evalInEachContext(RequireGPUs, GPUs))"))
+    cases.append("ad\t%s\t%s" % (ad, "max(evalInEachContext(Capability, GPUs))"))
+    return cases
+
+
+def math():
+    cases = []
+    numbers = ["2", "-2", "0", "3", "-1", "10", "62", "63", "64", "2.5", "-0.5", "0.5", '"2"', '"x"', "true",
+               "undefined", "error", "{ 2 }", "absTime(10)", "relTime(3)"]
+    cases += cross("pow", numbers, numbers)
+    cases += ["pow()", "pow(2)", "pow(2, 2, 2)", "pow(-8, 0.333)", "pow(0, -1)", "pow(10, 18)", "pow(10, 19)",
+              "pow(3, 40)", "pow(-3, 39)", "pow(1.0e308, 2)"]
+    values = ["7", "-7", "0", "8", "7.5", "-7.5", "1500", '"7"', '"x"', "true", "undefined", "error", "{ 1 }",
+              "9223372036854775807"]
+    steps = ["3", "-3", "0", "2.5", "-2.5", "0.0", "1e-9", "1024", '"3"', "true", "undefined", "error",
+             "{ 2, 4, 8 }", "{ 2, 4.0 }", "{ }", "{ 10, 5 }", "{ 2, \"x\" }", "{ 2, undefined }", "{ 1.5, 3 }"]
+    cases += cross("quantize", values, steps)
+    cases += ["quantize()", "quantize(1)", "quantize(1, 2, 3)"]
+    # random's values cannot be recorded; its rejected arguments can.
+    cases += ["random(-1)", "random(-1.5)", "random(0.0)", 'random("a")', "random(undefined)", "random(error)",
+              "random(true)", "random({ 1 })", "random(1, 2)", "random(1)", "random(1) == 0"]
+    return cases
+
+
 GROUPS = [
     ("strings: substr, strcmp, stricmp, strcat, toUpper, toLower, size", strings),
-]
-
-# Groups whose functions are not implemented yet: their cases join GROUPS
-# (and the corpus) with the functions. versioncmp is not glibc's strverscmp
-# (versioncmp("1.2.3", "001.2") is 2 in libclassad): read HTCondor's
-# implementation before adding it.
-PENDING = [
     ("versions: the versioncmp family", versions),
     ("string lists: the stringList* functions", string_lists),
+    ("lists: member, identicalMember, sum, avg, min, max, anyCompare, allCompare, join, split*", lists),
+    ("lists of ads: evalInEachContext, countMatches", list_contexts),
+    ("math: pow, quantize, random", math),
 ]
 
 
