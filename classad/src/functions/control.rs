@@ -8,6 +8,9 @@
 //! * `eval(text)`: parses the string `text` as an expression and evaluates
 //!   it in the calling scope; ERROR if it does not parse. Other values are
 //!   first converted as by `string()`; UNDEFINED and ERROR give ERROR.
+//! * `debug(expr)`: the value of `expr`. When `tracing` events at DEBUG
+//!   level for the target `classad::debug` are enabled, it also logs the
+//!   expression, its value and how long it took to evaluate.
 //!
 //! ```
 //! use classad::{ClassAd, Expr, Value};
@@ -60,8 +63,29 @@ fn unparse<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -
     }
 }
 
+fn debug<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    let [arg] = args else {
+        return Val::Error;
+    };
+    if !tracing::enabled!(target: "classad::debug", tracing::Level::DEBUG) {
+        return ev.eval(arg, frame);
+    }
+    let start = std::time::Instant::now();
+    let value = ev.eval(arg, frame);
+    let elapsed = start.elapsed();
+    tracing::debug!(
+        target: "classad::debug",
+        expr = %arg,
+        value = %value.clone().into_value(),
+        micros = elapsed.as_micros() as u64,
+        "debug() evaluated"
+    );
+    value
+}
+
 pub(crate) static BUILTINS: &[Builtin] = &[
     Builtin { name: "ifThenElse", func: if_then_else },
     Builtin { name: "eval", func: eval },
     Builtin { name: "unparse", func: unparse },
+    Builtin { name: "debug", func: debug },
 ];

@@ -9,7 +9,7 @@
 //! | group | functions |
 //! |---|---|
 //! | [type predicates](predicates) | `isUndefined isError isString isInteger isReal isBoolean isList isClassAd isAbstime isReltime` |
-//! | [control](control) | `ifThenElse eval unparse` |
+//! | [control](control) | `ifThenElse eval unparse debug` |
 //! | [lists](lists) | `size member identicalMember sum avg min max anyCompare allCompare evalInEachContext countMatches` |
 //! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp join split splitUserName splitSlotName` |
 //! | [versions](versions) | `versioncmp versionGT versionGE versionLT versionLE versionEQ version_in_range` |
@@ -20,18 +20,24 @@
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call
 //! with the wrong number of arguments.
+//!
+//! Programs add their own functions with [`register`] (see [`registry`]);
+//! they are called the same way, and cannot replace a built-in.
 
 pub mod control;
 pub mod conversion;
 pub mod lists;
 pub mod math;
 pub mod predicates;
+pub mod registry;
 pub mod string_lists;
 pub mod strings;
 pub mod time;
 pub mod versions;
 
 use std::sync::OnceLock;
+
+pub use registry::{is_registered, register, unregister, Args, RegisterError};
 
 use rustc_hash::FxHashMap;
 
@@ -87,7 +93,7 @@ pub fn builtin_names() -> impl Iterator<Item = &'static str> {
 pub(crate) fn call<'a>(ev: &mut Evaluator<'a>, call: &'a Call, frame: &'a Frame<'a>) -> Val<'a> {
     match call.builtin {
         Some(builtin) => (builtin.func)(ev, &call.args, frame),
-        None => Val::Error,
+        None => registry::call(ev, call.name, &call.args, frame),
     }
 }
 
