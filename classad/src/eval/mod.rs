@@ -22,6 +22,7 @@
 
 mod ops;
 mod prepared;
+mod references;
 pub(crate) mod val;
 
 use std::cell::OnceCell;
@@ -38,6 +39,7 @@ use crate::value::Value;
 pub(crate) use ops::binary as binary_op;
 pub(crate) use ops::identical;
 pub use prepared::Prepared;
+pub(crate) use references::References;
 pub(crate) use val::{Frame, List, Side, StrVal, Val};
 
 /// Which of the two ClassAd semantics to evaluate with.
@@ -639,7 +641,7 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The expression an attribute reference (`x`, `MY.x`, `a.b`) names and
+    /// The expression an attribute reference (`x`, `.x`, `MY.x`, `a.b`) names and
     /// the scope it belongs to, found as evaluating the reference would find
     /// it but without evaluating it. `None` when `reference` is not a
     /// reference or names nothing.
@@ -650,6 +652,7 @@ impl<'a> Evaluator<'a> {
     ) -> Option<(&'a Expr, &'a Frame<'a>)> {
         let (name, scope) = match reference.as_node()? {
             Node::Attr(name) => (*name, frame),
+            Node::RootAttr(name) => (*name, frame.root()),
             Node::Select(base, name) => {
                 let base = match base.as_node() {
                     Some(Node::Attr(scope)) if scope.is_reserved() => self.attr(*scope, frame),

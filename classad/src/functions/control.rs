@@ -8,6 +8,13 @@
 //! * `eval(text)`: parses the string `text` as an expression and evaluates
 //!   it in the calling scope; ERROR if it does not parse. Other values are
 //!   first converted as by `string()`; UNDEFINED and ERROR give ERROR.
+//! * `unresolved(attr)`: the attributes the expression of `attr` needs
+//!   from outside the ad, as a comma-separated string: names no scope
+//!   defines, and `base.name` where `base` is UNDEFINED (`other.Memory`),
+//!   with a leading `target.` removed (`TARGET.Memory` gives `Memory`).
+//!   References the ad resolves are followed. Names are sorted and
+//!   deduplicated ignoring case; a cycle gives `""`. UNDEFINED when `attr`
+//!   names nothing; ERROR when it is not an attribute reference.
 //! * `debug(expr)`: the value of `expr`. When `tracing` events at DEBUG
 //!   level for the target `classad::debug` are enabled, it also logs the
 //!   expression, its value and how long it took to evaluate.
@@ -20,7 +27,7 @@
 //! ```
 
 use super::Builtin;
-use crate::eval::{Evaluator, Frame, Val};
+use crate::eval::{Evaluator, Frame, References, Val};
 use crate::expr::{Expr, Node};
 
 fn if_then_else<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
@@ -63,6 +70,37 @@ fn unparse<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -
     }
 }
 
+/// `name` without a leading `target.` (in any case).
+fn without_target_prefix(name: &str) -> &str {
+    match name.get(..7) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("target.") => &name[7..],
+        _ => name,
+    }
+}
+
+fn unresolved<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    let [reference] = args else {
+        return Val::Error;
+    };
+    if !matches!(reference.as_node(), Some(Node::Attr(_) | Node::RootAttr(_) | Node::Select(..))) {
+        return Val::Error;
+    }
+    let Some((expr, scope)) = ev.referenced_expr(reference, frame) else {
+        return Val::Undefined;
+    };
+    let mut refs = References::default();
+    let mut out = String::new();
+    if ev.external_references(expr, scope, &mut refs) {
+        for name in refs.iter() {
+            if !out.is_empty() {
+                out.push(',');
+            }
+            out.push_str(without_target_prefix(name));
+        }
+    }
+    Val::string(out)
+}
+
 fn debug<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
     let [arg] = args else {
         return Val::Error;
@@ -87,5 +125,6 @@ pub(crate) static BUILTINS: &[Builtin] = &[
     Builtin { name: "ifThenElse", func: if_then_else },
     Builtin { name: "eval", func: eval },
     Builtin { name: "unparse", func: unparse },
+    Builtin { name: "unresolved", func: unresolved },
     Builtin { name: "debug", func: debug },
 ];

@@ -9,7 +9,7 @@
 //! | group | functions |
 //! |---|---|
 //! | [type predicates](predicates) | `isUndefined isError isString isInteger isReal isBoolean isList isClassAd isAbstime isReltime` |
-//! | [control](control) | `ifThenElse eval unparse debug` |
+//! | [control](control) | `ifThenElse eval unparse unresolved debug` |
 //! | [lists](lists) | `size member identicalMember sum avg min max anyCompare allCompare evalInEachContext countMatches` |
 //! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp join split splitUserName splitSlotName` |
 //! | [versions](versions) | `versioncmp versionGT versionGE versionLT versionLE versionEQ version_in_range` |

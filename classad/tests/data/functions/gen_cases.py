@@ -181,6 +181,23 @@ def math():
     return cases
 
 
+UNRESOLVED_AD = ('[ a = 1; r = x + a + TARGET.y + MY.z + MY.a + other.w + foo.bar + f(q) + size(a) + b.c; '
+                 'b = [ c = d; e = .a; g = parent.a ]; s = "x"; l = { n1, TARGET.n2, N1 }; self_r = r; lit = 5; '
+                 'cyc = cyc + 1; half = cyc + zz; u = undefined; nest = [ k = j; j2 = k ].j2; up = parent.a; '
+                 'rec = [ p = q1; o = a ]; idx = l[k2]; cond = a ? m1 : m2; root = .a + .missing; '
+                 'mixed = Zeta + alpha + ALPHA + target.Beta + TARGET.gamma; sel = b.e + b.g + b.missing ]')
+
+
+def unresolved():
+    refs = ["r", "a", "lit", "l", "cyc", "half", "missing", "nest", "up", "self_r", "MY.r", "b.c", "b.e", "b.g",
+            "rec", "idx", "cond", "root", "mixed", "sel", "u", ".r", "b", "s"]
+    cases = ["ad\t%s\tunresolved(%s)" % (UNRESOLVED_AD, ref) for ref in refs]
+    for arg in ['"r"', "1", "undefined", "error", "r + 1", "f(r)", "{ r }"]:
+        cases.append("ad\t%s\tunresolved(%s)" % (UNRESOLVED_AD, arg))
+    cases += ["ad\t%s\tunresolved()" % UNRESOLVED_AD, 'ad\t%s\tunresolved(r, "x", 1)' % UNRESOLVED_AD]
+    return cases
+
+
 GROUPS = [
     ("strings: substr, strcmp, stricmp, strcat, toUpper, toLower, size", strings),
     ("versions: the versioncmp family", versions),
@@ -188,6 +205,7 @@ GROUPS = [
     ("lists: member, identicalMember, sum, avg, min, max, anyCompare, allCompare, join, split*", lists),
     ("lists of ads: evalInEachContext, countMatches", list_contexts),
     ("math: pow, quantize, random", math),
+    ("unresolved: external references", unresolved),
 ]
 
 
