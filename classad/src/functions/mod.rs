@@ -23,6 +23,8 @@
 //!
 //! Programs add their own functions with [`register`] (see [`registry`]);
 //! they are called the same way, and cannot replace a built-in.
+//!
+#![doc = include_str!("reference.md")]
 
 pub mod control;
 pub mod conversion;
