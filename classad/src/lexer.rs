@@ -1,6 +1,6 @@
 //! The tokenizer for new ClassAd syntax.
 //!
-//! [`RawToken`] is the logos state machine. [`Lexer`] wraps it to do the two
+//! `RawToken` is the logos state machine. [`Lexer`] wraps it to do the two
 //! things a regular grammar cannot: a `-` directly in front of a number lexes
 //! as part of the literal when no operand precedes it (`-5` is a literal,
 //! `3 -2` a subtraction), and numbers are converted with overflow checks.

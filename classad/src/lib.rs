@@ -33,7 +33,7 @@
 //! * [`Value`]: what evaluation produces.
 //! * [`Prepared`]: one expression evaluated against many ads (a job's
 //!   `Requirements` against a pool), folded and compiled once.
-//! * [`format`]: streams of ads in HTCondor's old ("long"), new, JSON and
+//! * [`format`](mod@format): streams of ads in HTCondor's old ("long"), new, JSON and
 //!   XML formats, read ([`format::Reader`], with detection) and written
 //!   ([`format::Writer`]).
 //! * [`to_ad`], [`from_ad`] (feature `serde`, on by default): Rust values
