@@ -14,10 +14,12 @@
 //! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
 //! | [time](time) | `time currentTime absTime relTime` |
+//! | [HTCondor](condor) | `envV1ToV2 mergeEnvironment argsToList listToArgs userMap userHome` |
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call
 //! with the wrong number of arguments.
 
+pub mod condor;
 pub mod control;
 pub mod conversion;
 pub mod lists;
@@ -51,9 +53,17 @@ impl std::fmt::Debug for Builtin {
 
 /// Every built-in, grouped as in the module docs.
 fn table() -> impl Iterator<Item = &'static Builtin> {
-    [predicates::BUILTINS, control::BUILTINS, lists::BUILTINS, strings::BUILTINS, conversion::BUILTINS, time::BUILTINS]
-        .into_iter()
-        .flatten()
+    [
+        predicates::BUILTINS,
+        control::BUILTINS,
+        lists::BUILTINS,
+        strings::BUILTINS,
+        conversion::BUILTINS,
+        time::BUILTINS,
+        condor::BUILTINS,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// The built-in called `name` (any case), if there is one.
