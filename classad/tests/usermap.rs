@@ -65,6 +65,9 @@ fn usermap_matches_libclassad() {
     let divergences: HashMap<&str, (&str, &str)> =
         divergence_records.iter().map(|r| (field(r, "expr"), (field(r, "ours"), field(r, "reason")))).collect();
     assert!(cases.len() >= 400, "only {} cases", cases.len());
+    for expr in divergences.keys() {
+        assert!(cases.iter().any(|c| field(c, "expr") == *expr), "divergence {expr} is not a case");
+    }
     let mut failures = Vec::new();
     for case in cases {
         let expr = field(case, "expr");

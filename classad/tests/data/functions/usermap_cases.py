@@ -32,6 +32,8 @@ MAPS = [
     ("prefix", "file", "prefix.map", True),
     ("incl", "file", "include.map", False),
     ("Data", "text", "* crlf val\r\n* x y\n* \"two words\" one,two\n* /^re(.)$/ \\1\n", False),
+    # PCRE2 without UTF mode: bytes, ASCII classes, $ before a final newline.
+    ("bytes", "text", "* /^(.)x$/ [\\1]\n* /^y$/ dollar\n* /^\\w+$/ word\n* /^(.)(.)$/i \\2\\1\n", False),
 ]
 
 WORKER = r'''
@@ -90,6 +92,10 @@ def cases():
         um(s("PREFIX"), s(user), s("cms"))
     for user in ["top", "inc1", "nested", "dira", "dirb", "hidden", "tilde", "script", "after", "incdir"]:
         um(s("incl"), s(user))
+    for user in ["abx", "abcd", "ab", "ax", "a", "b"]:
+        um(s("prefix"), s(user))
+    for user in ["ax", "éx", "y", "y\n", "hello", "héllo", "ab", "é", "éé"]:
+        um(s("bytes"), s(user))
     for user in ["crlf", "x", "two words", "two", "rea", "re", "reab"]:
         um(s("data"), s(user))
         um(s("DATA"), s(user), s("TWO"), s("d"))
