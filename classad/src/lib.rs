@@ -39,6 +39,9 @@
 //! * [`to_ad`], [`from_ad`] (feature `serde`, on by default): Rust values
 //!   to and from ads.
 //! * [`functions`]: the built-in function library.
+//! * [`usermap`]: the maps behind `userMap()` (HTCondor's classad map
+//!   files, registered by name) and the home-directory lookup behind
+//!   `userHome()`.
 //! * [`AbsTime`], [`RelTime`]: time values.
 //!
 //! The semantics follow HTCondor's libclassad; deliberate differences are
@@ -57,6 +60,7 @@ mod print;
 pub mod serde;
 mod text;
 mod time;
+pub mod usermap;
 mod value;
 
 #[cfg(feature = "serde")]
@@ -68,6 +72,7 @@ pub use name::{interned_count, Name};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};
+pub use usermap::MapFile;
 pub use value::Value;
 
 /// The code in the repository's README, compiled and run as a doc test.

@@ -17,6 +17,7 @@
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
 //! | [math](math) | `pow quantize random` |
 //! | [time](time) | `time currentTime absTime relTime` |
+//! | [HTCondor](condor) | `envV1ToV2 mergeEnvironment argsToList listToArgs userMap userHome` |
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call
 //! with the wrong number of arguments.
@@ -26,6 +27,7 @@
 //!
 #![doc = include_str!("reference.md")]
 
+pub mod condor;
 pub mod control;
 pub mod conversion;
 pub mod lists;
@@ -75,6 +77,7 @@ fn table() -> impl Iterator<Item = &'static Builtin> {
         conversion::BUILTINS,
         math::BUILTINS,
         time::BUILTINS,
+        condor::BUILTINS,
     ]
     .into_iter()
     .flatten()

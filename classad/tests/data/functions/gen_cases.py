@@ -198,6 +198,72 @@ def unresolved():
     return cases
 
 
+def condor():
+    cases = []
+    # V1 environments: separators picked by the first character, blanks,
+    # duplicates, items without "=", bare $$() names, quotes to escape.
+    v1 = ['"a=1;b=2"', '"b=2;a=1"', '""', '";a=1"', '"|a=1|b=x y"', '"a=1 ; b = 2"', '"a"',
+          '"$$(X)"', '";$$(X)"', '"=1"', '"a=1\\nb=2"', '"a=\'q\'"', '"a=1;a=2"',
+          '"B=1;a=2;_=3;Z=4"', '";;a=1;;"', '" a=1"', '"a=b=c"', '",a=1,b=2"', '"#a=1#b"',
+          '"a=1;"', '"é=ü;x=y z"', '"a==;b="', '"!a=1!b=2"', '"a=\\t1"',
+          '"PATH=/bin:/usr/bin;HOME=/home/a b"', '"a=1;b"', '"a=1;=2"']
+    for text in v1 + HOSTILE + ["1", "1.5", "true", '{ "a=1" }']:
+        cases.append(call("envV1ToV2", [text]))
+    cases += ["envV1ToV2()", 'envV1ToV2("a=1", "b=2")']
+    cases += ['mergeEnvironment(envV1ToV2(%s), "FOO=BAR")' % t for t in ['"a=1;b=2"', "undefined", '"x"']]
+
+    v2 = ['"a=1 b=2"', '"a=3"', '""', '"a=\'x y\' b=\'\'"', '"\'\'"', '"a"', '"\'a"', '"a=\\"x\\""',
+          '"\\"a=1 b=2\\""', '"$$(FOO)"', '"x=a\'b\'c"', '"  a=1\\t\\tb=2  "', '"a=\'it\'\'s\'"',
+          '"=x"', '"é=ü"', '"a=1\\nb=2\\rc=3"', '"z=1 a=2"', '"a=1 b"']
+    for text in v2 + HOSTILE + ["1", "1.5"]:
+        cases.append(call("mergeEnvironment", [text]))
+    pairs = ['"a=1 b=2"', '"a=3"', '""', "undefined", "error", '"\'a"', "1"]
+    cases += cross("mergeEnvironment", pairs, pairs)
+    cases += ["mergeEnvironment()", 'mergeEnvironment("a=1", "b=2", "c=3", "a=4")',
+              "mergeEnvironment(undefined, undefined)", 'mergeEnvironment("a=1", undefined, "b=2")']
+
+    args = ['"a b  \'c d\' e\'\'f \'\'"', '"a b"', '"a \'b"', '""', '"   "', '"\'\'"', '"a\\tb\\nc\\rd"',
+            '"\'it\'\'s\'"', '"x\'\'\'\'"', '"\\"q\\" r"', '"é ü"', '"\'a\'\'\'b\'"', '"-n 3 --name=\'x y\'"']
+    versions = [None, "1", "2", "3", "0", "true", "2.0", '"2"', "undefined", "error"]
+    for version in versions:
+        for text in args + ["undefined", "error", "1", '{ "a" }']:
+            cases.append(call("argsToList", [text] + ([version] if version else [])))
+    cases += ["argsToList()", 'argsToList("a", 2, 2)']
+
+    lists = ['{"a", "b c", "", "d\'e", "f\' \'g"}', '{"a", "b"}', '{"", "a", "", "b"}', "{}", '{"a", 1}',
+             '{"a", undefined}', '{"a", error}', '"a"', "undefined", "error", '{"it\'s"}', '{"a  b"}',
+             '{" "}', '{"\'"}', '{"\'\'"}', '{"a\\tb"}', '{"a\\nb"}', '{""}', '{"", ""}', '{"é", "ü x"}',
+             '{{"a"}}', "{[a = 1]}", "[a = 1]", '{"a" + "b"}', '{strcat("a", " ", "b")}']
+    for version in [None, "1", "2", "3", "undefined", "error"]:
+        for lst in lists:
+            cases.append(call("listToArgs", [lst] + ([version] if version else [])))
+    cases += ["listToArgs()", 'listToArgs({"a"}, 2, 2)',
+              'argsToList(listToArgs({"a b", "", "c\'d", "e"}))',
+              'listToArgs(argsToList("a \'b c\' \'\' d\'\'\'\'e"))']
+
+    # userMap with no map registered (the oracle process has none): only
+    # the argument handling shows here; usermap_cases.py covers real maps.
+    names = ['"nosuchmap"', '""', '"a.b"', "undefined", "error", "1"]
+    inputs = ['"alice"', '""', "undefined", "error", "1"]
+    cases += cross("userMap", names, inputs)
+    fewer_names = ['"nosuchmap"', "undefined", "error", "1"]
+    fewer_inputs = ['"alice"', "undefined", "error", "1"]
+    cases += cross("userMap", fewer_names, fewer_inputs, ['"g"', "undefined", "error"])
+    cases += cross("userMap", fewer_names, fewer_inputs, ['"g"', "error"],
+                   ['"default"', "undefined", "error", "1", "{ 1 }", "[ a = 1 ]", '""'])
+    cases += ["userMap()", 'userMap("m")', 'userMap("m", "a", "b", "c", "d")']
+
+    # userHome: only users that exist on no system (the passwd database is
+    # the host's), and the argument handling.
+    users = ['"nosuchuser_classad_rs"', '""', '"NO_SUCH_USER_X"', '"a:b"', '"héllo"', "undefined", "error",
+             "1", '{ "x" }', "[ a = 1 ]"]
+    defaults = ['"/home/default"', '""', "undefined", "error", "1", '{ "/x" }']
+    for user in users:
+        cases.append(call("userHome", [user]))
+        cases += cross("userHome", [user], defaults)
+    cases += ["userHome()", 'userHome("a", "b", "c")']
+    return cases
+
 GROUPS = [
     ("strings: substr, strcmp, stricmp, strcat, toUpper, toLower, size", strings),
     ("versions: the versioncmp family", versions),
@@ -206,6 +272,7 @@ GROUPS = [
     ("lists of ads: evalInEachContext, countMatches", list_contexts),
     ("math: pow, quantize, random", math),
     ("unresolved: external references", unresolved),
+    ("HTCondor: envV1ToV2, mergeEnvironment, argsToList, listToArgs, userMap, userHome", condor),
 ]
 
 
