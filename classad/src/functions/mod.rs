@@ -13,7 +13,7 @@
 //! | [lists](lists) | `size member` |
 //! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
-//! | [time](time) | `time currentTime absTime relTime` |
+//! | [time](time) | `time currentTime absTime relTime timeZoneOffset dayTime splitTime formatTime interval getYear getMonth getDayOfYear getDayOfMonth getDayOfWeek getHours getMinutes getSeconds getDays` |
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call
 //! with the wrong number of arguments.
