@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+pub(crate) mod strftime;
+
 /// A point in time with the UTC offset it is displayed in.
 ///
 /// ```
@@ -298,20 +300,95 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// The local zone's UTC offset in seconds at the instant `secs`.
+///
+/// ```
+/// // With TZ=UTC (as in the tests) this is 0; elsewhere the zone's offset.
+/// let offset = classad::local_offset(0);
+/// assert!((-14 * 3600..=14 * 3600).contains(&offset));
+/// ```
 pub fn local_offset(secs: i64) -> i32 {
-    let Ok(timestamp) = jiff::Timestamp::from_second(secs) else {
-        return 0;
-    };
-    jiff::tz::TimeZone::system().to_offset(timestamp).seconds()
+    Zone::local().offset_at(secs)
 }
 
 /// The offset that applies to a local wall-clock time given as seconds
 /// since the epoch in local time.
 fn local_offset_for_local(local: i64) -> i32 {
-    // First guess from the instant that has that wall-clock time in UTC,
-    // then correct once (enough for every real zone).
-    let guess = local_offset(local);
-    local_offset(local - i64::from(guess))
+    Zone::local().offset_for_local(local)
+}
+
+/// The rules of a time zone, as the C library applies them for "local
+/// time": the zone named by `TZ` ([`Zone::local`]); tests use others.
+#[derive(Clone, Debug)]
+pub(crate) struct Zone(pub(crate) jiff::tz::TimeZone);
+
+impl Zone {
+    /// The local zone: `TZ`, else the system's (`/etc/localtime`).
+    pub(crate) fn local() -> Zone {
+        Zone(jiff::tz::TimeZone::system())
+    }
+
+    /// The zone's UTC offset in seconds at the instant `secs` (0 outside
+    /// the years -9999 to 9999, where there are no zone rules).
+    pub(crate) fn offset_at(&self, secs: i64) -> i32 {
+        match jiff::Timestamp::from_second(secs) {
+            Ok(timestamp) => self.0.to_offset(timestamp).seconds(),
+            Err(_) => 0,
+        }
+    }
+
+    /// Whether daylight saving time is in effect at the instant `secs`.
+    fn is_dst(&self, secs: i64) -> bool {
+        jiff::Timestamp::from_second(secs).is_ok_and(|timestamp| self.0.to_offset_info(timestamp).dst().is_dst())
+    }
+
+    /// The offset that applies to the wall-clock time `local` (seconds
+    /// since the epoch as if local time were UTC).
+    pub(crate) fn offset_for_local(&self, local: i64) -> i32 {
+        // First guess from the instant that has that wall-clock time in UTC,
+        // then correct once (enough for every real zone).
+        let guess = self.offset_at(local);
+        self.offset_at(local.saturating_sub(i64::from(guess)))
+    }
+
+    /// The name of the zone's standard time, as C's `tzname[0]` (`"UTC"`,
+    /// `"CST"` for America/Chicago all year): the abbreviation its current
+    /// rules give outside daylight saving time.
+    pub(crate) fn standard_name(&self) -> String {
+        // 2100-01-01 and 2100-07-01: one of them is standard time in
+        // either hemisphere, under the zone's open-ended rule.
+        let info = |secs: i64| jiff::Timestamp::from_second(secs).ok().map(|t| self.0.to_offset_info(t));
+        let standard = [4_102_444_800, 4_118_083_200]
+            .into_iter()
+            .filter_map(info)
+            .find(|info| !info.dst().is_dst())
+            .or_else(|| info(4_102_444_800));
+        standard.map(|info| info.abbreviation().to_string()).unwrap_or_default()
+    }
+
+    /// C's `mktime` of the wall-clock time `local` (seconds since the epoch
+    /// as if local time were UTC) with `tm_isdst = 0`, i.e. read as
+    /// standard time: where daylight saving time is in effect, the offset
+    /// of the nearest standard time is used instead (found by probing in
+    /// steps of a week, as glibc does; an hour's difference if there is
+    /// none within about four years).
+    pub(crate) fn mktime_standard(&self, local: i64) -> i64 {
+        let instant = local.saturating_sub(i64::from(self.offset_for_local(local)));
+        if !self.is_dst(instant) {
+            return instant;
+        }
+        const STRIDE: i64 = 601_200;
+        const BOUND: i64 = 536_454_000 / 2 + STRIDE;
+        let mut delta = STRIDE;
+        while delta < BOUND {
+            for probe in [instant.saturating_sub(delta), instant.saturating_add(delta)] {
+                if !self.is_dst(probe) {
+                    return local.saturating_sub(i64::from(self.offset_at(probe)));
+                }
+            }
+            delta += STRIDE;
+        }
+        instant.saturating_add(3600)
+    }
 }
 
 #[cfg(test)]
@@ -320,6 +397,40 @@ mod tests {
 
     fn utc(text: &str) -> AbsTime {
         AbsTime::parse(&format!("{text}Z")).expect("valid time")
+    }
+
+    /// America/Chicago's current rules, with no zone database needed.
+    fn chicago() -> Zone {
+        Zone(jiff::tz::TimeZone::posix("CST6CDT,M3.2.0,M11.1.0").expect("valid POSIX zone"))
+    }
+
+    #[test]
+    fn zone_rules() {
+        let zone = chicago();
+        assert_eq!(zone.standard_name(), "CST");
+        assert_eq!(Zone(jiff::tz::TimeZone::UTC).standard_name(), "UTC");
+        // 2020-06-01T05:00:00-05:00 (summer) and 2020-02-06T10:13:20-06:00.
+        assert_eq!(zone.offset_at(1_591_005_600), -5 * 3600);
+        assert_eq!(zone.offset_at(1_581_005_600), -6 * 3600);
+        assert_eq!(zone.offset_for_local(1_591_005_600 - 5 * 3600), -5 * 3600);
+        // mktime with tm_isdst = 0 reads summer wall-clock time as standard
+        // time, an hour later (libclassad's formatTime "%s" in Chicago).
+        assert_eq!(zone.mktime_standard(1_591_005_600 - 5 * 3600), 1_591_009_200);
+        assert_eq!(zone.mktime_standard(1_581_005_600 - 6 * 3600), 1_581_005_600);
+        // Out of the zone rules' range: no panic, offset 0.
+        assert_eq!(zone.offset_at(i64::MAX), 0);
+        assert_eq!(zone.mktime_standard(i64::MIN), i64::MIN);
+    }
+
+    #[test]
+    fn strftime_in_another_zone() {
+        use strftime::{strftime, Tm};
+        let zone = chicago();
+        let summer = Tm::from_seconds(1_591_005_600 - 5 * 3600).with_day_numbers();
+        assert_eq!(
+            strftime("%c %Z %z %s", &summer, &zone).as_deref(),
+            Some("Mon Jun  1 05:00:00 2020 CST +0000 1591009200")
+        );
     }
 
     #[test]

@@ -312,16 +312,18 @@ impl ClassAd {
 }
 
 /// Storage for what an evaluation creates and must keep until it ends:
-/// scopes of nested ads, and expressions parsed by `eval()`. Each arena is
+/// scopes of nested ads, expressions parsed by `eval()` and ads built by
+/// functions (`splitTime`). Each arena is
 /// created on first use, so most evaluations allocate nothing.
 pub(crate) struct Keep<'a> {
     frames: OnceCell<Arena<Frame<'a>>>,
     exprs: OnceCell<Arena<Expr>>,
+    ads: OnceCell<Arena<ClassAd>>,
 }
 
 impl<'a> Keep<'a> {
     fn new() -> Keep<'a> {
-        Keep { frames: OnceCell::new(), exprs: OnceCell::new() }
+        Keep { frames: OnceCell::new(), exprs: OnceCell::new(), ads: OnceCell::new() }
     }
 }
 
@@ -395,6 +397,13 @@ impl<'a> Evaluator<'a> {
     /// Keeps a scope alive until the evaluation ends.
     pub(crate) fn keep_frame(&self, frame: Frame<'a>) -> &'a Frame<'a> {
         self.keep.frames.get_or_init(Arena::new).alloc(frame)
+    }
+
+    /// An ad built during evaluation, as a value (kept until the evaluation
+    /// ends; it has no enclosing scope).
+    pub(crate) fn new_ad(&self, ad: ClassAd) -> Val<'a> {
+        let ad = self.keep.ads.get_or_init(Arena::new).alloc(ad);
+        Val::Ad(self.keep_frame(Frame { ad, parent: None, side: Side::Detached }))
     }
 
     /// Keeps an expression alive until the evaluation ends.

@@ -185,13 +185,21 @@ fn real_to_int(r: f64) -> Val<'static> {
 
 fn int<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
     match one_arg(ev, args, frame) {
-        Some(Val::Undefined) => Val::Undefined,
-        Some(v @ Val::Int(_)) => v,
-        Some(Val::Bool(b)) => Val::Int(i64::from(b)),
-        Some(Val::Real(r)) => real_to_int(r),
-        Some(Val::AbsTime(t)) => Val::Int(t.secs),
-        Some(Val::RelTime(t)) => real_to_int(t),
-        Some(Val::Str(s)) => {
+        Some(v) => to_int(v),
+        None => Val::Error,
+    }
+}
+
+/// `int()` of a value: an integer, UNDEFINED for UNDEFINED, else ERROR.
+pub(crate) fn to_int(v: Val<'_>) -> Val<'_> {
+    match v {
+        Val::Undefined => Val::Undefined,
+        v @ Val::Int(_) => v,
+        Val::Bool(b) => Val::Int(i64::from(b)),
+        Val::Real(r) => real_to_int(r),
+        Val::AbsTime(t) => Val::Int(t.secs),
+        Val::RelTime(t) => real_to_int(t),
+        Val::Str(s) => {
             let text = s.as_str();
             let (real, used) = leading_real(text);
             if used == 0 {

@@ -16,7 +16,7 @@
 //! | [string lists](string_lists) | `stringListSize stringListSum stringListAvg stringListMin stringListMax stringListMember stringListIMember stringListSubsetMatch stringListISubsetMatch stringListsIntersect` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
 //! | [math](math) | `pow quantize random` |
-//! | [time](time) | `time currentTime absTime relTime` |
+//! | [time](time) | `time currentTime absTime relTime timeZoneOffset dayTime splitTime formatTime interval getYear getMonth getDayOfYear getDayOfMonth getDayOfWeek getHours getMinutes getSeconds getDays` |
 //! | [HTCondor](condor) | `envV1ToV2 mergeEnvironment argsToList listToArgs userMap userHome` |
 //!
 //! An unknown function name parses and evaluates to ERROR, as does a call

@@ -264,6 +264,142 @@ def condor():
     cases += ["userHome()", 'userHome("a", "b", "c")']
     return cases
 
+def times():
+    """Time functions. Never the current time itself: calls that read the
+    clock appear only where the result does not depend on when (arity
+    errors, types, ranges; the oracle runs with TZ=UTC)."""
+    cases = []
+    # Instants: epoch, leap day, ISO-week edges, 32-bit edges, years 0/1/9999
+    # and before year 0 (libclassad's weekday formula goes negative there).
+    epochs = ["0", "1", "-1", "86399", "951825600", "1609459200", "1546214400",
+              "1700000000", "1234567890", "2147483647", "-2147483648",
+              "4102444800", "253402300799", "-62135596800", "-62135596801",
+              "-62167219200", "-70000000000"]
+    reals = ["1.5", "-0.5", "1700000000.9", "-1.7", "1e9"]
+    abstimes = ['absTime("2020-02-29T13:14:15+05:30")', 'absTime("2023-12-31T23:59:59-08:00")',
+                'absTime("1999-12-31T23:59:59Z")', 'absTime("2021-01-03T00:00:00+14:00")',
+                'absTime("2020-06-15T12:00:00-12:00")', 'absTime("1969-12-31T12:00:00+00:30")',
+                "absTime(1700000000, 3600)", "absTime(0, -18000)"]
+    reltimes = ["relTime(0)", "relTime(59)", "relTime(90061)", "relTime(-90061.5)", "relTime(1.5)",
+                "relTime(-61)", "relTime(-5.5)", 'relTime("1+02:03:04")', "relTime(34560000)",
+                "relTime(-3600)", "relTime(0.25)"]
+    hostile = ["undefined", "error", '"2020"', '""', "true", "{ 1 }", "{}", "[ a = 1 ]"]
+    values = epochs + reals + abstimes + reltimes + hostile
+
+    # splitTime
+    cases += cross("splitTime", values)
+    cases += ["splitTime()", "splitTime(0, 1)", "splitTime(100000000000000)", "splitTime(67768036191676799)",
+              "splitTime(-100000000000000)",
+              "splitTime(0).Year", 'splitTime(relTime(90061)).Seconds', "splitTime(relTime(-3e6))"]
+
+    # formatTime: default format, a full format, and each conversion
+    full = '"%Y-%m-%d %H:%M:%S"'
+    cases += cross("formatTime", values)
+    cases += cross("formatTime", values, [full])
+    conversions = "aAbBcCdDeFgGhHIjklmMnpPrRsStTuUVwWxXyYzZ%"
+    dates = ["1700000000", "1609459200", "1546214400", "951825600", "-62167219200",
+             'absTime("2020-02-29T13:14:15+05:30")', "43200"]
+    for conv in conversions:
+        cases += cross("formatTime", dates, ['"%' + conv + '"'])
+    # Modifiers E and O on every letter, flags and widths, bad conversions.
+    letters = "aAbBcCdDeFgGhHIjklmMnpPrRsStTuUVwWxXyYzZ%q"
+    cases += [call("formatTime", ["1700000000", '"' + "|".join("%E" + c for c in letters) + '"'])]
+    cases += [call("formatTime", ["1700000000", '"' + "|".join("%O" + c for c in letters) + '"'])]
+    flagged = ["%_H", "%-H", "%0e", "%05e", "%-e", "%_3S", "%^a", "%#a", "%#b", "%^B", "%#Z",
+               "%#p", "%^p", "%#P", "%^P", "%10Y", "%-10Y", "%_10Y", "%010Y", "%_010Y", "%0_10Y",
+               "%^10a", "%10a", "%010a", "%3Y", "%1d", "%#c", "%^c", "%30c", "%030c", "%^30c",
+               "%-30c", "%_5m", "%-j", "%_j", "%5z", "%_z", "%-z", "%06z", "%_6z", "%1z",
+               "%10%", "%-%", "%5n", "%5t", "%10Z", "%_Z", "%12s", "%_12s", "%-s", "%012G",
+               "%^#A", "%#^A", "%10q", "%q", "%", "%5", "%_", "%^10", "%E", "%O", "%EO", "%OE",
+               "%Ea", "%E%", "%O%", "%+Y", "%:z", "%::z", "%^é", "x%1019Y", "%1020Y", "%^1020a",
+               "%-1020e"]
+    for f in flagged:
+        cases += cross("formatTime", ["1700000000", "-62167219200"], ['"[' + f + ']"'])
+    cases += [call("formatTime", ["1700000000", '"plain text, no conversions"']),
+              call("formatTime", ["1700000000", '"héllo %Y wörld %B"']),
+              call("formatTime", ["1700000000", '""']),
+              call("formatTime", ["1700000000", '"%a%A%b%B%c%C%d%D%e%F%g%G%h%H%I%j%k%l%m%M%p%P%r%R%s%S%T%u%U%V%w%W%x%X%y%Y%z%Z%%"']),
+              call("formatTime", ["1700000000", '"' + "%c" * 40 + '"'])]
+    # An ad of fields: missing fields are 0 (year 1900, January), others
+    # taken as given (out of range too); only integers count.
+    ads = ["[ Year = 2020; Month = 3; Day = 4; Hours = 5; Minutes = 6; Seconds = 7 ]",
+           "[]", "[ Year = 2020.5; Month = true; Day = \"4\" ]",
+           "[ Year = 2020; Month = 14; Day = 40; Hours = 30; Minutes = 99; Seconds = 99 ]",
+           "[ Year = -5; Month = 0; Day = -3 ]",
+           "[ Year = 2020; Month = 2; Day = 1; Hours = 13 ]",
+           "[ Year = 2020; Month = 2; Day = 1; Hours = -13 ]",
+           "[ Year = 2020; Month = 2; Day = 1; Hours = 100 ]",
+           "[ Year = x; x = 2001; Month = undefined; Day = error ]",
+           "[ Year = 2020; Month = 3; Day = 4; Type = \"RelativeTime\" ]",
+           "[ Year = 2020; Month = 3; Day = 4; Offset = 3600 ]",
+           "[ Year = 2020; Month = 12; Day = 31; Hours = 23; Minutes = 59; Seconds = 60 ]"]
+    ad_formats = [None, '"%c|%j|%u|%w|%U|%W|%V|%G|%g|%C|%y|%I|%p|%Z|%z|%s"', '"%a %b %e"']
+    for ad in ads:
+        for fmt in ad_formats:
+            cases += [call("formatTime", [ad] + ([fmt] if fmt else []))]
+    cases += ['[ Year = 1999; t = formatTime([ Month = 2 ], "%Y") ].t',
+              '[ y = 1999; t = formatTime([ Year = y ], "%Y") ].t',
+              "formatTime(splitTime(1700000000))", "formatTime(splitTime(relTime(90061)))"]
+    fmt_args = ['"%Y"', "undefined", "error", "5", "{}", "[ a = 1 ]", "relTime(1)"]
+    cases += cross("formatTime", ["0", "undefined", "error", "relTime(1)", '"%Y"'], fmt_args)
+    cases += ['formatTime(0, "%Y", 1)', 'formatTime(0, "%Y", "%Y")', "size(formatTime())",
+              "isString(formatTime())", "formatTime(1, 2, 3, 4)"]
+
+    # interval
+    secs = ["0", "59", "60", "67", "3599", "3600", "3661", "86400", "90061", "1472523",
+            "-1", "-59", "-61", "-3600", "-3601", "-86400", "-86401", "-90061", "-1800",
+            "1.9", "-1.9", "-0.5", "2147483647", "-2147483647", '"90"', '"1e3"', '"abc"',
+            '"12abc"', '""', '" 90"', '"0x10"', '"1.9"', '"-0"', "true", "false",
+            "relTime(90)", "relTime(-90061.9)", "absTime(90)", 'absTime("2020-01-01T00:00:00Z")',
+            "undefined", "error", "{ 1 }", "[ a = 1 ]"]
+    cases += cross("interval", secs)
+    cases += ["interval()", "interval(1, 2)"]
+
+    # getYear and friends
+    getters = ["getYear", "getMonth", "getDayOfYear", "getDayOfMonth", "getDayOfWeek",
+               "getHours", "getMinutes", "getSeconds", "getDays"]
+    got = ['absTime("2023-12-31T23:59:58+05:00")', 'absTime("2020-02-29T13:14:15+05:30")',
+           "absTime(1609459200)", "absTime(-1)", "absTime(-62167219200, 0)",
+           "relTime(-90061.7)", "relTime(100000)", "relTime(59.9)", "relTime(0)",
+           "1700000000", "1.5", '"x"', "undefined", "error", "true", "{}", "[ a = 1 ]"]
+    for name in getters:
+        cases += cross(name, got)
+        cases += [call(name, []), call(name, ["absTime(0)", "1"])]
+
+    # The clock-reading functions: only what does not depend on when.
+    cases += ["timeZoneOffset()", "timeZoneOffset(1)", "isReltime(timeZoneOffset())",
+              "dayTime(1)", "isReltime(dayTime())", "dayTime() >= relTime(0) && dayTime() < relTime(86400)",
+              "time(1)", "isInteger(time())", "time() > 1700000000",
+              "currentTime(1)", "isAbstime(currentTime())", "currentTime() > absTime(1700000000)",
+              "isAbstime(absTime())"]
+
+    # absTime and relTime conversions
+    conv_values = epochs[:8] + reals + ["9223372036854775807", "-9223372036854775808", "1e18",
+                                        'real("NaN")', 'real("INF")'] + \
+        ['"2020-02-29T13:14:15+05:30"', '"2020-02-29"', '"2020-02-29T13:14:15"', '"20200229T131415Z"',
+         '"1+02:03:04"', '"90"', '"-1:30"', '"x"', '"2020-13-45T25:61:61Z"'] + \
+        abstimes[:3] + reltimes[:6] + hostile
+    conv_values = list(dict.fromkeys(conv_values))
+    cases += cross("absTime", conv_values)
+    cases += cross("relTime", conv_values)
+    offsets = ["0", "3600", "-18000", "1.5", "relTime(60)", '"x"', "undefined", "error", "true",
+               'absTime("2020-01-01T00:00:00Z")']
+    cases += cross("absTime", ["1700000000", "1.5", 'absTime("2020-02-29T13:14:15+05:30")',
+                               '"2020-02-29T13:14:15"', "relTime(60)", "undefined", "error"], offsets)
+    cases += ["relTime()", "relTime(1, 2)", "absTime(1, 2, 3)"]
+    # Beyond 32 bits (libclassad truncates; see time-range in docs/divergences.md).
+    cases += ["splitTime(5e9)", "splitTime(relTime(3e9))", "splitTime(relTime(-3e9))",
+              'formatTime(1e10, "%c %s")', 'formatTime(5000000000, "%c %s")', "getDays(relTime(3e9))",
+              "getHours(relTime(-3e9))", "interval(2147483648)", "interval(-2147483649)", "interval(1e10)",
+              'interval(real("NaN"))', 'interval(real("INF"))', 'interval("9999999999")',
+              'formatTime([ Year = 3000000000 ], "%Y")', 'formatTime([ Year = 2020; Month = 4294967298 ], "%m")']
+    # Text that is not a literal argument (computed, or with an offset).
+    cases += ['absTime(strcat("2020-01-01T00:00:00Z"))', 'relTime(strcat("1:30"))',
+              'absTime(strcat("garbage"))', 'relTime(strcat("garbage"))',
+              '[ s = "2020-01-01T00:00:00Z"; t = absTime(s) ].t', '[ s = "1:30"; t = relTime(s) ].t']
+    return cases
+
+
 GROUPS = [
     ("strings: substr, strcmp, stricmp, strcat, toUpper, toLower, size", strings),
     ("versions: the versioncmp family", versions),
@@ -273,6 +409,7 @@ GROUPS = [
     ("math: pow, quantize, random", math),
     ("unresolved: external references", unresolved),
     ("HTCondor: envV1ToV2, mergeEnvironment, argsToList, listToArgs, userMap, userHome", condor),
+    ("times: splitTime, formatTime, interval, get*, timeZoneOffset, dayTime, absTime, relTime", times),
 ]
 
 
