@@ -161,6 +161,9 @@ const READER_DIVERGENCES: &[(&str, &str, &str)] = &[
 
 #[test]
 fn reader_edge_cases_as_libclassad() {
+    // The oracle ran with TZ=UTC (absTime values without an offset).
+    std::env::set_var("TZ", "UTC");
+    jiff::tz::reset_system_time_zone_cache();
     let docs = include_str!("../../docs/divergences.md");
     let cases = include_str!("data/formats/readers.jsonl");
     let mut unexplained = BTreeMap::new();
