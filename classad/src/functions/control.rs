@@ -15,6 +15,8 @@
 //!   References the ad resolves are followed. Names are sorted and
 //!   deduplicated ignoring case; a cycle gives `""`. UNDEFINED when `attr`
 //!   names nothing; ERROR when it is not an attribute reference.
+//!   `unresolved(attr, pattern)`: whether the regular expression `pattern`
+//!   (case-insensitive) matches a non-empty part of one of those names.
 //! * `debug(expr)`: the value of `expr`. When `tracing` events at DEBUG
 //!   level for the target `classad::debug` are enabled, it also logs the
 //!   expression, its value and how long it took to evaluate.
@@ -79,8 +81,10 @@ fn without_target_prefix(name: &str) -> &str {
 }
 
 fn unresolved<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
-    let [reference] = args else {
-        return Val::Error;
+    let (reference, pattern) = match args {
+        [reference] => (reference, None),
+        [reference, pattern] => (reference, Some(pattern)),
+        _ => return Val::Error,
     };
     if !matches!(reference.as_node(), Some(Node::Attr(_) | Node::RootAttr(_) | Node::Select(..))) {
         return Val::Error;
@@ -88,6 +92,21 @@ fn unresolved<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>
     let Some((expr, scope)) = ev.referenced_expr(reference, frame) else {
         return Val::Undefined;
     };
+    if let Some(pattern) = pattern {
+        let pattern = match ev.eval(pattern, frame) {
+            Val::Str(text) => super::regex::compile(text.as_str(), super::regex::Options::caseless()),
+            // libclassad fails the whole evaluation here (divergence
+            // `eval-failure`).
+            _ => return Val::Error,
+        };
+        let Some(pattern) = pattern else {
+            return Val::Error;
+        };
+        let mut refs = References::default();
+        let found = ev.external_references(expr, scope, &mut refs)
+            && refs.iter().any(|name| pattern.has_nonempty_match(without_target_prefix(name)));
+        return Val::Bool(found);
+    }
     let mut refs = References::default();
     let mut out = String::new();
     if ev.external_references(expr, scope, &mut refs) {

@@ -12,6 +12,7 @@
 //! | [control](control) | `ifThenElse eval unparse unresolved debug` |
 //! | [lists](lists) | `size member identicalMember sum avg min max anyCompare allCompare evalInEachContext countMatches` |
 //! | [strings](strings) | `strcat toUpper toLower substr strcmp stricmp join split splitUserName splitSlotName` |
+//! | [regular expressions](regex) | `regexp regexpMember regexps replace replaceAll` |
 //! | [versions](versions) | `versioncmp versionGT versionGE versionLT versionLE versionEQ version_in_range` |
 //! | [string lists](string_lists) | `stringListSize stringListSum stringListAvg stringListMin stringListMax stringListMember stringListIMember stringListSubsetMatch stringListISubsetMatch stringListsIntersect` |
 //! | [conversion](conversion) | `int real string bool floor ceiling ceil round` |
@@ -33,6 +34,7 @@ pub mod conversion;
 pub mod lists;
 pub mod math;
 pub mod predicates;
+pub mod regex;
 pub mod registry;
 pub mod string_lists;
 pub mod strings;
@@ -72,6 +74,7 @@ fn table() -> impl Iterator<Item = &'static Builtin> {
         control::BUILTINS,
         lists::BUILTINS,
         strings::BUILTINS,
+        regex::BUILTINS,
         versions::BUILTINS,
         string_lists::BUILTINS,
         conversion::BUILTINS,

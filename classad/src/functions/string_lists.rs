@@ -33,8 +33,16 @@
 //!   is `" ,"`. ERROR arguments give ERROR, then UNDEFINED ones UNDEFINED,
 //!   then anything but strings ERROR.
 //!
+//! * `stringList_regexpMember(pattern, list[, delims[, options]])`: whether
+//!   the regular expression `pattern` matches some item (see
+//!   [`regex`](super::regex); option letters in either case). All
+//!   arguments must be strings and the pattern valid, else ERROR; an empty
+//!   list is UNDEFINED. Default delimiters `", "`.
+//!
 //! ```
 //! use classad::{Expr, Value};
+//! let e: Expr = r#"stringList_regexpMember("^slot[0-9]+$", "x, slot2")"#.parse().unwrap();
+//! assert_eq!(e.eval(), Value::Bool(true));
 //! let e: Expr = r#"stringListIMember("SLOT2", "slot1, slot2")"#.parse().unwrap();
 //! assert_eq!(e.eval(), Value::Bool(true));
 //! let e: Expr = r#"stringListSum("1, 2, 3.5")"#.parse().unwrap();
@@ -339,6 +347,29 @@ fn string_lists_intersect<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &
     Val::Bool(shared)
 }
 
+fn string_list_regexp_member<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> Val<'a> {
+    if !(2..=4).contains(&args.len()) {
+        return Val::Error;
+    }
+    let values: Vec<Val<'a>> = args.iter().map(|arg| ev.eval(arg, frame)).collect();
+    let strings: Option<Vec<&str>> = values.iter().map(text).collect();
+    let Some(strings) = strings else {
+        return Val::Error;
+    };
+    let (pattern, list) = (strings[0], strings[1]);
+    let delimiters = strings.get(2).copied().unwrap_or(SUMMARY_DELIMITERS);
+    // Unlike regexp's, these option letters may be upper case.
+    let options = super::regex::Options::from_letters(&strings.get(3).copied().unwrap_or("").to_ascii_lowercase());
+    let Some(pattern) = super::regex::compile(pattern, options) else {
+        return Val::Error;
+    };
+    let mut items = Items::new(list, delimiters).peekable();
+    if items.peek().is_none() {
+        return Val::Undefined;
+    }
+    Val::Bool(items.any(|item| pattern.is_match(&String::from_utf8_lossy(item))))
+}
+
 pub(crate) static BUILTINS: &[Builtin] = &[
     Builtin { name: "stringListSize", func: string_list_size },
     Builtin { name: "stringListSum", func: string_list_sum },
@@ -350,6 +381,7 @@ pub(crate) static BUILTINS: &[Builtin] = &[
     Builtin { name: "stringListSubsetMatch", func: string_list_subset_match },
     Builtin { name: "stringListISubsetMatch", func: string_list_isubset_match },
     Builtin { name: "stringListsIntersect", func: string_lists_intersect },
+    Builtin { name: "stringList_regexpMember", func: string_list_regexp_member },
 ];
 
 #[cfg(test)]

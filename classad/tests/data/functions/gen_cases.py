@@ -188,6 +188,19 @@ UNRESOLVED_AD = ('[ a = 1; r = x + a + TARGET.y + MY.z + MY.a + other.w + foo.ba
                  'mixed = Zeta + alpha + ALPHA + target.Beta + TARGET.gamma; sel = b.e + b.g + b.missing ]')
 
 
+def string_list_regexps():
+    cases = []
+    patterns = ['"^a"', '"B"', '"^slot[0-9]+$"', '""', '"("', '"(a)\\1"', "undefined", "error", "1"]
+    lists_ = ['"a, b"', '"x,slot2"', '""', '" , "', '"A;b"', "undefined", "error", "{ \"a\" }"]
+    cases += cross("stringList_regexpMember", patterns, lists_)
+    cases += cross("stringList_regexpMember", ['"^b"', '"B"'], ['"a;b c"'], ['";"', '" "', '""', "undefined", "1"])
+    cases += cross("stringList_regexpMember", ['"^b"', '"B$"'], ['"a, b"', '"a, B"'], ['", "'],
+                   ['"i"', '"I"', '""', '"m"', '"xyz"', "undefined", "1"])
+    cases += ["stringList_regexpMember()", 'stringList_regexpMember("a")',
+              'stringList_regexpMember("a", "a", ",", "i", 1)']
+    return cases
+
+
 def unresolved():
     refs = ["r", "a", "lit", "l", "cyc", "half", "missing", "nest", "up", "self_r", "MY.r", "b.c", "b.e", "b.g",
             "rec", "idx", "cond", "root", "mixed", "sel", "u", ".r", "b", "s"]
@@ -195,6 +208,9 @@ def unresolved():
     for arg in ['"r"', "1", "undefined", "error", "r + 1", "f(r)", "{ r }"]:
         cases.append("ad\t%s\tunresolved(%s)" % (UNRESOLVED_AD, arg))
     cases += ["ad\t%s\tunresolved()" % UNRESOLVED_AD, 'ad\t%s\tunresolved(r, "x", 1)' % UNRESOLVED_AD]
+    for ref in ["r", "l", "cyc", "missing", "a", "mixed"]:
+        for pattern in ['"^y$"', '"Y"', '"zz"', '"foo\\."', '"^$"', '"a*"', '"("', '""']:
+            cases.append("ad\t%s\tunresolved(%s, %s)" % (UNRESOLVED_AD, ref, pattern))
     return cases
 
 
@@ -400,16 +416,122 @@ def times():
     return cases
 
 
+def regex():
+    cases = []
+    # Patterns are ClassAd string literals: "\\d" is the two characters \d.
+    patterns = ['"abc"', '"^a"', '"c$"', '"^$"', '""', '"a.c"', '"[0-9]+"', '"\\\\d+"',
+                '"\\\\w+@\\\\w+"', '"^(a|b)*$"', '"x{2,3}"', '"é"', '"^.$"', '"^..$"',
+                '"[[:alpha:]]+"', '"\\\\bc"', '"a{,3}"', '"(?i)ABC"', '"a\\\\.c"', '"[^a-c]"']
+    targets = ['"abc"', '""', '"ABC"', '"a\\nc"', '"é"', '"xx123"', '"user@host"', '"c\\n"']
+    cases += cross("regexp", patterns, targets)
+
+    # Option letters (unknown ones and upper case are ignored).
+    optioned = [('"^abc$"', ['"ABC"', '"abc"']), ('"a.c"', ['"a\\nc"', '"A\\nC"']),
+                ('"^c$"', ['"a\\nc"', '"c\\nd"']), ('"a b c"', ['"abc"', '"a b c"']),
+                ('"A # comment\\nB"', ['"ab"', '"A # comment\\nB"'])]
+    for pattern, texts in optioned:
+        cases += cross("regexp", [pattern], texts,
+                       ['"i"', '"m"', '"s"', '"x"', '"I"', '""', '"imsx"', '"q"', '"fg"'])
+
+    # PCRE syntax: escapes, classes, groups, quantifiers, anchors.
+    syntax = [
+        ('"\\\\x41\\\\x{42}\\\\103"', '"ABC"'), ('"\\\\x4"', '"\\004"'), ('"\\\\cA"', '"\\001"'),
+        ('"\\\\e"', '"\\033"'), ('"\\\\12"', '"\\n"'), ('"\\\\o{101}"', '"A"'), ('"\\\\x{100}"', '"A"'),
+        ('"\\\\400"', '"A"'), ('"\\\\y"', '"y"'), ('"\\\\8"', '"8"'), ('"\\\\<"', '"<"'),
+        ('"\\\\Qa.b\\\\E"', '"a.b"'), ('"\\\\Qa.b\\\\E"', '"axb"'), ('"a\\\\Q\\\\E*"', '"aaa"'),
+        ('"(?#comment)a"', '"a"'), ('"a(?#c)*"', '"aaa"'), ('"\\\\h"', '" "'), ('"\\\\v"', '"\\n"'),
+        ('"\\\\s"', '"\\013"'), ('"\\\\N"', '"\\n"'), ('"\\\\R"', '"\\r\\n"'), ('"\\\\C"', '"a"'),
+        ('"[a[b]"', '"["'), ('"[a&&b]"', '"&"'), ('"[a--b]"', '"-"'), ('"[a~~b]"', '"~"'),
+        ('"[]a]"', '"]"'), ('"[^]a]"', '"b"'), ('"[]"', '"]"'), ('"[a-c-e]"', '"d"'), ('"[a-c-e]"', '"-"'),
+        ('"[%--]"', '"+"'), ('"[\\\\d-z]"', '"-"'), ('"[\\\\w-]"', '"-"'), ('"[z-a]"', '"a"'),
+        ('"[\\\\Qa-c\\\\E]"', '"b"'), ('"[\\\\E]]"', '"]"'), ('"[\\\\b]"', '"\\010"'), ('"[\\\\8]"', '"8"'),
+        ('"[[:alpha:]-z]"', '"-"'), ('"[[:foo:]]"', '"a"'), ('"[:alpha:]"', '"a"'), ('"[[:^digit:]]"', '"1"'),
+        ('"[[:upper:]]"', '"a"'), ('"[[:<:]]ab"', '"x ab"'), ('"[[:<:]]ab"', '"xab"'), ('"a[[:>:]]"', '"ab"'),
+        ('"a{2,1}"', '"aa"'), ('"a**"', '"a"'), ('"*"', '"a"'), ('"a|*"', '"a"'), ('"^*a"', '"a"'),
+        ('"x{1}{2}"', '"xx"'), ('"a{65536}"', '"a"'), ('"a{1,3"', '"a{1,3"'), ('"{"', '"{"'),
+        ('"a{1, 3}"', '"a"'), ('"(?i)A(?-i)B"', '"ab"'), ('"(?i)A(?-i)B"', '"aB"'), ('"(?i:A)B"', '"aB"'),
+        ('"(?s).(?-s)."', '"\\n\\n"'), ('"(?m)^b"', '"a\\nb"'), ('"(?x) a b "', '"ab"'),
+        ('"(?xx)[ a]"', '" "'), ('"(?x)[ a]"', '" "'), ('"(?^)a"', '"a"'), ('"(?^-i)a"', '"a"'),
+        ('"(?n)(a)"', '"a"'), ('"(?u)a"', '"a"'), ('"(?U)a+"', '"aa"'), ('"(?P<n>a)"', '"a"'),
+        ('"(?<n>a)(?\'m\'b)"', '"ab"'), ('"(?<n>a)(?<n>b)"', '"ab"'), ('"(?<1a>x)"', '"x"'),
+        ('"("', '"a"'), ('"a)"', '"a)"'), ('"(?"', '"a"'), ('"\\\\"', '"\\\\"'), ('"[a"', '"[a"'),
+        ('"a\\\\Z"', '"a\\n"'), ('"a\\\\z"', '"a\\n"'), ('"a$"', '"a\\n"'), ('"a$"', '"a\\r"'),
+        ('"^$"', '"\\n"'), ('"\\\\Aa"', '"ba"'), ('"x|"', '""'), ('"()"', '""'),
+        ('"Å"', '"\\303"'), ('"(?i)é"', '"É"'), ('"\\\\w"', '"é"'), ('"[é]"', '"\\251"'),
+    ]
+    for pattern, text in syntax:
+        cases.append(call("regexp", [pattern, text]))
+    cases += cross("regexp", ['"a b"', '"a#b\\nc"', '"à"', '"Å"'], ['"ab"', '"ac"', '"\\303"'], ['"x"'])
+
+    # Features that need backtracking (libclassad's PCRE has them).
+    for pattern, text in [('"(a)\\\\1"', '"aa"'), ('"(a)\\\\g{1}"', '"aa"'), ('"(?<n>a)\\\\k<n>"', '"aa"'),
+                          ('"(?=a)a"', '"a"'), ('"a(?!b)"', '"ab"'), ('"(?<=a)b"', '"ab"'),
+                          ('"(?<!a)b"', '"ab"'), ('"(?>a*)a"', '"aa"'), ('"a*+a"', '"aa"'), ('"a++"', '"a"'),
+                          ('"(?|(a)|(b))"', '"b"'), ('"(a|b(?1))"', '"ba"'), ('"(?(1)a|b)"', '"b"'),
+                          ('"\\\\Ga"', '"a"'), ('"a\\\\Kb"', '"ab"'), ('"\\\\X"', '"a"'), ('"\\\\p{L}"', '"a"'),
+                          ('"(*FAIL)|a"', '"a"'), ('"(*UTF)a"', '"a"'), ('"(?J)(?<n>a)(?<n>b)"', '"ab"')]:
+        cases.append(call("regexp", [pattern, text]))
+
+    # A pattern that makes a backtracking engine give up.
+    cases.append(call("regexp", ['"(x+x+)+y"', '"' + "x" * 40 + ' y"']))
+    cases.append(call("regexp", ['"(a*)*b"', '"' + "a" * 40 + '"']))
+
+    # UNDEFINED, ERROR and wrong types; arity.
+    values = ['"a"', "undefined", "error", "1", '{ "a" }', "[ a = 1 ]"]
+    cases += cross("regexp", values, values)
+    cases += cross("regexp", ['"a"', "undefined", "1"], ['"a"', "undefined", "1"], ['"i"', "undefined", "error", "1"])
+    cases += ["regexp()", 'regexp("a")', 'regexp("a", "a", "i", "x")']
+
+    # regexpMember
+    members = ['"^b"', '"("', '""', '"B"', "undefined", "error", "1"]
+    lists = ['{}', '{ "a" }', '{ "a", "bc" }', '{ "bc", 1 }', '{ 1, "bc" }', '{ undefined, "a" }',
+             '{ undefined, "bc" }', '{ "a", error }', '{ "bc", error }', '{ error, "bc" }', '{ "B" }',
+             '{ { "bc" } }', '"abc"', "undefined", "error"]
+    cases += cross("regexpMember", members, lists)
+    cases += cross("regexpMember", ['"^b"', '"("', "1"], ['{ "B" }', '{ "a", "b" }', '"b"', "undefined"],
+                   ['"i"', '""', "undefined", "error", "1"])
+    cases += ["regexpMember()", 'regexpMember("a")', 'regexpMember("a", { "a" }, "i", "x")']
+
+    # regexps: the substitution alone, with f (in place) and g (global).
+    subst_patterns = ['"b"', '"(a)(b)?"', '"x*"', '"^"', '"$"', '"(a)|(b)"', '"é"', '"."', '"[bc]+"',
+                      '"(b)(c)?"']
+    subst_targets = ['"abcb"', '""', '"éa"']
+    substitutes = ['"<\\\\0>"', '"[\\\\1]"', '"[\\\\2]"', '"\\\\9"', '"a\\\\\\\\b"', '"x\\\\"', '"\\\\x"', '""']
+    for options in [None, '"f"', '"g"', '"fg"']:
+        for pattern in subst_patterns:
+            for target in subst_targets:
+                for substitute in substitutes[:2] if options else substitutes:
+                    args = [pattern, target, substitute] + ([options] if options else [])
+                    cases.append(call("regexps", args))
+    cases += cross("regexps", ['"B"'], ['"abcb"'], ['"x"'], ['"i"', '"ig"', '"if"', '"G"', '"fgi"'])
+
+    # replace and replaceAll: the target with the first / every match replaced.
+    for name in ["replace", "replaceAll"]:
+        cases += cross(name, ['"b"', '"(b)(c)?"', '"x*"', '"^"', '"$"', '"\\\\b"', '"b*"', '"[aeiou]"',
+                              '"^a*?"', '"(a|)"', '"é"', '"(?m)^"', '"(?m)$"', '"a|"'],
+                       ['"abcb"', '""', '"aaa"', '"héllo wörld"', '"a\\nb\\n"'], ['"<\\\\0>"', '"[\\\\1]"'])
+        cases += cross(name, ['"B"', '"^B"', '"b$"'], ['"abcb"', '"b\\nb"'], ['"x"'], ['"i"', '"g"', '"m"', '"f"', '""'])
+        cases += cross(name, values[:4], values[:4], ['"x"', "undefined", "error", "1"])
+        cases += cross(name, ['"a"'], ['"a"'], ['"x"'], ['"i"', "undefined", "error", "1"])
+        cases += [call(name, []), call(name, ['"a"', '"a"']), call(name, ['"a"', '"a"', '"b"', '"i"', '"x"'])]
+    cases += cross("regexps", values[:4], values[:4], ['"x"', "undefined", "error", "1"])
+    cases += cross("regexps", ['"a"', "1"], ['"a"', "undefined"], ['"x"', "1"], ['"i"', "undefined", "error", "1"])
+    cases += ["regexps()", 'regexps("a", "a")', 'regexps("a", "a", "b", "i", "x")']
+    return cases
+
+
 GROUPS = [
     ("strings: substr, strcmp, stricmp, strcat, toUpper, toLower, size", strings),
     ("versions: the versioncmp family", versions),
     ("string lists: the stringList* functions", string_lists),
+    ("string lists: stringList_regexpMember", string_list_regexps),
     ("lists: member, identicalMember, sum, avg, min, max, anyCompare, allCompare, join, split*", lists),
     ("lists of ads: evalInEachContext, countMatches", list_contexts),
     ("math: pow, quantize, random", math),
     ("unresolved: external references", unresolved),
     ("HTCondor: envV1ToV2, mergeEnvironment, argsToList, listToArgs, userMap, userHome", condor),
     ("times: splitTime, formatTime, interval, get*, timeZoneOffset, dayTime, absTime, relTime", times),
+    ("regular expressions: regexp, regexpMember, regexps, replace, replaceAll", regex),
 ]
 
 
