@@ -39,6 +39,8 @@
 //! * [`to_ad`], [`from_ad`] (feature `serde`, on by default): Rust values
 //!   to and from ads.
 //! * [`functions`]: the built-in function library.
+//! * [`matching`]: two ads side by side as the negotiator sees them
+//!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`).
 //! * [`usermap`]: the maps behind `userMap()` (HTCondor's classad map
 //!   files, registered by name) and the home-directory lookup behind
 //!   `userHome()`.
@@ -53,6 +55,7 @@ mod expr;
 pub mod format;
 pub mod functions;
 pub mod lexer;
+pub mod matching;
 mod name;
 mod parser;
 mod print;
