@@ -192,3 +192,66 @@ fn typical_requirements() {
     let prepared = Prepared::attribute(&options, &job, "Requirements");
     assert_eq!(prepared.matching(&machines), vec![0, 1, 4]);
 }
+
+/// MY's attributes are inlined, constants and pure calls folded, and names
+/// MY lacks read from the target under old semantics; cycles, deep chains
+/// and exponential references are left to the interpreter.
+#[test]
+fn folding_and_inlining_agree_with_the_interpreter() {
+    let target = parse_ad(
+        r#"[ Memory = 4096; Cpus = 4; Arch = "X86_64"; Site = "CHTC"; Name = "slot1"; Computed = Memory / 2;
+             KeyboardIdle = 30; Requirements = START; START = MY.Cpus > 1 ]"#,
+    )
+    .expect("target");
+    let my = parse_ad(
+        r#"[ RequestMemory = 2048; Half = RequestMemory / 2; Start = TARGET.Memory >= Half && Ok;
+             Ok = KeyboardIdle > 15 * 60 || Owner =?= "me"; Sites = "CHTC, UNL"; Owner = "me";
+             Listed = stringListMember(Site, Sites); Known = stringListMember("UNL", Sites);
+             Cycle1 = Cycle2 + 1; Cycle2 = Cycle1; Pick = Known ? TARGET.Cpus : 0;
+             Maybe = undefined ?: TARGET.Memory; Bad = "x" + 1; Listy = split(Sites);
+             Now = time() > 0; Late = CurrentTime > 1; Zero = 0 && TARGET.Memory; ]"#,
+    )
+    .expect("my");
+    let exprs = [
+        "Start",
+        "Ok",
+        "MY.Half * 2 == TARGET.Memory",
+        "Listed",
+        "Known && TARGET.Memory > 1",
+        "Cycle1",
+        "Cycle2 > 0 || TARGET.Cpus > 1",
+        "Pick",
+        "Maybe",
+        "Bad || TARGET.Cpus",
+        "size(Listy) == 2 && Listy[0] == TARGET.Site",
+        "Now",
+        "Late",
+        "Zero",
+        "KeyboardIdle",
+        "MY.KeyboardIdle",
+        "MY.Nothing =?= undefined",
+        "TARGET.Computed > Half",
+        "Requirements",
+        "(false && TARGET.x) || (true || TARGET.y)",
+        "error && TARGET.Memory",
+        "undefined && false",
+        "ifThenElse(Known, 1, 2) + TARGET.Cpus",
+        "strcat(Owner, \"@\", TARGET.Name)",
+        "isUndefined(TARGET.Missing) && isUndefined(Nothing)",
+    ];
+    for text in exprs {
+        agree(&my, &target, &parse_expr(text).expect(text));
+    }
+    // A chain of MY attributes 200 deep, and a tower whose full inlining
+    // (2^19 nodes) is far past the preparer's bound.
+    let mut chain = ClassAd::new();
+    chain.insert("A0", parse_expr("TARGET.Memory").expect("expr"));
+    let mut tower = ClassAd::new();
+    tower.insert("T0", parse_expr("TARGET.Cpus").expect("expr"));
+    for i in 1..200 {
+        chain.insert(format!("A{i}").as_str(), parse_expr(&format!("A{} + 1", i - 1)).expect("expr"));
+        tower.insert(format!("T{i}").as_str(), parse_expr(&format!("T{} + T{}", i - 1, i - 1)).expect("expr"));
+    }
+    agree(&chain, &target, &parse_expr("A199").expect("expr"));
+    agree(&tower, &target, &parse_expr("T18 > 0").expect("expr"));
+}

@@ -27,9 +27,9 @@ mod kernel;
 
 use super::ops;
 use super::val::Val;
-use super::{EvalContext, EvalOptions, Evaluator, Frame, Keep, Side};
+use super::{EvalContext, EvalOptions, Evaluator, Frame, Keep, Semantics, Side};
 use crate::ad::ClassAd;
-use crate::expr::{BinaryOp, Expr, Node, Repr, UnaryOp};
+use crate::expr::{BinaryOp, Expr, Literal, Node, Repr, UnaryOp};
 use crate::name::{reserved, Name};
 use crate::value::Value;
 use kernel::Kernel;
@@ -55,15 +55,16 @@ pub struct Prepared<'p> {
     my: &'p ClassAd,
     step: Step<'p>,
     /// `step` as a truth kernel, when it is a condition the kernel handles.
-    kernel: Option<Kernel<'p>>,
+    kernel: Option<Kernel>,
     /// The target attributes `step` reads directly, for prefetching.
     target_names: Vec<Name>,
 }
 
 /// A prepared expression node.
 enum Step<'p> {
-    /// A literal (written in the expression or folded from MY).
-    Literal(&'p Expr),
+    /// A literal: written in the expression, or computed while preparing
+    /// from MY's attributes and constants.
+    Literal(Literal),
     /// `TARGET.name`: the attribute looked up in the target ad.
     Target(Name),
     /// `TARGET.name op literal` (or `literal op TARGET.name` when
@@ -71,7 +72,7 @@ enum Step<'p> {
     Compare {
         op: BinaryOp,
         name: Name,
-        literal: &'p Expr,
+        literal: Literal,
         target_first: bool,
     },
     /// `a && b && ...` (`dominant` false) or `a || b || ...` (true), folded
@@ -97,10 +98,10 @@ static UNDEFINED: Expr = Expr(Repr::Lit(crate::expr::Literal::Undefined));
 impl<'p> Prepared<'p> {
     /// Prepares `expr`, an expression evaluated with `my` as the MY ad.
     pub fn new(options: &'p EvalOptions, my: &'p ClassAd, expr: &'p Expr) -> Prepared<'p> {
-        let mut target_names = Vec::new();
-        let step = prepare(expr, my, &mut target_names);
+        let mut preparer = Preparer::new(options, my);
+        let step = preparer.prepare(expr);
         let kernel = Kernel::compile(&step);
-        Prepared { options, my, step, kernel, target_names }
+        Prepared { options, my, step, kernel, target_names: preparer.targets }
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
@@ -125,9 +126,7 @@ impl<'p> Prepared<'p> {
         let mut found = Vec::new();
         for (i, target) in targets.iter().enumerate() {
             if let Some(ahead) = targets.get(i + PREFETCH_AHEAD) {
-                for name in &self.target_names {
-                    ahead.prefetch(*name);
-                }
+                self.prefetch(ahead);
             }
             if self.is_true(target) {
                 found.push(i);
@@ -136,9 +135,33 @@ impl<'p> Prepared<'p> {
         found
     }
 
+    /// The value against `target` as a `Rank` counts it: integers and
+    /// reals as they are, booleans as 1.0 or 0.0, anything else 0.0 (see
+    /// [`rank_value`](crate::matching::rank_value)); nothing is allocated.
+    pub(crate) fn rank(&self, target: &ClassAd) -> f64 {
+        self.run(target, |v| match v {
+            Val::Int(i) => i as f64,
+            Val::Real(r) => r,
+            Val::Bool(b) => f64::from(u8::from(b)),
+            _ => 0.0,
+        })
+    }
+
+    /// Asks the processor to load the table slots of `target` that
+    /// evaluating against it will read first.
+    pub(crate) fn prefetch(&self, target: &ClassAd) {
+        for name in &self.target_names {
+            target.prefetch(*name);
+        }
+    }
+
     fn run<R>(&self, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
         if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
             return finish(truth.value());
+        }
+        // Known while preparing (`START = true`, or MY's policy folded).
+        if let Step::Literal(literal) = &self.step {
+            return finish(Val::from_literal(literal));
         }
         let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
@@ -158,74 +181,291 @@ impl std::fmt::Debug for Prepared<'_> {
     }
 }
 
-/// Builds the step for `expr`, evaluated in `my`'s scope.
-fn prepare<'p>(expr: &'p Expr, my: &'p ClassAd, targets: &mut Vec<Name>) -> Step<'p> {
-    let node = match &expr.0 {
-        Repr::Lit(_) => return Step::Literal(expr),
-        Repr::Node(node) => &node.node,
-    };
-    let mut sub = |e: &'p Expr| Box::new(prepare(e, my, targets));
-    match node {
-        Node::Paren(inner) => *sub(inner),
-        // An attribute of MY with a literal value is that value, under
-        // either semantics (MY's own attributes come first in both).
-        Node::Attr(name) if !name.is_reserved() => match my.lookup_name(*name) {
-            Some(value @ Expr(Repr::Lit(_))) => Step::Literal(value),
-            _ => Step::Whole(expr),
-        },
-        // TARGET.x: unless MY itself defines TARGET (or other), it names
-        // the target ad, where a non-reserved x is a plain lookup.
-        Node::Select(base, name) if !name.is_reserved() => match base.as_node() {
-            Some(Node::Attr(scope))
-                if matches!(scope.symbol(), reserved::TARGET | reserved::OTHER) && !my.may_define(*scope) =>
-            {
-                if !targets.contains(name) {
-                    targets.push(*name);
-                }
-                Step::Target(*name)
-            }
-            _ => Step::Whole(expr),
-        },
-        Node::Unary(op, operand) => Step::Unary(*op, sub(operand)),
-        Node::Binary(op @ (BinaryOp::And | BinaryOp::Or), ..) => {
-            // Left-nested `a && b && c` as one chain.
-            let mut operands = Vec::new();
-            let mut left = expr;
-            while let Some(Node::Binary(inner, a, b)) = left.as_node() {
-                if inner != op {
-                    break;
-                }
-                operands.push(b);
-                left = a;
-            }
-            operands.push(left);
-            let items = operands.into_iter().rev().map(|e| prepare(e, my, targets)).collect();
-            Step::Chain { dominant: *op == BinaryOp::Or, items }
-        }
-        Node::Binary(op, a, b) => {
-            let a = sub(a);
-            let b = sub(b);
-            match (*a, *b) {
-                (Step::Target(name), Step::Literal(literal)) if fusable(*op) => {
-                    Step::Compare { op: *op, name, literal, target_first: true }
-                }
-                (Step::Literal(literal), Step::Target(name)) if fusable(*op) => {
-                    Step::Compare { op: *op, name, literal, target_first: false }
-                }
-                (a, b) => Step::Binary(*op, Box::new(a), Box::new(b)),
-            }
-        }
-        Node::Cond(c, a, b) => {
-            let c = sub(c);
-            let a = sub(a);
-            Step::Cond(c, a, sub(b))
-        }
-        Node::Elvis(a, b) => {
-            let a = sub(a);
-            Step::Elvis(a, sub(b))
-        }
-        _ => Step::Whole(expr),
+/// Bounds on inlining MY's attributes, so that a hostile ad (`A = B + B;
+/// B = C + C; ...`) cannot make a prepared expression grow without end:
+/// past them, references stay whole and the interpreter follows them.
+const MAX_INLINE_DEPTH: usize = 32;
+const MAX_STEPS: usize = 4096;
+
+/// Builds prepared steps for expressions of one MY ad.
+struct Preparer<'p> {
+    options: &'p EvalOptions,
+    my: &'p ClassAd,
+    /// The target attributes read directly.
+    targets: Vec<Name>,
+    /// The MY attributes being inlined (their expressions' addresses).
+    inlining: Vec<usize>,
+    /// Steps built so far.
+    steps: usize,
+}
+
+impl<'p> Preparer<'p> {
+    fn new(options: &'p EvalOptions, my: &'p ClassAd) -> Preparer<'p> {
+        Preparer { options, my, targets: Vec::new(), inlining: Vec::new(), steps: 0 }
     }
+
+    fn boxed(&mut self, expr: &'p Expr) -> Box<Step<'p>> {
+        Box::new(self.prepare(expr))
+    }
+
+    /// The step for `expr`, evaluated in MY's scope.
+    fn prepare(&mut self, expr: &'p Expr) -> Step<'p> {
+        self.steps += 1;
+        let node = match &expr.0 {
+            Repr::Lit(literal) => return Step::Literal(literal.clone()),
+            Repr::Node(node) => &node.node,
+        };
+        match node {
+            Node::Paren(inner) => self.prepare(inner),
+            Node::Attr(name) if !name.is_reserved() => match self.my.lookup_name(*name) {
+                Some(found) => self.my_attribute(expr, found),
+                // Old semantics: a name MY lacks is the target's.
+                None if self.options.semantics == Semantics::Old => self.target(*name),
+                None => Step::Literal(Literal::Undefined),
+            },
+            Node::Select(base, name) if !name.is_reserved() => match base.as_node() {
+                // TARGET.x: unless MY itself defines TARGET (or other), it
+                // names the target ad, where a non-reserved x is a plain
+                // lookup.
+                Some(Node::Attr(scope))
+                    if matches!(scope.symbol(), reserved::TARGET | reserved::OTHER) && !self.my.may_define(*scope) =>
+                {
+                    self.target(*name)
+                }
+                // MY.x: a lookup in MY, without old semantics' fallback.
+                Some(Node::Attr(scope)) if scope.symbol() == reserved::MY && !self.my.may_define(*scope) => {
+                    match self.my.lookup_name(*name) {
+                        Some(found) => self.my_attribute(expr, found),
+                        None => Step::Literal(Literal::Undefined),
+                    }
+                }
+                _ => Step::Whole(expr),
+            },
+            Node::Unary(op, operand) => match self.prepare(operand) {
+                Step::Literal(literal) => {
+                    fold(|| ops::unary(*op, Val::from_literal(&literal))).unwrap_or(Step::Whole(expr))
+                }
+                operand => Step::Unary(*op, Box::new(operand)),
+            },
+            Node::Binary(op @ (BinaryOp::And | BinaryOp::Or), ..) => {
+                // Left-nested `a && b && c` as one chain.
+                let mut operands = Vec::new();
+                let mut left = expr;
+                while let Some(Node::Binary(inner, a, b)) = left.as_node() {
+                    if inner != op {
+                        break;
+                    }
+                    operands.push(b);
+                    left = a;
+                }
+                operands.push(left);
+                let items: Box<[Step<'p>]> = operands.into_iter().rev().map(|e| self.prepare(e)).collect();
+                let dominant = *op == BinaryOp::Or;
+                match fold_chain(dominant, &items) {
+                    Some(folded) => folded,
+                    None => Step::Chain { dominant, items },
+                }
+            }
+            Node::Binary(op, a, b) => {
+                let a = self.prepare(a);
+                let b = self.prepare(b);
+                match (a, b) {
+                    (Step::Literal(x), Step::Literal(y)) => {
+                        fold(|| binary(*op, Val::from_literal(&x), Val::from_literal(&y))).unwrap_or(Step::Whole(expr))
+                    }
+                    (Step::Target(name), Step::Literal(literal)) if fusable(*op) => {
+                        Step::Compare { op: *op, name, literal, target_first: true }
+                    }
+                    (Step::Literal(literal), Step::Target(name)) if fusable(*op) => {
+                        Step::Compare { op: *op, name, literal, target_first: false }
+                    }
+                    (a, b) => Step::Binary(*op, Box::new(a), Box::new(b)),
+                }
+            }
+            Node::Cond(c, a, b) => match self.prepare(c) {
+                // A condition known now picks its branch now.
+                Step::Literal(literal) => match super::branch(Val::from_literal(&literal)) {
+                    Ok(true) => self.prepare(a),
+                    Ok(false) => self.prepare(b),
+                    Err(value) => fold(|| value).unwrap_or(Step::Whole(expr)),
+                },
+                c => {
+                    let a = self.boxed(a);
+                    Step::Cond(Box::new(c), a, self.boxed(b))
+                }
+            },
+            Node::Elvis(a, b) => match self.prepare(a) {
+                Step::Literal(Literal::Undefined) => self.prepare(b),
+                literal @ Step::Literal(_) => literal,
+                a => Step::Elvis(Box::new(a), self.boxed(b)),
+            },
+            Node::Call(call) if is_pure(call.name()) => {
+                // A pure function of arguments known now is its value now,
+                // unless that value is not a literal (a list, an ad).
+                let known = call.args().iter().all(|arg| matches!(self.prepare(arg), Step::Literal(_)));
+                if known {
+                    if let Some(folded) = self.evaluate_now(expr) {
+                        return folded;
+                    }
+                }
+                Step::Whole(expr)
+            }
+            _ => Step::Whole(expr),
+        }
+    }
+
+    /// A reference (`x` or `MY.x`) to MY's attribute whose expression is
+    /// `found`: its literal, or its expression inlined (evaluating it in
+    /// MY's scope is what the reference does), or, in a cycle or past the
+    /// bounds, the reference left whole.
+    fn my_attribute(&mut self, reference: &'p Expr, found: &'p Expr) -> Step<'p> {
+        if let Repr::Lit(literal) = &found.0 {
+            return Step::Literal(literal.clone());
+        }
+        let key = found as *const Expr as usize;
+        if self.inlining.contains(&key) || self.inlining.len() >= MAX_INLINE_DEPTH || self.steps >= MAX_STEPS {
+            return Step::Whole(reference);
+        }
+        self.inlining.push(key);
+        let step = self.prepare(found);
+        self.inlining.pop();
+        step
+    }
+
+    /// The target's attribute `name`.
+    fn target(&mut self, name: Name) -> Step<'p> {
+        if !self.targets.contains(&name) {
+            self.targets.push(name);
+        }
+        Step::Target(name)
+    }
+
+    /// Evaluates `expr` in MY's scope now, as a literal step. Only for
+    /// expressions that read nothing of the target.
+    fn evaluate_now(&self, expr: &'p Expr) -> Option<Step<'p>> {
+        let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
+        let keep = Keep::new();
+        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
+        let value = ev.eval(expr, &my_frame);
+        if ev.failed() {
+            return None;
+        }
+        fold(|| value)
+    }
+}
+
+/// A value computed now as a literal step (`None` for lists and ads, which
+/// have no literal).
+fn fold<'a>(value: impl FnOnce() -> Val<'a>) -> Option<Step<'static>> {
+    let literal = match value() {
+        Val::Undefined => Literal::Undefined,
+        Val::Error => Literal::Error,
+        Val::Bool(b) => Literal::Bool(b),
+        Val::Int(i) => Literal::Int(i),
+        Val::Real(r) => Literal::Real(r),
+        Val::Str(s) => Literal::Str(s.as_str().into()),
+        Val::AbsTime(t) => Literal::AbsTime(t),
+        Val::RelTime(r) => Literal::RelTime(crate::time::RelTime(r)),
+        Val::List(_) | Val::Ad(_) => return None,
+    };
+    Some(Step::Literal(literal))
+}
+
+/// A chain whose value is known now: its leading operands are literals
+/// and either decide it (an ERROR, or the dominant value) or are all there
+/// is.
+fn fold_chain<'p>(dominant: bool, items: &[Step<'p>]) -> Option<Step<'p>> {
+    let mut value: Option<Val<'_>> = None;
+    for item in items {
+        if let Some(left) = &value {
+            let mut needed = false;
+            let decided = ops::logical(dominant, left.clone(), || {
+                needed = true;
+                Val::Undefined
+            });
+            if !needed {
+                return fold(|| decided);
+            }
+        }
+        let Step::Literal(literal) = item else {
+            return None;
+        };
+        let right = Val::from_literal(literal);
+        value = Some(match value {
+            None => right,
+            Some(left) => ops::logical(dominant, left, || right),
+        });
+    }
+    value.and_then(|v| fold(|| v))
+}
+
+/// `a op b` of two known values, as the interpreter computes it.
+fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
+    match op {
+        BinaryOp::Is | BinaryOp::Isnt => match ops::identical(&a, &b) {
+            Val::Bool(same) => Val::Bool(same == (op == BinaryOp::Is)),
+            other => other,
+        },
+        _ => ops::binary(op, a, b),
+    }
+}
+
+/// The built-ins whose value depends on their arguments alone (not on the
+/// clock, chance, the environment, files or other attributes), so that a
+/// call on known arguments can be computed once.
+fn is_pure(name: Name) -> bool {
+    const PURE: &[&str] = &[
+        "isUndefined",
+        "isError",
+        "isString",
+        "isInteger",
+        "isReal",
+        "isBoolean",
+        "isList",
+        "isClassAd",
+        "isAbstime",
+        "isReltime",
+        "ifThenElse",
+        "member",
+        "identicalMember",
+        "size",
+        "strcat",
+        "substr",
+        "toUpper",
+        "toLower",
+        "strcmp",
+        "stricmp",
+        "int",
+        "real",
+        "string",
+        "bool",
+        "floor",
+        "ceiling",
+        "round",
+        "pow",
+        "quantize",
+        "regexp",
+        "regexpMember",
+        "stringListMember",
+        "stringListIMember",
+        "stringListSize",
+        "stringListSum",
+        "stringListAvg",
+        "stringListMin",
+        "stringListMax",
+        "stringListSubsetMatch",
+        "stringListISubsetMatch",
+        "stringListsIntersect",
+        "stringList_regexpMember",
+        "versioncmp",
+        "versionGT",
+        "versionGE",
+        "versionLT",
+        "versionLE",
+        "versionEQ",
+        "version_in_range",
+    ];
+    PURE.iter().any(|pure| name.as_str().eq_ignore_ascii_case(pure))
 }
 
 /// The operators [`Step::Compare`] evaluates with [`ops::binary`].
@@ -245,11 +485,11 @@ impl<'a> Evaluator<'a> {
     /// Evaluates a prepared step with `my` and `target` as the match.
     fn step(&mut self, step: &'a Step<'a>, my: &'a Frame<'a>, target: &'a Frame<'a>) -> Val<'a> {
         match step {
-            Step::Literal(expr) => self.eval(expr, my),
+            Step::Literal(literal) => Val::from_literal(literal),
             Step::Target(name) => self.target_attribute(*name, target),
             Step::Compare { op, name, literal, target_first } => {
                 let value = self.target_attribute(*name, target);
-                let literal = self.eval(literal, my);
+                let literal = Val::from_literal(literal);
                 if *target_first {
                     ops::binary(*op, value, literal)
                 } else {

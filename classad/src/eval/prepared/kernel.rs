@@ -61,43 +61,43 @@ impl Truth {
 
 /// A condition compiled from prepared steps.
 #[derive(Debug)]
-pub(super) enum Kernel<'p> {
+pub(super) enum Kernel {
     /// `TARGET.name op constant` (or the other way round) with a
     /// comparison operator, whose value is always a truth.
     Test {
         op: BinaryOp,
         name: Name,
-        constant: &'p Literal,
+        constant: Literal,
         target_first: bool,
     },
     /// A target attribute as an operand of `!`, `&&` or `||`.
     Truthy(Name),
     /// A constant operand of `!`, `&&` or `||`.
     Fixed(Truth),
-    Not(Box<Kernel<'p>>),
+    Not(Box<Kernel>),
     /// `a && b && ...` (`dominant` false) or `a || b || ...` (true).
     Chain {
         dominant: bool,
-        items: Box<[Kernel<'p>]>,
+        items: Box<[Kernel]>,
     },
 }
 
-impl<'p> Kernel<'p> {
+impl Kernel {
     /// The kernel of a whole prepared expression, if it is a condition the
     /// kernel can evaluate. Only steps whose value is always a truth
     /// qualify at the top: a bare literal or attribute keeps its own value.
-    pub(super) fn compile(step: &Step<'p>) -> Option<Kernel<'p>> {
+    pub(super) fn compile(step: &Step<'_>) -> Option<Kernel> {
         match step {
             Step::Compare { op, name, literal, target_first } if compares(*op) => {
-                Some(Kernel::Test { op: *op, name: *name, constant: literal_of(literal)?, target_first: *target_first })
+                Some(Kernel::Test { op: *op, name: *name, constant: literal.clone(), target_first: *target_first })
             }
             // `is` and `isnt` are not fused into `Step::Compare`.
             Step::Binary(op, a, b) if compares(*op) => match (&**a, &**b) {
                 (Step::Target(name), Step::Literal(literal)) => {
-                    Some(Kernel::Test { op: *op, name: *name, constant: literal_of(literal)?, target_first: true })
+                    Some(Kernel::Test { op: *op, name: *name, constant: literal.clone(), target_first: true })
                 }
                 (Step::Literal(literal), Step::Target(name)) => {
-                    Some(Kernel::Test { op: *op, name: *name, constant: literal_of(literal)?, target_first: false })
+                    Some(Kernel::Test { op: *op, name: *name, constant: literal.clone(), target_first: false })
                 }
                 _ => None,
             },
@@ -112,10 +112,10 @@ impl<'p> Kernel<'p> {
 
     /// The kernel of an operand of `!`, `&&` or `||`, which only matters
     /// through its truth.
-    fn operand(step: &Step<'p>) -> Option<Kernel<'p>> {
+    fn operand(step: &Step<'_>) -> Option<Kernel> {
         match step {
             Step::Target(name) => Some(Kernel::Truthy(*name)),
-            Step::Literal(expr) => Some(Kernel::Fixed(Truth::of(&Val::from_literal(literal_of(expr)?)))),
+            Step::Literal(literal) => Some(Kernel::Fixed(Truth::of(&Val::from_literal(literal)))),
             step => Kernel::compile(step),
         }
     }
@@ -126,7 +126,7 @@ impl<'p> Kernel<'p> {
         match self {
             Kernel::Test { op, name, constant, target_first } => {
                 let value = target_literal(*name, target)?;
-                let (a, b) = if *target_first { (value, *constant) } else { (*constant, value) };
+                let (a, b) = if *target_first { (value, constant) } else { (constant, value) };
                 Some(test(*op, a, b))
             }
             Kernel::Truthy(name) => Some(Truth::of(&Val::from_literal(target_literal(*name, target)?))),
@@ -225,12 +225,13 @@ fn general(op: BinaryOp, a: &Literal, b: &Literal) -> Truth {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::prepared::prepare;
+    use crate::eval::prepared::Preparer;
+    use crate::eval::EvalOptions;
 
     fn kernel_of(my: &ClassAd, text: &str) -> bool {
         let expr: Expr = text.parse().expect("expression");
-        let mut names = Vec::new();
-        let step = prepare(&expr, my, &mut names);
+        let options = EvalOptions::new();
+        let step = Preparer::new(&options, my).prepare(&expr);
         Kernel::compile(&step).is_some()
     }
 
@@ -248,11 +249,11 @@ mod tests {
 
     #[test]
     fn leaves_values_that_are_not_truths_to_the_steps() {
-        let job: ClassAd = "[ RequestMemory = 2048; Slack = RequestMemory / 2 ]".parse().expect("ad");
+        let job: ClassAd = "[ RequestMemory = 2048; Slack = TARGET.Memory / 2 ]".parse().expect("ad");
         // A bare attribute or literal keeps its own value (5 is not `true`).
         assert!(!kernel_of(&job, "TARGET.Memory"));
         assert!(!kernel_of(&job, "5"));
-        // Arithmetic, and MY attributes that are not literals.
+        // Arithmetic on target values, also through MY's attributes.
         assert!(!kernel_of(&job, "TARGET.Memory + 1 > RequestMemory"));
         assert!(!kernel_of(&job, "TARGET.Memory >= Slack"));
         assert!(!kernel_of(&job, "TARGET.Memory > 1 && Slack"));
@@ -262,7 +263,8 @@ mod tests {
     fn gives_up_on_target_attributes_that_are_not_literals() {
         let job = ClassAd::new();
         let expr: Expr = "TARGET.Memory >= 1024 && TARGET.Cpus > 0".parse().expect("expression");
-        let step = prepare(&expr, &job, &mut Vec::new());
+        let options = EvalOptions::new();
+        let step = Preparer::new(&options, &job).prepare(&expr);
         let kernel = Kernel::compile(&step).expect("a condition");
         let literal: ClassAd = "[ Memory = 4096; Cpus = 0 ]".parse().expect("ad");
         assert_eq!(kernel.truth(&literal), Some(Truth::False));
