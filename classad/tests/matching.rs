@@ -1,12 +1,13 @@
-//! `MatchAd` against libclassad's `symmetricMatch`/`matches`, pair by pair:
-//! the jobs of `data/matching/jobs.ads` against every machine ad of the
-//! pool sample (`data/matching/pool_matches.jsonl`, written by
-//! `generate_matching.py`).
+//! `MatchAd` and `Pool` against libclassad's `symmetricMatch`/`matches`,
+//! pair by pair: the jobs of `data/matching/jobs.ads` against every machine
+//! ad of the pool sample, as it is (`data/matching/pool_matches.jsonl`) and
+//! with its glideins' retirement times moved into the future
+//! (`pool_matches_refreshed.jsonl`); both written by `generate_matching.py`.
 
 use std::io::Read;
 
 use classad::format::{Format, Reader};
-use classad::matching::{rank_value, MatchAd};
+use classad::matching::{rank_value, Match, MatchAd, Pool};
 use classad::{ClassAd, EvalOptions, Semantics, Value};
 use serde_json::Value as Json;
 
@@ -20,6 +21,18 @@ fn pool_machines() -> Vec<ClassAd> {
     ads.into_iter().filter(|ad| ad.eval_attr("MyType") == Value::from("Machine")).collect()
 }
 
+/// The machines with `GLIDEIN_ToRetire` and `GLIDEIN_ToDie` moved to 2100,
+/// as `generate_matching.py` does for the refreshed run.
+fn refreshed(mut machines: Vec<ClassAd>) -> Vec<ClassAd> {
+    for ad in &mut machines {
+        if ad.contains("GLIDEIN_ToRetire") || ad.contains("GLIDEIN_ToDie") {
+            ad.insert("GLIDEIN_ToRetire", 4_102_444_800i64);
+            ad.insert("GLIDEIN_ToDie", 4_102_531_200i64);
+        }
+    }
+    machines
+}
+
 fn jobs() -> Vec<ClassAd> {
     let text = include_str!("data/matching/jobs.ads");
     Reader::new(text.as_bytes(), None).collect::<Result<_, _>>().expect("the jobs read")
@@ -31,14 +44,15 @@ fn raw_rank(ad: &ClassAd, context: classad::EvalContext<'_>) -> Option<String> {
     ad.lookup("Rank").map(|expr| context.eval(expr).to_string())
 }
 
-#[test]
-fn pool_pairs_match_as_in_libclassad() {
-    let machines = pool_machines();
+/// Checks every pair of `oracle` (one JSON line per job × machine pair)
+/// with `MatchAd`, and returns how many pairs match symmetrically.
+fn check_pairs(machines: &[ClassAd], oracle: &str) -> usize {
     let jobs = jobs();
     let options = EvalOptions::new().semantics(Semantics::Old);
     let mut checked = 0;
+    let mut symmetric = 0;
     let mut failures = Vec::new();
-    for line in include_str!("data/matching/pool_matches.jsonl").lines() {
+    for line in oracle.lines() {
         let record: Json = serde_json::from_str(line).expect("JSON line");
         let (j, m) =
             (record["job"].as_u64().expect("job") as usize, record["machine"].as_u64().expect("machine") as usize);
@@ -66,9 +80,59 @@ fn pool_pairs_match_as_in_libclassad() {
             theirs.3.as_deref().map_or(0.0, |t| rank_value(&classad::parse_expr(t).expect("rank text parses").eval()));
         assert_eq!(pair.left_rank().to_bits(), expected_rank.to_bits(), "job {j} machine {m}");
         checked += 1;
+        symmetric += usize::from(theirs.0);
     }
     assert_eq!(checked, jobs.len() * machines.len());
     assert!(failures.is_empty(), "{} of {checked} pairs differ:\n{}", failures.len(), failures.join("\n"));
+    symmetric
+}
+
+#[test]
+fn pool_pairs_match_as_in_libclassad() {
+    let matched = check_pairs(&pool_machines(), include_str!("data/matching/pool_matches.jsonl"));
+    assert_eq!(matched, 0, "the sample's retirement times are past");
+}
+
+#[test]
+fn refreshed_pool_pairs_match_as_in_libclassad() {
+    let matched = check_pairs(&refreshed(pool_machines()), include_str!("data/matching/pool_matches_refreshed.jsonl"));
+    assert_eq!(matched, 207);
+}
+
+/// `Pool` finds, for every job, exactly the machines libclassad's
+/// `symmetricMatch` accepts, with the ranks `MatchAd` gives, on one thread
+/// and on many.
+#[test]
+fn batch_matching_agrees_with_libclassad_and_match_ad() {
+    let options = EvalOptions::new().semantics(Semantics::Old);
+    for (machines, oracle) in [
+        (pool_machines(), include_str!("data/matching/pool_matches.jsonl")),
+        (refreshed(pool_machines()), include_str!("data/matching/pool_matches_refreshed.jsonl")),
+    ] {
+        let jobs = jobs();
+        let pool = Pool::new(&options, &machines);
+        assert_eq!(pool.len(), machines.len());
+        let mut reused = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            let expected: Vec<Match> = oracle
+                .lines()
+                .map(|line| serde_json::from_str::<Json>(line).expect("JSON line"))
+                .filter(|r| r["job"].as_u64() == Some(j as u64) && r["symmetric"].as_bool() == Some(true))
+                .map(|r| {
+                    let index = r["machine"].as_u64().expect("machine") as usize;
+                    let pair = MatchAd::new(&options, job, &machines[index]);
+                    Match { index, left_rank: pair.left_rank(), right_rank: pair.right_rank() }
+                })
+                .collect();
+            let found = pool.matches(job);
+            assert_eq!(found, expected, "job {j}");
+            assert_eq!(pool.par_matches(job), expected, "job {j}, in parallel");
+            assert_eq!(pool.count(job), expected.len(), "job {j}");
+            reused.clear();
+            pool.matches_into(job, &mut reused);
+            assert_eq!(reused, expected, "job {j}, reused vector");
+        }
+    }
 }
 
 #[test]

@@ -24,6 +24,13 @@
 //! assert_eq!(pair.right_rank(), 0.0); // the slot has no Rank
 //! # Ok::<(), classad::ParseError>(())
 //! ```
+//!
+//! [`MatchAd`] answers for one pair. [`Pool`] matches one request against
+//! many ads (the negotiator's loop), preparing every expression once and
+//! allocating nothing per pair, on one thread or, with
+//! [`Pool::par_matches`], on all of them.
+
+mod pool;
 
 use std::sync::OnceLock;
 
@@ -31,6 +38,8 @@ use crate::ad::ClassAd;
 use crate::eval::{EvalContext, EvalOptions};
 use crate::name::Name;
 use crate::value::Value;
+
+pub use pool::{Match, Pool};
 
 /// The attribute holding an ad's requirements of the other.
 pub const REQUIREMENTS: &str = "Requirements";
