@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # compare.sh -- libclassad (HTCondor 23.9.6) and classad-rs, side by side, on the same
 # synthetic ads and the same pool sample: runs the anchor benchmarks
-# (../shared/anchor/classad-bench.sh and anchor/parse-pool.sh, which need root and the
-# HTCondor chroot; skipped with a message if either is missing), then our criterion
-# benchmarks, and prints markdown tables of ns/op and of milliseconds per pool sample.
+# (../shared/anchor/classad-bench.sh, anchor/parse-pool.sh and anchor/batch-match.sh, which
+# need root and the HTCondor chroot; skipped with a message if either is missing), then our
+# criterion benchmarks, and prints markdown tables of ns/op, of milliseconds per pool
+# sample and of ns per (job, machine) pair in batch matching.
 #
 # Usage (from anywhere; as root to get the libclassad column):
-#   benches/compare.sh [N_PARSE=20000] [M_MACHINES=20000] [REPS=7]
+#   benches/compare.sh [N_PARSE=20000] [M_MACHINES=20000] [REPS=7] [SLOTS=100000]
 # Environment:
 #   ANCHOR_BENCH     the anchor script     (default ../shared/anchor/classad-bench.sh next to the repository)
 #   ANCHOR_ROOT      the chroot it uses    (default /tmp/anchor/trixie)
@@ -21,6 +22,7 @@ set -euo pipefail
 N_PARSE=${1:-20000}
 M_MACHINES=${2:-20000}
 REPS=${3:-7}
+SLOTS=${4:-100000}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
@@ -42,15 +44,18 @@ else
 	echo "== libclassad: $HERE/anchor/parse-pool.sh $REPS" >&2
 	ANCHOR_ROOT=$ANCHOR_ROOT bash "$HERE/anchor/parse-pool.sh" "$REPS" |
 		tee -a "$OUT_DIR/libclassad.txt" >&2
+	echo "== libclassad: $HERE/anchor/batch-match.sh $M_MACHINES $SLOTS $REPS" >&2
+	ANCHOR_ROOT=$ANCHOR_ROOT bash "$HERE/anchor/batch-match.sh" "$M_MACHINES" "$SLOTS" "$REPS" |
+		tee -a "$OUT_DIR/libclassad.txt" >&2
 fi
 
 # ---- classad-rs
 echo "== classad-rs: cargo bench -p classad-benches (CLASSAD_BENCH_MACHINES=$M_MACHINES)" >&2
 # Drop our previous results so that a benchmark that no longer runs cannot leave a stale figure.
-rm -rf "$TARGET/criterion/parse" "$TARGET/criterion/eval" "$TARGET/criterion/stream"
+rm -rf "$TARGET/criterion/parse" "$TARGET/criterion/eval" "$TARGET/criterion/stream" "$TARGET/criterion/batch"
 # shellcheck disable=SC2086 # CRITERION_ARGS is a list of flags
-(cd "$ROOT" && CLASSAD_BENCH_MACHINES=$M_MACHINES \
-	cargo bench -p classad-benches --bench classad -- ${CRITERION_ARGS:-}) 2>&1 |
+(cd "$ROOT" && CLASSAD_BENCH_MACHINES=$M_MACHINES CLASSAD_BENCH_SLOTS=$SLOTS \
+	cargo bench -p classad-benches --bench classad --bench matching -- ${CRITERION_ARGS:-}) 2>&1 |
 	tee "$OUT_DIR/classad-rs.txt" >&2
 
 # ---- the table
@@ -59,23 +64,32 @@ import glob, json, os, sys
 
 anchor_out, criterion_dir = sys.argv[1], sys.argv[2]
 
-# The anchor's last JSON line: {"parse_machine_new_syntax_ns": 28894.6, ...}
-# and parse-pool.sh's: {"bench": "libclassad-pool", "parse_long_format_ms": 113.2, ...}
-anchor, pool = {}, {}
+# The anchor's last JSON line: {"parse_machine_new_syntax_ns": 28894.6, ...},
+# parse-pool.sh's: {"bench": "libclassad-pool", "parse_long_format_ms": 113.2, ...}
+# and batch-match.sh's, one per input: {"bench": "libclassad-batch", "label": ..., ...}
+anchor, pool, batch = {}, {}, {}
 with open(anchor_out) as f:
     for line in f:
         if line.startswith("{") and '"bench":"libclassad"' in line:
             anchor = json.loads(line)
         if line.startswith("{") and '"bench": "libclassad-pool"' in line:
             pool = json.loads(line)
+        if line.startswith("{") and '"bench": "libclassad-batch"' in line:
+            record = json.loads(line)
+            batch[record["label"]] = record
 
-# Criterion: <dir>/<group>/<function>/new/{benchmark,estimates}.json, mean in ns/iteration.
-ours = {}
+# Criterion: <dir>/<group>/<function>/new/{benchmark,estimates}.json, mean in ns/iteration;
+# `per_element` divides it by the benchmark's throughput (pairs per pass in batch matching).
+ours, per_element = {}, {}
 for bench in glob.glob(os.path.join(criterion_dir, "*", "*", "new", "benchmark.json")):
     with open(bench) as f:
-        name = json.load(f)["function_id"]
+        meta = json.load(f)
+    name = meta["function_id"]
     with open(os.path.join(os.path.dirname(bench), "estimates.json")) as f:
         ours[name] = json.load(f)["mean"]["point_estimate"]
+    elements = (meta.get("throughput") or {}).get("Elements")
+    if elements:
+        per_element[name] = ours[name] / elements
 
 # (our benchmark, the anchor's measurement it corresponds to or None)
 ROWS = [
@@ -119,4 +133,18 @@ for label, key in [("Python `classad.parseAds` (old)", "python_parse_ads_ms"),
 for name in ["stream_pool_new", "stream_pool_json", "stream_pool_xml"]:
     ns = ours.get(name)
     print(f"| {name} | n/a | {fmt(ns / 1e6 if ns else None)} | n/a |")
+
+# Batch matching: ns per (job, machine) pair.
+print()
+print("| batch matching, ns per pair | libclassad per pair | libclassad optimized | classad-rs 1 thread "
+      "| classad-rs all cores | speed-up 1 thread (x) | speed-up all cores (x) | libclassad matches |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+labels = sorted({n[len("batch_"):-len("_parallel")] for n in per_element if n.startswith("batch_") and n.endswith("_parallel")})
+for label in labels:
+    theirs = batch.get(label, {})
+    base = theirs.get("symmetric_match_ranked_ns")
+    one, many = per_element.get(f"batch_{label}"), per_element.get(f"batch_{label}_parallel")
+    up = lambda mine: f"{base / mine:,.1f}" if base and mine else "n/a"
+    print(f"| {label} | {fmt(base)} | {fmt(theirs.get('symmetric_match_optimized_ranked_ns'))} | {fmt(one)} "
+          f"| {fmt(many)} | {up(one)} | {up(many)} | {theirs.get('matches', 'n/a')} |")
 EOF

@@ -1,10 +1,12 @@
 //! Benchmark support for classad-rs: inputs identical to those of
 //! libclassad's own benchmark, so the two can be compared side by side.
 //!
-//! The benchmarks themselves are in `benches/classad.rs`; `compare.sh` runs
+//! The benchmarks themselves are in `benches/classad.rs` and
+//! `benches/matching.rs`; `compare.sh` runs
 //! them next to libclassad's and prints a table (see `docs/benchmarks.md`).
 
 pub mod anchor;
+pub mod pool;
 
 /// A real slot ad from a production pool (the first `Machine` ad of the
 /// shared OSPool sample, 347 attributes), in libclassad's canonical new
