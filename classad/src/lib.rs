@@ -40,7 +40,11 @@
 //!   to and from ads.
 //! * [`functions`]: the built-in function library.
 //! * [`matching`]: two ads side by side as the negotiator sees them
-//!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`).
+//!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`), and
+//!   one request against many ads ([`matching::Pool`], batch matching).
+//! * [`analysis`]: why a job does not match (`condor_q -analyze`):
+//!   the disjoint counts, each condition's machines, missing attributes,
+//!   suggestions ([`analysis::analyze`]).
 //! * [`usermap`]: the maps behind `userMap()` (HTCondor's classad map
 //!   files, registered by name) and the home-directory lookup behind
 //!   `userHome()`.
@@ -50,6 +54,7 @@
 //! listed in `docs/divergences.md` of the repository.
 
 mod ad;
+pub mod analysis;
 pub mod eval;
 mod expr;
 pub mod format;

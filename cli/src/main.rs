@@ -3,12 +3,14 @@
 //! ```text
 //! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--] EXPR...
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
+//! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
 //! ```
 //!
 //! Exit status: 0 on success; 1 when an expression or an ad of the input
 //! is bad (reported in the output or on standard error); 2 when a file
 //! cannot be read or written.
 
+mod analyze;
 mod convert;
 mod eval;
 mod input;
@@ -73,12 +75,43 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
     },
+    /// Explain why a job matches few or no machines (as `condor_q -analyze`).
+    ///
+    /// Counts the machine ads (those with MyType "Machine" when the stream
+    /// mixes types) that the job's Requirements rejects, that reject the
+    /// job by their own Requirements, and that match; lists each condition
+    /// of the job's Requirements with the machines that satisfy it (most
+    /// restrictive first), the attributes missing from the job, and the
+    /// changes that would let more machines match.
+    Analyze {
+        /// Evaluation semantics (HTCondor's tools use `old`).
+        #[arg(long, value_enum, default_value_t = SemanticsArg::Old)]
+        semantics: SemanticsArg,
+        /// File holding the job ad, in any format (its first ad is used).
+        #[arg(long, value_name = "FILE")]
+        job: PathBuf,
+        /// File of machine ads, in any format (`-` reads standard input).
+        #[arg(long, value_name = "FILE")]
+        machines: PathBuf,
+        /// Print one JSON object instead of the report for a person.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum SemanticsArg {
     New,
     Old,
+}
+
+impl From<SemanticsArg> for Semantics {
+    fn from(arg: SemanticsArg) -> Semantics {
+        match arg {
+            SemanticsArg::New => Semantics::New,
+            SemanticsArg::Old => Semantics::Old,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -101,12 +134,9 @@ enum ToArg {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Eval { semantics, my, target, exprs } => {
-            let semantics = match semantics {
-                SemanticsArg::New => Semantics::New,
-                SemanticsArg::Old => Semantics::Old,
-            };
-            eval::run(semantics, my.as_deref(), target.as_deref(), &exprs)
+            eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
         }
+        Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
         Command::Convert { from, to, skip_bad, file } => {
             let from = match from {
                 FromArg::Auto => None,

@@ -230,6 +230,21 @@ impl<'c> EvalContext<'c> {
         self.run(Subject::Expr(expr), |v| v.truth() == Some(true))
     }
 
+    /// The attributes `expr` needs from outside this context's MY ad, as
+    /// `unresolved()` finds them (empty when the search fails).
+    pub(crate) fn external_references(&self, expr: &Expr) -> Vec<String> {
+        let empty = ClassAd::new();
+        let my_frame = Frame { ad: self.my.unwrap_or(&empty), parent: None, side: Side::Detached };
+        let keep = Keep::new();
+        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
+        let mut refs = references::References::default();
+        if ev.external_references(expr, &my_frame, &mut refs) {
+            refs.iter().map(str::to_owned).collect()
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Evaluates the attribute `name` of the MY ad as a condition, like
     /// [`is_true`](Self::is_true).
     pub fn attr_is_true(&self, name: impl Into<Name>) -> bool {
