@@ -10,7 +10,8 @@
 //! by it. The `_parallel` benchmarks split the machines over rayon's thread
 //! pool (every core); `pool_prepare_*` times `Pool::new` (each machine's
 //! `Requirements` and `Rank` prepared), which a negotiator pays once per
-//! cycle, not per job.
+//! cycle, not per job, and `_cold` a pass with a fresh pool (preparation
+//! and the columns the first request builds included).
 //!
 //! Environment: `CLASSAD_BENCH_MACHINES` (default 20000) and
 //! `CLASSAD_BENCH_SLOTS` (default 100000) are the sizes of the two synthetic

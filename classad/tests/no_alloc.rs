@@ -114,3 +114,43 @@ fn numeric_results_allocate_nothing() {
     });
     assert_eq!(count, 0);
 }
+
+/// Batch matching allocates per request (its prepared expressions), never
+/// per pair: matching against 2,000 machines costs as many allocations as
+/// against 20, once the result vector has room.
+#[test]
+fn batch_matching_allocates_nothing_per_pair() {
+    use classad::matching::Pool;
+    let options = EvalOptions::new().semantics(Semantics::Old);
+    let job: ClassAd = r#"[ RequestMemory = 2048; RequestCpus = 1; Owner = "alice";
+        Requirements = TARGET.Arch == "X86_64" && TARGET.Memory >= RequestMemory && TARGET.Cpus >= RequestCpus
+            && TARGET.HasFileTransfer;
+        Rank = TARGET.Memory ]"#
+        .parse()
+        .expect("job");
+    let machine = |i: usize| -> ClassAd {
+        format!(
+            r#"[ Arch = "{}"; Memory = {}; Cpus = {}; HasFileTransfer = true; Start = {};
+                Requirements = START; Rank = TARGET.Owner == "alice" ]"#,
+            if i % 7 == 0 { "aarch64" } else { "X86_64" },
+            1024 * (i % 8),
+            1 + i % 4,
+            if i % 3 == 0 { "TARGET.RequestCpus <= MY.Cpus" } else { "true" },
+        )
+        .parse()
+        .expect("machine")
+    };
+    let small: Vec<ClassAd> = (0..20).map(machine).collect();
+    let large: Vec<ClassAd> = (0..2000).map(machine).collect();
+    let (small_pool, large_pool) = (Pool::new(&options, &small), Pool::new(&options, &large));
+    let mut found = Vec::with_capacity(large.len());
+    // The first request builds the columns it compares.
+    small_pool.matches_into(&job, &mut found);
+    large_pool.matches_into(&job, &mut found);
+    found.clear();
+    let per_small = allocations_during(|| small_pool.matches_into(&job, &mut found));
+    found.clear();
+    let per_large = allocations_during(|| large_pool.matches_into(&job, &mut found));
+    assert!(found.len() > 1000, "{} matches", found.len());
+    assert_eq!(per_small, per_large, "allocations grow with the pool");
+}

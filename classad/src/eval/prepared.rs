@@ -23,7 +23,11 @@
 //! prefetches the table slots of the ads a few positions ahead that the
 //! target lookups will read.
 
+mod columns;
 mod kernel;
+
+pub(crate) use columns::{ColumnKernel, Columns, BLOCK};
+pub(crate) use kernel::Truth;
 
 use super::ops;
 use super::val::Val;
@@ -145,6 +149,21 @@ impl<'p> Prepared<'p> {
             Val::Bool(b) => f64::from(u8::from(b)),
             _ => 0.0,
         })
+    }
+
+    /// The truth kernel bound to `columns` (the targets' columns), when
+    /// the expression has one.
+    pub(crate) fn bind<'c>(&self, columns: &Columns<'c>) -> Option<ColumnKernel<'c>> {
+        self.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
+    }
+
+    /// Whether the expression is true whatever the target, when that was
+    /// known while preparing (`START = true`).
+    pub(crate) fn constant_truth(&self) -> Option<bool> {
+        match &self.step {
+            Step::Literal(literal) => Some(Val::from_literal(literal).truth() == Some(true)),
+            _ => None,
+        }
     }
 
     /// Asks the processor to load the table slots of `target` that

@@ -3,12 +3,19 @@
 //!
 //! A [`Pool`] takes a slice of ads (in the negotiator, the machines) and
 //! prepares each one's own `Requirements` and `Rank` once, with the ad as
-//! MY (see [`Prepared`]). Every request (a job) is then matched against all
-//! of them: the request's `Requirements` and `Rank` are prepared once per
-//! request, and each pair costs two prepared evaluations and, when both
-//! sides accept, two rank evaluations. Nothing is allocated per pair; the
-//! only allocation is the result vector, which
-//! [`matches_into`](Pool::matches_into) lets the caller reuse.
+//! MY (see [`Prepared`]); a `Requirements` that does not depend on the
+//! request (`START = true`, or a policy on the machine's own attributes)
+//! is decided then. Every request (a job) is then matched against all of
+//! them: its `Requirements` and `Rank` are prepared once per request.
+//! When its `Requirements` is a condition of comparisons between machine
+//! attributes and constants (most are), it is evaluated over *columns* of
+//! the machines' values, 256 machines at a time: the first request that
+//! compares an attribute gathers that attribute's values from every
+//! machine into a column, kept for later requests. Machines whose value is
+//! not a literal, and requests of other shapes, are evaluated ad by ad.
+//! Nothing is allocated per pair; the only allocations are per request
+//! and the result vector, which [`matches_into`](Pool::matches_into) lets
+//! the caller reuse.
 //!
 //! With the `parallel` feature (on by default), [`par_matches`](Pool::par_matches)
 //! splits the ads over rayon's thread pool.
@@ -38,9 +45,11 @@
 //! # Ok::<(), classad::ParseError>(())
 //! ```
 
+use std::ops::Range;
+
 use super::{rank, requirements};
 use crate::ad::ClassAd;
-use crate::eval::{EvalOptions, Prepared};
+use crate::eval::{ColumnKernel, Columns, EvalOptions, Prepared, Truth, BLOCK};
 
 /// How many ads ahead the request's lookups are prefetched.
 const PREFETCH_AHEAD: usize = 4;
@@ -63,27 +72,24 @@ pub struct Pool<'p> {
     ads: &'p [ClassAd],
     /// Each ad's own `Requirements` and `Rank`, prepared with it as MY.
     sides: Box<[Side<'p>]>,
+    /// The ads' attributes that requests have compared, as columns.
+    columns: Columns<'p>,
 }
 
 /// One ad's prepared expressions.
 struct Side<'p> {
     requirements: Option<Prepared<'p>>,
+    /// The ad's acceptance when it does not depend on the request.
+    always: Option<bool>,
     rank: Option<Prepared<'p>>,
 }
 
 /// A request's prepared expressions.
-struct Request<'p> {
-    requirements: Option<Prepared<'p>>,
-    rank: Option<Prepared<'p>>,
-}
-
-impl<'p> Request<'p> {
-    fn new(options: &'p EvalOptions, ad: &'p ClassAd) -> Request<'p> {
-        Request {
-            requirements: ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr)),
-            rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
-        }
-    }
+struct Request<'r, 'p> {
+    requirements: Option<Prepared<'r>>,
+    /// `requirements` as a truth kernel over the pool's columns.
+    kernel: Option<ColumnKernel<'p>>,
+    rank: Option<Prepared<'r>>,
 }
 
 impl<'p> Pool<'p> {
@@ -91,12 +97,19 @@ impl<'p> Pool<'p> {
     pub fn new(options: &'p EvalOptions, ads: &'p [ClassAd]) -> Pool<'p> {
         let sides = ads
             .iter()
-            .map(|ad| Side {
-                requirements: ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr)),
-                rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
+            .map(|ad| {
+                let requirements = ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr));
+                Side {
+                    always: match &requirements {
+                        Some(prepared) => prepared.constant_truth(),
+                        None => Some(false),
+                    },
+                    requirements,
+                    rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
+                }
             })
             .collect();
-        Pool { options, ads, sides }
+        Pool { options, ads, sides, columns: Columns::new(ads) }
     }
 
     /// The ads, in the order [`Match::index`] refers to.
@@ -126,14 +139,16 @@ impl<'p> Pool<'p> {
     /// As [`matches`](Pool::matches), appending to `found` (so a caller
     /// matching many requests can reuse one vector).
     pub fn matches_into(&self, request: &ClassAd, found: &mut Vec<Match>) {
-        let request_side = Request::new(self.options, request);
-        found.extend(self.scan(&request_side, request, 0..self.ads.len()));
+        let side = self.request(request);
+        self.scan(&side, request, 0..self.ads.len(), |index| found.push(self.ranked(&side, request, index)));
     }
 
     /// How many ads match `request`, without ranking them.
     pub fn count(&self, request: &ClassAd) -> usize {
-        let request_side = Request::new(self.options, request);
-        (0..self.ads.len()).filter(|&i| self.pair_matches(&request_side, request, i)).count()
+        let side = self.request(request);
+        let mut n = 0;
+        self.scan(&side, request, 0..self.ads.len(), |_| n += 1);
+        n
     }
 
     /// As [`matches`](Pool::matches), with the ads split over rayon's
@@ -141,44 +156,91 @@ impl<'p> Pool<'p> {
     #[cfg(feature = "parallel")]
     pub fn par_matches(&self, request: &ClassAd) -> Vec<Match> {
         use rayon::prelude::*;
-        /// Ads per task: enough to amortise a task, few enough to balance.
-        const CHUNK: usize = 512;
-        let request_side = Request::new(self.options, request);
-        let request_side = &request_side;
-        let chunks: Vec<Vec<Match>> = (0..self.ads.len().div_ceil(CHUNK))
+        let side = self.request(request);
+        let side = &side;
+        // A few tasks per thread, each a whole number of blocks.
+        let tasks = rayon::current_num_threads() * 4;
+        let chunk = self.ads.len().div_ceil(tasks).div_ceil(BLOCK).max(1) * BLOCK;
+        let chunks: Vec<Vec<Match>> = (0..self.ads.len().div_ceil(chunk))
             .into_par_iter()
-            .map(|chunk| {
-                let start = chunk * CHUNK;
-                let end = (start + CHUNK).min(self.ads.len());
-                self.scan(request_side, request, start..end).collect()
+            .map(|task| {
+                let start = task * chunk;
+                let end = (start + chunk).min(self.ads.len());
+                let mut found = Vec::new();
+                self.scan(side, request, start..end, |index| found.push(self.ranked(side, request, index)));
+                found
             })
             .collect();
         chunks.concat()
     }
 
-    /// The matches among the ads at `range`.
-    fn scan<'s>(
-        &'s self,
-        request_side: &'s Request<'_>,
-        request: &'s ClassAd,
-        range: std::ops::Range<usize>,
-    ) -> impl Iterator<Item = Match> + 's {
-        range.filter(|&i| self.pair_matches(request_side, request, i)).map(move |index| Match {
-            index,
-            left_rank: request_side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.ads[index])),
-            right_rank: self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request)),
-        })
+    /// Prepares `request`'s side, binding its `Requirements` to the
+    /// pool's columns (built for the attributes it compares, if no earlier
+    /// request built them).
+    fn request<'r>(&self, request: &'r ClassAd) -> Request<'r, 'p>
+    where
+        'p: 'r,
+    {
+        let requirements = request.lookup(requirements()).map(|expr| Prepared::new(self.options, request, expr));
+        Request {
+            kernel: requirements.as_ref().and_then(|prepared| prepared.bind(&self.columns)),
+            requirements,
+            rank: request.lookup(rank()).map(|expr| Prepared::new(self.options, request, expr)),
+        }
     }
 
-    /// Whether the request and ad `i` accept each other (the request's
-    /// side first, as [`MatchAd::symmetric_match`](super::MatchAd::symmetric_match)).
-    fn pair_matches(&self, request_side: &Request<'_>, request: &ClassAd, i: usize) -> bool {
-        if let (Some(ahead), Some(req)) = (self.ads.get(i + PREFETCH_AHEAD), &request_side.requirements) {
-            req.prefetch(ahead);
+    /// Calls `matched` with the index of every ad of `range` that matches
+    /// the request both ways, in order. The request's side is decided a
+    /// block of ads at a time over the columns when it has a kernel, and
+    /// ad by ad otherwise.
+    fn scan(&self, side: &Request<'_, 'p>, request: &ClassAd, range: Range<usize>, mut matched: impl FnMut(usize)) {
+        let Some(kernel) = &side.kernel else {
+            for i in range {
+                if let (Some(ahead), Some(req)) = (self.ads.get(i + PREFETCH_AHEAD), &side.requirements) {
+                    req.prefetch(ahead);
+                }
+                if side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i])) && self.accepts(i, request) {
+                    matched(i);
+                }
+            }
+            return;
+        };
+        let mut truths = [Truth::False; BLOCK];
+        let mut unknown = [false; BLOCK];
+        let mut start = range.start;
+        while start < range.end {
+            let n = (range.end - start).min(BLOCK);
+            unknown[..n].fill(false);
+            kernel.eval(start, &mut truths[..n], &mut unknown[..n]);
+            for j in 0..n {
+                let i = start + j;
+                let accepted = if unknown[j] {
+                    side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i]))
+                } else {
+                    truths[j] == Truth::True
+                };
+                if accepted && self.accepts(i, request) {
+                    matched(i);
+                }
+            }
+            start += n;
         }
-        let ad = &self.ads[i];
-        request_side.requirements.as_ref().is_some_and(|req| req.is_true(ad))
-            && self.sides[i].requirements.as_ref().is_some_and(|req| req.is_true(request))
+    }
+
+    /// Whether ad `i` accepts the request.
+    #[inline]
+    fn accepts(&self, i: usize, request: &ClassAd) -> bool {
+        let side = &self.sides[i];
+        side.always.unwrap_or_else(|| side.requirements.as_ref().is_some_and(|req| req.is_true(request)))
+    }
+
+    /// The match with ad `index`, with both ranks.
+    fn ranked(&self, side: &Request<'_, 'p>, request: &ClassAd, index: usize) -> Match {
+        Match {
+            index,
+            left_rank: side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.ads[index])),
+            right_rank: self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request)),
+        }
     }
 }
 

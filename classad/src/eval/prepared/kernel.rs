@@ -19,7 +19,7 @@ use crate::name::Name;
 
 /// What a condition can be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Truth {
+pub(crate) enum Truth {
     False,
     True,
     Undefined,
@@ -29,7 +29,7 @@ pub(super) enum Truth {
 impl Truth {
     /// How `&&`, `||` and `!` see a value: UNDEFINED stays UNDEFINED,
     /// booleans and numbers are their truth, anything else is ERROR.
-    fn of(value: &Val<'_>) -> Truth {
+    pub(super) fn of(value: &Val<'_>) -> Truth {
         match value {
             Val::Undefined => Truth::Undefined,
             v => match v.truth() {
@@ -40,11 +40,33 @@ impl Truth {
         }
     }
 
-    fn from_bool(b: bool) -> Truth {
+    pub(super) fn from_bool(b: bool) -> Truth {
         if b {
             Truth::True
         } else {
             Truth::False
+        }
+    }
+
+    /// Whether `self` as the left operand of `&&` (`dominant` false) or
+    /// `||` (true) decides the result alone: ERROR and the dominant value do.
+    #[inline]
+    pub(super) fn decides(self, dominant: bool) -> bool {
+        self == Truth::Error || self == Truth::from_bool(dominant)
+    }
+
+    /// `left && right` (`dominant` false) or `left || right` (true), as
+    /// `ops::logical`: a deciding left side alone; otherwise the right
+    /// side, except that a non-dominant right after UNDEFINED is UNDEFINED.
+    #[inline]
+    pub(super) fn combine(dominant: bool, left: Truth, right: Truth) -> Truth {
+        if left.decides(dominant) {
+            return left;
+        }
+        match right {
+            Truth::Undefined | Truth::Error => right,
+            right if right == Truth::from_bool(dominant) || left != Truth::Undefined => right,
+            _ => Truth::Undefined,
         }
     }
 
@@ -137,21 +159,13 @@ impl Kernel {
                 other => other,
             }),
             Kernel::Chain { dominant, items } => {
-                let dominant_truth = Truth::from_bool(*dominant);
                 let (first, rest) = items.split_first()?;
                 let mut left = first.truth(target)?;
                 for item in rest {
-                    // As `ops::logical`: ERROR and the dominant value decide
-                    // alone; otherwise the right side does, except that a
-                    // non-dominant right after UNDEFINED is UNDEFINED.
-                    if left == Truth::Error || left == dominant_truth {
+                    if left.decides(*dominant) {
                         return Some(left);
                     }
-                    left = match item.truth(target)? {
-                        right @ (Truth::Undefined | Truth::Error) => right,
-                        right if right == dominant_truth || left != Truth::Undefined => right,
-                        _ => Truth::Undefined,
-                    };
+                    left = Truth::combine(*dominant, left, item.truth(target)?);
                 }
                 Some(left)
             }
@@ -189,7 +203,7 @@ fn target_literal(name: Name, target: &ClassAd) -> Option<&Literal> {
 /// `a op b` for a comparison operator, integers and string equality in
 /// place and everything else through the interpreter's operators.
 #[inline]
-fn test(op: BinaryOp, a: &Literal, b: &Literal) -> Truth {
+pub(super) fn test(op: BinaryOp, a: &Literal, b: &Literal) -> Truth {
     match (a, b) {
         (Literal::Int(x), Literal::Int(y)) if !matches!(op, BinaryOp::Is | BinaryOp::Isnt) => {
             Truth::from_bool(match op {
