@@ -83,6 +83,14 @@ fn batch(c: &mut Criterion) {
         group.bench_function(format!("batch_{label}_parallel"), |b| {
             b.iter(|| black_box(jobs.iter().map(|job| pool.par_matches(job).len()).sum::<usize>()))
         });
+        // A pool prepared and its columns built for one pass: what the
+        // first request of a negotiation cycle pays.
+        group.bench_function(format!("batch_{label}_cold"), |b| {
+            b.iter(|| {
+                let cold = Pool::new(&opts, machines);
+                black_box(jobs.iter().map(|job| cold.matches(job).len()).sum::<usize>())
+            })
+        });
         group.throughput(Throughput::Elements(machines.len() as u64));
         group.bench_function(format!("pool_prepare_{label}"), |b| {
             b.iter(|| black_box(Pool::new(&opts, machines).len()))

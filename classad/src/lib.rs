@@ -88,6 +88,11 @@ pub use value::Value;
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
 
+/// The code in `docs/analysis.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/analysis.md")]
+struct AnalysisDocExamples;
+
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -158,9 +158,12 @@ impl<'p> Pool<'p> {
         use rayon::prelude::*;
         let side = self.request(request);
         let side = &side;
-        // A few tasks per thread, each a whole number of blocks.
+        // A few tasks per thread: whole blocks for large pools, where the
+        // columns do the work, and a few ads each for small ones, where
+        // the ads' own expressions do.
         let tasks = rayon::current_num_threads() * 4;
-        let chunk = self.ads.len().div_ceil(tasks).div_ceil(BLOCK).max(1) * BLOCK;
+        let per_task = self.ads.len().div_ceil(tasks);
+        let chunk = if per_task >= BLOCK { per_task.div_ceil(BLOCK) * BLOCK } else { per_task.max(8) };
         let chunks: Vec<Vec<Match>> = (0..self.ads.len().div_ceil(chunk))
             .into_par_iter()
             .map(|task| {
