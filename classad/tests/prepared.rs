@@ -255,3 +255,29 @@ fn folding_and_inlining_agree_with_the_interpreter() {
     agree(&chain, &target, &parse_expr("A199").expect("expr"));
     agree(&tower, &target, &parse_expr("T18 > 0").expect("expr"));
 }
+
+/// `ifThenElse` prepared as a conditional and the type predicates as
+/// steps give the interpreter's values, with every kind of condition.
+#[test]
+fn conditionals_and_type_predicates_agree_with_the_interpreter() {
+    let target = parse_ad(r#"[ Memory = 4096; Name = "slot1"; Bad = 1/0; Flag = true; Ratio = 0.5 ]"#).expect("target");
+    let my = parse_ad(r#"[ Long = "Long"; Kind = TARGET.Name; Limit = 2048 ]"#).expect("my");
+    for text in [
+        "ifThenElse(TARGET.Memory > Limit, 1, 2)",
+        "ifThenElse(TARGET.Flag, TARGET.Memory, \"no\")",
+        "ifThenElse(TARGET.Missing, 1, 2)",
+        "ifThenElse(TARGET.Bad, 1, 2)",
+        "ifThenElse(TARGET.Name, 1, 2)",
+        "ifThenElse(TARGET.Ratio, 1, 2)",
+        "ifThenElse(Long == \"Long\", TARGET.Memory, 0)",
+        "ifThenElse(TARGET.Memory, 1)",
+        "IFTHENELSE(false, 1, TARGET.Memory)",
+        "isUndefined(TARGET.Missing) && !isUndefined(TARGET.Memory)",
+        "isError(TARGET.Bad) && isString(Kind) && isInteger(TARGET.Memory) && isReal(TARGET.Ratio)",
+        "isBoolean(TARGET.Flag) && isList({1, TARGET.Memory}) && !isClassAd(TARGET.Name)",
+        "isUndefined(TARGET.Memory, 1)",
+        "isundefined(undefined)",
+    ] {
+        agree(&my, &target, &parse_expr(text).expect(text));
+    }
+}

@@ -89,8 +89,60 @@ enum Step<'p> {
     Binary(BinaryOp, Box<Step<'p>>, Box<Step<'p>>),
     Cond(Box<Step<'p>>, Box<Step<'p>>, Box<Step<'p>>),
     Elvis(Box<Step<'p>>, Box<Step<'p>>),
+    /// `isUndefined(x)`, `isString(x)`, ...: whether the value has a type.
+    IsType(TypeTest, Box<Step<'p>>),
     /// Evaluated by the interpreter in MY's scope.
     Whole(&'p Expr),
+}
+
+/// The type a type predicate (`isUndefined`, `isString`, ...) tests for.
+#[derive(Clone, Copy, Debug)]
+enum TypeTest {
+    Undefined,
+    Error,
+    String,
+    Integer,
+    Real,
+    Boolean,
+    List,
+    ClassAd,
+    AbsTime,
+    RelTime,
+}
+
+impl TypeTest {
+    /// The test a built-in's name performs, if it is a type predicate.
+    fn of(name: &str) -> Option<TypeTest> {
+        const TESTS: &[(&str, TypeTest)] = &[
+            ("isUndefined", TypeTest::Undefined),
+            ("isError", TypeTest::Error),
+            ("isString", TypeTest::String),
+            ("isInteger", TypeTest::Integer),
+            ("isReal", TypeTest::Real),
+            ("isBoolean", TypeTest::Boolean),
+            ("isList", TypeTest::List),
+            ("isClassAd", TypeTest::ClassAd),
+            ("isAbstime", TypeTest::AbsTime),
+            ("isReltime", TypeTest::RelTime),
+        ];
+        TESTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, test)| *test)
+    }
+
+    fn holds(self, value: &Val<'_>) -> bool {
+        matches!(
+            (self, value),
+            (TypeTest::Undefined, Val::Undefined)
+                | (TypeTest::Error, Val::Error)
+                | (TypeTest::String, Val::Str(_))
+                | (TypeTest::Integer, Val::Int(_))
+                | (TypeTest::Real, Val::Real(_))
+                | (TypeTest::Boolean, Val::Bool(_))
+                | (TypeTest::List, Val::List(_))
+                | (TypeTest::ClassAd, Val::Ad(_))
+                | (TypeTest::AbsTime, Val::AbsTime(_))
+                | (TypeTest::RelTime, Val::RelTime(_))
+        )
+    }
 }
 
 /// How many targets ahead [`Prepared::matching`] prefetches.
@@ -301,23 +353,29 @@ impl<'p> Preparer<'p> {
                     (a, b) => Step::Binary(*op, Box::new(a), Box::new(b)),
                 }
             }
-            Node::Cond(c, a, b) => match self.prepare(c) {
-                // A condition known now picks its branch now.
-                Step::Literal(literal) => match super::branch(Val::from_literal(&literal)) {
-                    Ok(true) => self.prepare(a),
-                    Ok(false) => self.prepare(b),
-                    Err(value) => fold(|| value).unwrap_or(Step::Whole(expr)),
-                },
-                c => {
-                    let a = self.boxed(a);
-                    Step::Cond(Box::new(c), a, self.boxed(b))
-                }
-            },
+            Node::Cond(c, a, b) => self.conditional(expr, c, a, b),
             Node::Elvis(a, b) => match self.prepare(a) {
                 Step::Literal(Literal::Undefined) => self.prepare(b),
                 literal @ Step::Literal(_) => literal,
                 a => Step::Elvis(Box::new(a), self.boxed(b)),
             },
+            // `ifThenElse(c, a, b)` is `c ? a : b` (the built-in evaluates
+            // its condition and one branch exactly as the operator does).
+            Node::Call(call) if call.name().as_str().eq_ignore_ascii_case("ifThenElse") && call.args().len() == 3 => {
+                match call.args() {
+                    [c, a, b] => self.conditional(expr, c, a, b),
+                    _ => Step::Whole(expr),
+                }
+            }
+            Node::Call(call) if call.args().len() == 1 && TypeTest::of(call.name().as_str()).is_some() => {
+                let Some(test) = TypeTest::of(call.name().as_str()) else {
+                    return Step::Whole(expr);
+                };
+                match self.prepare(&call.args()[0]) {
+                    Step::Literal(literal) => Step::Literal(Literal::Bool(test.holds(&Val::from_literal(&literal)))),
+                    arg => Step::IsType(test, Box::new(arg)),
+                }
+            }
             Node::Call(call) if is_pure(call.name()) => {
                 // A pure function of arguments known now is its value now,
                 // unless that value is not a literal (a list, an ad).
@@ -330,6 +388,22 @@ impl<'p> Preparer<'p> {
                 Step::Whole(expr)
             }
             _ => Step::Whole(expr),
+        }
+    }
+
+    /// `c ? a : b` (or `ifThenElse(c, a, b)`): a condition known now picks
+    /// its branch now.
+    fn conditional(&mut self, expr: &'p Expr, c: &'p Expr, a: &'p Expr, b: &'p Expr) -> Step<'p> {
+        match self.prepare(c) {
+            Step::Literal(literal) => match super::branch(Val::from_literal(&literal)) {
+                Ok(true) => self.prepare(a),
+                Ok(false) => self.prepare(b),
+                Err(value) => fold(|| value).unwrap_or(Step::Whole(expr)),
+            },
+            c => {
+                let a = self.boxed(a);
+                Step::Cond(Box::new(c), a, self.boxed(b))
+            }
         }
     }
 
@@ -557,6 +631,10 @@ impl<'a> Evaluator<'a> {
                     Ok(false) => self.step(otherwise, my, target),
                     Err(value) => value,
                 }
+            }
+            Step::IsType(test, arg) => {
+                let value = self.step(arg, my, target);
+                Val::Bool(test.holds(&value))
             }
             Step::Elvis(a, b) => match self.step(a, my, target) {
                 Val::Undefined => self.step(b, my, target),
