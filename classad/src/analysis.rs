@@ -353,7 +353,7 @@ fn missing_from_job(
         }
     };
     if let Some(requirements) = requirements {
-        for name in EvalContext::new(options).my(job).external_references(requirements) {
+        for name in crate::references::external(options, job, requirements).unwrap_or_default() {
             // Scoped references (`TARGET.x`) are the machine's business.
             if !name.contains('.') {
                 note(&name, true);
@@ -365,7 +365,7 @@ fn missing_from_job(
             continue;
         };
         let mut seen: Vec<String> = Vec::new();
-        for name in EvalContext::new(options).my(machine).external_references(theirs) {
+        for name in crate::references::external(options, machine, theirs).unwrap_or_default() {
             let attr = match name.split_once('.') {
                 Some((scope, attr)) if scope.eq_ignore_ascii_case("TARGET") || scope.eq_ignore_ascii_case("other") => {
                     attr.to_owned()

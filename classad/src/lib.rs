@@ -42,6 +42,9 @@
 //! * [`matching`]: two ads side by side as the negotiator sees them
 //!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`), and
 //!   one request against many ads ([`matching::Pool`], batch matching).
+//! * [`references`]: the attributes an expression refers to in an ad,
+//!   inside and outside it (libclassad's internal and external
+//!   references).
 //! * [`analysis`]: why a job does not match (`condor_q -analyze`):
 //!   the disjoint counts, each condition's machines, missing attributes,
 //!   suggestions ([`analysis::analyze`]).
@@ -64,6 +67,7 @@ pub mod matching;
 mod name;
 mod parser;
 mod print;
+pub mod references;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod text;

@@ -232,18 +232,32 @@ impl<'c> EvalContext<'c> {
     }
 
     /// The attributes `expr` needs from outside this context's MY ad, as
-    /// `unresolved()` finds them (empty when the search fails).
-    pub(crate) fn external_references(&self, expr: &Expr) -> Vec<String> {
+    /// `unresolved()` finds them (`None` when the search fails); see
+    /// [`crate::references`].
+    pub(crate) fn external_references(&self, expr: &Expr) -> Option<Vec<String>> {
+        self.references(expr, false)
+    }
+
+    /// The attributes of this context's MY ad that `expr` uses (`None`
+    /// when the search fails); see [`crate::references`].
+    pub(crate) fn internal_references(&self, expr: &Expr) -> Option<Vec<String>> {
+        self.references(expr, true)
+    }
+
+    /// The internal or external references of `expr` in the MY ad's
+    /// scope, outside any match.
+    fn references(&self, expr: &Expr, internal: bool) -> Option<Vec<String>> {
         let empty = ClassAd::new();
         let my_frame = Frame { ad: self.my.unwrap_or(&empty), parent: None, side: Side::Detached };
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
-        let mut refs = references::References::default();
-        if ev.external_references(expr, &my_frame, &mut refs) {
-            refs.iter().map(str::to_owned).collect()
+        let mut refs = References::default();
+        let complete = if internal {
+            ev.internal_references(expr, &my_frame, &my_frame, &mut refs)
         } else {
-            Vec::new()
-        }
+            ev.external_references(expr, &my_frame, &mut refs)
+        };
+        complete.then(|| refs.iter().map(str::to_owned).collect())
     }
 
     /// Evaluates the attribute `name` of the MY ad as a condition, like

@@ -1,0 +1,48 @@
+//! External and internal references against libclassad's
+//! `externalRefs`/`internalRefs` (`data/references/references.jsonl.gz`,
+//! written by `generate_references.py`): hand-written edge cases, the
+//! expressions of the pool sample's machine ads and the test jobs, under
+//! both semantics.
+
+use std::io::Read;
+
+use classad::references::{external, internal};
+use classad::{parse_expr, ClassAd, EvalOptions, Semantics};
+use serde_json::Value as Json;
+
+fn names(value: &Json) -> Option<Vec<String>> {
+    value.as_array().map(|a| a.iter().map(|n| n.as_str().expect("a name").to_owned()).collect())
+}
+
+#[test]
+fn references_agree_with_libclassad() {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&include_bytes!("data/references/references.jsonl.gz")[..])
+        .read_to_string(&mut text)
+        .expect("gzip data");
+    let mut lines = text.lines();
+    let header: Json = serde_json::from_str(lines.next().expect("header")).expect("JSON");
+    let ads: Vec<ClassAd> = header["ads"]
+        .as_array()
+        .expect("ads")
+        .iter()
+        .map(|t| t.as_str().expect("text").parse().expect("the oracle's ad parses"))
+        .collect();
+    let (mut checked, mut failures) = (0, Vec::new());
+    for line in lines {
+        let case: Json = serde_json::from_str(line).expect("JSON line");
+        let semantics = if case["semantics"] == "old" { Semantics::Old } else { Semantics::New };
+        let options = EvalOptions::new().semantics(semantics);
+        let ad = &ads[case["ad"].as_u64().expect("ad index") as usize];
+        let source = case["expr"].as_str().expect("expr");
+        let expr = parse_expr(source).expect("the oracle's expression parses");
+        let ours = (external(&options, ad, &expr).ok(), internal(&options, ad, &expr).ok());
+        let theirs = (names(&case["external"]), names(&case["internal"]));
+        if ours != theirs {
+            failures.push(format!("{semantics:?} {source}: ours {ours:?}, libclassad {theirs:?}"));
+        }
+        checked += 1;
+    }
+    assert!(checked > 1500, "{checked} cases");
+    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n"));
+}
