@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use classad::format::{Format, Writer};
 
-use crate::fail;
 use crate::input::Input;
+use crate::{fail, write_failed};
 
 pub fn run(from: Option<Format>, to: Format, skip_bad: bool, path: Option<&Path>) -> ExitCode {
     let input = match Input::open(path) {
@@ -38,13 +38,4 @@ pub fn run(from: Option<Format>, to: Format, skip_bad: bool, path: Option<&Path>
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// A failed write; a closed pipe (`classad convert ... | head`) is not an
-/// error worth a message.
-fn write_failed(error: &io::Error) -> ExitCode {
-    if error.kind() == io::ErrorKind::BrokenPipe {
-        return ExitCode::SUCCESS;
-    }
-    fail(&format!("cannot write the output: {error}"))
 }

@@ -4,6 +4,8 @@
 //! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--] EXPR...
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
+//! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR] [--semantics old|new]
+//!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
 //! ```
 //!
 //! Exit status: 0 on success; 1 when an expression or an ad of the input
@@ -14,6 +16,7 @@ mod analyze;
 mod convert;
 mod eval;
 mod input;
+mod query;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,6 +100,41 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Select ads and print them or some of their values (as
+    /// `condor_status -constraint EXPR -af ATTR...` does).
+    ///
+    /// Reads a stream of ads in any format; keeps those for which the
+    /// constraint evaluates to true (every ad without one); prints them
+    /// whole in the --to format, or with --af one line per ad of the
+    /// values of the given attributes or expressions, separated by spaces
+    /// (strings bare, other values as HTCondor prints them: `2.5`, `7.0`,
+    /// `undefined`). Ads keep their order in the input unless --sort is
+    /// given; without it they are printed as they are read.
+    Query {
+        /// Keep only the ads for which this expression is true.
+        #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+        constraint: Option<String>,
+        /// Print these attributes or expressions, one line per ad.
+        #[arg(long = "af", value_name = "EXPR", num_args = 1..)]
+        autoformat: Vec<String>,
+        /// Sort by this expression's value: numbers, then strings (ignoring
+        /// case), then booleans, then anything else; ties keep their order.
+        #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+        sort: Option<String>,
+        /// Evaluation semantics (HTCondor's tools use `old`).
+        #[arg(long, value_enum, default_value_t = SemanticsArg::Old)]
+        semantics: SemanticsArg,
+        /// The input's format; `auto` detects it from the first bytes.
+        #[arg(long, value_enum, default_value_t = FromArg::Auto)]
+        from: FromArg,
+        /// The format of whole ads (without --af); `old` is
+        /// `condor_status -long`'s.
+        #[arg(long, value_enum, default_value_t = ToArg::Old)]
+        to: ToArg,
+        /// The input file; `-` or nothing reads standard input.
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -131,6 +169,29 @@ enum ToArg {
     Xml,
 }
 
+impl From<FromArg> for Option<Format> {
+    fn from(arg: FromArg) -> Option<Format> {
+        match arg {
+            FromArg::Auto => None,
+            FromArg::Old => Some(Format::Old),
+            FromArg::New => Some(Format::New),
+            FromArg::Json => Some(Format::Json),
+            FromArg::Xml => Some(Format::Xml),
+        }
+    }
+}
+
+impl From<ToArg> for Format {
+    fn from(arg: ToArg) -> Format {
+        match arg {
+            ToArg::Old => Format::Old,
+            ToArg::New => Format::New,
+            ToArg::Json => Format::Json,
+            ToArg::Xml => Format::Xml,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Eval { semantics, my, target, exprs } => {
@@ -138,22 +199,27 @@ fn main() -> ExitCode {
         }
         Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
         Command::Convert { from, to, skip_bad, file } => {
-            let from = match from {
-                FromArg::Auto => None,
-                FromArg::Old => Some(Format::Old),
-                FromArg::New => Some(Format::New),
-                FromArg::Json => Some(Format::Json),
-                FromArg::Xml => Some(Format::Xml),
-            };
-            let to = match to {
-                ToArg::Old => Format::Old,
-                ToArg::New => Format::New,
-                ToArg::Json => Format::Json,
-                ToArg::Xml => Format::Xml,
-            };
-            convert::run(from, to, skip_bad, file.as_deref())
+            convert::run(from.into(), to.into(), skip_bad, file.as_deref())
         }
+        Command::Query { constraint, autoformat, sort, semantics, from, to, file } => query::run(&query::Query {
+            semantics: semantics.into(),
+            constraint: constraint.as_deref(),
+            autoformat: &autoformat,
+            sort: sort.as_deref(),
+            from: from.into(),
+            to: to.into(),
+            file: file.as_deref(),
+        }),
     }
+}
+
+/// A failed write of the output; a closed pipe (`classad ... | head`) is
+/// not an error worth a message.
+fn write_failed(error: &std::io::Error) -> ExitCode {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    fail(&format!("cannot write the output: {error}"))
 }
 
 /// Reports a problem that ends the command on standard error.

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# generate.sh -- what HTCondor's condor_status (23.9.6, in the anchor chroot) prints for
+# the pool sample (classad/tests/data/pool_sample.ads.gz) with -af and -constraint, the
+# expectations of cli/tests/query.rs. condor_status sorts its output its own way, so the
+# lines are stored sorted and the test compares them sorted.
+#
+# Usage (as root on the host):  cli/tests/data/query/generate.sh
+# Environment: ANCHOR_ROOT, the chroot made by ../shared/anchor/setup-chroot.sh
+# (default /tmp/anchor/trixie).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../../../.." && pwd)
+ROOT=${ANCHOR_ROOT:-/tmp/anchor/trixie}
+gzip -dc "$REPO/classad/tests/data/pool_sample.ads.gz" >"$ROOT/tmp/pool_sample.ads"
+status() {
+	chroot "$ROOT" /usr/bin/env -i PATH=/usr/bin:/bin CONDOR_CONFIG=/etc/condor/condor_config TZ=UTC \
+		condor_status -ads /tmp/pool_sample.ads "$@"
+}
+# The attributes and expressions of af.txt; one per line in af.args.
+mapfile -t ARGS <"$HERE/af.args"
+status -af "${ARGS[@]}" | LC_ALL=C sort >"$HERE/af.txt"
+status -constraint 'Memory > 50000 || (Cpus >= 8 && State == "Unclaimed")' -af Name Memory Cpus |
+	LC_ALL=C sort >"$HERE/constraint.txt"
+rm -f "$ROOT/tmp/pool_sample.ads"
+echo "af.txt: $(wc -l <"$HERE/af.txt") lines, constraint.txt: $(wc -l <"$HERE/constraint.txt") lines" >&2

@@ -1,0 +1,91 @@
+//! End-to-end tests of `classad query`, against what `condor_status -ads`
+//! prints for the pool sample (`data/query/`, written by `generate.sh`).
+
+mod common;
+
+use std::io::Read;
+
+use common::{classad, classad_with_input, stderr, stdout, write_file};
+
+fn pool_sample() -> Vec<u8> {
+    let mut text = Vec::new();
+    flate2::read::GzDecoder::new(&include_bytes!("../../classad/tests/data/pool_sample.ads.gz")[..])
+        .read_to_end(&mut text)
+        .expect("gzip data");
+    text
+}
+
+fn sorted_lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines
+}
+
+#[test]
+fn autoformat_prints_as_condor_status() {
+    let args: Vec<&str> = include_str!("data/query/af.args").lines().collect();
+    let mut command = vec!["query", "-", "--af"];
+    command.extend(&args);
+    let out = classad_with_input(&command, &pool_sample());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ours = stdout(&out);
+    assert_eq!(sorted_lines(&ours), sorted_lines(include_str!("data/query/af.txt")));
+}
+
+#[test]
+fn constraint_selects_as_condor_status() {
+    let out = classad_with_input(
+        &[
+            "query",
+            "-",
+            "--constraint",
+            r#"Memory > 50000 || (Cpus >= 8 && State == "Unclaimed")"#,
+            "--af",
+            "Name",
+            "Memory",
+            "Cpus",
+        ],
+        &pool_sample(),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(sorted_lines(&stdout(&out)), sorted_lines(include_str!("data/query/constraint.txt")));
+}
+
+const ADS: &str = r#"[ Name = "b"; Memory = 2048; Arch = "X86_64" ]
+[ Name = "a"; Memory = 512; Arch = "aarch64" ]
+[ Name = "C"; Arch = "X86_64" ]
+[ Name = "d"; Memory = 4096.5; Arch = "x86_64" ]
+"#;
+
+#[test]
+fn sort_orders_numbers_then_strings_stably() {
+    let out = classad_with_input(&["query", "--sort", "Memory", "--af", "Name", "Memory", "--", "-"], ADS.as_bytes());
+    assert_eq!(stdout(&out), "a 512\nb 2048\nd 4096.5\nC undefined\n");
+    let by_name = classad_with_input(&["query", "-", "--sort", "Name", "--af", "Name"], ADS.as_bytes());
+    assert_eq!(stdout(&by_name), "a\nb\nC\nd\n");
+}
+
+#[test]
+fn whole_ads_in_any_format_in_input_order() {
+    let file = write_file("query-ads.ad", ADS);
+    let file = file.to_string_lossy();
+    // `==` compares strings ignoring case.
+    let old = classad(&["query", &file, "--constraint", "Arch == \"x86_64\" && Memory > 1000"]);
+    assert_eq!(
+        stdout(&old),
+        "Name = \"b\"\nMemory = 2048\nArch = \"X86_64\"\n\nName = \"d\"\nMemory = 4096.5\nArch = \"x86_64\"\n\n"
+    );
+    let json = classad(&["query", &file, "--constraint", "Memory < 1000", "--to", "json"]);
+    assert_eq!(stdout(&json), "[\n{\n  \"Name\": \"a\",\n  \"Memory\": 512,\n  \"Arch\": \"aarch64\"\n}\n]\n");
+}
+
+#[test]
+fn bad_input_is_reported() {
+    let bad = classad_with_input(&["query", "-", "--constraint", "Memory >"], ADS.as_bytes());
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("bad constraint"), "{}", stderr(&bad));
+    let broken = classad_with_input(&["query", "-"], b"[ a = ; ]");
+    assert_eq!(broken.status.code(), Some(1));
+    let missing = classad(&["query", "/nonexistent/ads"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
