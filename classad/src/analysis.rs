@@ -8,8 +8,9 @@
 //!   many match: three disjoint counts that add up to the machines, as
 //!   `condor_q -analyze` gives them;
 //! * each condition of the job's `Requirements` (its top-level `&&`
-//!   operands, nested `&&` included) with the number of machines that
-//!   satisfy it, most restrictive first;
+//!   operands, nested `&&` included), also flattened with the job's own
+//!   attributes, with the number of machines that satisfy it, most
+//!   restrictive first;
 //! * the attributes that are missing from the job although its own
 //!   `Requirements` or the machines' refer to them;
 //! * suggestions: for each condition that alone keeps some machines from
@@ -44,6 +45,7 @@
 //! assert_eq!((report.machines, report.rejected_by_job, report.rejected_by_machine, report.matching), (4, 3, 0, 1));
 //! // Most restrictive condition first.
 //! assert_eq!(report.conditions[0].expr.to_string(), "TARGET.Memory >= RequestMemory");
+//! assert_eq!(report.conditions[0].flattened.to_string(), "TARGET.Memory >= 4096");
 //! assert_eq!(report.conditions[0].satisfied, 2);
 //! // Two machines fail only on memory; asking for 1024 would let them match.
 //! let hint = &report.suggestions[0];
@@ -92,6 +94,11 @@ pub struct Condition {
     pub position: usize,
     /// The condition as written in the `Requirements`.
     pub expr: Expr,
+    /// The condition with what the job determines computed
+    /// ([`flatten`](crate::flatten::flatten) in the job's scope):
+    /// `TARGET.Disk >= 100000` for `TARGET.Disk >= DiskUsage`. As
+    /// `condor_q -analyze` shows it.
+    pub flattened: Expr,
     /// Machines for which it is true.
     pub satisfied: usize,
 }
@@ -170,7 +177,12 @@ pub fn analyze(options: &EvalOptions, job: &ClassAd, ads: &[ClassAd]) -> Analysi
     let mut conditions: Vec<Condition> = conditions_written
         .iter()
         .enumerate()
-        .map(|(position, expr)| Condition { position, expr: expr.clone(), satisfied: satisfied[position] })
+        .map(|(position, expr)| Condition {
+            position,
+            expr: expr.clone(),
+            flattened: crate::flatten::flatten(options, job, expr).map_or_else(|_| expr.clone(), |f| f.into_expr()),
+            satisfied: satisfied[position],
+        })
         .collect();
     conditions.sort_by_key(|c| (c.satisfied, c.position));
 

@@ -42,6 +42,8 @@
 //! * [`matching`]: two ads side by side as the negotiator sees them
 //!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`), and
 //!   one request against many ads ([`matching::Pool`], batch matching).
+//! * [`flatten`](mod@flatten): partial evaluation, as libclassad's
+//!   `Flatten` (`classad simplify`).
 //! * [`references`]: the attributes an expression refers to in an ad,
 //!   inside and outside it (libclassad's internal and external
 //!   references).
@@ -60,6 +62,7 @@ mod ad;
 pub mod analysis;
 pub mod eval;
 mod expr;
+pub mod flatten;
 pub mod format;
 pub mod functions;
 pub mod lexer;

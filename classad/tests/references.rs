@@ -1,11 +1,12 @@
-//! External and internal references against libclassad's
-//! `externalRefs`/`internalRefs` (`data/references/references.jsonl.gz`,
-//! written by `generate_references.py`): hand-written edge cases, the
-//! expressions of the pool sample's machine ads and the test jobs, under
-//! both semantics.
+//! External and internal references and flattening against libclassad's
+//! `externalRefs`/`internalRefs`/`flatten`
+//! (`data/references/references.jsonl.gz`, written by
+//! `generate_references.py`): hand-written edge cases, the expressions of
+//! the pool sample's machine ads and the test jobs, under both semantics.
 
 use std::io::Read;
 
+use classad::flatten::{flatten, Flattened};
 use classad::references::{external, internal};
 use classad::{parse_expr, ClassAd, EvalOptions, Semantics};
 use serde_json::Value as Json;
@@ -28,7 +29,7 @@ fn references_agree_with_libclassad() {
         .iter()
         .map(|t| t.as_str().expect("text").parse().expect("the oracle's ad parses"))
         .collect();
-    let (mut checked, mut failures) = (0, Vec::new());
+    let (mut checked, mut layer, mut failures) = (0, 0, Vec::new());
     for line in lines {
         let case: Json = serde_json::from_str(line).expect("JSON line");
         let semantics = if case["semantics"] == "old" { Semantics::Old } else { Semantics::New };
@@ -36,13 +37,29 @@ fn references_agree_with_libclassad() {
         let ad = &ads[case["ad"].as_u64().expect("ad index") as usize];
         let source = case["expr"].as_str().expect("expr");
         let expr = parse_expr(source).expect("the oracle's expression parses");
-        let ours = (external(&options, ad, &expr).ok(), internal(&options, ad, &expr).ok());
-        let theirs = (names(&case["external"]), names(&case["internal"]));
-        if ours != theirs {
+        let flattened = match flatten(&options, ad, &expr) {
+            Ok(Flattened::Value(value)) => format!("value {value}"),
+            Ok(Flattened::Expr(expr)) => format!("expr {expr}"),
+            Err(_) => "error".to_owned(),
+        };
+        // Not recorded for expressions that read the clock.
+        let flattened = case["flatten"].as_str().map(|_| flattened);
+        let ours = (external(&options, ad, &expr).ok(), internal(&options, ad, &expr).ok(), flattened);
+        let theirs = (names(&case["external"]), names(&case["internal"]), case["flatten"].as_str().map(str::to_owned));
+        // docs/divergences.md, `htcondor-layer`: HTCondor's own functions
+        // exist here under new semantics too; libclassad flattens a call
+        // of one to ERROR there.
+        let htcondor_layer = semantics == Semantics::New
+            && ["stringListMember(", "evalInEachContext("].iter().any(|f| source.contains(f))
+            && theirs.2.as_deref().is_some_and(|t| t.contains("error"));
+        if htcondor_layer {
+            layer += 1;
+        } else if ours != theirs {
             failures.push(format!("{semantics:?} {source}: ours {ours:?}, libclassad {theirs:?}"));
         }
         checked += 1;
     }
-    assert!(checked > 1500, "{checked} cases");
+    assert!(checked > 1700, "{checked} cases");
+    assert!(layer <= 4, "{layer} cases set aside as htcondor-layer");
     assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n"));
 }

@@ -48,6 +48,19 @@ fn hand_checked_pool() {
     let report = analyze(&options, job, &pool);
 
     assert_eq!((report.machines, report.rejected_by_job, report.rejected_by_machine, report.matching), (8, 6, 1, 1));
+    let flattened: Vec<String> = report.conditions.iter().map(|c| c.flattened.to_string()).collect();
+    assert_eq!(
+        flattened,
+        [
+            "(TARGET.Disk >= 100000)",
+            r#"(TARGET.Group == "TestPool")"#,
+            r#"(TARGET.Arch == "X86_64" || TARGET.Arch == "INTEL")"#,
+            r#"(TARGET.OpSys == "LINUX")"#,
+            r#"(TARGET.FileSystemDomain == "cs.wisc.edu")"#,
+            // As in the seed manual's condor_q example: the constant first.
+            "((1024 * TARGET.Memory) >= 100000)",
+        ]
+    );
     let conditions: Vec<(usize, String, usize)> =
         report.conditions.iter().map(|c| (c.position, c.expr.to_string(), c.satisfied)).collect();
     assert_eq!(

@@ -60,7 +60,7 @@ fn to_text(job: &ClassAd, report: &Analysis) -> String {
         }
         Some(requirements) => {
             let _ = writeln!(out, "\nThe Requirements expression for your job is:\n\n    {requirements}\n");
-            let shown: Vec<String> = report.conditions.iter().map(|c| c.expr.to_string()).collect();
+            let shown: Vec<String> = report.conditions.iter().map(|c| c.flattened.to_string()).collect();
             let cond_width = shown.iter().map(String::len).max().unwrap_or(0).max("Condition".len());
             let _ = writeln!(out, "    {:<cond_width$}  Machines Matched  Suggestion", "Condition");
             let _ = writeln!(out, "    {:<cond_width$}  ----------------  ----------", "---------");
@@ -114,7 +114,14 @@ fn to_json(report: &Analysis) -> String {
     let conditions: Vec<_> = report
         .conditions
         .iter()
-        .map(|c| json!({ "position": c.position, "condition": c.expr.to_string(), "machines_matched": c.satisfied }))
+        .map(|c| {
+            json!({
+                "position": c.position,
+                "condition": c.expr.to_string(),
+                "flattened": c.flattened.to_string(),
+                "machines_matched": c.satisfied,
+            })
+        })
         .collect();
     let missing: Vec<_> = report
         .missing_from_job

@@ -3,6 +3,7 @@
 //! ```text
 //! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--] EXPR...
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
+//! classad simplify [--semantics new|old] [--my FILE] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
 //! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR] [--semantics old|new]
 //!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
@@ -17,6 +18,7 @@ mod convert;
 mod eval;
 mod input;
 mod query;
+mod simplify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,6 +79,26 @@ enum Command {
         /// The input file; `-` or nothing reads standard input.
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
+    },
+    /// Flatten expressions in the scope of an ad (partial evaluation, as
+    /// libclassad's Flatten), printing one line per EXPR.
+    ///
+    /// What the ad determines is computed (attributes whose expressions
+    /// flatten to values, operators and calls on known values, known
+    /// conditions, `true && x`); everything else is left as written. A
+    /// line starting `parse error:` or `flatten error:` reports an EXPR
+    /// that does not parse or refers in a cycle; the exit status is then 1.
+    Simplify {
+        /// Evaluation semantics: `new` (libclassad's default) or `old`.
+        #[arg(long, value_enum, default_value_t = SemanticsArg::New)]
+        semantics: SemanticsArg,
+        /// File holding the ad, in any format (its first ad is used; `-`
+        /// reads standard input). Without one, an empty ad.
+        #[arg(long, value_name = "FILE")]
+        my: Option<PathBuf>,
+        /// Expressions to flatten, in order.
+        #[arg(required = true, value_name = "EXPR", allow_hyphen_values = true)]
+        exprs: Vec<String>,
     },
     /// Explain why a job matches few or no machines (as `condor_q -analyze`).
     ///
@@ -197,6 +219,7 @@ fn main() -> ExitCode {
         Command::Eval { semantics, my, target, exprs } => {
             eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
         }
+        Command::Simplify { semantics, my, exprs } => simplify::run(semantics.into(), my.as_deref(), &exprs),
         Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
         Command::Convert { from, to, skip_bad, file } => {
             convert::run(from.into(), to.into(), skip_bad, file.as_deref())

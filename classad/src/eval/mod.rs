@@ -20,6 +20,7 @@
 //! is ERROR. Evaluation depth and the number of steps are bounded by
 //! [`EvalLimits`]; exceeding either makes the whole result ERROR.
 
+mod flatten;
 mod ops;
 mod prepared;
 mod references;
@@ -242,6 +243,21 @@ impl<'c> EvalContext<'c> {
     /// when the search fails); see [`crate::references`].
     pub(crate) fn internal_references(&self, expr: &Expr) -> Option<Vec<String>> {
         self.references(expr, true)
+    }
+
+    /// `expr` flattened in the MY ad's scope, outside any match (see
+    /// [`crate::flatten`]): its value, or what is left of it; `None` when
+    /// flattening fails (a cycle, or too deep).
+    pub(crate) fn flatten(&self, expr: &Expr) -> Option<Result<Value, Expr>> {
+        let empty = ClassAd::new();
+        let my_frame = Frame { ad: self.my.unwrap_or(&empty), parent: None, side: Side::Detached };
+        let keep = Keep::new();
+        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
+        let part = ev.flatten(expr, &my_frame)?;
+        if ev.failed() {
+            return None;
+        }
+        Some(part.into_result())
     }
 
     /// The internal or external references of `expr` in the MY ad's

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write references.jsonl.gz: libclassad's external and internal references
-(HTCondor's Python bindings `externalRefs`/`internalRefs`, full names) of
-expressions in the context of ads.
+(HTCondor's Python bindings `externalRefs`/`internalRefs`, full names) and
+flattened forms (`flatten`) of expressions in the context of ads.
 
 Usage:
     python3 generate_references.py --python ORACLE_PYTHON
@@ -18,8 +18,12 @@ process. Cases:
 The first line is {"ads": [TEXT, ...]}, the context ads in new syntax; then
 one JSON line per case and semantics:
 {"semantics": "new"|"old", "ad": INDEX, "expr": TEXT,
- "external": [names] | null, "internal": [names] | null}
-where null means libclassad could not determine them (ValueError).
+ "external": [names] | null, "internal": [names] | null,
+ "flatten": "value TEXT" | "expr TEXT" | "error" | null}
+where null references mean libclassad could not determine them
+(ValueError); "error" means flatten raised, and null means the expression
+calls a function of the clock or chance (flattening calls it) and is not
+recorded. TEXT is the canonical one-line form (repr).
 """
 
 import argparse
@@ -45,6 +49,16 @@ EDGE_EXPRS = [
     "{ A, B }[1]", "strcat(\"a\", \"b\")", "1 + 2", "X.Y.Z", "TARGET.Foo.Bar", "size(L) > N",
     "ifThenElse(A > 0, TARGET.Memory, Missing)", "Str.y", "isUndefined(Gone) || Gone", "self", "parent",
     "MY", "TARGET", ".Lower", "root.A", "toplevel.B", "Nested[\"a\"]", "eval(\"A\")",
+    # Flattening: associative chains, logical shortcuts, conditionals, lists, records, calls.
+    "x + 1 + 2", "1 + x + 2 + y", "x && false", "(x + 1) + 2", "x * 2 + 3", "x - 1 - 2", "a && b && true",
+    "false || x || true", "{1, x, A}", "[a = A; b = x]", "x ? 1 : 2", "true ? x : y", "undefined ? 1 : 2",
+    "size(x)", "size(\"ab\")", "x ?: 3", "undefined ?: x", "-x", "!(1 > 2)", "Nope(1)", "1 + 2 * x + 3",
+    "A + x + B", "x + A * 2", "(A > 1) && x", "x || (A < 0)", "A && x", "x & 3 & A", "x | 1 | 2", "x ^ 5 ^ 5",
+    "2 * x * 3 * y * 4", "x + y + 1", "1 + (x + 2)", "(1 + x) + (2 + y)", "x * (1 + 2) + A", "true && x && true",
+    "x && true && y", "undefined && x", "x || undefined", "error && x", "x && error", "\"s\" + x + 1",
+    "strcat(A, x)", "strcat(A, \"b\")", "{1, 2}[0] + x", "{x, 2}[1]", "T + 1", "M * 2", "Cond", "Elvis", "Fn",
+    "A > 1 ? x + 1 + 2 : y", "x ? A : B", "(x)", "((1 + 2))", "-(1 + x)", "x == A", "A == x + 1",
+    "x =?= undefined", "A is 3", "1.5 + x + 2.5", "x + 1.5 + 2", "member(A, {1, 2, 3})", "ifThenElse(x, A, B)",
 ]
 
 WORKER = r'''
@@ -60,6 +74,20 @@ for line in sys.stdin:
     ad = parsed[case["ad"]]
     expr = classad2.ExprTree(case["expr"])
     out = {"semantics": semantics, "ad": case["ad"], "expr": case["expr"]}
+    low = case["expr"].lower()
+    if "time" in low or "random" in low:
+        out["flatten"] = None
+    else:
+        try:
+            flat = ad.flatten(expr)
+            if isinstance(flat, classad2.ExprTree):
+                out["flatten"] = "expr " + repr(flat)
+            else:
+                holder = classad2.ClassAd()
+                holder["v"] = flat
+                out["flatten"] = "value " + repr(holder.lookup("v"))
+        except Exception:
+            out["flatten"] = "error"
     for key, method in (("external", ad.externalRefs), ("internal", ad.internalRefs)):
         try:
             # The bindings join the names with commas and split them
