@@ -63,3 +63,29 @@ fn references_agree_with_libclassad() {
     assert!(layer <= 4, "{layer} cases set aside as htcondor-layer");
     assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Long chains of references and a cycle end in a result or an error,
+/// never a crash. (libclassad gives up on chains a few hundred long; here
+/// the evaluation depth limit, 2,000 by default, decides.)
+#[test]
+fn deep_chains_and_cycles() {
+    let mut ad = ClassAd::new();
+    ad.insert("A0", parse_expr("TARGET.Memory + X").expect("expr"));
+    for i in 1..1500 {
+        ad.insert(format!("A{i}").as_str(), parse_expr(&format!("A{} + 1", i - 1)).expect("expr"));
+    }
+    ad.insert("Loop1", parse_expr("Loop2 + 1").expect("expr"));
+    ad.insert("Loop2", parse_expr("Loop1").expect("expr"));
+    let options = EvalOptions::new();
+    let top = parse_expr("A1499 > 0").expect("expr");
+    assert_eq!(external(&options, &ad, &top).expect("external"), ["TARGET.Memory", "X"]);
+    assert_eq!(internal(&options, &ad, &top).expect("internal").len(), 1500);
+    assert_eq!(flatten(&options, &ad, &top).expect("flatten").to_string(), "A1499 > 0");
+    let lp = parse_expr("Loop1").expect("expr");
+    assert!(external(&options, &ad, &lp).is_err());
+    assert!(internal(&options, &ad, &lp).is_err());
+    assert!(flatten(&options, &ad, &lp).is_err());
+    // Past the depth limit: an error, as libclassad.
+    let shallow = EvalOptions::new().limits(classad::EvalLimits { max_depth: 100, ..Default::default() });
+    assert!(flatten(&shallow, &ad, &top).is_err());
+}

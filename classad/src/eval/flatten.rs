@@ -88,13 +88,29 @@ impl<'a> Evaluator<'a> {
         active: &mut Vec<usize>,
         depth: u32,
     ) -> Option<Part<'a>> {
+        // Deep enough to need more stack at times (references followed
+        // are levels too, up to the depth limit).
+        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_GROWTH, || {
+            self.flat_node(expr, frame, split, active, depth)
+        })
+    }
+
+    fn flat_node(
+        &mut self,
+        expr: &'a Expr,
+        frame: &'a Frame<'a>,
+        split: bool,
+        active: &mut Vec<usize>,
+        depth: u32,
+    ) -> Option<Part<'a>> {
         let Some(node) = expr.as_node() else {
             return Some(Part::value(self.eval(expr, frame)));
         };
         if depth >= self.options.limits.max_depth {
             return None;
         }
-        let depth = depth + 1;
+        // Levels count the references followed (see `flat_reference`),
+        // not operators, as in libclassad.
         Some(match node {
             Node::Attr(_) | Node::RootAttr(_) | Node::Select(..) => {
                 return self.flat_reference(expr, frame, active, depth)
@@ -239,7 +255,7 @@ impl<'a> Evaluator<'a> {
                     return None;
                 }
                 active.push(key);
-                let part = self.flat(found, found_in, false, active, depth);
+                let part = self.flat(found, found_in, false, active, depth + 1);
                 active.pop();
                 let part = part?;
                 match part.tree {

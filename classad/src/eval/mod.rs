@@ -386,8 +386,8 @@ pub(crate) fn branch(cond: Val<'_>) -> Result<bool, Val<'static>> {
 /// is left, growing it on the heap when not, and how much it wants left
 /// (generous, for unoptimised builds) and allocates.
 const STACK_CHECK_INTERVAL: u32 = 8;
-const STACK_RED_ZONE: usize = 256 * 1024;
-const STACK_GROWTH: usize = 4 * 1024 * 1024;
+pub(crate) const STACK_RED_ZONE: usize = 256 * 1024;
+pub(crate) const STACK_GROWTH: usize = 4 * 1024 * 1024;
 
 /// The result of looking a name up in a scope chain.
 enum Found<'a> {

@@ -45,6 +45,18 @@ impl<'a> Evaluator<'a> {
         refs: &mut References,
         active: &mut Vec<usize>,
     ) -> bool {
+        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_GROWTH, || {
+            self.references_in_node(expr, frame, refs, active)
+        })
+    }
+
+    fn references_in_node(
+        &mut self,
+        expr: &'a Expr,
+        frame: &'a Frame<'a>,
+        refs: &mut References,
+        active: &mut Vec<usize>,
+    ) -> bool {
         let Some(node) = expr.as_node() else {
             return true;
         };
@@ -127,6 +139,21 @@ impl<'a> Evaluator<'a> {
         scoping: bool,
         depth: u32,
     ) -> bool {
+        stacker::maybe_grow(super::STACK_RED_ZONE, super::STACK_GROWTH, || {
+            self.internal_in_node(expr, frame, root, refs, scoping, depth)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn internal_in_node(
+        &mut self,
+        expr: &'a Expr,
+        frame: &'a Frame<'a>,
+        root: &'a Frame<'a>,
+        refs: &mut References,
+        scoping: bool,
+        depth: u32,
+    ) -> bool {
         let Some(node) = expr.as_node() else {
             return true;
         };
@@ -139,7 +166,7 @@ impl<'a> Evaluator<'a> {
             Node::Select(base, name) => {
                 // The scope part is searched too, as a scope (an ad written
                 // there is not searched).
-                if !self.internal_in(base, frame, root, refs, true, depth + 1) {
+                if !self.internal_in(base, frame, root, refs, true, depth) {
                     return false;
                 }
                 match self.scope_of(base, frame) {
@@ -152,8 +179,13 @@ impl<'a> Evaluator<'a> {
             // being such a scope passes down through operators and the
             // attributes followed, as in libclassad.
             Node::Record(_) if scoping => return true,
-            node => {
+            // Levels count as in libclassad: the elements of lists and ads
+            // (and the references followed, below), not operators.
+            node @ (Node::List(_) | Node::Record(_)) => {
                 return node.children().all(|child| self.internal_in(child, frame, root, refs, scoping, depth + 1));
+            }
+            node => {
+                return node.children().all(|child| self.internal_in(child, frame, root, refs, scoping, depth));
             }
         };
         match self.lookup(name, scope) {
