@@ -28,6 +28,7 @@
 //!
 #![doc = include_str!("reference.md")]
 
+mod arity;
 pub mod condor;
 pub mod control;
 pub mod conversion;
@@ -43,6 +44,7 @@ pub mod versions;
 
 use std::sync::OnceLock;
 
+pub use arity::{arity, Arity};
 pub use registry::{is_registered, register, unregister, Args, RegisterError};
 
 use rustc_hash::FxHashMap;
