@@ -47,6 +47,8 @@
 //! * [`references`]: the attributes an expression refers to in an ad,
 //!   inside and outside it (libclassad's internal and external
 //!   references).
+//! * [`lint`]: mistakes in policy expressions (`x == UNDEFINED`,
+//!   precedence traps, unknown functions and attributes, ...).
 //! * [`analysis`]: why a job does not match (`condor_q -analyze`):
 //!   the disjoint counts, each condition's machines, missing attributes,
 //!   suggestions ([`analysis::analyze`]).
@@ -66,6 +68,7 @@ pub mod flatten;
 pub mod format;
 pub mod functions;
 pub mod lexer;
+pub mod lint;
 pub mod matching;
 mod name;
 mod parser;

@@ -5,6 +5,7 @@
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad simplify [--semantics new|old] [--my FILE] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
+//! classad lint [--against FILE]... [--json] EXPR|FILE...
 //! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR] [--semantics old|new]
 //!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
 //! ```
@@ -17,6 +18,7 @@ mod analyze;
 mod convert;
 mod eval;
 mod input;
+mod lint;
 mod query;
 mod simplify;
 
@@ -122,6 +124,29 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find mistakes in policy expressions.
+    ///
+    /// Each argument that names a file is read as ads (any format) and
+    /// every attribute of every ad is checked; any other argument is an
+    /// expression. Findings: `x == UNDEFINED` (always UNDEFINED),
+    /// arithmetic on strings and the precedence trap behind it, `!x == y`,
+    /// strings compared with numbers, unknown functions, wrong argument
+    /// counts, conditions that are always true or false, and (with
+    /// --against) attributes no reference ad defines. Exit status: 0
+    /// without findings, 1 with findings or an expression that does not
+    /// parse, 2 when a file cannot be read.
+    Lint {
+        /// Ads the expressions will meet (machines for a job's
+        /// Requirements); attributes none of them defines are reported.
+        #[arg(long, value_name = "FILE")]
+        against: Vec<PathBuf>,
+        /// Print the findings as one JSON array.
+        #[arg(long)]
+        json: bool,
+        /// Expressions, or files of ads (after `--` when one starts with `-`).
+        #[arg(required = true, value_name = "EXPR|FILE")]
+        items: Vec<String>,
+    },
     /// Select ads and print them or some of their values (as
     /// `condor_status -constraint EXPR -af ATTR...` does).
     ///
@@ -219,6 +244,7 @@ fn main() -> ExitCode {
         Command::Eval { semantics, my, target, exprs } => {
             eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
         }
+        Command::Lint { against, json, items } => lint::run(&against, json, &items),
         Command::Simplify { semantics, my, exprs } => simplify::run(semantics.into(), my.as_deref(), &exprs),
         Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
         Command::Convert { from, to, skip_bad, file } => {
