@@ -2,9 +2,8 @@
 //! finding on correct expressions, and the real policies of the pool
 //! sample.
 
-use std::io::Read;
+mod common;
 
-use classad::format::{Format, Reader};
 use classad::lint::{lint, Kind, LintOptions, Severity};
 use classad::{parse_expr, ClassAd};
 
@@ -86,12 +85,7 @@ fn reference_ads_find_unknown_attributes_and_types() {
 /// ads as reference: only findings that hold.
 #[test]
 fn the_pool_sample_policies() {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&include_bytes!("data/pool_sample.ads.gz")[..])
-        .read_to_string(&mut text)
-        .expect("gzip data");
-    let ads: Vec<ClassAd> =
-        Reader::new(text.as_bytes(), Some(Format::Old)).collect::<Result<_, _>>().expect("the pool sample reads");
+    let ads = common::pool_sample();
     let mut all = Vec::new();
     for ad in &ads {
         for name in ["START", "Requirements", "Rank", "WithinResourceLimits", "IsBlackHole"] {

@@ -4,21 +4,15 @@
 //! with its glideins' retirement times moved into the future
 //! (`pool_matches_refreshed.jsonl`); both written by `generate_matching.py`.
 
-use std::io::Read;
+mod common;
 
-use classad::format::{Format, Reader};
+use classad::format::Reader;
 use classad::matching::{rank_value, Match, MatchAd, Pool};
 use classad::{ClassAd, EvalOptions, Semantics, Value};
 use serde_json::Value as Json;
 
 fn pool_machines() -> Vec<ClassAd> {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&include_bytes!("data/pool_sample.ads.gz")[..])
-        .read_to_string(&mut text)
-        .expect("gzip data");
-    let ads: Vec<ClassAd> =
-        Reader::new(text.as_bytes(), Some(Format::Old)).collect::<Result<_, _>>().expect("the pool sample reads");
-    ads.into_iter().filter(|ad| ad.eval_attr("MyType") == Value::from("Machine")).collect()
+    common::pool_sample().into_iter().filter(|ad| ad.eval_attr("MyType") == Value::from("Machine")).collect()
 }
 
 /// The machines with `GLIDEIN_ToRetire` and `GLIDEIN_ToDie` moved to 2100,

@@ -1,10 +1,10 @@
 //! `analysis::analyze` on a hand-checked pool, and its three counts
 //! against libclassad's answers for the pool sample.
 
-use std::io::Read;
+mod common;
 
 use classad::analysis::analyze;
-use classad::format::{Format, Reader};
+use classad::format::Reader;
 use classad::{ClassAd, EvalOptions, Semantics};
 use serde_json::Value as Json;
 
@@ -108,13 +108,8 @@ fn a_job_without_requirements_rejects_everything() {
 /// follow from libclassad's pair-by-pair answers.
 #[test]
 fn counts_agree_with_libclassad_on_the_pool_sample() {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&include_bytes!("data/pool_sample.ads.gz")[..])
-        .read_to_string(&mut text)
-        .expect("gzip data");
     // The whole stream, Machine ads and others: analyze picks the machines.
-    let mut stream: Vec<ClassAd> =
-        Reader::new(text.as_bytes(), Some(Format::Old)).collect::<Result<_, _>>().expect("the pool sample reads");
+    let mut stream = common::pool_sample();
     for ad in &mut stream {
         if ad.contains("GLIDEIN_ToRetire") || ad.contains("GLIDEIN_ToDie") {
             ad.insert("GLIDEIN_ToRetire", 4_102_444_800i64);

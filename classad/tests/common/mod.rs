@@ -1,6 +1,7 @@
-//! Generators shared by the property tests: expression source text with
-//! every construct of the language, and ads whose attributes refer to each
-//! other (sometimes in cycles).
+//! Shared by the tests: generators for the property tests (expression
+//! source text with every construct of the language, and ads whose
+//! attributes refer to each other, sometimes in cycles), and the pool
+//! sample.
 
 #![allow(dead_code)]
 
@@ -99,4 +100,17 @@ pub fn ad() -> impl Strategy<Value = ClassAd> {
             }
             ad
         })
+}
+
+/// Every ad of the shared pool sample (`data/pool_sample.ads.gz`, 205 ads
+/// of `condor_status -long` output), in file order.
+pub fn pool_sample() -> Vec<ClassAd> {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&include_bytes!("../data/pool_sample.ads.gz")[..])
+        .read_to_string(&mut text)
+        .expect("gzip data");
+    classad::format::Reader::new(text.as_bytes(), Some(classad::format::Format::Old))
+        .collect::<Result<_, _>>()
+        .expect("the pool sample reads")
 }

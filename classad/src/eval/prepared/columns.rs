@@ -21,7 +21,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 
-use super::kernel::{test, Kernel, Truth};
+use super::kernel::{integer_test, test, Kernel, Truth};
 use crate::ad::ClassAd;
 use crate::eval::val::Val;
 use crate::expr::{BinaryOp, Literal, Repr};
@@ -224,17 +224,4 @@ impl<'p> ColumnKernel<'p> {
             }
         }
     }
-}
-
-/// `a op b` for integers and a comparison operator.
-#[inline]
-fn integer_test(op: BinaryOp, a: i64, b: i64) -> Truth {
-    Truth::from_bool(match op {
-        BinaryOp::Lt => a < b,
-        BinaryOp::Le => a <= b,
-        BinaryOp::Gt => a > b,
-        BinaryOp::Ge => a >= b,
-        BinaryOp::Eq => a == b,
-        _ => a != b,
-    })
 }

@@ -205,21 +205,26 @@ fn target_literal(name: Name, target: &ClassAd) -> Option<&Literal> {
 #[inline]
 pub(super) fn test(op: BinaryOp, a: &Literal, b: &Literal) -> Truth {
     match (a, b) {
-        (Literal::Int(x), Literal::Int(y)) if !matches!(op, BinaryOp::Is | BinaryOp::Isnt) => {
-            Truth::from_bool(match op {
-                BinaryOp::Lt => x < y,
-                BinaryOp::Le => x <= y,
-                BinaryOp::Gt => x > y,
-                BinaryOp::Ge => x >= y,
-                BinaryOp::Eq => x == y,
-                _ => x != y,
-            })
-        }
+        (Literal::Int(x), Literal::Int(y)) if !matches!(op, BinaryOp::Is | BinaryOp::Isnt) => integer_test(op, *x, *y),
         (Literal::Str(x), Literal::Str(y)) if matches!(op, BinaryOp::Eq | BinaryOp::Ne) => {
             Truth::from_bool(ops::strings_equal(x, y) == (op == BinaryOp::Eq))
         }
         _ => general(op, a, b),
     }
+}
+
+/// `a op b` for integers and a comparison operator other than `is` and
+/// `isnt`.
+#[inline]
+pub(super) fn integer_test(op: BinaryOp, a: i64, b: i64) -> Truth {
+    Truth::from_bool(match op {
+        BinaryOp::Lt => a < b,
+        BinaryOp::Le => a <= b,
+        BinaryOp::Gt => a > b,
+        BinaryOp::Ge => a >= b,
+        BinaryOp::Eq => a == b,
+        _ => a != b,
+    })
 }
 
 #[inline(never)]
