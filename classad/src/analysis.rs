@@ -136,8 +136,8 @@ impl Analysis {
     }
 }
 
-/// Whether `ad` counts as a machine in a stream of `all`: `MyType` is
-/// `Machine`, or no ad has a `MyType`.
+/// The machine ads of `ads`: those whose `MyType` is `Machine`, or all of
+/// them when no ad has a `MyType`.
 fn machine_ads<'a>(ads: &'a [ClassAd], options: &EvalOptions) -> Vec<&'a ClassAd> {
     let my_type = |ad: &ClassAd| EvalContext::new(options).my(ad).eval_attr("MyType");
     if ads.iter().all(|ad| my_type(ad).is_undefined()) {
@@ -309,6 +309,7 @@ fn mirror(op: BinaryOp) -> Option<BinaryOp> {
     })
 }
 
+/// The values that are numbers.
 fn numbers(values: &[Value]) -> impl Iterator<Item = f64> + '_ {
     values.iter().filter_map(Value::as_f64)
 }
@@ -322,7 +323,7 @@ fn number(x: f64) -> Expr {
     }
 }
 
-/// The most common value that is a number or a string (the first seen on
+/// The most common value that is a number, string or boolean (the first seen on
 /// a tie).
 fn most_common(values: &[Value]) -> Option<Expr> {
     let mut counts: Vec<(Expr, usize)> = Vec::new();
