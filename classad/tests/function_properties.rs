@@ -66,3 +66,19 @@ proptest! {
         }
     }
 }
+
+/// Inputs the property test found: integer arithmetic at the ends of the
+/// range wraps as libclassad's C does instead of overflowing (the values
+/// are libclassad's).
+#[test]
+fn found_cases() {
+    let options = EvalOptions::new();
+    for (text, expected) in [
+        ("quantize(9223372036854775807, -9223372036854775808)", "0"),
+        ("quantize(-9223372036854775808, -9223372036854775808)", "0"),
+        ("quantize(7, 3)", "9"),
+    ] {
+        let value = EvalContext::new(&options).eval(&parse_expr(text).expect(text));
+        assert_eq!(value.to_string(), expected, "{text}");
+    }
+}

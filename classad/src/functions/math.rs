@@ -92,9 +92,9 @@ fn quantize<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) 
         Val::Int(0) => value,
         Val::Int(step) => match value {
             // C's integer arithmetic: division truncates toward zero.
-            Val::Int(i) => {
-                Val::Int(i.wrapping_add(step - 1).checked_div(step).map_or(i64::MIN, |q| q.wrapping_mul(step)))
-            }
+            Val::Int(i) => Val::Int(
+                i.wrapping_add(step.wrapping_sub(1)).checked_div(step).map_or(i64::MIN, |q| q.wrapping_mul(step)),
+            ),
             _ => Val::Real((x / step as f64).ceil() * step as f64),
         },
         _ if real_step.abs() <= 1e-8 => value,
