@@ -3,16 +3,26 @@
 //! bindings' `ClassAd.flatten`) gives it.
 //!
 //! * Literals, operators on known values and calls with known arguments
-//!   are computed (every function is taken as pure, as libclassad does).
+//!   are computed. Every function is taken as pure, as libclassad does
+//!   (`time()` and `random()` are called), and called on its arguments as
+//!   written, so `unparse(Memory)` gives the text of `Memory`'s expression.
 //! * A reference to an attribute of the ad whose expression flattens to a
 //!   value becomes that value; one whose expression does not, or that the
 //!   ad does not define (`TARGET.Memory`), stays as written: expressions
-//!   are not inlined.
+//!   are not inlined. So does a reference to an ad, or a selection from a
+//!   list (`Slots.Memory`).
 //! * `true && x` and `x && true` are `x`; `false && x` is `false`, and so
-//!   is `x && false`; `true || x` and `x || true` are `true`.
+//!   is `x && false`; `true || x` and `x || true` are `true`. A number
+//!   next to an unknown under `&&` or `||` counts as its truth
+//!   (`x && 5` is `x`, `x || 0` is `false || x`), and two known operands
+//!   must both be logical values (`false && "abc"` is ERROR here, though
+//!   evaluating it gives `false`).
 //! * A condition known to be true or false picks its branch.
 //! * Chains of the associative operators (`+ * && || & | ^`) gather their
 //!   constants into one value, written first: `x + 1 + 2` is `3 + x`.
+//! * `expr` is taken as written outside the ad (as an expression given to
+//!   libclassad's `Flatten` is): an ad written in it has no enclosing
+//!   scope, though `.x` and `root` still name the ad.
 //!
 //! `classad simplify` prints it on the command line.
 //!
@@ -65,12 +75,29 @@ impl fmt::Display for Flattened {
 }
 
 /// Flattening failed, as it does in libclassad: the expression refers in
-/// a cycle (`A = B; B = A`) or nests too deeply.
+/// a cycle (`A = B; B = A`), follows references too deeply, or (here) takes
+/// more steps than the evaluation's step limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the expression cannot be flattened (a circular reference, or nested too deeply)")]
 pub struct FlattenError;
 
 /// `expr` flattened in the scope of `ad`, outside any match.
+///
+/// ```
+/// use classad::{ClassAd, EvalOptions};
+/// use classad::flatten::flatten;
+/// let machine: ClassAd = "[ Memory = 8192; Slots = { [ Memory = 4096 ] }; Code = Memory / 1024 ]".parse()?;
+/// let opts = EvalOptions::new();
+/// let show = |text: &str| -> Result<String, Box<dyn std::error::Error>> {
+///     Ok(flatten(&opts, &machine, &text.parse()?)?.to_string())
+/// };
+/// assert_eq!(show("TARGET.RequestMemory <= Memory && x || 0")?, "false || TARGET.RequestMemory <= 8192 && x");
+/// assert_eq!(show("unparse(Code)")?, "\"Memory / 1024\"");
+/// assert_eq!(show("Slots.Memory")?, "Slots.Memory");
+/// assert_eq!(show("[ a = Memory ].a")?, "[ a = Memory ].a");
+/// assert_eq!(show("[ a = .Memory ].a")?, "8192");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn flatten(options: &EvalOptions, ad: &ClassAd, expr: &Expr) -> Result<Flattened, FlattenError> {
     match EvalContext::new(options).my(ad).flatten(expr) {
         Some(Ok(value)) => Ok(Flattened::Value(value)),

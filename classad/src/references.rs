@@ -13,10 +13,22 @@
 //! `GetInternalReferences` give with full names (as HTCondor's Python
 //! bindings `externalRefs`/`internalRefs` return them): names as first
 //! written, one per name whatever its case, in case-insensitive order.
-//! [`trim`] turns them into plain attribute names as HTCondor's daemons do
-//! (`TARGET.Memory` becomes `Memory`). A negotiator groups jobs into
-//! autoclusters by the machine attributes their `Requirements` and `Rank`
-//! refer to: the trimmed external references.
+//! [`trim`] and [`trim_all`] turn them into plain attribute names as
+//! HTCondor's daemons do (`TARGET.Memory` becomes `Memory`).
+//!
+//! These define autoclusters: HTCondor's negotiator takes the trimmed
+//! external references of every expression of the machine ads (what the
+//! machines' `START`, `Requirements`, `Rank` read from a job), and the
+//! schedd groups jobs by the values of those attributes and of the job's
+//! own attributes they use (their internal references). Jobs alike in all
+//! of them match the same machines.
+//!
+//! When libclassad cannot determine the references it reports failure
+//! rather than a partial list, and so do [`external`] and [`internal`]
+//! ([`ReferenceError`]): a cycle (`A = B; B = A`), a selection from a value
+//! that is not an ad (`"x".y`, or from a list: `{[a = 1]}.a`), or a search
+//! too deep or too long (see `reference-depth` in `docs/divergences.md`).
+//! HTCondor's daemons then go on without them.
 //!
 //! ```
 //! use classad::{ClassAd, EvalOptions, Expr};
@@ -33,7 +45,7 @@
 //! ```
 
 use crate::ad::ClassAd;
-use crate::eval::{EvalContext, EvalOptions};
+use crate::eval::{EvalContext, EvalOptions, References};
 use crate::expr::Expr;
 
 /// The references could not be determined, as libclassad reports: the
@@ -48,6 +60,10 @@ pub struct ReferenceError;
 
 /// The attributes `expr`, evaluated in `ad`, needs from outside `ad`.
 ///
+/// `expr` is taken as written outside `ad` (as an expression given to
+/// libclassad's `GetExternalReferences` is): an ad written in it has no
+/// enclosing scope, though `.x` and `root` still name `ad`.
+///
 /// ```
 /// use classad::{ClassAd, EvalOptions};
 /// let ad: ClassAd = "[ A = B; B = A ]".parse()?;
@@ -59,7 +75,16 @@ pub fn external(options: &EvalOptions, ad: &ClassAd, expr: &Expr) -> Result<Vec<
     EvalContext::new(options).my(ad).external_references(expr).ok_or(ReferenceError)
 }
 
-/// The attributes of `ad` that `expr`, evaluated in `ad`, uses.
+/// The attributes of `ad` that `expr`, evaluated in `ad`, uses: those it
+/// names and, followed into their expressions, the ones those use.
+///
+/// ```
+/// use classad::{ClassAd, EvalOptions};
+/// let ad: ClassAd = "[ Cpus = 4; Memory = Cpus * 2048; Slot = [ Mem = Memory ] ]".parse()?;
+/// let expr = "Slot.Mem > TARGET.RequestMemory".parse()?;
+/// assert_eq!(classad::references::internal(&EvalOptions::new(), &ad, &expr)?, ["Cpus", "Memory", "Slot"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn internal(options: &EvalOptions, ad: &ClassAd, expr: &Expr) -> Result<Vec<String>, ReferenceError> {
     EvalContext::new(options).my(ad).internal_references(expr).ok_or(ReferenceError)
 }
@@ -97,6 +122,26 @@ pub fn trim(name: &str, side: Side) -> &str {
         }
     }
     cut(name.strip_prefix('.').unwrap_or(name))
+}
+
+/// Every name of `names` trimmed with [`trim`], as HTCondor's
+/// `TrimReferenceNames` does to a set of references: one per name whatever
+/// its case (the first spelling in `names` is kept), in case-insensitive
+/// order. This is how a negotiator turns the external references of the
+/// machines' expressions into the "significant attributes" of jobs.
+///
+/// ```
+/// use classad::references::{trim_all, Side};
+/// let names = [".Disk", ".left.Outer.Inner", "Name", "Parent.Child", "TARGET.Rank", "target.name"];
+/// assert_eq!(trim_all(&names, Side::External), ["Disk", "Name", "Outer", "Parent", "Rank"]);
+/// assert_eq!(trim_all(&names, Side::Internal), ["Disk", "left", "Name", "Parent", "TARGET"]);
+/// ```
+pub fn trim_all<S: AsRef<str>>(names: &[S], side: Side) -> Vec<String> {
+    let mut set = References::default();
+    for name in names {
+        set.insert(trim(name.as_ref(), side).to_owned());
+    }
+    set.iter().map(str::to_owned).collect()
 }
 
 /// `name` up to its first `.` or `[`.

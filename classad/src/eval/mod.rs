@@ -269,11 +269,11 @@ impl<'c> EvalContext<'c> {
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
         let mut refs = References::default();
         let complete = if internal {
-            ev.internal_references(expr, &my_frame, &my_frame, &mut refs)
+            ev.internal_references(expr, &my_frame, &mut refs)
         } else {
             ev.external_references(expr, &my_frame, &mut refs)
         };
-        complete.then(|| refs.iter().map(str::to_owned).collect())
+        (complete && !ev.failed()).then(|| refs.iter().map(str::to_owned).collect())
     }
 
     /// Evaluates the attribute `name` of the MY ad as a condition, like

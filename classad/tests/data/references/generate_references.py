@@ -14,7 +14,15 @@ process. Cases:
     pool sample's Machine ads, in the context of the first ad that has it;
   * Requirements and Rank of the test jobs (../matching/jobs.ads);
   * the hand-written edge cases below (cycles, nested ads, lists, scopes,
-    functions, selections from non-ads).
+    functions, selections from non-ads), many of them quirks of libclassad
+    found by the random cases;
+  * RANDOM_CASES random expressions (seeded, so the same ones every run)
+    over the three ads of RANDOM_ADS: every operator, literals of each
+    kind, scoped and root names, ads and lists written in the expression,
+    selections from them, calls of pure built-ins (HTCondor's own
+    functions left out: libclassad lacks them under new semantics, see
+    htcondor-layer in docs/divergences.md); the ones libclassad cannot
+    parse are left out.
 The first line is {"ads": [TEXT, ...]}, the context ads in new syntax; then
 one JSON line per case and semantics:
 {"semantics": "new"|"old", "ad": INDEX, "expr": TEXT,
@@ -30,6 +38,7 @@ import argparse
 import gzip
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -61,6 +70,28 @@ EDGE_EXPRS = [
     "x =?= undefined", "A is 3", "1.5 + x + 2.5", "x + 1.5 + 2", "member(A, {1, 2, 3})", "ifThenElse(x, A, B)",
 ]
 
+# Quirks of libclassad, each checked: logical operators turn numbers into
+# booleans when flattening and are strict about both sides; functions are
+# called on their arguments as written (`unparse`); a selection from a list
+# flattens the selected values and is kept; an ad written in the expression
+# has no enclosing scope but `.x` and `root` still name the ad; a lookup
+# that finds nothing leaves the internal search in the scope it ended in;
+# a reference to an ad leaves flattening in the scope it was found in.
+QUIRK_AD = ("[ A = 1; B = 2; Cy = Cy; K = 1000000; I = 7; L6 = { [ q = 1 ] }; N1 = [ d = Cy ]; "
+            "N2 = [ d = .Cy ]; N4 = [ d = { [ a = A ] } ]; Nested = [ b = Z + c; c = A ]; "
+            "N3 = [ b = c + Z; c = A ]; Li = { A, B }; R = [ x = 1; y = Q ]; Q = I * 2; Fl = 0.1 ]")
+QUIRK_EXPRS = [
+    "0.0 || x", "0 || x", "x || 0", "x && -3", "x && 5", "-3 && x", "x && \"s\"", "x && K", "2.5 && x",
+    "x || 2.5", "x && undefined", "x || error", "x && {}", "{} && x", "false && \"abc\"", "true || \"abc\"",
+    "(false && \"abc\") >= y", "undefined || error", "unparse(I)", "unparse(Q)", "unparse(Fl)",
+    "unparse(I) isnt error", "Li.x", "(Li.x)[1] >= y", "L6.q", "L6.N1", "L6.N2", "L6.N4", "{ [ a = A ] }.a",
+    "{ [ a = A ] }.z", "[ x = 5; z = A ].B", "[ x = 5; z = A ].z", "[ p = .A; q = B ].p", "[ p = root.B ].p",
+    "[ p = toplevel.Q ].p", "[ p = self ].p", "[ p = self; q = A ].p", "[ x = 1 ].y + A", "A + [ x = 1 ].y",
+    "[ x = 1 ].y + B.C", "[ p = [ x = 5 ].Err + q; q = p + 1 ]", "[ p = [ x = 5 ].Err + q; q = 1 ]",
+    "Nested.b", "N3.b", "N3.b + A", "[ x = 5 ].self ? x : B", "[ x = 5 ].self - A", "[ p = .A; q = p + 1 ]",
+    "[ p = 1 << error | .B; q = p + 1 ]", "R.y", "R", "[ a = 1 ].root", "[ a = 1 ].Root + A",
+]
+
 WORKER = r'''
 import json, sys
 semantics = sys.argv[1]
@@ -72,7 +103,11 @@ parsed = [classad2.ClassAd(text) for text in ads]
 for line in sys.stdin:
     case = json.loads(line)
     ad = parsed[case["ad"]]
-    expr = classad2.ExprTree(case["expr"])
+    try:
+        expr = classad2.ExprTree(case["expr"])
+    except Exception:
+        # libclassad cannot parse it (`a ?: -b`): not a case.
+        continue
     out = {"semantics": semantics, "ad": case["ad"], "expr": case["expr"]}
     low = case["expr"].lower()
     if "time" in low or "random" in low:
@@ -99,8 +134,95 @@ for line in sys.stdin:
 '''
 
 
+RANDOM_SEED = 5
+RANDOM_CASES = 1200
+RANDOM_ADS = [
+    EDGE_AD,
+    "[ Memory = 2048; Disk = 10000; Arch = \"X86_64\"; OpSys = \"LINUX\"; "
+    "Requirements = TARGET.RequestMemory <= Memory && TARGET.Arch == Arch; Rank = TARGET.Prio * 2 + KFlops / 1000; "
+    "KFlops = 1000000; Start = Requirements && LoadAvg < 0.5; LoadAvg = 0.1; Name = \"slot1@x\"; Und = undefined; "
+    "Err = error; I = 7; F = 2.5; S = \"abc\"; Bo = true; Li = {1, 2, 3}; Rec = [ x = 1; y = I ]; U = Und + 1 ]",
+    "[ N = [ a = 1; b = a + X; c = parent.Q; d = [ e = b; f = root.Q; g = .LA ] ]; Q = 10; "
+    "LA = { [ m = 1 ], [ m = Q ], [ m = Z ] }; R1 = [ x = Q ].x; R2 = [ x = W ].x; R3 = LA.m; R4 = N.d.e; "
+    "U1 = unparse(Q); E1 = eval(\"Q + 1\"); IT = ifThenElse(Q > 5, TARGET.A, MY.B); MB = MY.Q + other.Q; "
+    "ST = strcat(\"a\", Q); SZ = size(LA); LQ = LA[1].m; S2 = N.self.a; P2 = N.parent.Q; "
+    "RL = [ u = Q; v = u + 1; w = parent.Q; y = z ]; Chain = N.d; RS = RL.v; Tern = Q > 5 ? X : 1; "
+    "Lg = X && Q; Lg2 = Q || X; Cyc = Cyc2 + 1; Cyc2 = Cyc ]",
+]
+RANDOM_NAMES = [
+    "A", "B", "C", "X", "Y", "Z", "Cycle1", "Me", "Nested", "L", "T", "M", "O", "Root", "Str", "Sel", "Sub",
+    "Deep", "Lower", "Fn", "Cond", "Elvis", "Up", "Memory", "Disk", "Arch", "Requirements", "Rank", "KFlops",
+    "Start", "LoadAvg", "Name", "Und", "Err", "I", "F", "S", "Bo", "Li", "Rec", "U", "N", "Q", "LA", "R1", "R2",
+    "R3", "R4", "U1", "E1", "IT", "MB", "ST", "SZ", "LQ", "S2", "P2", "RL", "Chain", "RS", "Tern", "Lg", "Lg2",
+    "Cyc", "m", "u", "v", "x", "y", "q", "a", "b",
+]
+RANDOM_SCOPES = ["MY", "TARGET", "other", "self", "parent", "root", "toplevel", "my", "target", "Nested", "Rec",
+                 "N", "N.d", "RL", "LA", "Chain", "L", "Str", "Und", "[ x = 5; z = A ]"]
+RANDOM_FUNCTIONS = [
+    ("strcat", 2), ("size", 1), ("member", 2), ("ifThenElse", 3), ("isUndefined", 1), ("isError", 1), ("int", 1),
+    ("real", 1), ("string", 1), ("toUpper", 1), ("toLower", 1), ("substr", 2), ("floor", 1), ("ceiling", 1),
+    ("min", 2), ("max", 2), ("sum", 1), ("avg", 1), ("regexp", 2), ("strcmp", 2), ("eval", 1), ("unparse", 1),
+    ("isString", 1), ("isInteger", 1), ("isList", 1), ("isClassAd", 1), ("pow", 2), ("length", 1), ("join", 2),
+    ("quantize", 2), ("NoSuchFn", 1),
+]
+RANDOM_BINARY = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "=?=", "=!=", "is", "isnt", "&&", "||",
+                 "&", "|", "^", "<<", ">>", ">>>"]
+RANDOM_LITERALS = ["1", "2", "0", "-3", "2.5", "0.0", "\"abc\"", "\"X86_64\"", "true", "false", "undefined",
+                   "error", "{}", "{1, 2}", "[ ]"]
+
+
+def random_cases():
+    """(ad, expression) pairs, the same every run."""
+    rng = random.Random(RANDOM_SEED)
+
+    def reference():
+        r = rng.random()
+        if r < 0.55:
+            return rng.choice(RANDOM_NAMES)
+        if r < 0.9:
+            return rng.choice(RANDOM_SCOPES) + "." + rng.choice(RANDOM_NAMES)
+        return "." + rng.choice(RANDOM_NAMES)
+
+    def expression(depth):
+        if depth <= 0:
+            return reference() if rng.random() < 0.6 else rng.choice(RANDOM_LITERALS)
+        r = rng.random()
+        sub = lambda: expression(depth - 1)
+        if r < 0.15:
+            return reference()
+        if r < 0.22:
+            return rng.choice(RANDOM_LITERALS)
+        if r < 0.60:
+            text = sub() + " " + rng.choice(RANDOM_BINARY) + " " + sub()
+            return "(" + text + ")" if rng.random() < 0.5 else text
+        if r < 0.67:
+            return rng.choice(["-", "!", "~", "+"]) + "(" + sub() + ")"
+        if r < 0.74:
+            return sub() + " ? " + sub() + " : " + sub()
+        if r < 0.78:
+            return "(" + sub() + " ?: " + sub() + ")"
+        if r < 0.88:
+            name, arity = rng.choice(RANDOM_FUNCTIONS)
+            return name + "(" + ", ".join(sub() for _ in range(arity)) + ")"
+        if r < 0.92:
+            return "{" + ", ".join(sub() for _ in range(rng.randint(0, 3))) + "}"
+        if r < 0.95:
+            return "[ p = " + sub() + "; q = " + sub() + " ].p"
+        if r < 0.98:
+            return "(" + sub() + ")[" + rng.choice(["0", "1", "\"x\"", sub()]) + "]"
+        return "[ p = " + sub() + "; q = p + 1 ]"
+
+    out, seen = [], set()
+    while len(out) < RANDOM_CASES:
+        text = expression(rng.randint(1, 5))
+        if text not in seen:
+            seen.add(text)
+            out.append((rng.choice(RANDOM_ADS), text))
+    return out
+
+
 def cases():
-    out = [(EDGE_AD, e) for e in EDGE_EXPRS]
+    out = [(EDGE_AD, e) for e in EDGE_EXPRS] + [(QUIRK_AD, e) for e in QUIRK_EXPRS] + random_cases()
     # The oracle parses the pool sample; its ads in new syntax are the
     # context (written by the oracle itself, below).
     return out
@@ -156,8 +278,9 @@ def main():
         out = subprocess.run([args.python, "-c", WORKER, semantics], input=stdin, env=env, check=True,
                              capture_output=True, text=True).stdout
         lines.extend(out.splitlines())
-    with gzip.open(args.out, "wt", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+    # No timestamp in the gzip header: the same cases give the same file.
+    with open(args.out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+        f.write(("\n".join(lines) + "\n").encode("utf-8"))
     print("%s: %d cases" % (args.out, len(lines)), file=sys.stderr)
 
 
