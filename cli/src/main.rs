@@ -3,7 +3,7 @@
 //! ```text
 //! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--] EXPR...
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
-//! classad simplify [--semantics new|old] [--my FILE] [--] EXPR...
+//! classad simplify [--semantics new|old] [--my FILE] [--refs] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
 //! classad lint [--against FILE]... [--json] EXPR|FILE...
 //! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR] [--semantics old|new]
@@ -83,7 +83,8 @@ enum Command {
         file: Option<PathBuf>,
     },
     /// Flatten expressions in the scope of an ad (partial evaluation, as
-    /// libclassad's Flatten), printing one line per EXPR.
+    /// libclassad's Flatten), printing one line per EXPR (three with
+    /// --refs).
     ///
     /// What the ad determines is computed (attributes whose expressions
     /// flatten to values, operators and calls on known values, known
@@ -98,6 +99,12 @@ enum Command {
         /// reads standard input). Without one, an empty ad.
         #[arg(long, value_name = "FILE")]
         my: Option<PathBuf>,
+        /// After each flattened EXPR, two more lines: `  external: ` and the
+        /// attributes it needs from outside the ad, `  internal: ` and those
+        /// of the ad it uses (libclassad's full names, comma-separated), or
+        /// `cannot be determined` (a cycle, a selection from a non-ad).
+        #[arg(long)]
+        refs: bool,
         /// Expressions to flatten, in order.
         #[arg(required = true, value_name = "EXPR", allow_hyphen_values = true)]
         exprs: Vec<String>,
@@ -245,7 +252,9 @@ fn main() -> ExitCode {
             eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
         }
         Command::Lint { against, json, items } => lint::run(&against, json, &items),
-        Command::Simplify { semantics, my, exprs } => simplify::run(semantics.into(), my.as_deref(), &exprs),
+        Command::Simplify { semantics, my, refs, exprs } => {
+            simplify::run(semantics.into(), my.as_deref(), refs, &exprs)
+        }
         Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
         Command::Convert { from, to, skip_bad, file } => {
             convert::run(from.into(), to.into(), skip_bad, file.as_deref())

@@ -50,3 +50,19 @@ fn errors_are_reported_in_line() {
     assert!(lines[1].starts_with("parse error: line 1, column 4:"), "{text}");
     assert_eq!(lines[2], "6");
 }
+
+#[test]
+fn references_on_request() {
+    let machine = write_file(
+        "simplify-machine.ad",
+        "[ Memory = 8192; Cpus = Slots * 2; Start = TARGET.RequestMemory <= Memory && TARGET.Owner =!= Banned ]",
+    );
+    let out = classad(&["simplify", "--my", &machine.to_string_lossy(), "--refs", "Start", "Cpus > 2", "\"x\".y"]);
+    assert!(out.status.success());
+    assert_eq!(
+        stdout(&out),
+        "Start\n  external: Banned, TARGET.Owner, TARGET.RequestMemory\n  internal: Memory, Start\n\
+         Cpus > 2\n  external: Slots\n  internal: Cpus\n\
+         error\n  external: cannot be determined\n  internal: cannot be determined\n"
+    );
+}
