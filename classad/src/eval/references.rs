@@ -95,7 +95,7 @@ impl<'a> Evaluator<'a> {
             Node::RootAttr(name) => (*name, search.root),
             Node::Select(base, name) => match self.scope_of(base, frame, search) {
                 Val::Undefined => {
-                    refs.insert(format!("{base}.{name}"));
+                    refs.insert(format!("{base}.{}", name.as_str()));
                     return true;
                 }
                 Val::Ad(scope) => (*name, scope),

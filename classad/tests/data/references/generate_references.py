@@ -32,6 +32,14 @@ where null references mean libclassad could not determine them
 (ValueError); "error" means flatten raised, and null means the expression
 calls a function of the clock or chance (flattening calls it) and is not
 recorded. TEXT is the canonical one-line form (repr).
+
+It also writes divergences.jsonl: the cases where classad-rs decides
+otherwise (DIVERGENCES below), one JSON line each:
+{"tag": SECTION, "semantics": ..., "ad": TEXT, "expr": TEXT,
+ "libclassad": {"external", "internal", "flatten"}, "ours": {same}}
+where SECTION names the section of docs/divergences.md that explains it;
+the test checks that classad-rs gives "ours" and that it differs from
+"libclassad".
 """
 
 import argparse
@@ -258,6 +266,44 @@ for ad in classad2.parseAds(open(sys.argv[2]).read()):
     return [(c["ad"], c["expr"]) for c in map(json.loads, out.splitlines())]
 
 
+DEPTH_AD = "[ D0 = TARGET.Memory + X; " + "; ".join("D%d = D%d + D%d" % (i, i - 1, i - 1)
+                                                   for i in range(1, 22)) + " ]"
+RESERVED_AD = ("[ TARGET = [ Memory = 5; q = MY.x ]; MY = [ x = 1; y = TARGET.Memory ]; other = 3; "
+               "parent = [ p = 1 ]; root = [ r = 2 ]; toplevel = Q2; Q2 = 7; CurrentTime = 100; self = [ s = 1 ]; "
+               "ad = 4; Memory = 10; x = Memory + 1; my2 = my.x ]")
+# (tag, semantics, ad, expression, what classad-rs gives).
+DIVERGENCES = [
+    # A cycle is ERROR here, UNDEFINED in libclassad: `self` (the attribute
+    # Self, which names itself) is no ad to select from.
+    ("circular-references", "new", "[ Self = self; A = 1 ]", "self.A",
+     {"external": None, "internal": None, "flatten": "value error"}),
+    # The whole ad (`toplevel`, as no scope below it defines the name)
+    # searched in insertion order: `MY` (in TARGET's `MY.x`) is met before
+    # `my` (in my2's `my.x`); libclassad's hash order meets `my` first.
+    ("record-order", "new", RESERVED_AD, "self.toplevel",
+     {"external": [], "internal": ["Memory", "MY", "Q2", "self", "TARGET"], "flatten": "expr self.toplevel"}),
+    # 2^21 steps: past the step limit here; libclassad takes a second.
+    ("reference-depth", "new", DEPTH_AD, "D21", {"external": None, "internal": None, "flatten": "error"}),
+    # HTCondor's functions exist under new semantics too.
+    ("htcondor-layer", "new", "[ L = \"a,b\" ]", "stringListMember(\"a\", L)",
+     {"external": [], "internal": ["L"], "flatten": "value true"}),
+]
+
+
+def divergences(python, env):
+    """The DIVERGENCES lines, with libclassad's answers."""
+    lines = []
+    for tag, semantics, ad, expr, ours in DIVERGENCES:
+        stdin = json.dumps({"ads": [ad]}) + "\n" + json.dumps({"ad": 0, "expr": expr}) + "\n"
+        out = subprocess.run([python, "-c", WORKER, semantics], input=stdin, env=env, check=True,
+                             capture_output=True, text=True).stdout
+        theirs = json.loads(out)
+        lines.append(json.dumps({"tag": tag, "semantics": semantics, "ad": ad, "expr": expr,
+                                 "libclassad": {k: theirs[k] for k in ("external", "internal", "flatten")},
+                                 "ours": ours}))
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", default=os.environ.get("ORACLE_PYTHON", "python3"))
@@ -282,6 +328,8 @@ def main():
     with open(args.out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
         f.write(("\n".join(lines) + "\n").encode("utf-8"))
     print("%s: %d cases" % (args.out, len(lines)), file=sys.stderr)
+    with open(os.path.join(os.path.dirname(args.out), "divergences.jsonl"), "w", encoding="utf-8") as f:
+        f.write("\n".join(divergences(args.python, env)) + "\n")
 
 
 if __name__ == "__main__":
