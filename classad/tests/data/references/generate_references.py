@@ -14,7 +14,8 @@ process. Cases:
     pool sample's Machine ads, in the context of the first ad that has it;
   * Requirements and Rank of the test jobs (../matching/jobs.ads);
   * the hand-written edge cases below (cycles, nested ads, lists, scopes,
-    functions, selections from non-ads), many of them quirks of libclassad
+    functions, selections from non-ads, an ad defining the names with a
+    meaning of their own), many of them quirks of libclassad
     found by the random cases;
   * RANDOM_CASES random expressions (seeded, so the same ones every run)
     over the three ads of RANDOM_ADS: every operator, literals of each
@@ -98,6 +99,7 @@ QUIRK_EXPRS = [
     "[ x = 1 ].y + B.C", "[ p = [ x = 5 ].Err + q; q = p + 1 ]", "[ p = [ x = 5 ].Err + q; q = 1 ]",
     "Nested.b", "N3.b", "N3.b + A", "[ x = 5 ].self ? x : B", "[ x = 5 ].self - A", "[ p = .A; q = p + 1 ]",
     "[ p = 1 << error | .B; q = p + 1 ]", "R.y", "R", "[ a = 1 ].root", "[ a = 1 ].Root + A",
+    "TARGET.parent", "parent.parent + MY.root", "Und.self",
 ]
 
 WORKER = r'''
@@ -230,7 +232,8 @@ def random_cases():
 
 
 def cases():
-    out = [(EDGE_AD, e) for e in EDGE_EXPRS] + [(QUIRK_AD, e) for e in QUIRK_EXPRS] + random_cases()
+    out = [(EDGE_AD, e) for e in EDGE_EXPRS] + [(QUIRK_AD, e) for e in QUIRK_EXPRS]
+    out += [(RESERVED_AD, e) for e in RESERVED_EXPRS] + random_cases()
     # The oracle parses the pool sample; its ads in new syntax are the
     # context (written by the oracle itself, below).
     return out
@@ -271,6 +274,12 @@ DEPTH_AD = "[ D0 = TARGET.Memory + X; " + "; ".join("D%d = D%d + D%d" % (i, i - 
 RESERVED_AD = ("[ TARGET = [ Memory = 5; q = MY.x ]; MY = [ x = 1; y = TARGET.Memory ]; other = 3; "
                "parent = [ p = 1 ]; root = [ r = 2 ]; toplevel = Q2; Q2 = 7; CurrentTime = 100; self = [ s = 1 ]; "
                "ad = 4; Memory = 10; x = Memory + 1; my2 = my.x ]")
+# An ad that defines the names with a meaning of their own.
+RESERVED_EXPRS = [
+    "TARGET.Memory", "TARGET.q", "MY.x", "MY.y", "my.x", "other + 1", "parent.p", "root.r", "toplevel", "toplevel + 1",
+    "CurrentTime", "self.s", "ad", "x", "my2", "[ a = 1 ].parent", "[ a = 1 ].root.r", "[ a = .toplevel ].a",
+    "TARGET.Memory + MY.x + other", "Und.parent", "MY.parent",
+]
 # (tag, semantics, ad, expression, what classad-rs gives).
 DIVERGENCES = [
     # A cycle is ERROR here, UNDEFINED in libclassad: `self` (the attribute
