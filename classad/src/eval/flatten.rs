@@ -49,7 +49,7 @@ impl<'a> Part<'a> {
 }
 
 /// What a flattening keeps across its recursion.
-pub(crate) struct Walk<'a> {
+struct Walk<'a> {
     /// Addresses of the attribute expressions being flattened (a cycle
     /// when one is reached again).
     active: Vec<usize>,
