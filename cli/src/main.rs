@@ -127,17 +127,35 @@ enum Command {
     /// Find mistakes in policy expressions.
     ///
     /// Each argument that names a file is read as ads (any format) and
-    /// every attribute of every ad is checked; any other argument is an
-    /// expression. Findings: `x == UNDEFINED` (always UNDEFINED),
-    /// arithmetic on strings and the precedence trap behind it, `!x == y`,
-    /// strings compared with numbers, unknown functions, wrong argument
-    /// counts, conditions that are always true or false, and (with
-    /// --against) attributes no reference ad defines. Exit status: 0
-    /// without findings, 1 with findings or an expression that does not
-    /// parse, 2 when a file cannot be read.
+    /// every attribute of every ad is checked in the context of its ad;
+    /// any other argument is an expression. Findings (kind names as in
+    /// --json): undefined-comparison (`x == UNDEFINED`, always
+    /// UNDEFINED), string-arithmetic (and the precedence trap of
+    /// `Owner == "a" * 10`), negated-comparison (`!x == y`),
+    /// chained-comparison (`1 < x < 10`), string-number-comparison,
+    /// string-boolean-comparison, string-condition (`x || "LINUX"`),
+    /// bitwise-logic (`a & b` for `a && b`), unknown-function, arity,
+    /// constant-error (`1 / 0`), constant-condition (a clause that is
+    /// always true or false), unknown-attribute (`MY.x` the ad lacks;
+    /// with --against, `TARGET.x` and `x` no ad defines, unless the
+    /// expression tests them for UNDEFINED), case-sensitive-comparison
+    /// (`x =?= "linux"` when the ads say "LINUX") and, in files,
+    /// cyclic-reference (an attribute that refers back to itself).
+    ///
+    /// Output: per finding, `SOURCE: SEVERITY KIND: MESSAGE`, then the
+    /// part concerned (`in:`) and a replacement when there is one
+    /// (`suggestion:`); SOURCE is the expression or `FILE: ad N: ATTR`.
+    /// With --json, one array of objects with `source`, `file`, `ad`,
+    /// `attribute` (null for expressions), `kind`, `severity` (`error` or
+    /// `warning`), `message`, `expr` and `suggestion` (or null).
+    ///
+    /// Exit status: 0 without findings, 1 with findings or an expression
+    /// or ad that does not parse, 2 when a file cannot be read.
     Lint {
         /// Ads the expressions will meet (machines for a job's
-        /// Requirements); attributes none of them defines are reported.
+        /// Requirements, jobs for a machine's START; any format; may be
+        /// given more than once): attributes none of them defines are
+        /// reported, and their values' types are checked.
         #[arg(long, value_name = "FILE")]
         against: Vec<PathBuf>,
         /// Print the findings as one JSON array.

@@ -34,8 +34,33 @@ fn files_of_ads_and_reference_ads_in_json() {
         findings.as_array().expect("array").iter().map(|f| f["kind"].as_str().expect("kind")).collect();
     assert_eq!(kinds, ["unknown-attribute", "string-number-comparison"]);
     assert!(findings[0]["source"].as_str().expect("source").ends_with("lint-job.ad: ad 1: Requirements"));
+    assert!(findings[0]["file"].as_str().expect("file").ends_with("lint-job.ad"));
+    assert_eq!(findings[0]["ad"], 1);
+    assert_eq!(findings[0]["attribute"], "Requirements");
+    assert_eq!(findings[0]["expr"], "TARGET.Memroy");
     assert_eq!(findings[0]["suggestion"], "TARGET.Memory");
     assert_eq!(findings[1]["severity"], "error");
+}
+
+#[test]
+fn expressions_have_no_file_and_cycles_are_found_in_ads() {
+    let out = classad(&["lint", "--json", "1 < Cpus < 8"]);
+    let findings: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON");
+    assert_eq!(findings[0]["kind"], "chained-comparison");
+    assert_eq!(findings[0]["source"], "1 < Cpus < 8");
+    assert!(findings[0]["file"].is_null() && findings[0]["ad"].is_null() && findings[0]["attribute"].is_null());
+    assert_eq!(findings[0]["suggestion"], "1 < Cpus && Cpus < 8");
+
+    let ad = write_file("lint-cycle.ad", "Start = Requirements && Cpus > 0\nRequirements = START\nCpus = 1\n");
+    let out = classad(&["lint", &ad.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            ": ad 1: Start: warning cyclic-reference: Start refers back to itself (Start -> Requirements -> Start)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
