@@ -18,7 +18,7 @@
 //! | `constant-condition` | warning | a condition of a top-level `&&` or `\|\|` that is the same whatever the ads say (`1 == 2`, `x > 3 \|\| (2 > 1)`): dead policy; a bare literal (`START = true`) is taken as deliberate |
 //! | `unknown-attribute` | warning | a reference to an attribute that no ad defines where it is looked up: `MY.x` in the expression's own ad, `TARGET.x` in the reference ads, `x` in either (only with reference ads); usually a typo, suggested when a defined name is one typo away. References the expression tests for UNDEFINED anywhere (`x =?= undefined`, `isUndefined(x)`, `x ?: 0`, ...) are deliberate and not reported |
 //! | `case-sensitive-comparison` | warning | `x =?= "linux"` where the ads have `x` only in another case (`"LINUX"`): `=?=` compares strings case-sensitively |
-//! | `cyclic-reference` | warning | ([`Linter::lint_ad`] only) an attribute whose expression refers back to itself through the ad's attributes: evaluating the cycle gives UNDEFINED |
+//! | `cyclic-reference` | warning | ([`Linter::lint_ad`] only) an attribute whose expression refers back to itself through the ad's attributes: the cycle has no value (ERROR here, UNDEFINED in libclassad) |
 //!
 //! Types come from literals, from operators and built-ins whose result
 //! type is known (`size()` is a number, `x > 1` a boolean, `strcat()` a
@@ -298,7 +298,7 @@ impl<'r> Linter<'r> {
                     Finding {
                         kind: Kind::CyclicReference,
                         message: format!(
-                            "{name} refers back to itself ({}): evaluating it gives UNDEFINED",
+                            "{name} refers back to itself ({}): the cycle has no value (ERROR here, UNDEFINED in libclassad)",
                             path.join(" -> ")
                         ),
                         expr: reference.clone(),

@@ -165,14 +165,24 @@ fn cycles_through_the_ads_attributes() {
     assert_eq!(
         got,
         [
-            ("A", Kind::CyclicReference, "B", "A refers back to itself (A -> B -> A): evaluating it gives UNDEFINED"),
+            (
+                "A",
+                Kind::CyclicReference,
+                "B",
+                "A refers back to itself (A -> B -> A): the cycle has no value (ERROR here, UNDEFINED in libclassad)"
+            ),
             (
                 "B",
                 Kind::CyclicReference,
                 "MY.A",
-                "B refers back to itself (B -> A -> B): evaluating it gives UNDEFINED"
+                "B refers back to itself (B -> A -> B): the cycle has no value (ERROR here, UNDEFINED in libclassad)"
             ),
-            ("D", Kind::CyclicReference, "D", "D refers back to itself (D -> D): evaluating it gives UNDEFINED"),
+            (
+                "D",
+                Kind::CyclicReference,
+                "D",
+                "D refers back to itself (D -> D): the cycle has no value (ERROR here, UNDEFINED in libclassad)"
+            ),
         ]
     );
 }

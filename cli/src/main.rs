@@ -6,7 +6,7 @@
 //! classad simplify [--semantics new|old] [--my FILE] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
 //! classad lint [--against FILE]... [--json] EXPR|FILE...
-//! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR] [--semantics old|new]
+//! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR]... [--semantics old|new]
 //!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
 //! ```
 //!
@@ -166,26 +166,35 @@ enum Command {
         items: Vec<String>,
     },
     /// Select ads and print them or some of their values (as
-    /// `condor_status -constraint EXPR -af ATTR...` does).
+    /// `condor_status -ads FILE -constraint EXPR -sort EXPR -af ATTR...`
+    /// does).
     ///
     /// Reads a stream of ads in any format; keeps those for which the
     /// constraint evaluates to true (every ad without one); prints them
-    /// whole in the --to format, or with --af one line per ad of the
-    /// values of the given attributes or expressions, separated by spaces
-    /// (strings bare, other values as HTCondor prints them: `2.5`, `7.0`,
-    /// `undefined`). Ads keep their order in the input unless --sort is
-    /// given; without it they are printed as they are read.
+    /// whole in the --to format (the default is condor_status -l's), or
+    /// with --af one line per ad of the values of the given attributes or
+    /// expressions, separated by spaces (strings bare, other values as
+    /// HTCondor prints them: `2.5`, `7.0`, `undefined`). Without --sort
+    /// the ads keep their input order and each is printed as soon as it
+    /// is read (condor_status sorts by Machine and Name by default); with
+    /// it they are read whole first. Exit status: 0; 1 when an
+    /// expression or an ad does not parse; 2 when the file cannot be read.
     Query {
         /// Keep only the ads for which this expression is true.
         #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
         constraint: Option<String>,
-        /// Print these attributes or expressions, one line per ad.
+        /// Print these attributes or expressions, one line per ad (it takes
+        /// every argument after it: put FILE first, or after `--`).
         #[arg(long = "af", value_name = "EXPR", num_args = 1..)]
         autoformat: Vec<String>,
-        /// Sort by this expression's value: numbers, then strings (ignoring
-        /// case), then booleans, then anything else; ties keep their order.
+        /// Sort by this expression's value, as condor_status -sort does;
+        /// give it again for ties. Numbers (and booleans, as 0 and 1) by
+        /// value, everything else by its text in HTCondor's natural order
+        /// (digit runs as numbers, case-sensitive: "B" before "a"; numbers
+        /// before letters). Ads where a sort expression is UNDEFINED are
+        /// left out, as condor_status does; ties keep their input order.
         #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
-        sort: Option<String>,
+        sort: Vec<String>,
         /// Evaluation semantics (HTCondor's tools use `old`).
         #[arg(long, value_enum, default_value_t = SemanticsArg::Old)]
         semantics: SemanticsArg,
@@ -272,7 +281,7 @@ fn main() -> ExitCode {
             semantics: semantics.into(),
             constraint: constraint.as_deref(),
             autoformat: &autoformat,
-            sort: sort.as_deref(),
+            sort: &sort,
             from: from.into(),
             to: to.into(),
             file: file.as_deref(),
