@@ -6,6 +6,8 @@ mod common;
 
 use classad::lint::{lint, Kind, LintOptions, Linter, Severity};
 use classad::{parse_expr, ClassAd};
+use common::{ad, expression};
+use proptest::prelude::*;
 
 fn kinds(text: &str, options: &LintOptions<'_>) -> Vec<Kind> {
     lint(&parse_expr(text).expect(text), options).iter().map(|f| f.kind).collect()
@@ -278,4 +280,31 @@ fn hostile_input_ends() {
     let findings = Linter::new(&[]).lint_ad(&ad);
     assert_eq!(findings.len(), n);
     assert!(findings.iter().all(|(_, f)| f.kind == Kind::CyclicReference));
+}
+
+#[test]
+fn kinds_have_distinct_names() {
+    let mut names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), Kind::ALL.len());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Any expression, in any ad, against any reference ads: findings whose
+    /// part is printed as the canonical syntax of something that parses.
+    #[test]
+    fn any_input_lints(text in expression(), my in ad(), reference in proptest::collection::vec(ad(), 0..3)) {
+        if let Ok(expr) = parse_expr(&text) {
+            let linter = Linter::new(&reference);
+            for finding in linter.lint(&expr, Some(&my)).into_iter().chain(linter.lint(&expr, None)) {
+                prop_assert!(parse_expr(&finding.expr).is_ok(), "{text:?}: {finding:?}");
+            }
+            for (name, finding) in linter.lint_ad(&my) {
+                prop_assert!(my.contains(name), "{name}: {finding:?}");
+            }
+        }
+    }
 }
