@@ -1015,8 +1015,8 @@ fn reference_of_node(node: &Node) -> Option<(Scope, Name)> {
 }
 
 /// The symbols of the names `expr` tests for UNDEFINED: operands of `=?=`
-/// and `=!=`, the left side of `?:`, the argument of the `is*`
-/// predicates.
+/// and `=!=` (and of `==`, `!=` ... with UNDEFINED, mistaken tests), the
+/// left side of `?:`, the argument of the `is*` predicates.
 fn collect_guarded(expr: &Expr, out: &mut HashSet<u32>) {
     let Some(node) = expr.as_node() else {
         return;
@@ -1028,6 +1028,12 @@ fn collect_guarded(expr: &Expr, out: &mut HashSet<u32>) {
     };
     match node {
         Node::Binary(BinaryOp::Is | BinaryOp::Isnt, a, b) => {
+            guard(a);
+            guard(b);
+        }
+        // `x == UNDEFINED` is reported for what it is; x is meant to be
+        // tested.
+        Node::Binary(_, a, b) if [a, b].iter().any(|e| matches!(strip(e).as_literal(), Some(Literal::Undefined))) => {
             guard(a);
             guard(b);
         }

@@ -137,6 +137,9 @@ fn references_looked_up_where_they_point() {
     ] {
         assert_eq!(found(guarded), [], "{guarded}");
     }
+    // A mistaken test for UNDEFINED is reported as such, not the name.
+    let mistaken = found("TARGET.Disk > 1 || TARGET.Disk == undefined");
+    assert_eq!(mistaken.iter().map(|(k, ..)| *k).collect::<Vec<_>>(), [Kind::UndefinedComparison]);
     // Types from the ads the names are looked up in.
     assert_eq!(
         found("TARGET.HasDocker == \"true\" && Owner > 3"),

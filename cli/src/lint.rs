@@ -34,7 +34,7 @@ impl Located<'_> {
     }
 }
 
-pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
+pub fn run(against: &[PathBuf], my: Option<&Path>, json: bool, items: &[String]) -> ExitCode {
     let mut reference = Vec::new();
     for path in against {
         match read_ads(path) {
@@ -42,6 +42,11 @@ pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
             Err(code) => return code,
         }
     }
+    let my = match my.map(read_ads) {
+        None => None,
+        Some(Ok(ads)) => ads.into_iter().next(),
+        Some(Err(code)) => return code,
+    };
     let linter = Linter::new(&reference);
     let mut found: Vec<Located<'_>> = Vec::new();
     let mut bad = false;
@@ -61,7 +66,10 @@ pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
         } else {
             match classad::parse_expr(item) {
                 Ok(expr) => found.extend(
-                    linter.lint(&expr, None).into_iter().map(|finding| Located { source: Source::Expr(item), finding }),
+                    linter
+                        .lint(&expr, my.as_ref())
+                        .into_iter()
+                        .map(|finding| Located { source: Source::Expr(item), finding }),
                 ),
                 Err(err) => {
                     eprintln!("classad: {item}: parse error: {err}");

@@ -5,7 +5,7 @@
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad simplify [--semantics new|old] [--my FILE] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
-//! classad lint [--against FILE]... [--json] EXPR|FILE...
+//! classad lint [--against FILE]... [--my FILE] [--json] EXPR|FILE...
 //! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR]... [--semantics old|new]
 //!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
 //! ```
@@ -158,6 +158,10 @@ enum Command {
         /// reported, and their values' types are checked.
         #[arg(long, value_name = "FILE")]
         against: Vec<PathBuf>,
+        /// File holding the ad the EXPRs belong to (its first ad; any
+        /// format): its attributes are known, and `MY.x` is checked in it.
+        #[arg(long, value_name = "FILE")]
+        my: Option<PathBuf>,
         /// Print the findings as one JSON array.
         #[arg(long)]
         json: bool,
@@ -271,7 +275,7 @@ fn main() -> ExitCode {
         Command::Eval { semantics, my, target, exprs } => {
             eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
         }
-        Command::Lint { against, json, items } => lint::run(&against, json, &items),
+        Command::Lint { against, my, json, items } => lint::run(&against, my.as_deref(), json, &items),
         Command::Simplify { semantics, my, exprs } => simplify::run(semantics.into(), my.as_deref(), &exprs),
         Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
         Command::Convert { from, to, skip_bad, file } => {

@@ -64,6 +64,32 @@ fn expressions_have_no_file_and_cycles_are_found_in_ads() {
 }
 
 #[test]
+fn expressions_in_the_context_of_an_ad() {
+    let machines = write_file("lint-my-machines.ads", "[ Memory = 2048 ]\n");
+    let job = write_file("lint-my-job.ad", "[ RequestMemory = 1024 ]\n");
+    let expr = "TARGET.Memory >= RequestMemory && MY.RequestCpus > 0 && RemoteUserPrio =?= undefined";
+    let args = |my: bool| {
+        let mut args = vec!["lint".to_owned(), "--json".to_owned(), "--against".to_owned()];
+        args.push(machines.to_string_lossy().into_owned());
+        if my {
+            args.push("--my".to_owned());
+            args.push(job.to_string_lossy().into_owned());
+        }
+        args.push(expr.to_owned());
+        args
+    };
+    let exprs = |my: bool| -> Vec<String> {
+        let args = args(my);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let findings: serde_json::Value = serde_json::from_str(stdout(&classad(&args)).trim()).expect("JSON");
+        findings.as_array().expect("array").iter().map(|f| f["expr"].as_str().expect("expr").to_owned()).collect()
+    };
+    // Without the job, RequestMemory is defined nowhere and MY is unknown.
+    assert_eq!(exprs(false), ["RequestMemory"]);
+    assert_eq!(exprs(true), ["MY.RequestCpus"]);
+}
+
+#[test]
 fn bad_input() {
     assert_eq!(classad(&["lint", "1 +"]).status.code(), Some(1));
     assert_eq!(classad(&["lint", "--against", "/nonexistent/ads", "x"]).status.code(), Some(2));
