@@ -1,22 +1,40 @@
 //! `classad lint`: mistakes in policy expressions.
 
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use classad::lint::{lint, Finding, LintOptions};
+use classad::lint::{Finding, Linter};
 use classad::ClassAd;
 
-use crate::fail;
 use crate::input::Input;
+use crate::{fail, write_failed};
+
+/// Where a finding is.
+enum Source<'a> {
+    /// An expression given on the command line.
+    Expr(&'a str),
+    /// An attribute of the `ad`th ad (from 1) of a file.
+    Attribute { file: &'a str, ad: usize, attribute: String },
+}
 
 /// One finding and where it is.
-struct Located {
-    /// The expression as given, or `FILE: ad N: ATTR`.
-    source: String,
+struct Located<'a> {
+    source: Source<'a>,
     finding: Finding,
 }
 
-pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
+impl Located<'_> {
+    /// The expression as given, or `FILE: ad N: ATTR`.
+    fn source(&self) -> String {
+        match &self.source {
+            Source::Expr(text) => (*text).to_owned(),
+            Source::Attribute { file, ad, attribute } => format!("{file}: ad {ad}: {attribute}"),
+        }
+    }
+}
+
+pub fn run(against: &[PathBuf], my: Option<&Path>, json: bool, items: &[String]) -> ExitCode {
     let mut reference = Vec::new();
     for path in against {
         match read_ads(path) {
@@ -24,7 +42,13 @@ pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
             Err(code) => return code,
         }
     }
-    let mut found: Vec<Located> = Vec::new();
+    let my = match my.map(read_ads) {
+        None => None,
+        Some(Ok(ads)) => ads.into_iter().next(),
+        Some(Err(code)) => return code,
+    };
+    let linter = Linter::new(&reference);
+    let mut found: Vec<Located<'_>> = Vec::new();
     let mut bad = false;
     for item in items {
         let path = Path::new(item);
@@ -34,21 +58,19 @@ pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
                 Err(code) => return code,
             };
             for (n, ad) in ads.iter().enumerate() {
-                let options = LintOptions { my: Some(ad), reference: &reference };
-                for (name, expr) in ad.iter() {
-                    for finding in lint(expr, &options) {
-                        found.push(Located { source: format!("{item}: ad {}: {name}", n + 1), finding });
-                    }
+                for (name, finding) in linter.lint_ad(ad) {
+                    let source = Source::Attribute { file: item, ad: n + 1, attribute: name.as_str().to_owned() };
+                    found.push(Located { source, finding });
                 }
             }
         } else {
             match classad::parse_expr(item) {
-                Ok(expr) => {
-                    let options = LintOptions { my: None, reference: &reference };
-                    found.extend(
-                        lint(&expr, &options).into_iter().map(|finding| Located { source: item.clone(), finding }),
-                    );
-                }
+                Ok(expr) => found.extend(
+                    linter
+                        .lint(&expr, my.as_ref())
+                        .into_iter()
+                        .map(|finding| Located { source: Source::Expr(item), finding }),
+                ),
                 Err(err) => {
                     eprintln!("classad: {item}: parse error: {err}");
                     bad = true;
@@ -56,17 +78,8 @@ pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
             }
         }
     }
-    if json {
-        println!("{}", to_json(&found));
-    } else {
-        for located in &found {
-            let f = &located.finding;
-            println!("{}: {} {}: {}", located.source, f.severity(), f.kind, f.message);
-            println!("    in: {}", f.expr);
-            if let Some(suggestion) = &f.suggestion {
-                println!("    suggestion: {suggestion}");
-            }
-        }
+    if let Err(e) = print(&found, json) {
+        return write_failed(&e);
     }
     if bad || !found.is_empty() {
         ExitCode::from(1)
@@ -75,6 +88,25 @@ pub fn run(against: &[PathBuf], json: bool, items: &[String]) -> ExitCode {
     }
 }
 
+fn print(found: &[Located<'_>], json: bool) -> io::Result<()> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    if json {
+        writeln!(out, "{}", to_json(found))?;
+    } else {
+        for located in found {
+            let f = &located.finding;
+            writeln!(out, "{}: {} {}: {}", located.source(), f.severity(), f.kind, f.message)?;
+            writeln!(out, "    in: {}", f.expr)?;
+            if let Some(suggestion) = &f.suggestion {
+                writeln!(out, "    suggestion: {suggestion}")?;
+            }
+        }
+    }
+    out.flush()
+}
+
+/// The ads of a file; a file that cannot be read ends the command with
+/// status 2, one whose ads do not parse with status 1.
 fn read_ads(path: &Path) -> Result<Vec<ClassAd>, ExitCode> {
     let input = Input::open(Some(path)).map_err(|message| fail(&message))?;
     let name = input.name.clone();
@@ -84,14 +116,21 @@ fn read_ads(path: &Path) -> Result<Vec<ClassAd>, ExitCode> {
     })
 }
 
-/// The findings as a JSON array (see `docs/analysis.md`).
-fn to_json(found: &[Located]) -> String {
+/// The findings as a JSON array (schema in `docs/analysis.md`).
+fn to_json(found: &[Located<'_>]) -> String {
     let items: Vec<serde_json::Value> = found
         .iter()
         .map(|located| {
             let f = &located.finding;
+            let (file, ad, attribute) = match &located.source {
+                Source::Expr(_) => (None, None, None),
+                Source::Attribute { file, ad, attribute } => (Some(*file), Some(*ad), Some(attribute.as_str())),
+            };
             serde_json::json!({
-                "source": located.source,
+                "source": located.source(),
+                "file": file,
+                "ad": ad,
+                "attribute": attribute,
                 "kind": f.kind.name(),
                 "severity": f.severity().to_string(),
                 "message": f.message,

@@ -5,8 +5,8 @@
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad simplify [--semantics new|old] [--my FILE] [--refs] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
-//! classad lint [--against FILE]... [--json] EXPR|FILE...
-//! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR] [--semantics old|new]
+//! classad lint [--against FILE]... [--my FILE] [--json] EXPR|FILE...
+//! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR]... [--semantics old|new]
 //!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
 //! ```
 //!
@@ -134,19 +134,41 @@ enum Command {
     /// Find mistakes in policy expressions.
     ///
     /// Each argument that names a file is read as ads (any format) and
-    /// every attribute of every ad is checked; any other argument is an
-    /// expression. Findings: `x == UNDEFINED` (always UNDEFINED),
-    /// arithmetic on strings and the precedence trap behind it, `!x == y`,
-    /// strings compared with numbers, unknown functions, wrong argument
-    /// counts, conditions that are always true or false, and (with
-    /// --against) attributes no reference ad defines. Exit status: 0
-    /// without findings, 1 with findings or an expression that does not
-    /// parse, 2 when a file cannot be read.
+    /// every attribute of every ad is checked in the context of its ad;
+    /// any other argument is an expression. Findings (kind names as in
+    /// --json): undefined-comparison (`x == UNDEFINED`, always
+    /// UNDEFINED), string-arithmetic (and the precedence trap of
+    /// `Owner == "a" * 10`), negated-comparison (`!x == y`),
+    /// chained-comparison (`1 < x < 10`), string-number-comparison,
+    /// string-boolean-comparison, string-condition (`x || "LINUX"`),
+    /// bitwise-logic (`a & b` for `a && b`), unknown-function, arity,
+    /// constant-error (`1 / 0`), constant-condition (a clause that is
+    /// always true or false), unknown-attribute (`MY.x` the ad lacks;
+    /// with --against, `TARGET.x` and `x` no ad defines, unless the
+    /// expression tests them for UNDEFINED), case-sensitive-comparison
+    /// (`x =?= "linux"` when the ads say "LINUX") and, in files,
+    /// cyclic-reference (an attribute that refers back to itself).
+    ///
+    /// Output: per finding, `SOURCE: SEVERITY KIND: MESSAGE`, then the
+    /// part concerned (`in:`) and a replacement when there is one
+    /// (`suggestion:`); SOURCE is the expression or `FILE: ad N: ATTR`.
+    /// With --json, one array of objects with `source`, `file`, `ad`,
+    /// `attribute` (null for expressions), `kind`, `severity` (`error` or
+    /// `warning`), `message`, `expr` and `suggestion` (or null).
+    ///
+    /// Exit status: 0 without findings, 1 with findings or an expression
+    /// or ad that does not parse, 2 when a file cannot be read.
     Lint {
         /// Ads the expressions will meet (machines for a job's
-        /// Requirements); attributes none of them defines are reported.
+        /// Requirements, jobs for a machine's START; any format; may be
+        /// given more than once): attributes none of them defines are
+        /// reported, and their values' types are checked.
         #[arg(long, value_name = "FILE")]
         against: Vec<PathBuf>,
+        /// File holding the ad the EXPRs belong to (its first ad; any
+        /// format): its attributes are known, and `MY.x` is checked in it.
+        #[arg(long, value_name = "FILE")]
+        my: Option<PathBuf>,
         /// Print the findings as one JSON array.
         #[arg(long)]
         json: bool,
@@ -155,26 +177,35 @@ enum Command {
         items: Vec<String>,
     },
     /// Select ads and print them or some of their values (as
-    /// `condor_status -constraint EXPR -af ATTR...` does).
+    /// `condor_status -ads FILE -constraint EXPR -sort EXPR -af ATTR...`
+    /// does).
     ///
     /// Reads a stream of ads in any format; keeps those for which the
     /// constraint evaluates to true (every ad without one); prints them
-    /// whole in the --to format, or with --af one line per ad of the
-    /// values of the given attributes or expressions, separated by spaces
-    /// (strings bare, other values as HTCondor prints them: `2.5`, `7.0`,
-    /// `undefined`). Ads keep their order in the input unless --sort is
-    /// given; without it they are printed as they are read.
+    /// whole in the --to format (the default is condor_status -l's), or
+    /// with --af one line per ad of the values of the given attributes or
+    /// expressions, separated by spaces (strings bare, other values as
+    /// HTCondor prints them: `2.5`, `7.0`, `undefined`). Without --sort
+    /// the ads keep their input order and each is printed as soon as it
+    /// is read (condor_status sorts by Machine and Name by default); with
+    /// it they are read whole first. Exit status: 0; 1 when an
+    /// expression or an ad does not parse; 2 when the file cannot be read.
     Query {
         /// Keep only the ads for which this expression is true.
         #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
         constraint: Option<String>,
-        /// Print these attributes or expressions, one line per ad.
+        /// Print these attributes or expressions, one line per ad (it takes
+        /// every argument after it: put FILE first, or after `--`).
         #[arg(long = "af", value_name = "EXPR", num_args = 1..)]
         autoformat: Vec<String>,
-        /// Sort by this expression's value: numbers, then strings (ignoring
-        /// case), then booleans, then anything else; ties keep their order.
+        /// Sort by this expression's value, as condor_status -sort does;
+        /// give it again for ties. Numbers (and booleans, as 0 and 1) by
+        /// value, everything else by its text in HTCondor's natural order
+        /// (digit runs as numbers, case-sensitive: "B" before "a"; numbers
+        /// before letters). Ads where a sort expression is UNDEFINED are
+        /// left out, as condor_status does; ties keep their input order.
         #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
-        sort: Option<String>,
+        sort: Vec<String>,
         /// Evaluation semantics (HTCondor's tools use `old`).
         #[arg(long, value_enum, default_value_t = SemanticsArg::Old)]
         semantics: SemanticsArg,
@@ -251,7 +282,7 @@ fn main() -> ExitCode {
         Command::Eval { semantics, my, target, exprs } => {
             eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
         }
-        Command::Lint { against, json, items } => lint::run(&against, json, &items),
+        Command::Lint { against, my, json, items } => lint::run(&against, my.as_deref(), json, &items),
         Command::Simplify { semantics, my, refs, exprs } => {
             simplify::run(semantics.into(), my.as_deref(), refs, &exprs)
         }
@@ -263,7 +294,7 @@ fn main() -> ExitCode {
             semantics: semantics.into(),
             constraint: constraint.as_deref(),
             autoformat: &autoformat,
-            sort: sort.as_deref(),
+            sort: &sort,
             from: from.into(),
             to: to.into(),
             file: file.as_deref(),

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use classad::format::{Format, Writer};
+use classad::functions::versions::natural_order;
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Syntax, Value};
 
 use crate::input::Input;
@@ -17,7 +18,7 @@ pub struct Query<'q> {
     pub semantics: Semantics,
     pub constraint: Option<&'q str>,
     pub autoformat: &'q [String],
-    pub sort: Option<&'q str>,
+    pub sort: &'q [String],
     pub from: Option<Format>,
     pub to: Format,
     pub file: Option<&'q Path>,
@@ -34,8 +35,8 @@ pub fn run(query: &Query<'_>) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let sort = match query.sort.map(|s| parse("sort expression", s)).transpose() {
-        Ok(s) => s,
+    let sort: Vec<Expr> = match query.sort.iter().map(|s| parse("sort expression", s)).collect() {
+        Ok(sort) => sort,
         Err(code) => return code,
     };
     let columns: Vec<Expr> = match query.autoformat.iter().map(|a| parse("attribute", a)).collect() {
@@ -51,7 +52,7 @@ pub fn run(query: &Query<'_>) -> ExitCode {
     let mut output = Output::new(query.to, columns, &options);
     let selected = |ad: &ClassAd| constraint.as_ref().is_none_or(|c| EvalContext::new(&options).my(ad).is_true(c));
 
-    let mut kept: Vec<(Value, ClassAd)> = Vec::new();
+    let mut kept: Vec<(Vec<Value>, ClassAd)> = Vec::new();
     for ad in input.ads(query.from) {
         let ad = match ad {
             Ok(ad) => ad,
@@ -63,19 +64,26 @@ pub fn run(query: &Query<'_>) -> ExitCode {
         if !selected(&ad) {
             continue;
         }
-        match &sort {
+        if sort.is_empty() {
             // Without a sort, each ad goes out as soon as it is read.
-            None => {
-                if let Err(e) = output.ad(&ad) {
-                    return write_failed(&e);
-                }
+            if let Err(e) = output.ad(&ad) {
+                return write_failed(&e);
             }
-            Some(key) => kept.push((EvalContext::new(&options).my(&ad).eval(key), ad)),
+            continue;
+        }
+        let context = EvalContext::new(&options).my(&ad);
+        let keys: Vec<Value> = sort.iter().map(|key| context.eval(key)).collect();
+        // condor_status leaves out the ads where a sort key is UNDEFINED.
+        if !keys.iter().any(Value::is_undefined) {
+            kept.push((keys, ad));
         }
     }
-    // A stable sort: ads with equal keys keep their order.
-    kept.sort_by(|(a, _), (b, _)| order(a, b));
-    for (_, ad) in &kept {
+    let keys: Vec<Vec<Key>> = kept.iter().map(|(values, _)| values.iter().map(Key::new).collect()).collect();
+    let sorted = stable_sort(kept.len(), |i, j| {
+        keys[i].iter().zip(&keys[j]).map(|(x, y)| x.cmp(y)).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
+    });
+    for &i in &sorted {
+        let (_, ad) = &kept[i];
         if let Err(e) = output.ad(ad) {
             return write_failed(&e);
         }
@@ -86,28 +94,86 @@ pub fn run(query: &Query<'_>) -> ExitCode {
     }
 }
 
-/// The order of `--sort` keys: numbers by value, then strings ignoring
-/// case, then booleans (false first), then everything else (UNDEFINED,
-/// ERROR, lists, ...), which keeps its input order.
-fn order(a: &Value, b: &Value) -> Ordering {
-    fn rank(v: &Value) -> u8 {
-        match v {
-            Value::Int(_) | Value::Real(_) => 0,
-            Value::Str(_) => 1,
-            Value::Bool(_) => 2,
-            _ => 3,
+/// A `--sort` key: condor_status's order, but numbers by value.
+///
+/// condor_status sorts by text: strings as they are, integers and
+/// booleans in decimal, reals as the decimal integer of their bits, other
+/// values as written, compared in HTCondor's natural order (digit runs as
+/// numbers, case-sensitive: `"B"` before `"a"`). That puts negative
+/// numbers in reverse and every real after every integer; here numbers
+/// (booleans as 0 and 1) compare by value, between the texts that sort
+/// before any number's (the empty string, those starting with a space or
+/// punctuation before `-`, or a non-ASCII byte) and the others.
+#[derive(Debug)]
+enum Key {
+    Before(String),
+    Number(f64),
+    After(String),
+}
+
+impl Key {
+    fn new(value: &Value) -> Key {
+        let text = match value {
+            Value::Bool(b) => return Key::Number(f64::from(u8::from(*b))),
+            Value::Int(_) | Value::Real(_) => return Key::Number(value.as_f64().unwrap_or(f64::NAN)),
+            Value::Str(s) => s.as_str().to_owned(),
+            other => other.to_expr().to_string(),
+        };
+        // Bytes compare as C's signed chars.
+        match text.bytes().next() {
+            None => Key::Before(text),
+            Some(b) if (b as i8) < b'-' as i8 => Key::Before(text),
+            Some(_) => Key::After(text),
         }
     }
-    match (a, b) {
-        (Value::Str(x), Value::Str(y)) => {
-            x.as_str().bytes().map(|c| c.to_ascii_lowercase()).cmp(y.as_str().bytes().map(|c| c.to_ascii_lowercase()))
+
+    fn rank(&self) -> u8 {
+        match self {
+            Key::Before(_) => 0,
+            Key::Number(_) => 1,
+            Key::After(_) => 2,
         }
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        _ => match (a.as_f64(), b.as_f64()) {
-            (Some(x), Some(y)) => x.total_cmp(&y),
-            _ => rank(a).cmp(&rank(b)),
-        },
     }
+
+    fn cmp(&self, other: &Key) -> Ordering {
+        match (self, other) {
+            (Key::Number(a), Key::Number(b)) => a.total_cmp(b),
+            (Key::Before(a), Key::Before(b)) | (Key::After(a), Key::After(b)) => natural_order(a, b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+/// The indices `0..len` in the order `cmp` gives, equal ones in index
+/// order: a merge sort that ends and stays in bounds whatever `cmp`
+/// answers (the standard library's sort may panic when an order is not
+/// total, and natural order is HTCondor's, not proven total).
+fn stable_sort(len: usize, cmp: impl Fn(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut items: Vec<usize> = (0..len).collect();
+    let mut buffer = Vec::with_capacity(len);
+    let mut width = 1;
+    while width < len {
+        buffer.clear();
+        for start in (0..len).step_by(2 * width) {
+            let middle = (start + width).min(len);
+            let end = (start + 2 * width).min(len);
+            let (mut i, mut j) = (start, middle);
+            while i < middle && j < end {
+                if cmp(items[j], items[i]) == Ordering::Less {
+                    buffer.push(items[j]);
+                    j += 1;
+                } else {
+                    buffer.push(items[i]);
+                    i += 1;
+                }
+            }
+            buffer.extend_from_slice(&items[i..middle]);
+            buffer.extend_from_slice(&items[j..end]);
+        }
+        std::mem::swap(&mut items, &mut buffer);
+        width *= 2;
+    }
+    items
 }
 
 /// Where selected ads go: whole, in a format, or as `--af` lines.

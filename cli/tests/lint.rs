@@ -34,8 +34,59 @@ fn files_of_ads_and_reference_ads_in_json() {
         findings.as_array().expect("array").iter().map(|f| f["kind"].as_str().expect("kind")).collect();
     assert_eq!(kinds, ["unknown-attribute", "string-number-comparison"]);
     assert!(findings[0]["source"].as_str().expect("source").ends_with("lint-job.ad: ad 1: Requirements"));
+    assert!(findings[0]["file"].as_str().expect("file").ends_with("lint-job.ad"));
+    assert_eq!(findings[0]["ad"], 1);
+    assert_eq!(findings[0]["attribute"], "Requirements");
+    assert_eq!(findings[0]["expr"], "TARGET.Memroy");
     assert_eq!(findings[0]["suggestion"], "TARGET.Memory");
     assert_eq!(findings[1]["severity"], "error");
+}
+
+#[test]
+fn expressions_have_no_file_and_cycles_are_found_in_ads() {
+    let out = classad(&["lint", "--json", "1 < Cpus < 8"]);
+    let findings: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON");
+    assert_eq!(findings[0]["kind"], "chained-comparison");
+    assert_eq!(findings[0]["source"], "1 < Cpus < 8");
+    assert!(findings[0]["file"].is_null() && findings[0]["ad"].is_null() && findings[0]["attribute"].is_null());
+    assert_eq!(findings[0]["suggestion"], "1 < Cpus && Cpus < 8");
+
+    let ad = write_file("lint-cycle.ad", "Start = Requirements && Cpus > 0\nRequirements = START\nCpus = 1\n");
+    let out = classad(&["lint", &ad.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            ": ad 1: Start: warning cyclic-reference: Start refers back to itself (Start -> Requirements -> Start)"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn expressions_in_the_context_of_an_ad() {
+    let machines = write_file("lint-my-machines.ads", "[ Memory = 2048 ]\n");
+    let job = write_file("lint-my-job.ad", "[ RequestMemory = 1024 ]\n");
+    let expr = "TARGET.Memory >= RequestMemory && MY.RequestCpus > 0 && RemoteUserPrio =?= undefined";
+    let args = |my: bool| {
+        let mut args = vec!["lint".to_owned(), "--json".to_owned(), "--against".to_owned()];
+        args.push(machines.to_string_lossy().into_owned());
+        if my {
+            args.push("--my".to_owned());
+            args.push(job.to_string_lossy().into_owned());
+        }
+        args.push(expr.to_owned());
+        args
+    };
+    let exprs = |my: bool| -> Vec<String> {
+        let args = args(my);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let findings: serde_json::Value = serde_json::from_str(stdout(&classad(&args)).trim()).expect("JSON");
+        findings.as_array().expect("array").iter().map(|f| f["expr"].as_str().expect("expr").to_owned()).collect()
+    };
+    // Without the job, RequestMemory is defined nowhere and MY is unknown.
+    assert_eq!(exprs(false), ["RequestMemory"]);
+    assert_eq!(exprs(true), ["MY.RequestCpus"]);
 }
 
 #[test]

@@ -51,6 +51,50 @@ fn constraint_selects_as_condor_status() {
     assert_eq!(sorted_lines(&stdout(&out)), sorted_lines(include_str!("data/query/constraint.txt")));
 }
 
+/// condor_status's arguments in a `sort-N.args` file as ours: `-sort`
+/// and `-constraint` take one value, `-af` the rest; `-l` (whole ads in
+/// the old format) is our default.
+fn our_arguments(args: &str) -> Vec<String> {
+    let mut ours = vec!["query".to_owned(), "-".to_owned()];
+    let mut lines = args.lines();
+    while let Some(arg) = lines.next() {
+        match arg {
+            "-sort" | "-constraint" => {
+                ours.push(format!("-{arg}"));
+                ours.push(lines.next().expect("a value").to_owned());
+            }
+            "-af" => {
+                ours.push("--af".to_owned());
+                ours.extend(lines.by_ref().map(str::to_owned));
+            }
+            "-l" => {}
+            other => panic!("unexpected argument {other}"),
+        }
+    }
+    ours
+}
+
+#[test]
+fn sort_orders_as_condor_status() {
+    let cases = [
+        (include_str!("data/query/sort-1.args"), include_str!("data/query/sort-1.txt")),
+        (include_str!("data/query/sort-2.args"), include_str!("data/query/sort-2.txt")),
+        (include_str!("data/query/sort-3.args"), include_str!("data/query/sort-3.txt")),
+        (include_str!("data/query/sort-4.args"), include_str!("data/query/sort-4.txt")),
+        (include_str!("data/query/sort-5.args"), include_str!("data/query/sort-5.txt")),
+        (include_str!("data/query/sort-6.args"), include_str!("data/query/sort-6.txt")),
+        (include_str!("data/query/sort-7.args"), include_str!("data/query/sort-7.txt")),
+    ];
+    let sample = pool_sample();
+    for (args, expected) in cases {
+        let ours = our_arguments(args);
+        let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+        let out = classad_with_input(&ours, &sample);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), expected, "{ours:?}");
+    }
+}
+
 const ADS: &str = r#"[ Name = "b"; Memory = 2048; Arch = "X86_64" ]
 [ Name = "a"; Memory = 512; Arch = "aarch64" ]
 [ Name = "C"; Arch = "X86_64" ]
@@ -58,11 +102,22 @@ const ADS: &str = r#"[ Name = "b"; Memory = 2048; Arch = "X86_64" ]
 "#;
 
 #[test]
-fn sort_orders_numbers_then_strings_stably() {
-    let out = classad_with_input(&["query", "--sort", "Memory", "--af", "Name", "Memory", "--", "-"], ADS.as_bytes());
-    assert_eq!(stdout(&out), "a 512\nb 2048\nd 4096.5\nC undefined\n");
+fn sort_orders_numbers_by_value_and_leaves_out_undefined_keys() {
+    // Numbers by value (condor_status would put 4096.5 after every
+    // integer), texts in natural order, case-sensitive; C has no Memory.
+    let ads = format!("{ADS}[ Name = \"e\"; Memory = -1 ]\n[ Name = \"f\"; Memory = \"x10\" ]\n[ Name = \"g\"; Memory = \"x9\" ]\n[ Name = \"h\"; Memory = \"\" ]\n");
+    let out = classad_with_input(&["query", "--sort", "Memory", "--af", "Name", "Memory", "--", "-"], ads.as_bytes());
+    assert_eq!(stdout(&out), "h \ne -1\na 512\nb 2048\nd 4096.5\ng x9\nf x10\n");
     let by_name = classad_with_input(&["query", "-", "--sort", "Name", "--af", "Name"], ADS.as_bytes());
-    assert_eq!(stdout(&by_name), "a\nb\nC\nd\n");
+    assert_eq!(stdout(&by_name), "C\na\nb\nd\n");
+    // Ties keep their input order; a second key orders them.
+    let by_arch = classad_with_input(&["query", "-", "--sort", "toLower(Arch)", "--af", "Name"], ADS.as_bytes());
+    assert_eq!(stdout(&by_arch), "a\nb\nC\nd\n");
+    let by_arch_name = classad_with_input(
+        &["query", "-", "--sort", "toLower(Arch)", "--sort", "Name", "--af", "Name"],
+        ADS.as_bytes(),
+    );
+    assert_eq!(stdout(&by_arch_name), "a\nC\nb\nd\n");
 }
 
 #[test]
@@ -77,6 +132,13 @@ fn whole_ads_in_any_format_in_input_order() {
     );
     let json = classad(&["query", &file, "--constraint", "Memory < 1000", "--to", "json"]);
     assert_eq!(stdout(&json), "[\n{\n  \"Name\": \"a\",\n  \"Memory\": 512,\n  \"Arch\": \"aarch64\"\n}\n]\n");
+}
+
+#[test]
+fn constraint_takes_non_zero_numbers_as_true() {
+    let ads = "[ Name = \"a\"; K = 0 ]\n[ Name = \"b\"; K = -2.5 ]\n[ Name = \"c\"; K = \"x\" ]\n[ Name = \"d\"; K = true ]\n[ Name = \"e\" ]\n";
+    let out = classad_with_input(&["query", "-", "--constraint", "K", "--af", "Name"], ads.as_bytes());
+    assert_eq!(stdout(&out), "b\nd\n");
 }
 
 #[test]

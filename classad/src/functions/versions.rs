@@ -30,6 +30,22 @@ use super::Builtin;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
+/// HTCondor's natural order of two strings (its `natural_cmp`, used by
+/// `versioncmp` and by `condor_status` to sort): runs of digits compare as
+/// numbers, a run with more leading zeros first; everything else byte by
+/// byte (so case matters: `"B"` before `"a"`).
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use classad::functions::versions::natural_order;
+/// assert_eq!(natural_order("slot2@a", "slot10@a"), Ordering::Less);
+/// assert_eq!(natural_order("B", "a"), Ordering::Less);
+/// assert_eq!(natural_order("x", "x"), Ordering::Equal);
+/// ```
+pub fn natural_order(a: &str, b: &str) -> Ordering {
+    natural_cmp(a.as_bytes(), b.as_bytes()).cmp(&0)
+}
+
 /// Natural ("version") comparison of two byte strings, with the result
 /// HTCondor's `natural_cmp` gives. The strings end at their first NUL byte,
 /// as C strings do.

@@ -2,7 +2,9 @@
 # generate.sh -- what HTCondor's condor_status (23.9.6, in the anchor chroot) prints for
 # the pool sample (classad/tests/data/pool_sample.ads.gz) with -af and -constraint, the
 # expectations of cli/tests/query.rs. condor_status sorts its output its own way, so the
-# lines are stored sorted and the test compares them sorted.
+# lines of af.txt and constraint.txt are stored sorted and the test compares them sorted;
+# sort-N.txt, the output of condor_status with the arguments of sort-N.args (one per line,
+# with -sort), keep condor_status's order.
 #
 # Usage (as root on the host):  cli/tests/data/query/generate.sh
 # Environment: ANCHOR_ROOT, the chroot made by ../shared/anchor/setup-chroot.sh
@@ -21,5 +23,9 @@ mapfile -t ARGS <"$HERE/af.args"
 status -af "${ARGS[@]}" | LC_ALL=C sort >"$HERE/af.txt"
 status -constraint 'Memory > 50000 || (Cpus >= 8 && State == "Unclaimed")' -af Name Memory Cpus |
 	LC_ALL=C sort >"$HERE/constraint.txt"
+for args in "$HERE"/sort-*.args; do
+	mapfile -t ARGS <"$args"
+	status "${ARGS[@]}" >"${args%.args}.txt"
+done
 rm -f "$ROOT/tmp/pool_sample.ads"
 echo "af.txt: $(wc -l <"$HERE/af.txt") lines, constraint.txt: $(wc -l <"$HERE/constraint.txt") lines" >&2
