@@ -256,6 +256,27 @@ fn folding_and_inlining_agree_with_the_interpreter() {
     agree(&tower, &target, &parse_expr("T18 > 0").expect("expr"));
 }
 
+/// An attribute that refers back to itself is ERROR at the inner
+/// reference only, however it is reached: directly, through a part the
+/// interpreter evaluates, through a pure call folded while preparing, or
+/// through the target's attributes. (The first was found by the property
+/// test: inlining once left the inner reference to be evaluated afresh.)
+#[test]
+fn cycles_are_error_where_the_interpreter_meets_them() {
+    let my = parse_ad(
+        r#"[ Direct = Direct isnt error; Listed = { Listed }[0] isnt error; Called = string(Called) isnt error;
+             Across = TARGET.Back isnt error; Deep = 1 + (Deeper isnt error); Deeper = Deep;
+             Limit = Limit2; Limit2 = TARGET.Memory > 1 && (Limit isnt error) ]"#,
+    )
+    .expect("my");
+    let target = parse_ad("[ Back = TARGET.Across; Memory = 4096 ]").expect("target");
+    for name in ["Direct", "Listed", "Called", "Across", "Deep", "Deeper", "Limit", "Limit2"] {
+        let expr = parse_expr(name).expect("name");
+        agree(&my, &target, &expr);
+        agree(&my, &target, &parse_expr(&format!("{name} isnt error")).expect("expr"));
+    }
+}
+
 /// `ifThenElse` prepared as a conditional and the type predicates as
 /// steps give the interpreter's values, with every kind of condition.
 #[test]

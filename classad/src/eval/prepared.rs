@@ -93,6 +93,28 @@ enum Step<'p> {
     IsType(TypeTest, Box<Step<'p>>),
     /// Evaluated by the interpreter in MY's scope.
     Whole(&'p Expr),
+    /// The inlined expression of one of MY's attributes (its address, as
+    /// the interpreter's cycle detection keys it), whose steps may reach
+    /// back into MY (through the target, or the interpreter): while they
+    /// run, the attribute is marked as being evaluated, as the interpreter
+    /// marks it, so that a cycle back to it is ERROR here too.
+    Within(usize, Box<Step<'p>>),
+}
+
+impl Step<'_> {
+    /// Whether evaluating the step may evaluate one of MY's attributes
+    /// other than through inlined steps: by reading a target attribute
+    /// (whose expression may refer to MY) or running the interpreter.
+    fn may_reenter(&self) -> bool {
+        match self {
+            Step::Literal(_) => false,
+            Step::Target(_) | Step::Compare { .. } | Step::Whole(_) | Step::Within(..) => true,
+            Step::Chain { items, .. } => items.iter().any(Step::may_reenter),
+            Step::Unary(_, a) | Step::IsType(_, a) => a.may_reenter(),
+            Step::Binary(_, a, b) | Step::Elvis(a, b) => a.may_reenter() || b.may_reenter(),
+            Step::Cond(c, a, b) => c.may_reenter() || a.may_reenter() || b.may_reenter(),
+        }
+    }
 }
 
 /// The type a type predicate (`isUndefined`, `isString`, ...) tests for.
@@ -416,13 +438,22 @@ impl<'p> Preparer<'p> {
             return Step::Literal(literal.clone());
         }
         let key = found as *const Expr as usize;
-        if self.inlining.contains(&key) || self.inlining.len() >= MAX_INLINE_DEPTH || self.steps >= MAX_STEPS {
+        // A reference back to an attribute being inlined is one the
+        // interpreter meets while evaluating that attribute: a cycle.
+        if self.inlining.contains(&key) {
+            return Step::Literal(Literal::Error);
+        }
+        if self.inlining.len() >= MAX_INLINE_DEPTH || self.steps >= MAX_STEPS {
             return Step::Whole(reference);
         }
         self.inlining.push(key);
         let step = self.prepare(found);
         self.inlining.pop();
-        step
+        if step.may_reenter() {
+            Step::Within(key, Box::new(step))
+        } else {
+            step
+        }
     }
 
     /// The target's attribute `name`.
@@ -439,6 +470,8 @@ impl<'p> Preparer<'p> {
         let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
+        // Inside inlined attributes, those are being evaluated.
+        ev.active.extend(self.inlining.iter().copied());
         let value = ev.eval(expr, &my_frame);
         if ev.failed() {
             return None;
@@ -640,6 +673,12 @@ impl<'a> Evaluator<'a> {
                 Val::Undefined => self.step(b, my, target),
                 v => v,
             },
+            Step::Within(key, body) => {
+                self.active.push(*key);
+                let value = self.step(body, my, target);
+                self.active.pop();
+                value
+            }
         }
     }
 }

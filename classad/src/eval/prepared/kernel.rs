@@ -128,6 +128,9 @@ impl Kernel {
                 let items = items.iter().map(Kernel::operand).collect::<Option<_>>()?;
                 Some(Kernel::Chain { dominant: *dominant, items })
             }
+            // The kernel reads literal target values only, which cannot
+            // lead back into MY.
+            Step::Within(_, body) => Kernel::compile(body),
             _ => None,
         }
     }
@@ -138,6 +141,7 @@ impl Kernel {
         match step {
             Step::Target(name) => Some(Kernel::Truthy(*name)),
             Step::Literal(literal) => Some(Kernel::Fixed(Truth::of(&Val::from_literal(literal)))),
+            Step::Within(_, body) => Kernel::operand(body),
             step => Kernel::compile(step),
         }
     }
