@@ -58,10 +58,20 @@ fn scoped_expression() -> impl Strategy<Value = String> {
     ];
     leaf.prop_recursive(3, 16, 2, |inner| {
         prop_oneof![
-            (inner.clone(), prop::sample::select(&["&&", "||", ">=", "==", "+", "is", "=!="][..]), inner.clone())
+            (
+                inner.clone(),
+                prop::sample::select(&["&&", "||", ">=", "<", "==", "!=", "+", "is", "=!="][..]),
+                inner.clone()
+            )
                 .prop_map(|(a, op, b)| format!("({a}) {op} ({b})")),
             (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| format!("({c}) ? ({a}) : ({b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) ?: ({b})")),
+            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| format!("ifThenElse({c}, {a}, {b})")),
+            (
+                prop::sample::select(&["isUndefined", "isString", "isInteger", "isBoolean", "isError"][..]),
+                inner.clone()
+            )
+                .prop_map(|(test, e)| format!("{test}({e})")),
             inner.prop_map(|e| format!("!({e})")),
         ]
     })
@@ -238,6 +248,16 @@ fn folding_and_inlining_agree_with_the_interpreter() {
         "ifThenElse(Known, 1, 2) + TARGET.Cpus",
         "strcat(Owner, \"@\", TARGET.Name)",
         "isUndefined(TARGET.Missing) && isUndefined(Nothing)",
+        // Constants that leave a chain's truth as it is are dropped, but a
+        // chain's value stays that of `&&`/`||` (true, not 4096).
+        "TARGET.Memory && true",
+        "TARGET.Memory && 1 && true",
+        "TARGET.Cpus && true && TARGET.Memory && 2",
+        "TARGET.Missing && true && TARGET.Memory",
+        "TARGET.Memory || false || 0",
+        "TARGET.Memory || false || TARGET.Cpus || 0.0",
+        "(TARGET.Memory && true) + 1",
+        "TARGET.Arch =?= \"X86_64\" && TARGET.Missing =?= undefined && TARGET.Cpus =!= 4.0",
     ];
     for text in exprs {
         agree(&my, &target, &parse_expr(text).expect(text));

@@ -60,7 +60,8 @@ pub enum Semantics {
 /// Where `time()` and `CurrentTime` get the time from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Clock {
-    /// The system clock.
+    /// The system clock, read once per evaluation (all the `time()` and
+    /// `CurrentTime` of one expression's evaluation see the same second).
     #[default]
     System,
     /// A fixed instant (seconds since the epoch), for tests and simulation.
@@ -414,6 +415,8 @@ pub(crate) struct Evaluator<'a> {
     max_steps: u64,
     /// The state of a seeded `random()` generator, from its first use.
     seeded_random: Option<u64>,
+    /// The clock's reading, from the first time the evaluation asked.
+    now: std::cell::Cell<Option<i64>>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -433,6 +436,7 @@ impl<'a> Evaluator<'a> {
             steps: 0,
             max_steps: options.limits.max_steps,
             seeded_random: None,
+            now: std::cell::Cell::new(None),
         }
     }
 
@@ -494,9 +498,18 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The current time per the options' clock.
+    /// The current time per the options' clock, read once per evaluation:
+    /// every `time()` and `CurrentTime` of one evaluation sees the same
+    /// second (and a policy with several pays for one clock reading).
     pub(crate) fn now(&self) -> i64 {
-        self.options.clock.now()
+        match self.now.get() {
+            Some(now) => now,
+            None => {
+                let now = self.options.clock.now();
+                self.now.set(Some(now));
+                now
+            }
+        }
     }
 
     /// Evaluates `expr` in the scope `frame`.

@@ -14,6 +14,11 @@
 //! Conditions built only of comparisons between target attributes and
 //! constants, `!`, `&&` and `||` (most `Requirements`) are also compiled to
 //! a truth kernel (`kernel`), which reads literal target values directly.
+//! Where only the truth of the value matters ([`Prepared::is_true`], and so
+//! a match), the conditions inside any expression (the `&&` chains, `!`,
+//! comparisons, type predicates and conditionals of a machine's `START`)
+//! are computed as one-byte truths the same way, and only the other parts
+//! as values.
 //!
 //! The result is always the value the interpreter gives for the pair
 //! (checked by `tests/prepared.rs`), with one exception: the parts folded
@@ -195,7 +200,17 @@ impl<'p> Prepared<'p> {
 
     /// True when the value against `target` is `true` or a non-zero number.
     pub fn is_true(&self, target: &ClassAd) -> bool {
-        self.run(target, |v| v.truth() == Some(true))
+        if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
+            return truth == Truth::True;
+        }
+        // Only the truth matters: conditions are computed as truths, not
+        // values.
+        let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
+        let target_frame = Frame { ad: target, parent: None, side: Side::Target };
+        let keep = Keep::new();
+        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), Some(&target_frame));
+        let truth = ev.step_truth(&self.step, &my_frame, &target_frame);
+        !ev.failed() && truth == Truth::True
     }
 
     /// The positions in `targets` of the ads for which the expression is
@@ -352,11 +367,11 @@ impl<'p> Preparer<'p> {
                     left = a;
                 }
                 operands.push(left);
-                let items: Box<[Step<'p>]> = operands.into_iter().rev().map(|e| self.prepare(e)).collect();
+                let items: Vec<Step<'p>> = operands.into_iter().rev().map(|e| self.prepare(e)).collect();
                 let dominant = *op == BinaryOp::Or;
                 match fold_chain(dominant, &items) {
                     Some(folded) => folded,
-                    None => Step::Chain { dominant, items },
+                    None => Step::Chain { dominant, items: without_neutral(dominant, items).into() },
                 }
             }
             Node::Binary(op, a, b) => {
@@ -525,6 +540,23 @@ fn fold_chain<'p>(dominant: bool, items: &[Step<'p>]) -> Option<Step<'p>> {
     value.and_then(|v| fold(|| v))
 }
 
+/// The items of a chain without the constants after its first item that
+/// leave the value as it is (`x && true && y` is `x && y`: `&&` with a
+/// true right side gives the left side's truth, which is all the next
+/// `&&` looks at), as long as two items stay, so that the chain's value
+/// is still that of an `&&` (or `||`) and never a lone item's own value.
+fn without_neutral(dominant: bool, mut items: Vec<Step<'_>>) -> Vec<Step<'_>> {
+    let neutral = Truth::from_bool(!dominant);
+    let is_neutral = |step: &Step<'_>| matches!(step, Step::Literal(l) if Truth::of(&Val::from_literal(l)) == neutral);
+    let keep = items.iter().skip(1).filter(|step| !is_neutral(step)).count();
+    if keep == 0 || keep + 1 == items.len() {
+        return items;
+    }
+    let mut first = true;
+    items.retain(|step| std::mem::take(&mut first) || !is_neutral(step));
+    items
+}
+
 /// `a op b` of two known values, as the interpreter computes it.
 fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     match op {
@@ -679,6 +711,95 @@ impl<'a> Evaluator<'a> {
                 self.active.pop();
                 value
             }
+        }
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    /// The truth of a prepared step: what `&&`, `||`, `!`, a conditional
+    /// and a match see of its value ([`Truth::of`]). Conditions are
+    /// computed as truths, reading literal target values in place, and
+    /// other steps are evaluated and their values' truth taken, so the
+    /// result is always the truth of [`step`](Self::step)'s value.
+    fn step_truth(&mut self, step: &'a Step<'a>, my: &'a Frame<'a>, target: &'a Frame<'a>) -> Truth {
+        match step {
+            Step::Literal(literal) => Truth::of(&Val::from_literal(literal)),
+            Step::Target(name) => match kernel::target_literal(*name, target.ad) {
+                Some(literal) => Truth::of(&Val::from_literal(literal)),
+                None => Truth::of(&self.step(step, my, target)),
+            },
+            Step::Compare { op, name, literal, target_first } if kernel::compares(*op) => {
+                match kernel::target_literal(*name, target.ad) {
+                    Some(value) if *target_first => kernel::test(*op, value, literal),
+                    Some(value) => kernel::test(*op, literal, value),
+                    None => Truth::of(&self.step(step, my, target)),
+                }
+            }
+            Step::Binary(op, a, b) if kernel::compares(*op) => match (&**a, &**b) {
+                (Step::Target(name), Step::Literal(literal)) => match kernel::target_literal(*name, target.ad) {
+                    Some(value) => kernel::test(*op, value, literal),
+                    None => Truth::of(&self.step(step, my, target)),
+                },
+                (Step::Literal(literal), Step::Target(name)) => match kernel::target_literal(*name, target.ad) {
+                    Some(value) => kernel::test(*op, literal, value),
+                    None => Truth::of(&self.step(step, my, target)),
+                },
+                _ => Truth::of(&self.step(step, my, target)),
+            },
+            // A chain of one operand is that operand's value.
+            Step::Chain { dominant, items } => match items.split_first() {
+                None => Truth::Undefined,
+                Some((first, rest)) => {
+                    let mut left = self.step_truth(first, my, target);
+                    for item in rest {
+                        if left.decides(*dominant) {
+                            break;
+                        }
+                        left = Truth::combine(*dominant, left, self.step_truth(item, my, target));
+                    }
+                    left
+                }
+            },
+            Step::Unary(UnaryOp::Not, operand) => match self.step_truth(operand, my, target) {
+                Truth::False => Truth::True,
+                Truth::True => Truth::False,
+                other => other,
+            },
+            Step::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => {
+                let dominant = *op == BinaryOp::Or;
+                let left = self.step_truth(a, my, target);
+                if left.decides(dominant) {
+                    return left;
+                }
+                Truth::combine(dominant, left, self.step_truth(b, my, target))
+            }
+            Step::Cond(c, then, otherwise) => match self.step_truth(c, my, target) {
+                Truth::True => self.step_truth(then, my, target),
+                Truth::False => self.step_truth(otherwise, my, target),
+                other => other,
+            },
+            // Only an UNDEFINED value has an UNDEFINED truth.
+            Step::Elvis(a, b) => match self.step_truth(a, my, target) {
+                Truth::Undefined => self.step_truth(b, my, target),
+                truth => truth,
+            },
+            Step::IsType(test, arg) => {
+                let holds = match &**arg {
+                    Step::Target(name) => match kernel::target_literal(*name, target.ad) {
+                        Some(literal) => test.holds(&Val::from_literal(literal)),
+                        None => test.holds(&self.step(arg, my, target)),
+                    },
+                    arg => test.holds(&self.step(arg, my, target)),
+                };
+                Truth::from_bool(holds)
+            }
+            Step::Within(key, body) => {
+                self.active.push(*key);
+                let truth = self.step_truth(body, my, target);
+                self.active.pop();
+                truth
+            }
+            _ => Truth::of(&self.step(step, my, target)),
         }
     }
 }

@@ -29,6 +29,7 @@ pub(crate) enum Truth {
 impl Truth {
     /// How `&&`, `||` and `!` see a value: UNDEFINED stays UNDEFINED,
     /// booleans and numbers are their truth, anything else is ERROR.
+    #[inline]
     pub(super) fn of(value: &Val<'_>) -> Truth {
         match value {
             Val::Undefined => Truth::Undefined,
@@ -40,6 +41,7 @@ impl Truth {
         }
     }
 
+    #[inline]
     pub(super) fn from_bool(b: bool) -> Truth {
         if b {
             Truth::True
@@ -178,7 +180,7 @@ impl Kernel {
 }
 
 /// The operators a [`Kernel::Test`] takes: their values are always a truth.
-fn compares(op: BinaryOp) -> bool {
+pub(super) fn compares(op: BinaryOp) -> bool {
     use BinaryOp::*;
     matches!(op, Lt | Le | Gt | Ge | Eq | Ne | Is | Isnt)
 }
@@ -197,7 +199,7 @@ static MISSING: Literal = Literal::Undefined;
 /// The target's attribute `name` when it is a literal (UNDEFINED when it
 /// is missing).
 #[inline]
-fn target_literal(name: Name, target: &ClassAd) -> Option<&Literal> {
+pub(super) fn target_literal(name: Name, target: &ClassAd) -> Option<&Literal> {
     match target.lookup_name(name) {
         Some(expr) => literal_of(expr),
         None => Some(&MISSING),
@@ -213,6 +215,7 @@ pub(super) fn test(op: BinaryOp, a: &Literal, b: &Literal) -> Truth {
         (Literal::Str(x), Literal::Str(y)) if matches!(op, BinaryOp::Eq | BinaryOp::Ne) => {
             Truth::from_bool(ops::strings_equal(x, y) == (op == BinaryOp::Eq))
         }
+        _ if matches!(op, BinaryOp::Is | BinaryOp::Isnt) => Truth::from_bool(identical(a, b) == (op == BinaryOp::Is)),
         _ => general(op, a, b),
     }
 }
@@ -229,6 +232,22 @@ pub(super) fn integer_test(op: BinaryOp, a: i64, b: i64) -> Truth {
         BinaryOp::Eq => a == b,
         _ => a != b,
     })
+}
+
+/// `a =?= b` of two literals, as [`ops::identical`] compares their values
+/// (literals are never lists or ads, so never ERROR).
+#[inline]
+fn identical(a: &Literal, b: &Literal) -> bool {
+    match (a, b) {
+        (Literal::Undefined, Literal::Undefined) | (Literal::Error, Literal::Error) => true,
+        (Literal::Bool(x), Literal::Bool(y)) => x == y,
+        (Literal::Int(x), Literal::Int(y)) => x == y,
+        (Literal::Real(x), Literal::Real(y)) => x == y,
+        (Literal::Str(x), Literal::Str(y)) => x.as_str() == y.as_str(),
+        (Literal::AbsTime(x), Literal::AbsTime(y)) => x == y,
+        (Literal::RelTime(x), Literal::RelTime(y)) => x.0 == y.0,
+        _ => false,
+    }
 }
 
 #[inline(never)]
