@@ -62,14 +62,23 @@ use kernel::Kernel;
 pub struct Prepared<'p> {
     options: &'p EvalOptions,
     my: &'p ClassAd,
+    /// The whole expression's step.
     step: Step<'p>,
+    /// Every other step, in one allocation (operands refer to them by
+    /// position): a pool's prepared policies stay compact in memory
+    /// however fragmented the heap they were built on.
+    steps: Box<[Step<'p>]>,
     /// `step` as a truth kernel, when it is a condition the kernel handles.
     kernel: Option<Kernel>,
     /// The target attributes `step` reads directly, for prefetching.
     target_names: Vec<Name>,
 }
 
-/// A prepared expression node.
+/// Where a step is in its prepared expression's `steps`.
+type StepId = u32;
+
+/// A prepared expression node. Its operands are other steps, named by
+/// their position in the prepared expression's `steps`.
 enum Step<'p> {
     /// A literal: written in the expression, or computed while preparing
     /// from MY's attributes and constants.
@@ -86,16 +95,18 @@ enum Step<'p> {
     },
     /// `a && b && ...` (`dominant` false) or `a || b || ...` (true), folded
     /// from the left exactly as the nested operators are.
+    /// The items are the `len` steps from `first`.
     Chain {
         dominant: bool,
-        items: Box<[Step<'p>]>,
+        first: StepId,
+        len: u32,
     },
-    Unary(UnaryOp, Box<Step<'p>>),
-    Binary(BinaryOp, Box<Step<'p>>, Box<Step<'p>>),
-    Cond(Box<Step<'p>>, Box<Step<'p>>, Box<Step<'p>>),
-    Elvis(Box<Step<'p>>, Box<Step<'p>>),
+    Unary(UnaryOp, StepId),
+    Binary(BinaryOp, StepId, StepId),
+    Cond(StepId, StepId, StepId),
+    Elvis(StepId, StepId),
     /// `isUndefined(x)`, `isString(x)`, ...: whether the value has a type.
-    IsType(TypeTest, Box<Step<'p>>),
+    IsType(TypeTest, StepId),
     /// Evaluated by the interpreter in MY's scope.
     Whole(&'p Expr),
     /// The inlined expression of one of MY's attributes (its address, as
@@ -103,23 +114,30 @@ enum Step<'p> {
     /// back into MY (through the target, or the interpreter): while they
     /// run, the attribute is marked as being evaluated, as the interpreter
     /// marks it, so that a cycle back to it is ERROR here too.
-    Within(usize, Box<Step<'p>>),
+    Within(usize, StepId),
 }
 
 impl Step<'_> {
     /// Whether evaluating the step may evaluate one of MY's attributes
     /// other than through inlined steps: by reading a target attribute
     /// (whose expression may refer to MY) or running the interpreter.
-    fn may_reenter(&self) -> bool {
+    fn may_reenter(&self, steps: &[Step<'_>]) -> bool {
+        let at = |id: &StepId| steps[*id as usize].may_reenter(steps);
         match self {
             Step::Literal(_) => false,
             Step::Target(_) | Step::Compare { .. } | Step::Whole(_) | Step::Within(..) => true,
-            Step::Chain { items, .. } => items.iter().any(Step::may_reenter),
-            Step::Unary(_, a) | Step::IsType(_, a) => a.may_reenter(),
-            Step::Binary(_, a, b) | Step::Elvis(a, b) => a.may_reenter() || b.may_reenter(),
-            Step::Cond(c, a, b) => c.may_reenter() || a.may_reenter() || b.may_reenter(),
+            Step::Chain { first, len, .. } => items(steps, *first, *len).iter().any(|item| item.may_reenter(steps)),
+            Step::Unary(_, a) | Step::IsType(_, a) => at(a),
+            Step::Binary(_, a, b) | Step::Elvis(a, b) => at(a) || at(b),
+            Step::Cond(c, a, b) => at(c) || at(a) || at(b),
         }
     }
+}
+
+/// The items of a chain: the `len` steps from `first`.
+#[inline]
+fn items<'s, 'p>(steps: &'s [Step<'p>], first: StepId, len: u32) -> &'s [Step<'p>] {
+    &steps[first as usize..(first + len) as usize]
 }
 
 /// The type a type predicate (`isUndefined`, `isString`, ...) tests for.
@@ -183,8 +201,9 @@ impl<'p> Prepared<'p> {
     pub fn new(options: &'p EvalOptions, my: &'p ClassAd, expr: &'p Expr) -> Prepared<'p> {
         let mut preparer = Preparer::new(options, my);
         let step = preparer.prepare(expr);
-        let kernel = Kernel::compile(&step);
-        Prepared { options, my, step, kernel, target_names: preparer.targets }
+        let steps = preparer.arena.into_boxed_slice();
+        let kernel = Kernel::compile(&step, &steps);
+        Prepared { options, my, step, steps, kernel, target_names: preparer.targets }
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
@@ -209,7 +228,8 @@ impl<'p> Prepared<'p> {
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), Some(&target_frame));
-        let truth = ev.step_truth(&self.step, &my_frame, &target_frame);
+        let cx = Cx { steps: &self.steps, my: &my_frame, target: &target_frame };
+        let truth = ev.step_truth(&self.step, cx);
         !ev.failed() && truth == Truth::True
     }
 
@@ -275,7 +295,8 @@ impl<'p> Prepared<'p> {
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), Some(&target_frame));
-        let value = ev.step(&self.step, &my_frame, &target_frame);
+        let cx = Cx { steps: &self.steps, my: &my_frame, target: &target_frame };
+        let value = ev.step(&self.step, cx);
         finish(if ev.failed() { Val::Error } else { value })
     }
 }
@@ -305,15 +326,26 @@ struct Preparer<'p> {
     inlining: Vec<usize>,
     /// Steps built so far.
     steps: usize,
+    /// The operands of the steps built so far (see [`Prepared`]'s `steps`).
+    arena: Vec<Step<'p>>,
 }
 
 impl<'p> Preparer<'p> {
     fn new(options: &'p EvalOptions, my: &'p ClassAd) -> Preparer<'p> {
-        Preparer { options, my, targets: Vec::new(), inlining: Vec::new(), steps: 0 }
+        Preparer { options, my, targets: Vec::new(), inlining: Vec::new(), steps: 0, arena: Vec::new() }
     }
 
-    fn boxed(&mut self, expr: &'p Expr) -> Box<Step<'p>> {
-        Box::new(self.prepare(expr))
+    /// The step for `expr`, as an operand.
+    fn operand(&mut self, expr: &'p Expr) -> StepId {
+        let step = self.prepare(expr);
+        self.push(step)
+    }
+
+    /// Places an operand step.
+    fn push(&mut self, step: Step<'p>) -> StepId {
+        self.arena.push(step);
+        // The arena is bounded by `MAX_STEPS` and inlining's bounds.
+        u32::try_from(self.arena.len() - 1).unwrap_or(u32::MAX)
     }
 
     /// The step for `expr`, evaluated in MY's scope.
@@ -353,7 +385,7 @@ impl<'p> Preparer<'p> {
                 Step::Literal(literal) => {
                     fold(|| ops::unary(*op, Val::from_literal(&literal))).unwrap_or(Step::Whole(expr))
                 }
-                operand => Step::Unary(*op, Box::new(operand)),
+                operand => Step::Unary(*op, self.push(operand)),
             },
             Node::Binary(op @ (BinaryOp::And | BinaryOp::Or), ..) => {
                 // Left-nested `a && b && c` as one chain.
@@ -371,7 +403,13 @@ impl<'p> Preparer<'p> {
                 let dominant = *op == BinaryOp::Or;
                 match fold_chain(dominant, &items) {
                     Some(folded) => folded,
-                    None => Step::Chain { dominant, items: without_neutral(dominant, items).into() },
+                    None => {
+                        let items = without_neutral(dominant, items);
+                        let len = u32::try_from(items.len()).unwrap_or(u32::MAX);
+                        let first = u32::try_from(self.arena.len()).unwrap_or(u32::MAX);
+                        self.arena.extend(items);
+                        Step::Chain { dominant, first, len }
+                    }
                 }
             }
             Node::Binary(op, a, b) => {
@@ -387,14 +425,20 @@ impl<'p> Preparer<'p> {
                     (Step::Literal(literal), Step::Target(name)) if fusable(*op) => {
                         Step::Compare { op: *op, name, literal, target_first: false }
                     }
-                    (a, b) => Step::Binary(*op, Box::new(a), Box::new(b)),
+                    (a, b) => {
+                        let a = self.push(a);
+                        Step::Binary(*op, a, self.push(b))
+                    }
                 }
             }
             Node::Cond(c, a, b) => self.conditional(expr, c, a, b),
             Node::Elvis(a, b) => match self.prepare(a) {
                 Step::Literal(Literal::Undefined) => self.prepare(b),
                 literal @ Step::Literal(_) => literal,
-                a => Step::Elvis(Box::new(a), self.boxed(b)),
+                a => {
+                    let a = self.push(a);
+                    Step::Elvis(a, self.operand(b))
+                }
             },
             // `ifThenElse(c, a, b)` is `c ? a : b` (the built-in evaluates
             // its condition and one branch exactly as the operator does).
@@ -410,7 +454,7 @@ impl<'p> Preparer<'p> {
                 };
                 match self.prepare(&call.args()[0]) {
                     Step::Literal(literal) => Step::Literal(Literal::Bool(test.holds(&Val::from_literal(&literal)))),
-                    arg => Step::IsType(test, Box::new(arg)),
+                    arg => Step::IsType(test, self.push(arg)),
                 }
             }
             Node::Call(call) if is_pure(call.name()) => {
@@ -438,8 +482,9 @@ impl<'p> Preparer<'p> {
                 Err(value) => fold(|| value).unwrap_or(Step::Whole(expr)),
             },
             c => {
-                let a = self.boxed(a);
-                Step::Cond(Box::new(c), a, self.boxed(b))
+                let c = self.push(c);
+                let a = self.operand(a);
+                Step::Cond(c, a, self.operand(b))
             }
         }
     }
@@ -464,8 +509,8 @@ impl<'p> Preparer<'p> {
         self.inlining.push(key);
         let step = self.prepare(found);
         self.inlining.pop();
-        if step.may_reenter() {
-            Step::Within(key, Box::new(step))
+        if step.may_reenter(&self.arena) {
+            Step::Within(key, self.push(step))
         } else {
             step
         }
@@ -631,6 +676,30 @@ fn fusable(op: BinaryOp) -> bool {
     !matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Is | BinaryOp::Isnt)
 }
 
+/// What evaluating a prepared step needs besides the step: the other
+/// steps of its expression, and the match's two ads.
+#[derive(Clone, Copy)]
+struct Cx<'a> {
+    steps: &'a [Step<'a>],
+    my: &'a Frame<'a>,
+    target: &'a Frame<'a>,
+}
+
+impl<'a> Cx<'a> {
+    /// The operand step `id`.
+    #[inline]
+    fn at(self, id: StepId) -> &'a Step<'a> {
+        &self.steps[id as usize]
+    }
+
+    /// The target's attribute `name` when it is a literal (UNDEFINED when
+    /// it is missing).
+    #[inline]
+    fn target_literal(self, name: Name) -> Option<&'a Literal> {
+        kernel::target_literal(name, self.target.ad)
+    }
+}
+
 impl<'a> Evaluator<'a> {
     /// The value of the target's attribute `name`.
     fn target_attribute(&mut self, name: Name, target: &'a Frame<'a>) -> Val<'a> {
@@ -640,13 +709,13 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// Evaluates a prepared step with `my` and `target` as the match.
-    fn step(&mut self, step: &'a Step<'a>, my: &'a Frame<'a>, target: &'a Frame<'a>) -> Val<'a> {
+    /// Evaluates a prepared step with `cx`'s ads as the match.
+    fn step(&mut self, step: &'a Step<'a>, cx: Cx<'a>) -> Val<'a> {
         match step {
             Step::Literal(literal) => Val::from_literal(literal),
-            Step::Target(name) => self.target_attribute(*name, target),
+            Step::Target(name) => self.target_attribute(*name, cx.target),
             Step::Compare { op, name, literal, target_first } => {
-                let value = self.target_attribute(*name, target);
+                let value = self.target_attribute(*name, cx.target);
                 let literal = Val::from_literal(literal);
                 if *target_first {
                     ops::binary(*op, value, literal)
@@ -654,152 +723,151 @@ impl<'a> Evaluator<'a> {
                     ops::binary(*op, literal, value)
                 }
             }
-            Step::Chain { dominant, items } => {
+            Step::Chain { dominant, first, len } => {
                 let mut value: Option<Val<'a>> = None;
-                for item in items.iter() {
+                for item in items(cx.steps, *first, *len) {
                     value = Some(match value {
-                        None => self.step(item, my, target),
-                        Some(left) => ops::logical(*dominant, left, || self.step(item, my, target)),
+                        None => self.step(item, cx),
+                        Some(left) => ops::logical(*dominant, left, || self.step(item, cx)),
                     });
                 }
                 value.unwrap_or(Val::Undefined)
             }
-            Step::Whole(expr) => self.eval(expr, my),
+            Step::Whole(expr) => self.eval(expr, cx.my),
             Step::Unary(op, operand) => {
-                let v = self.step(operand, my, target);
+                let v = self.step(cx.at(*operand), cx);
                 ops::unary(*op, v)
             }
             Step::Binary(op, a, b) => match op {
                 BinaryOp::And | BinaryOp::Or => {
                     let dominant = *op == BinaryOp::Or;
-                    let left = self.step(a, my, target);
-                    ops::logical(dominant, left, || self.step(b, my, target))
+                    let left = self.step(cx.at(*a), cx);
+                    ops::logical(dominant, left, || self.step(cx.at(*b), cx))
                 }
                 BinaryOp::Is | BinaryOp::Isnt => {
-                    let a = self.step(a, my, target);
-                    let b = self.step(b, my, target);
+                    let a = self.step(cx.at(*a), cx);
+                    let b = self.step(cx.at(*b), cx);
                     match ops::identical(&a, &b) {
                         Val::Bool(same) => Val::Bool(same == (*op == BinaryOp::Is)),
                         other => other,
                     }
                 }
                 _ => {
-                    let a = self.step(a, my, target);
-                    let b = self.step(b, my, target);
+                    let a = self.step(cx.at(*a), cx);
+                    let b = self.step(cx.at(*b), cx);
                     ops::binary(*op, a, b)
                 }
             },
             Step::Cond(c, then, otherwise) => {
-                let cond = self.step(c, my, target);
+                let cond = self.step(cx.at(*c), cx);
                 match super::branch(cond) {
-                    Ok(true) => self.step(then, my, target),
-                    Ok(false) => self.step(otherwise, my, target),
+                    Ok(true) => self.step(cx.at(*then), cx),
+                    Ok(false) => self.step(cx.at(*otherwise), cx),
                     Err(value) => value,
                 }
             }
             Step::IsType(test, arg) => {
-                let value = self.step(arg, my, target);
+                let value = self.step(cx.at(*arg), cx);
                 Val::Bool(test.holds(&value))
             }
-            Step::Elvis(a, b) => match self.step(a, my, target) {
-                Val::Undefined => self.step(b, my, target),
+            Step::Elvis(a, b) => match self.step(cx.at(*a), cx) {
+                Val::Undefined => self.step(cx.at(*b), cx),
                 v => v,
             },
             Step::Within(key, body) => {
                 self.active.push(*key);
-                let value = self.step(body, my, target);
+                let value = self.step(cx.at(*body), cx);
                 self.active.pop();
                 value
             }
         }
     }
-}
 
-impl<'a> Evaluator<'a> {
     /// The truth of a prepared step: what `&&`, `||`, `!`, a conditional
     /// and a match see of its value ([`Truth::of`]). Conditions are
     /// computed as truths, reading literal target values in place, and
     /// other steps are evaluated and their values' truth taken, so the
     /// result is always the truth of [`step`](Self::step)'s value.
-    fn step_truth(&mut self, step: &'a Step<'a>, my: &'a Frame<'a>, target: &'a Frame<'a>) -> Truth {
+    fn step_truth(&mut self, step: &'a Step<'a>, cx: Cx<'a>) -> Truth {
         match step {
             Step::Literal(literal) => Truth::of(&Val::from_literal(literal)),
-            Step::Target(name) => match kernel::target_literal(*name, target.ad) {
+            Step::Target(name) => match cx.target_literal(*name) {
                 Some(literal) => Truth::of(&Val::from_literal(literal)),
-                None => Truth::of(&self.step(step, my, target)),
+                None => Truth::of(&self.step(step, cx)),
             },
             Step::Compare { op, name, literal, target_first } if kernel::compares(*op) => {
-                match kernel::target_literal(*name, target.ad) {
+                match cx.target_literal(*name) {
                     Some(value) if *target_first => kernel::test(*op, value, literal),
                     Some(value) => kernel::test(*op, literal, value),
-                    None => Truth::of(&self.step(step, my, target)),
+                    None => Truth::of(&self.step(step, cx)),
                 }
             }
-            Step::Binary(op, a, b) if kernel::compares(*op) => match (&**a, &**b) {
-                (Step::Target(name), Step::Literal(literal)) => match kernel::target_literal(*name, target.ad) {
+            Step::Binary(op, a, b) if kernel::compares(*op) => match (cx.at(*a), cx.at(*b)) {
+                (Step::Target(name), Step::Literal(literal)) => match cx.target_literal(*name) {
                     Some(value) => kernel::test(*op, value, literal),
-                    None => Truth::of(&self.step(step, my, target)),
+                    None => Truth::of(&self.step(step, cx)),
                 },
-                (Step::Literal(literal), Step::Target(name)) => match kernel::target_literal(*name, target.ad) {
+                (Step::Literal(literal), Step::Target(name)) => match cx.target_literal(*name) {
                     Some(value) => kernel::test(*op, literal, value),
-                    None => Truth::of(&self.step(step, my, target)),
+                    None => Truth::of(&self.step(step, cx)),
                 },
-                _ => Truth::of(&self.step(step, my, target)),
+                _ => Truth::of(&self.step(step, cx)),
             },
             // A chain of one operand is that operand's value.
-            Step::Chain { dominant, items } => match items.split_first() {
+            Step::Chain { dominant, first, len } => match items(cx.steps, *first, *len).split_first() {
                 None => Truth::Undefined,
                 Some((first, rest)) => {
-                    let mut left = self.step_truth(first, my, target);
+                    let mut left = self.step_truth(first, cx);
                     for item in rest {
                         if left.decides(*dominant) {
                             break;
                         }
-                        left = Truth::combine(*dominant, left, self.step_truth(item, my, target));
+                        left = Truth::combine(*dominant, left, self.step_truth(item, cx));
                     }
                     left
                 }
             },
-            Step::Unary(UnaryOp::Not, operand) => match self.step_truth(operand, my, target) {
+            Step::Unary(UnaryOp::Not, operand) => match self.step_truth(cx.at(*operand), cx) {
                 Truth::False => Truth::True,
                 Truth::True => Truth::False,
                 other => other,
             },
             Step::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => {
                 let dominant = *op == BinaryOp::Or;
-                let left = self.step_truth(a, my, target);
+                let left = self.step_truth(cx.at(*a), cx);
                 if left.decides(dominant) {
                     return left;
                 }
-                Truth::combine(dominant, left, self.step_truth(b, my, target))
+                Truth::combine(dominant, left, self.step_truth(cx.at(*b), cx))
             }
-            Step::Cond(c, then, otherwise) => match self.step_truth(c, my, target) {
-                Truth::True => self.step_truth(then, my, target),
-                Truth::False => self.step_truth(otherwise, my, target),
+            Step::Cond(c, then, otherwise) => match self.step_truth(cx.at(*c), cx) {
+                Truth::True => self.step_truth(cx.at(*then), cx),
+                Truth::False => self.step_truth(cx.at(*otherwise), cx),
                 other => other,
             },
             // Only an UNDEFINED value has an UNDEFINED truth.
-            Step::Elvis(a, b) => match self.step_truth(a, my, target) {
-                Truth::Undefined => self.step_truth(b, my, target),
+            Step::Elvis(a, b) => match self.step_truth(cx.at(*a), cx) {
+                Truth::Undefined => self.step_truth(cx.at(*b), cx),
                 truth => truth,
             },
             Step::IsType(test, arg) => {
-                let holds = match &**arg {
-                    Step::Target(name) => match kernel::target_literal(*name, target.ad) {
+                let arg = cx.at(*arg);
+                let holds = match arg {
+                    Step::Target(name) => match cx.target_literal(*name) {
                         Some(literal) => test.holds(&Val::from_literal(literal)),
-                        None => test.holds(&self.step(arg, my, target)),
+                        None => test.holds(&self.step(arg, cx)),
                     },
-                    arg => test.holds(&self.step(arg, my, target)),
+                    arg => test.holds(&self.step(arg, cx)),
                 };
                 Truth::from_bool(holds)
             }
             Step::Within(key, body) => {
                 self.active.push(*key);
-                let truth = self.step_truth(body, my, target);
+                let truth = self.step_truth(cx.at(*body), cx);
                 self.active.pop();
                 truth
             }
-            _ => Truth::of(&self.step(step, my, target)),
+            _ => Truth::of(&self.step(step, cx)),
         }
     }
 }

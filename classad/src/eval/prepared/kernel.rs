@@ -110,13 +110,14 @@ impl Kernel {
     /// The kernel of a whole prepared expression, if it is a condition the
     /// kernel can evaluate. Only steps whose value is always a truth
     /// qualify at the top: a bare literal or attribute keeps its own value.
-    pub(super) fn compile(step: &Step<'_>) -> Option<Kernel> {
+    pub(super) fn compile(step: &Step<'_>, steps: &[Step<'_>]) -> Option<Kernel> {
+        let at = |id: &u32| &steps[*id as usize];
         match step {
             Step::Compare { op, name, literal, target_first } if compares(*op) => {
                 Some(Kernel::Test { op: *op, name: *name, constant: literal.clone(), target_first: *target_first })
             }
             // `is` and `isnt` are not fused into `Step::Compare`.
-            Step::Binary(op, a, b) if compares(*op) => match (&**a, &**b) {
+            Step::Binary(op, a, b) if compares(*op) => match (at(a), at(b)) {
                 (Step::Target(name), Step::Literal(literal)) => {
                     Some(Kernel::Test { op: *op, name: *name, constant: literal.clone(), target_first: true })
                 }
@@ -125,26 +126,27 @@ impl Kernel {
                 }
                 _ => None,
             },
-            Step::Unary(UnaryOp::Not, operand) => Some(Kernel::Not(Box::new(Kernel::operand(operand)?))),
-            Step::Chain { dominant, items } => {
-                let items = items.iter().map(Kernel::operand).collect::<Option<_>>()?;
+            Step::Unary(UnaryOp::Not, operand) => Some(Kernel::Not(Box::new(Kernel::operand(at(operand), steps)?))),
+            Step::Chain { dominant, first, len } => {
+                let items = super::items(steps, *first, *len);
+                let items = items.iter().map(|item| Kernel::operand(item, steps)).collect::<Option<_>>()?;
                 Some(Kernel::Chain { dominant: *dominant, items })
             }
             // The kernel reads literal target values only, which cannot
             // lead back into MY.
-            Step::Within(_, body) => Kernel::compile(body),
+            Step::Within(_, body) => Kernel::compile(at(body), steps),
             _ => None,
         }
     }
 
     /// The kernel of an operand of `!`, `&&` or `||`, which only matters
     /// through its truth.
-    fn operand(step: &Step<'_>) -> Option<Kernel> {
+    fn operand(step: &Step<'_>, steps: &[Step<'_>]) -> Option<Kernel> {
         match step {
             Step::Target(name) => Some(Kernel::Truthy(*name)),
             Step::Literal(literal) => Some(Kernel::Fixed(Truth::of(&Val::from_literal(literal)))),
-            Step::Within(_, body) => Kernel::operand(body),
-            step => Kernel::compile(step),
+            Step::Within(_, body) => Kernel::operand(&steps[*body as usize], steps),
+            step => Kernel::compile(step, steps),
         }
     }
 
@@ -273,8 +275,9 @@ mod tests {
     fn kernel_of(my: &ClassAd, text: &str) -> bool {
         let expr: Expr = text.parse().expect("expression");
         let options = EvalOptions::new();
-        let step = Preparer::new(&options, my).prepare(&expr);
-        Kernel::compile(&step).is_some()
+        let mut preparer = Preparer::new(&options, my);
+        let step = preparer.prepare(&expr);
+        Kernel::compile(&step, &preparer.arena).is_some()
     }
 
     #[test]
@@ -306,8 +309,9 @@ mod tests {
         let job = ClassAd::new();
         let expr: Expr = "TARGET.Memory >= 1024 && TARGET.Cpus > 0".parse().expect("expression");
         let options = EvalOptions::new();
-        let step = Preparer::new(&options, &job).prepare(&expr);
-        let kernel = Kernel::compile(&step).expect("a condition");
+        let mut preparer = Preparer::new(&options, &job);
+        let step = preparer.prepare(&expr);
+        let kernel = Kernel::compile(&step, &preparer.arena).expect("a condition");
         let literal: ClassAd = "[ Memory = 4096; Cpus = 0 ]".parse().expect("ad");
         assert_eq!(kernel.truth(&literal), Some(Truth::False));
         let computed: ClassAd = "[ Memory = Total / 2; Total = 4096; Cpus = 1 ]".parse().expect("ad");
