@@ -224,13 +224,10 @@ impl<'p> Prepared<'p> {
         }
         // Only the truth matters: conditions are computed as truths, not
         // values.
-        let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
-        let target_frame = Frame { ad: target, parent: None, side: Side::Target };
-        let keep = Keep::new();
-        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), Some(&target_frame));
-        let cx = Cx { steps: &self.steps, my: &my_frame, target: &target_frame };
-        let truth = ev.step_truth(&self.step, cx);
-        !ev.failed() && truth == Truth::True
+        self.evaluate(target, |ev, step, cx| {
+            let truth = ev.step_truth(step, cx);
+            !ev.failed() && truth == Truth::True
+        })
     }
 
     /// The positions in `targets` of the ads for which the expression is
@@ -291,13 +288,24 @@ impl<'p> Prepared<'p> {
         if let Step::Literal(literal) = &self.step {
             return finish(Val::from_literal(literal));
         }
+        self.evaluate(target, |ev, step, cx| {
+            let value = ev.step(step, cx);
+            finish(if ev.failed() { Val::Error } else { value })
+        })
+    }
+
+    /// Runs `f` with an evaluator for the match of MY and `target`, and
+    /// the expression's step.
+    fn evaluate<R>(
+        &self,
+        target: &ClassAd,
+        f: impl for<'a> FnOnce(&mut Evaluator<'a>, &'a Step<'a>, Cx<'a>) -> R,
+    ) -> R {
         let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), Some(&target_frame));
-        let cx = Cx { steps: &self.steps, my: &my_frame, target: &target_frame };
-        let value = ev.step(&self.step, cx);
-        finish(if ev.failed() { Val::Error } else { value })
+        f(&mut ev, &self.step, Cx { steps: &self.steps, my: &my_frame, target: &target_frame })
     }
 }
 
