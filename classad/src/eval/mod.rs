@@ -61,7 +61,9 @@ pub enum Semantics {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Clock {
     /// The system clock, read once per evaluation (all the `time()` and
-    /// `CurrentTime` of one expression's evaluation see the same second).
+    /// `CurrentTime` of one expression's evaluation see the same second;
+    /// libclassad reads it at each call: `clock-per-evaluation` in
+    /// `docs/divergences.md`).
     #[default]
     System,
     /// A fixed instant (seconds since the epoch), for tests and simulation.

@@ -840,14 +840,6 @@ impl<'a> Evaluator<'a> {
                 Truth::True => Truth::False,
                 other => other,
             },
-            Step::Binary(op @ (BinaryOp::And | BinaryOp::Or), a, b) => {
-                let dominant = *op == BinaryOp::Or;
-                let left = self.step_truth(cx.at(*a), cx);
-                if left.decides(dominant) {
-                    return left;
-                }
-                Truth::combine(dominant, left, self.step_truth(cx.at(*b), cx))
-            }
             Step::Cond(c, then, otherwise) => match self.step_truth(cx.at(*c), cx) {
                 Truth::True => self.step_truth(cx.at(*then), cx),
                 Truth::False => self.step_truth(cx.at(*otherwise), cx),

@@ -217,7 +217,11 @@ pub(super) fn test(op: BinaryOp, a: &Literal, b: &Literal) -> Truth {
         (Literal::Str(x), Literal::Str(y)) if matches!(op, BinaryOp::Eq | BinaryOp::Ne) => {
             Truth::from_bool(ops::strings_equal(x, y) == (op == BinaryOp::Eq))
         }
-        _ if matches!(op, BinaryOp::Is | BinaryOp::Isnt) => Truth::from_bool(identical(a, b) == (op == BinaryOp::Is)),
+        // Literals are never lists or ads, so `=?=` of two is never ERROR.
+        _ if matches!(op, BinaryOp::Is | BinaryOp::Isnt) => {
+            let same = matches!(ops::identical(&Val::from_literal(a), &Val::from_literal(b)), Val::Bool(true));
+            Truth::from_bool(same == (op == BinaryOp::Is))
+        }
         _ => general(op, a, b),
     }
 }
@@ -234,22 +238,6 @@ pub(super) fn integer_test(op: BinaryOp, a: i64, b: i64) -> Truth {
         BinaryOp::Eq => a == b,
         _ => a != b,
     })
-}
-
-/// `a =?= b` of two literals, as [`ops::identical`] compares their values
-/// (literals are never lists or ads, so never ERROR).
-#[inline]
-fn identical(a: &Literal, b: &Literal) -> bool {
-    match (a, b) {
-        (Literal::Undefined, Literal::Undefined) | (Literal::Error, Literal::Error) => true,
-        (Literal::Bool(x), Literal::Bool(y)) => x == y,
-        (Literal::Int(x), Literal::Int(y)) => x == y,
-        (Literal::Real(x), Literal::Real(y)) => x == y,
-        (Literal::Str(x), Literal::Str(y)) => x.as_str() == y.as_str(),
-        (Literal::AbsTime(x), Literal::AbsTime(y)) => x == y,
-        (Literal::RelTime(x), Literal::RelTime(y)) => x.0 == y.0,
-        _ => false,
-    }
 }
 
 #[inline(never)]
