@@ -160,6 +160,77 @@ fn ad_shaped() -> impl Strategy<Value = String> {
     })
 }
 
+/// Parses `source` as a whole ad (where values repeated from earlier ads
+/// come from the parser's memo) and checks it against the grammar.
+fn ad_agrees(syntax: Syntax, source: &str) {
+    let parser = Parser::default().syntax(syntax);
+    let ad = parser.parse_ad(source);
+    let grammar = parser.parse_expr_with_grammar(source);
+    match (&ad, &grammar) {
+        (Ok(ad), Ok(tree)) => assert_eq!(ad.to_string(), tree.to_string(), "{source:?}"),
+        (Err(_), Err(_)) => {}
+        (Err(_), Ok(tree)) if tree.as_node().is_none_or(|n| !matches!(n, classad::Node::Record(_))) => {}
+        _ => panic!("{source:?}: parse_ad gave {ad:?}, the grammar {grammar:?}"),
+    }
+}
+
+/// Values that share beginnings, so that a value remembered from one ad is
+/// a prefix of the next ad's value (which must then be parsed, not taken
+/// from the memo).
+const SHARED_PREFIXES: &[&str] = &[
+    "a && b",
+    "a && b2",
+    "a && b || c",
+    "a && b.c",
+    "a && b[1]",
+    "a && b /* c */",
+    "a && b // c\n",
+    "a && b\n",
+    "(a && b)",
+    "\"a\" + b",
+    "\"a\" \"b\"",
+    "f(1) * 2",
+    "f(1) * 2.5",
+    "f(1) * 25",
+    "x ?: y",
+    "x ?: y ?: z",
+    "-a - 1",
+    "-a - 1.5",
+    "-a - 1e3",
+    "a is b",
+    "a is b isnt c",
+    "\"C:\\dir\\\" + x",
+    "[ p = 1 ].p",
+    "[ p = 1 ].p + 1",
+    // Two backslashes: one in new syntax, two in old.
+    "\"a\\\\b\" + x",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ads_repeating_values_of_earlier_ads(
+        values in prop::collection::vec((prop::sample::select(SHARED_PREFIXES), prop::sample::select(ENDS)), 1..8),
+        old in prop::bool::ANY,
+    ) {
+        let syntax = if old { Syntax::Old } else { Syntax::New };
+        for (value, end) in values {
+            ad_agrees(syntax, &format!("[ Shared = {value}{end}]"));
+            ad_agrees(syntax, &format!("[ x = 1; SHARED = {value}{end} y = 2 ]"));
+        }
+    }
+}
+
+#[test]
+fn a_remembered_value_respects_the_depth_limit() {
+    let deep = format!("[ Deep = {}1{} ]", "(".repeat(50), ")".repeat(50));
+    assert!(Parser::default().parse_ad(&deep).is_ok());
+    let strict = Parser::new(classad::ParseLimits { max_depth: 20, ..Default::default() });
+    assert!(strict.parse_ad(&deep).is_err(), "the shallower limit applies to a remembered value");
+    assert!(Parser::default().parse_ad(&deep).is_ok());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
 

@@ -15,7 +15,7 @@ use super::{FormatError, Next, Reader};
 use crate::ad::ClassAd;
 use crate::expr::Expr;
 use crate::name::{Name, Recent};
-use crate::parser::{Parser, Syntax};
+use crate::parser::{Memo, Parser, Syntax};
 use crate::print;
 
 /// What a line of the old format is.
@@ -65,6 +65,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
         limit: reader.limits.max_ad_bytes,
         attributes: std::mem::take(&mut reader.attributes),
         names: Recent::take(),
+        memo: Memo::take(),
         started: false,
         bytes: 0,
         error: None,
@@ -88,6 +89,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
     };
     reader.attributes = ad.attributes;
     Recent::give_back(ad.names);
+    Memo::give_back(ad.memo);
     Ok(next)
 }
 
@@ -100,6 +102,8 @@ struct AdInProgress {
     attributes: Vec<(Name, Expr)>,
     /// This thread's name cache, held while the ad is read.
     names: Recent,
+    /// This thread's memo of attribute values, held while the ad is read.
+    memo: Memo,
     /// True once a line of the ad has been seen.
     started: bool,
     bytes: usize,
@@ -135,7 +139,7 @@ impl AdInProgress {
         if self.error.is_some() {
             return false;
         }
-        match attribute(&self.parser, &mut self.names, line, name, value_at) {
+        match attribute(&self.parser, &mut self.names, &mut self.memo, line, name, value_at) {
             Ok(attribute) => self.attributes.push(attribute),
             Err((offset, message)) => {
                 let column = line[..offset.min(line.len())].chars().count() + 1;
@@ -151,6 +155,7 @@ impl AdInProgress {
 fn attribute(
     parser: &Parser,
     names: &mut Recent,
+    memo: &mut Memo,
     line: &str,
     name: &str,
     value_at: usize,
@@ -161,8 +166,11 @@ fn attribute(
     if name.is_empty() {
         return Err((0, "no attribute name before `=`".to_string()));
     }
-    let value = parser.parse_expr_cached(&line[value_at..], names).map_err(|e| (value_at + e.offset, e.message))?;
-    Ok((names.name(&attribute_name(name)), value))
+    let name = names.name(&attribute_name(name));
+    let value = parser
+        .parse_value_cached(&line[value_at..], name, names, memo)
+        .map_err(|e| (value_at + e.offset, e.message))?;
+    Ok((name, value))
 }
 
 /// Appends `ad` in the old format: a line per attribute, then a blank line.

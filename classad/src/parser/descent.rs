@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use super::build::{self, BuildError};
+use super::memo::{self, Memo};
 use super::scan::{self, Kind, Punct, Scanner, Simple, SimpleValue, Token};
 use super::Syntax;
 use crate::ad::ClassAd;
@@ -43,6 +44,9 @@ pub(super) struct Descent<'s> {
     scratch: Vec<(Name, Expr)>,
     /// This thread's name cache, held for the whole parse.
     names: Recent,
+    /// This thread's memo of attribute values, taken at the first value of
+    /// a top-level ad that is not a plain literal.
+    memo: Option<Memo>,
     syntax: Syntax,
     max_depth: u32,
     /// Current recursion depth, bounded by `max_depth`.
@@ -56,6 +60,9 @@ thread_local! {
 impl Drop for Descent<'_> {
     fn drop(&mut self) {
         Recent::give_back(std::mem::replace(&mut self.names, Recent::empty()));
+        if let Some(memo) = self.memo.take() {
+            Memo::give_back(memo);
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         if scratch.capacity() <= 1 << 16 {
@@ -142,6 +149,7 @@ impl<'s> Descent<'s> {
             token,
             scratch: SCRATCH.with(|scratch| std::mem::take(&mut *scratch.borrow_mut())),
             names,
+            memo: None,
             syntax,
             max_depth,
             depth: 0,
@@ -520,7 +528,7 @@ impl<'s> Descent<'s> {
             }
             let name = build::attribute_name(self.name()?)?;
             self.expect(Punct::Assign)?;
-            let value = self.attribute_value()?;
+            let value = if self.depth == 0 { self.remembered_value(name)? } else { self.attribute_value()? };
             self.scratch.push((name, value));
             match self.token.kind {
                 Kind::Punct(Punct::RBracket) => {
@@ -560,6 +568,33 @@ impl<'s> Descent<'s> {
                 }
             }
         }
+    }
+
+    /// The value of attribute `name` of a top-level ad: the expression of
+    /// the memo when the text is the one remembered for the name, else
+    /// parsed (and remembered).
+    fn remembered_value(&mut self, name: Name) -> Parsed<Expr> {
+        let start = self.token.start;
+        let memo = self.memo.get_or_insert_with(Memo::take);
+        let found = memo.find(name, self.syntax, self.max_depth, &self.scanner.text()[start..]);
+        if let Some((expr, len)) = found.map(|(expr, len)| (expr.clone(), len)) {
+            // The value is the remembered text if the attribute ends there.
+            self.scanner.rewind(start + len);
+            self.advance();
+            if self.is(Punct::Semi) || self.is(Punct::RBracket) {
+                return Ok(expr);
+            }
+            self.scanner.rewind(start);
+            self.advance();
+        }
+        let value = self.attribute_value()?;
+        if (self.is(Punct::Semi) || self.is(Punct::RBracket)) && memo::worth_remembering(&value) {
+            let text = &self.scanner.text()[start..self.token.start];
+            if let Some(memo) = self.memo.as_mut() {
+                memo.remember(name, self.syntax, self.max_depth, text, &value);
+            }
+        }
+        Ok(value)
     }
 
     /// An attribute's value; most are a single literal, read directly.

@@ -9,13 +9,16 @@
 mod build;
 mod descent;
 pub(crate) mod lalr;
+mod memo;
+
+pub(crate) use memo::Memo;
 mod scan;
 
 use std::str::FromStr;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Node, Repr};
-use crate::name::Recent;
+use crate::name::{Name, Recent};
 
 /// Bounds on what the parser accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +154,31 @@ impl Parser {
             Ok(expr) => Ok(expr),
             Err(descent::GiveUp) => lalr::parse(source, self.syntax, self.limits.max_depth),
         }
+    }
+
+    /// The value of attribute `name` written as `source`, the expression
+    /// of `memo` when `source` is the text remembered for `name`, else
+    /// parsed as [`parse_expr_cached`](Parser::parse_expr_cached) does (and
+    /// remembered when it was worth parsing once only).
+    pub(crate) fn parse_value_cached(
+        &self,
+        source: &str,
+        name: Name,
+        names: &mut Recent,
+        memo: &mut Memo,
+    ) -> Result<Expr, ParseError> {
+        self.check_size(source)?;
+        let text = source.trim_ascii();
+        if let Some((expr, len)) = memo.find(name, self.syntax, self.limits.max_depth, text) {
+            if len == text.len() {
+                return Ok(expr.clone());
+            }
+        }
+        let expr = self.parse_expr_cached(source, names)?;
+        if memo::worth_remembering(&expr) {
+            memo.remember(name, self.syntax, self.limits.max_depth, text, &expr);
+        }
+        Ok(expr)
     }
 
     /// Parses an ad written as a record: `[ name = expr; ... ]`.

@@ -206,6 +206,11 @@ impl<'s> Scanner<'s> {
         Scanner { text, pos: 0, old: syntax == Syntax::Old }
     }
 
+    /// The whole input.
+    pub(super) fn text(&self) -> &'s str {
+        self.text
+    }
+
     /// The text of a token. Tokens begin and end at ASCII bytes (or the
     /// ends of the input), so the range is always on character boundaries.
     pub(super) fn slice(&self, token: Token) -> &'s str {
