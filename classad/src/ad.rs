@@ -97,6 +97,20 @@ impl ClassAd {
         ad
     }
 
+    /// An ad of the attributes `attrs[start..]`, moved out of `attrs`
+    /// (which keeps the first `start`); as [`from_attributes`](Self::from_attributes)
+    /// otherwise. The parser's way: each value moves straight from the
+    /// vector into the table.
+    pub(crate) fn take_attributes(attrs: &mut Vec<(Name, Expr)>, start: usize) -> ClassAd {
+        let taken = &mut attrs[start..];
+        let mut ad = ClassAd::with_capacity(taken.len());
+        for (name, expr) in taken {
+            ad.place(*name, std::mem::replace(expr, Expr::literal(crate::expr::Literal::Undefined)));
+        }
+        attrs.truncate(start);
+        ad
+    }
+
     /// The slot holding `name`, if any.
     #[inline]
     fn find(&self, name: Name) -> Option<usize> {
@@ -141,7 +155,12 @@ impl ClassAd {
                 return Some(std::mem::replace(&mut slot.expr, value));
             }
             if slot.is_empty() {
-                *slot = Slot { name, expr: value };
+                slot.name = name;
+                // An empty slot holds a literal, which owns nothing: it is
+                // overwritten without running its destructor, whose call
+                // path made the compiler copy the value through the stack
+                // (a store-forwarding stall per attribute).
+                std::mem::forget(std::mem::replace(&mut slot.expr, value));
                 // Positions fit: an ad cannot hold 2^32 attributes in memory.
                 self.order.push(i as u32);
                 if name.is_reserved() {

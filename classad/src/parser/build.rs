@@ -89,6 +89,19 @@ where
     Ok(ClassAd::from_attributes(attrs))
 }
 
+/// The ad of an ad literal whose attributes are `scratch[start..]`, taken
+/// out of `scratch`; as [`ad`] otherwise.
+pub(crate) fn ad_from_scratch(
+    scratch: &mut Vec<(Name, Expr)>,
+    start: usize,
+    had_separators: bool,
+) -> Result<ClassAd, BuildError> {
+    if had_separators && scratch.len() == start {
+        return Err(BuildError::EmptyAd);
+    }
+    Ok(ClassAd::take_attributes(scratch, start))
+}
+
 /// The name of an attribute being defined: never empty.
 pub(crate) fn attribute_name(name: Name) -> Result<Name, BuildError> {
     if name == empty_name() {

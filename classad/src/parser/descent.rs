@@ -76,7 +76,7 @@ pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed
     // Most attribute values are one literal: read it without setting up
     // the parser.
     if let Some(value) = scan::whole_simple_value(source) {
-        if let Some(expr) = simple_value(value, syntax, &mut |text| Name::new(text), max_depth) {
+        if let Some(expr) = simple_value(value, syntax, &mut |text| Name::new(text), max_depth, |expr| expr) {
             return Ok(expr);
         }
     }
@@ -89,7 +89,7 @@ pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed
 /// callers that parse many expressions in a row and hold the cache).
 pub(super) fn parse_expr_cached(source: &str, syntax: Syntax, max_depth: u32, names: &mut Recent) -> Parsed<Expr> {
     if let Some(value) = scan::whole_simple_value(source) {
-        if let Some(expr) = simple_value(value, syntax, &mut |text| names.name(text), max_depth) {
+        if let Some(expr) = simple_value(value, syntax, &mut |text| names.name(text), max_depth, |expr| expr) {
             return Ok(expr);
         }
     }
@@ -539,7 +539,7 @@ impl<'s> Descent<'s> {
                 _ => return Err(GiveUp),
             }
         }
-        Ok(build::ad(self.scratch.drain(start..), had_separators)?)
+        Ok(build::ad_from_scratch(&mut self.scratch, start, had_separators)?)
     }
 
     /// Reads the attributes from the current token on for as long as they
@@ -552,21 +552,22 @@ impl<'s> Descent<'s> {
         loop {
             let mark = self.scanner.position();
             let simple = self.scanner.simple_attribute().filter(|simple| keyword(simple.name).is_none());
-            // The name before the value, and room made before either: a
-            // value kept in memory over a call and then copied into the
-            // scratch stalled the copy (a store-forwarding stall per
-            // attribute, a sixth of a job ad's parse).
-            let attribute = simple.and_then(|simple| {
-                let name = self.names.name(simple.name);
-                self.scratch.reserve(1);
-                Some((name, simple_value(simple.value, syntax, &mut |text| self.names.name(text), max_depth)?))
+            // The name before the value, and the value pushed where it is
+            // made: a value kept in memory over a call, or merged from the
+            // arms of a match, was copied into the scratch in a different
+            // width than it was written in, and the copy stalled (a
+            // store-forwarding stall per attribute).
+            let (names, scratch) = (&mut self.names, &mut self.scratch);
+            let pushed = simple.and_then(|simple| {
+                let name = names.name(simple.name);
+                let mut name_of = |text: &str| names.name(text);
+                simple_value(simple.value, syntax, &mut name_of, max_depth, |value| scratch.push((name, value)))
             });
-            let Some((name, value)) = attribute else {
+            if pushed.is_none() {
                 self.scanner.rewind(mark);
                 self.advance();
                 return false;
-            };
-            self.scratch.push((name, value));
+            }
             if simple.is_some_and(|simple| simple.closes) {
                 return true;
             }
@@ -613,27 +614,31 @@ impl<'s> Descent<'s> {
 /// The expression of a simple value, or `None` where the tokens must
 /// decide: a keyword that is no literal, an integer that does not fit.
 #[inline(always)]
-fn simple_value(
+fn simple_value<R>(
     value: SimpleValue<'_>,
     syntax: Syntax,
     name: &mut dyn FnMut(&str) -> Name,
     max_depth: u32,
-) -> Option<Expr> {
-    let literal = match value {
-        SimpleValue::Int { digits, negative } => Literal::Int(int(syntax, digits, negative)?),
-        SimpleValue::Real { text, negative: false } => Literal::Real(parse_real(text)),
-        SimpleValue::Real { text, negative: true } => Literal::Real(-parse_real(text)),
-        SimpleValue::Str(text) => Literal::Str(Text::new(text)),
+    done: impl FnOnce(Expr) -> R,
+) -> Option<R> {
+    // `done` is called in each arm with an expression of a known shape, so
+    // that when it stores it, the store is of that shape (through a merged
+    // temporary it was a copy of mismatched width, which stalled).
+    let literal = |literal| Some(Expr::literal(literal));
+    Some(match value {
+        SimpleValue::Int { digits, negative } => done(literal(Literal::Int(int(syntax, digits, negative)?))?),
+        SimpleValue::Real { text, negative: false } => done(literal(Literal::Real(parse_real(text)))?),
+        SimpleValue::Real { text, negative: true } => done(literal(Literal::Real(-parse_real(text)))?),
+        SimpleValue::Str(text) => done(literal(Literal::Str(Text::new(text)))?),
         SimpleValue::Word(word) => match keyword(word) {
-            Some(Keyword::True) => Literal::Bool(true),
-            Some(Keyword::False) => Literal::Bool(false),
-            Some(Keyword::Undefined) => Literal::Undefined,
-            Some(Keyword::Error) => Literal::Error,
+            Some(Keyword::True) => done(literal(Literal::Bool(true))?),
+            Some(Keyword::False) => done(literal(Literal::Bool(false))?),
+            Some(Keyword::Undefined) => done(literal(Literal::Undefined)?),
+            Some(Keyword::Error) => done(literal(Literal::Error)?),
             Some(Keyword::Is | Keyword::Isnt) => return None,
-            None => return build::attr(name(word), max_depth).ok(),
+            None => done(build::attr(name(word), max_depth).ok()?),
         },
-    };
-    Some(Expr::literal(literal))
+    })
 }
 
 /// Decimal digits to an integer, if they are one in `syntax`.
