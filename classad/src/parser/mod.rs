@@ -107,6 +107,15 @@ pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
 
 /// A parser with configurable limits.
 ///
+/// When a top-level ad, or an ad of an old-format stream, repeats the value
+/// text an earlier ad on the same thread gave the same attribute (as every
+/// job of a cluster repeats its `Requirements`, every slot of a machine its
+/// `START`), the parser shares the expression it built then instead of
+/// parsing the text again, as libclassad's expression cache does in
+/// HTCondor's daemons. Expressions are immutable, so this is invisible but
+/// for time and memory; each thread remembers at most 512 values of up to
+/// 2 KB of text.
+///
 /// ```
 /// use classad::{ParseLimits, Parser};
 /// let strict = Parser::new(ParseLimits { max_depth: 2, ..ParseLimits::default() });
