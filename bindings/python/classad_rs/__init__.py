@@ -1,0 +1,81 @@
+"""ClassAds, HTCondor's policy language, implemented in Rust.
+
+A drop-in for the ``classad2`` module of the ``htcondor`` wheel::
+
+    import classad_rs as classad2
+
+with the semantics of evaluation an explicit argument (``semantics="new"``
+or ``"old"``; never switched behind your back) and parse errors that carry
+``line`` and ``column``.
+"""
+
+import enum
+from collections.abc import MutableMapping
+
+from ._classad_rs import (
+    ClassAd,
+    ClassAdException,
+    ExprTree,
+    __version__,
+    parse_ads,
+    quote,
+    unquote,
+)
+
+__all__ = [
+    "ClassAd",
+    "ClassAdException",
+    "ExprTree",
+    "ParserType",
+    "Value",
+    "parseAds",
+    "parseOne",
+    "quote",
+    "unquote",
+    "version",
+]
+
+
+class ParserType(enum.IntEnum):
+    """The formats of ``parseAds``, as ``classad2.ParserType`` (strings such
+    as ``"old"`` or ``"json"`` are accepted too)."""
+
+    Auto = -1
+    Old = 0
+    XML = 1
+    JSON = 2
+    New = 3
+    FileAuto = 4
+
+
+class Value(enum.IntEnum):
+    """The two values that are not data, as ``classad2.Value``."""
+
+    Error = 1
+    Undefined = 2
+
+
+MutableMapping.register(ClassAd)
+
+
+def version():
+    """The version of classad-rs."""
+    return __version__
+
+
+def parseAds(text, parser=None):
+    """Every ad of ``text`` (a string or a file object); the format is
+    detected unless ``parser`` is ``"new"``, ``"old"``, ``"json"`` or
+    ``"xml"``."""
+    if hasattr(text, "read"):
+        text = text.read()
+    return iter(parse_ads(text, "auto" if parser is None else parser))
+
+
+def parseOne(text, parser=None):
+    """All the ads of ``text`` merged into one (later attributes win)."""
+    merged = ClassAd()
+    for ad in parseAds(text, parser):
+        for name in ad:
+            merged[name] = ad.lookup(name)
+    return merged

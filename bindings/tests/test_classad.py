@@ -1,0 +1,153 @@
+"""The classad2 API of classad_rs. Expected values are what classad2
+(htcondor 25.14.1) gives for the same calls, except in the tests marked
+as extensions (behaviour classad2 does not have)."""
+
+import io
+import os
+
+import pytest
+
+if os.environ.get("CLASSAD_RS_TEST_MODULE") == "classad2":
+    import classad2
+else:
+    import classad_rs as classad2
+
+AD_TEXT = '[a = 1; b = a + 1; c = "x"; d = undefined; e = {1, 2}; f = [x = 1]]'
+
+
+@pytest.fixture
+def ad():
+    return classad2.ClassAd(AD_TEXT)
+
+
+def test_repr_is_the_canonical_one_line_form(ad):
+    assert repr(ad) == '[ a = 1; b = a + 1; c = "x"; d = undefined; e = { 1,2 }; f = [ x = 1 ] ]'
+
+
+def test_getitem_gives_python_values_for_literals_and_trees_otherwise(ad):
+    assert ad["a"] == 1 and type(ad["a"]) is int
+    assert isinstance(ad["b"], classad2.ExprTree) and str(ad["b"]) == "a + 1"
+    assert ad["c"] == "x"
+    assert ad["d"] is classad2.Value.Undefined
+    assert ad["e"] == [1, 2]
+    assert isinstance(ad["f"], classad2.ClassAd) and repr(ad["f"]) == "[ x = 1 ]"
+    with pytest.raises(KeyError):
+        ad["missing"]
+
+
+def test_names_are_case_insensitive_and_keep_their_spelling(ad):
+    assert ad["A"] == 1 and "A" in ad and "zz" not in ad
+    ad["Memory"] = 2048
+    ad["MEMORY"] = 4096
+    assert list(ad)[-1] == "Memory" and ad["memory"] == 4096
+    assert len(ad) == 7
+    del ad["memory"]
+    assert "Memory" not in ad and len(ad) == 6
+
+
+def test_eval_and_lookup(ad):
+    assert ad.eval("b") == 2
+    assert ad.eval("d") is classad2.Value.Undefined
+    assert isinstance(ad.lookup("a"), classad2.ExprTree) and str(ad.lookup("a")) == "1"
+    with pytest.raises(KeyError):
+        ad.eval("missing")
+
+
+def test_extension_semantics_is_an_explicit_argument():
+    job = classad2.ClassAd("[ Requirements = Memory > 1024 ]")
+    machine = classad2.ClassAd("[ Memory = 2048; Requirements = true ]")
+    # Old semantics looks an unscoped name missing from MY up in TARGET.
+    assert job.lookup("Requirements").eval(job, machine, semantics="old") is True
+    assert not job.symmetricMatch(machine)
+    assert job.symmetricMatch(machine, semantics="old")
+    assert job.matches(machine, semantics="old")
+    with pytest.raises(ValueError):
+        job.eval("Requirements", semantics="newer")
+
+
+def test_construction_from_a_dict_converts_python_values():
+    ad = classad2.ClassAd({"x": 1, "y": None, "z": [1, "a"], "w": {"q": 2.5}, "v": True})
+    assert ad.eval("y") is classad2.Value.Undefined
+    assert ad["z"] == [1, "a"] and ad["v"] is True
+    assert ad["w"]["q"] == 2.5
+    # (classad2 orders these attributes by name; we keep the dict's order.)
+    assert sorted(ad) == ["v", "w", "x", "y", "z"]
+
+
+def test_setting_expressions_and_values(ad):
+    ad["g"] = classad2.ExprTree("a * 10")
+    assert ad.eval("g") == 10
+    ad["h"] = (1, 2.5, "s")
+    assert ad["h"] == [1, 2.5, "s"]
+    with pytest.raises(classad2.ClassAdException):
+        ad["i"] = object()
+
+
+def test_expr_tree():
+    e = classad2.ExprTree("1 + 2")
+    assert str(e) == repr(e) == "1 + 2"
+    assert e.eval() == 3
+    assert e == classad2.ExprTree("1 + 2") and e != classad2.ExprTree("2 + 1")
+    one, x = classad2.ExprTree("{1, x}").eval()
+    assert one == 1 and isinstance(x, classad2.ExprTree) and str(x) == "x"
+    assert classad2.ExprTree("1/0").eval() is classad2.Value.Error
+
+
+def test_parse_errors_raise_classad_exception():
+    with pytest.raises(classad2.ClassAdException) as caught:
+        classad2.ClassAd("[a = ")
+    assert str(caught.value).startswith("Unable to parse string into a ClassAd")
+
+
+def test_extension_parse_errors_carry_their_position():
+    with pytest.raises(classad2.ClassAdException) as caught:
+        classad2.ClassAd("[a = ")
+    assert (caught.value.line, caught.value.column) == (1, 5)
+    with pytest.raises(classad2.ClassAdException) as caught:
+        classad2.ExprTree("1 +\n (2 * ]")
+    assert (caught.value.line, caught.value.column) == (2, 7)
+
+
+def test_print_old_and_json(ad):
+    assert ad.printOld() == 'a = 1\nb = a + 1\nc = "x"\nd = undefined\ne = { 1,2 }\nf = [ x = 1 ]\n'
+    assert ad.printJson() == (
+        '{\n  "a": 1,\n  "b": "\\/Expr(a + 1)\\/",\n  "c": "x",\n  "d": null,\n'
+        '  "e": [\n    1,\n    2\n  ],\n  "f": {\n    "x": 1\n  }\n}'
+    )
+
+
+def test_quote_and_unquote():
+    assert classad2.quote('a"b') == '"a\\"b"'
+    assert classad2.unquote('"a\\"b"') == 'a"b'
+    with pytest.raises(ValueError):
+        classad2.unquote("1 + 1")
+
+
+def test_parse_ads_reads_every_format():
+    old = "A = 1\nB = \"x\"\n\nA = 2\n"
+    assert [ad["A"] for ad in classad2.parseAds(old)] == [1, 2]
+    assert [ad["a"] for ad in classad2.parseAds("[ a = 1 ] [ a = 2 ]", classad2.ParserType.New)] == [1, 2]
+    assert [ad["A"] for ad in classad2.parseAds(io.StringIO(old))] == [1, 2]
+    merged = classad2.parseOne(old)
+    assert merged["A"] == 2 and merged["B"] == "x"
+
+
+def test_is_a_mutable_mapping(ad):
+    from collections.abc import MutableMapping
+
+    assert isinstance(ad, MutableMapping)
+    assert list(ad.keys()) == ["a", "b", "c", "d", "e", "f"]
+    assert list(ad.items())[:2] == [("a", 1), ("b", ad["b"])] and list(ad.values())[0] == 1
+    assert ad.get("a") == 1 and ad.get("zz", 5) == 5 and ad.get("zz") is None
+    assert ad == classad2.ClassAd(AD_TEXT) and ad != classad2.ClassAd("[a = 1]")
+
+
+def test_value_enum_matches_classad2():
+    assert int(classad2.Value.Error) == 1 and int(classad2.Value.Undefined) == 2
+
+
+def test_extension_parse_ads_reads_json_arrays_and_format_names():
+    assert [ad["a"] for ad in classad2.parseAds('[{"a": 1}, {"a": 2}]')] == [1, 2]
+    assert [ad["a"] for ad in classad2.parseAds('[ a = 1 ]', "new")] == [1]
+    with pytest.raises(ValueError):
+        classad2.parseAds("a = 1", "yaml")
