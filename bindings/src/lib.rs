@@ -92,6 +92,31 @@ impl PyExprTree {
         value_to_py(py, &context.eval(&self.expr))
     }
 
+    /// The expression evaluated (in `scope`, against `target`), as an
+    /// `ExprTree` of its value.
+    #[pyo3(signature = (scope=None, target=None, semantics="new"))]
+    fn simplify(
+        &self,
+        scope: Option<PyRef<'_, PyClassAd>>,
+        target: Option<PyRef<'_, PyClassAd>>,
+        semantics: &str,
+    ) -> PyResult<PyExprTree> {
+        let options = options(semantics)?;
+        let mut context = EvalContext::new(&options);
+        if let Some(scope) = scope.as_deref() {
+            context = context.my(&scope.ad);
+        }
+        if let Some(target) = target.as_deref() {
+            context = context.target(&target.ad);
+        }
+        Ok(PyExprTree { expr: context.eval(&self.expr).to_expr() })
+    }
+
+    /// Pickles as its text.
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        Ok((slf.get_type().into_any().unbind(), (slf.get().expr.to_string(),)))
+    }
+
     fn __str__(&self) -> String {
         self.expr.to_string()
     }
@@ -211,6 +236,42 @@ impl PyClassAd {
     fn symmetricMatch(&self, target: PyRef<'_, PyClassAd>, semantics: &str) -> PyResult<bool> {
         let options = options(semantics)?;
         Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).symmetric_match())
+    }
+
+    /// `expr` partially evaluated in this ad: what depends only on the
+    /// ad's attributes is computed, references to anything else are kept.
+    /// A Python value when nothing is left to evaluate, else an `ExprTree`.
+    #[pyo3(signature = (expr, semantics="new"))]
+    fn flatten(&self, py: Python<'_>, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Py<PyAny>> {
+        use classad::flatten::Flattened;
+        let options = options(semantics)?;
+        match classad::flatten::flatten(&options, &self.ad, &expr.expr) {
+            Ok(Flattened::Value(value)) => value_to_py(py, &value),
+            Ok(Flattened::Expr(expr)) => Ok(Py::new(py, PyExprTree { expr })?.into_any()),
+            Err(e) => Err(ClassAdException::new_err(e.to_string())),
+        }
+    }
+
+    /// The attributes `expr` refers to that this ad does not define
+    /// (`TARGET.Memory`, `x`), sorted.
+    #[pyo3(signature = (expr, semantics="new"))]
+    #[allow(non_snake_case)]
+    fn externalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Vec<String>> {
+        classad::references::external(&options(semantics)?, &self.ad, &expr.expr)
+            .map_err(|e| ClassAdException::new_err(e.to_string()))
+    }
+
+    /// The attributes of this ad that `expr` refers to, sorted.
+    #[pyo3(signature = (expr, semantics="new"))]
+    #[allow(non_snake_case)]
+    fn internalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Vec<String>> {
+        classad::references::internal(&options(semantics)?, &self.ad, &expr.expr)
+            .map_err(|e| ClassAdException::new_err(e.to_string()))
+    }
+
+    /// Pickles as its text (classad2's ads cannot be pickled).
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        Ok((slf.get_type().into_any().unbind(), (slf.borrow().ad.to_string(),)))
     }
 
     /// The ad in the old format: `Name = value` lines.

@@ -151,3 +151,40 @@ def test_extension_parse_ads_reads_json_arrays_and_format_names():
     assert [ad["a"] for ad in classad2.parseAds('[ a = 1 ]', "new")] == [1]
     with pytest.raises(ValueError):
         classad2.parseAds("a = 1", "yaml")
+
+
+def test_flatten_and_references():
+    ad = classad2.ClassAd("[a = 1; b = a + x; c = TARGET.Memory > a]")
+    flat = ad.flatten(classad2.ExprTree("b + a"))
+    assert isinstance(flat, classad2.ExprTree) and str(flat) == "1 + b"
+    assert ad.flatten(classad2.ExprTree("a + 1")) == 2
+    assert str(ad.flatten(classad2.ExprTree("zz"))) == "zz"
+    assert ad.externalRefs(classad2.ExprTree("b + c")) == ["TARGET.Memory", "x"]
+    assert ad.internalRefs(classad2.ExprTree("b + c")) == ["a", "b", "c"]
+    assert ad.externalRefs(ad.lookup("c")) == ["TARGET.Memory"]
+
+
+def test_simplify_gives_the_value_as_a_tree():
+    ad = classad2.ClassAd("[a = 1; b = a + x]")
+    assert repr(classad2.ExprTree("1 + 2").simplify()) == "3"
+    assert repr(classad2.ExprTree("a + 1").simplify(ad)) == "2"
+    undefined = classad2.ExprTree("b + y").simplify(ad)
+    assert isinstance(undefined, classad2.ExprTree) and repr(undefined) == "undefined"
+
+
+def test_extension_ads_and_trees_pickle():
+    import pickle
+
+    ad = classad2.ClassAd(AD_TEXT)
+    assert pickle.loads(pickle.dumps(ad)) == ad
+    tree = classad2.ExprTree('a + "s" * 2.5')
+    assert pickle.loads(pickle.dumps(tree)) == tree
+
+
+def test_extension_references_follow_the_semantics_asked_for():
+    # classad2 gives one or the other depending on whether parseOne or
+    # htcondor2 has switched the whole module to old semantics.
+    ad = classad2.ClassAd("[a = 1]")
+    refs = classad2.ExprTree("MY.q + TARGET.r + x.y")
+    assert ad.externalRefs(refs) == ["MY.q", "TARGET.r", "x.y"]
+    assert ad.externalRefs(refs, semantics="old") == ["q", "TARGET.r", "x.y"]

@@ -44,6 +44,8 @@ struct Slot {
 }
 
 impl Slot {
+    /// An empty slot. Its expression is always this literal, which owns
+    /// nothing ([`ClassAd::place`] relies on it).
     fn empty() -> Slot {
         Slot { name: Name::NONE, expr: Expr::literal(crate::expr::Literal::Undefined) }
     }

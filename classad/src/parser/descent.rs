@@ -611,8 +611,9 @@ impl<'s> Descent<'s> {
     }
 }
 
-/// The expression of a simple value, or `None` where the tokens must
-/// decide: a keyword that is no literal, an integer that does not fit.
+/// Calls `done` with the expression of a simple value and returns what it
+/// returns, or `None` where the tokens must decide: a keyword that is no
+/// literal, an integer that does not fit.
 #[inline(always)]
 fn simple_value<R>(
     value: SimpleValue<'_>,
@@ -624,17 +625,17 @@ fn simple_value<R>(
     // `done` is called in each arm with an expression of a known shape, so
     // that when it stores it, the store is of that shape (through a merged
     // temporary it was a copy of mismatched width, which stalled).
-    let literal = |literal| Some(Expr::literal(literal));
+    let literal = Expr::literal;
     Some(match value {
-        SimpleValue::Int { digits, negative } => done(literal(Literal::Int(int(syntax, digits, negative)?))?),
-        SimpleValue::Real { text, negative: false } => done(literal(Literal::Real(parse_real(text)))?),
-        SimpleValue::Real { text, negative: true } => done(literal(Literal::Real(-parse_real(text)))?),
-        SimpleValue::Str(text) => done(literal(Literal::Str(Text::new(text)))?),
+        SimpleValue::Int { digits, negative } => done(literal(Literal::Int(int(syntax, digits, negative)?))),
+        SimpleValue::Real { text, negative: false } => done(literal(Literal::Real(parse_real(text)))),
+        SimpleValue::Real { text, negative: true } => done(literal(Literal::Real(-parse_real(text)))),
+        SimpleValue::Str(text) => done(literal(Literal::Str(Text::new(text)))),
         SimpleValue::Word(word) => match keyword(word) {
-            Some(Keyword::True) => done(literal(Literal::Bool(true))?),
-            Some(Keyword::False) => done(literal(Literal::Bool(false))?),
-            Some(Keyword::Undefined) => done(literal(Literal::Undefined)?),
-            Some(Keyword::Error) => done(literal(Literal::Error)?),
+            Some(Keyword::True) => done(literal(Literal::Bool(true))),
+            Some(Keyword::False) => done(literal(Literal::Bool(false))),
+            Some(Keyword::Undefined) => done(literal(Literal::Undefined)),
+            Some(Keyword::Error) => done(literal(Literal::Error)),
             Some(Keyword::Is | Keyword::Isnt) => return None,
             None => done(build::attr(name(word), max_depth).ok()?),
         },
