@@ -188,3 +188,7 @@ def test_extension_references_follow_the_semantics_asked_for():
     refs = classad2.ExprTree("MY.q + TARGET.r + x.y")
     assert ad.externalRefs(refs) == ["MY.q", "TARGET.r", "x.y"]
     assert ad.externalRefs(refs, semantics="old") == ["q", "TARGET.r", "x.y"]
+
+
+def test_extension_references_of_nothing_are_an_empty_list():
+    assert classad2.ClassAd("[a = 1]").externalRefs(classad2.ExprTree("1")) == []
