@@ -150,7 +150,7 @@ impl PyClassAd {
             return Ok(PyClassAd { ad });
         }
         if let Ok(dict) = input.cast::<PyDict>() {
-            return Ok(PyClassAd { ad: dict_to_ad(dict)? });
+            return Ok(PyClassAd { ad: dict_to_ad(dict, MAX_NESTING)? });
         }
         Err(PyTypeError::new_err("ClassAd() takes None, a string or a dict"))
     }
@@ -362,9 +362,22 @@ fn unquote(text: &str) -> PyResult<String> {
 }
 
 /// A Python value as an expression: None is `undefined`; bool, int, float
-/// and str are literals; lists and tuples are lists; dicts are nested ads;
-/// an `ExprTree` or a `ClassAd` is itself.
+/// and str are literals; a `datetime` is an absolute time; lists and tuples
+/// are lists; dicts are nested ads; an `ExprTree` or a `ClassAd` is itself.
 fn py_to_expr(value: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    py_to_expr_within(value, MAX_NESTING)
+}
+
+/// How deeply Python lists and dicts may nest in a value given to an ad (a
+/// list that contains itself would otherwise recurse forever).
+const MAX_NESTING: u32 = 1000;
+
+fn py_to_expr_within(value: &Bound<'_, PyAny>, depth: u32) -> PyResult<Expr> {
+    let Some(depth) = depth.checked_sub(1) else {
+        return Err(ClassAdException::new_err(format!(
+            "Unable to convert Python object to a ClassAd expression: nested deeper than {MAX_NESTING} levels."
+        )));
+    };
     if value.is_none() {
         return Ok(Expr::literal(Literal::Undefined));
     }
@@ -388,20 +401,42 @@ fn py_to_expr(value: &Bound<'_, PyAny>) -> PyResult<Expr> {
         return Ok(Expr::literal(Literal::Str(s.to_cow()?.as_ref().into())));
     }
     if let Ok(dict) = value.cast::<PyDict>() {
-        return Ok(Expr::record(dict_to_ad(dict)?));
+        return Ok(Expr::record(dict_to_ad(dict, depth)?));
+    }
+    let datetime = value.py().import("datetime")?.getattr("datetime")?;
+    if value.is_instance(&datetime)? {
+        return datetime_to_expr(value);
     }
     if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
-        let items = value.try_iter()?.map(|item| py_to_expr(&item?)).collect::<PyResult<Vec<_>>>()?;
+        let items = value.try_iter()?.map(|item| py_to_expr_within(&item?, depth)).collect::<PyResult<Vec<_>>>()?;
         return Ok(Expr::list(items));
     }
     Err(ClassAdException::new_err("Unable to convert Python object to a ClassAd expression."))
 }
 
-fn dict_to_ad(dict: &Bound<'_, PyDict>) -> PyResult<ClassAd> {
+/// A `datetime` as an absolute time: an aware one is its instant, kept
+/// with its offset; a naive one is read as UTC, as classad2 reads it.
+fn datetime_to_expr(value: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    let offset = value.call_method0("utcoffset")?;
+    let (instant, offset_secs) = if offset.is_none() {
+        let utc = value.py().import("datetime")?.getattr("timezone")?.getattr("utc")?;
+        let kwargs = PyDict::new(value.py());
+        kwargs.set_item("tzinfo", utc)?;
+        (value.call_method("replace", (), Some(&kwargs))?, 0)
+    } else {
+        let secs: f64 = offset.call_method0("total_seconds")?.extract()?;
+        (value.clone(), secs as i32)
+    };
+    let timestamp: f64 = instant.call_method0("timestamp")?.extract()?;
+    let time = classad::AbsTime { secs: timestamp.floor() as i64, offset: offset_secs };
+    Ok(Expr::literal(Literal::AbsTime(time)))
+}
+
+fn dict_to_ad(dict: &Bound<'_, PyDict>, depth: u32) -> PyResult<ClassAd> {
     let mut ad = ClassAd::new();
     for (key, value) in dict.iter() {
         let name: String = key.extract().map_err(|_| PyTypeError::new_err("ClassAd keys must be strings"))?;
-        ad.insert(name.as_str(), py_to_expr(&value)?);
+        ad.insert(name.as_str(), py_to_expr_within(&value, depth)?);
     }
     Ok(ad)
 }
@@ -410,16 +445,9 @@ fn dict_to_ad(dict: &Bound<'_, PyDict>) -> PyResult<ClassAd> {
 /// list or of a nested ad; an `ExprTree` for anything else.
 fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
     use classad::Node;
-    if let Some(literal) = expr.as_literal() {
+    if expr.as_literal().is_some() {
         let options = EvalOptions::new();
-        return value_to_py(py, &EvalContext::new(&options).eval(expr)).map(|v| {
-            // Times stay expressions, as in classad2.
-            if matches!(literal, Literal::AbsTime(_) | Literal::RelTime(_)) {
-                Py::new(py, PyExprTree { expr: expr.clone() }).map(Py::into_any).unwrap_or(v)
-            } else {
-                v
-            }
-        });
+        return value_to_py(py, &EvalContext::new(&options).eval(expr));
     }
     match expr.as_node() {
         Some(Node::List(items)) if items.iter().all(|item| item.as_literal().is_some()) => {
@@ -432,7 +460,8 @@ fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
 }
 
 /// An evaluated value as a Python object: UNDEFINED and ERROR are the
-/// members of `classad_rs.Value`.
+/// members of `classad_rs.Value`, an absolute time is an aware `datetime`
+/// in UTC, a relative time its seconds as a float.
 fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
     let value_enum = || py.import("classad_rs").and_then(|m| m.getattr("Value"));
     Ok(match value {
@@ -443,7 +472,13 @@ fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
         Value::Real(x) => PyFloat::new(py, *x).into_any().unbind(),
         Value::Str(s) => PyString::new(py, s).into_any().unbind(),
         Value::RelTime(t) => PyFloat::new(py, t.0).into_any().unbind(),
-        Value::AbsTime(_) => Py::new(py, PyExprTree { expr: value.to_expr() })?.into_any(),
+        Value::AbsTime(t) => {
+            // An aware datetime in UTC whatever the time's own offset, as
+            // classad2 gives.
+            let datetime = py.import("datetime")?;
+            let utc = datetime.getattr("timezone")?.getattr("utc")?;
+            datetime.getattr("datetime")?.call_method1("fromtimestamp", (t.secs, utc))?.unbind()
+        }
         // As classad2: the elements as `__getitem__` gives them, not evaluated.
         Value::List(items) => {
             let items = items.iter().map(|item| literal_to_py(py, item)).collect::<PyResult<Vec<_>>>()?;

@@ -192,3 +192,46 @@ def test_extension_references_follow_the_semantics_asked_for():
 
 def test_extension_references_of_nothing_are_an_empty_list():
     assert classad2.ClassAd("[a = 1]").externalRefs(classad2.ExprTree("1")) == []
+
+
+def test_extension_self_containing_values_are_refused_not_a_crash():
+    loop = []
+    loop.append(loop)
+    with pytest.raises(classad2.ClassAdException):
+        classad2.ClassAd({"a": loop})
+    deep = 1
+    for _ in range(5000):
+        deep = [deep]
+    ad = classad2.ClassAd()
+    with pytest.raises(classad2.ClassAdException):
+        ad["deep"] = deep
+
+
+def test_times_are_datetimes_and_seconds():
+    import datetime
+
+    ad = classad2.ClassAd('[t = absTime("2020-01-01T00:00:00Z"); r = relTime("1:30"); u = absTime("2020-01-01T02:00:00+02:00")]')
+    utc = datetime.datetime(2020, 1, 1, 0, 0, tzinfo=datetime.timezone.utc)
+    assert ad["t"] == utc and ad.eval("t") == utc and ad["t"].utcoffset() == datetime.timedelta(0)
+    assert ad["r"] == 90.0 and ad.eval("r") == 90.0
+    # The same instant, given in UTC whatever the literal's offset.
+    assert ad["u"] == utc and ad["u"].utcoffset() == datetime.timedelta(0)
+
+
+def test_datetimes_become_absolute_times():
+    import datetime
+
+    ad = classad2.ClassAd()
+    ad["t"] = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+    ad["n"] = datetime.datetime(2020, 1, 1)
+    assert ad.eval("t") == ad.eval("n") == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def test_extension_aware_datetimes_keep_their_instant_and_offset():
+    import datetime
+
+    ad = classad2.ClassAd()
+    ad["u"] = datetime.datetime(2020, 1, 1, 2, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    # classad2 writes the wall-clock time as if it were UTC: another instant.
+    assert repr(ad) == '[ u = absTime("2020-01-01T02:00:00+02:00") ]'
+    assert ad.eval("u") == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
