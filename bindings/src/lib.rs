@@ -11,6 +11,7 @@ use classad::format::{self, Format};
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Semantics, Value};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 pyo3::create_exception!(
@@ -32,12 +33,14 @@ fn parse_error(py: Python<'_>, err: &classad::ParseError) -> PyErr {
     exc
 }
 
-/// `"new"` or `"old"` to [`Semantics`].
+/// `"new"` or `"old"` (in any case) to [`Semantics`].
 fn semantics(name: &str) -> PyResult<Semantics> {
-    match name.to_ascii_lowercase().as_str() {
-        "new" => Ok(Semantics::New),
-        "old" => Ok(Semantics::Old),
-        _ => Err(PyValueError::new_err(format!("semantics must be \"new\" or \"old\", not {name:?}"))),
+    if name.eq_ignore_ascii_case("new") {
+        Ok(Semantics::New)
+    } else if name.eq_ignore_ascii_case("old") {
+        Ok(Semantics::Old)
+    } else {
+        Err(PyValueError::new_err(format!("semantics must be \"new\" or \"old\", not {name:?}")))
     }
 }
 
@@ -445,9 +448,8 @@ fn dict_to_ad(dict: &Bound<'_, PyDict>, depth: u32) -> PyResult<ClassAd> {
 /// list or of a nested ad; an `ExprTree` for anything else.
 fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
     use classad::Node;
-    if expr.as_literal().is_some() {
-        let options = EvalOptions::new();
-        return value_to_py(py, &EvalContext::new(&options).eval(expr));
+    if let Some(literal) = expr.as_literal() {
+        return value_to_py(py, &literal_value(literal));
     }
     match expr.as_node() {
         Some(Node::List(items)) if items.iter().all(|item| item.as_literal().is_some()) => {
@@ -459,14 +461,27 @@ fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
     }
 }
 
+/// The value of a literal, without evaluating anything.
+fn literal_value(literal: &Literal) -> Value {
+    match literal {
+        Literal::Undefined => Value::Undefined,
+        Literal::Error => Value::Error,
+        Literal::Bool(b) => Value::Bool(*b),
+        Literal::Int(n) => Value::Int(*n),
+        Literal::Real(x) => Value::Real(*x),
+        Literal::Str(s) => Value::Str(s.clone()),
+        Literal::AbsTime(t) => Value::AbsTime(*t),
+        Literal::RelTime(t) => Value::RelTime(*t),
+    }
+}
+
 /// An evaluated value as a Python object: UNDEFINED and ERROR are the
 /// members of `classad_rs.Value`, an absolute time is an aware `datetime`
 /// in UTC, a relative time its seconds as a float.
 fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
-    let value_enum = || py.import("classad_rs").and_then(|m| m.getattr("Value"));
     Ok(match value {
-        Value::Undefined => value_enum()?.getattr("Undefined")?.unbind(),
-        Value::Error => value_enum()?.getattr("Error")?.unbind(),
+        Value::Undefined => value_member(py, &UNDEFINED, "Undefined")?,
+        Value::Error => value_member(py, &ERROR, "Error")?,
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
         Value::Int(n) => n.into_pyobject(py)?.into_any().unbind(),
         Value::Real(x) => PyFloat::new(py, *x).into_any().unbind(),
@@ -486,6 +501,17 @@ fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> {
         }
         Value::ClassAd(ad) => Py::new(py, PyClassAd { ad: ClassAd::clone(ad) })?.into_any(),
     })
+}
+
+/// `classad_rs.Value.Undefined` and `.Error`, looked up once.
+static UNDEFINED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static ERROR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn value_member(py: Python<'_>, cell: &PyOnceLock<Py<PyAny>>, name: &str) -> PyResult<Py<PyAny>> {
+    let member = cell.get_or_try_init(py, || {
+        py.import("classad_rs").and_then(|m| m.getattr("Value")).and_then(|v| v.getattr(name)).map(Bound::unbind)
+    })?;
+    Ok(member.clone_ref(py))
 }
 
 /// The module `classad_rs._classad_rs`.
