@@ -235,3 +235,19 @@ def test_extension_aware_datetimes_keep_their_instant_and_offset():
     # classad2 writes the wall-clock time as if it were UTC: another instant.
     assert repr(ad) == '[ u = absTime("2020-01-01T02:00:00+02:00") ]'
     assert ad.eval("u") == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def test_extension_the_type_stubs_name_what_the_module_has():
+    import ast
+    import pathlib
+
+    stub = pathlib.Path(classad2.__file__).with_name("__init__.pyi")
+    tree = ast.parse(stub.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            assert callable(getattr(classad2, node.name)), node.name
+        elif isinstance(node, ast.ClassDef):
+            cls = getattr(classad2, node.name)
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    assert hasattr(cls, item.name), f"{node.name}.{item.name}"
