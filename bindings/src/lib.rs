@@ -84,15 +84,8 @@ impl PyExprTree {
         target: Option<PyRef<'_, PyClassAd>>,
         semantics: &str,
     ) -> PyResult<Py<PyAny>> {
-        let options = options(semantics)?;
-        let mut context = EvalContext::new(&options);
-        if let Some(scope) = scope.as_deref() {
-            context = context.my(&scope.ad);
-        }
-        if let Some(target) = target.as_deref() {
-            context = context.target(&target.ad);
-        }
-        value_to_py(py, &context.eval(&self.expr))
+        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics)?;
+        value_to_py(py, &value)
     }
 
     /// The expression evaluated (in `scope`, against `target`), as an
@@ -104,15 +97,8 @@ impl PyExprTree {
         target: Option<PyRef<'_, PyClassAd>>,
         semantics: &str,
     ) -> PyResult<PyExprTree> {
-        let options = options(semantics)?;
-        let mut context = EvalContext::new(&options);
-        if let Some(scope) = scope.as_deref() {
-            context = context.my(&scope.ad);
-        }
-        if let Some(target) = target.as_deref() {
-            context = context.target(&target.ad);
-        }
-        Ok(PyExprTree { expr: context.eval(&self.expr).to_expr() })
+        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics)?;
+        Ok(PyExprTree { expr: value.to_expr() })
     }
 
     /// Pickles as its text.
@@ -126,6 +112,22 @@ impl PyExprTree {
 
     fn __repr__(&self) -> String {
         self.expr.to_string()
+    }
+}
+
+impl PyExprTree {
+    /// The value of the expression with `scope` as MY and `target` as
+    /// TARGET.
+    fn value_in(&self, scope: Option<&PyClassAd>, target: Option<&PyClassAd>, semantics: &str) -> PyResult<Value> {
+        let options = options(semantics)?;
+        let mut context = EvalContext::new(&options);
+        if let Some(scope) = scope {
+            context = context.my(&scope.ad);
+        }
+        if let Some(target) = target {
+            context = context.target(&target.ad);
+        }
+        Ok(context.eval(&self.expr))
     }
 }
 
