@@ -282,23 +282,13 @@ impl PyClassAd {
     /// The ad in the old format: `Name = value` lines.
     #[allow(non_snake_case)]
     fn printOld(&self) -> String {
-        // One ad: its lines without the blank line that ends it in a stream.
-        let mut text = format::to_string([&self.ad], Format::Old);
-        if text.ends_with("\n\n") {
-            text.pop();
-        }
-        text
+        format::ad_to_string(&self.ad, Format::Old)
     }
 
     /// The ad as a JSON object.
     #[allow(non_snake_case)]
     fn printJson(&self) -> String {
-        let text = format::to_string([&self.ad], Format::Json);
-        // `to_string` writes a list of ads; one ad is its one element.
-        match text.trim_end().strip_prefix("[\n").and_then(|t| t.strip_suffix("\n]")) {
-            Some(object) => object.to_owned(),
-            None => text,
-        }
+        format::ad_to_string(&self.ad, Format::Json)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -451,7 +441,7 @@ fn dict_to_ad(dict: &Bound<'_, PyDict>, depth: u32) -> PyResult<ClassAd> {
 fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
     use classad::Node;
     if let Some(literal) = expr.as_literal() {
-        return value_to_py(py, &literal_value(literal));
+        return value_to_py(py, &Value::from(literal));
     }
     match expr.as_node() {
         Some(Node::List(items)) if items.iter().all(|item| item.as_literal().is_some()) => {
@@ -460,20 +450,6 @@ fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
         }
         Some(Node::Record(ad)) => Ok(Py::new(py, PyClassAd { ad: ClassAd::clone(ad) })?.into_any()),
         _ => Ok(Py::new(py, PyExprTree { expr: expr.clone() })?.into_any()),
-    }
-}
-
-/// The value of a literal, without evaluating anything.
-fn literal_value(literal: &Literal) -> Value {
-    match literal {
-        Literal::Undefined => Value::Undefined,
-        Literal::Error => Value::Error,
-        Literal::Bool(b) => Value::Bool(*b),
-        Literal::Int(n) => Value::Int(*n),
-        Literal::Real(x) => Value::Real(*x),
-        Literal::Str(s) => Value::Str(s.clone()),
-        Literal::AbsTime(t) => Value::AbsTime(*t),
-        Literal::RelTime(t) => Value::RelTime(*t),
     }
 }
 

@@ -178,6 +178,28 @@ impl From<&str> for Value {
     }
 }
 
+/// The value a literal stands for (what evaluating it gives).
+///
+/// ```
+/// use classad::{Literal, Value};
+/// assert_eq!(Value::from(&Literal::Int(7)), Value::Int(7));
+/// assert!(Value::from(&Literal::Undefined).is_undefined());
+/// ```
+impl From<&Literal> for Value {
+    fn from(literal: &Literal) -> Value {
+        match literal {
+            Literal::Undefined => Value::Undefined,
+            Literal::Error => Value::Error,
+            Literal::Bool(b) => Value::Bool(*b),
+            Literal::Int(n) => Value::Int(*n),
+            Literal::Real(x) => Value::Real(*x),
+            Literal::Str(s) => Value::Str(s.clone()),
+            Literal::AbsTime(t) => Value::AbsTime(*t),
+            Literal::RelTime(t) => Value::RelTime(*t),
+        }
+    }
+}
+
 impl From<ClassAd> for Value {
     fn from(ad: ClassAd) -> Value {
         Value::ClassAd(Arc::new(ad))

@@ -465,6 +465,34 @@ impl<W: io::Write> Writer<W> {
     }
 }
 
+/// One ad as text in `format`, without what a stream of ads puts around
+/// it: the old format's lines without the blank line that ends an ad, a
+/// JSON object without the enclosing array, one new-syntax record (as
+/// [`ClassAd`]'s `Display`), an XML document holding the ad.
+///
+/// ```
+/// use classad::format::{self, Format};
+/// let ad: classad::ClassAd = "[ a = 1; b = a + 1 ]".parse()?;
+/// assert_eq!(format::ad_to_string(&ad, Format::Old), "a = 1\nb = a + 1\n");
+/// assert_eq!(format::ad_to_string(&ad, Format::Json), "{\n  \"a\": 1,\n  \"b\": \"\\/Expr(a + 1)\\/\"\n}");
+/// assert_eq!(format::ad_to_string(&ad, Format::New), "[ a = 1; b = a + 1 ]");
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+pub fn ad_to_string(ad: &ClassAd, format: Format) -> String {
+    let mut out = String::new();
+    match format {
+        Format::Old => {
+            old::write_ad(&mut out, ad);
+            // The blank line that separates ads in a stream.
+            out.pop();
+        }
+        Format::New => out = ad.to_string(),
+        Format::Json => json::write_ad(&mut out, ad, 0),
+        Format::Xml => out = to_string([ad], Format::Xml),
+    }
+    out
+}
+
 /// The ads as text in `format`, laid out as [`Writer`] writes them.
 pub fn to_string<'a>(ads: impl IntoIterator<Item = &'a ClassAd>, format: Format) -> String {
     let mut writer = Writer::new(Vec::new(), format);
