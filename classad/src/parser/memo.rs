@@ -71,8 +71,9 @@ impl Memo {
         MEMO.with(|cell| cell.set(Some(memo)));
     }
 
-    fn entry(&self, name: Name) -> &Entry {
-        &self.entries[name.symbol() as usize & (ENTRIES - 1)]
+    /// Where the entry of `name` is.
+    fn slot(name: Name) -> usize {
+        name.symbol() as usize & (ENTRIES - 1)
     }
 
     /// The expression remembered for `name` when `input` starts with its
@@ -80,7 +81,7 @@ impl Memo {
     /// text. The caller checks that the value ends there.
     #[inline]
     pub(crate) fn find(&self, name: Name, syntax: Syntax, max_depth: u32, input: &str) -> Option<(&Expr, usize)> {
-        let entry = self.entry(name);
+        let entry = &self.entries[Memo::slot(name)];
         let hit = entry.symbol == name.symbol()
             && entry.syntax == syntax
             && entry.max_depth <= max_depth
@@ -95,7 +96,7 @@ impl Memo {
         if text.len() > MAX_TEXT || text.is_empty() {
             return;
         }
-        let entry = &mut self.entries[name.symbol() as usize & (ENTRIES - 1)];
+        let entry = &mut self.entries[Memo::slot(name)];
         entry.symbol = name.symbol();
         entry.syntax = syntax;
         entry.max_depth = max_depth;

@@ -10,11 +10,11 @@ mod build;
 mod descent;
 pub(crate) mod lalr;
 mod memo;
-
-pub(crate) use memo::Memo;
 mod scan;
 
 use std::str::FromStr;
+
+pub(crate) use memo::Memo;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Node, Repr};
