@@ -1,0 +1,190 @@
+//! `ClassAd`: the mapping of names to expressions.
+
+use classad::format::{self, Format};
+use classad::{ClassAd, EvalContext};
+use pyo3::exceptions::{PyKeyError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::convert::{dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
+use crate::errors::{parse_error, ClassAdException};
+use crate::expr_tree::PyExprTree;
+use crate::options;
+
+/// A ClassAd (`classad2.ClassAd`): a mapping of case-insensitive,
+/// case-preserving names to expressions.
+#[pyclass(name = "ClassAd", module = "classad_rs", mapping)]
+#[derive(Clone, Default)]
+pub(crate) struct PyClassAd {
+    pub(crate) ad: ClassAd,
+}
+
+#[pymethods]
+impl PyClassAd {
+    /// An empty ad, an ad parsed from new-syntax text, or an ad of a
+    /// dictionary's items (values converted as by `__setitem__`).
+    #[new]
+    #[pyo3(signature = (input=None))]
+    fn new(py: Python<'_>, input: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassAd> {
+        let Some(input) = input else {
+            return Ok(PyClassAd::default());
+        };
+        if let Ok(text) = input.cast::<PyString>() {
+            let text = text.to_cow()?.into_owned();
+            let ad = py.detach(|| classad::parse_ad(&text)).map_err(|e| parse_error(py, &e))?;
+            return Ok(PyClassAd { ad });
+        }
+        if let Ok(dict) = input.cast::<PyDict>() {
+            return Ok(PyClassAd { ad: dict_to_ad(dict, MAX_NESTING)? });
+        }
+        Err(PyTypeError::new_err("ClassAd() takes None, a string or a dict"))
+    }
+
+    /// The attribute's value: a Python value for a literal (and lists and
+    /// nested ads of literals), else its `ExprTree`. `KeyError` if absent.
+    fn __getitem__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        let expr = self.ad.get(name).ok_or_else(|| PyKeyError::new_err(name.to_owned()))?;
+        literal_to_py(py, expr)
+    }
+
+    fn __setitem__(&mut self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.ad.insert(name, py_to_expr(value)?);
+        Ok(())
+    }
+
+    fn __delitem__(&mut self, name: &str) -> PyResult<()> {
+        self.ad.remove(name).map(drop).ok_or_else(|| PyKeyError::new_err(name.to_owned()))
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.ad.contains(name)
+    }
+
+    fn __len__(&self) -> usize {
+        self.ad.len()
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let names = PyList::new(py, self.ad.names().map(|name| name.as_str()))?;
+        Ok(names.try_iter()?.into_any().unbind())
+    }
+
+    /// A view of the names, in the order they were inserted.
+    fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        mapping_view(slf, "KeysView")
+    }
+
+    /// A view of the `(name, value)` pairs, values as by `__getitem__`.
+    fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        mapping_view(slf, "ItemsView")
+    }
+
+    /// A view of the values, as by `__getitem__`.
+    fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        mapping_view(slf, "ValuesView")
+    }
+
+    /// The value of `name` as by `__getitem__`, or `default` if absent.
+    #[pyo3(signature = (name, default=None))]
+    fn get(&self, py: Python<'_>, name: &str, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        match self.ad.get(name) {
+            Some(expr) => literal_to_py(py, expr),
+            None => Ok(default.unwrap_or_else(|| py.None())),
+        }
+    }
+
+    /// The attribute's expression (`KeyError` if absent).
+    fn lookup(&self, name: &str) -> PyResult<PyExprTree> {
+        let expr = self.ad.lookup(name).ok_or_else(|| PyKeyError::new_err(name.to_owned()))?;
+        Ok(PyExprTree { expr: expr.clone() })
+    }
+
+    /// The attribute evaluated in this ad (`KeyError` if absent).
+    #[pyo3(signature = (name, semantics="new"))]
+    fn eval(&self, py: Python<'_>, name: &str, semantics: &str) -> PyResult<Py<PyAny>> {
+        let expr = self.ad.lookup(name).ok_or_else(|| PyKeyError::new_err(name.to_owned()))?;
+        let options = options(semantics)?;
+        let value = EvalContext::new(&options).my(&self.ad).eval(expr);
+        value_to_py(py, &value)
+    }
+
+    /// True when this ad's `Requirements` is true against `target`.
+    #[pyo3(signature = (target, semantics="new"))]
+    fn matches(&self, target: PyRef<'_, PyClassAd>, semantics: &str) -> PyResult<bool> {
+        let options = options(semantics)?;
+        Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).left_matches_right())
+    }
+
+    /// True when both ads' `Requirements` are true against each other.
+    #[pyo3(signature = (target, semantics="new"))]
+    #[allow(non_snake_case)]
+    fn symmetricMatch(&self, target: PyRef<'_, PyClassAd>, semantics: &str) -> PyResult<bool> {
+        let options = options(semantics)?;
+        Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).symmetric_match())
+    }
+
+    /// `expr` partially evaluated in this ad: what depends only on the
+    /// ad's attributes is computed, references to anything else are kept.
+    /// A Python value when nothing is left to evaluate, else an `ExprTree`.
+    #[pyo3(signature = (expr, semantics="new"))]
+    fn flatten(&self, py: Python<'_>, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Py<PyAny>> {
+        use classad::flatten::Flattened;
+        let options = options(semantics)?;
+        match classad::flatten::flatten(&options, &self.ad, &expr.expr) {
+            Ok(Flattened::Value(value)) => value_to_py(py, &value),
+            Ok(Flattened::Expr(expr)) => Ok(Py::new(py, PyExprTree { expr })?.into_any()),
+            Err(e) => Err(ClassAdException::new_err(e.to_string())),
+        }
+    }
+
+    /// The attributes `expr` refers to that this ad does not define
+    /// (`TARGET.Memory`, `x`), sorted.
+    #[pyo3(signature = (expr, semantics="new"))]
+    #[allow(non_snake_case)]
+    fn externalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Vec<String>> {
+        classad::references::external(&options(semantics)?, &self.ad, &expr.expr)
+            .map_err(|e| ClassAdException::new_err(e.to_string()))
+    }
+
+    /// The attributes of this ad that `expr` refers to, sorted.
+    #[pyo3(signature = (expr, semantics="new"))]
+    #[allow(non_snake_case)]
+    fn internalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Vec<String>> {
+        classad::references::internal(&options(semantics)?, &self.ad, &expr.expr)
+            .map_err(|e| ClassAdException::new_err(e.to_string()))
+    }
+
+    /// Pickles as its text (classad2's ads cannot be pickled).
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        Ok((slf.get_type().into_any().unbind(), (slf.borrow().ad.to_string(),)))
+    }
+
+    /// The ad in the old format: `Name = value` lines.
+    #[allow(non_snake_case)]
+    fn printOld(&self) -> String {
+        format::ad_to_string(&self.ad, Format::Old)
+    }
+
+    /// The ad as a JSON object.
+    #[allow(non_snake_case)]
+    fn printJson(&self) -> String {
+        format::ad_to_string(&self.ad, Format::Json)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyClassAd>().is_ok_and(|other| other.borrow().ad.same_as(&self.ad))
+    }
+
+    fn __str__(&self) -> String {
+        format::to_string([&self.ad], Format::New)
+    }
+
+    fn __repr__(&self) -> String {
+        self.ad.to_string()
+    }
+}
+
+/// `collections.abc.<view>(ad)`.
+fn mapping_view<'py>(ad: &Bound<'py, PyClassAd>, view: &str) -> PyResult<Bound<'py, PyAny>> {
+    ad.py().import("collections.abc")?.getattr(view)?.call1((ad,))
+}
