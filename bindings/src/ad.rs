@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use crate::convert::{dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
 use crate::errors::{parse_error, ClassAdException};
 use crate::expr_tree::PyExprTree;
-use crate::options;
+use crate::semantics::{options, SemanticsArg};
 
 /// A ClassAd (`classad2.ClassAd`): a mapping of case-insensitive,
 /// case-preserving names to expressions.
@@ -100,36 +100,41 @@ impl PyClassAd {
     }
 
     /// The attribute evaluated in this ad (`KeyError` if absent).
-    #[pyo3(signature = (name, semantics="new"))]
-    fn eval(&self, py: Python<'_>, name: &str, semantics: &str) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (name, semantics=None))]
+    fn eval(&self, py: Python<'_>, name: &str, semantics: Option<SemanticsArg>) -> PyResult<Py<PyAny>> {
         let expr = self.ad.lookup(name).ok_or_else(|| PyKeyError::new_err(name.to_owned()))?;
-        let options = options(semantics)?;
+        let options = options(semantics);
         let value = EvalContext::new(&options).my(&self.ad).eval(expr);
         value_to_py(py, &value)
     }
 
     /// True when this ad's `Requirements` is true against `target`.
-    #[pyo3(signature = (target, semantics="new"))]
-    fn matches(&self, target: PyRef<'_, PyClassAd>, semantics: &str) -> PyResult<bool> {
-        let options = options(semantics)?;
+    #[pyo3(signature = (target, semantics=None))]
+    fn matches(&self, target: PyRef<'_, PyClassAd>, semantics: Option<SemanticsArg>) -> PyResult<bool> {
+        let options = options(semantics);
         Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).left_matches_right())
     }
 
     /// True when both ads' `Requirements` are true against each other.
-    #[pyo3(signature = (target, semantics="new"))]
+    #[pyo3(signature = (target, semantics=None))]
     #[allow(non_snake_case)]
-    fn symmetricMatch(&self, target: PyRef<'_, PyClassAd>, semantics: &str) -> PyResult<bool> {
-        let options = options(semantics)?;
+    fn symmetricMatch(&self, target: PyRef<'_, PyClassAd>, semantics: Option<SemanticsArg>) -> PyResult<bool> {
+        let options = options(semantics);
         Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).symmetric_match())
     }
 
     /// `expr` partially evaluated in this ad: what depends only on the
     /// ad's attributes is computed, references to anything else are kept.
     /// A Python value when nothing is left to evaluate, else an `ExprTree`.
-    #[pyo3(signature = (expr, semantics="new"))]
-    fn flatten(&self, py: Python<'_>, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (expr, semantics=None))]
+    fn flatten(
+        &self,
+        py: Python<'_>,
+        expr: PyRef<'_, PyExprTree>,
+        semantics: Option<SemanticsArg>,
+    ) -> PyResult<Py<PyAny>> {
         use classad::flatten::Flattened;
-        let options = options(semantics)?;
+        let options = options(semantics);
         match classad::flatten::flatten(&options, &self.ad, &expr.expr) {
             Ok(Flattened::Value(value)) => value_to_py(py, &value),
             Ok(Flattened::Expr(expr)) => Ok(Py::new(py, PyExprTree { expr })?.into_any()),
@@ -139,18 +144,18 @@ impl PyClassAd {
 
     /// The attributes `expr` refers to that this ad does not define
     /// (`TARGET.Memory`, `x`), sorted.
-    #[pyo3(signature = (expr, semantics="new"))]
+    #[pyo3(signature = (expr, semantics=None))]
     #[allow(non_snake_case)]
-    fn externalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Vec<String>> {
-        classad::references::external(&options(semantics)?, &self.ad, &expr.expr)
+    fn externalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: Option<SemanticsArg>) -> PyResult<Vec<String>> {
+        classad::references::external(&options(semantics), &self.ad, &expr.expr)
             .map_err(|e| ClassAdException::new_err(e.to_string()))
     }
 
     /// The attributes of this ad that `expr` refers to, sorted.
-    #[pyo3(signature = (expr, semantics="new"))]
+    #[pyo3(signature = (expr, semantics=None))]
     #[allow(non_snake_case)]
-    fn internalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: &str) -> PyResult<Vec<String>> {
-        classad::references::internal(&options(semantics)?, &self.ad, &expr.expr)
+    fn internalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: Option<SemanticsArg>) -> PyResult<Vec<String>> {
+        classad::references::internal(&options(semantics), &self.ad, &expr.expr)
             .map_err(|e| ClassAdException::new_err(e.to_string()))
     }
 

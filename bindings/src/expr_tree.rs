@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use crate::ad::PyClassAd;
 use crate::convert::value_to_py;
 use crate::errors::parse_error;
-use crate::options;
+use crate::semantics::{options, SemanticsArg};
 
 /// A ClassAd expression (`classad2.ExprTree`).
 #[pyclass(name = "ExprTree", module = "classad_rs", frozen, eq)]
@@ -36,29 +36,29 @@ impl PyExprTree {
 
     /// Evaluates the expression; `scope` is the ad it is evaluated in (MY),
     /// `target` the other ad of a match (TARGET).
-    #[pyo3(signature = (scope=None, target=None, semantics="new"))]
+    #[pyo3(signature = (scope=None, target=None, semantics=None))]
     fn eval(
         &self,
         py: Python<'_>,
         scope: Option<PyRef<'_, PyClassAd>>,
         target: Option<PyRef<'_, PyClassAd>>,
-        semantics: &str,
+        semantics: Option<SemanticsArg>,
     ) -> PyResult<Py<PyAny>> {
-        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics)?;
+        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics);
         value_to_py(py, &value)
     }
 
     /// The expression evaluated (in `scope`, against `target`), as an
     /// `ExprTree` of its value.
-    #[pyo3(signature = (scope=None, target=None, semantics="new"))]
+    #[pyo3(signature = (scope=None, target=None, semantics=None))]
     fn simplify(
         &self,
         scope: Option<PyRef<'_, PyClassAd>>,
         target: Option<PyRef<'_, PyClassAd>>,
-        semantics: &str,
-    ) -> PyResult<PyExprTree> {
-        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics)?;
-        Ok(PyExprTree { expr: value.to_expr() })
+        semantics: Option<SemanticsArg>,
+    ) -> PyExprTree {
+        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics);
+        PyExprTree { expr: value.to_expr() }
     }
 
     /// Pickles as its text.
@@ -78,8 +78,13 @@ impl PyExprTree {
 impl PyExprTree {
     /// The value of the expression with `scope` as MY and `target` as
     /// TARGET.
-    fn value_in(&self, scope: Option<&PyClassAd>, target: Option<&PyClassAd>, semantics: &str) -> PyResult<Value> {
-        let options = options(semantics)?;
+    fn value_in(
+        &self,
+        scope: Option<&PyClassAd>,
+        target: Option<&PyClassAd>,
+        semantics: Option<SemanticsArg>,
+    ) -> Value {
+        let options = options(semantics);
         let mut context = EvalContext::new(&options);
         if let Some(scope) = scope {
             context = context.my(&scope.ad);
@@ -87,6 +92,6 @@ impl PyExprTree {
         if let Some(target) = target {
             context = context.target(&target.ad);
         }
-        Ok(context.eval(&self.expr))
+        context.eval(&self.expr)
     }
 }

@@ -4,33 +4,18 @@
 //! re-exports these with the `classad2` names.
 //!
 //! Every function that evaluates takes the semantics as an explicit
-//! argument (`"new"` by default); nothing in the module changes it behind
-//! the caller's back.
+//! argument (`"old"` by default, as classad2 scripts see it; see
+//! [`semantics`]); nothing in the module changes it behind the caller's
+//! back.
 
 mod ad;
 mod convert;
 mod errors;
 mod expr_tree;
 mod parsing;
+mod semantics;
 
-use classad::{EvalOptions, Semantics};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-
-/// `"new"` or `"old"` (in any case) to [`Semantics`].
-fn semantics(name: &str) -> PyResult<Semantics> {
-    if name.eq_ignore_ascii_case("new") {
-        Ok(Semantics::New)
-    } else if name.eq_ignore_ascii_case("old") {
-        Ok(Semantics::Old)
-    } else {
-        Err(PyValueError::new_err(format!("semantics must be \"new\" or \"old\", not {name:?}")))
-    }
-}
-
-pub(crate) fn options(name: &str) -> PyResult<EvalOptions> {
-    Ok(EvalOptions::new().semantics(semantics(name)?))
-}
 
 /// The module `classad_rs._classad_rs`.
 #[pymodule]

@@ -53,16 +53,36 @@ def test_eval_and_lookup(ad):
         ad.eval("missing")
 
 
+def test_a_name_missing_from_my_is_looked_up_in_target():
+    # What classad2 always does, and our default (old) semantics.
+    job = classad2.ClassAd("[ Requirements = Memory > 1024 ]")
+    machine = classad2.ClassAd("[ Memory = 2048; Requirements = true ]")
+    assert job.lookup("Requirements").eval(job, machine) is True
+    assert classad2.ExprTree("c").eval(classad2.ClassAd("[a = 1]"), classad2.ClassAd("[c = 2]")) == 2
+    assert job.matches(machine)
+    assert job.symmetricMatch(machine)
+
+
 def test_extension_semantics_is_an_explicit_argument():
     job = classad2.ClassAd("[ Requirements = Memory > 1024 ]")
     machine = classad2.ClassAd("[ Memory = 2048; Requirements = true ]")
-    # Old semantics looks an unscoped name missing from MY up in TARGET.
-    assert job.lookup("Requirements").eval(job, machine, semantics="old") is True
-    assert not job.symmetricMatch(machine)
-    assert job.symmetricMatch(machine, semantics="old")
-    assert job.matches(machine, semantics="old")
+    # New semantics looks an unscoped name up in MY only.
+    assert job.lookup("Requirements").eval(job, machine, semantics="new") is classad2.Value.Undefined
+    assert not job.symmetricMatch(machine, semantics="new")
+    assert job.symmetricMatch(machine, semantics="OLD")
     with pytest.raises(ValueError):
         job.eval("Requirements", semantics="newer")
+    with pytest.raises(TypeError):
+        job.eval("Requirements", semantics=1)
+
+
+def test_extension_a_target_is_not_remembered_after_the_call():
+    # classad2 (libclassad) keeps the last target as the scope's fallback:
+    # in its process the second call gives 2 as well.
+    c = classad2.ExprTree("c")
+    ad = classad2.ClassAd("[a = 1]")
+    assert c.eval(ad, classad2.ClassAd("[c = 2]")) == 2
+    assert c.eval(ad) is classad2.Value.Undefined
 
 
 def test_construction_from_a_dict_converts_python_values():
@@ -186,8 +206,8 @@ def test_extension_references_follow_the_semantics_asked_for():
     # htcondor2 has switched the whole module to old semantics.
     ad = classad2.ClassAd("[a = 1]")
     refs = classad2.ExprTree("MY.q + TARGET.r + x.y")
-    assert ad.externalRefs(refs) == ["MY.q", "TARGET.r", "x.y"]
-    assert ad.externalRefs(refs, semantics="old") == ["q", "TARGET.r", "x.y"]
+    assert ad.externalRefs(refs) == ["q", "TARGET.r", "x.y"]
+    assert ad.externalRefs(refs, semantics="new") == ["MY.q", "TARGET.r", "x.y"]
 
 
 def test_extension_references_of_nothing_are_an_empty_list():
