@@ -1,7 +1,7 @@
 //! `ClassAd`: the mapping of names to expressions.
 
 use classad::format::{self, Format};
-use classad::{ClassAd, EvalContext};
+use classad::{ClassAd, EvalContext, Syntax};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -180,8 +180,9 @@ impl PyClassAd {
         other.cast::<PyClassAd>().is_ok_and(|other| other.borrow().ad.same_as(&self.ad))
     }
 
+    /// libclassad's multi-line layout, as classad2 prints.
     fn __str__(&self) -> String {
-        format::to_string([&self.ad], Format::New)
+        self.ad.display(Syntax::New).pretty().to_string()
     }
 
     fn __repr__(&self) -> String {

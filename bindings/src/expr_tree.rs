@@ -1,6 +1,6 @@
 //! `ExprTree`: one expression.
 
-use classad::{EvalContext, Expr, Value};
+use classad::{EvalContext, Expr, Syntax, Value};
 use pyo3::prelude::*;
 
 use crate::ad::PyClassAd;
@@ -66,8 +66,10 @@ impl PyExprTree {
         Ok((slf.get_type().into_any().unbind(), (slf.get().expr.to_string(),)))
     }
 
+    /// libclassad's multi-line layout for lists and ads (as classad2
+    /// prints); anything else on one line, as `repr`.
     fn __str__(&self) -> String {
-        self.expr.to_string()
+        self.expr.display(Syntax::New).pretty().to_string()
     }
 
     fn __repr__(&self) -> String {

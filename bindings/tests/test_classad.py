@@ -24,6 +24,18 @@ def test_repr_is_the_canonical_one_line_form(ad):
     assert repr(ad) == '[ a = 1; b = a + 1; c = "x"; d = undefined; e = { 1,2 }; f = [ x = 1 ] ]'
 
 
+def test_str_is_the_multi_line_layout():
+    ad = classad2.ClassAd("[a = 1; b = {1, [x = 2]}]")
+    assert str(ad) == (
+        "\n    [\n        a = 1; \n        b = \n           {\n              1,\n"
+        "              \n                  [\n                      x = 2\n"
+        "                  ]\n           }\n    ]"
+    )
+    assert str(classad2.ClassAd()) == "\n    [\n    ]"
+    assert str(classad2.ExprTree("{1}")) == "\n   {\n      1\n   }"
+    assert str(classad2.ExprTree("f(x) + 1")) == "f(x) + 1"
+
+
 def test_getitem_gives_python_values_for_literals_and_trees_otherwise(ad):
     assert ad["a"] == 1 and type(ad["a"]) is int
     assert isinstance(ad["b"], classad2.ExprTree) and str(ad["b"]) == "a + 1"

@@ -31,7 +31,48 @@ impl fmt::Display for Expr {
 #[derive(Clone, Copy, Debug)]
 pub struct Displayed<'a, T> {
     item: &'a T,
+    style: Style,
+}
+
+impl<T> Displayed<'_, T> {
+    /// Prints in libclassad's multi-line layout (its `PrettyPrint`, what
+    /// `str()` of a ClassAd gives in HTCondor's Python bindings): every
+    /// ad and list starts on a line of its own, an ad's brackets indented
+    /// four columns past the line they belong to and its attributes four
+    /// more, a list's braces three columns past it and its items three
+    /// more; attributes end in `"; "` and items in `","`.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Syntax};
+    /// let ad: ClassAd = "[ a = 1; l = {2, 3} ]".parse()?;
+    /// assert_eq!(
+    ///     ad.display(Syntax::New).pretty().to_string(),
+    ///     "\n    [\n        a = 1; \n        l = \n           {\n              2,\n              3\n           }\n    ]",
+    /// );
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn pretty(self) -> Self {
+        Displayed { style: Style { indent: Some(0), ..self.style }, ..self }
+    }
+}
+
+/// How to print: the syntax, and for the multi-line layout the column of
+/// the line being written (`None` prints on one line).
+#[derive(Clone, Copy, Debug)]
+struct Style {
     syntax: Syntax,
+    indent: Option<u32>,
+}
+
+impl Style {
+    fn one_line(syntax: Syntax) -> Style {
+        Style { syntax, indent: None }
+    }
+
+    /// The style of what starts a new line at `column`.
+    fn at(self, column: u32) -> Style {
+        Style { indent: Some(column), ..self }
+    }
 }
 
 impl Expr {
@@ -49,13 +90,13 @@ impl Expr {
     /// # Ok::<(), classad::ParseError>(())
     /// ```
     pub fn display(&self, syntax: Syntax) -> Displayed<'_, Expr> {
-        Displayed { item: self, syntax }
+        Displayed { item: self, style: Style::one_line(syntax) }
     }
 }
 
 impl ClassAd {
     /// The ad as a record `[ a = 1; b = 2 ]` in `syntax` (`Display` prints
-    /// new syntax).
+    /// new syntax); [`Displayed::pretty`] prints it over several lines.
     ///
     /// ```
     /// use classad::{ClassAd, Syntax};
@@ -64,35 +105,40 @@ impl ClassAd {
     /// # Ok::<(), classad::ParseError>(())
     /// ```
     pub fn display(&self, syntax: Syntax) -> Displayed<'_, ClassAd> {
-        Displayed { item: self, syntax }
+        Displayed { item: self, style: Style::one_line(syntax) }
     }
 }
 
 impl fmt::Display for Displayed<'_, Expr> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_expr(f, self.item, self.syntax, 0)
+        write_styled(f, self.item, self.style, 0)
     }
 }
 
 impl fmt::Display for Displayed<'_, ClassAd> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_ad(f, self.item, self.syntax, 0)
+        write_styled_ad(f, self.item, self.style, 0)
     }
 }
 
-/// Writes `expr` in `syntax`.
+/// Writes `expr` in `syntax`, on one line.
 pub(crate) fn write_expr(f: &mut dyn Write, expr: &Expr, syntax: Syntax, level: u32) -> fmt::Result {
+    write_styled(f, expr, Style::one_line(syntax), level)
+}
+
+fn write_styled(f: &mut dyn Write, expr: &Expr, style: Style, level: u32) -> fmt::Result {
     let node = match &expr.0 {
-        Repr::Lit(literal) => return write_literal(f, literal, syntax),
+        Repr::Lit(literal) => return write_literal(f, literal, style.syntax),
         Repr::Node(node) => &node.node,
     };
     if level % STACK_CHECK_INTERVAL == STACK_CHECK_INTERVAL - 1 {
-        return stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_node(f, node, syntax, level + 1));
+        return stacker::maybe_grow(64 * 1024, 1024 * 1024, || write_node(f, node, style, level + 1));
     }
-    write_node(f, node, syntax, level + 1)
+    write_node(f, node, style, level + 1)
 }
 
-fn write_node(f: &mut dyn Write, node: &Node, syntax: Syntax, level: u32) -> fmt::Result {
+fn write_node(f: &mut dyn Write, node: &Node, style: Style, level: u32) -> fmt::Result {
+    let syntax = style.syntax;
     match node {
         Node::Attr(name) => write_name(f, *name, syntax),
         Node::RootAttr(name) => {
@@ -100,7 +146,7 @@ fn write_node(f: &mut dyn Write, node: &Node, syntax: Syntax, level: u32) -> fmt
             write_name(f, *name, syntax)
         }
         Node::Select(scope, name) => {
-            write_expr(f, scope, syntax, level)?;
+            write_styled(f, scope, style, level)?;
             f.write_char('.')?;
             if crate::name::needs_quotes_after_dot(name.as_str()) {
                 write_quoted_name(f, name.as_str(), syntax)
@@ -109,18 +155,18 @@ fn write_node(f: &mut dyn Write, node: &Node, syntax: Syntax, level: u32) -> fmt
             }
         }
         Node::Index(base, index) => {
-            write_expr(f, base, syntax, level)?;
+            write_styled(f, base, style, level)?;
             f.write_char('[')?;
-            write_expr(f, index, syntax, level)?;
+            write_styled(f, index, style, level)?;
             f.write_char(']')
         }
         Node::Unary(op, operand) => {
             f.write_char(' ')?;
             f.write_str(op.symbol())?;
-            write_expr(f, operand, syntax, level)
+            write_styled(f, operand, style, level)
         }
         Node::Binary(op, left, right) => {
-            write_expr(f, left, syntax, level)?;
+            write_styled(f, left, style, level)?;
             let symbol = match (syntax, op) {
                 (Syntax::Old, BinaryOp::Is) => "=?=",
                 (Syntax::Old, BinaryOp::Isnt) => "=!=",
@@ -129,63 +175,110 @@ fn write_node(f: &mut dyn Write, node: &Node, syntax: Syntax, level: u32) -> fmt
             f.write_char(' ')?;
             f.write_str(symbol)?;
             f.write_char(' ')?;
-            write_expr(f, right, syntax, level)
+            write_styled(f, right, style, level)
         }
         Node::Cond(cond, then, otherwise) => {
-            write_expr(f, cond, syntax, level)?;
+            write_styled(f, cond, style, level)?;
             f.write_str(" ? ")?;
-            write_expr(f, then, syntax, level)?;
+            write_styled(f, then, style, level)?;
             f.write_str(" : ")?;
-            write_expr(f, otherwise, syntax, level)
+            write_styled(f, otherwise, style, level)
         }
         Node::Elvis(left, right) => {
-            write_expr(f, left, syntax, level)?;
+            write_styled(f, left, style, level)?;
             f.write_str(" ?: ")?;
-            write_expr(f, right, syntax, level)
+            write_styled(f, right, style, level)
         }
         Node::Paren(inner) => {
             f.write_char('(')?;
-            write_expr(f, inner, syntax, level)?;
+            write_styled(f, inner, style, level)?;
             f.write_char(')')
         }
         Node::Call(call) => {
             f.write_str(call.name.as_str())?;
             f.write_char('(')?;
-            write_separated(f, &call.args, syntax, level)?;
+            for (i, arg) in call.args.iter().enumerate() {
+                if i > 0 {
+                    f.write_char(',')?;
+                }
+                write_styled(f, arg, style, level)?;
+            }
             f.write_char(')')
         }
-        Node::List(items) => write_list(f, items, syntax, level),
-        Node::Record(ad) => write_ad(f, ad, syntax, level),
+        Node::List(items) => write_styled_list(f, items, style, level),
+        Node::Record(ad) => write_styled_ad(f, ad, style, level),
     }
 }
 
-fn write_separated(f: &mut dyn Write, items: &[Expr], syntax: Syntax, level: u32) -> fmt::Result {
+/// Writes a new line and `column` spaces.
+fn new_line(f: &mut dyn Write, column: u32) -> fmt::Result {
+    f.write_char('\n')?;
+    (0..column).try_for_each(|_| f.write_char(' '))
+}
+
+/// Writes a list `{ a,b }` in `syntax`, on one line.
+pub(crate) fn write_list(f: &mut dyn Write, items: &[Expr], syntax: Syntax, level: u32) -> fmt::Result {
+    write_styled_list(f, items, Style::one_line(syntax), level)
+}
+
+fn write_styled_list(f: &mut dyn Write, items: &[Expr], style: Style, level: u32) -> fmt::Result {
+    let Some(indent) = style.indent else {
+        f.write_str("{ ")?;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                f.write_char(',')?;
+            }
+            write_styled(f, item, style, level)?;
+        }
+        return f.write_str(" }");
+    };
+    let (braces, entries) = (indent + 3, indent + 6);
+    new_line(f, braces)?;
+    f.write_char('{')?;
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             f.write_char(',')?;
         }
-        write_expr(f, item, syntax, level)?;
+        new_line(f, entries)?;
+        write_styled(f, item, style.at(entries), level)?;
     }
-    Ok(())
+    new_line(f, braces)?;
+    f.write_char('}')
 }
 
-pub(crate) fn write_list(f: &mut dyn Write, items: &[Expr], syntax: Syntax, level: u32) -> fmt::Result {
-    f.write_str("{ ")?;
-    write_separated(f, items, syntax, level)?;
-    f.write_str(" }")
-}
-
+/// Writes an ad `[ a = 1; b = 2 ]` in `syntax`, on one line.
 pub(crate) fn write_ad(f: &mut dyn Write, ad: &ClassAd, syntax: Syntax, level: u32) -> fmt::Result {
-    f.write_str("[ ")?;
+    write_styled_ad(f, ad, Style::one_line(syntax), level)
+}
+
+fn write_styled_ad(f: &mut dyn Write, ad: &ClassAd, style: Style, level: u32) -> fmt::Result {
+    let attribute = |f: &mut dyn Write, name: Name, value: &Expr, style: Style| {
+        write_name(f, name, style.syntax)?;
+        f.write_str(" = ")?;
+        write_styled(f, value, style, level)
+    };
+    let Some(indent) = style.indent else {
+        f.write_str("[ ")?;
+        for (i, (name, value)) in ad.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            attribute(f, name, value, style)?;
+        }
+        return f.write_str(" ]");
+    };
+    let (brackets, entries) = (indent + 4, indent + 8);
+    new_line(f, brackets)?;
+    f.write_char('[')?;
     for (i, (name, value)) in ad.iter().enumerate() {
         if i > 0 {
             f.write_str("; ")?;
         }
-        write_name(f, name, syntax)?;
-        f.write_str(" = ")?;
-        write_expr(f, value, syntax, level)?;
+        new_line(f, entries)?;
+        attribute(f, name, value, style.at(entries))?;
     }
-    f.write_str(" ]")
+    new_line(f, brackets)?;
+    f.write_char(']')
 }
 
 /// An attribute name, bare or quoted.
@@ -375,6 +468,25 @@ pub(crate) fn write_escaped(f: &mut dyn Write, text: &str, quote: Option<char>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What HTCondor's Python bindings (classad2, htcondor 25.14.1) give
+    /// for `str()` of these ads and expressions.
+    #[test]
+    fn pretty_layout_is_libclassads() {
+        let pretty_ad = |text: &str| text.parse::<ClassAd>().unwrap().display(Syntax::New).pretty().to_string();
+        let pretty_expr = |text: &str| text.parse::<Expr>().unwrap().display(Syntax::New).pretty().to_string();
+        assert_eq!(
+            pretty_ad(r#"[a = "x"; b = 1; E = a + b; L = {1, 2, {3}}; N = [p = 1; q = [r = 2]]; S = "with \"quote\""; EL = {}; EN = []; LA = {[x = 1], 2}]"#),
+            "\n    [\n        a = \"x\"; \n        b = 1; \n        E = a + b; \n        L = \n           {\n              1,\n              2,\n              \n                 {\n                    3\n                 }\n           }; \n        N = \n            [\n                p = 1; \n                q = \n                    [\n                        r = 2\n                    ]\n            ]; \n        S = \"with \\\"quote\\\"\"; \n        EL = \n           {\n           }; \n        EN = \n            [\n            ]; \n        LA = \n           {\n              \n                  [\n                      x = 1\n                  ],\n              2\n           }\n    ]"
+        );
+        assert_eq!(pretty_ad("[]"), "\n    [\n    ]");
+        assert_eq!(
+            pretty_ad("[r = 1.5; x = size({1,2}) + 1; y = [a=1].a]"),
+            "\n    [\n        r = 1.500000000000000E+00; \n        x = size(\n           {\n              1,\n              2\n           }) + 1; \n        y = \n            [\n                a = 1\n            ].a\n    ]"
+        );
+        assert_eq!(pretty_expr("{1,{2}}"), "\n   {\n      1,\n      \n         {\n            2\n         }\n   }");
+        assert_eq!(pretty_expr("a + b"), "a + b");
+    }
 
     #[test]
     fn reals() {
