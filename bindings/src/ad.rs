@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::convert::{dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
-use crate::errors::{parse_error, ClassAdException};
+use crate::errors::{error, parse_error};
 use crate::expr_tree::PyExprTree;
 use crate::semantics::{options, SemanticsArg};
 
@@ -138,7 +138,7 @@ impl PyClassAd {
         match classad::flatten::flatten(&options, &self.ad, &expr.expr) {
             Ok(Flattened::Value(value)) => value_to_py(py, &value),
             Ok(Flattened::Expr(expr)) => Ok(Py::new(py, PyExprTree { expr })?.into_any()),
-            Err(e) => Err(ClassAdException::new_err(e.to_string())),
+            Err(e) => Err(error(e.to_string())),
         }
     }
 
@@ -147,16 +147,14 @@ impl PyClassAd {
     #[pyo3(signature = (expr, semantics=None))]
     #[allow(non_snake_case)]
     fn externalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: Option<SemanticsArg>) -> PyResult<Vec<String>> {
-        classad::references::external(&options(semantics), &self.ad, &expr.expr)
-            .map_err(|e| ClassAdException::new_err(e.to_string()))
+        classad::references::external(&options(semantics), &self.ad, &expr.expr).map_err(|e| error(e.to_string()))
     }
 
     /// The attributes of this ad that `expr` refers to, sorted.
     #[pyo3(signature = (expr, semantics=None))]
     #[allow(non_snake_case)]
     fn internalRefs(&self, expr: PyRef<'_, PyExprTree>, semantics: Option<SemanticsArg>) -> PyResult<Vec<String>> {
-        classad::references::internal(&options(semantics), &self.ad, &expr.expr)
-            .map_err(|e| ClassAdException::new_err(e.to_string()))
+        classad::references::internal(&options(semantics), &self.ad, &expr.expr).map_err(|e| error(e.to_string()))
     }
 
     /// Pickles as its text (classad2's ads cannot be pickled).

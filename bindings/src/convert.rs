@@ -8,7 +8,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::ad::PyClassAd;
-use crate::errors::ClassAdException;
+use crate::errors::error;
 use crate::expr_tree::PyExprTree;
 
 /// A Python value as an expression: None is `undefined`; bool, int, float
@@ -24,7 +24,7 @@ pub(crate) const MAX_NESTING: u32 = 1000;
 
 pub(crate) fn py_to_expr_within(value: &Bound<'_, PyAny>, depth: u32) -> PyResult<Expr> {
     let Some(depth) = depth.checked_sub(1) else {
-        return Err(ClassAdException::new_err(format!(
+        return Err(error(format!(
             "Unable to convert Python object to a ClassAd expression: nested deeper than {MAX_NESTING} levels."
         )));
     };
@@ -61,7 +61,7 @@ pub(crate) fn py_to_expr_within(value: &Bound<'_, PyAny>, depth: u32) -> PyResul
         let items = value.try_iter()?.map(|item| py_to_expr_within(&item?, depth)).collect::<PyResult<Vec<_>>>()?;
         return Ok(Expr::list(items));
     }
-    Err(ClassAdException::new_err("Unable to convert Python object to a ClassAd expression."))
+    Err(error("Unable to convert Python object to a ClassAd expression.".to_owned()))
 }
 
 /// A `datetime` as an absolute time: an aware one is its instant, kept

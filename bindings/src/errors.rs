@@ -1,22 +1,57 @@
-//! `ClassAdException` and the errors raised with it.
+//! `ClassAdException`, the errors raised with it, and `lastError`.
+
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 
 pyo3::create_exception!(
     _classad_rs,
     ClassAdException,
-    pyo3::exceptions::PyException,
-    "A text that does not parse, or an operation a ClassAd refuses."
+    pyo3::exceptions::PyValueError,
+    "A text that does not parse, or an operation a ClassAd refuses. A \
+     `ValueError`, which is what classad2 raises for an unreadable stream."
 );
 
-/// The exception for a parse error: `ClassAdException` with the message,
-/// and `line`, `column` and `offset` attributes (1-based line and column).
-pub(crate) fn parse_error(py: Python<'_>, err: &classad::ParseError) -> PyErr {
-    let exc = ClassAdException::new_err(format!("Unable to parse string into a ClassAd: {err}"));
+/// The message of the last `ClassAdException` raised, for `lastError()`.
+static LAST_ERROR: Mutex<String> = Mutex::new(String::new());
+
+/// A `ClassAdException` with `message`, remembered for `lastError()`.
+pub(crate) fn error(message: String) -> PyErr {
+    if let Ok(mut last) = LAST_ERROR.lock() {
+        last.clone_from(&message);
+    }
+    ClassAdException::new_err(message)
+}
+
+/// `error(message)` with the `line` and `column` (1-based) of the problem
+/// as attributes, and `offset` when known.
+fn positioned(py: Python<'_>, message: String, line: usize, column: usize, offset: Option<usize>) -> PyErr {
+    let exc = error(message);
     let value = exc.value(py);
     // Setting attributes on a fresh exception instance cannot fail.
-    let _ = value.setattr("line", err.line);
-    let _ = value.setattr("column", err.column);
-    let _ = value.setattr("offset", err.offset);
+    let _ = value.setattr("line", line);
+    let _ = value.setattr("column", column);
+    let _ = value.setattr("offset", offset);
     exc
+}
+
+/// The exception for text that does not parse as an expression or an ad.
+pub(crate) fn parse_error(py: Python<'_>, err: &classad::ParseError) -> PyErr {
+    let message = format!("Unable to parse string into a ClassAd: {err}");
+    positioned(py, message, err.line, err.column, Some(err.offset))
+}
+
+/// The exception for a stream of ads that cannot be read.
+pub(crate) fn stream_error(py: Python<'_>, err: &classad::format::FormatError) -> PyErr {
+    let message = format!("Unable to parse input stream into a ClassAd: {err}");
+    positioned(py, message, err.line, err.column, None)
+}
+
+/// The message of the last `ClassAdException` this module raised (`""`
+/// before the first). classad2 gives libclassad's last message, which its
+/// own exceptions do not set.
+#[pyfunction]
+#[pyo3(name = "lastError")]
+pub(crate) fn last_error() -> String {
+    LAST_ERROR.lock().map(|last| last.clone()).unwrap_or_default()
 }

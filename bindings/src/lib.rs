@@ -24,6 +24,8 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<expr_tree::PyExprTree>()?;
     m.add("ClassAdException", m.py().get_type::<errors::ClassAdException>())?;
     m.add_function(wrap_pyfunction!(parsing::parse_ads, m)?)?;
+    m.add_function(wrap_pyfunction!(parsing::parse_next, m)?)?;
+    m.add_function(wrap_pyfunction!(errors::last_error, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::quote, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::unquote, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,41 +1,174 @@
-//! Reading ads from text: `parseAds` and its helpers, `quote` and
+//! Reading ads from text and files: `parseAds`, `parseNext`, `quote` and
 //! `unquote`.
+
+use std::io::{self, BufRead, Read};
 
 use classad::format::{self, Format};
 use classad::{Expr, Literal};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::ad::PyClassAd;
-use crate::errors::ClassAdException;
+use crate::errors::{error, stream_error};
 
-/// The ads of `text` in `format_name` (`"new"`, `"old"`, `"json"`,
-/// `"xml"`, or `"auto"` to detect it), parsed without holding the GIL.
+/// A `parser` argument: a `ParserType` member (an integer), a format name
+/// (`"new"`, `"old"`, `"long"`, `"json"`, `"xml"`, `"auto"`), or None;
+/// `None` for "detect it".
+fn format_arg(parser: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Format>> {
+    let Some(parser) = parser.filter(|p| !p.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(number) = parser.extract::<i64>() {
+        return match number {
+            -1 | 4 => Ok(None),
+            0 => Ok(Some(Format::Old)),
+            1 => Ok(Some(Format::Xml)),
+            2 => Ok(Some(Format::Json)),
+            3 => Ok(Some(Format::New)),
+            _ => Err(PyValueError::new_err(format!("unknown parser type {number}"))),
+        };
+    }
+    let name: String = parser.extract()?;
+    match name.to_ascii_lowercase().as_str() {
+        "auto" => Ok(None),
+        "new" => Ok(Some(Format::New)),
+        "old" | "long" => Ok(Some(Format::Old)),
+        "json" => Ok(Some(Format::Json)),
+        "xml" => Ok(Some(Format::Xml)),
+        other => Err(PyValueError::new_err(format!("unknown format {other:?}"))),
+    }
+}
+
+/// The ads of `text` in the format `parser` names (detected when it is
+/// None or `Auto`), parsed without holding the GIL.
 #[pyfunction]
-#[pyo3(signature = (text, format_name))]
-pub(crate) fn parse_ads(py: Python<'_>, text: &str, format_name: &Bound<'_, PyAny>) -> PyResult<Vec<PyClassAd>> {
-    // classad2's `ParserType` members are integers.
-    let format_name = match format_name.extract::<i64>() {
-        Ok(-1 | 4) => "auto".to_owned(),
-        Ok(0) => "old".to_owned(),
-        Ok(1) => "xml".to_owned(),
-        Ok(2) => "json".to_owned(),
-        Ok(3) => "new".to_owned(),
-        _ => format_name.extract::<String>()?,
-    };
-    let format = match format_name.to_ascii_lowercase().as_str() {
-        "auto" => None,
-        "new" => Some(Format::New),
-        "old" | "long" => Some(Format::Old),
-        "json" => Some(Format::Json),
-        "xml" => Some(Format::Xml),
-        other => return Err(PyValueError::new_err(format!("unknown format {other:?}"))),
-    };
+#[pyo3(signature = (text, parser=None))]
+pub(crate) fn parse_ads(py: Python<'_>, text: &str, parser: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<PyClassAd>> {
+    let format = format_arg(parser)?;
     let text = text.to_owned();
-    let ads = py
-        .detach(|| format::parse_ads(&text, format))
-        .map_err(|e| ClassAdException::new_err(format!("Unable to parse input stream into a ClassAd: {e}")))?;
+    let ads = py.detach(|| format::parse_ads(&text, format)).map_err(|e| stream_error(py, &e))?;
     Ok(ads.into_iter().map(|ad| PyClassAd { ad }).collect())
+}
+
+/// The first ad of `input` (`classad2.parseNext`): of a string, or read
+/// from a file object, which is left just after the ad (it is read a line
+/// at a time, so what follows the ad on its last line is lost).
+///
+/// None when the input has no more ads, except that a file at its end
+/// raises `ClassAdException` (a `ValueError`) unless `parser` is `Old`, as
+/// classad2's does. A malformed ad raises `ClassAdException` with its
+/// position.
+#[pyfunction]
+#[pyo3(name = "parseNext", signature = (input, parser=None))]
+pub(crate) fn parse_next(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    parser: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<PyClassAd>> {
+    let format = format_arg(parser)?;
+    if let Ok(text) = input.cast::<PyString>() {
+        let text = text.to_cow()?;
+        let first = format::Reader::new(text.as_bytes(), format).next();
+        return first.transpose().map(|ad| ad.map(|ad| PyClassAd { ad })).map_err(|e| stream_error(py, &e));
+    }
+    let mut lines = FileLines::new(input.clone());
+    if format.is_none() {
+        // Enough of the file for the format to be told from its start.
+        lines.read_to_second_token()?;
+    }
+    let mut reader = format::Reader::new(lines, format);
+    let first = reader.next();
+    if let Some(err) = reader.get_mut().error.take() {
+        return Err(err);
+    }
+    match first {
+        Some(Ok(ad)) => Ok(Some(PyClassAd { ad })),
+        Some(Err(e)) => Err(stream_error(py, &e)),
+        None if format == Some(Format::Old) => Ok(None),
+        None => Err(error("Unable to parse input stream into a ClassAd: no ad before the end of the input".to_owned())),
+    }
+}
+
+/// A Python file object read with its `readline()`, as a [`BufRead`] that
+/// holds one line at a time (so that nothing past the line that ends an ad
+/// is taken from the file). Text and binary files both work.
+struct FileLines<'py> {
+    file: Bound<'py, PyAny>,
+    line: Vec<u8>,
+    consumed: usize,
+    at_end: bool,
+    /// The Python exception a `readline()` raised, re-raised as itself.
+    error: Option<PyErr>,
+}
+
+impl<'py> FileLines<'py> {
+    fn new(file: Bound<'py, PyAny>) -> FileLines<'py> {
+        FileLines { file, line: Vec::new(), consumed: 0, at_end: false, error: None }
+    }
+
+    /// Reads lines until they hold two characters other than white space
+    /// and `//` comments (what telling the format apart needs), or the
+    /// file ends.
+    fn read_to_second_token(&mut self) -> PyResult<()> {
+        let significant = |line: &[u8]| {
+            let text = line.trim_ascii_start();
+            if text.starts_with(b"//") {
+                0
+            } else {
+                text.iter().filter(|b| !b.is_ascii_whitespace()).count()
+            }
+        };
+        let mut seen = 0;
+        while seen < 2 && !self.at_end {
+            let start = self.line.len();
+            self.read_line()?;
+            seen += significant(&self.line[start..]);
+        }
+        Ok(())
+    }
+
+    /// Appends the file's next line (nothing at its end).
+    fn read_line(&mut self) -> PyResult<()> {
+        let line = self.file.call_method0("readline")?;
+        if let Ok(text) = line.cast::<PyString>() {
+            self.line.extend_from_slice(text.to_cow()?.as_bytes());
+        } else {
+            self.line.extend_from_slice(&line.extract::<Vec<u8>>()?);
+        }
+        self.at_end = line.len()? == 0;
+        Ok(())
+    }
+}
+
+impl Read for FileLines<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for FileLines<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.consumed == self.line.len() && !self.at_end {
+            self.line.clear();
+            self.consumed = 0;
+            if let Err(err) = self.read_line() {
+                let message = err.to_string();
+                self.error = Some(err);
+                self.at_end = true;
+                return Err(io::Error::other(message));
+            }
+        }
+        Ok(&self.line[self.consumed..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.consumed = (self.consumed + n).min(self.line.len());
+    }
 }
 
 /// The string literal (new syntax, quotes and escapes) whose value is `text`.

@@ -283,3 +283,49 @@ def test_extension_the_type_stubs_name_what_the_module_has():
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):
                     assert hasattr(cls, item.name), f"{node.name}.{item.name}"
+
+
+def test_parse_next_reads_one_ad_of_a_string():
+    assert repr(classad2.parseNext("[a = 1][b = 2]")) == "[ a = 1 ]"
+    assert repr(classad2.parseNext("a = 1\nb = 2\n\nc = 3\n")) == "[ a = 1; b = 2 ]"
+    assert classad2.parseNext("") is None
+    assert classad2.parseNext("   \n") is None
+    assert classad2.Parser is classad2.ParserType
+
+
+def test_parse_next_leaves_a_file_after_the_ad(tmp_path):
+    path = tmp_path / "ads"
+    path.write_text("a = 1\n\nb = 2\n")
+    with open(path) as f:
+        assert repr(classad2.parseNext(f)) == "[ a = 1 ]"
+        assert f.read() == "b = 2\n"
+    with open(path) as f:
+        first, second = classad2.parseNext(f, classad2.ParserType.Old), classad2.parseNext(f, classad2.ParserType.Old)
+        assert (repr(first), repr(second)) == ("[ a = 1 ]", "[ b = 2 ]")
+        assert classad2.parseNext(f, classad2.ParserType.Old) is None
+    path.write_text("[a = 1]\n[b = 2]\n")
+    with open(path) as f:
+        assert [repr(classad2.parseNext(f)) for _ in range(2)] == ["[ a = 1 ]", "[ b = 2 ]"]
+        # classad2's quirk, kept: the end of a new-syntax file raises.
+        with pytest.raises(ValueError):
+            classad2.parseNext(f)
+
+
+def test_extension_parse_next_reads_any_file_object():
+    f = io.StringIO("\n// ads\n[\n  a = 1\n]\n[b = 2]\n")
+    assert repr(classad2.parseNext(f)) == "[ a = 1 ]"
+    assert f.read() == "[b = 2]\n"
+    f = io.BytesIO(b'{"a": 1}\n{"b": "x"}\n')
+    assert [repr(classad2.parseNext(f)) for _ in range(2)] == ['[ a = 1 ]', '[ b = "x" ]']
+
+
+def test_extension_malformed_input_raises_with_its_position_and_last_error():
+    assert repr(classad2.parseNext("[a = 1]\n[b = ]")) == "[ a = 1 ]"
+    with pytest.raises(classad2.ClassAdException) as caught:
+        classad2.parseNext("[b = ]")
+    assert (caught.value.line, caught.value.column) == (1, 6)
+    assert classad2.lastError() == str(caught.value)
+    with pytest.raises(classad2.ClassAdException) as caught:
+        list(classad2.parseAds("a = 1\n\nb = )\n"))
+    assert caught.value.line == 3
+    assert isinstance(caught.value, ValueError)

@@ -17,7 +17,9 @@ from ._classad_rs import (
     ClassAdException,
     ExprTree,
     __version__,
+    lastError,
     parse_ads,
+    parseNext,
     quote,
     unquote,
 )
@@ -26,9 +28,12 @@ __all__ = [
     "ClassAd",
     "ClassAdException",
     "ExprTree",
+    "Parser",
     "ParserType",
     "Value",
+    "lastError",
     "parseAds",
+    "parseNext",
     "parseOne",
     "quote",
     "unquote",
@@ -46,6 +51,10 @@ class ParserType(enum.IntEnum):
     JSON = 2
     New = 3
     FileAuto = 4
+
+
+Parser = ParserType
+"""classad2's other name of ``ParserType``."""
 
 
 class Value(enum.IntEnum):
@@ -69,7 +78,9 @@ def parseAds(text, parser=None):
     ``"xml"``."""
     if hasattr(text, "read"):
         text = text.read()
-    return iter(parse_ads(text, "auto" if parser is None else parser))
+    if isinstance(text, bytes):
+        text = text.decode()
+    return iter(parse_ads(text, parser))
 
 
 def parseOne(text, parser=None):

@@ -267,6 +267,14 @@ impl<R: BufRead> Reader<R> {
         self
     }
 
+    /// The input. Reading from it directly skips what the reader has not
+    /// read yet; the reader takes from it only what its `fill_buf` gives,
+    /// so an input that gives one line at a time is left just after the
+    /// last line of the last ad read.
+    pub fn get_mut(&mut self) -> &mut R {
+        self.source.get_mut()
+    }
+
     /// The format being read; `None` until detected (before the first ad).
     pub fn format(&self) -> Option<Format> {
         self.format

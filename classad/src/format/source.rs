@@ -28,6 +28,11 @@ impl<R: BufRead> Source<R> {
         Source { inner, line: 1, column: 1 }
     }
 
+    /// The wrapped reader.
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
     /// The line the next byte is on.
     pub(crate) fn line(&self) -> usize {
         self.line
