@@ -4,11 +4,12 @@ use classad::format::{self, Format};
 use classad::{ClassAd, EvalContext, Syntax};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::convert::{dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
 use crate::errors::{error, parse_error};
 use crate::expr_tree::PyExprTree;
+use crate::functions::checked;
 use crate::semantics::{options, SemanticsArg};
 
 /// A ClassAd (`classad2.ClassAd`): a mapping of case-insensitive,
@@ -93,6 +94,75 @@ impl PyClassAd {
         }
     }
 
+    /// Removes `name` and gives its value (as `__getitem__`), or `default`
+    /// when absent (`KeyError` without a default).
+    #[pyo3(signature = (name, *default))]
+    fn pop(&mut self, py: Python<'_>, name: &str, default: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        match self.ad.remove(name) {
+            Some(expr) => literal_to_py(py, &expr),
+            None if !default.is_empty() => Ok(default.get_item(0)?.unbind()),
+            None => Err(PyKeyError::new_err(name.to_owned())),
+        }
+    }
+
+    /// Removes the last attribute and gives `(name, value)` (`KeyError`
+    /// when empty).
+    fn popitem(&mut self, py: Python<'_>) -> PyResult<(String, Py<PyAny>)> {
+        let name = self.ad.names().last().ok_or_else(|| PyKeyError::new_err("popitem(): the ClassAd is empty"))?;
+        let name = name.as_str().to_owned();
+        let expr = self.ad.remove(name.as_str()).ok_or_else(|| PyKeyError::new_err(name.clone()))?;
+        Ok((name, literal_to_py(py, &expr)?))
+    }
+
+    /// The value of `name`, after setting it to `default` if absent.
+    #[pyo3(signature = (name, default=None))]
+    fn setdefault(&mut self, py: Python<'_>, name: &str, default: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        if !self.ad.contains(name) {
+            let value = match default {
+                Some(value) => py_to_expr(value)?,
+                None => py_to_expr(&py.None().into_bound(py))?,
+            };
+            self.ad.insert(name, value);
+        }
+        self.get(py, name, None)
+    }
+
+    /// Sets attributes from a mapping (or `(name, value)` pairs) and from
+    /// keyword arguments, as `dict.update`.
+    #[pyo3(signature = (other=None, **attributes))]
+    fn update(&mut self, other: Option<&Bound<'_, PyAny>>, attributes: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        if let Some(other) = other {
+            if let Ok(ad) = other.cast::<PyClassAd>() {
+                let ad = ad.borrow().ad.clone();
+                for (name, value) in ad.iter() {
+                    self.ad.insert(name, value.clone());
+                }
+            } else if other.hasattr("keys")? {
+                for name in other.call_method0("keys")?.try_iter()? {
+                    let name = name?;
+                    let value = other.get_item(&name)?;
+                    self.__setitem__(&name.extract::<String>()?, &value)?;
+                }
+            } else {
+                for pair in other.try_iter()? {
+                    let (name, value): (String, Bound<'_, PyAny>) = pair?.extract()?;
+                    self.__setitem__(&name, &value)?;
+                }
+            }
+        }
+        if let Some(attributes) = attributes {
+            for (name, value) in attributes.iter() {
+                self.__setitem__(&name.extract::<String>()?, &value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes every attribute.
+    fn clear(&mut self) {
+        self.ad.clear();
+    }
+
     /// The attribute's expression (`KeyError` if absent).
     fn lookup(&self, name: &str) -> PyResult<PyExprTree> {
         let expr = self.ad.lookup(name).ok_or_else(|| PyKeyError::new_err(name.to_owned()))?;
@@ -104,7 +174,7 @@ impl PyClassAd {
     fn eval(&self, py: Python<'_>, name: &str, semantics: Option<SemanticsArg>) -> PyResult<Py<PyAny>> {
         let expr = self.ad.lookup(name).ok_or_else(|| PyKeyError::new_err(name.to_owned()))?;
         let options = options(semantics);
-        let value = EvalContext::new(&options).my(&self.ad).eval(expr);
+        let value = checked(EvalContext::new(&options).my(&self.ad).eval(expr))?;
         value_to_py(py, &value)
     }
 
@@ -112,7 +182,7 @@ impl PyClassAd {
     #[pyo3(signature = (target, semantics=None))]
     fn matches(&self, target: PyRef<'_, PyClassAd>, semantics: Option<SemanticsArg>) -> PyResult<bool> {
         let options = options(semantics);
-        Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).left_matches_right())
+        checked(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).left_matches_right())
     }
 
     /// True when both ads' `Requirements` are true against each other.
@@ -120,7 +190,7 @@ impl PyClassAd {
     #[allow(non_snake_case)]
     fn symmetricMatch(&self, target: PyRef<'_, PyClassAd>, semantics: Option<SemanticsArg>) -> PyResult<bool> {
         let options = options(semantics);
-        Ok(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).symmetric_match())
+        checked(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).symmetric_match())
     }
 
     /// `expr` partially evaluated in this ad: what depends only on the
@@ -135,7 +205,7 @@ impl PyClassAd {
     ) -> PyResult<Py<PyAny>> {
         use classad::flatten::Flattened;
         let options = options(semantics);
-        match classad::flatten::flatten(&options, &self.ad, &expr.expr) {
+        match checked(classad::flatten::flatten(&options, &self.ad, &expr.expr))? {
             Ok(Flattened::Value(value)) => value_to_py(py, &value),
             Ok(Flattened::Expr(expr)) => Ok(Py::new(py, PyExprTree { expr })?.into_any()),
             Err(e) => Err(error(e.to_string())),
@@ -172,6 +242,18 @@ impl PyClassAd {
     #[allow(non_snake_case)]
     fn printJson(&self) -> String {
         format::ad_to_string(&self.ad, Format::Json)
+    }
+
+    /// `printOld` (classad2's other name).
+    #[allow(non_snake_case)]
+    fn formatOld(&self) -> String {
+        self.printOld()
+    }
+
+    /// `printJson` (classad2's other name).
+    #[allow(non_snake_case)]
+    fn formatJson(&self) -> String {
+        self.printJson()
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

@@ -12,6 +12,7 @@ mod ad;
 mod convert;
 mod errors;
 mod expr_tree;
+mod functions;
 mod parsing;
 mod semantics;
 
@@ -26,6 +27,11 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parsing::parse_ads, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::parse_next, m)?)?;
     m.add_function(wrap_pyfunction!(errors::last_error, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::register, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::unregister, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_tree::attribute, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_tree::function, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_tree::literal, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::quote, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::unquote, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -329,3 +329,80 @@ def test_extension_malformed_input_raises_with_its_position_and_last_error():
         list(classad2.parseAds("a = 1\n\nb = )\n"))
     assert caught.value.line == 3
     assert isinstance(caught.value, ValueError)
+
+
+def test_mapping_methods_of_mutable_mapping():
+    ad = classad2.ClassAd("[x = 3]")
+    ad.update({"y": 1}, z=2)
+    ad.update([("w", 5)])
+    assert sorted(ad) == ["w", "x", "y", "z"]
+    assert ad.pop("W") == 5 and ad.pop("q", 7) == 7
+    with pytest.raises(KeyError):
+        ad.pop("q")
+    assert ad.setdefault("n", 4) == 4 and ad.setdefault("x", 9) == 3
+    name, value = ad.popitem()
+    assert name not in ad and value in (1, 2, 3, 4)
+    assert ad.formatOld() == ad.printOld() and ad.formatJson() == ad.printJson()
+    ad.clear()
+    assert len(ad) == 0
+    with pytest.raises(KeyError):
+        ad.popitem()
+
+
+def test_extension_operators_build_expressions():
+    x = classad2.Attribute("x")
+    assert repr(x + 1) == "x + 1" and repr(1 + x) == "1 + x"
+    assert repr(x < 2) == "x < 2" and repr(x >= 2) == "x >= 2"
+    assert repr(x & 1) == "x & 1" and repr(x | 1) == "x | 1" and repr(x ^ 1) == "x ^ 1"
+    assert repr(x.and_(x.or_(1))) == "x && (x || 1)"
+    assert repr(x.is_(None)) == "x is undefined" and repr(x.isnt_("s")) == 'x isnt "s"'
+    # Parentheses where the tree needs them (v1 printed "x + 1 * 2").
+    assert repr((x + 1) * 2) == "(x + 1) * 2" and repr(x - (1 - x)) == "x - (1 - x)"
+    assert repr(-(x + 1)) == " -(x + 1)"
+    assert ((x + 1) * 2).eval(classad2.ClassAd("[x = 3]")) == 8
+    # == compares trees, as in classad2.
+    assert (x == classad2.ExprTree("x")) is True and (x != x) is False and x.sameAs(classad2.ExprTree("x"))
+    with pytest.raises(TypeError):
+        x + object()
+    with pytest.raises(TypeError):
+        hash(x)
+
+
+def test_extension_function_and_literal():
+    assert repr(classad2.Function("strcat", "a", 1, classad2.Attribute("x"))) == 'strcat("a",1,x)'
+    assert classad2.Function("strcat", "a", 1).eval() == "a1"
+    assert repr(classad2.Literal(1.5)) == "1.500000000000000E+00" and repr(classad2.Literal(None)) == "undefined"
+    assert repr(classad2.Literal(classad2.ExprTree("1 + 1"))) == "2"
+    assert int(classad2.ExprTree("1 + 1")) == 2 and float(classad2.ExprTree("5 / 2.0")) == 2.5
+    with pytest.raises(ValueError):
+        int(classad2.ExprTree('"s"'))
+
+
+def test_extension_registered_python_functions():
+    def times(a, b):
+        return a * b
+
+    classad2.register(times)
+    classad2.register(lambda: [1, {"a": 2}], name="Shape")
+    try:
+        ad = classad2.ClassAd("[x = 3; y = times(x, 2); s = times(\"ab\", 2); n = shape()[1].a]")
+        assert ad.eval("y") == 6 and ad.eval("s") == "abab" and ad.eval("n") == 2
+        # Arguments arrive evaluated, UNDEFINED as Value.Undefined.
+        seen = []
+        classad2.register(lambda *args: seen.extend(args), name="spy")
+        classad2.ExprTree("spy(1 + 1, undefined, {1})").eval()
+        assert seen == [2, classad2.Value.Undefined, [1]]
+
+        def boom():
+            raise RuntimeError("from Python")
+
+        classad2.register(boom)
+        with pytest.raises(RuntimeError, match="from Python"):
+            classad2.ExprTree("boom() + 1").eval()
+        assert classad2.ExprTree("1 + 1").eval() == 2  # nothing left pending
+        with pytest.raises(ValueError):
+            classad2.register(times, name="strcat")
+    finally:
+        for name in ("times", "shape", "spy", "boom"):
+            classad2.unregister(name)
+    assert classad2.ExprTree("times(1, 2)").eval() is classad2.Value.Error

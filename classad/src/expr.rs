@@ -190,6 +190,30 @@ impl UnaryOp {
 }
 
 impl BinaryOp {
+    /// How tightly the operator binds, from 1 (`||`) to 10 (`*`, `/`,
+    /// `%`); operators of one precedence group left to right.
+    ///
+    /// ```
+    /// use classad::BinaryOp;
+    /// assert!(BinaryOp::Mul.precedence() > BinaryOp::Add.precedence());
+    /// assert_eq!(BinaryOp::Eq.precedence(), BinaryOp::Is.precedence());
+    /// ```
+    pub const fn precedence(self) -> u8 {
+        use BinaryOp::*;
+        match self {
+            Or => 1,
+            And => 2,
+            BitOr => 3,
+            BitXor => 4,
+            BitAnd => 5,
+            Eq | Ne | Is | Isnt => 6,
+            Lt | Le | Gt | Ge => 7,
+            Shl | Shr | UShr => 8,
+            Add | Sub => 9,
+            Mul | Div | Mod => 10,
+        }
+    }
+
     /// The operator's canonical text (`=?=` is written `is`, as libclassad does).
     pub fn symbol(self) -> &'static str {
         use BinaryOp::*;
@@ -259,6 +283,54 @@ impl Expr {
     /// `op operand`.
     pub fn unary(op: UnaryOp, operand: Expr) -> Expr {
         Expr::node(Node::Unary(op, operand))
+    }
+
+    /// `left op right`, with an operand put in parentheses where its
+    /// printed form would otherwise group differently: what building
+    /// expressions from parts (rather than parsing them) wants, so that
+    /// the text reads back as the same tree.
+    ///
+    /// ```
+    /// use classad::{BinaryOp, Expr};
+    /// let sum = Expr::binary_grouped(BinaryOp::Add, Expr::attr("x"), Expr::from(1));
+    /// let product = Expr::binary_grouped(BinaryOp::Mul, sum.clone(), Expr::from(2));
+    /// assert_eq!(product.to_string(), "(x + 1) * 2");
+    /// let difference = Expr::binary_grouped(BinaryOp::Sub, Expr::from(1), sum);
+    /// assert_eq!(difference.to_string(), "1 - (x + 1)");
+    /// ```
+    pub fn binary_grouped(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+        // Operators group left to right: a right operand of the same
+        // precedence needs parentheses, a left one does not.
+        let left = left.parenthesized_below(op.precedence());
+        let right = right.parenthesized_below(op.precedence() + 1);
+        Expr::binary(op, left, right)
+    }
+
+    /// `op operand`, with the operand in parentheses unless it binds at
+    /// least as tightly as a unary operator (see [`Expr::binary_grouped`]).
+    ///
+    /// ```
+    /// use classad::{BinaryOp, Expr, UnaryOp};
+    /// let sum = Expr::binary(BinaryOp::Add, Expr::attr("x"), Expr::from(1));
+    /// assert_eq!(Expr::unary_grouped(UnaryOp::Neg, sum).to_string(), " -(x + 1)");
+    /// ```
+    pub fn unary_grouped(op: UnaryOp, operand: Expr) -> Expr {
+        Expr::unary(op, operand.parenthesized_below(u8::MAX))
+    }
+
+    /// The expression in parentheses when it is an operation that binds
+    /// less tightly than `precedence` (conditionals bind least of all).
+    fn parenthesized_below(self, precedence: u8) -> Expr {
+        let binds = match self.as_node() {
+            Some(Node::Binary(op, ..)) => op.precedence(),
+            Some(Node::Cond(..) | Node::Elvis(..)) => 0,
+            _ => return self,
+        };
+        if binds < precedence {
+            Expr::node(Node::Paren(self))
+        } else {
+            self
+        }
     }
 
     /// A call of the function `name` (resolved against the built-ins).

@@ -13,21 +13,29 @@ import enum
 from collections.abc import MutableMapping
 
 from ._classad_rs import (
+    Attribute,
     ClassAd,
     ClassAdException,
     ExprTree,
+    Function,
+    Literal,
     __version__,
     lastError,
     parse_ads,
     parseNext,
     quote,
+    register,
     unquote,
+    unregister,
 )
 
 __all__ = [
+    "Attribute",
     "ClassAd",
     "ClassAdException",
     "ExprTree",
+    "Function",
+    "Literal",
     "Parser",
     "ParserType",
     "Value",
@@ -36,7 +44,9 @@ __all__ = [
     "parseNext",
     "parseOne",
     "quote",
+    "register",
     "unquote",
+    "unregister",
     "version",
 ]
 

@@ -114,30 +114,31 @@ pub(super) fn parse_ad(source: &str, syntax: Syntax, max_depth: u32) -> Parsed<C
 /// its precedence (higher binds tighter).
 fn binary_operator(punct: Punct) -> Option<(BinaryOp, u8)> {
     use Punct as P;
-    Some(match punct {
-        P::OrOr => (BinaryOp::Or, 1),
-        P::AndAnd => (BinaryOp::And, 2),
-        P::Pipe => (BinaryOp::BitOr, 3),
-        P::Caret => (BinaryOp::BitXor, 4),
-        P::Amp => (BinaryOp::BitAnd, 5),
-        P::EqEq => (BinaryOp::Eq, 6),
-        P::NotEq => (BinaryOp::Ne, 6),
-        P::MetaEq => (BinaryOp::Is, 6),
-        P::MetaNe => (BinaryOp::Isnt, 6),
-        P::Lt => (BinaryOp::Lt, 7),
-        P::Le => (BinaryOp::Le, 7),
-        P::Gt => (BinaryOp::Gt, 7),
-        P::Ge => (BinaryOp::Ge, 7),
-        P::Shl => (BinaryOp::Shl, 8),
-        P::Shr => (BinaryOp::Shr, 8),
-        P::UShr => (BinaryOp::UShr, 8),
-        P::Plus => (BinaryOp::Add, 9),
-        P::Minus => (BinaryOp::Sub, 9),
-        P::Star => (BinaryOp::Mul, 10),
-        P::Slash => (BinaryOp::Div, 10),
-        P::Percent => (BinaryOp::Mod, 10),
+    let op = match punct {
+        P::OrOr => BinaryOp::Or,
+        P::AndAnd => BinaryOp::And,
+        P::Pipe => BinaryOp::BitOr,
+        P::Caret => BinaryOp::BitXor,
+        P::Amp => BinaryOp::BitAnd,
+        P::EqEq => BinaryOp::Eq,
+        P::NotEq => BinaryOp::Ne,
+        P::MetaEq => BinaryOp::Is,
+        P::MetaNe => BinaryOp::Isnt,
+        P::Lt => BinaryOp::Lt,
+        P::Le => BinaryOp::Le,
+        P::Gt => BinaryOp::Gt,
+        P::Ge => BinaryOp::Ge,
+        P::Shl => BinaryOp::Shl,
+        P::Shr => BinaryOp::Shr,
+        P::UShr => BinaryOp::UShr,
+        P::Plus => BinaryOp::Add,
+        P::Minus => BinaryOp::Sub,
+        P::Star => BinaryOp::Mul,
+        P::Slash => BinaryOp::Div,
+        P::Percent => BinaryOp::Mod,
         _ => return None,
-    })
+    };
+    Some((op, op.precedence()))
 }
 
 impl<'s> Descent<'s> {
@@ -251,8 +252,8 @@ impl<'s> Descent<'s> {
         match self.token.kind {
             Kind::Punct(punct) => binary_operator(punct),
             Kind::Ident => match self.keyword() {
-                Some(Keyword::Is) => Some((BinaryOp::Is, 6)),
-                Some(Keyword::Isnt) => Some((BinaryOp::Isnt, 6)),
+                Some(Keyword::Is) => Some((BinaryOp::Is, BinaryOp::Is.precedence())),
+                Some(Keyword::Isnt) => Some((BinaryOp::Isnt, BinaryOp::Isnt.precedence())),
                 _ => None,
             },
             _ => None,
