@@ -13,6 +13,7 @@ mod convert;
 mod errors;
 mod expr_tree;
 mod functions;
+mod matching;
 mod parsing;
 mod semantics;
 
@@ -27,6 +28,10 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parsing::parse_ads, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::parse_next, m)?)?;
     m.add_function(wrap_pyfunction!(errors::last_error, m)?)?;
+    m.add_class::<matching::PyPool>()?;
+    m.add_class::<matching::PyMatch>()?;
+    m.add_class::<matching::PyAnalysis>()?;
+    m.add_function(wrap_pyfunction!(matching::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(functions::register, m)?)?;
     m.add_function(wrap_pyfunction!(functions::unregister, m)?)?;
     m.add_function(wrap_pyfunction!(expr_tree::attribute, m)?)?;

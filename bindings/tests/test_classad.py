@@ -406,3 +406,45 @@ def test_extension_registered_python_functions():
         for name in ("times", "shape", "spy", "boom"):
             classad2.unregister(name)
     assert classad2.ExprTree("times(1, 2)").eval() is classad2.Value.Error
+
+
+def machines_and_job():
+    machines = [
+        classad2.ClassAd(
+            f'[ MyType = "Machine"; Memory = {memory}; Rank = {rank}; Requirements = TARGET.RequestMemory <= Memory ]'
+        )
+        for memory, rank in [(1024, 0), (4096, 1), (8192, 2), (2048, 0)]
+    ]
+    job = classad2.ClassAd(
+        "[ RequestMemory = 2048; Requirements = TARGET.Memory >= 4096 && TARGET.Memory >= RequestMemory;"
+        " Rank = TARGET.Memory ]"
+    )
+    return machines, job
+
+
+def test_extension_pool_matches_as_symmetric_match_does():
+    machines, job = machines_and_job()
+    pool = classad2.Pool(machines)
+    found = pool.matches(job)
+    assert [m.index for m in found] == [i for i, m in enumerate(machines) if job.symmetricMatch(m)] == [1, 2]
+    assert (found[1].rank, found[1].ad_rank) == (8192.0, 2.0)
+    assert pool.count(job) == 2 and len(pool) == 4 and pool[-1]["Memory"] == 2048
+    with pytest.raises(IndexError):
+        pool[4]
+    with pytest.raises(TypeError):
+        classad2.Pool([job, "not an ad"])
+    # New semantics finds RequestMemory only in MY: the machines' Requirements
+    # still see the job as TARGET, so the answer is the same here.
+    assert classad2.Pool(machines, semantics="new").count(job) == 2
+
+
+def test_extension_analyze_explains_what_does_not_match():
+    machines, job = machines_and_job()
+    report = classad2.analyze(job, machines)
+    assert (report.machines, report.rejected_by_job, report.rejected_by_machine, report.matching) == (4, 2, 0, 2)
+    (first, flat, satisfied) = report.conditions[0]
+    assert (repr(first), repr(flat), satisfied) == ("TARGET.Memory >= 4096", "TARGET.Memory >= 4096", 2)
+    condition, replacement, more = report.suggestions[0]
+    assert (repr(condition), repr(replacement), more) == ("TARGET.Memory >= 4096", "TARGET.Memory >= 2048", 1)
+    assert str(report).startswith("The job: run analysis summary. Of 4 machines,")
+    assert "Changing TARGET.Memory >= 4096 to TARGET.Memory >= 2048 would let 1 more machine match." in str(report)

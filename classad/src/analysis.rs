@@ -221,6 +221,7 @@ impl Analysis {
     }
 }
 
+/// `n thing` or `n things`.
 fn count(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }

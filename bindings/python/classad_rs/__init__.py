@@ -13,13 +13,17 @@ import enum
 from collections.abc import MutableMapping
 
 from ._classad_rs import (
+    Analysis,
     Attribute,
     ClassAd,
     ClassAdException,
     ExprTree,
     Function,
     Literal,
+    Match,
+    Pool,
     __version__,
+    analyze,
     lastError,
     parse_ads,
     parseNext,
@@ -30,15 +34,19 @@ from ._classad_rs import (
 )
 
 __all__ = [
+    "Analysis",
     "Attribute",
     "ClassAd",
     "ClassAdException",
     "ExprTree",
     "Function",
     "Literal",
+    "Match",
     "Parser",
     "ParserType",
+    "Pool",
     "Value",
+    "analyze",
     "lastError",
     "parseAds",
     "parseNext",

@@ -1,7 +1,7 @@
 # Type stubs of classad_rs (the native half is classad_rs._classad_rs).
 import datetime
 import enum
-from collections.abc import Callable, ItemsView, Iterator, KeysView, ValuesView
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, ValuesView
 from typing import IO, Any, Literal, Optional, Union
 
 Semantics = Literal["new", "old"]
@@ -109,6 +109,29 @@ class ClassAd:
     def formatJson(self) -> str: ...
     def __eq__(self, other: object) -> bool: ...
 
+class Match:
+    index: int
+    rank: float
+    ad_rank: float
+
+class Pool:
+    def __init__(self, ads: Iterable[ClassAd], semantics: Optional[Semantics] = None) -> None: ...
+    def matches(self, request: ClassAd) -> list[Match]: ...
+    def count(self, request: ClassAd) -> int: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> ClassAd: ...
+
+class Analysis:
+    machines: int
+    rejected_by_job: int
+    rejected_by_machine: int
+    matching: int
+    conditions: list[tuple[ExprTree, ExprTree, int]]
+    missing_from_job: list[tuple[str, bool, int]]
+    suggestions: list[tuple[ExprTree, Optional[ExprTree], int]]
+    report: str
+
+def analyze(job: ClassAd, machines: Iterable[ClassAd], semantics: Optional[Semantics] = None) -> Analysis: ...
 def version() -> str: ...
 def parseAds(text: Union[str, IO[str]], parser: Union[None, ParserType, FormatName] = None) -> Iterator[ClassAd]: ...
 def parseOne(text: Union[str, IO[str]], parser: Union[None, ParserType, FormatName] = None) -> ClassAd: ...
