@@ -21,14 +21,33 @@ fn ads_of(ads: &Bound<'_, PyAny>) -> PyResult<Vec<ClassAd>> {
     ads.try_iter()?.map(|ad| Ok(ad?.cast::<PyClassAd>()?.borrow().ad.clone())).collect()
 }
 
+/// What a pool owns: its ads and how to evaluate them.
+struct Owned {
+    ads: Vec<ClassAd>,
+    options: EvalOptions,
+}
+
+type PreparedPool<'p> = matching::Pool<'p>;
+
+self_cell::self_cell!(
+    /// The ads with their library pool, which borrows them: prepared once
+    /// (each ad's `Requirements` and `Rank`, and the attribute columns
+    /// requests build), reused by every request.
+    struct Prepared {
+        owner: Owned,
+        #[not_covariant]
+        dependent: PreparedPool,
+    }
+);
+
 /// A set of ads (the machines) to match requests (jobs) against, as a
 /// negotiator does: each request's `Requirements` against every ad's
 /// attributes, and each ad's `Requirements` against the request. The ads
-/// are copied when the pool is made; the GIL is released while matching.
+/// are copied and prepared when the pool is made; the GIL is released
+/// while matching.
 #[pyclass(name = "Pool", module = "classad_rs", frozen)]
 pub(crate) struct PyPool {
-    ads: Vec<ClassAd>,
-    options: EvalOptions,
+    prepared: Prepared,
 }
 
 /// An ad of a `Pool` that matches a request.
@@ -56,8 +75,10 @@ impl PyPool {
     /// `semantics` (old by default).
     #[new]
     #[pyo3(signature = (ads, semantics=None))]
-    fn new(ads: &Bound<'_, PyAny>, semantics: Option<SemanticsArg>) -> PyResult<PyPool> {
-        Ok(PyPool { ads: ads_of(ads)?, options: options(semantics) })
+    fn new(py: Python<'_>, ads: &Bound<'_, PyAny>, semantics: Option<SemanticsArg>) -> PyResult<PyPool> {
+        let owned = Owned { ads: ads_of(ads)?, options: options(semantics) };
+        let prepared = py.detach(|| Prepared::new(owned, |owned| matching::Pool::new(&owned.options, &owned.ads)));
+        Ok(PyPool { prepared: checked(prepared)? })
     }
 
     /// The ads that match `request` both ways, in pool order, with both
@@ -65,12 +86,13 @@ impl PyPool {
     fn matches(&self, py: Python<'_>, request: PyRef<'_, PyClassAd>) -> PyResult<Vec<PyMatch>> {
         let request = &request.ad;
         let found = py.detach(|| {
-            let pool = matching::Pool::new(&self.options, &self.ads);
-            if self.ads.len() >= PARALLEL_FROM {
-                pool.par_matches(request)
-            } else {
-                pool.matches(request)
-            }
+            self.prepared.with_dependent(|_, pool| {
+                if pool.len() >= PARALLEL_FROM {
+                    pool.par_matches(request)
+                } else {
+                    pool.matches(request)
+                }
+            })
         });
         let found = checked(found)?;
         Ok(found.into_iter().map(|m| PyMatch { index: m.index, rank: m.left_rank, ad_rank: m.right_rank }).collect())
@@ -79,21 +101,22 @@ impl PyPool {
     /// How many ads match `request` both ways.
     fn count(&self, py: Python<'_>, request: PyRef<'_, PyClassAd>) -> PyResult<usize> {
         let request = &request.ad;
-        checked(py.detach(|| matching::Pool::new(&self.options, &self.ads).count(request)))
+        checked(py.detach(|| self.prepared.with_dependent(|_, pool| pool.count(request))))
     }
 
     fn __len__(&self) -> usize {
-        self.ads.len()
+        self.prepared.borrow_owner().ads.len()
     }
 
     /// The ad at `index` (a copy).
     fn __getitem__(&self, index: isize) -> PyResult<PyClassAd> {
-        let len = self.ads.len() as isize;
+        let ads = &self.prepared.borrow_owner().ads;
+        let len = ads.len() as isize;
         let index = if index < 0 { index + len } else { index };
         if !(0..len).contains(&index) {
             return Err(PyIndexError::new_err("Pool index out of range"));
         }
-        Ok(PyClassAd { ad: self.ads[index as usize].clone() })
+        Ok(PyClassAd { ad: ads[index as usize].clone() })
     }
 }
 
