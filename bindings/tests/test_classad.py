@@ -448,3 +448,17 @@ def test_extension_analyze_explains_what_does_not_match():
     assert (repr(condition), repr(replacement), more) == ("TARGET.Memory >= 4096", "TARGET.Memory >= 2048", 1)
     assert str(report).startswith("The job: run analysis summary. Of 4 machines,")
     assert "Changing TARGET.Memory >= 4096 to TARGET.Memory >= 2048 would let 1 more machine match." in str(report)
+
+
+def test_extension_the_readme_examples_run(monkeypatch):
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with open(os.path.join(root, "README.md")) as f:
+        readme = f.read()
+    section = readme[readme.index("## Python (`classad_rs`") :]
+    blocks = section.split("```python\n")[1:]
+    assert len(blocks) == 2
+    monkeypatch.chdir(root)
+    namespace = {}
+    for block in blocks:
+        exec(block[: block.index("```")], namespace)
+    assert namespace["best"] is not None
