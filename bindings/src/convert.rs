@@ -91,15 +91,16 @@ pub(crate) fn dict_to_ad(dict: &Bound<'_, PyDict>, depth: u32) -> PyResult<Class
     Ok(ad)
 }
 
-/// What `ClassAd.__getitem__` returns: the Python value of a literal, of a
-/// list or of a nested ad; an `ExprTree` for anything else.
+/// What `ClassAd.__getitem__` returns: the Python value of a literal, a
+/// Python list of a list (its items converted the same way), a `ClassAd`
+/// of a nested ad; an `ExprTree` for anything else.
 pub(crate) fn literal_to_py(py: Python<'_>, expr: &Expr) -> PyResult<Py<PyAny>> {
     use classad::Node;
     if let Some(literal) = expr.as_literal() {
         return value_to_py(py, &Value::from(literal));
     }
     match expr.as_node() {
-        Some(Node::List(items)) if items.iter().all(|item| item.as_literal().is_some()) => {
+        Some(Node::List(items)) => {
             let items = items.iter().map(|item| literal_to_py(py, item)).collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, items)?.into_any().unbind())
         }

@@ -42,6 +42,9 @@ def test_getitem_gives_python_values_for_literals_and_trees_otherwise(ad):
     assert ad["c"] == "x"
     assert ad["d"] is classad2.Value.Undefined
     assert ad["e"] == [1, 2]
+    mixed = classad2.ClassAd("[l = {1, a, {b}}]")["l"]
+    assert mixed[0] == 1 and isinstance(mixed[1], classad2.ExprTree) and str(mixed[1]) == "a"
+    assert isinstance(mixed[2], list) and str(mixed[2][0]) == "b"
     assert isinstance(ad["f"], classad2.ClassAd) and repr(ad["f"]) == "[ x = 1 ]"
     with pytest.raises(KeyError):
         ad["missing"]
