@@ -178,11 +178,14 @@ impl PyClassAd {
         value_to_py(py, &value)
     }
 
-    /// True when this ad's `Requirements` is true against `target`.
-    #[pyo3(signature = (target, semantics=None))]
-    fn matches(&self, target: PyRef<'_, PyClassAd>, semantics: Option<SemanticsArg>) -> PyResult<bool> {
+    /// True when `ad`'s `Requirements` is true against this ad (`ad` as
+    /// MY, this ad as TARGET), as classad2 has it: `machine.matches(job)`
+    /// asks whether the job accepts the machine. A non-zero number counts
+    /// as true; UNDEFINED, ERROR and a missing `Requirements` as false.
+    #[pyo3(signature = (ad, semantics=None))]
+    fn matches(&self, ad: PyRef<'_, PyClassAd>, semantics: Option<SemanticsArg>) -> PyResult<bool> {
         let options = options(semantics);
-        checked(classad::matching::MatchAd::new(&options, &self.ad, &target.ad).left_matches_right())
+        checked(classad::matching::MatchAd::new(&options, &self.ad, &ad.ad).right_matches_left())
     }
 
     /// True when both ads' `Requirements` are true against each other.
