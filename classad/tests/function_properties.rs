@@ -58,7 +58,7 @@ proptest! {
     ) {
         let text = format!("{function}({})", args.join(", "));
         if let Ok(expr) = parse_expr(&text) {
-            let limits = EvalLimits { max_depth: 500, max_steps: 200_000 };
+            let limits = EvalLimits { max_depth: 500, max_steps: 200_000, ..EvalLimits::default() };
             for semantics in [Semantics::New, Semantics::Old] {
                 let options = EvalOptions::new().semantics(semantics).limits(limits);
                 let _ = EvalContext::new(&options).my(&my).eval(&expr).to_string();

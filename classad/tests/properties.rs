@@ -27,7 +27,7 @@ proptest! {
     #[test]
     fn evaluation_always_finishes(text in expression(), my in ad(), target in ad()) {
         if let Ok(expr) = parse_expr(&text) {
-            let limits = EvalLimits { max_depth: 500, max_steps: 200_000 };
+            let limits = EvalLimits { max_depth: 500, max_steps: 200_000, ..EvalLimits::default() };
             for semantics in [Semantics::New, Semantics::Old] {
                 let options = EvalOptions::new().semantics(semantics).limits(limits);
                 let alone = EvalContext::new(&options).eval(&expr);

@@ -102,7 +102,7 @@ fn registered_functions_stay_within_the_limits() {
     assert_eq!(eval(&deep), Value::Int(1));
     let ad: ClassAd = "[ loop = passThrough(loop) ]".parse().expect("ad");
     assert_eq!(ad.eval_attr("loop"), Value::Error);
-    let limited = EvalOptions::new().limits(EvalLimits { max_depth: 50, max_steps: 1_000 });
+    let limited = EvalOptions::new().limits(EvalLimits { max_depth: 50, max_steps: 1_000, ..EvalLimits::default() });
     assert_eq!(parse_expr(&deep).expect("parses").eval_with(&limited), Value::Error);
     assert!(unregister("passThrough"));
 }

@@ -109,20 +109,48 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Bounds on one evaluation.
+/// Bounds on one evaluation. Exceeding any of them makes the whole
+/// evaluation ERROR (it stops there), so that hostile expressions cost
+/// bounded time and memory.
+///
+/// ```
+/// use classad::{ClassAd, EvalLimits, EvalOptions, Value};
+/// let ad: ClassAd = r#"[ s = "0123456789"; t = strcat(s, s, s) ]"#.parse()?;
+/// let tight = EvalOptions::new().limits(EvalLimits { max_string: 20, ..EvalLimits::default() });
+/// assert_eq!(ad.eval_attr_with("t", &tight), Value::Error);
+/// assert_eq!(ad.eval_attr("t").as_str().map(str::len), Some(30));
+/// # Ok::<(), classad::ParseError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EvalLimits {
     /// Maximum nesting of evaluation (sub-expressions plus attribute
     /// references followed).
     pub max_depth: u32,
-    /// Maximum number of expression nodes evaluated.
+    /// Maximum number of steps: expression nodes evaluated, plus one per
+    /// 64 bytes of the strings and one per item of the lists that
+    /// functions build.
     pub max_steps: u64,
+    /// The longest string a function may build, in bytes.
+    pub max_string: usize,
+    /// The most items of a list a function may build (list literals are
+    /// bounded by the parser's input size instead).
+    pub max_list: usize,
+    /// The longest regular-expression pattern, in bytes (a compiled
+    /// pattern is also held under 1 MiB); a longer one is invalid.
+    pub max_regex: usize,
 }
 
 impl Default for EvalLimits {
-    /// 2,000 levels and 10 million steps.
+    /// 2,000 levels, 10 million steps, strings of 16 MiB, lists of 1 Mi
+    /// items, patterns of 64 KiB.
     fn default() -> EvalLimits {
-        EvalLimits { max_depth: 2000, max_steps: 10_000_000 }
+        EvalLimits {
+            max_depth: 2000,
+            max_steps: 10_000_000,
+            max_string: 16 << 20,
+            max_list: 1 << 20,
+            max_regex: 64 << 10,
+        }
     }
 }
 
@@ -468,8 +496,37 @@ impl<'a> Evaluator<'a> {
         Val::Ad(self.keep_frame(Frame { ad, parent: Some(parent), side: parent.side }))
     }
 
+    /// Counts what building `value` cost, when a function built a string
+    /// or a list (a step per 64 bytes, a step per item), and fails the
+    /// evaluation when it is larger than the limits allow.
+    fn charge(&mut self, value: Val<'a>) -> Val<'a> {
+        let limits = &self.options.limits;
+        let (cost, within) = match &value {
+            Val::Str(StrVal::Owned(text)) => (text.len() / 64, text.len() <= limits.max_string),
+            Val::List(List::Values(items)) => (items.len(), items.len() <= limits.max_list),
+            _ => return value,
+        };
+        self.steps = self.steps.saturating_add(cost as u64);
+        if !within || self.steps > self.max_steps {
+            return self.fail();
+        }
+        value
+    }
+
+    /// Appends `piece` to `out`, a string a function is building, unless
+    /// that would make it longer than the limit: then fails the evaluation
+    /// and gives false.
+    pub(crate) fn append(&mut self, out: &mut String, piece: &str) -> bool {
+        if out.len() + piece.len() > self.options.limits.max_string {
+            self.fail();
+            return false;
+        }
+        out.push_str(piece);
+        true
+    }
+
     /// Gives up on the whole evaluation.
-    fn fail(&mut self) -> Val<'a> {
+    pub(crate) fn fail(&mut self) -> Val<'a> {
         self.max_steps = 0;
         Val::Error
     }
@@ -559,8 +616,10 @@ impl<'a> Evaluator<'a> {
                 self.select(base, *name)
             }
             Node::Binary(op, a, b) => self.binary(*op, a, b, frame),
+            // A level of its own, like any node: nested parentheses must
+            // count against the depth limit and get their stack checked.
             Node::Paren(inner) => match &inner.0 {
-                Repr::Node(node) => self.eval_node(&node.node, frame),
+                Repr::Node(node) => self.nested(|ev| ev.eval_node(&node.node, frame)),
                 Repr::Lit(literal) => Val::from_literal(literal),
             },
             _ => self.eval_other(node, frame),
@@ -611,7 +670,10 @@ impl<'a> Evaluator<'a> {
                 Val::Undefined => self.eval(b, frame),
                 v => v,
             },
-            Node::Call(call) => crate::functions::call(self, call, frame),
+            Node::Call(call) => {
+                let value = crate::functions::call(self, call, frame);
+                self.charge(value)
+            }
             Node::List(items) => Val::List(List::Lazy(items, frame)),
             Node::Record(ad) => self.nested_ad(ad, frame),
             Node::Attr(_) | Node::Select(..) | Node::Binary(..) | Node::Paren(_) => self.eval_node(node, frame),

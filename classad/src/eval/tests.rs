@@ -129,7 +129,7 @@ fn old_and_new_semantics() {
 
 #[test]
 fn limits_make_the_whole_result_error() {
-    let opts = EvalOptions::new().limits(EvalLimits { max_depth: 2000, max_steps: 50 });
+    let opts = EvalOptions::new().limits(EvalLimits { max_depth: 2000, max_steps: 50, ..EvalLimits::default() });
     let e = parse_expr("isError(size({1,2}) + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1)").expect("parses");
     assert_eq!(e.eval_with(&opts), Value::Error);
     // A long chain of attribute references.

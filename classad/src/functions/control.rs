@@ -94,7 +94,9 @@ fn unresolved<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>
     };
     if let Some(pattern) = pattern {
         let pattern = match ev.eval(pattern, frame) {
-            Val::Str(text) => super::regex::compile(text.as_str(), super::regex::Options::caseless()),
+            Val::Str(text) => {
+                super::regex::compile(text.as_str(), super::regex::Options::caseless(), ev.options.limits.max_regex)
+            }
             // libclassad fails the whole evaluation here (divergence
             // `eval-failure`).
             _ => return Val::Error,

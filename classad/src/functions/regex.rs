@@ -189,10 +189,14 @@ impl Pattern {
 }
 
 /// Compiles `pattern` (up to a NUL, if there is one) with `options`, or
-/// takes it from this thread's cache; `None` when the pattern is invalid or
-/// uses a feature this engine does not have.
-pub(crate) fn compile(pattern: &str, options: Options) -> Option<Pattern> {
+/// takes it from this thread's cache; `None` when the pattern is invalid,
+/// longer than `max_len` bytes, or uses a feature this engine does not
+/// have.
+pub(crate) fn compile(pattern: &str, options: Options, max_len: usize) -> Option<Pattern> {
     let pattern = c_str(pattern);
+    if pattern.len() > max_len {
+        return None;
+    }
     let key = options.bits();
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
@@ -314,7 +318,7 @@ fn regexp<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) ->
     let (Val::Str(pattern), Val::Str(target)) = (&pattern, &target) else {
         return Val::Error;
     };
-    match compile(pattern.as_str(), Options::from_letters(letters)) {
+    match compile(pattern.as_str(), Options::from_letters(letters), ev.options.limits.max_regex) {
         Some(compiled) => Val::Bool(compiled.is_match(target.as_str())),
         None => Val::Error,
     }
@@ -340,7 +344,7 @@ fn regexp_member<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<
     };
     // libclassad compiles the pattern per element and takes a failure as
     // "no match": an invalid pattern gives false (or UNDEFINED), not ERROR.
-    let compiled = compile(pattern.as_str(), Options::from_letters(letters));
+    let compiled = compile(pattern.as_str(), Options::from_letters(letters), ev.options.limits.max_regex);
     let mut saw_undefined = false;
     for i in 0..list.len() {
         match ev.element(list, i) {
@@ -392,7 +396,7 @@ fn substitution<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'
     let has = |c| letters.as_bytes().contains(&c);
     let full = has(b'f') || function != Substitution::Regexps;
     let global = has(b'g') || function == Substitution::ReplaceAll;
-    let Some(compiled) = compile(pattern.as_str(), Options::from_letters(letters)) else {
+    let Some(compiled) = compile(pattern.as_str(), Options::from_letters(letters), ev.options.limits.max_regex) else {
         return Val::Error;
     };
     let target = c_str(target.as_str()).as_bytes();
@@ -523,12 +527,12 @@ mod tests {
     #[test]
     fn cache_is_bounded_and_reused() {
         for i in 0..(CACHE_CAPACITY * 3) {
-            assert!(compile(&format!("a{i}"), Options::default()).is_some());
+            assert!(compile(&format!("a{i}"), Options::default(), usize::MAX).is_some());
         }
-        let first = compile("reused", Options::default()).expect("valid");
-        let again = compile("reused", Options::default()).expect("valid");
+        let first = compile("reused", Options::default(), usize::MAX).expect("valid");
+        let again = compile("reused", Options::default(), usize::MAX).expect("valid");
         assert!(Rc::ptr_eq(&first.0, &again.0));
-        assert!(compile("(", Options::default()).is_none());
+        assert!(compile("(", Options::default(), usize::MAX).is_none());
         CACHE.with(|cache| assert!(cache.borrow().entries.len() <= CACHE_CAPACITY));
     }
 
@@ -536,14 +540,14 @@ mod tests {
     fn hostile_patterns_finish_fast() {
         let start = Instant::now();
         let target = "a".repeat(100_000);
-        let pattern = compile("(a*)*b", Options::default()).expect("valid");
+        let pattern = compile("(a*)*b", Options::default(), usize::MAX).expect("valid");
         assert!(!pattern.is_match(&target));
-        let pattern = compile("(a|aa)*c", Options::default()).expect("valid");
+        let pattern = compile("(a|aa)*c", Options::default(), usize::MAX).expect("valid");
         assert!(!pattern.is_match(&target));
-        let pattern = compile("(x+x+)+y", Options::default()).expect("valid");
+        let pattern = compile("(x+x+)+y", Options::default(), usize::MAX).expect("valid");
         assert!(!pattern.is_match(&"x".repeat(100_000)));
         let replaced = substitute_matches(
-            &compile("(a*)*b", Options::default()).expect("valid"),
+            &compile("(a*)*b", Options::default(), usize::MAX).expect("valid"),
             target.as_bytes(),
             b"x",
             true,
@@ -556,9 +560,9 @@ mod tests {
 
     #[test]
     fn huge_patterns_and_outputs_are_errors() {
-        assert!(compile("(a{65535}){65535}", Options::default()).is_none());
-        assert!(compile("((a{1000}){1000}){1000}", Options::default()).is_none());
-        let pattern = compile("b", Options::default()).expect("valid");
+        assert!(compile("(a{65535}){65535}", Options::default(), usize::MAX).is_none());
+        assert!(compile("((a{1000}){1000}){1000}", Options::default(), usize::MAX).is_none());
+        let pattern = compile("b", Options::default(), usize::MAX).expect("valid");
         let target = "b".repeat(4096);
         let substitute = "\\0".to_string() + &"y".repeat(8192);
         assert_eq!(substitute_matches(&pattern, target.as_bytes(), substitute.as_bytes(), true, true), None);

@@ -360,7 +360,7 @@ fn string_list_regexp_member<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame
     let delimiters = strings.get(2).copied().unwrap_or(SUMMARY_DELIMITERS);
     // Unlike regexp's, these option letters may be upper case.
     let options = super::regex::Options::from_letters(&strings.get(3).copied().unwrap_or("").to_ascii_lowercase());
-    let Some(pattern) = super::regex::compile(pattern, options) else {
+    let Some(pattern) = super::regex::compile(pattern, options, ev.options.limits.max_regex) else {
         return Val::Error;
     };
     let mut items = Items::new(list, delimiters).peekable();

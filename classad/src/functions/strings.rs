@@ -63,7 +63,11 @@ fn strcat<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) ->
         match v {
             Val::Error | Val::Undefined => return v,
             v => match super::conversion::to_text(&v) {
-                Some(text) => out.push_str(&text),
+                Some(text) => {
+                    if !ev.append(&mut out, &text) {
+                        return Val::Error;
+                    }
+                }
                 None => return Val::Error,
             },
         }
@@ -201,10 +205,12 @@ fn join<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> V
             separator = text;
             continue;
         }
-        if !out.is_empty() {
-            out.push_str(&separator);
+        if !out.is_empty() && !ev.append(&mut out, &separator) {
+            return Val::Error;
         }
-        out.push_str(&text);
+        if !ev.append(&mut out, &text) {
+            return Val::Error;
+        }
         defined = true;
     }
     if undefined && !defined {
