@@ -114,17 +114,16 @@ impl PyClassAd {
         Ok((name, literal_to_py(py, &expr)?))
     }
 
-    /// The value of `name`, after setting it to `default` if absent.
+    /// The value of `name`; when absent, sets it to `default` and gives
+    /// `default` back (as `dict.setdefault` and classad2 do).
     #[pyo3(signature = (name, default=None))]
     fn setdefault(&mut self, py: Python<'_>, name: &str, default: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        if !self.ad.contains(name) {
-            let value = match default {
-                Some(value) => py_to_expr(value)?,
-                None => py_to_expr(&py.None().into_bound(py))?,
-            };
-            self.ad.insert(name, value);
+        if self.ad.contains(name) {
+            return self.get(py, name, None);
         }
-        self.get(py, name, None)
+        let default = default.map_or_else(|| py.None(), |value| value.clone().unbind());
+        self.ad.insert(name, py_to_expr(default.bind(py))?);
+        Ok(default)
     }
 
     /// Sets attributes from a mapping (or `(name, value)` pairs) and from
@@ -230,7 +229,7 @@ impl PyClassAd {
         classad::references::internal(&options(semantics), &self.ad, &expr.expr).map_err(|e| error(e.to_string()))
     }
 
-    /// Pickles as its text (classad2's ads cannot be pickled).
+    /// Pickles as its text.
     fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
         Ok((slf.get_type().into_any().unbind(), (slf.borrow().ad.to_string(),)))
     }

@@ -65,19 +65,17 @@ pub(crate) fn py_to_expr_within(value: &Bound<'_, PyAny>, depth: u32) -> PyResul
 }
 
 /// A `datetime` as an absolute time: an aware one is its instant, kept
-/// with its offset; a naive one is read as UTC, as classad2 reads it.
+/// with its offset; a naive one is local time (as Python's `timestamp()`
+/// and classad2 read it), written in UTC as classad2 writes it.
 fn datetime_to_expr(value: &Bound<'_, PyAny>) -> PyResult<Expr> {
     let offset = value.call_method0("utcoffset")?;
-    let (instant, offset_secs) = if offset.is_none() {
-        let utc = value.py().import("datetime")?.getattr("timezone")?.getattr("utc")?;
-        let kwargs = PyDict::new(value.py());
-        kwargs.set_item("tzinfo", utc)?;
-        (value.call_method("replace", (), Some(&kwargs))?, 0)
+    let offset_secs = if offset.is_none() {
+        0
     } else {
         let secs: f64 = offset.call_method0("total_seconds")?.extract()?;
-        (value.clone(), secs as i32)
+        secs as i32
     };
-    let timestamp: f64 = instant.call_method0("timestamp")?.extract()?;
+    let timestamp: f64 = value.call_method0("timestamp")?.extract()?;
     let time = classad::AbsTime { secs: timestamp.floor() as i64, offset: offset_secs };
     Ok(Expr::literal(Literal::AbsTime(time)))
 }

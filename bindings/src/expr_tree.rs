@@ -27,13 +27,17 @@ pub(crate) struct PyExprTree {
 
 #[pymethods]
 impl PyExprTree {
-    /// Parses `expr` (new syntax), or wraps an `ExprTree` (a copy).
+    /// Parses `expr` (new syntax), or wraps an `ExprTree` (a copy), or
+    /// makes the literal of another Python value (`ExprTree(5)`, as
+    /// classad2 allows).
     #[new]
     fn new(py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<PyExprTree> {
         if let Ok(tree) = expr.cast::<PyExprTree>() {
             return Ok(tree.get().clone());
         }
-        let text: String = expr.extract()?;
+        let Ok(text) = expr.extract::<String>() else {
+            return Ok(PyExprTree { expr: py_to_expr(expr)? });
+        };
         let expr = py.detach(|| classad::parse_expr(&text)).map_err(|e| parse_error(py, &e))?;
         Ok(PyExprTree { expr })
     }

@@ -1,12 +1,11 @@
 //! The `semantics=` argument of every call that evaluates.
 //!
 //! classad2 has no such argument: libclassad keeps one process-wide switch
-//! that starts at new semantics and that `parseAds`, `parseOne` and
-//! `import htcondor2` turn to old semantics for good, and it always looks
-//! an unscoped name missing from MY up in TARGET. What a classad2 script
-//! sees is therefore old semantics, nearly always; so that such scripts
-//! run unchanged, old semantics is the default here, and `semantics="new"`
-//! asks for the other.
+//! that starts at new semantics and that the first `parseAds`, `parseOne`
+//! or `parseNext` of an ad (or `import htcondor2`) turns to old semantics
+//! for good. What a classad2 script sees is therefore old semantics,
+//! nearly always; so that such scripts run unchanged, old semantics is the
+//! default here, and `semantics="new"` asks for the other.
 
 use classad::{EvalOptions, Semantics};
 use pyo3::exceptions::PyValueError;

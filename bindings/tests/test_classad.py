@@ -68,14 +68,18 @@ def test_eval_and_lookup(ad):
         ad.eval("missing")
 
 
-def test_a_name_missing_from_my_is_looked_up_in_target():
-    # What classad2 always does, and our default (old) semantics.
+def test_once_ads_are_parsed_a_name_missing_from_my_is_looked_up_in_target():
+    # classad2 turns to old semantics when parseOne (or parseAds, or import
+    # htcondor2) has parsed an ad; ours is in old semantics by default.
+    classad2.parseOne("[a = 1]")
     job = classad2.ClassAd("[ Requirements = Memory > 1024 ]")
     machine = classad2.ClassAd("[ Memory = 2048; Requirements = true ]")
     assert job.lookup("Requirements").eval(job, machine) is True
-    assert classad2.ExprTree("c").eval(classad2.ClassAd("[a = 1]"), classad2.ClassAd("[c = 2]")) == 2
-    assert job.matches(machine)
+    found = classad2.ExprTree("c").eval(classad2.ClassAd("[a = 1]"), classad2.ClassAd("[c = 2]"))
+    assert type(found) is int and found == 2
+    assert job.matches(machine) and machine.matches(job)
     assert job.symmetricMatch(machine)
+    assert classad2.ExprTree("c").eval(classad2.ClassAd("[a = 1]")) is classad2.Value.Undefined
 
 
 def test_extension_semantics_is_an_explicit_argument():
@@ -89,15 +93,6 @@ def test_extension_semantics_is_an_explicit_argument():
         job.eval("Requirements", semantics="newer")
     with pytest.raises(TypeError):
         job.eval("Requirements", semantics=1)
-
-
-def test_extension_a_target_is_not_remembered_after_the_call():
-    # classad2 (libclassad) keeps the last target as the scope's fallback:
-    # in its process the second call gives 2 as well.
-    c = classad2.ExprTree("c")
-    ad = classad2.ClassAd("[a = 1]")
-    assert c.eval(ad, classad2.ClassAd("[c = 2]")) == 2
-    assert c.eval(ad) is classad2.Value.Undefined
 
 
 def test_construction_from_a_dict_converts_python_values():
@@ -258,8 +253,22 @@ def test_datetimes_become_absolute_times():
 
     ad = classad2.ClassAd()
     ad["t"] = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
-    ad["n"] = datetime.datetime(2020, 1, 1)
-    assert ad.eval("t") == ad.eval("n") == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+    assert ad.eval("t") == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def test_naive_datetimes_are_local_time(monkeypatch):
+    import datetime
+    import time
+
+    monkeypatch.setenv("TZ", "America/Chicago")
+    time.tzset()
+    try:
+        ad = classad2.ClassAd()
+        ad["n"] = datetime.datetime(2020, 1, 1)
+        assert ad.eval("n") == datetime.datetime(2020, 1, 1, 6, tzinfo=datetime.timezone.utc)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_extension_aware_datetimes_keep_their_instant_and_offset():
@@ -343,6 +352,8 @@ def test_mapping_methods_of_mutable_mapping():
     with pytest.raises(KeyError):
         ad.pop("q")
     assert ad.setdefault("n", 4) == 4 and ad.setdefault("x", 9) == 3
+    assert ad.setdefault("u") is None and ad["u"] is classad2.Value.Undefined
+    del ad["u"]
     name, value = ad.popitem()
     assert name not in ad and value in (1, 2, 3, 4)
     assert ad.formatOld() == ad.printOld() and ad.formatJson() == ad.printJson()
