@@ -1,0 +1,28 @@
+//! Format conversions: ads read from arbitrary input in any format, written
+//! in each format and read back, give as many ads, and writing is a fixed
+//! point from the second round on.
+#![no_main]
+
+use classad::format::{self, Format, Reader};
+use classad::ClassAd;
+use libfuzzer_sys::fuzz_target;
+
+const FORMATS: [Format; 4] = [Format::New, Format::Old, Format::Json, Format::Xml];
+
+fuzz_target!(|data: &[u8]| {
+    let ads: Vec<ClassAd> = Reader::new(data, None).skip_bad_ads(true).take(100).filter_map(Result::ok).collect();
+    if ads.is_empty() {
+        return;
+    }
+    for to in FORMATS {
+        let text = format::to_string(&ads, to);
+        let back = match format::parse_ads(&text, Some(to)) {
+            Ok(back) => back,
+            Err(e) => panic!("{to}: what we wrote does not read back: {e}\n{text}"),
+        };
+        assert_eq!(back.len(), ads.len(), "{to}: {text}");
+        let second = format::to_string(&back, to);
+        let third = format::to_string(&format::parse_ads(&second, Some(to)).unwrap_or_default(), to);
+        assert_eq!(second, third, "{to}: not a fixed point");
+    }
+});
