@@ -454,6 +454,10 @@ pub(crate) fn write_escaped(f: &mut dyn Write, text: &str, quote: Option<char>) 
             b'\r' => f.write_str("\\r")?,
             b'\t' => f.write_str("\\t")?,
             0x0b => f.write_str("\\v")?,
+            // NUL, which libclassad's strings cannot hold, has no escape
+            // that reads back (`\000` is refused, as libclassad refuses
+            // it); written as itself, it reads back as itself.
+            0 => f.write_char('\0')?,
             _ if quote.is_some_and(|q| byte == q as u8) => {
                 f.write_char('\\')?;
                 f.write_char(byte as char)?;
