@@ -5,15 +5,19 @@ use classad::format::{self, Format, Reader};
 use classad::{ClassAd, Expr, Syntax};
 
 /// The `convert` target's property: every format reads back what it wrote,
-/// as many ads, and writing again changes nothing.
+/// as many ads, and writing is a fixed point from the second round on.
 fn converts_back(input: &[u8]) {
     let ads: Vec<ClassAd> = Reader::new(input, None).skip_bad_ads(true).filter_map(Result::ok).collect();
     assert!(!ads.is_empty());
     for to in [Format::New, Format::Old, Format::Json, Format::Xml] {
         let text = format::to_string(&ads, to);
         let back = format::parse_ads(&text, Some(to)).unwrap_or_else(|e| panic!("{to}: {e}\n{text:?}"));
-        assert_eq!(back.len(), ads.len(), "{to}");
-        assert_eq!(format::to_string(&back, to), text, "{to}: not a fixed point");
+        // The old format has no text for an ad without attributes.
+        let expected = if to == Format::Old { ads.iter().filter(|ad| !ad.is_empty()).count() } else { ads.len() };
+        assert_eq!(back.len(), expected, "{to}");
+        let second = format::to_string(&back, to);
+        let again = format::parse_ads(&second, Some(to)).unwrap_or_else(|e| panic!("{to}: {e}"));
+        assert_eq!(format::to_string(&again, to), second, "{to}: not a fixed point");
     }
 }
 
@@ -24,11 +28,22 @@ fn convert_a_nul_in_a_name_or_a_string() {
     converts_back(b"Cl\0im = 1\nS = \"a\0b\"\n");
 }
 
+#[test]
+fn convert_an_empty_ad_among_others() {
+    // `[]` has no old-format text: it vanishes there, and only there.
+    converts_back(b"[ a = 1 ]\n[ ]\n[ b = 2 ]\n");
+}
+
 /// The `roundtrip` target's property: printing is a fixed point.
 fn prints_back(text: &str) {
     let expr: Expr = text.parse().expect("parses");
     for syntax in [Syntax::New, Syntax::Old] {
         let printed = expr.display(syntax).to_string();
+        if syntax == Syntax::Old && printed.contains('\n') {
+            // No escapes in old syntax: the line break is written as is.
+            assert!(classad::Parser::new(Default::default()).syntax(syntax).parse_expr(&printed).is_err());
+            continue;
+        }
         let again = classad::Parser::new(Default::default()).syntax(syntax).parse_expr(&printed).expect("reparses");
         assert_eq!(again.display(syntax).to_string(), printed, "{syntax:?}");
     }
@@ -39,4 +54,9 @@ fn roundtrip_a_real_printed_with_fewer_digits() {
     // 17 significant digits in, 16 out (as libclassad prints reals): the
     // value changes once, then printing is stable.
     prints_back("1.2006689607669759e-306");
+}
+
+#[test]
+fn roundtrip_a_line_break_in_a_string() {
+    prints_back("\"\\\"\\n\"");
 }

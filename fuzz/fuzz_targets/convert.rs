@@ -1,6 +1,7 @@
 //! Format conversions: ads read from arbitrary input in any format, written
-//! in each format and read back, give as many ads, and writing is a fixed
-//! point from the second round on.
+//! in each format and read back, give as many ads (the old format has no
+//! text for an ad without attributes: those vanish there), and writing is a
+//! fixed point from the second round on.
 #![no_main]
 
 use classad::format::{self, Format, Reader};
@@ -20,7 +21,8 @@ fuzz_target!(|data: &[u8]| {
             Ok(back) => back,
             Err(e) => panic!("{to}: what we wrote does not read back: {e}\n{text}"),
         };
-        assert_eq!(back.len(), ads.len(), "{to}: {text}");
+        let expected = if to == Format::Old { ads.iter().filter(|ad| !ad.is_empty()).count() } else { ads.len() };
+        assert_eq!(back.len(), expected, "{to}: {text}");
         let second = format::to_string(&back, to);
         let third = format::to_string(&format::parse_ads(&second, Some(to)).unwrap_or_default(), to);
         assert_eq!(second, third, "{to}: not a fixed point");

@@ -2,7 +2,9 @@
 //! printing that again gives the same text (reals print with 16
 //! significant digits, as libclassad prints them, so the first print may
 //! round; the second must not change anything), in both syntaxes; the
-//! multi-line layout too.
+//! multi-line layout too. Old syntax has no escapes: a string holding a
+//! line break prints as a broken line there (as libclassad's does), so
+//! such expressions are checked in new syntax only.
 #![no_main]
 
 use classad::Syntax;
@@ -16,6 +18,9 @@ fuzz_target!(|generated: Gen| {
     };
     for syntax in [Syntax::New, Syntax::Old] {
         let printed = expr.display(syntax).to_string();
+        if syntax == Syntax::Old && printed.contains(['\n', '\r']) {
+            continue;
+        }
         let again = match parser(syntax).parse_expr(&printed) {
             Ok(again) => again,
             Err(e) => panic!("{text:?} printed in {syntax:?} as {printed:?}, which does not parse: {e}"),
