@@ -10,7 +10,8 @@
 //!
 //! `tests/data/functions/functions.jsonl` does the same for the built-in
 //! functions (generated from `functions_cases.txt` by the same script, with
-//! its own `divergences.jsonl`).
+//! its own `divergences.jsonl`), and `tests/data/differential/` for 10,000
+//! generated expressions and ads (a fixed seed of its `gen_cases.py`).
 //!
 //! With `CLASSAD_CONFORMANCE_REPORT=FILE` set, every case that differs from
 //! libclassad is also written to FILE as JSON lines (with our value), which
@@ -25,6 +26,8 @@ const CORPUS: &str = include_str!("data/conformance/core.jsonl");
 const DIVERGENCES: &str = include_str!("data/conformance/divergences.jsonl");
 const FUNCTIONS: &str = include_str!("data/functions/functions.jsonl");
 const FUNCTION_DIVERGENCES: &str = include_str!("data/functions/divergences.jsonl");
+const DIFFERENTIAL: &str = include_str!("data/differential/differential.jsonl");
+const DIFFERENTIAL_DIVERGENCES: &str = include_str!("data/differential/divergences.jsonl");
 const DIVERGENCES_DOC: &str = include_str!("../../docs/divergences.md");
 
 /// What identifies a case: semantics, kind, MY ad, TARGET ad, expression.
@@ -95,6 +98,11 @@ fn core_corpus_matches_libclassad() {
 #[test]
 fn function_corpus_matches_libclassad() {
     check_corpus(FUNCTIONS, FUNCTION_DIVERGENCES, 8200, "CLASSAD_FUNCTIONS_REPORT");
+}
+
+#[test]
+fn differential_corpus_matches_libclassad() {
+    check_corpus(DIFFERENTIAL, DIFFERENTIAL_DIVERGENCES, 20_000, "CLASSAD_DIFFERENTIAL_REPORT");
 }
 
 /// Makes the local time zone UTC, as the oracle's was when it recorded the
@@ -175,7 +183,7 @@ fn check_corpus(corpus: &str, divergences: &str, minimum: usize, report_var: &st
 
 #[test]
 fn every_divergence_reason_is_documented() {
-    for record in records(DIVERGENCES).chain(records(FUNCTION_DIVERGENCES)) {
+    for record in records(DIVERGENCES).chain(records(FUNCTION_DIVERGENCES)).chain(records(DIFFERENTIAL_DIVERGENCES)) {
         let reason = string_field(&record, "reason").expect("every divergence has a reason");
         let heading = format!("\n## {reason}\n");
         assert!(DIVERGENCES_DOC.contains(&heading), "docs/divergences.md has no section `## {reason}`");

@@ -4,7 +4,10 @@
 Usage (from the repository root):
 
     CLASSAD_CONFORMANCE_REPORT=/tmp/mismatch.jsonl cargo test -p classad --test conformance
-    python3 classad/tests/data/conformance/classify_divergences.py /tmp/mismatch.jsonl
+    python3 classad/tests/data/conformance/classify_divergences.py /tmp/mismatch.jsonl [OUT]
+
+OUT defaults to the divergences.jsonl next to this script; the differential
+corpus passes its own (see ../differential/README.md).
 
 Every mismatch between our result and libclassad's must match exactly one rule
 below; each rule names a section of docs/divergences.md. A mismatch that no
@@ -52,6 +55,33 @@ def cyclic(c):
     return False
 
 
+# HTCondor's own functions (docs/divergences.md, htcondor-layer).
+LAYER = r"\b(stringList\w*|split\w*|userMap|userHome|envV1ToV2|mergeEnvironment|argsToList|listToArgs|evalInEachContext|countMatches)\s*\("
+
+
+def refers_in_a_cycle(c):
+    """Whether an attribute of the case's ads refers to itself, directly or
+    through others (found from the text: every `name = ...` definition, its
+    references by name, and a cycle among them). Coarse, for generated
+    cases; `cyclic` lists the hand-written ones exactly."""
+    definitions = {}
+    for ad in (c["my"], c["target"], c["expr"]):
+        if not ad:
+            continue
+        for name, body in re.findall(r"([A-Za-z_]\w*)\s*=\s*([^;\]]*)", ad):
+            definitions.setdefault(name.lower(), []).append(body)
+    edges = {name: {ref.lower() for body in bodies for ref in re.findall(r"[A-Za-z_]\w*", body)} & definitions.keys()
+             for name, bodies in definitions.items()}
+
+    def reaches(start, goal, seen):
+        for nxt in edges.get(start, ()):
+            if nxt == goal or nxt not in seen and (seen.add(nxt) or reaches(nxt, goal, seen)):
+                return True
+        return False
+
+    return any(reaches(name, name, set()) for name in edges)
+
+
 def uses(c, pattern):
     text = " ".join(t for t in (c["my"], c["target"], c["expr"]) if t)
     return re.search(pattern, text) is not None
@@ -86,11 +116,23 @@ RULES = [
     ("nesting-limits", lambda c: len(c["expr"]) > 300 and (c["expected"] == "PARSE_ERROR" or c["expected"].startswith("EXCEPTION")
         or c["expected"] == "error" and c["ours"] == "undefined")),
     ("eval-recursion", lambda c: c["expected"].startswith("EXCEPTION") and uses(c, r"eval\(a\)")),
+    # Rules for the generated (differential) corpus, after the exact ones.
+    ("htcondor-layer", lambda c: c["semantics"] == "new" and uses(c, LAYER)),
+    # A cycle's inner reference is UNDEFINED there and ERROR here; `is`,
+    # `isnt`, `=?=` and `=!=` turn that into different booleans.
+    ("circular-references", lambda c: refers_in_a_cycle(c)
+        and ({c["expected"], c["ours"]} <= {"undefined", "error"} or uses(c, r"=\?=|=!=|\bisn?t?\b"))),
+    ("match-scope", lambda c: c["target"] is not None and uses(c, r"(^|[\s(\[{,!~+*/%<>=&|^?:-])\.[A-Za-z_]|\broot\.")),
+    ("time-strings", lambda c: uses(c, r"\b(absTime|relTime)\((?!\s*\"|\s*-?\d|\s*\))")),
+    ("abstime-literals", lambda c: uses(c, r"absTime\(\"(?!\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")),
+    ("projection-scope", lambda c: uses(c, r"\)\.[A-Za-z_]") and "undefined" in c["expected"]),
 ]
 
 
 def main():
     report = Path(sys.argv[1])
+    # The corpus's folder: this one, or another corpus's (the differential one).
+    out = Path(sys.argv[2]) if len(sys.argv) > 2 else HERE / "divergences.jsonl"
     divergences, unexplained = [], []
     for line in report.read_text().splitlines():
         if not line.strip():
@@ -105,7 +147,6 @@ def main():
         record["ours"] = case["ours"]
         record["reason"] = reasons[0]
         divergences.append(record)
-    out = HERE / "divergences.jsonl"
     out.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in divergences))
     counts = {}
     for d in divergences:
