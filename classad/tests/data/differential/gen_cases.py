@@ -12,11 +12,11 @@ Run the oracle over them with ../conformance/generate_core.py; the test
 `differential_corpus_matches_libclassad` (tests/conformance.rs) compares
 ours with what libclassad gave.
 
-    python3 gen_cases.py [--seed 1] [--count 10000] [--out cases.txt]
+    python3 gen_cases.py [--seed 1] [--count 10000] [--out /tmp/cases.txt]
     python3 ../conformance/generate_core.py --python /tmp/oracle/bin/python \\
-        --cases cases.txt --out differential.jsonl
+        --cases /tmp/cases.txt --out differential.jsonl
 
-A long run (any seed and count, compared live) is `run_long.sh` next to
+A long run (any seed and count, compared live) is `run_long.py` next to
 this file. Only deterministic functions are generated: no random(), time(),
 CurrentTime, or formatTime() of the current time.
 """
@@ -131,7 +131,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=10000)
-    ap.add_argument("--out", default=os.path.join(HERE, "cases.txt"))
+    ap.add_argument("--out", default="/tmp/cases.txt")
     args = ap.parse_args()
     gen = Gen(random.Random(args.seed))
     with open(args.out, "w", encoding="utf-8") as out:
