@@ -60,3 +60,16 @@ fn roundtrip_a_real_printed_with_fewer_digits() {
 fn roundtrip_a_line_break_in_a_string() {
     prints_back("\"\\\"\\n\"");
 }
+
+#[test]
+fn roundtrip_a_string_ending_in_a_backslash() {
+    // Old syntax escapes only the quote, so `"]\"` reads as an escaped
+    // quote: such a string has no old-syntax text (libclassad's writer
+    // breaks it the same way); new syntax keeps it.
+    let text = r#"[ Requirements = "]\\"; Memory = 0 ]"#;
+    let expr: Expr = text.parse().expect("parses");
+    let old = expr.display(Syntax::Old).to_string();
+    assert!(classad::Parser::new(Default::default()).syntax(Syntax::Old).parse_expr(&old).is_err());
+    let new = expr.to_string();
+    assert!(new.parse::<Expr>().expect("reparses").same_as(&expr));
+}

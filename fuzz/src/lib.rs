@@ -3,7 +3,7 @@
 //! the evaluation target spends its time on expressions that parse.
 
 use arbitrary::Arbitrary;
-use classad::{EvalLimits, EvalOptions, ParseLimits, Parser, Semantics, Syntax};
+use classad::{ClassAd, EvalLimits, EvalOptions, Expr, Literal, ParseLimits, Parser, Semantics, Syntax};
 
 /// Evaluation bounded tightly enough that one input runs in milliseconds;
 /// the bounds themselves are what `tests/limits.rs` checks.
@@ -14,6 +14,23 @@ pub fn eval_options(semantics: Semantics) -> EvalOptions {
 /// A parser of `syntax` with the default limits.
 pub fn parser(syntax: Syntax) -> Parser {
     Parser::new(ParseLimits::default()).syntax(syntax)
+}
+
+/// Whether old syntax can write `expr` so that it reads back: it has no
+/// escapes (only `\"` for a quote), so a string with a line break, or with
+/// a backslash before a quote or at its end, has no old-syntax text (in
+/// libclassad's writer either).
+pub fn old_syntax_can_write(expr: &Expr) -> bool {
+    if let Some(Literal::Str(text)) = expr.as_literal() {
+        let text = text.as_str();
+        return !(text.contains(['\n', '\r']) || text.ends_with('\\') || text.contains("\\\""));
+    }
+    expr.as_node().is_none_or(|node| node.children().all(old_syntax_can_write))
+}
+
+/// [`old_syntax_can_write`] for every attribute of `ad`.
+pub fn old_syntax_can_write_ad(ad: &ClassAd) -> bool {
+    ad.iter().all(|(_, expr)| old_syntax_can_write(expr))
 }
 
 /// An expression, as a tree the fuzzer's bytes choose.
