@@ -214,7 +214,11 @@ impl fmt::Display for AbsTime {
         let secs_of_day = local.rem_euclid(86400);
         let (year, month, day) = civil_from_days(days);
         let (sign, zone) = if self.offset > 0 { ('+', self.offset) } else { ('-', self.offset.saturating_neg()) };
-        // The year is not padded (strftime's %Y).
+        // As strftime's %Y, except that years 0 to 999 are padded to four
+        // digits: the parser reads the year as four characters, so an
+        // unpadded `0-01-01` (libclassad's text) would read back as another
+        // date.
+        let year = if (0..1000).contains(&year) { format!("{year:04}") } else { year.to_string() };
         write!(
             f,
             "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",

@@ -73,3 +73,11 @@ fn roundtrip_a_string_ending_in_a_backslash() {
     let new = expr.to_string();
     assert!(new.parse::<Expr>().expect("reparses").same_as(&expr));
 }
+
+#[test]
+fn roundtrip_an_absolute_time_in_year_zero() {
+    // A garbage time string read as year 0; printed as `0-01-01...` (as
+    // libclassad prints it) it read back as the day before.
+    prints_back(r#"absTime("\"-------0-------")"#);
+    prints_back(r#"absTime("0999-12-31T23:59:59Z")"#);
+}

@@ -9,7 +9,7 @@
 #![no_main]
 
 use classad::Syntax;
-use classad_fuzz::{old_syntax_can_write, parser, Gen};
+use classad_fuzz::{old_syntax_can_write, parser, times_print_back, Gen};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|generated: Gen| {
@@ -17,6 +17,9 @@ fuzz_target!(|generated: Gen| {
     let Ok(expr) = parser(Syntax::New).parse_expr(&text) else {
         return;
     };
+    if !times_print_back(&expr) {
+        return;
+    }
     for syntax in [Syntax::New, Syntax::Old] {
         let printed = expr.display(syntax).to_string();
         if syntax == Syntax::Old && !old_syntax_can_write(&expr) {

@@ -33,6 +33,19 @@ pub fn old_syntax_can_write_ad(ad: &ClassAd) -> bool {
     ad.iter().all(|(_, expr)| old_syntax_can_write(expr))
 }
 
+/// Whether every absolute time in `expr` lies in the years 0 to 9999 (a
+/// day's margin for the zone), the ones whose printed year reads back: the
+/// parser takes four characters of year, so `-1-12-31` and `10000-01-01`
+/// do not (documented under `time-range` in docs/divergences.md).
+pub fn times_print_back(expr: &Expr) -> bool {
+    const YEAR_0: i64 = -62_167_219_200 + 86_400;
+    const YEAR_10000: i64 = 253_402_300_800 - 86_400;
+    if let Some(Literal::AbsTime(t)) = expr.as_literal() {
+        return (YEAR_0..YEAR_10000).contains(&t.secs);
+    }
+    expr.as_node().is_none_or(|node| node.children().all(times_print_back))
+}
+
 /// An expression, as a tree the fuzzer's bytes choose.
 #[derive(Arbitrary, Debug)]
 pub enum Gen {
