@@ -81,3 +81,16 @@ fn roundtrip_an_absolute_time_in_year_zero() {
     prints_back(r#"absTime("\"-------0-------")"#);
     prints_back(r#"absTime("0999-12-31T23:59:59Z")"#);
 }
+
+#[test]
+fn convert_a_line_break_in_a_quoted_name() {
+    // Old syntax cannot write the name (no escapes); every other format can.
+    let ad: ClassAd = "[ 'a\\nb' = 1 ]".parse().expect("parses");
+    assert_eq!(ad.iter().next().map(|(name, _)| name.as_str().to_owned()).as_deref(), Some("a\nb"));
+    for to in [Format::New, Format::Json, Format::Xml] {
+        let text = format::to_string([&ad], to);
+        let back = format::parse_ads(&text, Some(to)).unwrap_or_else(|e| panic!("{to}: {e}\n{text:?}"));
+        assert!(back.len() == 1 && back[0].same_as(&ad), "{to}");
+    }
+    assert!(format::parse_ads(&format::to_string([&ad], Format::Old), Some(Format::Old)).is_err());
+}

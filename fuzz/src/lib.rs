@@ -17,20 +17,35 @@ pub fn parser(syntax: Syntax) -> Parser {
 }
 
 /// Whether old syntax can write `expr` so that it reads back: it has no
-/// escapes (only `\"` for a quote), so a string with a line break, or with
-/// a backslash before a quote or at its end, has no old-syntax text (in
-/// libclassad's writer either).
+/// escapes (only one for the quote), so a string or a quoted attribute name
+/// with a line break, or with a backslash before its quote character or at
+/// its end, has no old-syntax text (in libclassad's writer either).
 pub fn old_syntax_can_write(expr: &Expr) -> bool {
-    if let Some(Literal::Str(text)) = expr.as_literal() {
-        let text = text.as_str();
-        return !(text.contains(['\n', '\r']) || text.ends_with('\\') || text.contains("\\\""));
+    use classad::Node;
+    if let Some(literal) = expr.as_literal() {
+        return match literal {
+            Literal::Str(text) => old_text_ok(text.as_str(), '"'),
+            _ => true,
+        };
     }
-    expr.as_node().is_none_or(|node| node.children().all(old_syntax_can_write))
+    let Some(node) = expr.as_node() else {
+        return true;
+    };
+    let name_ok = match node {
+        Node::Attr(name) | Node::RootAttr(name) | Node::Select(_, name) => old_text_ok(name.as_str(), '\''),
+        Node::Record(ad) => ad.iter().all(|(name, _)| old_text_ok(name.as_str(), '\'')),
+        _ => true,
+    };
+    name_ok && node.children().all(old_syntax_can_write)
+}
+
+fn old_text_ok(text: &str, quote: char) -> bool {
+    !(text.contains(['\n', '\r']) || text.ends_with('\\') || text.contains(&format!("\\{quote}")))
 }
 
 /// [`old_syntax_can_write`] for every attribute of `ad`.
 pub fn old_syntax_can_write_ad(ad: &ClassAd) -> bool {
-    ad.iter().all(|(_, expr)| old_syntax_can_write(expr))
+    ad.iter().all(|(name, expr)| old_text_ok(name.as_str(), '\'') && old_syntax_can_write(expr))
 }
 
 /// Whether every absolute time in `expr` lies in the years 0 to 9999 (a
