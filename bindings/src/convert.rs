@@ -124,7 +124,10 @@ pub(crate) fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> 
             // classad2 gives.
             let datetime = py.import("datetime")?;
             let utc = datetime.getattr("timezone")?.getattr("utc")?;
-            datetime.getattr("datetime")?.call_method1("fromtimestamp", (t.secs, utc))?.unbind()
+            match datetime.getattr("datetime")?.call_method1("fromtimestamp", (t.secs, utc)) {
+                Ok(value) => value.unbind(),
+                Err(_) => return Err(error(format!("{value} is outside the range of datetime"))),
+            }
         }
         // As classad2: the elements as `__getitem__` gives them, not evaluated.
         Value::List(items) => {

@@ -57,7 +57,8 @@ impl PyExprTree {
     }
 
     /// The expression evaluated (in `scope`, against `target`), as an
-    /// `ExprTree` of its value.
+    /// `ExprTree` of its value (a relative time in whole seconds, as
+    /// classad2 gives it).
     #[pyo3(signature = (scope=None, target=None, semantics=None))]
     fn simplify(
         &self,
@@ -65,7 +66,11 @@ impl PyExprTree {
         target: Option<PyRef<'_, PyClassAd>>,
         semantics: Option<SemanticsArg>,
     ) -> PyResult<PyExprTree> {
-        let value = self.value_in(scope.as_deref(), target.as_deref(), semantics)?;
+        let value = match self.value_in(scope.as_deref(), target.as_deref(), semantics)? {
+            // libclassad's literal of a relative time holds whole seconds.
+            Value::RelTime(t) => Value::RelTime(classad::RelTime(t.0.trunc())),
+            value => value,
+        };
         Ok(PyExprTree { expr: value.to_expr() })
     }
 

@@ -256,6 +256,16 @@ def test_datetimes_become_absolute_times():
     assert ad.eval("t") == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
 
 
+def test_simplify_gives_relative_times_in_whole_seconds():
+    assert repr(classad2.ExprTree("relTime(90.7)").simplify()) == 'relTime("01:30")'
+    assert classad2.ExprTree("relTime(90.7)").eval() == 90.7
+
+
+def test_extension_times_beyond_datetime_raise_a_clear_error():
+    with pytest.raises(classad2.ClassAdException, match="outside the range of datetime"):
+        classad2.ExprTree("absTime(1e300)").eval()
+
+
 def test_naive_datetimes_are_local_time(monkeypatch):
     import datetime
     import time

@@ -59,6 +59,38 @@ def cyclic(c):
 LAYER = r"\b(stringList\w*|split\w*|userMap|userHome|envV1ToV2|mergeEnvironment|argsToList|listToArgs|evalInEachContext|countMatches)\s*\("
 
 
+def definitions_of(ad):
+    """The `name = body` definitions of an ad's text and of the ads nested
+    in it, split at the semicolons outside brackets and strings."""
+    found = []
+    text = ad.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return found
+    depth, quote, start, parts = 0, None, 1, []
+    for i, ch in enumerate(text[1:-1], 1):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:-1])
+    for part in parts:
+        name, eq, body = part.partition("=")
+        name = name.strip()
+        if eq and re.fullmatch(r"[A-Za-z_]\w*", name):
+            found.append((name.lower(), body))
+            for nested in re.findall(r"\[[^\[\]]*\]", body):
+                found.extend(definitions_of(nested))
+    return found
+
+
 def refers_in_a_cycle(c):
     """Whether an attribute of the case's ads refers to itself, directly or
     through others (found from the text: every `name = ...` definition, its
@@ -66,10 +98,8 @@ def refers_in_a_cycle(c):
     cases; `cyclic` lists the hand-written ones exactly."""
     definitions = {}
     for ad in (c["my"], c["target"], c["expr"]):
-        if not ad:
-            continue
-        for name, body in re.findall(r"([A-Za-z_]\w*)\s*=\s*([^;\]]*)", ad):
-            definitions.setdefault(name.lower(), []).append(body)
+        for name, body in definitions_of(ad or ""):
+            definitions.setdefault(name, []).append(body)
     edges = {name: {ref.lower() for body in bodies for ref in re.findall(r"[A-Za-z_]\w*", body)} & definitions.keys()
              for name, bodies in definitions.items()}
 
@@ -119,10 +149,19 @@ RULES = [
     ("abstime-years", lambda c: re.sub(r"absTime\(\"0+(\d)", r'absTime("\1', c["ours"]) == c["expected"]),
     # Rules for the generated (differential) corpus, after the exact ones.
     ("htcondor-layer", lambda c: c["semantics"] == "new" and uses(c, LAYER)),
-    # A cycle's inner reference is UNDEFINED there and ERROR here; `is`,
-    # `isnt`, `=?=` and `=!=` turn that into different booleans.
+    # A cycle's inner reference is UNDEFINED there and ERROR here, which the
+    # rest of the expression may turn into anything; ours then has an ERROR
+    # in it, or `is`/`isnt`/`=?=`/`=!=` made booleans of it.
     ("circular-references", lambda c: refers_in_a_cycle(c)
-        and ({c["expected"], c["ours"]} <= {"undefined", "error"} or uses(c, r"=\?=|=!=|\bisn?t?\b"))),
+        and ("error" in c["ours"] or c["expected"] == "undefined" or uses(c, r"=\?=|=!=|\bisn?t?\b"))),
+    ("libclassad-crashes", lambda c: c["expected"].startswith("CRASH")),
+    ("time-range", lambda c: uses(c, r"\b(absTime|relTime)\(\s*-?1e\d{2,3}\)")),
+    ("out-of-range-conversions", lambda c: "-9223372036854775808" in c["expected"]
+        and uses(c, r"\b(int|floor|ceiling|round)\(\s*-?1e\d{2,3}\)")
+        or uses(c, r"\[\s*-?\d{10,}\s*\]")),
+    # Functions that compare the text of an ad see its attributes in
+    # libclassad's order.
+    ("record-order", lambda c: uses(c, r"\b(versioncmp|version_\w+|strcmp|stricmp)\(\s*\[")),
     ("match-scope", lambda c: c["target"] is not None and uses(c, r"(^|[\s(\[{,!~+*/%<>=&|^?:-])\.[A-Za-z_]|\broot\.")),
     ("time-strings", lambda c: uses(c, r"\b(absTime|relTime)\((?!\s*\"|\s*-?\d|\s*\))")),
     ("abstime-literals", lambda c: uses(c, r"absTime\(\"(?!\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")),
