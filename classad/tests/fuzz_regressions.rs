@@ -1,5 +1,7 @@
-//! Inputs the fuzz targets (`fuzz/`) found failing, kept as tests: each
-//! checks the property the target checks, on the input it failed on.
+//! Inputs the fuzz targets (`fuzz/`) and the long differential runs
+//! (`tests/data/differential/run_long.py`) found failing, kept as tests:
+//! each checks the property the target checks, or libclassad's value, on
+//! the input it failed on.
 
 use classad::format::{self, Format, Reader};
 use classad::{ClassAd, Expr, Syntax};
@@ -93,4 +95,17 @@ fn convert_a_line_break_in_a_quoted_name() {
         assert!(back.len() == 1 && back[0].same_as(&ad), "{to}");
     }
     assert!(format::parse_ads(&format::to_string([&ad], Format::Old), Some(Format::Old)).is_err());
+}
+
+#[test]
+fn unparse_uses_the_multi_line_layout() {
+    // What libclassad 25.14.1 gives (differential run, seed 3).
+    let ad: ClassAd = "[ a = ({1}) ? 2 : 3; b = [x = {1}]; c = 1 + 2 ]".parse().expect("parses");
+    let eval = |text: &str| classad::parse_expr(text).expect("parses").eval_in(&ad);
+    assert_eq!(eval("unparse(a)"), classad::Value::Str("(\n   {\n      1\n   }) ? 2 : 3".into()));
+    assert_eq!(
+        eval("unparse(b)"),
+        classad::Value::Str("\n    [\n        x = \n           {\n              1\n           }\n    ]".into())
+    );
+    assert_eq!(eval("unparse(c)"), classad::Value::Str("1 + 2".into()));
 }

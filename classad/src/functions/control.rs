@@ -62,8 +62,10 @@ fn unparse<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -
         return Val::Error;
     };
     match arg.as_node() {
+        // libclassad unparses with its multi-line layout (lists and ads
+        // on lines of their own).
         Some(Node::Attr(name)) => match ev.find_attribute(*name, frame) {
-            Some((expr, _)) => Val::string(expr.to_string()),
+            Some((expr, _)) => Val::string(expr.display(crate::Syntax::New).pretty().to_string()),
             None => Val::string(""),
         },
         // Scoped references are not followed (libclassad gives "" too).

@@ -153,12 +153,14 @@ RULES = [
     # rest of the expression may turn into anything; ours then has an ERROR
     # in it, or `is`/`isnt`/`=?=`/`=!=` made booleans of it.
     ("circular-references", lambda c: refers_in_a_cycle(c)
-        and ("error" in c["ours"] or c["expected"] == "undefined" or uses(c, r"=\?=|=!=|\bisn?t?\b"))),
+        and ("error" in c["ours"] or c["expected"] == "undefined"
+             or uses(c, r"=\?=|=!=|\bisn?t?\b|\bis(Error|Undefined)\("))),
     ("libclassad-crashes", lambda c: c["expected"].startswith("CRASH")),
     ("time-range", lambda c: uses(c, r"\b(absTime|relTime)\(\s*-?1e\d{2,3}\)")),
     ("out-of-range-conversions", lambda c: "-9223372036854775808" in c["expected"]
-        and uses(c, r"\b(int|floor|ceiling|round)\(\s*-?1e\d{2,3}\)")
-        or uses(c, r"\[\s*-?\d{10,}\s*\]")),
+        and uses(c, r"\b(int|floor|ceiling|round)\(") and uses(c, r"\b1e\d{2,3}\b")
+        or uses(c, r"\[\s*-?\d{10,}\s*\]")
+        or uses(c, r"\)\[\s*[A-Za-z_]\w*\s*\]") and uses(c, r"(?<![\d.])\d{10,}(?![\d.])")),
     # Functions that compare the text of an ad see its attributes in
     # libclassad's order.
     ("record-order", lambda c: uses(c, r"\b(versioncmp|version_\w+|strcmp|stricmp)\(\s*\[")),
