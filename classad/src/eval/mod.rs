@@ -526,7 +526,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Gives up on the whole evaluation.
-    pub(crate) fn fail(&mut self) -> Val<'a> {
+    fn fail(&mut self) -> Val<'a> {
         self.max_steps = 0;
         Val::Error
     }
