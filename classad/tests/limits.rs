@@ -10,6 +10,13 @@ fn limited(limits: EvalLimits) -> EvalOptions {
     EvalOptions::new().limits(limits)
 }
 
+/// The ad `[ first; next(1, 0); next(2, 1); ...; next(n, n - 1) ]`: a chain
+/// of attributes, each defined from the one before.
+fn chain(first: &str, n: usize, next: impl Fn(usize, usize) -> String) -> ClassAd {
+    let attributes: Vec<String> = std::iter::once(first.to_owned()).chain((1..=n).map(|i| next(i, i - 1))).collect();
+    format!("[ {} ]", attributes.join("; ")).parse().expect("parses")
+}
+
 fn eval(text: &str, options: &EvalOptions) -> Value {
     classad::parse_expr(text).expect("parses").eval_with(options)
 }
@@ -64,12 +71,7 @@ fn string_growth_costs_steps() {
     // Each level doubles the string: 2^k bytes for one strcat step per
     // level would let a short expression allocate without bound. Charged a
     // step per 64 bytes, it stops at the step limit first.
-    let mut text = String::from("[ s0 = \"0123456789abcdef\"");
-    for i in 1..=40 {
-        text.push_str(&format!("; s{i} = strcat(s{j}, s{j})", j = i - 1));
-    }
-    text.push_str(" ]");
-    let ad: ClassAd = text.parse().expect("parses");
+    let ad = chain(r#"s0 = "0123456789abcdef""#, 40, |i, j| format!("s{i} = strcat(s{j}, s{j})"));
     let options = limited(EvalLimits { max_steps: 100_000, ..EvalLimits::default() });
     assert_eq!(ad.eval_attr_with("s40", &options), Value::Error);
     assert_eq!(ad.eval_attr_with("s4", &options).as_str().map(str::len), Some(256));
@@ -86,12 +88,7 @@ fn list_length() {
 
 #[test]
 fn evaluation_depth() {
-    let mut text = String::from("[ a0 = 0");
-    for i in 1..=300 {
-        text.push_str(&format!("; a{i} = a{} + 1", i - 1));
-    }
-    text.push_str(" ]");
-    let ad: ClassAd = text.parse().expect("parses");
+    let ad = chain("a0 = 0", 300, |i, j| format!("a{i} = a{j} + 1"));
     assert_eq!(ad.eval_attr("a300"), Value::Int(300));
     let shallow = limited(EvalLimits { max_depth: 100, ..EvalLimits::default() });
     assert_eq!(ad.eval_attr_with("a300", &shallow), Value::Error);
@@ -101,12 +98,7 @@ fn evaluation_depth() {
 #[test]
 fn evaluation_steps() {
     // 2^25 evaluations of `x` if nothing stopped it.
-    let mut text = String::from("[ x0 = 1");
-    for i in 1..=25 {
-        text.push_str(&format!("; x{i} = x{j} + x{j}", j = i - 1));
-    }
-    text.push_str(" ]");
-    let ad: ClassAd = text.parse().expect("parses");
+    let ad = chain("x0 = 1", 25, |i, j| format!("x{i} = x{j} + x{j}"));
     assert_eq!(ad.eval_attr("x10"), Value::Int(1024));
     let few = limited(EvalLimits { max_steps: 100_000, ..EvalLimits::default() });
     assert_eq!(ad.eval_attr_with("x25", &few), Value::Error);
@@ -155,12 +147,7 @@ fn stress_a_hundred_thousand_element_list() {
 
 #[test]
 fn stress_a_thousand_deep_chain_of_references() {
-    let mut text = String::from("[ r0 = \"end\"");
-    for i in 1..=1000 {
-        text.push_str(&format!("; r{i} = r{}", i - 1));
-    }
-    text.push_str(" ]");
-    let ad: ClassAd = text.parse().expect("parses");
+    let ad = chain(r#"r0 = "end""#, 1000, |i, j| format!("r{i} = r{j}"));
     assert_eq!(ad.eval_attr("r1000"), Value::Str("end".into()));
     // The same chain through TARGET in a match, and through nested ads.
     let nested = format!("{}[ v = 7 ]{}", "[ a = ".repeat(500), " ]".repeat(500));
