@@ -499,7 +499,16 @@ impl<'a> Evaluator<'a> {
     /// Counts what building `value` cost, when a function built a string
     /// or a list (a step per 64 bytes, a step per item), and fails the
     /// evaluation when it is larger than the limits allow.
+    #[inline]
     fn charge(&mut self, value: Val<'a>) -> Val<'a> {
+        match &value {
+            Val::Str(StrVal::Owned(_)) | Val::List(List::Values(_)) => self.charge_built(value),
+            _ => value,
+        }
+    }
+
+    #[cold]
+    fn charge_built(&mut self, value: Val<'a>) -> Val<'a> {
         let limits = &self.options.limits;
         let (cost, within) = match &value {
             Val::Str(StrVal::Owned(text)) => (text.len() / 64, text.len() <= limits.max_string),
@@ -616,12 +625,19 @@ impl<'a> Evaluator<'a> {
                 self.select(base, *name)
             }
             Node::Binary(op, a, b) => self.binary(*op, a, b, frame),
-            // A level of its own, like any node: nested parentheses must
-            // count against the depth limit and get their stack checked.
-            Node::Paren(inner) => match &inner.0 {
-                Repr::Node(node) => self.nested(|ev| ev.eval_node(&node.node, frame)),
-                Repr::Lit(literal) => Val::from_literal(literal),
-            },
+            // Parentheses nested directly in each other are skipped in a
+            // loop, not a recursion, so that no depth of them can exhaust
+            // the stack (every other node is a level of `nested`).
+            Node::Paren(inner) => {
+                let mut inner = inner;
+                while let Some(Node::Paren(next)) = inner.as_node() {
+                    inner = next;
+                }
+                match &inner.0 {
+                    Repr::Node(node) => self.eval_node(&node.node, frame),
+                    Repr::Lit(literal) => Val::from_literal(literal),
+                }
+            }
             _ => self.eval_other(node, frame),
         }
     }
