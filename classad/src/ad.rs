@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::expr::Expr;
-use crate::name::Name;
+use crate::name::{AttrKey, Name};
 
 /// A ClassAd: a set of attributes, each a name bound to an expression.
 ///
@@ -204,8 +204,8 @@ impl ClassAd {
     }
 
     /// The expression bound to `name` in this ad (not its chained parent).
-    pub fn get(&self, name: impl Into<Name>) -> Option<&Expr> {
-        self.get_name(name.into())
+    pub fn get(&self, name: impl AttrKey) -> Option<&Expr> {
+        self.get_name(name.find_name()?)
     }
 
     #[inline]
@@ -215,8 +215,8 @@ impl ClassAd {
 
     /// The expression bound to `name` here or, failing that, in the chain of
     /// parent ads.
-    pub fn lookup(&self, name: impl Into<Name>) -> Option<&Expr> {
-        self.lookup_name(name.into())
+    pub fn lookup(&self, name: impl AttrKey) -> Option<&Expr> {
+        self.lookup_name(name.find_name()?)
     }
 
     #[inline]
@@ -272,21 +272,21 @@ impl ClassAd {
     }
 
     /// The name as spelled in this ad, and its expression.
-    pub fn get_key_value(&self, name: impl Into<Name>) -> Option<(Name, &Expr)> {
-        self.find(name.into()).map(|i| {
+    pub fn get_key_value(&self, name: impl AttrKey) -> Option<(Name, &Expr)> {
+        self.find(name.find_name()?).map(|i| {
             let slot = &self.slots[i];
             (slot.name, &slot.expr)
         })
     }
 
     /// True when this ad itself defines `name`.
-    pub fn contains(&self, name: impl Into<Name>) -> bool {
-        self.find(name.into()).is_some()
+    pub fn contains(&self, name: impl AttrKey) -> bool {
+        name.find_name().and_then(|name| self.find(name)).is_some()
     }
 
     /// Removes `name`, keeping the order of the other attributes.
-    pub fn remove(&mut self, name: impl Into<Name>) -> Option<Expr> {
-        let name = name.into();
+    pub fn remove(&mut self, name: impl AttrKey) -> Option<Expr> {
+        let name = name.find_name()?;
         let i = self.find(name)?;
         let removed = std::mem::replace(&mut self.slots[i], Slot::empty());
         self.order.retain(|&j| j as usize != i);

@@ -86,7 +86,7 @@ pub use crate::serde::{from_ad, from_ad_with, to_ad};
 pub use ad::{ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSource, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
-pub use name::{interned_count, Name};
+pub use name::{interned_count, AttrKey, Name, NameLimits, TooManyNames};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};

@@ -12,13 +12,16 @@
 //! the fixed symbols of [`reserved`], so recognising them is one comparison.
 //!
 //! Interned names live for the rest of the process. Real pools use a few
-//! thousand distinct names; a program that parses adversarial input with
-//! unbounded numbers of distinct names should bound its input (see
-//! [`interned_count`]).
+//! thousand distinct names, but input could bring endless new ones, so the
+//! table has a process-wide cap, [`NameLimits`]: the parsers and readers
+//! intern through [`Name::try_new`] and reject input that would pass it
+//! with a parse error, and lookups by text ([`Name::find`]) never intern.
+//! [`Name::new`], for the names a program spells itself, is not capped.
 
 use std::cell::Cell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use parking_lot::RwLock;
@@ -63,11 +66,72 @@ pub(crate) mod reserved {
         ["self", "parent", "root", "toplevel", "my", "target", "other", "ad", "CurrentTime"];
 }
 
+/// The process-wide cap on interned names: how many distinct spellings,
+/// and how many bytes of text, the table may hold. Reaching it makes
+/// [`Name::try_new`] fail, and with it the parse of any input that brings
+/// a new name; names interned already keep working.
+///
+/// The defaults, a million spellings and 64 MiB, are hundreds of times what
+/// a real pool uses; a long-running reader of untrusted ads can lower them.
+///
+/// ```
+/// use classad::NameLimits;
+/// let limits = NameLimits::current();
+/// assert_eq!(limits, NameLimits::default());
+/// assert_eq!(limits.max_names, 1_000_000);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NameLimits {
+    /// Most distinct spellings (`Memory` and `memory` are two).
+    pub max_names: usize,
+    /// Most bytes of spelling text, all spellings together.
+    pub max_bytes: usize,
+}
+
+impl Default for NameLimits {
+    fn default() -> NameLimits {
+        NameLimits { max_names: 1_000_000, max_bytes: 64 << 20 }
+    }
+}
+
+static MAX_NAMES: AtomicUsize = AtomicUsize::new(1_000_000);
+static MAX_BYTES: AtomicUsize = AtomicUsize::new(64 << 20);
+
+impl NameLimits {
+    /// The limits in force.
+    pub fn current() -> NameLimits {
+        NameLimits { max_names: MAX_NAMES.load(Ordering::Relaxed), max_bytes: MAX_BYTES.load(Ordering::Relaxed) }
+    }
+
+    /// Puts these limits in force for the whole process, from the next name
+    /// interned on. Lowering them below what is interned already stops new
+    /// names and nothing else.
+    pub fn install(self) {
+        MAX_NAMES.store(self.max_names, Ordering::Relaxed);
+        MAX_BYTES.store(self.max_bytes, Ordering::Relaxed);
+    }
+}
+
+/// [`Name::try_new`] was given a new spelling and the table of names is at
+/// its [`NameLimits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "too many distinct names: the process holds its limit of {} names or {} bytes of names (classad::NameLimits)",
+    limits.max_names,
+    limits.max_bytes
+)]
+pub struct TooManyNames {
+    /// The limits that were reached.
+    pub limits: NameLimits,
+}
+
 struct Interner {
     /// Exact spelling → name.
     by_spelling: FxHashMap<&'static str, Name>,
-    /// ASCII-lower-cased text → symbol.
-    by_folded: FxHashMap<&'static str, u32>,
+    /// ASCII-lower-cased text → the name of its first spelling.
+    by_folded: FxHashMap<&'static str, Name>,
+    /// Bytes of spelling text held.
+    bytes: usize,
 }
 
 static INTERNER: RwLock<Option<Interner>> = RwLock::new(None);
@@ -87,27 +151,35 @@ fn spelling_slot(id: u32) -> (usize, usize) {
 
 impl Interner {
     fn new() -> Interner {
-        let mut interner = Interner { by_spelling: FxHashMap::default(), by_folded: FxHashMap::default() };
+        let mut interner = Interner { by_spelling: FxHashMap::default(), by_folded: FxHashMap::default(), bytes: 0 };
         for spelling in reserved::SPELLINGS {
             interner.add(spelling);
+        }
+        // The built-in functions' names are always there, whatever the
+        // limits (a call interns its name when it is parsed).
+        for spelling in crate::functions::builtin_names() {
+            if !interner.by_spelling.contains_key(spelling) {
+                interner.add(spelling);
+            }
         }
         interner
     }
 
     /// Interns a spelling that is not interned yet.
     fn add(&mut self, text: &str) -> Name {
+        self.bytes += text.len();
         let folded = text.to_ascii_lowercase();
-        let next_symbol = self.by_folded.len() as u32;
+        let id = self.by_spelling.len() as u32;
         let symbol = match self.by_folded.get(folded.as_str()) {
-            Some(&symbol) => symbol,
+            Some(&first) => first.symbol,
             None => {
+                let symbol = self.by_folded.len() as u32;
                 let folded: &'static str = Box::leak(folded.into_boxed_str());
-                self.by_folded.insert(folded, next_symbol);
-                next_symbol
+                self.by_folded.insert(folded, Name { symbol, spelling: id });
+                symbol
             }
         };
         let spelling: &'static str = Box::leak(text.to_owned().into_boxed_str());
-        let id = self.by_spelling.len() as u32;
         let (chunk, offset) = spelling_slot(id);
         let slots = SPELLINGS[chunk]
             .get_or_init(|| (0..CHUNK << chunk).map(|_| OnceLock::new()).collect::<Vec<_>>().into_boxed_slice());
@@ -157,9 +229,34 @@ impl Recent {
         }
     }
 
-    /// Interns `text`.
+    /// Interns `text` (not capped: for names the program spells).
     #[inline]
     pub(crate) fn name(&mut self, text: &str) -> Name {
+        let Ok(name) = self.intern(text, Always);
+        name
+    }
+
+    /// Interns `text` as [`Name::try_new`] does (for names read from
+    /// input).
+    #[inline]
+    pub(crate) fn try_name(&mut self, text: &str) -> Result<Name, TooManyNames> {
+        self.intern(text, WithinLimits).or_else(|full| self.find(text).ok_or(full))
+    }
+
+    /// A name equal to `text`, if one is interned already (spelled as
+    /// `text` when that spelling is interned).
+    #[inline]
+    pub(crate) fn find(&mut self, text: &str) -> Option<Name> {
+        match self.intern(text, Never) {
+            Ok(name) => Some(name),
+            Err(other_spelling) => other_spelling,
+        }
+    }
+
+    /// The name of `text` from the cache, else from the process-wide table
+    /// (adding it there as `admit` says), then cached.
+    #[inline]
+    fn intern<A: Admission>(&mut self, text: &str, admit: A) -> Result<Name, A::Refusal> {
         let bytes = text.as_bytes();
         let (first, last) = end_words(bytes);
         // The set's two slots: the more recently used one first.
@@ -171,16 +268,69 @@ impl Recent {
                     if way != set {
                         self.slots.swap(set, way);
                     }
-                    return name;
+                    return Ok(name);
                 }
             }
         }
-        let name = Name::new_shared(text);
+        let name = Name::new_shared(text, admit)?;
         if set + 1 < self.slots.len() {
             self.slots.swap(set, set + 1);
             self.slots[set] = Some((name.as_str(), name));
         }
-        name
+        Ok(name)
+    }
+}
+
+/// Whether a spelling not interned yet may be added to the process-wide
+/// table, and what is returned when it may not.
+trait Admission: Copy {
+    /// False when [`admit`](Admission::admit) never allows: then the
+    /// table is only read.
+    const ADDS: bool = true;
+    type Refusal;
+    fn admit(self, interner: &Interner, text: &str) -> Result<(), Self::Refusal>;
+}
+
+/// Every spelling is added ([`Name::new`]).
+#[derive(Clone, Copy)]
+struct Always;
+
+/// Spellings are added while the [`NameLimits`] allow ([`Name::try_new`]).
+#[derive(Clone, Copy)]
+struct WithinLimits;
+
+/// No spelling is added ([`Name::find`]).
+#[derive(Clone, Copy)]
+struct Never;
+
+impl Admission for Always {
+    type Refusal = std::convert::Infallible;
+    fn admit(self, _: &Interner, _: &str) -> Result<(), Self::Refusal> {
+        Ok(())
+    }
+}
+
+impl Admission for WithinLimits {
+    type Refusal = TooManyNames;
+    fn admit(self, interner: &Interner, text: &str) -> Result<(), TooManyNames> {
+        let limits = NameLimits::current();
+        let full = interner.by_spelling.len() >= limits.max_names
+            || interner.bytes.saturating_add(text.len()) > limits.max_bytes;
+        if full {
+            Err(TooManyNames { limits })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The refusal of [`Never`] carries a name of the same symbol spelled
+/// differently, if there is one.
+impl Admission for Never {
+    const ADDS: bool = false;
+    type Refusal = Option<Name>;
+    fn admit(self, interner: &Interner, text: &str) -> Result<(), Option<Name>> {
+        Err(interner.by_folded.get(text.to_ascii_lowercase().as_str()).copied())
     }
 }
 
@@ -249,7 +399,9 @@ impl Name {
     /// A name that is no name: marks the empty slots of an ad's table.
     pub(crate) const NONE: Name = Name { symbol: u32::MAX, spelling: 0 };
 
-    /// Interns `text` and returns its name.
+    /// Interns `text` and returns its name. Not subject to the
+    /// [`NameLimits`]: this is for the names a program spells itself; use
+    /// [`Name::try_new`] for names that come from input.
     pub fn new(text: &str) -> Name {
         let mut cache = Recent::take();
         let name = cache.name(text);
@@ -257,18 +409,62 @@ impl Name {
         name
     }
 
-    /// Interns `text` through the process-wide table.
-    fn new_shared(text: &str) -> Name {
+    /// Interns `text` if it is interned already or the process-wide
+    /// [`NameLimits`] allow one more spelling. At the limits, a new
+    /// spelling of a name interned in another case gives that name (equal,
+    /// but printed as first spelled); only a new name is an error.
+    ///
+    /// ```
+    /// use classad::Name;
+    /// assert_eq!(Name::try_new("Memory")?, Name::new("MEMORY"));
+    /// # Ok::<(), classad::TooManyNames>(())
+    /// ```
+    pub fn try_new(text: &str) -> Result<Name, TooManyNames> {
+        let mut cache = Recent::take();
+        let name = cache.try_name(text);
+        Recent::give_back(cache);
+        name
+    }
+
+    /// A name equal to `text` (ignoring case), or `None` when no such name
+    /// has been interned, and so no ad has that attribute. Interns nothing:
+    /// looking up text from input cannot grow the table. The name is
+    /// spelled as `text` when that spelling is interned, else as another.
+    ///
+    /// ```
+    /// use classad::Name;
+    /// let memory = Name::new("Memory");
+    /// assert_eq!(Name::find("Memory"), Some(memory));
+    /// assert_eq!(Name::find("MEMORY"), Some(memory));
+    /// assert_eq!(Name::find("MEMORY").map(|n| n.as_str()), Some("Memory"));
+    /// assert_eq!(Name::find("NeverSpelledAnywhere"), None);
+    /// ```
+    pub fn find(text: &str) -> Option<Name> {
+        let mut cache = Recent::take();
+        let name = cache.find(text);
+        Recent::give_back(cache);
+        name
+    }
+
+    /// Interns `text` through the process-wide table, if it is there or
+    /// `admit` lets it be added.
+    fn new_shared<A: Admission>(text: &str, admit: A) -> Result<Name, A::Refusal> {
         if let Some(interner) = INTERNER.read().as_ref() {
             if let Some(&name) = interner.by_spelling.get(text) {
-                return name;
+                return Ok(name);
+            }
+            if !A::ADDS {
+                admit.admit(interner, text)?;
             }
         }
         let mut guard = INTERNER.write();
         let interner = guard.get_or_insert_with(Interner::new);
         match interner.by_spelling.get(text) {
-            Some(&name) => name,
-            None => interner.add(text),
+            Some(&name) => Ok(name),
+            None => {
+                admit.admit(interner, text)?;
+                Ok(interner.add(text))
+            }
         }
     }
 
@@ -307,6 +503,45 @@ impl Name {
     /// word.
     pub fn needs_quotes(self) -> bool {
         needs_quotes(self.as_str())
+    }
+}
+
+/// What a lookup in an ad takes as the attribute's name: a [`Name`], or
+/// text, which is looked up with [`Name::find`] and so never interned (a
+/// lookup of a name no ad has finds nothing without growing the table).
+///
+/// ```
+/// use classad::{ClassAd, Name};
+/// let mut ad = ClassAd::new();
+/// ad.insert("Memory", 2048);
+/// assert!(ad.contains("memory"));
+/// assert!(ad.contains(Name::new("MEMORY")));
+/// assert!(!ad.contains("SomeNameNoAdHas"));
+/// assert_eq!(Name::find("SomeNameNoAdHas"), None);
+/// ```
+pub trait AttrKey {
+    /// The name, or `None` when it is text no interned name equals.
+    fn find_name(self) -> Option<Name>;
+}
+
+impl AttrKey for Name {
+    #[inline]
+    fn find_name(self) -> Option<Name> {
+        Some(self)
+    }
+}
+
+impl AttrKey for &str {
+    #[inline]
+    fn find_name(self) -> Option<Name> {
+        Name::find(self)
+    }
+}
+
+impl AttrKey for &String {
+    #[inline]
+    fn find_name(self) -> Option<Name> {
+        Name::find(self)
     }
 }
 

@@ -34,7 +34,7 @@ use typed_arena::Arena;
 
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Node, Repr};
-use crate::name::{reserved, Name};
+use crate::name::{reserved, AttrKey, Name};
 use crate::value::Value;
 
 pub(crate) use ops::binary as binary_op;
@@ -251,9 +251,12 @@ impl<'c> EvalContext<'c> {
     }
 
     /// Evaluates the attribute `name` of the MY ad (UNDEFINED if missing).
-    pub fn eval_attr(&self, name: impl Into<Name>) -> Value {
-        let name = name.into();
-        self.run(Subject::Attr(name), |v| v.into_value())
+    pub fn eval_attr(&self, name: impl AttrKey) -> Value {
+        // A name nothing has interned is in no ad.
+        match name.find_name() {
+            Some(name) => self.run(Subject::Attr(name), |v| v.into_value()),
+            None => Value::Undefined,
+        }
     }
 
     /// Evaluates `expr` and reads it as a condition: true for `true` and
@@ -309,9 +312,8 @@ impl<'c> EvalContext<'c> {
 
     /// Evaluates the attribute `name` of the MY ad as a condition, like
     /// [`is_true`](Self::is_true).
-    pub fn attr_is_true(&self, name: impl Into<Name>) -> bool {
-        let name = name.into();
-        self.run(Subject::Attr(name), |v| v.truth() == Some(true))
+    pub fn attr_is_true(&self, name: impl AttrKey) -> bool {
+        name.find_name().is_some_and(|name| self.run(Subject::Attr(name), |v| v.truth() == Some(true)))
     }
 
     /// Sets up the scopes of the MY and TARGET ads, evaluates `subject`
@@ -373,12 +375,12 @@ impl Expr {
 impl ClassAd {
     /// Evaluates the attribute `name` with default options (UNDEFINED if
     /// the ad lacks it).
-    pub fn eval_attr(&self, name: impl Into<Name>) -> Value {
+    pub fn eval_attr(&self, name: impl AttrKey) -> Value {
         EvalContext::new(default_options()).my(self).eval_attr(name)
     }
 
     /// Evaluates the attribute `name` with the given options.
-    pub fn eval_attr_with(&self, name: impl Into<Name>, options: &EvalOptions) -> Value {
+    pub fn eval_attr_with(&self, name: impl AttrKey, options: &EvalOptions) -> Value {
         EvalContext::new(options).my(self).eval_attr(name)
     }
 
@@ -910,7 +912,9 @@ impl<'a> Evaluator<'a> {
                 Ok(i) if i < list.len() => self.element(&list, i),
                 _ => Val::Error,
             },
-            (Val::Ad(frame), Val::Str(name)) => match frame.ad.lookup_name(Name::new(name.as_str())) {
+            // A name nothing has interned is in no ad; looking it up
+            // interns nothing.
+            (Val::Ad(frame), Val::Str(name)) => match Name::find(name.as_str()).and_then(|n| frame.ad.lookup_name(n)) {
                 Some(expr) => self.eval_attribute(expr, frame),
                 None => Val::Undefined,
             },

@@ -39,7 +39,7 @@ use super::val::Val;
 use super::{EvalContext, EvalOptions, Evaluator, Frame, Keep, Semantics, Side};
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Node, Repr, UnaryOp};
-use crate::name::{reserved, Name};
+use crate::name::{reserved, AttrKey, Name};
 use crate::value::Value;
 use kernel::Kernel;
 
@@ -207,7 +207,7 @@ impl<'p> Prepared<'p> {
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
-    pub fn attribute(options: &'p EvalOptions, my: &'p ClassAd, name: impl Into<Name>) -> Prepared<'p> {
+    pub fn attribute(options: &'p EvalOptions, my: &'p ClassAd, name: impl AttrKey) -> Prepared<'p> {
         let expr = my.lookup(name).unwrap_or(&UNDEFINED);
         Prepared::new(options, my, expr)
     }

@@ -188,9 +188,10 @@ impl<'t> JsonParser<'t> {
             if key.is_empty() {
                 return Err((key_at, "empty attribute name".to_string()));
             }
+            let name = Name::try_new(&key).map_err(|e| (key_at, e.to_string()))?;
             self.expect(b':')?;
             let value = self.nested(Self::value)?;
-            attributes.push((Name::new(&key), value));
+            attributes.push((name, value));
             match self.skip_space() {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {}

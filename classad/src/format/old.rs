@@ -166,7 +166,7 @@ fn attribute(
     if name.is_empty() {
         return Err((0, "no attribute name before `=`".to_string()));
     }
-    let name = names.name(&attribute_name(name));
+    let name = names.try_name(&attribute_name(name)).map_err(|e| (0, e.to_string()))?;
     let value = parser
         .parse_value_cached(&line[value_at..], name, names, memo)
         .map_err(|e| (value_at + e.offset, e.message))?;

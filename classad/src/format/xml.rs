@@ -295,9 +295,10 @@ impl<'t> XmlParser<'t> {
                         Some(name) if !name.is_empty() => name,
                         _ => return Err((start, "an attribute needs a non-empty n=\"name\"".to_string())),
                     };
+                    let name = Name::try_new(&name).map_err(|e| (start, e.to_string()))?;
                     let value = self.value()?;
                     self.close("a")?;
-                    attributes.push((Name::new(&name), value));
+                    attributes.push((name, value));
                 }
                 other => return Err((start, format!("expected <a n=\"...\"> or </c>, found <{other}>"))),
             }

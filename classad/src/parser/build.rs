@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::ad::ClassAd;
 use crate::expr::{Call, Expr, Literal, Node, Repr};
-use crate::name::Name;
+use crate::name::{Name, TooManyNames};
 use crate::time::{AbsTime, RelTime};
 
 /// Why a construct was rejected.
@@ -20,6 +20,14 @@ pub(crate) enum BuildError {
     EmptyAd,
     /// An attribute called `''`.
     EmptyName,
+    /// A new name with the table of names full.
+    TooManyNames(TooManyNames),
+}
+
+impl From<TooManyNames> for BuildError {
+    fn from(error: TooManyNames) -> BuildError {
+        BuildError::TooManyNames(error)
+    }
 }
 
 /// Wraps `node`, unless the tree would be deeper than `max_depth`.

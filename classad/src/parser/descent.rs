@@ -76,7 +76,7 @@ pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed
     // Most attribute values are one literal: read it without setting up
     // the parser.
     if let Some(value) = scan::whole_simple_value(source) {
-        if let Some(expr) = simple_value(value, syntax, &mut |text| Name::new(text), max_depth, |expr| expr) {
+        if let Some(expr) = simple_value(value, syntax, &mut |text| Name::try_new(text).ok(), max_depth, |expr| expr) {
             return Ok(expr);
         }
     }
@@ -89,7 +89,7 @@ pub(super) fn parse_expr(source: &str, syntax: Syntax, max_depth: u32) -> Parsed
 /// callers that parse many expressions in a row and hold the cache).
 pub(super) fn parse_expr_cached(source: &str, syntax: Syntax, max_depth: u32, names: &mut Recent) -> Parsed<Expr> {
     if let Some(value) = scan::whole_simple_value(source) {
-        if let Some(expr) = simple_value(value, syntax, &mut |text| names.name(text), max_depth, |expr| expr) {
+        if let Some(expr) = simple_value(value, syntax, &mut |text| names.try_name(text).ok(), max_depth, |expr| expr) {
             return Ok(expr);
         }
     }
@@ -350,13 +350,13 @@ impl<'s> Descent<'s> {
     fn name(&mut self) -> Parsed<Name> {
         match self.token.kind {
             Kind::Ident if self.keyword().is_none() => {
-                let name = self.names.name(self.text());
+                let name = self.names.try_name(self.text()).map_err(|_| GiveUp)?;
                 self.advance();
                 Ok(name)
             }
             Kind::QuotedName { .. } => {
                 let text = self.quoted_names()?;
-                Ok(self.names.name(&text))
+                self.names.try_name(&text).map_err(|_| GiveUp)
             }
             _ => Err(GiveUp),
         }
@@ -472,12 +472,12 @@ impl<'s> Descent<'s> {
     /// After a name: a call if `(` follows, else an attribute reference.
     fn call_or_attribute(&mut self, name: &str) -> Parsed<Expr> {
         if !self.is(Punct::LParen) {
-            let name = self.names.name(name);
+            let name = self.names.try_name(name).map_err(|_| GiveUp)?;
             return Ok(build::attr(name, self.max_depth)?);
         }
         self.advance();
         let args = self.nested(|p| p.comma_list(Punct::RParen))?;
-        let name = self.names.name(name);
+        let name = self.names.try_name(name).map_err(|_| GiveUp)?;
         Ok(build::call(name, args, self.max_depth)?)
     }
 
@@ -560,8 +560,8 @@ impl<'s> Descent<'s> {
             // store-forwarding stall per attribute).
             let (names, scratch) = (&mut self.names, &mut self.scratch);
             let pushed = simple.and_then(|simple| {
-                let name = names.name(simple.name);
-                let mut name_of = |text: &str| names.name(text);
+                let name = names.try_name(simple.name).ok()?;
+                let mut name_of = |text: &str| names.try_name(text).ok();
                 simple_value(simple.value, syntax, &mut name_of, max_depth, |value| scratch.push((name, value)))
             });
             if pushed.is_none() {
@@ -619,7 +619,7 @@ impl<'s> Descent<'s> {
 fn simple_value<R>(
     value: SimpleValue<'_>,
     syntax: Syntax,
-    name: &mut dyn FnMut(&str) -> Name,
+    name: &mut dyn FnMut(&str) -> Option<Name>,
     max_depth: u32,
     done: impl FnOnce(Expr) -> R,
 ) -> Option<R> {
@@ -638,7 +638,7 @@ fn simple_value<R>(
             Some(Keyword::Undefined) => done(literal(Literal::Undefined)),
             Some(Keyword::Error) => done(literal(Literal::Error)),
             Some(Keyword::Is | Keyword::Isnt) => return None,
-            None => done(build::attr(name(word), max_depth).ok()?),
+            None => done(build::attr(name(word)?, max_depth).ok()?),
         },
     })
 }

@@ -113,7 +113,8 @@ impl Builder {
     }
 
     pub(crate) fn call<'s>(&self, position: usize, name: &str, args: Vec<Expr>) -> Result<Expr, LalrError<'s>> {
-        build::call(Name::new(name), args, self.max_depth).map_err(at(position))
+        let name = Name::try_new(name).map_err(|e| at(position)(e.into()))?;
+        build::call(name, args, self.max_depth).map_err(at(position))
     }
 
     pub(crate) fn int(&self, i: i64) -> Expr {
@@ -140,8 +141,12 @@ impl Builder {
         Expr::literal(Literal::Str(build::concat(parts).into()))
     }
 
-    pub(crate) fn quoted_name(&self, parts: Vec<Cow<'_, str>>) -> Name {
-        Name::new(&build::concat(parts))
+    pub(crate) fn name<'s>(&self, position: usize, text: &str) -> Result<Name, LalrError<'s>> {
+        Name::try_new(text).map_err(|e| at(position)(e.into()))
+    }
+
+    pub(crate) fn quoted_name<'s>(&self, position: usize, parts: Vec<Cow<'_, str>>) -> Result<Name, LalrError<'s>> {
+        self.name(position, &build::concat(parts))
     }
 
     pub(crate) fn concat(&self, parts: Vec<Cow<'_, str>>) -> String {
@@ -197,6 +202,7 @@ fn build_message(error: BuildError, max_depth: u32) -> String {
         BuildError::BadTime(what) => format!("unreadable {what}(\"...\") literal"),
         BuildError::EmptyAd => "an ad with separators needs at least one attribute".into(),
         BuildError::EmptyName => "an attribute name cannot be empty".into(),
+        BuildError::TooManyNames(error) => error.to_string(),
     }
 }
 

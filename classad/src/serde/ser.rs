@@ -308,7 +308,11 @@ impl AdBuilder {
         }
         match value.serialize(ValueSerializer).map_err(|e| e.in_attribute(name))? {
             Out::Absent => {}
-            Out::Expr(expr) => self.attributes.push((Name::new(name), expr)),
+            Out::Expr(expr) => {
+                // Map keys are data: intern them within the limits.
+                let name = Name::try_new(name).map_err(|e| Error::new(e.to_string()))?;
+                self.attributes.push((name, expr));
+            }
         }
         Ok(())
     }
