@@ -56,6 +56,15 @@
 //!   files, registered by name) and the home-directory lookup behind
 //!   `userHome()`.
 //! * [`AbsTime`], [`RelTime`]: time values.
+//! * [`Name`]: interned, case-insensitive attribute names.
+//!
+//! ## Untrusted input
+//! Every input is bounded, with defaults real pools never reach:
+//! [`ParseLimits`] (nesting, text size), [`format::ReadLimits`] (bytes per
+//! ad in a stream), [`EvalLimits`] (depth, steps, sizes of built strings,
+//! lists and regular expressions) and [`NameLimits`] (the process-wide
+//! table of interned names). Exceeding one is a [`ParseError`], a
+//! [`format::FormatError`] or the value ERROR, never a panic or a hang.
 //!
 //! The semantics follow HTCondor's libclassad; deliberate differences are
 //! listed in `docs/divergences.md` of the repository.
@@ -88,6 +97,7 @@ pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSour
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, AttrKey, Name, NameLimits, TooManyNames};
 pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};
+pub use print::Displayed;
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};
 pub use usermap::MapFile;
