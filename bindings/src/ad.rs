@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use crate::convert::{dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
+use crate::convert::{attribute_name, dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
 use crate::errors::{error, parse_error};
 use crate::expr_tree::PyExprTree;
 use crate::functions::checked;
@@ -49,7 +49,7 @@ impl PyClassAd {
     }
 
     fn __setitem__(&mut self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.ad.insert(name, py_to_expr(value)?);
+        self.ad.insert(attribute_name(name)?, py_to_expr(value)?);
         Ok(())
     }
 
@@ -122,7 +122,7 @@ impl PyClassAd {
             return self.get(py, name, None);
         }
         let default = default.map_or_else(|| py.None(), |value| value.clone().unbind());
-        self.ad.insert(name, py_to_expr(default.bind(py))?);
+        self.ad.insert(attribute_name(name)?, py_to_expr(default.bind(py))?);
         Ok(default)
     }
 

@@ -1,7 +1,7 @@
 //! Conversions between Python objects and ClassAd expressions and values,
 //! as classad2 does them.
 
-use classad::{ClassAd, Expr, Literal, Value};
+use classad::{ClassAd, Expr, Literal, Name, Value};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -84,9 +84,15 @@ pub(crate) fn dict_to_ad(dict: &Bound<'_, PyDict>, depth: u32) -> PyResult<Class
     let mut ad = ClassAd::new();
     for (key, value) in dict.iter() {
         let name: String = key.extract().map_err(|_| PyTypeError::new_err("ClassAd keys must be strings"))?;
-        ad.insert(name.as_str(), py_to_expr_within(&value, depth)?);
+        ad.insert(attribute_name(&name)?, py_to_expr_within(&value, depth)?);
     }
     Ok(ad)
+}
+
+/// An attribute name from Python: data, so interned within the library's
+/// `NameLimits` (a `ClassAdException` past them).
+pub(crate) fn attribute_name(text: &str) -> PyResult<Name> {
+    Name::try_new(text).map_err(|e| error(e.to_string()))
 }
 
 /// What `ClassAd.__getitem__` returns: the Python value of a literal, a

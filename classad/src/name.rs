@@ -88,14 +88,17 @@ pub struct NameLimits {
     pub max_bytes: usize,
 }
 
+const DEFAULT_MAX_NAMES: usize = 1_000_000;
+const DEFAULT_MAX_BYTES: usize = 64 << 20;
+
 impl Default for NameLimits {
     fn default() -> NameLimits {
-        NameLimits { max_names: 1_000_000, max_bytes: 64 << 20 }
+        NameLimits { max_names: DEFAULT_MAX_NAMES, max_bytes: DEFAULT_MAX_BYTES }
     }
 }
 
-static MAX_NAMES: AtomicUsize = AtomicUsize::new(1_000_000);
-static MAX_BYTES: AtomicUsize = AtomicUsize::new(64 << 20);
+static MAX_NAMES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_NAMES);
+static MAX_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_BYTES);
 
 impl NameLimits {
     /// The limits in force.
