@@ -113,7 +113,7 @@ impl Builder {
     }
 
     pub(crate) fn call<'s>(&self, position: usize, name: &str, args: Vec<Expr>) -> Result<Expr, LalrError<'s>> {
-        let name = Name::try_new(name).map_err(|e| at(position)(e.into()))?;
+        let name = self.name(position, name)?;
         build::call(name, args, self.max_depth).map_err(at(position))
     }
 
@@ -141,6 +141,7 @@ impl Builder {
         Expr::literal(Literal::Str(build::concat(parts).into()))
     }
 
+    /// Interns a name read from the input, within the `NameLimits`.
     pub(crate) fn name<'s>(&self, position: usize, text: &str) -> Result<Name, LalrError<'s>> {
         Name::try_new(text).map_err(|e| at(position)(e.into()))
     }
