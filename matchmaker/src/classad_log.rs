@@ -1,0 +1,1 @@
+//! HTCondor's ClassAd log.

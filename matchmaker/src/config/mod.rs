@@ -1,0 +1,1 @@
+//! HTCondor configuration files.
