@@ -1,1 +1,783 @@
-//! HTCondor's ClassAd log.
+//! HTCondor's ClassAd transaction log: the file format in which the
+//! negotiator's accountant (`Accountantnew.log`) and the schedd's job queue
+//! persist their tables of ads.
+//!
+//! A log is a text file of records, one per line, each starting with its
+//! operation number:
+//!
+//! | record | meaning |
+//! |---|---|
+//! | `107 <sequence> CreationTimestamp <epoch>` | header: the log's generation and birth time |
+//! | `101 <key> <MyType> <TargetType>` | a new, empty ad under `key` |
+//! | `102 <key>` | the ad under `key` is destroyed |
+//! | `103 <key> <name> <expression>` | `name = expression` in the ad under `key` |
+//! | `104 <key> <name>` | `name` is deleted from the ad under `key` |
+//! | `105` | a transaction begins |
+//! | `106` | the transaction ends: its records take effect together |
+//!
+//! Records between `105` and `106` take effect only when the `106` is read,
+//! so a write cut short by a crash leaves an incomplete transaction at the
+//! end of the file, which readers ignore. [`read_log`] replays a log into a
+//! [`LogTable`] with HTCondor's rules; [`LogWriter`] appends transactions,
+//! each ended by a `106` and (for durable ones) an `fdatasync`, and compacts
+//! the log atomically: the current state is written to `<log>.tmp`, synced,
+//! and renamed over the log.
+//!
+//! ```
+//! use matchmaker::classad_log::{read_log_str, LogTable};
+//! use std::collections::BTreeMap;
+//!
+//! #[derive(Default)]
+//! struct Table(BTreeMap<String, BTreeMap<String, String>>);
+//! impl LogTable for Table {
+//!     fn new_ad(&mut self, key: &str, _my_type: &str) {
+//!         self.0.entry(key.to_string()).or_default();
+//!     }
+//!     fn destroy_ad(&mut self, key: &str) {
+//!         self.0.remove(key);
+//!     }
+//!     fn set_attribute(&mut self, key: &str, name: &str, value: &str) {
+//!         if let Some(ad) = self.0.get_mut(key) {
+//!             ad.insert(name.to_string(), value.to_string());
+//!         }
+//!     }
+//!     fn delete_attribute(&mut self, key: &str, name: &str) {
+//!         if let Some(ad) = self.0.get_mut(key) {
+//!             ad.remove(name);
+//!         }
+//!     }
+//! }
+//!
+//! let text = "107 1 CreationTimestamp 1700000000\n\
+//!             105\n101 Customer.alice@site * *\n103 Customer.alice@site Priority 12.500000\n106\n\
+//!             105\n103 Customer.alice@site Priority 99.0";   // torn: never committed
+//! let mut table = Table::default();
+//! let report = read_log_str(text, &mut table)?;
+//! assert_eq!(table.0["Customer.alice@site"]["Priority"], "12.500000");
+//! assert_eq!(report.header.map(|h| h.sequence), Some(1));
+//! assert_eq!(report.warnings.len(), 1); // the torn tail
+//! # Ok::<(), matchmaker::classad_log::LogError>(())
+//! ```
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Operation numbers of the log's records, as HTCondor numbers them.
+pub mod op {
+    /// `101 <key> <MyType> <TargetType>`: a new ad.
+    pub const NEW_AD: u32 = 101;
+    /// `102 <key>`: an ad is destroyed.
+    pub const DESTROY_AD: u32 = 102;
+    /// `103 <key> <name> <expression>`: an attribute is set.
+    pub const SET_ATTRIBUTE: u32 = 103;
+    /// `104 <key> <name>`: an attribute is deleted.
+    pub const DELETE_ATTRIBUTE: u32 = 104;
+    /// `105`: a transaction begins.
+    pub const BEGIN_TRANSACTION: u32 = 105;
+    /// `106`: a transaction ends.
+    pub const END_TRANSACTION: u32 = 106;
+    /// `107 <sequence> CreationTimestamp <epoch>`: the log's header.
+    pub const HEADER: u32 = 107;
+}
+
+/// Longest line a log may hold (16 MiB); a longer one is a corrupt record.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// What can go wrong reading or writing a log.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The log's path.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// A record that does not parse inside a transaction that was committed
+    /// later in the file. HTCondor's daemons refuse such a log too; nothing
+    /// is written to it.
+    #[error("{path}:{line}: corrupt record inside a committed transaction: {reason}")]
+    CorruptTransaction {
+        /// The log's path (`<string>` when read from text).
+        path: PathBuf,
+        /// 1-based line number of the corrupt record.
+        line: usize,
+        /// Why the record is corrupt.
+        reason: String,
+    },
+    /// A key, name or value that the log's format cannot hold (whitespace in a
+    /// key or name, a line break in a value).
+    #[error("cannot write to the log: {0}")]
+    Unwritable(String),
+}
+
+/// The log's header record (`107`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// How many times the log has been compacted, plus one.
+    pub sequence: u64,
+    /// When the first generation of the log was created (epoch seconds).
+    pub creation_timestamp: i64,
+}
+
+/// What [`read_log`] found besides the table.
+#[derive(Debug, Clone, Default)]
+pub struct LoadReport {
+    /// The header, when the log has one.
+    pub header: Option<Header>,
+    /// Problems that were recovered from (a torn or garbage tail, an
+    /// unterminated transaction), each naming its line.
+    pub warnings: Vec<String>,
+    /// Whether the log's tail must be cleaned before anything is appended:
+    /// the last line is cut short, or a transaction was left open. HTCondor
+    /// compacts the log in that case; so does [`LogWriter::open`].
+    pub needs_compaction: bool,
+    /// Records read (lines), including ignored ones.
+    pub records: usize,
+    /// The size of the file in bytes.
+    pub bytes: u64,
+}
+
+/// A table that a log is replayed into: the ads of the log, by key.
+///
+/// Each method is called once the record takes effect, that is after its
+/// transaction's end. Values are the expression text exactly as the log
+/// holds it; [`read_log`] has already checked that it parses as a ClassAd
+/// expression.
+pub trait LogTable {
+    /// `101`: a new, empty ad under `key` (an existing one is replaced).
+    fn new_ad(&mut self, key: &str, my_type: &str);
+    /// `102`: the ad under `key` is destroyed.
+    fn destroy_ad(&mut self, key: &str);
+    /// `103`: `name = value` in the ad under `key` (ignored when there is none).
+    fn set_attribute(&mut self, key: &str, name: &str, value: &str);
+    /// `104`: `name` is removed from the ad under `key`.
+    fn delete_attribute(&mut self, key: &str, name: &str);
+}
+
+/// One parsed record, borrowing from the log's text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Record<'a> {
+    Header(Header),
+    NewAd { key: &'a str, my_type: &'a str },
+    DestroyAd { key: &'a str },
+    SetAttribute { key: &'a str, name: &'a str, value: &'a str },
+    DeleteAttribute { key: &'a str, name: &'a str },
+    Begin,
+    End,
+}
+
+impl<'a> Record<'a> {
+    fn apply(self, table: &mut impl LogTable) {
+        match self {
+            Record::NewAd { key, my_type } => table.new_ad(key, my_type),
+            Record::DestroyAd { key } => table.destroy_ad(key),
+            Record::SetAttribute { key, name, value } => table.set_attribute(key, name, value),
+            Record::DeleteAttribute { key, name } => table.delete_attribute(key, name),
+            Record::Header(_) | Record::Begin | Record::End => {}
+        }
+    }
+}
+
+/// Splits off the next word: leading blanks skipped, up to the next blank.
+fn word(rest: &str) -> Option<(&str, &str)> {
+    let rest = rest.trim_start_matches([' ', '\t']);
+    if rest.is_empty() {
+        return None;
+    }
+    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+    Some((&rest[..end], &rest[end..]))
+}
+
+/// Parses one line (without its line break) into a record.
+fn parse_record(line: &str) -> Result<Record<'_>, String> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let (op_word, rest) = word(line).ok_or("empty line")?;
+    // `106` may carry a comment: `106#text`.
+    if op_word.starts_with("106#") {
+        return Ok(Record::End);
+    }
+    let number: u32 = op_word.parse().map_err(|_| format!("`{op_word}` is not an operation number"))?;
+    let missing = |what: &str| format!("record {number} has no {what}");
+    match number {
+        op::HEADER => {
+            let (sequence, rest) = word(rest).ok_or_else(|| missing("sequence number"))?;
+            let (_label, rest) = word(rest).ok_or_else(|| missing("timestamp label"))?;
+            let (timestamp, _) = word(rest).ok_or_else(|| missing("timestamp"))?;
+            Ok(Record::Header(Header {
+                sequence: sequence.parse().map_err(|_| format!("bad sequence number `{sequence}`"))?,
+                creation_timestamp: timestamp.parse().map_err(|_| format!("bad timestamp `{timestamp}`"))?,
+            }))
+        }
+        op::NEW_AD => {
+            let (key, rest) = word(rest).ok_or_else(|| missing("key"))?;
+            let (my_type, _) = word(rest).ok_or_else(|| missing("type"))?;
+            // The target type that follows is obsolete and optional.
+            let my_type = if my_type == "(empty)" { "" } else { my_type };
+            Ok(Record::NewAd { key, my_type })
+        }
+        op::DESTROY_AD => {
+            let (key, _) = word(rest).ok_or_else(|| missing("key"))?;
+            Ok(Record::DestroyAd { key })
+        }
+        op::SET_ATTRIBUTE => {
+            let (key, rest) = word(rest).ok_or_else(|| missing("key"))?;
+            let (name, rest) = word(rest).ok_or_else(|| missing("attribute name"))?;
+            // The value is the rest of the line after the one separating blank.
+            let value = rest.get(1..).unwrap_or("");
+            check_value(value)?;
+            Ok(Record::SetAttribute { key, name, value })
+        }
+        op::DELETE_ATTRIBUTE => {
+            let (key, rest) = word(rest).ok_or_else(|| missing("key"))?;
+            let (name, _) = word(rest).ok_or_else(|| missing("attribute name"))?;
+            Ok(Record::DeleteAttribute { key, name })
+        }
+        op::BEGIN_TRANSACTION => {
+            if rest.trim().is_empty() {
+                Ok(Record::Begin)
+            } else {
+                Err("text after a transaction begin".into())
+            }
+        }
+        op::END_TRANSACTION => {
+            if rest.trim().is_empty() {
+                Ok(Record::End)
+            } else {
+                Err("text after a transaction end".into())
+            }
+        }
+        other => Err(format!("unknown operation {other}")),
+    }
+}
+
+/// Checks that a value parses as a ClassAd expression, as HTCondor's reader
+/// does (its strict parsing). Plain numbers and simple strings, which is
+/// what the accountant writes, are recognised without the parser.
+pub fn check_value(value: &str) -> Result<(), String> {
+    if is_plain_number(value) || is_simple_string(value) {
+        return Ok(());
+    }
+    match value.parse::<classad::Expr>() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("value `{}` does not parse: {e}", shorten(value))),
+    }
+}
+
+fn shorten(text: &str) -> String {
+    if text.len() <= 60 {
+        text.to_string()
+    } else {
+        let mut end = 60;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &text[..end])
+    }
+}
+
+/// `-?digits[.digits]`: what `%d` and `%f` print for finite numbers.
+pub(crate) fn is_plain_number(value: &str) -> bool {
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    let (int, frac) = match digits.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (digits, None),
+    };
+    !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `"..."` with no escapes inside.
+fn is_simple_string(value: &str) -> bool {
+    value.len() >= 2
+        && value.starts_with('"')
+        && value.ends_with('"')
+        && !value[1..value.len() - 1].contains(['"', '\\'])
+}
+
+/// Replays a log's text into `table`.
+///
+/// `path` only names the log in errors. See [`read_log`].
+pub fn read_log_str(text: &str, table: &mut impl LogTable) -> Result<LoadReport, LogError> {
+    replay(text, Path::new("<string>"), table)
+}
+
+/// Reads the log at `path` and replays it into `table`, as HTCondor's
+/// daemons do when they start:
+///
+/// - records outside a transaction take effect at once; those inside take
+///   effect when the transaction's `106` is read;
+/// - a transaction still open at the end of the file is ignored, with a
+///   warning;
+/// - a line that does not parse (or is cut short) is ignored together with
+///   everything after it, with a warning, *unless* a `106` follows it: a
+///   corrupt record inside a committed transaction is
+///   [`LogError::CorruptTransaction`], naming the line.
+///
+/// A missing file is an empty log.
+pub fn read_log(path: &Path, table: &mut impl LogTable) -> Result<LoadReport, LogError> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(LoadReport::default()),
+        Err(source) => return Err(LogError::Io { path: path.to_path_buf(), source }),
+    };
+    // Invalid UTF-8 is treated like any other corrupt record: find where it
+    // starts and read up to there.
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = e.valid_up_to();
+            // SAFETY-free: from_utf8 on the valid prefix cannot fail.
+            let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+            let line_start = prefix.rfind('\n').map_or(0, |i| i + 1);
+            let mut report = replay(&prefix[..line_start], path, table)?;
+            let line = prefix[..line_start].matches('\n').count() + 1;
+            if contains_end_after(&bytes[line_start..]) {
+                return Err(LogError::CorruptTransaction {
+                    path: path.to_path_buf(),
+                    line,
+                    reason: "invalid UTF-8".into(),
+                });
+            }
+            report.warnings.push(format!("{}:{line}: invalid UTF-8; the rest of the log is ignored", path.display()));
+            report.needs_compaction = true;
+            report.bytes = bytes.len() as u64;
+            return Ok(report);
+        }
+    };
+    let mut report = replay(text, path, table)?;
+    report.bytes = bytes.len() as u64;
+    Ok(report)
+}
+
+/// Whether some line of `rest` (bytes, any encoding) is an end-of-transaction record.
+fn contains_end_after(rest: &[u8]) -> bool {
+    rest.split(|&b| b == b'\n')
+        .skip(1)
+        .any(|line| line.starts_with(b"106") && line.get(3).is_none_or(|&b| b == b'#' || b == b'\r' || b == b' '))
+}
+
+fn replay(text: &str, path: &Path, table: &mut impl LogTable) -> Result<LoadReport, LogError> {
+    let mut report = LoadReport { bytes: text.len() as u64, ..LoadReport::default() };
+    let mut pending: Vec<Record<'_>> = Vec::new();
+    let mut open_since: Option<usize> = None;
+    let mut offset = 0;
+    let mut line_no = 0;
+    while offset < text.len() {
+        line_no += 1;
+        report.records += 1;
+        let rest = &text[offset..];
+        let (line, complete, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(i) => (&rest[..i], true, offset + i + 1),
+            None => (rest, false, text.len()),
+        };
+        let parsed = if !complete {
+            Err("the last line is cut short (no line break)".to_string())
+        } else if line.len() > MAX_LINE {
+            Err(format!("line longer than {MAX_LINE} bytes"))
+        } else {
+            parse_record(line)
+        };
+        let record = match parsed {
+            Ok(record) => record,
+            Err(reason) => {
+                if contains_end_after(&text.as_bytes()[offset..]) {
+                    return Err(LogError::CorruptTransaction { path: path.to_path_buf(), line: line_no, reason });
+                }
+                report.warnings.push(format!(
+                    "{}:{line_no}: {reason}; this record and the {} after it are ignored",
+                    path.display(),
+                    text[next..].lines().count()
+                ));
+                report.needs_compaction = true;
+                open_since = None;
+                pending.clear();
+                break;
+            }
+        };
+        match record {
+            Record::Header(header) => {
+                if line_no != 1 {
+                    report.warnings.push(format!("{}:{line_no}: a header record after the first line", path.display()));
+                }
+                report.header = Some(header);
+            }
+            Record::Begin => {
+                if let Some(since) = open_since {
+                    report.warnings.push(format!(
+                        "{}:{line_no}: a transaction begins inside the one begun on line {since}",
+                        path.display()
+                    ));
+                } else {
+                    open_since = Some(line_no);
+                }
+            }
+            Record::End => match open_since.take() {
+                Some(_) => {
+                    for record in pending.drain(..) {
+                        record.apply(table);
+                    }
+                }
+                None => {
+                    report.warnings.push(format!("{}:{line_no}: a transaction end without a beginning", path.display()))
+                }
+            },
+            other => {
+                if open_since.is_some() {
+                    pending.push(other);
+                } else {
+                    other.apply(table);
+                }
+            }
+        }
+        offset = next;
+    }
+    if let Some(since) = open_since {
+        report.warnings.push(format!(
+            "{}:{since}: the transaction begun here was never committed; its {} records are ignored",
+            path.display(),
+            pending.len()
+        ));
+        report.needs_compaction = true;
+    }
+    Ok(report)
+}
+
+/// Checks that `word` can stand as a key or attribute name in the log.
+fn check_word(what: &str, word: &str) -> Result<(), LogError> {
+    if word.is_empty() || word.contains(|c: char| c.is_whitespace() || c == '\0') {
+        return Err(LogError::Unwritable(format!("{what} `{}` is empty or holds blanks", word.escape_debug())));
+    }
+    Ok(())
+}
+
+/// Builds the records of one transaction (or of a compacted log) as text.
+///
+/// ```
+/// use matchmaker::classad_log::Records;
+/// let mut records = Records::default();
+/// records.new_ad("Customer.bob@site", "*")?;
+/// records.set("Customer.bob@site", "Priority", "0.500000")?;
+/// assert_eq!(records.as_str(), "101 Customer.bob@site * *\n103 Customer.bob@site Priority 0.500000\n");
+/// # Ok::<(), matchmaker::classad_log::LogError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Records {
+    text: String,
+    count: usize,
+}
+
+impl Records {
+    /// `101 key MyType TargetType`; the accountant's ads are of type `*`.
+    pub fn new_ad(&mut self, key: &str, my_type: &str) -> Result<(), LogError> {
+        check_word("key", key)?;
+        let my_type = if my_type.is_empty() { "(empty)" } else { my_type };
+        check_word("type", my_type)?;
+        // HTCondor writes the obsolete target type as `*` for ads of type `*`.
+        let target = if my_type == "*" { "*" } else { "(empty)" };
+        self.line(format_args!("{} {key} {my_type} {target}", op::NEW_AD));
+        Ok(())
+    }
+
+    /// `102 key`.
+    pub fn destroy(&mut self, key: &str) -> Result<(), LogError> {
+        check_word("key", key)?;
+        self.line(format_args!("{} {key}", op::DESTROY_AD));
+        Ok(())
+    }
+
+    /// `103 key name value`; `value` is ClassAd expression text.
+    pub fn set(&mut self, key: &str, name: &str, value: &str) -> Result<(), LogError> {
+        check_word("key", key)?;
+        check_word("attribute name", name)?;
+        if value.contains(['\n', '\r', '\0']) {
+            return Err(LogError::Unwritable(format!("the value of {name} holds a line break")));
+        }
+        self.line(format_args!("{} {key} {name} {value}", op::SET_ATTRIBUTE));
+        Ok(())
+    }
+
+    /// `104 key name`.
+    pub fn delete(&mut self, key: &str, name: &str) -> Result<(), LogError> {
+        check_word("key", key)?;
+        check_word("attribute name", name)?;
+        self.line(format_args!("{} {key} {name}", op::DELETE_ATTRIBUTE));
+        Ok(())
+    }
+
+    fn line(&mut self, args: std::fmt::Arguments<'_>) {
+        use std::fmt::Write as _;
+        // Writing to a String cannot fail.
+        let _ = self.text.write_fmt(args);
+        self.text.push('\n');
+        self.count += 1;
+    }
+
+    /// The records as the log holds them.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// How many records there are.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Forgets every record.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.count = 0;
+    }
+}
+
+/// Appends transactions to a log file and compacts it.
+///
+/// A transaction is written with one `write` call as `105`, its records and
+/// `106`; a durable commit then syncs the file's data to disk before
+/// returning, so a committed transaction survives a crash and a transaction
+/// cut short by one is ignored by every reader.
+#[derive(Debug)]
+pub struct LogWriter {
+    path: PathBuf,
+    file: File,
+    size: u64,
+    header: Header,
+}
+
+impl LogWriter {
+    /// Opens the log at `path` for appending, creating it with a header if it
+    /// does not exist. `report` is what [`read_log`] said of it; when its tail
+    /// needs cleaning, `snapshot` (the table's current state as records, see
+    /// [`LogWriter::compact`]) is written as a new generation first.
+    pub fn open(
+        path: &Path,
+        report: &LoadReport,
+        now: i64,
+        snapshot: impl FnOnce() -> Result<Records, LogError>,
+    ) -> Result<Self, LogError> {
+        let io_err = |source| LogError::Io { path: path.to_path_buf(), source };
+        let exists = path.exists();
+        let header = report.header.unwrap_or(Header { sequence: 1, creation_timestamp: now });
+        if exists && !report.needs_compaction {
+            let file = OpenOptions::new().append(true).open(path).map_err(io_err)?;
+            let size = file.metadata().map_err(io_err)?.len();
+            return Ok(Self { path: path.to_path_buf(), file, size, header });
+        }
+        if !exists {
+            // A new log: just the header, as HTCondor starts one.
+            let mut file = OpenOptions::new().create(true).append(true).open(path).map_err(io_err)?;
+            let text = header_line(header);
+            file.write_all(text.as_bytes()).map_err(io_err)?;
+            file.sync_data().map_err(io_err)?;
+            sync_parent(path).map_err(io_err)?;
+            return Ok(Self { path: path.to_path_buf(), file, size: text.len() as u64, header });
+        }
+        // A torn tail: start a new generation from the committed state.
+        let records = snapshot()?;
+        let (file, size, header) = write_generation(path, header, &records)?;
+        Ok(Self { path: path.to_path_buf(), file, size, header })
+    }
+
+    /// Appends `records` as one transaction. With `durable`, the data is
+    /// synced to disk before this returns (HTCondor's accountant syncs admin
+    /// edits and priority updates, and leaves match bookkeeping unsynced).
+    pub fn commit(&mut self, records: &Records, durable: bool) -> Result<(), LogError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let mut text = String::with_capacity(records.as_str().len() + 8);
+        text.push_str("105\n");
+        text.push_str(records.as_str());
+        text.push_str("106\n");
+        let io_err = |source| LogError::Io { path: self.path.clone(), source };
+        self.file.write_all(text.as_bytes()).map_err(io_err)?;
+        if durable {
+            self.file.sync_data().map_err(io_err)?;
+        }
+        self.size += text.len() as u64;
+        Ok(())
+    }
+
+    /// Replaces the log with one holding only `state` (every ad's current
+    /// attributes, as records): a new generation with the next sequence
+    /// number, written to `<log>.tmp`, synced, renamed over the log and the
+    /// directory synced. A crash at any point leaves either the old log or
+    /// the new one.
+    pub fn compact(&mut self, state: &Records) -> Result<(), LogError> {
+        let (file, size, header) = write_generation(&self.path, self.header, state)?;
+        self.file = file;
+        self.size = size;
+        self.header = header;
+        Ok(())
+    }
+
+    /// The log's size in bytes, as written so far.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The current header (sequence number and creation time).
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn header_line(header: Header) -> String {
+    format!("{} {} CreationTimestamp {}\n", op::HEADER, header.sequence, header.creation_timestamp)
+}
+
+/// Writes `state` as the next generation of the log at `path`.
+fn write_generation(path: &Path, old: Header, state: &Records) -> Result<(File, u64, Header), LogError> {
+    let header = Header { sequence: old.sequence + 1, creation_timestamp: old.creation_timestamp };
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let io_err = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| LogError::Io { path: p, source }
+    };
+    let mut text = header_line(header);
+    text.push_str(state.as_str());
+    {
+        let mut file = File::create(&tmp).map_err(io_err(&tmp))?;
+        file.write_all(text.as_bytes()).map_err(io_err(&tmp))?;
+        file.sync_all().map_err(io_err(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io_err(path))?;
+    sync_parent(path).map_err(io_err(path))?;
+    let file = OpenOptions::new().append(true).open(path).map_err(io_err(path))?;
+    Ok((file, text.len() as u64, header))
+}
+
+/// Syncs the directory holding `path`, so that a rename or a creation in it
+/// survives a crash.
+fn sync_parent(path: &Path) -> io::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match File::open(parent) {
+        Ok(dir) => dir.sync_all().or(Ok(())),
+        Err(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[derive(Default, Debug, PartialEq)]
+    struct Table(BTreeMap<String, BTreeMap<String, String>>);
+    impl LogTable for Table {
+        fn new_ad(&mut self, key: &str, _: &str) {
+            self.0.insert(key.into(), BTreeMap::new());
+        }
+        fn destroy_ad(&mut self, key: &str) {
+            self.0.remove(key);
+        }
+        fn set_attribute(&mut self, key: &str, name: &str, value: &str) {
+            if let Some(ad) = self.0.get_mut(key) {
+                ad.insert(name.into(), value.into());
+            }
+        }
+        fn delete_attribute(&mut self, key: &str, name: &str) {
+            if let Some(ad) = self.0.get_mut(key) {
+                ad.remove(name);
+            }
+        }
+    }
+
+    fn load(text: &str) -> Result<(Table, LoadReport), LogError> {
+        let mut t = Table::default();
+        let r = read_log_str(text, &mut t)?;
+        Ok((t, r))
+    }
+
+    const BASE: &str = "107 3 CreationTimestamp 1700000000\n\
+        101 Accountant. * *\n\
+        103 Accountant. LastUpdateTime 1700000100\n\
+        105\n\
+        101 Customer.a@x * *\n\
+        103 Customer.a@x Priority 10.000000\n\
+        103 Customer.a@x Name \"a b\"\n\
+        106\n";
+
+    #[test]
+    fn replays_records_and_transactions() {
+        let (t, r) = load(BASE).expect("loads");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert!(!r.needs_compaction);
+        assert_eq!(r.header, Some(Header { sequence: 3, creation_timestamp: 1_700_000_000 }));
+        assert_eq!(t.0["Accountant."]["LastUpdateTime"], "1700000100");
+        assert_eq!(t.0["Customer.a@x"]["Name"], "\"a b\"");
+    }
+
+    #[test]
+    fn uncommitted_transaction_is_ignored() {
+        let text = format!("{BASE}105\n103 Customer.a@x Priority 99.0\n");
+        let (t, r) = load(&text).expect("loads");
+        assert_eq!(t.0["Customer.a@x"]["Priority"], "10.000000");
+        assert!(r.needs_compaction);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].contains(":9:"), "{}", r.warnings[0]);
+    }
+
+    #[test]
+    fn torn_tail_at_every_byte_keeps_every_committed_record() {
+        let full = format!("{BASE}105\n102 Customer.a@x\n106\n");
+        for cut in 0..=full.len() {
+            let (t, _) = load(&full[..cut]).expect("a torn tail is never an error");
+            let committed_all = full[..cut].ends_with("102 Customer.a@x\n106\n");
+            let committed_base = cut >= BASE.len();
+            if committed_all {
+                assert!(!t.0.contains_key("Customer.a@x"), "cut {cut}");
+            } else if committed_base {
+                assert_eq!(t.0["Customer.a@x"]["Priority"], "10.000000", "cut {cut}");
+            } else {
+                assert!(!t.0.contains_key("Customer.a@x"), "cut {cut}: uncommitted ad seen");
+            }
+        }
+    }
+
+    #[test]
+    fn garbage_tail_is_ignored_but_corruption_inside_a_commit_is_an_error() {
+        let (t, r) = load(&format!("{BASE}\u{1}\u{2}garbage\n")).expect("garbage tail");
+        assert_eq!(t.0.len(), 2);
+        assert!(r.needs_compaction);
+        let bad = format!("{BASE}105\n103 Customer.a@x Priority (((\n106\n");
+        match load(&bad) {
+            Err(LogError::CorruptTransaction { line, .. }) => assert_eq!(line, 10),
+            other => panic!("expected a corrupt transaction, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn records_refuse_what_the_format_cannot_hold() {
+        let mut r = Records::default();
+        assert!(r.set("Customer.a b", "Priority", "1").is_err());
+        assert!(r.set("Customer.a", "Prio rity", "1").is_err());
+        assert!(r.set("Customer.a", "Priority", "1\n2").is_err());
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn end_with_comment_and_plain_numbers() {
+        let (t, _) = load("105\n101 K * *\n103 K X -1.500000\n106#note\n").expect("loads");
+        assert_eq!(t.0["K"]["X"], "-1.500000");
+        assert!(is_plain_number("12") && is_plain_number("-0.5") && !is_plain_number("1.") && !is_plain_number("-"));
+    }
+}

@@ -10,3 +10,4 @@
 pub mod accountant;
 pub mod classad_log;
 pub mod config;
+pub mod groups;

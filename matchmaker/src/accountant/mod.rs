@@ -1,0 +1,1064 @@
+//! User priorities: HTCondor's accountant.
+//!
+//! The accountant keeps, per submitter and per accounting group, a *real
+//! user priority* (RUP) that follows the resources in use with an
+//! exponential decay, and a *priority factor*; their product is the
+//! *effective user priority* (EUP) by which the negotiator shares the pool
+//! (a smaller EUP gets a bigger share). At each update at time `now`:
+//!
+//! ```text
+//! β   = 0.5 ^ ((now − last_update) / PRIORITY_HALFLIFE)
+//! RUP = max(0.5, RUP·β + usage·(1 − β))
+//! ```
+//!
+//! where `usage` is the weighted resources in use over the interval, exact
+//! for matches that began or ended between updates (their *uncharged time*
+//! is added or taken away). Usage is rebuilt from the claimed slots each
+//! cycle ([`Accountant::check_matches`]). Every change is recorded in
+//! HTCondor's own log format ([`crate::classad_log`]), so a log written by
+//! HTCondor's negotiator can be read and one written here can be loaded by
+//! it. Time is always a parameter: nothing here reads the clock.
+//!
+//! The seed manual's example: one user using 100 cores from t = 0 with a
+//! one-day half-life has a RUP of 75 after two days.
+//!
+//! ```
+//! use matchmaker::accountant::{Accountant, AccountantConfig};
+//! use classad::ClassAd;
+//!
+//! let mut acct = Accountant::new(AccountantConfig::default());
+//! let slot: ClassAd = r#"[ Name = "slot1@node"; StartdIpAddr = "<10.0.0.1:9618>";
+//!     State = "Claimed"; RemoteUser = "alice@site"; SlotWeight = 100 ]"#.parse()?;
+//! acct.update_priorities(0)?;
+//! acct.check_matches(0, &[slot])?;
+//! for hour in 1..=48 {
+//!     acct.update_priorities(hour * 3600)?;
+//! }
+//! // 75 from the usage, plus a quarter of the starting minimum of 0.5.
+//! let rup = acct.real_priority("alice@site");
+//! assert!((rup - 75.125).abs() < 1e-6, "{rup}");
+//! // EUP = RUP × the default factor, DEFAULT_PRIO_FACTOR = 1000.
+//! assert!((acct.effective_priority("alice@site") - 75_125.0).abs() < 1e-3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod record;
+mod report;
+
+use std::path::Path;
+
+use rustc_hash::FxHashMap;
+
+use crate::classad_log::{self, LoadReport, LogError, LogTable, LogWriter, Records};
+use crate::groups::{GroupTree, ROOT};
+
+pub use record::{CustomerRecord, ResourceRecord, ACCOUNTANT_KEY, CUSTOMER_PREFIX, RESOURCE_PREFIX};
+pub use report::{PriorityRow, UserprioTable};
+
+use record::{format_real, format_string};
+
+/// The smallest real user priority.
+pub const MIN_PRIORITY: f64 = 0.5;
+/// The smallest priority factor.
+pub const MIN_PRIORITY_FACTOR: f64 = 1.0;
+/// Submitter names starting with this get NICE_USER_PRIO_FACTOR.
+pub const NICE_USER_PREFIX: &str = "nice-user";
+/// The attribute a consumption-policy match carries its cost in.
+pub const CP_MATCH_COST: &str = "_cp_match_cost";
+
+/// The accountant's settings, with HTCondor's defaults.
+#[derive(Debug, Clone)]
+pub struct AccountantConfig {
+    /// PRIORITY_HALFLIFE, seconds (86400).
+    pub half_life: f64,
+    /// DEFAULT_PRIO_FACTOR (1000).
+    pub default_prio_factor: f64,
+    /// NICE_USER_PRIO_FACTOR (1e10), for submitters named `nice-user*`.
+    pub nice_user_prio_factor: f64,
+    /// REMOTE_PRIO_FACTOR (1e7), for submitters outside `local_domain`.
+    pub remote_prio_factor: f64,
+    /// ACCOUNTANT_LOCAL_DOMAIN (unset: every submitter is local).
+    pub local_domain: Option<String>,
+    /// GROUP_PRIO_FACTOR_<group>, by lower-cased group name.
+    pub group_prio_factors: FxHashMap<String, f64>,
+    /// The configured accounting groups (GROUP_NAMES).
+    pub groups: GroupTree,
+    /// NEGOTIATOR_USE_SLOT_WEIGHTS (true): charge a slot's `SlotWeight`
+    /// rather than 1.
+    pub use_slot_weights: bool,
+    /// SLOT_WEIGHT (`Cpus`), evaluated against a slot ad that does not
+    /// advertise `SlotWeight` (a startd always does; a synthetic ad may not).
+    pub slot_weight: Option<classad::Expr>,
+    /// NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES (false): a claimed but
+    /// suspended slot is not charged.
+    pub discount_suspended: bool,
+    /// MAX_ACCOUNTANT_DATABASE_SIZE, bytes (1,000,000): the log is compacted
+    /// past this size, and the limit then becomes at least twice the
+    /// compacted size.
+    pub max_log_size: u64,
+}
+
+impl Default for AccountantConfig {
+    fn default() -> Self {
+        AccountantConfig {
+            half_life: 86_400.0,
+            default_prio_factor: 1000.0,
+            nice_user_prio_factor: 1e10,
+            remote_prio_factor: 1e7,
+            local_domain: None,
+            group_prio_factors: FxHashMap::default(),
+            groups: GroupTree::default(),
+            use_slot_weights: true,
+            slot_weight: "Cpus".parse().ok(),
+            discount_suspended: false,
+            max_log_size: 1_000_000,
+        }
+    }
+}
+
+/// What can go wrong in the accountant.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountantError {
+    /// The log could not be read or written.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// An admin operation's argument is refused (the same checks as
+    /// `condor_userprio`'s).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A slot's state, as far as the accountant cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotState {
+    Claimed,
+    Preempting,
+    Matched,
+    Other,
+}
+
+/// The accountant: every record, and the log they are kept in.
+#[derive(Debug)]
+pub struct Accountant {
+    config: AccountantConfig,
+    customers: Vec<CustomerRecord>,
+    customer_index: FxHashMap<Box<str>, usize>,
+    resources: Vec<ResourceRecord>,
+    resource_index: FxHashMap<Box<str>, usize>,
+    /// Records under other keys, kept as they are.
+    others: Vec<(String, String, Vec<(String, String)>)>,
+    last_update: i64,
+    /// Other attributes of the `Accountant.` record.
+    accountant_other: Vec<(String, String)>,
+    has_accountant_record: bool,
+    log: Option<LogWriter>,
+    max_log_size: u64,
+    /// The transaction being built.
+    pending: Records,
+    /// Log problems met while writing, if any (reported by `take_warnings`).
+    warnings: Vec<String>,
+}
+
+impl Accountant {
+    /// An accountant with no records and no log (nothing is persisted).
+    pub fn new(config: AccountantConfig) -> Self {
+        let max_log_size = config.max_log_size;
+        Accountant {
+            config,
+            customers: Vec::new(),
+            customer_index: FxHashMap::default(),
+            resources: Vec::new(),
+            resource_index: FxHashMap::default(),
+            others: Vec::new(),
+            last_update: 0,
+            accountant_other: Vec::new(),
+            has_accountant_record: false,
+            log: None,
+            max_log_size,
+            pending: Records::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Loads the accountant's log at `path` (HTCondor's `Accountantnew.log`,
+    /// or one written here) and keeps appending to it. A missing file starts
+    /// a new log. A torn tail (a crash in the middle of a write) is ignored
+    /// with a warning in the report, and the log is compacted at once so that
+    /// new records never follow it; `now` dates a new log's header.
+    ///
+    /// As HTCondor's negotiator does when it starts, a record is made for
+    /// every configured group (and `<none>`) that has none.
+    pub fn open(config: AccountantConfig, path: &Path, now: i64) -> Result<(Self, LoadReport), AccountantError> {
+        let (mut acct, report) = Self::load(config, path)?;
+        let log = LogWriter::open(path, &report, now, || acct.snapshot())?;
+        acct.log = Some(log);
+        acct.ensure_group_records()?;
+        Ok((acct, report))
+    }
+
+    /// Reads the log at `path` without writing to it (a missing file is an
+    /// empty accountant). Changes made afterwards stay in memory.
+    pub fn load(config: AccountantConfig, path: &Path) -> Result<(Self, LoadReport), AccountantError> {
+        let mut acct = Self::new(config);
+        let report = classad_log::read_log(path, &mut acct)?;
+        Ok((acct, report))
+    }
+
+    /// Reads a log from its text, without a file (see [`Accountant::load`]).
+    pub fn from_log_text(config: AccountantConfig, text: &str) -> Result<(Self, LoadReport), AccountantError> {
+        let mut acct = Self::new(config);
+        let report = classad_log::read_log_str(text, &mut acct)?;
+        Ok((acct, report))
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &AccountantConfig {
+        &self.config
+    }
+
+    /// When priorities were last updated (epoch seconds; 0: never).
+    pub fn last_update(&self) -> i64 {
+        self.last_update
+    }
+
+    /// The record of a submitter or group.
+    pub fn customer(&self, name: &str) -> Option<&CustomerRecord> {
+        self.customer_index.get(name).map(|&i| &self.customers[i])
+    }
+
+    /// Every submitter and group record, in the order they were created.
+    pub fn customers(&self) -> &[CustomerRecord] {
+        &self.customers
+    }
+
+    /// The record of a claimed slot (`<Name>@<StartdIpAddr>`).
+    pub fn resource(&self, name: &str) -> Option<&ResourceRecord> {
+        self.resource_index.get(name).map(|&i| &self.resources[i])
+    }
+
+    /// Every claimed-slot record.
+    pub fn resources(&self) -> &[ResourceRecord] {
+        &self.resources
+    }
+
+    /// Warnings about the log met since the last call (a failed compaction).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The path of the log being written, if any.
+    pub fn log_path(&self) -> Option<&Path> {
+        self.log.as_ref().map(|l| l.path())
+    }
+
+    // ----- reading priorities -------------------------------------------
+
+    /// A submitter's real priority (RUP): its `Priority`, at least 0.5.
+    pub fn real_priority(&self, name: &str) -> f64 {
+        self.customer(name).and_then(|c| c.priority).map_or(MIN_PRIORITY, |p| p.max(MIN_PRIORITY))
+    }
+
+    /// A submitter's priority factor: the one set for it, or else the
+    /// default for its name (nice user, its group's GROUP_PRIO_FACTOR, a
+    /// remote domain, DEFAULT_PRIO_FACTOR).
+    pub fn priority_factor(&self, name: &str) -> f64 {
+        match self.customer(name).and_then(|c| c.priority_factor) {
+            Some(f) if f >= MIN_PRIORITY_FACTOR => f,
+            _ => self.default_factor(name),
+        }
+    }
+
+    /// A submitter's effective priority: RUP × factor.
+    pub fn effective_priority(&self, name: &str) -> f64 {
+        self.real_priority(name) * self.priority_factor(name)
+    }
+
+    /// A submitter's ceiling: most weighted resources it may use, `None` for
+    /// no ceiling.
+    pub fn ceiling(&self, name: &str) -> Option<i64> {
+        self.customer(name).and_then(|c| c.ceiling).filter(|&c| c >= 0)
+    }
+
+    /// A submitter's floor: weighted resources it is served first (0: none).
+    pub fn floor(&self, name: &str) -> i64 {
+        self.customer(name).and_then(|c| c.floor).unwrap_or(0).max(0)
+    }
+
+    /// Weighted resources a submitter or group uses now.
+    pub fn weighted_resources_used(&self, name: &str) -> f64 {
+        self.customer(name).and_then(|c| c.weighted_resources_used).unwrap_or(0.0)
+    }
+
+    /// Slots a submitter or group uses now.
+    pub fn resources_used(&self, name: &str) -> i64 {
+        self.customer(name).and_then(|c| c.resources_used).unwrap_or(0)
+    }
+
+    /// The group a submitter's usage is also charged to (`<none>` without groups).
+    pub fn group_of(&self, name: &str) -> &str {
+        self.config.groups.name(self.config.groups.assigned_group(name))
+    }
+
+    fn default_factor(&self, name: &str) -> f64 {
+        let factor = if name.starts_with(NICE_USER_PREFIX) {
+            self.config.nice_user_prio_factor
+        } else if let Some(&f) =
+            self.config.group_prio_factors.get(&self.group_of(name).to_lowercase()).filter(|&&f| f != 0.0)
+        {
+            f
+        } else if self.config.local_domain.as_deref().is_some_and(|d| !d.is_empty() && domain(name) != d) {
+            self.config.remote_prio_factor
+        } else {
+            self.config.default_prio_factor
+        };
+        factor.max(MIN_PRIORITY_FACTOR)
+    }
+
+    /// The effective priority as the negotiator reads it, with HTCondor's
+    /// side effects: a record without a factor gets its default written, and
+    /// one whose priority is below 0.5 gets 0.5 written (creating the record
+    /// if needed).
+    pub fn effective_priority_mut(&mut self, name: &str) -> Result<f64, AccountantError> {
+        let factor = self.priority_factor(name);
+        if self.customer(name).and_then(|c| c.priority_factor).is_none_or(|f| f < MIN_PRIORITY_FACTOR) {
+            self.set_customer_real(name, "PriorityFactor", factor)?;
+        }
+        let priority = self.customer(name).and_then(|c| c.priority).unwrap_or(MIN_PRIORITY);
+        let priority = if priority < MIN_PRIORITY {
+            self.set_customer_real(name, "Priority", MIN_PRIORITY)?;
+            MIN_PRIORITY
+        } else {
+            priority
+        };
+        self.commit(true)?;
+        Ok(priority * factor)
+    }
+
+    // ----- the update ------------------------------------------------------
+
+    /// Updates every priority to time `now`: the RUP decays toward the usage
+    /// of the interval since the last update, usage accumulates, uncharged
+    /// time is cleared. Nothing happens when no time has passed; a clock that
+    /// went backwards only moves the last update time (as HTCondor does).
+    pub fn update_priorities(&mut self, now: i64) -> Result<(), AccountantError> {
+        let time_passed = now - self.last_update;
+        if time_passed == 0 {
+            return Ok(());
+        }
+        if time_passed < 0 {
+            self.last_update = now;
+            return Ok(());
+        }
+        let aging = 0.5f64.powf(time_passed as f64 / self.config.half_life);
+        self.last_update = now;
+        self.has_accountant_record_or_create()?;
+        self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
+        for index in 0..self.customers.len() {
+            self.update_one(index, now, time_passed, aging)?;
+        }
+        self.commit(true)?;
+        self.maybe_compact();
+        Ok(())
+    }
+
+    fn update_one(&mut self, index: usize, now: i64, time_passed: i64, aging: f64) -> Result<(), AccountantError> {
+        let c = &mut self.customers[index];
+        let key = format!("{CUSTOMER_PREFIX}{}", c.name);
+        let old_priority = c.priority.unwrap_or(0.0).max(MIN_PRIORITY);
+        let uncharged = c.uncharged_time.unwrap_or(0);
+        let accumulated = c.accumulated_usage.unwrap_or(0.0);
+        let weighted_uncharged = c.weighted_uncharged_time.unwrap_or(0.0);
+        let weighted_accumulated = c.weighted_accumulated_usage.unwrap_or(accumulated);
+        let begin = c.begin_usage_time.unwrap_or(0);
+        let used = c.resources_used.unwrap_or(0);
+        let weighted_used = c.weighted_resources_used.unwrap_or(0.0);
+        let tp = time_passed as f64;
+        let recent = used as f64 + uncharged as f64 / tp;
+        let mut weighted_recent = weighted_used + weighted_uncharged / tp;
+        // A group's priority follows the usage of its whole subtree.
+        let hier = c.hier_weighted_resources_used.unwrap_or(0.0);
+        if hier > 0.0 {
+            weighted_recent = hier;
+        }
+        let priority = (old_priority * aging + weighted_recent * (1.0 - aging)).max(MIN_PRIORITY);
+        let new_accumulated = accumulated + (used * time_passed) as f64 + uncharged as f64;
+        let new_weighted_accumulated = weighted_accumulated + weighted_used * tp + weighted_uncharged;
+        let p = &mut self.pending;
+        // Compared with the clamped old value, as HTCondor does: a missing
+        // priority that stays at 0.5 is not written.
+        // What is kept is what the log says: reals rounded by `%f`.
+        if priority != old_priority {
+            let text = format_real(priority);
+            c.set_text("Priority", &text);
+            p.set(&key, "Priority", &text)?;
+        }
+        if new_accumulated != accumulated {
+            let text = format_real(new_accumulated);
+            c.set_text("AccumulatedUsage", &text);
+            p.set(&key, "AccumulatedUsage", &text)?;
+        }
+        if new_weighted_accumulated != weighted_accumulated {
+            let text = format_real(new_weighted_accumulated);
+            c.set_text("WeightedAccumulatedUsage", &text);
+            p.set(&key, "WeightedAccumulatedUsage", &text)?;
+        }
+        if new_accumulated > 0.0 && begin == 0 {
+            c.begin_usage_time = Some(now);
+            p.set(&key, "BeginUsageTime", &now.to_string())?;
+        }
+        if recent > 0.0 {
+            c.last_usage_time = Some(now);
+            p.set(&key, "LastUsageTime", &now.to_string())?;
+        }
+        if c.uncharged_time != Some(0) {
+            c.uncharged_time = Some(0);
+            p.set(&key, "UnchargedTime", "0")?;
+        }
+        if c.weighted_uncharged_time != Some(0.0) {
+            c.weighted_uncharged_time = Some(0.0);
+            p.set(&key, "WeightedUnchargedTime", &format_real(0.0))?;
+        }
+        Ok(())
+    }
+
+    // ----- matches -----------------------------------------------------------
+
+    /// Rebuilds usage from the slot ads of the pool at time `now`, as the
+    /// negotiator does at the start of each cycle: a recorded match whose
+    /// slot is gone, or no longer claimed (or matched) by the same submitter,
+    /// is removed; a claimed slot with no record is added, charged to its
+    /// `AccountingGroup`, else its `RemoteUser`.
+    pub fn check_matches(&mut self, now: i64, slots: &[classad::ClassAd]) -> Result<(), AccountantError> {
+        let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
+        by_name.reserve(slots.len());
+        for (i, slot) in slots.iter().enumerate() {
+            by_name.entry(resource_name(slot)).or_insert(i);
+        }
+        let recorded: Vec<(String, Option<String>)> =
+            self.resources.iter().map(|r| (r.name.clone(), r.remote_user.clone())).collect();
+        for (name, user) in recorded {
+            let keep = match by_name.get(&name) {
+                None => false,
+                Some(&i) => self.claimed_or_matched_by(&slots[i], user.as_deref().unwrap_or("")),
+            };
+            if !keep {
+                self.remove_match(&name, now)?;
+            }
+        }
+        for slot in slots {
+            if let Some(user) = self.claimant(slot) {
+                self.add_match(&user, slot, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn slot_state(slot: &classad::ClassAd) -> SlotState {
+        match attr_string(slot, "State").as_deref() {
+            Some("Claimed") => SlotState::Claimed,
+            Some("Preempting") => SlotState::Preempting,
+            Some("Matched") => SlotState::Matched,
+            _ => SlotState::Other,
+        }
+    }
+
+    fn suspended(&self, slot: &classad::ClassAd) -> bool {
+        self.config.discount_suspended
+            && attr_string(slot, "Activity").is_none_or(|a| a.eq_ignore_ascii_case("Suspended"))
+    }
+
+    /// The submitter a claimed (or preempting) slot is charged to.
+    fn claimant(&self, slot: &classad::ClassAd) -> Option<String> {
+        match Self::slot_state(slot) {
+            SlotState::Claimed | SlotState::Preempting => {}
+            _ => return None,
+        }
+        let user = attr_string(slot, "AccountingGroup").or_else(|| attr_string(slot, "RemoteUser"))?;
+        if self.suspended(slot) {
+            return None;
+        }
+        Some(user)
+    }
+
+    fn claimed_or_matched_by(&self, slot: &classad::ClassAd, customer: &str) -> bool {
+        match Self::slot_state(slot) {
+            SlotState::Matched => return true,
+            SlotState::Claimed | SlotState::Preempting => {}
+            SlotState::Other => return false,
+        }
+        let Some(user) = attr_string(slot, "AccountingGroup").or_else(|| attr_string(slot, "RemoteUser")) else {
+            return false;
+        };
+        user == customer && !self.suspended(slot)
+    }
+
+    /// The weight charged for a slot: its `SlotWeight` (1 when it is not a
+    /// non-negative number, or when slot weights are off).
+    pub fn slot_weight(&self, slot: &classad::ClassAd) -> f64 {
+        if !self.config.use_slot_weights {
+            return 1.0;
+        }
+        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+        let ctx = classad::EvalContext::new(&opts).my(slot);
+        let value = if slot.contains("SlotWeight") {
+            ctx.eval_attr("SlotWeight")
+        } else {
+            match &self.config.slot_weight {
+                Some(expr) => ctx.eval(expr),
+                None => classad::Value::Undefined,
+            }
+        };
+        match value {
+            classad::Value::Int(i) if i >= 0 => i as f64,
+            classad::Value::Real(r) if r >= 0.0 => r,
+            _ => 1.0,
+        }
+    }
+
+    /// Records that `customer` was matched with `slot` at time `now`: the
+    /// slot's weight is added to the customer's and its group's usage, with
+    /// the time since the last update taken off (it was not in use then).
+    /// A slot already charged to another customer is first removed from it;
+    /// one already charged to this customer is left alone.
+    pub fn add_match(&mut self, customer: &str, slot: &classad::ClassAd, now: i64) -> Result<(), AccountantError> {
+        let mut resource = resource_name(slot);
+        let weight;
+        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+        let cp_cost = match classad::EvalContext::new(&opts).my(slot).eval_attr(CP_MATCH_COST) {
+            classad::Value::Int(i) => Some(i as f64),
+            classad::Value::Real(r) => Some(r),
+            _ => None,
+        };
+        if let Some(cost) = cp_cost {
+            // A consumption-policy match: one pseudo-resource per match.
+            let count = self.resource(&resource).and_then(|r| r.num_cp_matches).unwrap_or(0);
+            let key = format!("{RESOURCE_PREFIX}{resource}");
+            self.ensure_resource(&resource)?;
+            self.pending.set(&key, "NumCpMatches", &(count + 1).to_string())?;
+            self.resource_mut(&resource).num_cp_matches = Some(count + 1);
+            resource = format!("{resource}_cp_match_{count:03}");
+            weight = cost;
+        } else {
+            if let Some(user) = self.resource(&resource).and_then(|r| r.remote_user.clone()) {
+                if user == customer {
+                    return Ok(());
+                }
+                self.remove_match(&resource, now)?;
+            }
+            weight = self.slot_weight(slot);
+        }
+        let since_update = now - self.last_update;
+        let c = self.customer(customer).cloned().unwrap_or_default();
+        self.set_customer_int(customer, "ResourcesUsed", c.resources_used.unwrap_or(0) + 1)?;
+        self.set_customer_real(customer, "WeightedResourcesUsed", c.weighted_resources_used.unwrap_or(0.0) + weight)?;
+        self.set_customer_int(customer, "UnchargedTime", c.uncharged_time.unwrap_or(0) - since_update)?;
+        self.set_customer_real(
+            customer,
+            "WeightedUnchargedTime",
+            c.weighted_uncharged_time.unwrap_or(0.0) - since_update as f64 * weight,
+        )?;
+        let group = self.group_of(customer).to_string();
+        let g = self.customer(&group).cloned().unwrap_or_default();
+        self.set_customer_real(&group, "WeightedResourcesUsed", g.weighted_resources_used.unwrap_or(0.0) + weight)?;
+        self.set_customer_int(&group, "ResourcesUsed", g.resources_used.unwrap_or(0) + 1)?;
+        self.set_customer_int(&group, "UnchargedTime", g.uncharged_time.unwrap_or(0) - since_update)?;
+        self.set_customer_real(
+            &group,
+            "WeightedUnchargedTime",
+            g.weighted_uncharged_time.unwrap_or(0.0) - since_update as f64 * weight,
+        )?;
+        for part in group_path(&group) {
+            let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
+            self.set_customer_real(part, "HierWeightedResourcesUsed", hier + weight)?;
+        }
+        let key = format!("{RESOURCE_PREFIX}{resource}");
+        self.ensure_resource(&resource)?;
+        self.pending.set(&key, "RemoteUser", &format_string(customer))?;
+        self.pending.set(&key, "SlotWeight", &format_real(weight))?;
+        self.pending.set(&key, "StartTime", &now.to_string())?;
+        let limits = attr_string(slot, "MatchedConcurrencyLimits");
+        if let Some(limits) = &limits {
+            self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
+        }
+        let r = self.resource_mut(&resource);
+        r.remote_user = Some(customer.to_string());
+        r.set_text("SlotWeight", &format_real(weight));
+        r.start_time = Some(now);
+        if limits.is_some() {
+            r.matched_concurrency_limits = limits;
+        }
+        self.commit(false)
+    }
+
+    /// Records that the match on slot `resource` (`<Name>@<StartdIpAddr>`)
+    /// ended at time `now`: its weight leaves its customer's and group's
+    /// usage, and the time it was in use since the last update is charged
+    /// at the next update.
+    pub fn remove_match(&mut self, resource: &str, now: i64) -> Result<(), AccountantError> {
+        let Some(r) = self.resource(resource).cloned() else {
+            return Ok(());
+        };
+        let key = format!("{RESOURCE_PREFIX}{resource}");
+        let Some(customer) = r.remote_user.clone().filter(|_| r.num_cp_matches.is_none()) else {
+            // A consumption-policy placeholder, or a record without a user.
+            self.destroy_resource(resource, &key)?;
+            return self.commit(false);
+        };
+        let start = r.start_time.unwrap_or(0).max(self.last_update);
+        let weight = r.slot_weight.unwrap_or(1.0);
+        let in_use = now - start;
+        let c = self.customer(&customer).cloned().unwrap_or_default();
+        let group = self.group_of(&customer).to_string();
+        let g = self.customer(&group).cloned().unwrap_or_default();
+        let used = c.resources_used.unwrap_or(0);
+        self.set_customer_int(&customer, "ResourcesUsed", if used > 0 { used - 1 } else { used })?;
+        self.set_customer_real(
+            &customer,
+            "WeightedResourcesUsed",
+            (c.weighted_resources_used.unwrap_or(0.0) - weight).max(0.0),
+        )?;
+        self.set_customer_int(&customer, "UnchargedTime", c.uncharged_time.unwrap_or(0) + in_use)?;
+        self.set_customer_real(
+            &customer,
+            "WeightedUnchargedTime",
+            c.weighted_uncharged_time.unwrap_or(0.0) + in_use as f64 * weight,
+        )?;
+        for part in group_path(&group) {
+            let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
+            self.set_customer_real(part, "HierWeightedResourcesUsed", (hier - weight).max(0.0))?;
+        }
+        self.set_customer_real(
+            &group,
+            "WeightedResourcesUsed",
+            (g.weighted_resources_used.unwrap_or(0.0) - weight).max(0.0),
+        )?;
+        self.set_customer_int(&group, "ResourcesUsed", (g.resources_used.unwrap_or(0) - 1).max(0))?;
+        self.set_customer_int(&group, "UnchargedTime", g.uncharged_time.unwrap_or(0) + in_use)?;
+        self.set_customer_real(
+            &group,
+            "WeightedUnchargedTime",
+            g.weighted_uncharged_time.unwrap_or(0.0) + in_use as f64 * weight,
+        )?;
+        self.destroy_resource(resource, &key)?;
+        self.commit(false)
+    }
+
+    // ----- admin operations (condor_userprio) ----------------------------------
+
+    /// `condor_userprio -setprio NAME VALUE`: sets the real priority.
+    pub fn set_priority(&mut self, name: &str, priority: f64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the priority of")?;
+        self.set_customer_real(name, "Priority", priority)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -setfactor NAME VALUE`: sets the priority factor (≥ 1).
+    pub fn set_priority_factor(&mut self, name: &str, factor: f64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the priority of")?;
+        if !(factor >= MIN_PRIORITY_FACTOR) {
+            return Err(AccountantError::Invalid("Priority factors must be greater than or equal to 1.".into()));
+        }
+        self.set_customer_real(name, "PriorityFactor", factor)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -setceiling NAME VALUE`: most weighted resources the
+    /// submitter may use (-1: no ceiling).
+    pub fn set_ceiling(&mut self, name: &str, ceiling: i64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the ceiling of")?;
+        if ceiling < -1 {
+            return Err(AccountantError::Invalid("ceiling must be greater than or equal to -1.".into()));
+        }
+        self.set_customer_int(name, "Ceiling", ceiling)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -setfloor NAME VALUE`: weighted resources the
+    /// submitter is served first (0: no floor).
+    pub fn set_floor(&mut self, name: &str, floor: i64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the floor of")?;
+        if floor < 0 {
+            return Err(AccountantError::Invalid("floor must be greater than or equal to 0.".into()));
+        }
+        self.set_customer_int(name, "Floor", floor)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -setaccum NAME VALUE`: sets the weighted accumulated
+    /// usage (seconds).
+    pub fn set_accumulated_usage(&mut self, name: &str, usage: f64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the Accumulated usage of")?;
+        if !(usage >= 0.0) {
+            return Err(AccountantError::Invalid("Usage must be greater than 0 seconds".into()));
+        }
+        self.set_customer_real(name, "WeightedAccumulatedUsage", usage)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -setbegin NAME EPOCH`: sets when usage began.
+    pub fn set_begin_time(&mut self, name: &str, time: i64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the begin usage time of")?;
+        if time < 0 {
+            return Err(AccountantError::Invalid("Time must be greater than 0 seconds".into()));
+        }
+        self.set_customer_int(name, "BeginUsageTime", time)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -setlast NAME EPOCH`: sets when usage was last seen.
+    pub fn set_last_time(&mut self, name: &str, time: i64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the last usage time of")?;
+        if time < 0 {
+            return Err(AccountantError::Invalid("Time must be greater than 0 seconds".into()));
+        }
+        self.set_customer_int(name, "LastUsageTime", time)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -resetusage NAME`: accumulated usage back to zero,
+    /// usage beginning at `now`.
+    pub fn reset_usage(&mut self, name: &str, now: i64) -> Result<(), AccountantError> {
+        check_submitter(name, "update the priority of")?;
+        self.reset_one(name, now)?;
+        self.commit(true)
+    }
+
+    /// `condor_userprio -resetall`: every record's accumulated usage back to
+    /// zero, usage beginning at `now`.
+    pub fn reset_all_usage(&mut self, now: i64) -> Result<(), AccountantError> {
+        let names: Vec<String> = self.customers.iter().map(|c| c.name.clone()).collect();
+        for name in names {
+            self.reset_one(&name, now)?;
+            self.commit(true)?;
+        }
+        Ok(())
+    }
+
+    fn reset_one(&mut self, name: &str, now: i64) -> Result<(), AccountantError> {
+        self.set_customer_real(name, "AccumulatedUsage", 0.0)?;
+        self.set_customer_real(name, "WeightedAccumulatedUsage", 0.0)?;
+        self.set_customer_int(name, "BeginUsageTime", now)
+    }
+
+    /// `condor_userprio -delete NAME`: removes a record. Returns whether
+    /// there was one.
+    pub fn delete_record(&mut self, name: &str) -> Result<bool, AccountantError> {
+        check_submitter(name, "delete")?;
+        let Some(&index) = self.customer_index.get(name) else {
+            return Ok(false);
+        };
+        self.pending.destroy(&format!("{CUSTOMER_PREFIX}{name}"))?;
+        self.remove_customer_at(index);
+        self.commit(true)?;
+        Ok(true)
+    }
+
+    // ----- persistence ---------------------------------------------------------
+
+    /// Writes the pending transaction to the log (if there is one).
+    fn commit(&mut self, durable: bool) -> Result<(), AccountantError> {
+        if let Some(log) = &mut self.log {
+            log.commit(&self.pending, durable)?;
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Compacts the log when it has grown past the size limit; the limit then
+    /// becomes at least twice the compacted size.
+    fn maybe_compact(&mut self) {
+        let Some(size) = self.log.as_ref().map(|l| l.size()) else {
+            return;
+        };
+        if size <= self.max_log_size {
+            return;
+        }
+        if let Err(e) = self.compact() {
+            self.warnings.push(format!("compacting the accountant's log failed: {e}"));
+            return;
+        }
+        let size = self.log.as_ref().map_or(0, |l| l.size());
+        if size * 2 > self.max_log_size {
+            self.max_log_size = size * 2;
+        }
+    }
+
+    /// Rewrites the log as one generation holding the current records only.
+    pub fn compact(&mut self) -> Result<(), AccountantError> {
+        let state = self.snapshot()?;
+        if let Some(log) = &mut self.log {
+            log.compact(&state)?;
+        }
+        Ok(())
+    }
+
+    /// Every record as log records (what a compacted log holds).
+    pub fn snapshot(&self) -> Result<Records, LogError> {
+        let mut out = Records::default();
+        if self.has_accountant_record {
+            out.new_ad(ACCOUNTANT_KEY, "*")?;
+            if self.last_update != 0 {
+                out.set(ACCOUNTANT_KEY, "LastUpdateTime", &self.last_update.to_string())?;
+            }
+            for (n, v) in &self.accountant_other {
+                out.set(ACCOUNTANT_KEY, n, v)?;
+            }
+        }
+        for c in &self.customers {
+            let key = format!("{CUSTOMER_PREFIX}{}", c.name);
+            out.new_ad(&key, "*")?;
+            for (n, v) in c.attributes() {
+                out.set(&key, n, &v)?;
+            }
+        }
+        for r in &self.resources {
+            let key = format!("{RESOURCE_PREFIX}{}", r.name);
+            out.new_ad(&key, "*")?;
+            for (n, v) in r.attributes() {
+                out.set(&key, n, &v)?;
+            }
+        }
+        for (key, my_type, attrs) in &self.others {
+            out.new_ad(key, my_type)?;
+            for (n, v) in attrs {
+                out.set(key, n, v)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Makes a record for every configured group, `<none>` included, as the
+    /// negotiator does at start-up (their factor is written then).
+    fn ensure_group_records(&mut self) -> Result<(), AccountantError> {
+        let names: Vec<String> = self.config.groups.ids().map(|g| self.config.groups.name(g).to_string()).collect();
+        for name in names {
+            self.effective_priority_mut(&name)?;
+        }
+        Ok(())
+    }
+
+    fn has_accountant_record_or_create(&mut self) -> Result<(), AccountantError> {
+        if !self.has_accountant_record {
+            self.pending.new_ad(ACCOUNTANT_KEY, "*")?;
+            self.has_accountant_record = true;
+        }
+        Ok(())
+    }
+
+    fn ensure_customer(&mut self, name: &str) -> Result<usize, AccountantError> {
+        if let Some(&i) = self.customer_index.get(name) {
+            return Ok(i);
+        }
+        self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
+        Ok(self.insert_customer(CustomerRecord::new(name)))
+    }
+
+    fn insert_customer(&mut self, record: CustomerRecord) -> usize {
+        let i = self.customers.len();
+        self.customer_index.insert(record.name.clone().into_boxed_str(), i);
+        self.customers.push(record);
+        i
+    }
+
+    fn remove_customer_at(&mut self, index: usize) {
+        let removed = self.customers.remove(index);
+        self.customer_index.remove(removed.name.as_str());
+        for (i, c) in self.customers.iter().enumerate().skip(index) {
+            self.customer_index.insert(c.name.clone().into_boxed_str(), i);
+        }
+    }
+
+    fn set_customer_real(&mut self, name: &str, attr: &str, value: f64) -> Result<(), AccountantError> {
+        let i = self.ensure_customer(name)?;
+        let text = format_real(value);
+        self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        self.customers[i].set_text(attr, &text);
+        Ok(())
+    }
+
+    fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
+        let i = self.ensure_customer(name)?;
+        let text = value.to_string();
+        self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        self.customers[i].set_text(attr, &text);
+        Ok(())
+    }
+
+    fn ensure_resource(&mut self, name: &str) -> Result<(), AccountantError> {
+        if !self.resource_index.contains_key(name) {
+            self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+            self.resource_index.insert(name.to_string().into_boxed_str(), self.resources.len());
+            self.resources.push(ResourceRecord::new(name));
+        }
+        Ok(())
+    }
+
+    fn resource_mut(&mut self, name: &str) -> &mut ResourceRecord {
+        let i = self.resource_index[name];
+        &mut self.resources[i]
+    }
+
+    fn destroy_resource(&mut self, name: &str, key: &str) -> Result<(), AccountantError> {
+        self.pending.destroy(key)?;
+        if let Some(i) = self.resource_index.remove(name) {
+            self.resources.swap_remove(i);
+            if i < self.resources.len() {
+                let moved = self.resources[i].name.clone();
+                self.resource_index.insert(moved.into_boxed_str(), i);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Replaying a log into the accountant.
+impl LogTable for Accountant {
+    fn new_ad(&mut self, key: &str, my_type: &str) {
+        if let Some(name) = key.strip_prefix(CUSTOMER_PREFIX) {
+            match self.customer_index.get(name) {
+                Some(&i) => self.customers[i] = CustomerRecord::new(name),
+                None => {
+                    self.insert_customer(CustomerRecord::new(name));
+                }
+            }
+        } else if let Some(name) = key.strip_prefix(RESOURCE_PREFIX) {
+            match self.resource_index.get(name) {
+                Some(&i) => self.resources[i] = ResourceRecord::new(name),
+                None => {
+                    self.resource_index.insert(name.into(), self.resources.len());
+                    self.resources.push(ResourceRecord::new(name));
+                }
+            }
+        } else if key == ACCOUNTANT_KEY {
+            self.has_accountant_record = true;
+            self.last_update = 0;
+            self.accountant_other.clear();
+        } else {
+            self.others.retain(|(k, _, _)| k != key);
+            self.others.push((key.to_string(), my_type.to_string(), Vec::new()));
+        }
+    }
+
+    fn destroy_ad(&mut self, key: &str) {
+        if let Some(name) = key.strip_prefix(CUSTOMER_PREFIX) {
+            if let Some(&i) = self.customer_index.get(name) {
+                self.remove_customer_at(i);
+            }
+        } else if let Some(name) = key.strip_prefix(RESOURCE_PREFIX) {
+            if let Some(i) = self.resource_index.remove(name) {
+                self.resources.swap_remove(i);
+                if i < self.resources.len() {
+                    let moved = self.resources[i].name.clone();
+                    self.resource_index.insert(moved.into_boxed_str(), i);
+                }
+            }
+        } else if key == ACCOUNTANT_KEY {
+            self.has_accountant_record = false;
+            self.last_update = 0;
+            self.accountant_other.clear();
+        } else {
+            self.others.retain(|(k, _, _)| k != key);
+        }
+    }
+
+    fn set_attribute(&mut self, key: &str, name: &str, value: &str) {
+        if let Some(customer) = key.strip_prefix(CUSTOMER_PREFIX) {
+            if let Some(&i) = self.customer_index.get(customer) {
+                self.customers[i].set_text(name, value);
+            }
+        } else if let Some(resource) = key.strip_prefix(RESOURCE_PREFIX) {
+            if let Some(&i) = self.resource_index.get(resource) {
+                self.resources[i].set_text(name, value);
+            }
+        } else if key == ACCOUNTANT_KEY {
+            if !self.has_accountant_record {
+                return;
+            }
+            if name.eq_ignore_ascii_case("LastUpdateTime") {
+                self.last_update = record::parse_number(value).map_or(0, |n| n.as_i64());
+            } else {
+                self.accountant_other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                self.accountant_other.push((name.to_string(), value.to_string()));
+            }
+        } else if let Some((_, _, attrs)) = self.others.iter_mut().find(|(k, _, _)| k == key) {
+            attrs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            attrs.push((name.to_string(), value.to_string()));
+        }
+    }
+
+    fn delete_attribute(&mut self, key: &str, name: &str) {
+        if let Some(customer) = key.strip_prefix(CUSTOMER_PREFIX) {
+            if let Some(&i) = self.customer_index.get(customer) {
+                self.customers[i].delete(name);
+            }
+        } else if let Some(resource) = key.strip_prefix(RESOURCE_PREFIX) {
+            if let Some(&i) = self.resource_index.get(resource) {
+                self.resources[i].delete(name);
+            }
+        } else if key == ACCOUNTANT_KEY {
+            if name.eq_ignore_ascii_case("LastUpdateTime") {
+                self.last_update = 0;
+            } else {
+                self.accountant_other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            }
+        } else if let Some((_, _, attrs)) = self.others.iter_mut().find(|(k, _, _)| k == key) {
+            attrs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        }
+    }
+}
+
+/// `Name@StartdIpAddr` of a slot ad: the key of its resource record.
+pub fn resource_name(slot: &classad::ClassAd) -> String {
+    let name = attr_string(slot, "Name").unwrap_or_default();
+    let addr = attr_string(slot, "StartdIpAddr").unwrap_or_default();
+    format!("{name}@{addr}")
+}
+
+fn attr_string(ad: &classad::ClassAd, name: &str) -> Option<String> {
+    let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+    match classad::EvalContext::new(&opts).my(ad).eval_attr(name) {
+        classad::Value::Str(s) => Some(s.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// The domain of a submitter name: what follows its first `@`.
+fn domain(name: &str) -> &str {
+    name.find('@').map_or("", |i| &name[i + 1..])
+}
+
+/// `a.b.c`, `a.b`, `a`: a group and its ancestors by name (not the root).
+fn group_path(group: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    if group == ROOT {
+        // HTCondor walks the name's dotted prefixes; `<none>` has none but itself.
+        out.push(group);
+        return out;
+    }
+    let mut part = group;
+    loop {
+        out.push(part);
+        match part.rfind('.') {
+            Some(dot) => part = &part[..dot],
+            None => break,
+        }
+    }
+    out
+}
+
+/// The check `condor_userprio` makes before an edit: the name must be a
+/// full submitter name (`user@domain`).
+fn check_submitter(name: &str, what: &str) -> Result<(), AccountantError> {
+    if !name.contains('@') {
+        return Err(AccountantError::Invalid(format!(
+            "You must specify the full name of the submittor you wish\n\tto {what} (user@uid.domain or user@full.host.name)"
+        )));
+    }
+    if name.contains(char::is_whitespace) {
+        return Err(AccountantError::Invalid(format!("`{name}` holds blanks")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,363 @@
+//! The accountant's records, as its log stores them: one per submitter or
+//! group (`Customer.<name>`), one per claimed slot (`Resource.<slot>`) and
+//! the accountant's own (`Accountant.`).
+//!
+//! Each attribute HTCondor's accountant knows is a typed field, `None` when
+//! the record does not have it (HTCondor treats a missing attribute and one
+//! that is not a number the same way); any other attribute is kept as text so
+//! that compaction writes it back unchanged.
+
+/// Prefix of submitter and group records' keys.
+pub const CUSTOMER_PREFIX: &str = "Customer.";
+/// Prefix of claimed slots' records' keys.
+pub const RESOURCE_PREFIX: &str = "Resource.";
+/// Key of the accountant's own record.
+pub const ACCOUNTANT_KEY: &str = "Accountant.";
+
+/// A submitter's or a group's record (`Customer.<name>`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CustomerRecord {
+    /// The submitter (`user@domain`, `group.user@domain`) or group name.
+    pub name: String,
+    /// Real user priority (RUP), `Priority`.
+    pub priority: Option<f64>,
+    /// `PriorityFactor`; set explicitly or written with the default on first use.
+    pub priority_factor: Option<f64>,
+    /// `Ceiling`: most weighted resources the submitter may use (-1: none).
+    pub ceiling: Option<i64>,
+    /// `Floor`: weighted resources the submitter is served first (0: none).
+    pub floor: Option<i64>,
+    /// `ResourcesUsed`: claimed slots.
+    pub resources_used: Option<i64>,
+    /// `WeightedResourcesUsed`: claimed slots' summed weights.
+    pub weighted_resources_used: Option<f64>,
+    /// `HierWeightedResourcesUsed`: a group's usage including its subgroups'.
+    pub hier_weighted_resources_used: Option<f64>,
+    /// `UnchargedTime`: slot-seconds to add to (or take from) the next update.
+    pub uncharged_time: Option<i64>,
+    /// `WeightedUnchargedTime`: the same, weighted.
+    pub weighted_uncharged_time: Option<f64>,
+    /// `AccumulatedUsage`: slot-seconds used since the usage was last reset.
+    pub accumulated_usage: Option<f64>,
+    /// `WeightedAccumulatedUsage`: the same, weighted.
+    pub weighted_accumulated_usage: Option<f64>,
+    /// `BeginUsageTime`: when usage was first recorded (epoch seconds).
+    pub begin_usage_time: Option<i64>,
+    /// `LastUsageTime`: the last update that saw usage (epoch seconds).
+    pub last_usage_time: Option<i64>,
+    /// Any other attribute, as expression text.
+    pub other: Vec<(String, String)>,
+}
+
+/// A claimed slot's record (`Resource.<slot name>@<startd address>`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResourceRecord {
+    /// `<Name>@<StartdIpAddr>` of the slot.
+    pub name: String,
+    /// `RemoteUser`: the submitter (or group) charged for the slot.
+    pub remote_user: Option<String>,
+    /// `SlotWeight` charged.
+    pub slot_weight: Option<f64>,
+    /// `StartTime`: when the match was recorded (epoch seconds).
+    pub start_time: Option<i64>,
+    /// `MatchedConcurrencyLimits` of the match.
+    pub matched_concurrency_limits: Option<String>,
+    /// `NumCpMatches`: matches made this cycle on a partitionable slot with a
+    /// consumption policy.
+    pub num_cp_matches: Option<i64>,
+    /// Any other attribute, as expression text.
+    pub other: Vec<(String, String)>,
+}
+
+/// A typed attribute's value, as read from or written to the log.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Number {
+    Int(i64),
+    Real(f64),
+}
+
+impl Number {
+    pub(crate) fn as_f64(self) -> f64 {
+        match self {
+            Number::Int(i) => i as f64,
+            Number::Real(r) => r,
+        }
+    }
+    pub(crate) fn as_i64(self) -> i64 {
+        match self {
+            Number::Int(i) => i,
+            // Out-of-range and NaN values saturate, as a cast does.
+            Number::Real(r) => r as i64,
+        }
+    }
+}
+
+/// Reads a number from expression text: a literal quickly, anything else by
+/// evaluating the expression (in an empty ad).
+pub(crate) fn parse_number(text: &str) -> Option<Number> {
+    let t = text.trim();
+    let first = t.as_bytes().first()?;
+    if first.is_ascii_digit() || *first == b'-' || *first == b'+' || *first == b'.' {
+        if let Ok(i) = t.parse::<i64>() {
+            return Some(Number::Int(i));
+        }
+        if crate::classad_log::is_plain_number(t) {
+            return t.parse::<f64>().ok().map(Number::Real);
+        }
+    }
+    let expr: classad::Expr = t.parse().ok()?;
+    let ad = classad::ClassAd::new();
+    let opts = classad::EvalOptions::new();
+    match classad::EvalContext::new(&opts).my(&ad).eval(&expr) {
+        classad::Value::Int(i) => Some(Number::Int(i)),
+        classad::Value::Real(r) => Some(Number::Real(r)),
+        _ => None,
+    }
+}
+
+/// Reads a string literal (`"..."`) from expression text.
+pub(crate) fn parse_string(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') && !t[1..t.len() - 1].contains(['"', '\\']) {
+        return Some(t[1..t.len() - 1].to_string());
+    }
+    let expr: classad::Expr = t.parse().ok()?;
+    let ad = classad::ClassAd::new();
+    let opts = classad::EvalOptions::new();
+    match classad::EvalContext::new(&opts).my(&ad).eval(&expr) {
+        classad::Value::Str(s) => Some(s.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// Writes a real as HTCondor's accountant does (`%f`).
+pub(crate) fn format_real(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.6}")
+    } else {
+        // `%f` would print `inf`/`nan`, which no reader takes for a number;
+        // a real that large is out of the accountant's range anyway.
+        format!(
+            "{:.6}",
+            if value > 0.0 {
+                f64::MAX
+            } else if value < 0.0 {
+                f64::MIN
+            } else {
+                0.0
+            }
+        )
+    }
+}
+
+/// Writes a string literal.
+pub(crate) fn format_string(value: &str) -> String {
+    classad::Value::Str(value.into()).to_string()
+}
+
+/// Sets `slot` from `text` when it holds a number; otherwise the text is
+/// kept among the other attributes (the typed field becomes `None`).
+fn set_num<T>(slot: &mut Option<T>, other: &mut Vec<(String, String)>, name: &str, text: &str, conv: fn(Number) -> T) {
+    other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    match parse_number(text) {
+        Some(n) => *slot = Some(conv(n)),
+        None => {
+            *slot = None;
+            other.push((name.to_string(), text.to_string()));
+        }
+    }
+}
+
+fn set_other(other: &mut Vec<(String, String)>, name: &str, text: &str) {
+    match other.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        Some(entry) => entry.1 = text.to_string(),
+        None => other.push((name.to_string(), text.to_string())),
+    }
+}
+
+impl CustomerRecord {
+    /// A record with no attributes.
+    pub fn new(name: &str) -> Self {
+        CustomerRecord { name: name.to_string(), ..Default::default() }
+    }
+
+    /// Sets an attribute from its log text.
+    pub(crate) fn set_text(&mut self, name: &str, text: &str) {
+        let o = &mut self.other;
+        let n = name.to_ascii_lowercase();
+        match n.as_str() {
+            "priority" => set_num(&mut self.priority, o, name, text, Number::as_f64),
+            "priorityfactor" => set_num(&mut self.priority_factor, o, name, text, Number::as_f64),
+            "ceiling" => set_num(&mut self.ceiling, o, name, text, Number::as_i64),
+            "floor" => set_num(&mut self.floor, o, name, text, Number::as_i64),
+            "resourcesused" => set_num(&mut self.resources_used, o, name, text, Number::as_i64),
+            "weightedresourcesused" => set_num(&mut self.weighted_resources_used, o, name, text, Number::as_f64),
+            "hierweightedresourcesused" => {
+                set_num(&mut self.hier_weighted_resources_used, o, name, text, Number::as_f64)
+            }
+            "unchargedtime" => set_num(&mut self.uncharged_time, o, name, text, Number::as_i64),
+            "weightedunchargedtime" => set_num(&mut self.weighted_uncharged_time, o, name, text, Number::as_f64),
+            "accumulatedusage" => set_num(&mut self.accumulated_usage, o, name, text, Number::as_f64),
+            "weightedaccumulatedusage" => set_num(&mut self.weighted_accumulated_usage, o, name, text, Number::as_f64),
+            "beginusagetime" => set_num(&mut self.begin_usage_time, o, name, text, Number::as_i64),
+            "lastusagetime" => set_num(&mut self.last_usage_time, o, name, text, Number::as_i64),
+            _ => set_other(o, name, text),
+        }
+    }
+
+    /// Removes an attribute.
+    pub(crate) fn delete(&mut self, name: &str) {
+        self.other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        match name.to_ascii_lowercase().as_str() {
+            "priority" => self.priority = None,
+            "priorityfactor" => self.priority_factor = None,
+            "ceiling" => self.ceiling = None,
+            "floor" => self.floor = None,
+            "resourcesused" => self.resources_used = None,
+            "weightedresourcesused" => self.weighted_resources_used = None,
+            "hierweightedresourcesused" => self.hier_weighted_resources_used = None,
+            "unchargedtime" => self.uncharged_time = None,
+            "weightedunchargedtime" => self.weighted_uncharged_time = None,
+            "accumulatedusage" => self.accumulated_usage = None,
+            "weightedaccumulatedusage" => self.weighted_accumulated_usage = None,
+            "beginusagetime" => self.begin_usage_time = None,
+            "lastusagetime" => self.last_usage_time = None,
+            _ => {}
+        }
+    }
+
+    /// Every attribute as `(name, expression text)`, in a fixed order.
+    pub fn attributes(&self) -> Vec<(&str, String)> {
+        let mut out = Vec::with_capacity(14 + self.other.len());
+        let real = |out: &mut Vec<(&str, String)>, name, v: Option<f64>| {
+            if let Some(v) = v {
+                out.push((name, format_real(v)));
+            }
+        };
+        let int = |out: &mut Vec<(&str, String)>, name, v: Option<i64>| {
+            if let Some(v) = v {
+                out.push((name, v.to_string()));
+            }
+        };
+        real(&mut out, "Priority", self.priority);
+        real(&mut out, "PriorityFactor", self.priority_factor);
+        int(&mut out, "Ceiling", self.ceiling);
+        int(&mut out, "Floor", self.floor);
+        int(&mut out, "ResourcesUsed", self.resources_used);
+        real(&mut out, "WeightedResourcesUsed", self.weighted_resources_used);
+        real(&mut out, "HierWeightedResourcesUsed", self.hier_weighted_resources_used);
+        int(&mut out, "UnchargedTime", self.uncharged_time);
+        real(&mut out, "WeightedUnchargedTime", self.weighted_uncharged_time);
+        real(&mut out, "AccumulatedUsage", self.accumulated_usage);
+        real(&mut out, "WeightedAccumulatedUsage", self.weighted_accumulated_usage);
+        int(&mut out, "BeginUsageTime", self.begin_usage_time);
+        int(&mut out, "LastUsageTime", self.last_usage_time);
+        for (n, v) in &self.other {
+            out.push((n.as_str(), v.clone()));
+        }
+        out
+    }
+}
+
+impl ResourceRecord {
+    /// A record with no attributes.
+    pub fn new(name: &str) -> Self {
+        ResourceRecord { name: name.to_string(), ..Default::default() }
+    }
+
+    /// Sets an attribute from its log text.
+    pub(crate) fn set_text(&mut self, name: &str, text: &str) {
+        let o = &mut self.other;
+        match name.to_ascii_lowercase().as_str() {
+            "remoteuser" => {
+                o.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                self.remote_user = parse_string(text);
+                if self.remote_user.is_none() {
+                    o.push((name.to_string(), text.to_string()));
+                }
+            }
+            "matchedconcurrencylimits" => {
+                o.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+                self.matched_concurrency_limits = parse_string(text);
+                if self.matched_concurrency_limits.is_none() {
+                    o.push((name.to_string(), text.to_string()));
+                }
+            }
+            "slotweight" => set_num(&mut self.slot_weight, o, name, text, Number::as_f64),
+            "starttime" => set_num(&mut self.start_time, o, name, text, Number::as_i64),
+            "numcpmatches" => set_num(&mut self.num_cp_matches, o, name, text, Number::as_i64),
+            _ => set_other(o, name, text),
+        }
+    }
+
+    /// Removes an attribute.
+    pub(crate) fn delete(&mut self, name: &str) {
+        self.other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        match name.to_ascii_lowercase().as_str() {
+            "remoteuser" => self.remote_user = None,
+            "matchedconcurrencylimits" => self.matched_concurrency_limits = None,
+            "slotweight" => self.slot_weight = None,
+            "starttime" => self.start_time = None,
+            "numcpmatches" => self.num_cp_matches = None,
+            _ => {}
+        }
+    }
+
+    /// Every attribute as `(name, expression text)`, in a fixed order.
+    pub fn attributes(&self) -> Vec<(&str, String)> {
+        let mut out = Vec::with_capacity(6 + self.other.len());
+        if let Some(u) = &self.remote_user {
+            out.push(("RemoteUser", format_string(u)));
+        }
+        if let Some(w) = self.slot_weight {
+            out.push(("SlotWeight", format_real(w)));
+        }
+        if let Some(t) = self.start_time {
+            out.push(("StartTime", t.to_string()));
+        }
+        if let Some(l) = &self.matched_concurrency_limits {
+            out.push(("MatchedConcurrencyLimits", format_string(l)));
+        }
+        if let Some(n) = self.num_cp_matches {
+            out.push(("NumCpMatches", n.to_string()));
+        }
+        for (n, v) in &self.other {
+            out.push((n.as_str(), v.clone()));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_strings_from_log_text() {
+        assert_eq!(parse_number("12"), Some(Number::Int(12)));
+        assert_eq!(parse_number("-0.500000"), Some(Number::Real(-0.5)));
+        assert_eq!(parse_number("1.5e3"), Some(Number::Real(1500.0)));
+        assert_eq!(parse_number("(2 + 3)"), Some(Number::Int(5)));
+        assert_eq!(parse_number("\"x\""), None);
+        assert_eq!(parse_number("inf"), None);
+        assert_eq!(parse_string("\"a@b\""), Some("a@b".into()));
+        assert_eq!(parse_string("\"a\\\"b\""), Some("a\"b".into()));
+        assert_eq!(format_real(0.5), "0.500000");
+        assert_eq!(format_real(-1234.0), "-1234.000000");
+        assert_eq!(format_string("x\"y"), "\"x\\\"y\"");
+    }
+
+    #[test]
+    fn non_numbers_are_kept_as_text_and_typed_sets_replace_them() {
+        let mut c = CustomerRecord::new("a@b");
+        c.set_text("Priority", "\"high\"");
+        assert_eq!(c.priority, None);
+        assert_eq!(c.other, vec![("Priority".to_string(), "\"high\"".to_string())]);
+        c.set_text("priority", "2.0");
+        assert_eq!(c.priority, Some(2.0));
+        assert!(c.other.is_empty());
+        c.set_text("Custom", "true");
+        c.delete("CUSTOM");
+        assert!(c.other.is_empty());
+    }
+}
