@@ -36,9 +36,9 @@
 //! }
 //! // 75 from the usage, plus a quarter of the starting minimum of 0.5.
 //! let rup = acct.real_priority("alice@site");
-//! assert!((rup - 75.125).abs() < 1e-6, "{rup}");
+//! assert!((rup - 75.125).abs() < 1e-4, "{rup}"); // reals are kept as the log rounds them
 //! // EUP = RUP × the default factor, DEFAULT_PRIO_FACTOR = 1000.
-//! assert!((acct.effective_priority("alice@site") - 75_125.0).abs() < 1e-3);
+//! assert!((acct.effective_priority("alice@site") - 75_125.0).abs() < 0.1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
