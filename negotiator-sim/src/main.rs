@@ -27,8 +27,32 @@ enum Command {
     Userprio(userprio_cmd::Args),
 }
 
+/// HTCondor's tools spell long options with one dash (`-setprio`,
+/// `-allusers`, `-dump`); they are read as their `--` forms. One-letter
+/// options (`-l`, `-v`) and negative numbers are left alone, and nothing
+/// after `--` is touched.
+fn htcondor_spellings(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut rest_is_operands = false;
+    args.map(|arg| {
+        if rest_is_operands {
+            return arg;
+        }
+        match arg.to_str() {
+            Some("--") => {
+                rest_is_operands = true;
+                arg
+            }
+            Some(s) if s.len() > 2 && s.starts_with('-') && s.as_bytes()[1].is_ascii_alphabetic() => {
+                format!("-{s}").into()
+            }
+            _ => arg,
+        }
+    })
+    .collect()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(htcondor_spellings(std::env::args_os()));
     match cli.command {
         Command::Config(args) => config_cmd::run(args),
         Command::Userprio(args) => userprio_cmd::run(args),

@@ -1,12 +1,294 @@
-//! Placeholder, filled in by the module's author.
+//! `negotiator-sim userprio`: `condor_userprio` on an accountant's log.
+//!
+//! Shows the table `condor_userprio` prints (same columns, order and number
+//! formats) for the priorities recorded in a log, and makes the same edits
+//! (`--setprio`, `--setfactor`, ...), written to the log as HTCondor's
+//! negotiator writes them. HTCondor's single-dash spellings (`-setprio`,
+//! `-allusers`) are accepted too.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Arguments.
-#[derive(clap::Args)]
-pub struct Args {}
+use classad::ClassAd;
+use matchmaker::accountant::{Accountant, AccountantConfig, PriorityRow, UserprioTable};
 
-/// Runs the command.
-pub fn run(_args: Args) -> ExitCode {
-    ExitCode::FAILURE
+/// Arguments of `userprio`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The accountant's log (HTCondor's `Accountantnew.log`, in its SPOOL
+    /// directory).
+    #[arg(long, value_name = "FILE", default_value = "Accountantnew.log")]
+    log: PathBuf,
+    /// Current time, epoch seconds (default: the clock). Submitters with no
+    /// usage in the day before are hidden unless `--allusers`.
+    #[arg(long, value_name = "EPOCH", allow_negative_numbers = true)]
+    now: Option<i64>,
+    /// Every column.
+    #[arg(long)]
+    all: bool,
+    /// Every submitter, however long inactive.
+    #[arg(long)]
+    allusers: bool,
+    /// Usage columns.
+    #[arg(long)]
+    usage: bool,
+    /// Priority columns only.
+    #[arg(long)]
+    priority: bool,
+    /// The accountant's report as a ClassAd (`condor_userprio -l`).
+    #[arg(short = 'l', long)]
+    long: bool,
+    /// The rows as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Offset of the local time zone for dates, in seconds east of UTC
+    /// (default: the `TZ_OFFSET` environment variable, else UTC).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    utc_offset: Option<i64>,
+    /// Set a submitter's real priority.
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    setprio: Option<Vec<String>>,
+    /// Set a submitter's priority factor (at least 1).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    setfactor: Option<Vec<String>>,
+    /// Set a submitter's floor (0: none).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
+    setfloor: Option<Vec<String>>,
+    /// Set a submitter's ceiling (-1: none).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
+    setceiling: Option<Vec<String>>,
+    /// Set a submitter's accumulated usage (seconds).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    setaccum: Option<Vec<String>>,
+    /// Set when a submitter's usage began (epoch seconds).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    setbegin: Option<Vec<String>>,
+    /// Set when a submitter's usage was last seen (epoch seconds).
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    setlast: Option<Vec<String>>,
+    /// Reset a submitter's accumulated usage.
+    #[arg(long, value_name = "NAME")]
+    resetusage: Option<String>,
+    /// Reset every submitter's accumulated usage.
+    #[arg(long)]
+    resetall: bool,
+    /// Delete a submitter's record.
+    #[arg(long, value_name = "NAME")]
+    delete: Option<String>,
+    /// Show only these submitters (full `user@domain` names, or user names).
+    names: Vec<String>,
+}
+
+/// Runs `userprio`.
+pub fn run(args: Args) -> ExitCode {
+    let now = args.now.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64)
+    });
+    let config = AccountantConfig::default();
+    if let Some(code) = edit(&args, config.clone(), now) {
+        return code;
+    }
+    let (acct, report) = match Accountant::load(config, &args.log) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("negotiator-sim userprio: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    let rows: Vec<PriorityRow> = acct
+        .priority_rows()
+        .into_iter()
+        .filter(|r| selected(&args.names, r))
+        .collect();
+    if args.json {
+        println!("{}", rows_json(&rows, acct.last_update()));
+        return ExitCode::SUCCESS;
+    }
+    if args.long {
+        print!("{}", long_ad(&rows, acct.last_update()));
+        return ExitCode::SUCCESS;
+    }
+    let mut table = UserprioTable::new(now).utc_offset(
+        args.utc_offset
+            .or_else(|| std::env::var("TZ_OFFSET").ok().and_then(|v| v.parse().ok()))
+            .unwrap_or(0),
+    );
+    if args.all {
+        table = table.all();
+    }
+    if args.usage {
+        table = table.usage();
+    }
+    if args.priority {
+        table = table.priority();
+    }
+    if args.allusers {
+        table = table.all_users();
+    }
+    print!("{}", table.render(&rows, acct.last_update()));
+    ExitCode::SUCCESS
+}
+
+/// Whether a row is among the names asked for (all when none are).
+fn selected(names: &[String], row: &PriorityRow) -> bool {
+    if names.is_empty() || row.is_group {
+        return names.is_empty();
+    }
+    names.iter().any(|n| {
+        if n.contains('@') {
+            *n == row.name
+        } else {
+            row.name.split('@').next() == Some(n.as_str())
+        }
+    })
+}
+
+/// Parses an edit's value, with the message `condor_userprio` would give.
+fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))
+}
+
+/// Makes the edit asked for, if any; returns the exit code then.
+fn edit(args: &Args, config: AccountantConfig, now: i64) -> Option<ExitCode> {
+    type Op = Box<dyn FnOnce(&mut Accountant) -> Result<String, String>>;
+    let pair = |v: &Option<Vec<String>>| v.as_ref().map(|p| (p[0].clone(), p[1].clone()));
+    let op: Op = if let Some((name, value)) = pair(&args.setprio) {
+        Box::new(move |a| {
+            let v: f64 = number(&value)?;
+            a.set_priority(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The priority of {name} was set to {v:.6}"))
+        })
+    } else if let Some((name, value)) = pair(&args.setfactor) {
+        Box::new(move |a| {
+            let v: f64 = number(&value)?;
+            a.set_priority_factor(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The priority factor of {name} was set to {v:.6}"))
+        })
+    } else if let Some((name, value)) = pair(&args.setfloor) {
+        Box::new(move |a| {
+            let v: i64 = number(&value)?;
+            a.set_floor(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The floor of {name} was set to {v}"))
+        })
+    } else if let Some((name, value)) = pair(&args.setceiling) {
+        Box::new(move |a| {
+            let v: i64 = number(&value)?;
+            a.set_ceiling(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The ceiling of {name} was set to {v}"))
+        })
+    } else if let Some((name, value)) = pair(&args.setaccum) {
+        Box::new(move |a| {
+            let v: f64 = number(&value)?;
+            a.set_accumulated_usage(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The Accumulated Usage of {name} was set to {v:.6}"))
+        })
+    } else if let Some((name, value)) = pair(&args.setbegin) {
+        Box::new(move |a| {
+            let v: i64 = number(&value)?;
+            a.set_begin_time(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The Begin Usage Time of {name} was set to {v}"))
+        })
+    } else if let Some((name, value)) = pair(&args.setlast) {
+        Box::new(move |a| {
+            let v: i64 = number(&value)?;
+            a.set_last_time(&name, v).map_err(|e| e.to_string())?;
+            Ok(format!("The Last Usage Time of {name} was set to {v}"))
+        })
+    } else if let Some(name) = args.resetusage.clone() {
+        Box::new(move |a| {
+            a.reset_usage(&name, now).map_err(|e| e.to_string())?;
+            Ok(format!("The accumulated usage of {name} was reset"))
+        })
+    } else if args.resetall {
+        Box::new(move |a| {
+            a.reset_all_usage(now).map_err(|e| e.to_string())?;
+            Ok("The accumulated usage was reset for all users".to_string())
+        })
+    } else if let Some(name) = args.delete.clone() {
+        Box::new(move |a| {
+            a.delete_record(&name).map_err(|e| e.to_string())?;
+            Ok(format!("The accountant record named {name} was deleted"))
+        })
+    } else {
+        return None;
+    };
+    let (mut acct, report) = match Accountant::open(config, &args.log, now) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!("negotiator-sim userprio: {e}");
+            return Some(ExitCode::from(1));
+        }
+    };
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    Some(match op(&mut acct) {
+        Ok(message) => {
+            println!("{message}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("negotiator-sim userprio: {message}");
+            ExitCode::from(1)
+        }
+    })
+}
+
+/// `condor_userprio -l`: the negotiator's report as one ad (`Name1`,
+/// `Priority1`, ...), in the old format.
+fn long_ad(rows: &[PriorityRow], last_update: i64) -> String {
+    let mut ad = ClassAd::new();
+    ad.insert("LastUpdate", last_update);
+    for (i, r) in rows.iter().enumerate() {
+        let n = i + 1;
+        ad.insert(format!("Name{n}").as_str(), r.name.as_str());
+        ad.insert(format!("IsAccountingGroup{n}").as_str(), r.is_group);
+        ad.insert(format!("AccountingGroup{n}").as_str(), r.accounting_group.as_str());
+        ad.insert(format!("Priority{n}").as_str(), r.effective_priority);
+        if !r.is_group {
+            ad.insert(format!("Ceiling{n}").as_str(), r.ceiling);
+            ad.insert(format!("Floor{n}").as_str(), r.floor);
+        }
+        ad.insert(format!("PriorityFactor{n}").as_str(), r.priority_factor);
+        ad.insert(format!("ResourcesUsed{n}").as_str(), r.resources_used);
+        ad.insert(format!("WeightedResourcesUsed{n}").as_str(), r.weighted_resources_used);
+        ad.insert(format!("AccumulatedUsage{n}").as_str(), r.accumulated_usage);
+        ad.insert(format!("WeightedAccumulatedUsage{n}").as_str(), r.weighted_accumulated_usage);
+        ad.insert(format!("BeginUsageTime{n}").as_str(), r.begin_usage_time);
+        ad.insert(format!("LastUsageTime{n}").as_str(), r.last_usage_time);
+    }
+    ad.insert("NumSubmittors", rows.len() as i64);
+    classad::format::ad_to_string(&ad, classad::format::Format::Old)
+}
+
+fn rows_json(rows: &[PriorityRow], last_update: i64) -> String {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "is_group": r.is_group,
+                "accounting_group": r.accounting_group,
+                "effective_priority": r.effective_priority,
+                "real_priority": if r.priority_factor > 0.0 { r.effective_priority / r.priority_factor } else { 0.0 },
+                "priority_factor": r.priority_factor,
+                "ceiling": r.ceiling,
+                "floor": r.floor,
+                "resources_used": r.resources_used,
+                "weighted_resources_used": r.weighted_resources_used,
+                "accumulated_usage": r.accumulated_usage,
+                "weighted_accumulated_usage": r.weighted_accumulated_usage,
+                "begin_usage_time": r.begin_usage_time,
+                "last_usage_time": r.last_usage_time,
+            })
+        })
+        .collect();
+    serde_json::json!({ "last_update": last_update, "submitters": rows }).to_string()
 }

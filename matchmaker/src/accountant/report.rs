@@ -359,7 +359,9 @@ impl<'a> Render<'a> {
         if avail & GROUP_ID == 0 || (self.hide_none_if_possible && all_in_none) {
             self.hier = false;
         }
-        if (self.hide_groups || all_in_none) && self.opts.detail & QUOTAS == 0 {
+        // Quota columns only make sense with groups (or when asked for by
+        // `-quotas`, which this table does not offer yet).
+        if self.hide_groups || all_in_none {
             self.detail &= !QUOTAS;
         }
         let detail = self.detail;
