@@ -183,12 +183,10 @@ impl<'a> Record<'a> {
 
 /// Splits off the next word: leading blanks skipped, up to the next blank.
 fn word(rest: &str) -> Option<(&str, &str)> {
-    let rest = rest.trim_start_matches([' ', '\t']);
-    if rest.is_empty() {
-        return None;
-    }
-    let end = rest.find([' ', '\t']).unwrap_or(rest.len());
-    Some((&rest[..end], &rest[end..]))
+    let bytes = rest.as_bytes();
+    let start = bytes.iter().position(|&b| b != b' ' && b != b'\t')?;
+    let end = memchr::memchr2(b' ', b'\t', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+    Some((&rest[start..end], &rest[end..]))
 }
 
 /// Parses one line (without its line break) into a record.
@@ -280,14 +278,24 @@ fn shorten(text: &str) -> String {
 
 /// `-?digits[.digits]`: what `%d` and `%f` print for finite numbers.
 pub(crate) fn is_plain_number(value: &str) -> bool {
-    let digits = value.strip_prefix('-').unwrap_or(value);
-    let (int, frac) = match digits.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (digits, None),
-    };
-    !int.is_empty()
-        && int.bytes().all(|b| b.is_ascii_digit())
-        && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+    let bytes = value.as_bytes();
+    let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
+    let mut int_digits = 0;
+    let mut i = 0;
+    while i < digits.len() && digits[i].is_ascii_digit() {
+        i += 1;
+        int_digits += 1;
+    }
+    if int_digits == 0 {
+        return false;
+    }
+    if i == digits.len() {
+        return true;
+    }
+    if digits[i] != b'.' || i + 1 == digits.len() {
+        return false;
+    }
+    digits[i + 1..].iter().all(u8::is_ascii_digit)
 }
 
 /// `"..."` with no escapes inside.
@@ -448,7 +456,8 @@ fn replay(text: &str, path: &Path, table: &mut impl LogTable) -> Result<LoadRepo
 
 /// Checks that `word` can stand as a key or attribute name in the log.
 fn check_word(what: &str, word: &str) -> Result<(), LogError> {
-    if word.is_empty() || word.contains(|c: char| c.is_whitespace() || c == '\0') {
+    // HTCondor's reader splits words on ASCII blanks (isspace).
+    if word.is_empty() || word.bytes().any(|b| b.is_ascii_whitespace() || b == 0x0b || b == 0) {
         return Err(LogError::Unwritable(format!("{what} `{}` is empty or holds blanks", word.escape_debug())));
     }
     Ok(())
@@ -496,7 +505,15 @@ impl Records {
         if value.contains(['\n', '\r', '\0']) {
             return Err(LogError::Unwritable(format!("the value of {name} holds a line break")));
         }
-        self.line(format_args!("{} {key} {name} {value}", op::SET_ATTRIBUTE));
+        self.text.reserve(key.len() + name.len() + value.len() + 6);
+        self.text.push_str("103 ");
+        self.text.push_str(key);
+        self.text.push(' ');
+        self.text.push_str(name);
+        self.text.push(' ');
+        self.text.push_str(value);
+        self.text.push('\n');
+        self.count += 1;
         Ok(())
     }
 

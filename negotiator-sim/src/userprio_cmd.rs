@@ -82,9 +82,7 @@ pub struct Args {
 /// Runs `userprio`.
 pub fn run(args: Args) -> ExitCode {
     let now = args.now.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64)
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
     });
     let config = AccountantConfig::default();
     if let Some(code) = edit(&args, config.clone(), now) {
@@ -100,11 +98,7 @@ pub fn run(args: Args) -> ExitCode {
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
-    let rows: Vec<PriorityRow> = acct
-        .priority_rows()
-        .into_iter()
-        .filter(|r| selected(&args.names, r))
-        .collect();
+    let rows: Vec<PriorityRow> = acct.priority_rows().into_iter().filter(|r| selected(&args.names, r)).collect();
     if args.json {
         println!("{}", rows_json(&rows, acct.last_update()));
         return ExitCode::SUCCESS;
@@ -114,9 +108,7 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut table = UserprioTable::new(now).utc_offset(
-        args.utc_offset
-            .or_else(|| std::env::var("TZ_OFFSET").ok().and_then(|v| v.parse().ok()))
-            .unwrap_or(0),
+        args.utc_offset.or_else(|| std::env::var("TZ_OFFSET").ok().and_then(|v| v.parse().ok())).unwrap_or(0),
     );
     if args.all {
         table = table.all();
@@ -139,20 +131,12 @@ fn selected(names: &[String], row: &PriorityRow) -> bool {
     if names.is_empty() || row.is_group {
         return names.is_empty();
     }
-    names.iter().any(|n| {
-        if n.contains('@') {
-            *n == row.name
-        } else {
-            row.name.split('@').next() == Some(n.as_str())
-        }
-    })
+    names.iter().any(|n| if n.contains('@') { *n == row.name } else { row.name.split('@').next() == Some(n.as_str()) })
 }
 
 /// Parses an edit's value, with the message `condor_userprio` would give.
 fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number"))
+    text.trim().parse().map_err(|_| format!("`{text}` is not a number"))
 }
 
 /// Makes the edit asked for, if any; returns the exit code then.

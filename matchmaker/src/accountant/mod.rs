@@ -157,6 +157,8 @@ pub struct Accountant {
     pending: Records,
     /// Log problems met while writing, if any (reported by `take_warnings`).
     warnings: Vec<String>,
+    /// The customer record a log being replayed set last.
+    last_set: Option<usize>,
 }
 
 impl Accountant {
@@ -177,6 +179,7 @@ impl Accountant {
             max_log_size,
             pending: Records::default(),
             warnings: Vec::new(),
+            last_set: None,
         }
     }
 
@@ -389,17 +392,17 @@ impl Accountant {
         // What is kept is what the log says: reals rounded by `%f`.
         if priority != old_priority {
             let text = format_real(priority);
-            c.set_text("Priority", &text);
+            c.priority = text.parse().ok();
             p.set(&key, "Priority", &text)?;
         }
         if new_accumulated != accumulated {
             let text = format_real(new_accumulated);
-            c.set_text("AccumulatedUsage", &text);
+            c.accumulated_usage = text.parse().ok();
             p.set(&key, "AccumulatedUsage", &text)?;
         }
         if new_weighted_accumulated != weighted_accumulated {
             let text = format_real(new_weighted_accumulated);
-            c.set_text("WeightedAccumulatedUsage", &text);
+            c.weighted_accumulated_usage = text.parse().ok();
             p.set(&key, "WeightedAccumulatedUsage", &text)?;
         }
         if new_accumulated > 0.0 && begin == 0 {
@@ -963,7 +966,14 @@ impl LogTable for Accountant {
 
     fn set_attribute(&mut self, key: &str, name: &str, value: &str) {
         if let Some(customer) = key.strip_prefix(CUSTOMER_PREFIX) {
-            if let Some(&i) = self.customer_index.get(customer) {
+            // A log sets a record's attributes one after another: try the
+            // record set last before hashing the name.
+            let i = match self.last_set.filter(|&i| self.customers.get(i).is_some_and(|c| c.name == customer)) {
+                Some(i) => Some(i),
+                None => self.customer_index.get(customer).copied(),
+            };
+            if let Some(i) = i {
+                self.last_set = Some(i);
                 self.customers[i].set_text(name, value);
             }
         } else if let Some(resource) = key.strip_prefix(RESOURCE_PREFIX) {

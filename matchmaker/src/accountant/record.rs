@@ -155,10 +155,47 @@ pub(crate) fn format_string(value: &str) -> String {
     classad::Value::Str(value.into()).to_string()
 }
 
+/// The lower-case spellings of customer records' typed attributes, with
+/// the spelling HTCondor writes.
+const CUSTOMER_ATTRS: &[(&str, &str)] = &[
+    ("Priority", "priority"),
+    ("PriorityFactor", "priorityfactor"),
+    ("Ceiling", "ceiling"),
+    ("Floor", "floor"),
+    ("ResourcesUsed", "resourcesused"),
+    ("WeightedResourcesUsed", "weightedresourcesused"),
+    ("HierWeightedResourcesUsed", "hierweightedresourcesused"),
+    ("UnchargedTime", "unchargedtime"),
+    ("WeightedUnchargedTime", "weightedunchargedtime"),
+    ("AccumulatedUsage", "accumulatedusage"),
+    ("WeightedAccumulatedUsage", "weightedaccumulatedusage"),
+    ("BeginUsageTime", "beginusagetime"),
+    ("LastUsageTime", "lastusagetime"),
+];
+
+const RESOURCE_ATTRS: &[(&str, &str)] = &[
+    ("RemoteUser", "remoteuser"),
+    ("MatchedConcurrencyLimits", "matchedconcurrencylimits"),
+    ("SlotWeight", "slotweight"),
+    ("StartTime", "starttime"),
+    ("NumCpMatches", "numcpmatches"),
+];
+
+/// The lower-case name of a typed attribute (any spelling), or `""` for
+/// another attribute; no allocation.
+fn canonical(name: &str, table: &[(&str, &'static str)]) -> &'static str {
+    if let Some((_, lower)) = table.iter().find(|(written, _)| *written == name) {
+        return lower;
+    }
+    table.iter().find(|(written, _)| written.eq_ignore_ascii_case(name)).map_or("", |(_, lower)| lower)
+}
+
 /// Sets `slot` from `text` when it holds a number; otherwise the text is
 /// kept among the other attributes (the typed field becomes `None`).
 fn set_num<T>(slot: &mut Option<T>, other: &mut Vec<(String, String)>, name: &str, text: &str, conv: fn(Number) -> T) {
-    other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    if !other.is_empty() {
+        other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    }
     match parse_number(text) {
         Some(n) => *slot = Some(conv(n)),
         None => {
@@ -184,8 +221,7 @@ impl CustomerRecord {
     /// Sets an attribute from its log text.
     pub(crate) fn set_text(&mut self, name: &str, text: &str) {
         let o = &mut self.other;
-        let n = name.to_ascii_lowercase();
-        match n.as_str() {
+        match canonical(name, CUSTOMER_ATTRS) {
             "priority" => set_num(&mut self.priority, o, name, text, Number::as_f64),
             "priorityfactor" => set_num(&mut self.priority_factor, o, name, text, Number::as_f64),
             "ceiling" => set_num(&mut self.ceiling, o, name, text, Number::as_i64),
@@ -208,7 +244,7 @@ impl CustomerRecord {
     /// Removes an attribute.
     pub(crate) fn delete(&mut self, name: &str) {
         self.other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        match name.to_ascii_lowercase().as_str() {
+        match canonical(name, CUSTOMER_ATTRS) {
             "priority" => self.priority = None,
             "priorityfactor" => self.priority_factor = None,
             "ceiling" => self.ceiling = None,
@@ -268,7 +304,7 @@ impl ResourceRecord {
     /// Sets an attribute from its log text.
     pub(crate) fn set_text(&mut self, name: &str, text: &str) {
         let o = &mut self.other;
-        match name.to_ascii_lowercase().as_str() {
+        match canonical(name, RESOURCE_ATTRS) {
             "remoteuser" => {
                 o.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
                 self.remote_user = parse_string(text);
@@ -293,7 +329,7 @@ impl ResourceRecord {
     /// Removes an attribute.
     pub(crate) fn delete(&mut self, name: &str) {
         self.other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        match name.to_ascii_lowercase().as_str() {
+        match canonical(name, RESOURCE_ATTRS) {
             "remoteuser" => self.remote_user = None,
             "matchedconcurrencylimits" => self.matched_concurrency_limits = None,
             "slotweight" => self.slot_weight = None,
