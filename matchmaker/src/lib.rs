@@ -6,6 +6,24 @@
 //!   HTCondor's accountant updates them, and the `condor_userprio` operations.
 //! - [`classad_log`]: HTCondor's ClassAd transaction log, the file format the
 //!   accountant persists itself in (`Accountantnew.log`).
+//! - [`groups`]: accounting-group names and which group a submitter is in.
+//!
+//! The library reads no clock: every operation takes the time as an
+//! argument.
+//!
+//! ```
+//! use classad::ClassAd;
+//! use matchmaker::accountant::{Accountant, AccountantConfig};
+//!
+//! let mut acct = Accountant::new(AccountantConfig::default()); // a one-day half-life
+//! let slot: ClassAd = r#"[ Name = "slot1@node"; StartdIpAddr = "<10.0.0.1:9618>";
+//!     State = "Claimed"; RemoteUser = "alice@site"; SlotWeight = 100 ]"#.parse()?;
+//! acct.update_priorities(0)?;
+//! acct.check_matches(0, &[slot])?;          // alice uses 100 weighted slots
+//! acct.update_priorities(2 * 86_400)?;      // two days later
+//! assert!((acct.real_priority("alice@site") - 75.125).abs() < 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod accountant;
 pub mod classad_log;
