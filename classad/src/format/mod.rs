@@ -57,7 +57,8 @@ impl Format {
     /// automatic parser does: `<` starts XML; `[` followed by `{` or `]` a
     /// JSON array, otherwise new-syntax records; `{` followed by `[` a list
     /// of new-syntax records, otherwise JSON; anything else is the old
-    /// format. Leading white space and `//` comments are skipped.
+    /// format. Leading white space and `//` and `/* */` comments are
+    /// skipped.
     ///
     /// ```
     /// use classad::format::Format;
@@ -66,6 +67,7 @@ impl Format {
     /// assert_eq!(Format::detect(b"[ a = 1 ]"), Format::New);
     /// assert_eq!(Format::detect(b"{\"a\": 1}\n{\"a\": 2}"), Format::Json);
     /// assert_eq!(Format::detect(b"Cpus = 8\n"), Format::Old);
+    /// assert_eq!(Format::detect(b"/* slots */\n[ Cpus = 8 ]"), Format::New);
     /// ```
     pub fn detect(start: &[u8]) -> Format {
         let mut rest = skip_space_and_comments(start);
@@ -101,6 +103,9 @@ fn skip_space_and_comments(mut bytes: &[u8]) -> &[u8] {
         bytes = &bytes[start..];
         if bytes.starts_with(b"//") {
             let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+            bytes = &bytes[end..];
+        } else if bytes.starts_with(b"/*") {
+            let end = memchr::memmem::find(&bytes[2..], b"*/").map_or(bytes.len(), |at| at + 4);
             bytes = &bytes[end..];
         } else {
             return bytes;
