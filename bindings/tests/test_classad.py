@@ -2,7 +2,9 @@
 (htcondor 25.14.1) gives for the same calls, except in the tests marked
 as extensions (behaviour classad2 does not have)."""
 
+import enum
 import io
+import json
 import os
 
 import pytest
@@ -486,3 +488,66 @@ def test_extension_the_readme_examples_run(monkeypatch):
     for block in blocks:
         exec(block[: block.index("```")], namespace)
     assert namespace["best"] is not None
+
+
+def test_value_members_set_in_an_ad_are_undefined_and_error():
+    ad = classad2.ClassAd()
+    ad["u"] = classad2.Value.Undefined
+    ad["e"] = classad2.Value.Error
+    ad["l"] = [classad2.Value.Error, 1]
+    assert sorted(ad) == ["e", "l", "u"]
+    assert ad.lookup("l") == classad2.ExprTree("{ error, 1 }")
+    assert ad["u"] is classad2.Value.Undefined and ad["e"] is classad2.Value.Error
+    assert ad.lookup("u") == classad2.ExprTree("undefined")
+    assert ad.lookup("e") == classad2.ExprTree("error")
+    assert json.loads(ad.printJson())["u"] is None
+    assert json.loads(ad.printJson())["e"] == "/Expr(error)/"
+    assert classad2.ClassAd({"u": classad2.Value.Undefined})["u"] is classad2.Value.Undefined
+
+
+def test_value_members_print_as_classad2_prints_them():
+    # An IntEnum, as classad2's: str() is the number on Python 3.11 and
+    # later, `Value.Undefined` before.
+    assert isinstance(classad2.Value.Undefined, enum.IntEnum)
+    assert int(classad2.Value.Undefined) == 2 and classad2.Value.Error == 1
+    same = enum.IntEnum("Value", {"Error": 1, "Undefined": 2})
+    assert str(classad2.Value.Undefined) == str(same.Undefined)
+    assert str(classad2.Value.Error) == str(same.Error)
+
+
+def test_bytes_are_stored_as_strings():
+    ad = classad2.ClassAd()
+    ad["z"] = b"seventy-five"
+    assert ad["z"] == "seventy-five"
+    assert ad.lookup("z") == classad2.ExprTree('"seventy-five"')
+    assert classad2.ClassAd({"b": b""})["b"] == ""
+
+
+def test_extension_bytes_that_are_not_utf8_are_refused():
+    ad = classad2.ClassAd()
+    with pytest.raises(classad2.ClassAdException, match="UTF-8"):
+        ad["z"] = b"\xff\xfe"
+    assert "z" not in ad
+
+
+def test_expr_tree_without_an_argument_is_undefined():
+    tree = classad2.ExprTree()
+    assert tree == tree and repr(tree) == "undefined"
+    assert tree.eval() is classad2.Value.Undefined
+    assert tree.simplify() == classad2.ExprTree("undefined")
+
+
+def test_last_error_gives_libclassads_reason_for_a_comparison_error():
+    with pytest.raises(classad2.ClassAdException):
+        classad2.ClassAd("[a = ")
+    assert classad2.ExprTree('debug(7 == "7")').eval() is classad2.Value.Error
+    assert classad2.lastError() == "strings can only be compared to strings"
+    assert classad2.ClassAd('[a = "x" < 1]').eval("a") is classad2.Value.Error
+    assert classad2.lastError() == "strings can only be compared to strings"
+
+
+def test_flatten_and_eval_take_only_trees_and_ads_as_classad2():
+    with pytest.raises(TypeError):
+        classad2.ClassAd({"x": 3}).flatten("x + y")
+    with pytest.raises(TypeError):
+        classad2.ExprTree("x + 1").eval({"x": 4})
