@@ -10,7 +10,9 @@
 //! [`Reader`] reads a stream of ads in any of them (or detects which, as
 //! libclassad's "auto" parser does) one ad at a time, in memory bounded by
 //! the largest ad; [`Writer`] writes one. [`parse_ads`] and [`to_string`] do
-//! the same for text in memory.
+//! the same for text in memory. [`open`] (a file) and [`decode`] (any byte
+//! stream) prepare an input for a `Reader`: gzip is decompressed, a UTF-8
+//! byte order mark skipped, and binary data refused with a clear error.
 //!
 //! ```
 //! use classad::format::{self, Format};
@@ -23,6 +25,7 @@
 //! # Ok::<(), classad::format::FormatError>(())
 //! ```
 
+mod input;
 mod json;
 mod new;
 mod old;
@@ -35,6 +38,7 @@ use std::str::FromStr;
 
 use crate::ad::ClassAd;
 use crate::parser::{ParseError, ParseLimits, Parser, Syntax};
+pub use input::{decode, open, InputError};
 use source::{Frame, Source};
 
 /// A ClassAd file format.
