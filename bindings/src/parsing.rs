@@ -2,10 +2,11 @@
 //! `unquote`.
 
 use std::io::{self, BufRead, Read};
+use std::path::PathBuf;
 
-use classad::format::{self, Format};
-use classad::{Expr, Literal};
-use pyo3::exceptions::PyValueError;
+use classad::format::{self, Format, FormatError, InputError};
+use classad::{ClassAd, Expr, Literal};
+use pyo3::exceptions::{PyIsADirectoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -50,6 +51,51 @@ pub(crate) fn parse_ads(py: Python<'_>, text: &str, parser: Option<&Bound<'_, Py
     // read without the GIL, no copy needed.
     let ads = py.detach(|| format::parse_ads(text, format)).map_err(|e| stream_error(py, &e))?;
     Ok(ads.into_iter().map(|ad| PyClassAd { ad }).collect())
+}
+
+/// The ads of `data`, bytes of a file in the format `parser` names
+/// (detected when None): gzip is decompressed and a UTF-8 byte order mark
+/// skipped; binary data and other compressions raise `ClassAdException`
+/// saying what they are.
+#[pyfunction]
+#[pyo3(signature = (data, parser=None))]
+pub(crate) fn parse_ads_bytes(
+    py: Python<'_>,
+    data: &[u8],
+    parser: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyClassAd>> {
+    let format = format_arg(parser)?;
+    let ads = py.detach(|| read_ads(format::decode(data), format))?;
+    Ok(ads.map_err(|e| stream_error(py, &e))?.into_iter().map(|ad| PyClassAd { ad }).collect())
+}
+
+/// The ads of the file at `path`, read as [`parse_ads_bytes`] reads bytes;
+/// a file that cannot be read raises `OSError` (`IsADirectoryError` for a
+/// directory).
+#[pyfunction]
+#[pyo3(signature = (path, parser=None))]
+pub(crate) fn parse_ads_file(
+    py: Python<'_>,
+    path: PathBuf,
+    parser: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyClassAd>> {
+    let format = format_arg(parser)?;
+    let ads = py.detach(|| read_ads(format::open(&path), format))?;
+    Ok(ads.map_err(|e| stream_error(py, &e))?.into_iter().map(|ad| PyClassAd { ad }).collect())
+}
+
+/// Every ad of an opened input; the outer error is the input's own (not
+/// ClassAd text, or unreadable), the inner one a malformed ad.
+fn read_ads(
+    input: Result<Box<dyn BufRead + '_>, InputError>,
+    format: Option<Format>,
+) -> PyResult<Result<Vec<ClassAd>, FormatError>> {
+    match input {
+        Ok(input) => Ok(format::Reader::new(input, format).collect()),
+        Err(InputError::Io(e)) => Err(e.into()),
+        Err(InputError::Directory) => Err(PyIsADirectoryError::new_err("Is a directory")),
+        Err(e) => Err(error(format!("Unable to parse input stream into a ClassAd: {e}"))),
+    }
 }
 
 /// The first ad of `input` (`classad2.parseNext`): of a string, or read

@@ -551,3 +551,53 @@ def test_flatten_and_eval_take_only_trees_and_ads_as_classad2():
         classad2.ClassAd({"x": 3}).flatten("x + y")
     with pytest.raises(TypeError):
         classad2.ExprTree("x + 1").eval({"x": 4})
+
+
+OLD_ADS_THEN_A_COMMENT = 'foo = "bar"\n\nfoo = "wiz"\n\n/* a comment after the ads */\n'
+
+
+def test_a_comment_after_old_format_ads_is_skipped(tmp_path):
+    assert [ad["foo"] for ad in classad2.parseAds(OLD_ADS_THEN_A_COMMENT)] == ["bar", "wiz"]
+    assert classad2.parseOne(OLD_ADS_THEN_A_COMMENT)["foo"] == "wiz"
+    path = tmp_path / "ads"
+    path.write_text(OLD_ADS_THEN_A_COMMENT + "// and another\n")
+    with path.open() as f:
+        assert [ad["foo"] for ad in classad2.parseAds(f)] == ["bar", "wiz"]
+
+
+def test_extension_comments_anywhere_in_old_format_ads_are_skipped():
+    text = "// ads\nA = 1\n/* a comment\n\nover lines */\nB = 2 // two\n\n/* next */\n\nA = 3\n"
+    ads = list(classad2.parseAds(text))
+    assert [dict(ad.items()) for ad in ads] == [{"A": 1, "B": 2}, {"A": 3}]
+
+
+def gzip_bytes(text):
+    import gzip
+
+    return gzip.compress(text.encode())
+
+
+def test_extension_parse_ads_reads_binary_files_bytes_and_paths(tmp_path):
+    path = tmp_path / "ads.gz"
+    path.write_bytes(gzip_bytes("A = 1\n\nA = 2\n"))
+    with path.open("rb") as f:
+        assert [ad["A"] for ad in classad2.parseAds(f)] == [1, 2]
+    assert [ad["A"] for ad in classad2.parseAds(path)] == [1, 2]
+    assert classad2.parseOne(path)["A"] == 2
+    assert [ad["a"] for ad in classad2.parseAds(b"\xef\xbb\xbf[ a = 1 ]")] == [1]
+    assert [ad["A"] for ad in classad2.parseAds(io.BytesIO(b"A = 1\n"), "old")] == [1]
+    with pytest.raises(OSError):
+        classad2.parseAds(tmp_path / "missing")
+
+
+def test_extension_binary_input_says_what_it_is(tmp_path):
+    with pytest.raises(classad2.ClassAdException, match=r"not a ClassAd file \(binary data\)"):
+        classad2.parseAds(b"\x7fELF\x02\x01\x01\x00")
+    path = tmp_path / "ads.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd\x24\x05\x29\x00")
+    with pytest.raises(classad2.ClassAdException, match="zstd-compressed input: not supported"):
+        classad2.parseAds(path)
+    with path.open("rb") as f, pytest.raises(classad2.ClassAdException, match="zstd"):
+        classad2.parseAds(f)
+    with pytest.raises(IsADirectoryError):
+        classad2.parseAds(tmp_path)
