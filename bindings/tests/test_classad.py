@@ -585,6 +585,7 @@ def test_extension_parse_ads_reads_binary_files_bytes_and_paths(tmp_path):
     assert [ad["A"] for ad in classad2.parseAds(path)] == [1, 2]
     assert classad2.parseOne(path)["A"] == 2
     assert [ad["a"] for ad in classad2.parseAds(b"\xef\xbb\xbf[ a = 1 ]")] == [1]
+    assert [list(ad) for ad in classad2.parseAds("\ufeffA = 1\n")] == [["A"]]
     assert [ad["A"] for ad in classad2.parseAds(io.BytesIO(b"A = 1\n"), "old")] == [1]
     with pytest.raises(OSError):
         classad2.parseAds(tmp_path / "missing")

@@ -106,6 +106,9 @@ def parseAds(text, parser=None):
         text = text.read()
     if isinstance(text, (bytes, bytearray, memoryview)):
         return iter(parse_ads_bytes(bytes(text), parser))
+    # A byte order mark read by a text file opened without "utf-8-sig".
+    if isinstance(text, str) and text.startswith("\ufeff"):
+        text = text[1:]
     return iter(parse_ads(text, parser))
 
 
