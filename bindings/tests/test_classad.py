@@ -583,6 +583,8 @@ def test_extension_parse_ads_reads_binary_files_bytes_and_paths(tmp_path):
     with path.open("rb") as f:
         assert [ad["A"] for ad in classad2.parseAds(f)] == [1, 2]
     assert [ad["A"] for ad in classad2.parseAds(path)] == [1, 2]
+    with path.open() as f:  # text mode: the bytes under it are read
+        assert [ad["A"] for ad in classad2.parseAds(f)] == [1, 2]
     assert classad2.parseOne(path)["A"] == 2
     assert [ad["a"] for ad in classad2.parseAds(b"\xef\xbb\xbf[ a = 1 ]")] == [1]
     assert [list(ad) for ad in classad2.parseAds("\ufeffA = 1\n")] == [["A"]]

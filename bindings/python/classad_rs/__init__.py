@@ -103,13 +103,35 @@ def parseAds(text, parser=None):
     if isinstance(text, os.PathLike):
         return iter(parse_ads_file(os.fspath(text), parser))
     if hasattr(text, "read"):
-        text = text.read()
+        text = _read_all(text)
     if isinstance(text, (bytes, bytearray, memoryview)):
         return iter(parse_ads_bytes(bytes(text), parser))
     # A byte order mark read by a text file opened without "utf-8-sig".
     if isinstance(text, str) and text.startswith("\ufeff"):
         text = text[1:]
     return iter(parse_ads(text, parser))
+
+
+def _read_all(file):
+    """The rest of ``file``; the bytes under a text file that does not
+    decode (a gzip file opened in text mode), so that they are read as
+    bytes are."""
+    start = file.tell() if _seekable(file) else None
+    try:
+        return file.read()
+    except UnicodeDecodeError:
+        raw = getattr(file, "buffer", None)
+        if raw is None or start is None:
+            raise
+        file.seek(start)
+        return raw.read()
+
+
+def _seekable(file):
+    try:
+        return file.seekable()
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def parseOne(text, parser=None):
