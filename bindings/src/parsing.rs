@@ -155,22 +155,11 @@ impl<'py> FileLines<'py> {
     }
 
     /// Reads lines until they hold two characters other than white space
-    /// and `//` comments (what telling the format apart needs), or the
-    /// file ends.
+    /// and comments (what telling the format apart needs), or the file
+    /// ends.
     fn read_to_second_token(&mut self) -> PyResult<()> {
-        let significant = |line: &[u8]| {
-            let text = line.trim_ascii_start();
-            if text.starts_with(b"//") {
-                0
-            } else {
-                text.iter().filter(|b| !b.is_ascii_whitespace()).count()
-            }
-        };
-        let mut seen = 0;
-        while seen < 2 && !self.at_end {
-            let start = self.line.len();
+        while !self.at_end && !has_two_tokens(&self.line) {
             self.read_line()?;
-            seen += significant(&self.line[start..]);
         }
         Ok(())
     }
@@ -185,6 +174,36 @@ impl<'py> FileLines<'py> {
         }
         self.at_end = line.len()? == 0;
         Ok(())
+    }
+}
+
+/// True when `text` holds two characters other than white space and `//`
+/// and `/* */` comments, as [`Format::detect`] looks for them; false when a
+/// comment is still open at its end.
+fn has_two_tokens(text: &[u8]) -> bool {
+    let mut rest = text;
+    let mut seen = 0;
+    loop {
+        rest = rest.trim_ascii_start();
+        if rest.starts_with(b"//") {
+            match rest.iter().position(|&b| b == b'\n') {
+                Some(end) => rest = &rest[end..],
+                None => return false,
+            }
+        } else if rest.starts_with(b"/*") {
+            match rest[2..].windows(2).position(|pair| pair == b"*/") {
+                Some(end) => rest = &rest[end + 4..],
+                None => return false,
+            }
+        } else if rest.is_empty() {
+            return false;
+        } else {
+            seen += 1;
+            if seen == 2 {
+                return true;
+            }
+            rest = &rest[1..];
+        }
     }
 }
 

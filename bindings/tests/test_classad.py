@@ -604,3 +604,11 @@ def test_extension_binary_input_says_what_it_is(tmp_path):
         classad2.parseAds(f)
     with pytest.raises(IsADirectoryError):
         classad2.parseAds(tmp_path)
+
+
+def test_parse_next_tells_the_format_after_leading_comments(tmp_path):
+    path = tmp_path / "ads"
+    path.write_text("/* ads\n   of two */\n// new syntax\n[ a = 1 ]\n[ a = 2 ]\n")
+    with path.open() as f:
+        assert classad2.parseNext(f)["a"] == 1
+        assert classad2.parseNext(f)["a"] == 2
