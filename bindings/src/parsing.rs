@@ -123,6 +123,16 @@ pub(crate) fn parse_next(
     if format.is_none() {
         // Enough of the file for the format to be told from its start.
         lines.read_to_second_token()?;
+    } else if !lines.at_end {
+        lines.read_line()?;
+    }
+    // Compressed or binary data is said to be so (this reads a line at a
+    // time, so it cannot decompress); a byte order mark is skipped.
+    if let Some(problem) = InputError::of_start(&lines.line) {
+        return Err(error(format!("Unable to parse input stream into a ClassAd: {problem}")));
+    }
+    if lines.line.starts_with(b"\xef\xbb\xbf") {
+        lines.consumed = 3;
     }
     let mut reader = format::Reader::new(lines, format);
     let first = reader.next();

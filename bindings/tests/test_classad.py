@@ -612,3 +612,13 @@ def test_parse_next_tells_the_format_after_leading_comments(tmp_path):
     with path.open() as f:
         assert classad2.parseNext(f)["a"] == 1
         assert classad2.parseNext(f)["a"] == 2
+
+
+def test_extension_parse_next_says_what_binary_input_is(tmp_path):
+    path = tmp_path / "ads.gz"
+    path.write_bytes(gzip_bytes("A = 1\n"))
+    with path.open("rb") as f, pytest.raises(classad2.ClassAdException, match="gzip-compressed input"):
+        classad2.parseNext(f)
+    with pytest.raises(classad2.ClassAdException, match=r"binary data"):
+        classad2.parseNext(io.BytesIO(b"\x7fELF\x02\x01\x01\x00\n"), classad2.ParserType.Old)
+    assert list(classad2.parseNext(io.BytesIO(b"\xef\xbb\xbfA = 1\n"))) == ["A"]

@@ -40,6 +40,34 @@ pub enum InputError {
     Io(#[from] io::Error),
 }
 
+impl InputError {
+    /// What `start`, the first bytes of an input, says it is when it is not
+    /// ClassAd text as it stands: compressed (gzip too, which [`decode`]
+    /// decompresses), UTF-16, or binary data; `None` for text (a UTF-8 byte
+    /// order mark included). For readers that cannot use [`decode`]
+    /// because they must not read ahead.
+    ///
+    /// ```
+    /// use classad::format::InputError;
+    /// assert!(InputError::of_start(b"\xef\xbb\xbfCpus = 8\n").is_none());
+    /// let gzip = InputError::of_start(&[0x1f, 0x8b, 0x08, 0x00]).map(|e| e.to_string());
+    /// assert_eq!(gzip.as_deref(), Some("gzip-compressed input: not supported (decompress it first, e.g. with `gzip -d`)"));
+    /// ```
+    pub fn of_start(start: &[u8]) -> Option<InputError> {
+        if start.starts_with(&[0x1f, 0x8b]) {
+            return Some(InputError::Compressed { format: "gzip", tool: "gzip" });
+        }
+        if let Some((format, tool)) = compression(start) {
+            return Some(InputError::Compressed { format, tool });
+        }
+        if start.starts_with(&[0xff, 0xfe]) || start.starts_with(&[0xfe, 0xff]) {
+            return Some(InputError::Utf16);
+        }
+        let text = start.strip_prefix(b"\xef\xbb\xbf").unwrap_or(start);
+        text.iter().any(|&b| is_binary(b)).then_some(InputError::Binary)
+    }
+}
+
 /// `input` ready for a [`Reader`](super::Reader): decompressed when it is
 /// gzip, without its UTF-8 byte order mark, or an error saying what it is
 /// when it cannot be ClassAd text.
@@ -83,17 +111,10 @@ fn decode_within<'a>(
         let decompressed = flate2::bufread::MultiGzDecoder::new(Cursor::new(start).chain(input));
         return decode_within(Box::new(BufReader::with_capacity(1 << 16, decompressed)), false);
     }
-    if let Some((format, tool)) = compression(&start) {
-        return Err(InputError::Compressed { format, tool });
+    if let Some(error) = InputError::of_start(&start) {
+        return Err(error);
     }
-    if start.starts_with(&[0xff, 0xfe]) || start.starts_with(&[0xfe, 0xff]) {
-        return Err(InputError::Utf16);
-    }
-    let text = start.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&start);
-    if text.iter().any(|&b| is_binary(b)) {
-        return Err(InputError::Binary);
-    }
-    let skip = start.len() - text.len();
+    let skip = if start.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
     let mut start = Cursor::new(start);
     start.set_position(skip as u64);
     Ok(Box::new(start.chain(input)))
