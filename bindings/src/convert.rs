@@ -5,15 +5,17 @@ use classad::{ClassAd, Expr, Literal, Name, Value};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::ad::PyClassAd;
 use crate::errors::error;
 use crate::expr_tree::PyExprTree;
 
-/// A Python value as an expression: None is `undefined`; bool, int, float
-/// and str are literals; a `datetime` is an absolute time; lists and tuples
-/// are lists; dicts are nested ads; an `ExprTree` or a `ClassAd` is itself.
+/// A Python value as an expression: None and `Value.Undefined` are
+/// `undefined`, `Value.Error` is `error`; bool, int, float and str are
+/// literals, and so are bytes (a string of their UTF-8 text, as classad2
+/// stores them); a `datetime` is an absolute time; lists and tuples are
+/// lists; dicts are nested ads; an `ExprTree` or a `ClassAd` is itself.
 pub(crate) fn py_to_expr(value: &Bound<'_, PyAny>) -> PyResult<Expr> {
     py_to_expr_within(value, MAX_NESTING)
 }
@@ -40,6 +42,10 @@ pub(crate) fn py_to_expr_within(value: &Bound<'_, PyAny>, depth: u32) -> PyResul
     if let Ok(b) = value.cast::<PyBool>() {
         return Ok(Expr::literal(Literal::Bool(b.is_true())));
     }
+    // `Value` is an IntEnum: its members are ints, so they come first.
+    if let Some(literal) = value_member_literal(value)? {
+        return Ok(Expr::literal(literal));
+    }
     if value.is_instance_of::<PyInt>() {
         let n: i64 = value.extract()?;
         return Ok(Expr::literal(Literal::Int(n)));
@@ -49,6 +55,12 @@ pub(crate) fn py_to_expr_within(value: &Bound<'_, PyAny>, depth: u32) -> PyResul
     }
     if let Ok(s) = value.cast::<PyString>() {
         return Ok(Expr::literal(Literal::Str(s.to_cow()?.as_ref().into())));
+    }
+    if let Ok(bytes) = value.cast::<PyBytes>() {
+        let Ok(text) = std::str::from_utf8(bytes.as_bytes()) else {
+            return Err(error("Unable to convert Python bytes to a ClassAd string: they are not UTF-8.".to_owned()));
+        };
+        return Ok(Expr::literal(Literal::Str(text.into())));
     }
     if let Ok(dict) = value.cast::<PyDict>() {
         return Ok(Expr::record(dict_to_ad(dict, depth)?));
@@ -143,6 +155,22 @@ pub(crate) fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<Py<PyAny>> 
         Value::ClassAd(ad) => Py::new(py, PyClassAd { ad: ClassAd::clone(ad) })?.into_any(),
     })
 }
+
+/// `undefined` for `Value.Undefined`, `error` for `Value.Error`; None for
+/// anything else.
+fn value_member_literal(value: &Bound<'_, PyAny>) -> PyResult<Option<Literal>> {
+    let py = value.py();
+    let class = VALUE_CLASS
+        .get_or_try_init(py, || py.import("classad_rs").and_then(|m| m.getattr("Value")).map(Bound::unbind))?;
+    if !value.get_type().is(class.bind(py)) {
+        return Ok(None);
+    }
+    let undefined = value_member(py, &UNDEFINED, "Undefined")?;
+    Ok(Some(if value.is(undefined.bind(py)) { Literal::Undefined } else { Literal::Error }))
+}
+
+/// The class `classad_rs.Value`, looked up once.
+static VALUE_CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// `classad_rs.Value.Undefined` and `.Error`, looked up once.
 static UNDEFINED: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

@@ -17,10 +17,15 @@ static LAST_ERROR: Mutex<String> = Mutex::new(String::new());
 
 /// A `ClassAdException` with `message`, remembered for `lastError()`.
 pub(crate) fn error(message: String) -> PyErr {
-    if let Ok(mut last) = LAST_ERROR.lock() {
-        last.clone_from(&message);
-    }
+    remember(&message);
     ClassAdException::new_err(message)
+}
+
+/// Makes `message` what `lastError()` gives.
+pub(crate) fn remember(message: &str) {
+    if let Ok(mut last) = LAST_ERROR.lock() {
+        message.clone_into(&mut last);
+    }
 }
 
 /// `error(message)` with the `line` and `column` (1-based) of the problem
@@ -47,9 +52,11 @@ pub(crate) fn stream_error(py: Python<'_>, err: &classad::format::FormatError) -
     positioned(py, message, err.line, err.column, None)
 }
 
-/// The message of the last `ClassAdException` this module raised (`""`
-/// before the first). classad2 gives libclassad's last message, which its
-/// own exceptions do not set.
+/// The message of the last error: of the last `ClassAdException` this
+/// module raised, or libclassad's reason for an ERROR an evaluation gave
+/// since (`"strings can only be compared to strings"`), whichever came
+/// last; `""` before the first. classad2 gives libclassad's last message,
+/// which its own exceptions do not set.
 #[pyfunction]
 #[pyo3(name = "lastError")]
 pub(crate) fn last_error() -> String {

@@ -29,9 +29,14 @@ pub(crate) struct PyExprTree {
 impl PyExprTree {
     /// Parses `expr` (new syntax), or wraps an `ExprTree` (a copy), or
     /// makes the literal of another Python value (`ExprTree(5)`, as
-    /// classad2 allows).
+    /// classad2 allows). With no argument, the literal `undefined`, as
+    /// classad2's `ExprTree()`.
     #[new]
-    fn new(py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<PyExprTree> {
+    #[pyo3(signature = (expr=None))]
+    fn new(py: Python<'_>, expr: Option<&Bound<'_, PyAny>>) -> PyResult<PyExprTree> {
+        let Some(expr) = expr else {
+            return Ok(PyExprTree { expr: Expr::literal(classad::Literal::Undefined) });
+        };
         if let Ok(tree) = expr.cast::<PyExprTree>() {
             return Ok(tree.get().clone());
         }

@@ -24,8 +24,13 @@ thread_local! {
 }
 
 /// `result`, unless a registered function raised during the evaluation
-/// that computed it: then that exception.
+/// that computed it: then that exception. Every evaluation's result goes
+/// through here, which also hands libclassad's reason for an ERROR the
+/// evaluation gave to `lastError()`.
 pub(crate) fn checked<T>(result: T) -> PyResult<T> {
+    if let Some(reason) = classad::eval::take_error_reason() {
+        crate::errors::remember(reason);
+    }
     match RAISED.with(|raised| raised.borrow_mut().take()) {
         Some(err) => Err(err),
         None => Ok(result),

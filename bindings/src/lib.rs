@@ -26,6 +26,8 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<expr_tree::PyExprTree>()?;
     m.add("ClassAdException", m.py().get_type::<errors::ClassAdException>())?;
     m.add_function(wrap_pyfunction!(parsing::parse_ads, m)?)?;
+    m.add_function(wrap_pyfunction!(parsing::parse_ads_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(parsing::parse_ads_file, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::parse_next, m)?)?;
     m.add_function(wrap_pyfunction!(errors::last_error, m)?)?;
     m.add_class::<matching::PyPool>()?;

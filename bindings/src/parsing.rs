@@ -2,10 +2,11 @@
 //! `unquote`.
 
 use std::io::{self, BufRead, Read};
+use std::path::PathBuf;
 
-use classad::format::{self, Format};
-use classad::{Expr, Literal};
-use pyo3::exceptions::PyValueError;
+use classad::format::{self, Format, FormatError, InputError};
+use classad::{ClassAd, Expr, Literal};
+use pyo3::exceptions::{PyIsADirectoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -52,6 +53,51 @@ pub(crate) fn parse_ads(py: Python<'_>, text: &str, parser: Option<&Bound<'_, Py
     Ok(ads.into_iter().map(|ad| PyClassAd { ad }).collect())
 }
 
+/// The ads of `data`, bytes of a file in the format `parser` names
+/// (detected when None): gzip is decompressed and a UTF-8 byte order mark
+/// skipped; binary data and other compressions raise `ClassAdException`
+/// saying what they are.
+#[pyfunction]
+#[pyo3(signature = (data, parser=None))]
+pub(crate) fn parse_ads_bytes(
+    py: Python<'_>,
+    data: &[u8],
+    parser: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyClassAd>> {
+    let format = format_arg(parser)?;
+    let ads = py.detach(|| read_ads(format::decode(data), format))?;
+    Ok(ads.map_err(|e| stream_error(py, &e))?.into_iter().map(|ad| PyClassAd { ad }).collect())
+}
+
+/// The ads of the file at `path`, read as [`parse_ads_bytes`] reads bytes;
+/// a file that cannot be read raises `OSError` (`IsADirectoryError` for a
+/// directory).
+#[pyfunction]
+#[pyo3(signature = (path, parser=None))]
+pub(crate) fn parse_ads_file(
+    py: Python<'_>,
+    path: PathBuf,
+    parser: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<PyClassAd>> {
+    let format = format_arg(parser)?;
+    let ads = py.detach(|| read_ads(format::open(&path), format))?;
+    Ok(ads.map_err(|e| stream_error(py, &e))?.into_iter().map(|ad| PyClassAd { ad }).collect())
+}
+
+/// Every ad of an opened input; the outer error is the input's own (not
+/// ClassAd text, or unreadable), the inner one a malformed ad.
+fn read_ads(
+    input: Result<Box<dyn BufRead + '_>, InputError>,
+    format: Option<Format>,
+) -> PyResult<Result<Vec<ClassAd>, FormatError>> {
+    match input {
+        Ok(input) => Ok(format::Reader::new(input, format).collect()),
+        Err(InputError::Io(e)) => Err(e.into()),
+        Err(InputError::Directory) => Err(PyIsADirectoryError::new_err("Is a directory")),
+        Err(e) => Err(error(format!("Unable to parse input stream into a ClassAd: {e}"))),
+    }
+}
+
 /// The first ad of `input` (`classad2.parseNext`): of a string, or read
 /// from a file object, which is left just after the ad (it is read a line
 /// at a time, so what follows the ad on its last line is lost).
@@ -77,6 +123,16 @@ pub(crate) fn parse_next(
     if format.is_none() {
         // Enough of the file for the format to be told from its start.
         lines.read_to_second_token()?;
+    } else if !lines.at_end {
+        lines.read_line()?;
+    }
+    // Compressed or binary data is said to be so (this reads a line at a
+    // time, so it cannot decompress); a byte order mark is skipped.
+    if let Some(problem) = InputError::of_start(&lines.line) {
+        return Err(error(format!("Unable to parse input stream into a ClassAd: {problem}")));
+    }
+    if lines.line.starts_with(b"\xef\xbb\xbf") {
+        lines.consumed = 3;
     }
     let mut reader = format::Reader::new(lines, format);
     let first = reader.next();
@@ -109,22 +165,11 @@ impl<'py> FileLines<'py> {
     }
 
     /// Reads lines until they hold two characters other than white space
-    /// and `//` comments (what telling the format apart needs), or the
-    /// file ends.
+    /// and comments (what telling the format apart needs), or the file
+    /// ends.
     fn read_to_second_token(&mut self) -> PyResult<()> {
-        let significant = |line: &[u8]| {
-            let text = line.trim_ascii_start();
-            if text.starts_with(b"//") {
-                0
-            } else {
-                text.iter().filter(|b| !b.is_ascii_whitespace()).count()
-            }
-        };
-        let mut seen = 0;
-        while seen < 2 && !self.at_end {
-            let start = self.line.len();
+        while !self.at_end && !has_two_tokens(&self.line) {
             self.read_line()?;
-            seen += significant(&self.line[start..]);
         }
         Ok(())
     }
@@ -139,6 +184,36 @@ impl<'py> FileLines<'py> {
         }
         self.at_end = line.len()? == 0;
         Ok(())
+    }
+}
+
+/// True when `text` holds two characters other than white space and `//`
+/// and `/* */` comments, as [`Format::detect`] looks for them; false when a
+/// comment is still open at its end.
+fn has_two_tokens(text: &[u8]) -> bool {
+    let mut rest = text;
+    let mut seen = 0;
+    loop {
+        rest = rest.trim_ascii_start();
+        if rest.starts_with(b"//") {
+            match rest.iter().position(|&b| b == b'\n') {
+                Some(end) => rest = &rest[end..],
+                None => return false,
+            }
+        } else if rest.starts_with(b"/*") {
+            match rest[2..].windows(2).position(|pair| pair == b"*/") {
+                Some(end) => rest = &rest[end + 4..],
+                None => return false,
+            }
+        } else if rest.is_empty() {
+            return false;
+        } else {
+            seen += 1;
+            if seen == 2 {
+                return true;
+            }
+            rest = &rest[1..];
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 (htcondor 25.14.1) gives for the same calls, except in the tests marked
 as extensions (behaviour classad2 does not have)."""
 
+import enum
 import io
+import json
 import os
 
 import pytest
@@ -486,3 +488,137 @@ def test_extension_the_readme_examples_run(monkeypatch):
     for block in blocks:
         exec(block[: block.index("```")], namespace)
     assert namespace["best"] is not None
+
+
+def test_value_members_set_in_an_ad_are_undefined_and_error():
+    ad = classad2.ClassAd()
+    ad["u"] = classad2.Value.Undefined
+    ad["e"] = classad2.Value.Error
+    ad["l"] = [classad2.Value.Error, 1]
+    assert sorted(ad) == ["e", "l", "u"]
+    assert ad.lookup("l") == classad2.ExprTree("{ error, 1 }")
+    assert ad["u"] is classad2.Value.Undefined and ad["e"] is classad2.Value.Error
+    assert ad.lookup("u") == classad2.ExprTree("undefined")
+    assert ad.lookup("e") == classad2.ExprTree("error")
+    assert json.loads(ad.printJson())["u"] is None
+    assert json.loads(ad.printJson())["e"] == "/Expr(error)/"
+    assert classad2.ClassAd({"u": classad2.Value.Undefined})["u"] is classad2.Value.Undefined
+
+
+def test_value_members_print_as_classad2_prints_them():
+    # An IntEnum, as classad2's: str() is the number on Python 3.11 and
+    # later, `Value.Undefined` before.
+    assert isinstance(classad2.Value.Undefined, enum.IntEnum)
+    assert int(classad2.Value.Undefined) == 2 and classad2.Value.Error == 1
+    same = enum.IntEnum("Value", {"Error": 1, "Undefined": 2})
+    assert str(classad2.Value.Undefined) == str(same.Undefined)
+    assert str(classad2.Value.Error) == str(same.Error)
+
+
+def test_bytes_are_stored_as_strings():
+    ad = classad2.ClassAd()
+    ad["z"] = b"seventy-five"
+    assert ad["z"] == "seventy-five"
+    assert ad.lookup("z") == classad2.ExprTree('"seventy-five"')
+    assert classad2.ClassAd({"b": b""})["b"] == ""
+
+
+def test_extension_bytes_that_are_not_utf8_are_refused():
+    ad = classad2.ClassAd()
+    with pytest.raises(classad2.ClassAdException, match="UTF-8"):
+        ad["z"] = b"\xff\xfe"
+    assert "z" not in ad
+
+
+def test_expr_tree_without_an_argument_is_undefined():
+    tree = classad2.ExprTree()
+    assert tree == tree and repr(tree) == "undefined"
+    assert tree.eval() is classad2.Value.Undefined
+    assert tree.simplify() == classad2.ExprTree("undefined")
+
+
+def test_last_error_gives_libclassads_reason_for_a_comparison_error():
+    with pytest.raises(classad2.ClassAdException):
+        classad2.ClassAd("[a = ")
+    assert classad2.ExprTree('debug(7 == "7")').eval() is classad2.Value.Error
+    assert classad2.lastError() == "strings can only be compared to strings"
+    assert classad2.ClassAd('[a = "x" < 1]').eval("a") is classad2.Value.Error
+    assert classad2.lastError() == "strings can only be compared to strings"
+
+
+def test_flatten_and_eval_take_only_trees_and_ads_as_classad2():
+    with pytest.raises(TypeError):
+        classad2.ClassAd({"x": 3}).flatten("x + y")
+    with pytest.raises(TypeError):
+        classad2.ExprTree("x + 1").eval({"x": 4})
+
+
+OLD_ADS_THEN_A_COMMENT = 'foo = "bar"\n\nfoo = "wiz"\n\n/* a comment after the ads */\n'
+
+
+def test_a_comment_after_old_format_ads_is_skipped(tmp_path):
+    assert [ad["foo"] for ad in classad2.parseAds(OLD_ADS_THEN_A_COMMENT)] == ["bar", "wiz"]
+    assert classad2.parseOne(OLD_ADS_THEN_A_COMMENT)["foo"] == "wiz"
+    path = tmp_path / "ads"
+    path.write_text(OLD_ADS_THEN_A_COMMENT + "// and another\n")
+    with path.open() as f:
+        assert [ad["foo"] for ad in classad2.parseAds(f)] == ["bar", "wiz"]
+
+
+def test_extension_comments_anywhere_in_old_format_ads_are_skipped():
+    text = "// ads\nA = 1\n/* a comment\n\nover lines */\nB = 2 // two\n\n/* next */\n\nA = 3\n"
+    ads = list(classad2.parseAds(text))
+    assert [dict(ad.items()) for ad in ads] == [{"A": 1, "B": 2}, {"A": 3}]
+
+
+def gzip_bytes(text):
+    import gzip
+
+    return gzip.compress(text.encode())
+
+
+def test_extension_parse_ads_reads_binary_files_bytes_and_paths(tmp_path):
+    path = tmp_path / "ads.gz"
+    path.write_bytes(gzip_bytes("A = 1\n\nA = 2\n"))
+    with path.open("rb") as f:
+        assert [ad["A"] for ad in classad2.parseAds(f)] == [1, 2]
+    assert [ad["A"] for ad in classad2.parseAds(path)] == [1, 2]
+    with path.open() as f:  # text mode: the bytes under it are read
+        assert [ad["A"] for ad in classad2.parseAds(f)] == [1, 2]
+    assert classad2.parseOne(path)["A"] == 2
+    assert [ad["a"] for ad in classad2.parseAds(b"\xef\xbb\xbf[ a = 1 ]")] == [1]
+    assert [list(ad) for ad in classad2.parseAds("\ufeffA = 1\n")] == [["A"]]
+    assert [ad["A"] for ad in classad2.parseAds(io.BytesIO(b"A = 1\n"), "old")] == [1]
+    with pytest.raises(OSError):
+        classad2.parseAds(tmp_path / "missing")
+
+
+def test_extension_binary_input_says_what_it_is(tmp_path):
+    with pytest.raises(classad2.ClassAdException, match=r"not a ClassAd file \(binary data\)"):
+        classad2.parseAds(b"\x7fELF\x02\x01\x01\x00")
+    path = tmp_path / "ads.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd\x24\x05\x29\x00")
+    with pytest.raises(classad2.ClassAdException, match="zstd-compressed input: not supported"):
+        classad2.parseAds(path)
+    with path.open("rb") as f, pytest.raises(classad2.ClassAdException, match="zstd"):
+        classad2.parseAds(f)
+    with pytest.raises(IsADirectoryError):
+        classad2.parseAds(tmp_path)
+
+
+def test_parse_next_tells_the_format_after_leading_comments(tmp_path):
+    path = tmp_path / "ads"
+    path.write_text("/* ads\n   of two */\n// new syntax\n[ a = 1 ]\n[ a = 2 ]\n")
+    with path.open() as f:
+        assert classad2.parseNext(f)["a"] == 1
+        assert classad2.parseNext(f)["a"] == 2
+
+
+def test_extension_parse_next_says_what_binary_input_is(tmp_path):
+    path = tmp_path / "ads.gz"
+    path.write_bytes(gzip_bytes("A = 1\n"))
+    with path.open("rb") as f, pytest.raises(classad2.ClassAdException, match="gzip-compressed input"):
+        classad2.parseNext(f)
+    with pytest.raises(classad2.ClassAdException, match=r"binary data"):
+        classad2.parseNext(io.BytesIO(b"\x7fELF\x02\x01\x01\x00\n"), classad2.ParserType.Old)
+    assert list(classad2.parseNext(io.BytesIO(b"\xef\xbb\xbfA = 1\n"))) == ["A"]

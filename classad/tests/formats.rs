@@ -157,6 +157,14 @@ const READER_DIVERGENCES: &[(&str, &str, &str)] = &[
     ("xml", "<c><a n='a'><i>1</i></a></c>", "xml-strictness"),
     ("xml", "<c><a n=\"a\"><i>1</i></c>", "xml-strictness"),
     ("xml", "<c><!-- comment --><a n=\"a\"><i>1</i></a></c>", "xml-strictness"),
+    ("old", "A = 1\n// a comment\nB = 2\n", "old-format-comments"),
+    ("old", "A = 1\n/* a comment */\nB = 2\n", "old-format-comments"),
+    ("old", "A = 1\n  /* a */ /* b */  \nB = 2\n", "old-format-comments"),
+    ("old", "/* a comment */\nA = 1\n", "old-format-comments"),
+    ("old", "// a comment\nA = 1\n", "old-format-comments"),
+    ("old", "A = 1\n\n/* a comment */\n\nB = 2\n", "old-format-comments"),
+    ("old", "A = 1\n/* a comment\nover lines */\nB = 2\n", "old-format-comments"),
+    ("old", "/* a */ A = 1\n", "old-format-comments"),
 ];
 
 #[test]

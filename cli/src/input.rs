@@ -1,10 +1,9 @@
 //! Opening input files (or standard input) and reading ads from them.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead};
 use std::path::Path;
 
-use classad::format::{Format, Reader};
+use classad::format::{self, Format, InputError, Reader};
 use classad::ClassAd;
 
 /// An input: a file, or standard input for `-` or no path.
@@ -15,23 +14,25 @@ pub struct Input {
 }
 
 impl Input {
-    /// Opens `path`; `None` or `-` is standard input.
+    /// Opens `path`; `None` or `-` is standard input. Gzip is decompressed
+    /// and a UTF-8 byte order mark skipped; a directory, a file that
+    /// cannot be read, binary data and other compressions are errors.
     pub fn open(path: Option<&Path>) -> Result<Input, String> {
         match path {
-            None => Ok(Input::stdin()),
-            Some(path) if path == Path::new("-") => Ok(Input::stdin()),
+            None => Input::stdin(),
+            Some(path) if path == Path::new("-") => Input::stdin(),
             Some(path) => {
-                let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                Ok(Input {
-                    name: path.display().to_string(),
-                    stream: Box::new(BufReader::with_capacity(1 << 16, file)),
-                })
+                let name = path.display().to_string();
+                let stream = format::open(path).map_err(|e| describe(&name, &e))?;
+                Ok(Input { name, stream })
             }
         }
     }
 
-    fn stdin() -> Input {
-        Input { name: "standard input".into(), stream: Box::new(io::stdin().lock()) }
+    fn stdin() -> Result<Input, String> {
+        let name = "standard input".to_string();
+        let stream = format::decode(io::stdin().lock()).map_err(|e| describe(&name, &e))?;
+        Ok(Input { name, stream })
     }
 
     /// A reader of the ads of this input, in `format` or the detected one.
@@ -48,5 +49,13 @@ pub fn first_ad(path: &Path) -> Result<ClassAd, String> {
         Some(Ok(ad)) => Ok(ad),
         Some(Err(e)) => Err(format!("{name}: {e}")),
         None => Err(format!("{name}: no ad in the file")),
+    }
+}
+
+/// The message of an input that cannot be read.
+fn describe(name: &str, error: &InputError) -> String {
+    match error {
+        InputError::Io(_) | InputError::Directory => format!("cannot read {name}: {error}"),
+        _ => format!("{name}: {error}"),
     }
 }

@@ -10,6 +10,7 @@ or ``"old"``; never switched behind your back) and parse errors that carry
 """
 
 import enum
+import os
 from collections.abc import MutableMapping
 
 from ._classad_rs import (
@@ -26,6 +27,8 @@ from ._classad_rs import (
     analyze,
     lastError,
     parse_ads,
+    parse_ads_bytes,
+    parse_ads_file,
     parseNext,
     quote,
     register,
@@ -91,18 +94,49 @@ def version():
 
 
 def parseAds(text, parser=None):
-    """Every ad of ``text`` (a string or a file object); the format is
-    detected unless ``parser`` is ``"new"``, ``"old"``, ``"json"`` or
-    ``"xml"``."""
+    """Every ad of ``text``: a string, a file object (text or binary), bytes,
+    or the path of a file (a ``pathlib.Path`` or other ``os.PathLike``; a
+    ``str`` is the text itself). The format is detected unless ``parser`` is
+    ``"new"``, ``"old"``, ``"json"`` or ``"xml"``. Bytes, binary files and
+    paths may be gzip-compressed; binary data raises ``ClassAdException``
+    saying so."""
+    if isinstance(text, os.PathLike):
+        return iter(parse_ads_file(os.fspath(text), parser))
     if hasattr(text, "read"):
-        text = text.read()
-    if isinstance(text, bytes):
-        text = text.decode()
+        text = _read_all(text)
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return iter(parse_ads_bytes(bytes(text), parser))
+    # A byte order mark read by a text file opened without "utf-8-sig".
+    if isinstance(text, str) and text.startswith("\ufeff"):
+        text = text[1:]
     return iter(parse_ads(text, parser))
 
 
+def _read_all(file):
+    """The rest of ``file``; the bytes under a text file that does not
+    decode (a gzip file opened in text mode), so that they are read as
+    bytes are."""
+    start = file.tell() if _seekable(file) else None
+    try:
+        return file.read()
+    except UnicodeDecodeError:
+        raw = getattr(file, "buffer", None)
+        if raw is None or start is None:
+            raise
+        file.seek(start)
+        return raw.read()
+
+
+def _seekable(file):
+    try:
+        return file.seekable()
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def parseOne(text, parser=None):
-    """All the ads of ``text`` merged into one (later attributes win)."""
+    """All the ads of ``text`` (anything ``parseAds`` reads) merged into one
+    (later attributes win)."""
     merged = ClassAd()
     for ad in parseAds(text, parser):
         for name in ad:

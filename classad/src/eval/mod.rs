@@ -4,7 +4,9 @@
 //! Evaluation is a pure function of the expression, the ads and the
 //! [`EvalOptions`]. The options carry the semantics (old or new), the clock
 //! and the limits; there is no global state, so two threads may evaluate
-//! with different semantics at once.
+//! with different semantics at once. (The one exception is diagnostic:
+//! [`take_error_reason`] gives libclassad's message for an ERROR that has
+//! one; values never depend on it.)
 //!
 //! ## Scoping
 //! An unscoped name is looked up in the ad the expression belongs to, then
@@ -23,6 +25,7 @@
 mod flatten;
 mod ops;
 mod prepared;
+mod reason;
 mod references;
 pub(crate) mod val;
 
@@ -41,6 +44,7 @@ pub(crate) use ops::binary as binary_op;
 pub(crate) use ops::identical;
 pub use prepared::Prepared;
 pub(crate) use prepared::{ColumnKernel, Columns, Truth, BLOCK};
+pub use reason::take_error_reason;
 pub(crate) use references::References;
 pub(crate) use val::{Frame, List, Side, StrVal, Val};
 

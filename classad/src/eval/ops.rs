@@ -198,7 +198,12 @@ fn compare<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
         (Val::RelTime(x), Val::RelTime(y)) => x.partial_cmp(y),
         _ => match (a.as_number(), b.as_number()) {
             (Some(x), Some(y)) => x.partial_cmp(&y),
-            _ => return Val::Error,
+            _ => {
+                if matches!(a, Val::Str(_)) || matches!(b, Val::Str(_)) {
+                    super::reason::note(super::reason::STRINGS_ONLY);
+                }
+                return Val::Error;
+            }
         },
     };
     let Some(ordering) = ordering else {

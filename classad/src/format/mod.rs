@@ -10,7 +10,9 @@
 //! [`Reader`] reads a stream of ads in any of them (or detects which, as
 //! libclassad's "auto" parser does) one ad at a time, in memory bounded by
 //! the largest ad; [`Writer`] writes one. [`parse_ads`] and [`to_string`] do
-//! the same for text in memory.
+//! the same for text in memory. [`open`] (a file) and [`decode`] (any byte
+//! stream) prepare an input for a `Reader`: gzip is decompressed, a UTF-8
+//! byte order mark skipped, and binary data refused with a clear error.
 //!
 //! ```
 //! use classad::format::{self, Format};
@@ -23,6 +25,7 @@
 //! # Ok::<(), classad::format::FormatError>(())
 //! ```
 
+mod input;
 mod json;
 mod new;
 mod old;
@@ -35,6 +38,7 @@ use std::str::FromStr;
 
 use crate::ad::ClassAd;
 use crate::parser::{ParseError, ParseLimits, Parser, Syntax};
+pub use input::{decode, open, InputError};
 use source::{Frame, Source};
 
 /// A ClassAd file format.
@@ -57,7 +61,8 @@ impl Format {
     /// automatic parser does: `<` starts XML; `[` followed by `{` or `]` a
     /// JSON array, otherwise new-syntax records; `{` followed by `[` a list
     /// of new-syntax records, otherwise JSON; anything else is the old
-    /// format. Leading white space and `//` comments are skipped.
+    /// format. Leading white space and `//` and `/* */` comments are
+    /// skipped.
     ///
     /// ```
     /// use classad::format::Format;
@@ -66,6 +71,7 @@ impl Format {
     /// assert_eq!(Format::detect(b"[ a = 1 ]"), Format::New);
     /// assert_eq!(Format::detect(b"{\"a\": 1}\n{\"a\": 2}"), Format::Json);
     /// assert_eq!(Format::detect(b"Cpus = 8\n"), Format::Old);
+    /// assert_eq!(Format::detect(b"/* slots */\n[ Cpus = 8 ]"), Format::New);
     /// ```
     pub fn detect(start: &[u8]) -> Format {
         let mut rest = skip_space_and_comments(start);
@@ -101,6 +107,9 @@ fn skip_space_and_comments(mut bytes: &[u8]) -> &[u8] {
         bytes = &bytes[start..];
         if bytes.starts_with(b"//") {
             let end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+            bytes = &bytes[end..];
+        } else if bytes.starts_with(b"/*") {
+            let end = memchr::memmem::find(&bytes[2..], b"*/").map_or(bytes.len(), |at| at + 4);
             bytes = &bytes[end..];
         } else {
             return bytes;

@@ -3,8 +3,10 @@
 //!
 //! Reading follows HTCondor: the name is everything before the first `=`
 //! (trimmed), the value the rest of the line; lines starting with `#` are
-//! comments; a blank line, or a banner line starting with `***` (as in
-//! `condor_history` output), ends an ad. Writing follows libclassad's
+//! comments, and so are lines holding only `//` and `/* */` comments (a
+//! `/* */` comment may span lines); a blank line, or a banner line starting
+//! with `***` (as in `condor_history` output), ends an ad. Writing follows
+//! libclassad's
 //! `printOld`: old-syntax values (`=?=`, reals as `%.16G`, strings escaping
 //! only `"`), names quoted when they are not identifiers.
 
@@ -23,7 +25,7 @@ use crate::print;
 enum Kind<'l> {
     /// Blank, or a `***` banner: the end of an ad.
     Separator,
-    /// `# ...`
+    /// `# ...`, or only `//` and `/* */` comments (or the inside of one).
     Comment,
     /// `Name = value`: the name's text and the value's byte offset.
     Attribute(&'l str, usize),
@@ -31,10 +33,14 @@ enum Kind<'l> {
     NoAssignment,
 }
 
-fn classify(line: &str) -> Kind<'_> {
+/// What `line` is; `in_comment` says whether a `/* */` comment is open at
+/// its start, and is left saying whether one is open at its end.
+fn classify<'l>(line: &'l str, in_comment: &mut bool) -> Kind<'l> {
     let bytes = line.as_bytes();
-    let first = bytes.iter().position(|b| !b.is_ascii_whitespace());
-    let Some(first) = first else {
+    let Some(first) = skip_comments(bytes, in_comment) else {
+        return Kind::Comment;
+    };
+    let Some(first) = bytes[first..].iter().position(|b| !b.is_ascii_whitespace()).map(|at| first + at) else {
         return Kind::Separator;
     };
     match bytes[first] {
@@ -42,9 +48,41 @@ fn classify(line: &str) -> Kind<'_> {
         b'*' if bytes[first..].starts_with(b"***") => return Kind::Separator,
         _ => {}
     }
-    match memchr::memchr(b'=', bytes) {
-        Some(eq) => Kind::Attribute(line[first..eq].trim_end(), eq + 1),
+    match memchr::memchr(b'=', &bytes[first..]) {
+        Some(eq) => Kind::Attribute(line[first..first + eq].trim_end(), first + eq + 1),
         None => Kind::NoAssignment,
+    }
+}
+
+/// Where the text of `line` starts after the comments that begin it (the
+/// rest of an open `/* */` comment, then any `/* */` comments); `None`
+/// when the line holds nothing but comments. A line with no comment at all
+/// gives `Some(0)`, so that blank lines stay blank.
+fn skip_comments(line: &[u8], in_comment: &mut bool) -> Option<usize> {
+    let mut at = 0;
+    let mut seen = false;
+    loop {
+        if *in_comment {
+            seen = true;
+            let end = memchr::memmem::find(&line[at..], b"*/")?;
+            *in_comment = false;
+            at += end + 2;
+        }
+        let start = at + line[at..].iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(line.len() - at);
+        let rest = &line[start..];
+        if rest.starts_with(b"//") {
+            return None;
+        }
+        if rest.starts_with(b"/*") {
+            *in_comment = true;
+            at = start + 2;
+            continue;
+        }
+        return match (seen, rest.is_empty()) {
+            (true, true) => None,
+            (true, false) => Some(start),
+            (false, _) => Some(0),
+        };
     }
 }
 
@@ -67,6 +105,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
         names: Recent::take(),
         memo: Memo::take(),
         started: false,
+        in_comment: false,
         bytes: 0,
         error: None,
     };
@@ -106,6 +145,8 @@ struct AdInProgress {
     memo: Memo,
     /// True once a line of the ad has been seen.
     started: bool,
+    /// True inside a `/* */` comment that spans lines.
+    in_comment: bool,
     bytes: usize,
     /// The first error; the rest of the ad is skipped.
     error: Option<FormatError>,
@@ -124,7 +165,7 @@ impl AdInProgress {
                 return false;
             }
         };
-        let (name, value_at) = match classify(line) {
+        let (name, value_at) = match classify(line, &mut self.in_comment) {
             Kind::Separator => return self.started,
             Kind::Comment => return false,
             Kind::NoAssignment => ("", usize::MAX),
@@ -191,13 +232,31 @@ mod tests {
 
     #[test]
     fn line_kinds() {
-        assert_eq!(classify(""), Kind::Separator);
-        assert_eq!(classify("   \t"), Kind::Separator);
-        assert_eq!(classify("*** Offset = 0 ClusterId = 1"), Kind::Separator);
-        assert_eq!(classify("  # comment = 1"), Kind::Comment);
-        assert_eq!(classify("  Cpus = 8"), Kind::Attribute("Cpus", 8));
-        assert_eq!(classify("A==1"), Kind::Attribute("A", 2));
-        assert_eq!(classify("no assignment"), Kind::NoAssignment);
+        let kind = |line| classify(line, &mut false);
+        assert_eq!(kind(""), Kind::Separator);
+        assert_eq!(kind("   \t"), Kind::Separator);
+        assert_eq!(kind("*** Offset = 0 ClusterId = 1"), Kind::Separator);
+        assert_eq!(kind("  # comment = 1"), Kind::Comment);
+        assert_eq!(kind("  Cpus = 8"), Kind::Attribute("Cpus", 8));
+        assert_eq!(kind("A==1"), Kind::Attribute("A", 2));
+        assert_eq!(kind("no assignment"), Kind::NoAssignment);
+        assert_eq!(kind("// A = 1"), Kind::Comment);
+        assert_eq!(kind("  /* A = 1 */  "), Kind::Comment);
+        assert_eq!(kind("/* c */ Cpus = 8 // d"), Kind::Attribute("Cpus", 14));
+    }
+
+    #[test]
+    fn comments_spanning_lines() {
+        let mut open = false;
+        assert_eq!(classify("A = 1", &mut open), Kind::Attribute("A", 3));
+        assert_eq!(classify("/* a comment", &mut open), Kind::Comment);
+        assert!(open);
+        // A blank line inside a comment does not end the ad.
+        assert_eq!(classify("", &mut open), Kind::Comment);
+        assert_eq!(classify("B = 2", &mut open), Kind::Comment);
+        assert_eq!(classify("that ends */ C = 3", &mut open), Kind::Attribute("C", 16));
+        assert!(!open);
+        assert_eq!(classify("", &mut open), Kind::Separator);
     }
 
     #[test]
