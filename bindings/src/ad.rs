@@ -14,7 +14,7 @@ use crate::semantics::{options, SemanticsArg};
 
 /// A ClassAd (`classad2.ClassAd`): a mapping of case-insensitive,
 /// case-preserving names to expressions.
-#[pyclass(name = "ClassAd", module = "classad_rs", mapping)]
+#[pyclass(name = "ClassAd", module = "classad_rs.classad2", mapping)]
 #[derive(Clone, Default)]
 pub(crate) struct PyClassAd {
     pub(crate) ad: ClassAd,

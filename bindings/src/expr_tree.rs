@@ -19,7 +19,7 @@ use crate::semantics::{options, SemanticsArg};
 /// is the tree `x + 1`, `tree < 2` the tree `... < 2`; `and_`, `or_`,
 /// `is_` and `isnt_` build `&&`, `||`, `is` and `isnt`. `==` and `!=`
 /// compare trees, as in classad2.
-#[pyclass(name = "ExprTree", module = "classad_rs", frozen)]
+#[pyclass(name = "ExprTree", module = "classad_rs.classad2", frozen)]
 #[derive(Clone)]
 pub(crate) struct PyExprTree {
     pub(crate) expr: Expr,

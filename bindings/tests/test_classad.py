@@ -622,3 +622,19 @@ def test_extension_parse_next_says_what_binary_input_is(tmp_path):
     with pytest.raises(classad2.ClassAdException, match=r"binary data"):
         classad2.parseNext(io.BytesIO(b"\x7fELF\x02\x01\x01\x00\n"), classad2.ParserType.Old)
     assert list(classad2.parseNext(io.BytesIO(b"\xef\xbb\xbfA = 1\n"))) == ["A"]
+
+
+def test_extension_classad2_alias_module_names_the_types():
+    # HTCondor's own tests tell the version-2 bindings by the type's module.
+    import pickle
+
+    import classad_rs
+    import classad_rs.classad2 as alias
+
+    assert alias.ClassAd is classad_rs.ClassAd
+    assert alias.parseOne is classad_rs.parseOne
+    ad = alias.ClassAd({"a": 1})
+    assert "classad2" in str(type(ad))
+    assert "classad2" in str(type(alias.ExprTree("a + 1")))
+    assert pickle.loads(pickle.dumps(ad))["a"] == 1
+    assert str(pickle.loads(pickle.dumps(alias.ExprTree("a + 1")))) == "a + 1"
