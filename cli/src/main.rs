@@ -1,7 +1,7 @@
 //! `classad`: the ClassAd command-line tool.
 //!
 //! ```text
-//! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--] EXPR...
+//! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--labels|-v] [--] EXPR...
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad simplify [--semantics new|old] [--my FILE] [--refs] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
@@ -10,11 +10,20 @@
 //!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
 //! ```
 //!
+//! Options may come before or after the expressions and files, up to a
+//! `--`; everything after `--` is an expression or a file. An argument
+//! starting with `-` is an option unless it is a number or an expression
+//! that does not start with `-` and a letter (`-1`, `-5 + 1`, `-(x)`);
+//! put `-x` after `--`. HTCondor's single-dash spellings of the long
+//! options are accepted (`-constraint`, `-af`, `-semantics`); an unknown
+//! option is an error (status 2).
+//!
 //! Exit status: 0 on success; 1 when an expression or an ad of the input
 //! is bad (reported in the output or on standard error); 2 when a file
 //! cannot be read or written.
 
 mod analyze;
+mod args;
 mod convert;
 mod eval;
 mod input;
@@ -25,7 +34,7 @@ mod simplify;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use classad::format::Format;
 use classad::Semantics;
@@ -57,8 +66,11 @@ enum Command {
         /// File holding the TARGET ad, in any format (its first ad is used).
         #[arg(long, value_name = "FILE")]
         target: Option<PathBuf>,
+        /// Print each value after its expression, as `EXPR = value`.
+        #[arg(long, short = 'v')]
+        labels: bool,
         /// Expressions to evaluate, in order.
-        #[arg(required = true, value_name = "EXPR", allow_hyphen_values = true)]
+        #[arg(required = true, value_name = "EXPR")]
         exprs: Vec<String>,
     },
     /// Convert a stream of ads from one format to another.
@@ -106,7 +118,7 @@ enum Command {
         #[arg(long)]
         refs: bool,
         /// Expressions to flatten, in order.
-        #[arg(required = true, value_name = "EXPR", allow_hyphen_values = true)]
+        #[arg(required = true, value_name = "EXPR")]
         exprs: Vec<String>,
     },
     /// Explain why a job matches few or no machines (as `condor_q -analyze`).
@@ -278,9 +290,10 @@ impl From<ToArg> for Format {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Eval { semantics, my, target, exprs } => {
-            eval::run(semantics.into(), my.as_deref(), target.as_deref(), &exprs)
+    let args = args::normalize(&Cli::command(), std::env::args_os().collect());
+    match Cli::parse_from(args).command {
+        Command::Eval { semantics, my, target, labels, exprs } => {
+            eval::run(semantics.into(), my.as_deref(), target.as_deref(), labels, &exprs)
         }
         Command::Lint { against, my, json, items } => lint::run(&against, my.as_deref(), json, &items),
         Command::Simplify { semantics, my, refs, exprs } => {
