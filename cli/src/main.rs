@@ -147,10 +147,12 @@ enum Command {
     ///
     /// Each argument that names a file is read as ads (any format) and
     /// every attribute of every ad is checked in the context of its ad;
-    /// any other argument is an expression. Findings (kind names as in
-    /// --json): undefined-comparison (`x == UNDEFINED`, always
-    /// UNDEFINED), string-arithmetic (and the precedence trap of
-    /// `Owner == "a" * 10`), negated-comparison (`!x == y`),
+    /// an argument `ATTR = EXPR` is checked as that attribute of the --my
+    /// ad (or of an ad of its own); any other argument is an expression.
+    /// Findings (kind names as in --json): undefined-comparison (`x ==
+    /// UNDEFINED`, always UNDEFINED), string-arithmetic (and the
+    /// precedence trap of `Owner == "a" * 10`), negated-comparison (`!x ==
+    /// y`), mixed-and-or (`a && b || c` without parentheses),
     /// chained-comparison (`1 < x < 10`), string-number-comparison,
     /// string-boolean-comparison, string-condition (`x || "LINUX"`),
     /// bitwise-logic (`a & b` for `a && b`), unknown-function, arity,
@@ -163,7 +165,7 @@ enum Command {
     ///
     /// Output: per finding, `SOURCE: SEVERITY KIND: MESSAGE`, then the
     /// part concerned (`in:`) and a replacement when there is one
-    /// (`suggestion:`); SOURCE is the expression or `FILE: ad N: ATTR`.
+    /// (`suggestion:`); SOURCE is the argument or `FILE: ad N: ATTR`.
     /// With --json, one array of objects with `source`, `file`, `ad`,
     /// `attribute` (null for expressions), `kind`, `severity` (`error` or
     /// `warning`), `message`, `expr` and `suggestion` (or null).
