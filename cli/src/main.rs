@@ -6,8 +6,9 @@
 //! classad simplify [--semantics new|old] [--my FILE] [--refs] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
 //! classad lint [--against FILE]... [--my FILE] [--json] EXPR|FILE...
-//! classad query [--constraint EXPR] [--af EXPR...] [--sort EXPR]... [--semantics old|new]
-//!               [--from auto|old|new|json|xml] [--to old|new|json|xml] [FILE|-]
+//! classad query [--constraint EXPR] [--af EXPR...] [--af-options FLAGS] [--format FMT EXPR]...
+//!               [--sort EXPR]... [--limit N] [--semantics old|new] [--from auto|old|new|json|xml]
+//!               [--to old|new|json|xml] [-l] [--ads FILE | FILE | -]
 //! ```
 //!
 //! Options may come before or after the expressions and files, up to a
@@ -28,6 +29,7 @@ mod convert;
 mod eval;
 mod input;
 mod lint;
+mod printf;
 mod query;
 mod simplify;
 
@@ -192,7 +194,8 @@ enum Command {
     },
     /// Select ads and print them or some of their values (as
     /// `condor_status -ads FILE -constraint EXPR -sort EXPR -af ATTR...`
-    /// does).
+    /// does; those spellings work too, with `-af:FLAGS`, `-format FMT
+    /// EXPR`, `-limit N` and `-l`).
     ///
     /// Reads a stream of ads in any format; keeps those for which the
     /// constraint evaluates to true (every ad without one); prints them
@@ -205,13 +208,38 @@ enum Command {
     /// it they are read whole first. Exit status: 0; 1 when an
     /// expression or an ad does not parse; 2 when the file cannot be read.
     Query {
-        /// Keep only the ads for which this expression is true.
+        /// Keep only the ads for which this expression is true
+        /// (`-constraint`).
         #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
         constraint: Option<String>,
-        /// Print these attributes or expressions, one line per ad (it takes
-        /// every argument after it: put FILE first, or after `--`).
-        #[arg(long = "af", value_name = "EXPR", num_args = 1..)]
+        /// Print these attributes or expressions, one line per ad (`-af`,
+        /// `-autoformat`). It takes the arguments after it up to the next
+        /// one starting with `-`: put FILE before it, after `--` or in
+        /// --ads.
+        #[arg(long = "af", alias = "autoformat", value_name = "EXPR", num_args = 1..)]
         autoformat: Vec<String>,
+        /// How --af lays out its lines: condor_status's `-af:FLAGS`
+        /// letters (`-af:h A B` is `--af-options h --af A B`): `h` a
+        /// header line and aligned columns, `l` `EXPR = value`, `j` the
+        /// job ID (`ClusterId.ProcId`) first as condor_q prints it, `V`
+        /// strings quoted, `r` attributes' expressions unevaluated, `t`
+        /// tabs between columns, `,` commas, `n` a line per value, `g` a
+        /// blank line per ad and no separator.
+        #[arg(long = "af-options", value_name = "FLAGS", default_value = "", hide_default_value = true)]
+        af_options: String,
+        /// Print EXPR's value through the printf-style FMT, as
+        /// condor_status -format (`-format`); give it again for more. No
+        /// newline is added; `\n` in FMT is one. A value that does not
+        /// suit FMT's conversion (a string for `%d`, UNDEFINED for `%s`)
+        /// prints nothing.
+        #[arg(
+            long,
+            num_args = 2,
+            value_names = ["FMT", "EXPR"],
+            allow_hyphen_values = true,
+            conflicts_with = "autoformat"
+        )]
+        format: Vec<String>,
         /// Sort by this expression's value, as condor_status -sort does;
         /// give it again for ties. Numbers (and booleans, as 0 and 1) by
         /// value, everything else by its text in HTCondor's natural order
@@ -220,6 +248,10 @@ enum Command {
         /// left out, as condor_status does; ties keep their input order.
         #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
         sort: Vec<String>,
+        /// Print at most N ads: the first N selected (with --sort, the
+        /// first N with every sort key defined), as condor_status -limit.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
         /// Evaluation semantics (HTCondor's tools use `old`).
         #[arg(long, value_enum, default_value_t = SemanticsArg::Old)]
         semantics: SemanticsArg,
@@ -230,6 +262,12 @@ enum Command {
         /// `condor_status -long`'s.
         #[arg(long, value_enum, default_value_t = ToArg::Old)]
         to: ToArg,
+        /// Whole ads in the old format (`-l`, `-long`), the default.
+        #[arg(short = 'l', long = "long", conflicts_with_all = ["autoformat", "format"])]
+        long: bool,
+        /// The input file (as condor_status -ads FILE).
+        #[arg(long = "ads", value_name = "FILE", conflicts_with = "file")]
+        ads: Option<PathBuf>,
         /// The input file; `-` or nothing reads standard input.
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
@@ -305,14 +343,30 @@ fn main() -> ExitCode {
         Command::Convert { from, to, skip_bad, file } => {
             convert::run(from.into(), to.into(), skip_bad, file.as_deref())
         }
-        Command::Query { constraint, autoformat, sort, semantics, from, to, file } => query::run(&query::Query {
+        Command::Query {
+            constraint,
+            autoformat,
+            af_options,
+            format,
+            sort,
+            limit,
+            semantics,
+            from,
+            to,
+            long,
+            ads,
+            file,
+        } => query::run(&query::Query {
             semantics: semantics.into(),
             constraint: constraint.as_deref(),
             autoformat: &autoformat,
+            af_options: &af_options,
+            format: &format,
             sort: &sort,
+            limit,
             from: from.into(),
-            to: to.into(),
-            file: file.as_deref(),
+            to: if long { Format::Old } else { to.into() },
+            file: ads.as_deref().or(file.as_deref()),
         }),
     }
 }
