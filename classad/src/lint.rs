@@ -1055,7 +1055,7 @@ fn reference_of_node(node: &Node) -> Option<(Scope, Name)> {
 /// The symbols of the names `expr` tests for UNDEFINED: operands of `=?=`
 /// and `=!=` (and of `==`, `!=` ... with UNDEFINED, mistaken tests), the
 /// left side of `?:`, the argument of the `is*` predicates.
-fn collect_guarded(expr: &Expr, out: &mut HashSet<u32>) {
+pub(crate) fn collect_guarded(expr: &Expr, out: &mut HashSet<u32>) {
     let Some(node) = expr.as_node() else {
         return;
     };

@@ -4,7 +4,7 @@
 //! classad eval [--semantics new|old] [--my FILE] [--target FILE] [--labels|-v] [--] EXPR...
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad simplify [--semantics new|old] [--my FILE] [--refs] [--] EXPR...
-//! classad analyze [--semantics old|new] --job FILE --machines FILE [--json]
+//! classad analyze [--semantics old|new] --job FILE --machines FILE [--machine NAME] [--json]
 //! classad lint [--against FILE]... [--my FILE] [--json] EXPR|FILE...
 //! classad query [--constraint EXPR] [--af EXPR...] [--af-options FLAGS] [--format FMT EXPR]...
 //!               [--sort EXPR]... [--limit N] [--semantics old|new] [--from auto|old|new|json|xml]
@@ -123,14 +123,18 @@ enum Command {
         #[arg(required = true, value_name = "EXPR")]
         exprs: Vec<String>,
     },
-    /// Explain why a job matches few or no machines (as `condor_q -analyze`).
+    /// Explain why a job matches few or no machines (as `condor_q
+    /// -better-analyze`, and its `:reverse` for the machines' side).
     ///
     /// Counts the machine ads (those with MyType "Machine" when the stream
     /// mixes types) that the job's Requirements rejects, that reject the
     /// job by their own Requirements, and that match; lists each condition
     /// of the job's Requirements with the machines that satisfy it (most
-    /// restrictive first), the attributes missing from the job, and the
-    /// changes that would let more machines match.
+    /// restrictive first), the conditions of the machines' Requirements
+    /// (START and the like unfolded) that reject the job with the number
+    /// of machines each rejects it on, the attributes missing from the job
+    /// (not those the policies test for UNDEFINED), and the changes that
+    /// would let more machines match.
     Analyze {
         /// Evaluation semantics (HTCondor's tools use `old`).
         #[arg(long, value_enum, default_value_t = SemanticsArg::Old)]
@@ -141,6 +145,11 @@ enum Command {
         /// File of machine ads, in any format (`-` reads standard input).
         #[arg(long, value_name = "FILE")]
         machines: PathBuf,
+        /// Analyze only the slot whose Name is NAME (or the slots of the
+        /// machine whose Machine is NAME), and show its Requirements
+        /// condition by condition with each one's value for the job.
+        #[arg(long = "machine", value_name = "NAME")]
+        machine: Option<String>,
         /// Print one JSON object instead of the report for a person.
         #[arg(long)]
         json: bool,
@@ -339,7 +348,9 @@ fn main() -> ExitCode {
         Command::Simplify { semantics, my, refs, exprs } => {
             simplify::run(semantics.into(), my.as_deref(), refs, &exprs)
         }
-        Command::Analyze { semantics, job, machines, json } => analyze::run(semantics.into(), &job, &machines, json),
+        Command::Analyze { semantics, job, machines, machine, json } => {
+            analyze::run(semantics.into(), &job, &machines, machine.as_deref(), json)
+        }
         Command::Convert { from, to, skip_bad, file } => {
             convert::run(from.into(), to.into(), skip_bad, file.as_deref())
         }
