@@ -122,3 +122,11 @@ fn mixed_and_or_and_attribute_assignments() {
     let bad = classad(&["lint", "Requirements = x =="]);
     assert_eq!(bad.status.code(), Some(1));
 }
+
+#[test]
+fn options_after_the_items() {
+    let out = classad(&["lint", "x == undefined", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json after the item");
+    assert_eq!(json[0]["kind"], "undefined-comparison");
+}
