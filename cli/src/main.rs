@@ -234,7 +234,13 @@ enum Command {
         /// strings quoted, `r` attributes' expressions unevaluated, `t`
         /// tabs between columns, `,` commas, `n` a line per value, `g` a
         /// blank line per ad and no separator.
-        #[arg(long = "af-options", value_name = "FLAGS", default_value = "", hide_default_value = true)]
+        #[arg(
+            long = "af-options",
+            value_name = "FLAGS",
+            default_value = "",
+            hide_default_value = true,
+            value_parser = af_options
+        )]
         af_options: String,
         /// Print EXPR's value through the printf-style FMT, as
         /// condor_status -format (`-format`); give it again for more. No
@@ -281,6 +287,14 @@ enum Command {
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
     },
+}
+
+/// The letters `-af:` takes.
+fn af_options(flags: &str) -> Result<String, String> {
+    match flags.chars().find(|c| !"hjlrVotng,".contains(*c)) {
+        Some(c) => Err(format!("unknown letter {c:?} (known: h j l r V t n g ,)")),
+        None => Ok(flags.to_owned()),
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -224,8 +224,8 @@ fn long_and_single_dash_spellings_mean_the_same() {
 #[test]
 fn bad_htcondor_options_are_reported() {
     let unknown = classad_with_input(&["query", "-", "-af:q", "Name"], ADS.as_bytes());
-    assert_eq!(unknown.status.code(), Some(1));
-    assert!(stderr(&unknown).contains("unknown -af option 'q'"), "{}", stderr(&unknown));
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("unknown letter 'q'"), "{}", stderr(&unknown));
     let format = classad_with_input(&["query", "-", "-format", "%y", "Name"], ADS.as_bytes());
     assert_eq!(format.status.code(), Some(1));
     assert!(stderr(&format).contains("unknown conversion `%y`"), "{}", stderr(&format));
