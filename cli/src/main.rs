@@ -5,7 +5,7 @@
 //! classad convert [--from auto|old|new|json|xml] [--to old|new|json|xml] [--skip-bad] [FILE|-]
 //! classad simplify [--semantics new|old] [--my FILE] [--refs] [--] EXPR...
 //! classad analyze [--semantics old|new] --job FILE --machines FILE [--machine NAME] [--json]
-//! classad lint [--against FILE]... [--my FILE] [--json] EXPR|FILE...
+//! classad lint [--against FILE]... [--my FILE] [--json] EXPR|ATTR=EXPR|FILE...
 //! classad query [--constraint EXPR] [--af EXPR...] [--af-options FLAGS] [--format FMT EXPR]...
 //!               [--sort EXPR]... [--limit N] [--semantics old|new] [--from auto|old|new|json|xml]
 //!               [--to old|new|json|xml] [-l] [--ads FILE | FILE | -]
@@ -21,7 +21,7 @@
 //!
 //! Exit status: 0 on success; 1 when an expression or an ad of the input
 //! is bad (reported in the output or on standard error); 2 when a file
-//! cannot be read or written.
+//! cannot be read or written, or the command line is wrong.
 
 mod analyze;
 mod args;
