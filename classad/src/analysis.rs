@@ -12,7 +12,14 @@
 //!   attributes, with the number of machines that satisfy it, most
 //!   restrictive first;
 //! * the attributes that are missing from the job although its own
-//!   `Requirements` or the machines' refer to them;
+//!   `Requirements` or the machines' refer to them (not those they test
+//!   for UNDEFINED: `x =?= undefined`, `isUndefined(x)`, `x ?: 0`, `x isnt
+//!   true` are written for jobs without `x`);
+//! * the machine side, as `condor_q -better-analyze:reverse` shows it:
+//!   for the machines that reject the job by their own `Requirements`,
+//!   which conditions of those `Requirements` reject it, and on how many
+//!   machines ([`Analysis::machine_conditions`]; the conditions of one
+//!   machine with their values: [`machine_conditions`]);
 //! * suggestions: for each condition that alone keeps some machines from
 //!   matching, how many more would match without it and, for a comparison
 //!   with a constant, the constant that would let them match.
@@ -85,6 +92,23 @@ pub struct Analysis {
     pub missing_from_job: Vec<MissingAttribute>,
     /// Ways to match more machines, the most rewarding first.
     pub suggestions: Vec<Suggestion>,
+    /// The conditions of the machines' `Requirements` that reject the job
+    /// on the machines the job accepts but that reject it
+    /// ([`rejected_by_machine`](Analysis::rejected_by_machine) of them),
+    /// the most rejecting first (ties in text order). A condition is as
+    /// written, after the machine's attributes it names alone (`START`,
+    /// `WithinResourceLimits`) were replaced by their own conditions; the
+    /// same text on several machines is one entry.
+    pub machine_conditions: Vec<MachineCondition>,
+}
+
+/// A condition of machines' `Requirements` that rejects the job.
+#[derive(Clone, Debug)]
+pub struct MachineCondition {
+    /// The condition as written in the machines' ads.
+    pub expr: Expr,
+    /// On how many of the machines that reject the job it is not true.
+    pub rejecting: usize,
 }
 
 /// One condition of the job's `Requirements`.
@@ -190,6 +214,22 @@ impl Analysis {
                 }
             }
         }
+        if !self.machine_conditions.is_empty() {
+            let _ = if self.rejected_by_machine == 1 {
+                writeln!(out, "\nThe machine that rejects your job by its own requirements does so on:\n")
+            } else {
+                writeln!(
+                    out,
+                    "\nThe {} machines that reject your job by their own requirements do so on:\n",
+                    self.rejected_by_machine
+                )
+            };
+            let _ = writeln!(out, "    Machines Rejecting  Condition");
+            let _ = writeln!(out, "    ------------------  ---------");
+            for condition in &self.machine_conditions {
+                let _ = writeln!(out, "    {:>18}  {}", condition.rejecting, condition.expr);
+            }
+        }
         if !self.missing_from_job.is_empty() {
             let _ = writeln!(out, "\nThe following attributes are missing from the job ClassAd:\n");
             let mut missing: Vec<_> = self.missing_from_job.iter().collect();
@@ -247,6 +287,7 @@ pub fn analyze(options: &EvalOptions, job: &ClassAd, ads: &[ClassAd]) -> Analysi
     let mut satisfied = vec![0usize; conditions_written.len()];
     let mut rows = Vec::with_capacity(machines.len());
     let (mut rejected_by_job, mut rejected_by_machine, mut matching) = (0, 0, 0);
+    let mut rejecting: BTreeMap<String, (Expr, usize)> = BTreeMap::new();
     for machine in &machines {
         let pair = MatchAd::new(options, job, machine);
         let context = pair.left_context();
@@ -258,11 +299,27 @@ pub fn analyze(options: &EvalOptions, job: &ClassAd, ads: &[ClassAd]) -> Analysi
         let machine_accepts = pair.right_matches_left();
         match (job_accepts, machine_accepts) {
             (false, _) => rejected_by_job += 1,
-            (true, false) => rejected_by_machine += 1,
+            (true, false) => {
+                rejected_by_machine += 1;
+                let mut seen: Vec<String> = Vec::new();
+                for (condition, value) in machine_conditions(options, job, machine) {
+                    let text = condition.to_string();
+                    if is_true(&value) || seen.contains(&text) {
+                        continue;
+                    }
+                    let entry = rejecting.entry(text.clone()).or_insert((condition, 0));
+                    entry.1 += 1;
+                    seen.push(text);
+                }
+            }
             (true, true) => matching += 1,
         }
         rows.push((passes, machine_accepts));
     }
+    let mut machine_conditions: Vec<MachineCondition> =
+        rejecting.into_values().map(|(expr, rejecting)| MachineCondition { expr, rejecting }).collect();
+    machine_conditions
+        .sort_by(|a, b| b.rejecting.cmp(&a.rejecting).then_with(|| a.expr.to_string().cmp(&b.expr.to_string())));
 
     let mut conditions: Vec<Condition> = conditions_written
         .iter()
@@ -313,7 +370,109 @@ pub fn analyze(options: &EvalOptions, job: &ClassAd, ads: &[ClassAd]) -> Analysi
         requirements,
         conditions,
         suggestions,
+        machine_conditions,
     }
+}
+
+/// Whether a condition's value lets the match go on: `true` or a non-zero
+/// number, as in `Requirements`.
+fn is_true(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::Real(r) => *r != 0.0,
+        _ => false,
+    }
+}
+
+/// The conditions of `machine`'s `Requirements` and their values in the
+/// match with `job` (the machine as MY, the job as TARGET), in the order
+/// written: the operands of its top-level `&&`, looking through
+/// parentheses, with each operand that names an attribute of the machine
+/// (`START`, `MY.WithinResourceLimits`) whose expression is not a literal
+/// replaced by that expression's conditions, as `condor_q
+/// -better-analyze:reverse` unfolds them. Empty when the machine has no
+/// `Requirements`.
+///
+/// ```
+/// use classad::{ClassAd, EvalOptions, Semantics, Value};
+/// use classad::analysis::machine_conditions;
+///
+/// let machine: ClassAd = r#"[ Cpus = 4; Memory = 2048; START = KeyboardIdle > 600 && (TARGET.Owner != "bob");
+///     WithinLimits = TARGET.RequestCpus <= Cpus && TARGET.RequestMemory <= Memory;
+///     KeyboardIdle = 900; Requirements = START && (WithinLimits) ]"#.parse()?;
+/// let job: ClassAd = r#"[ Owner = "bob"; RequestCpus = 1; RequestMemory = 4096 ]"#.parse()?;
+/// let options = EvalOptions::new().semantics(Semantics::Old);
+/// let found: Vec<(String, Value)> = machine_conditions(&options, &job, &machine)
+///     .into_iter().map(|(c, v)| (c.to_string(), v)).collect();
+/// assert_eq!(found, [
+///     ("KeyboardIdle > 600".to_owned(), Value::Bool(true)),
+///     (r#"(TARGET.Owner != "bob")"#.to_owned(), Value::Bool(false)),
+///     ("TARGET.RequestCpus <= Cpus".to_owned(), Value::Bool(true)),
+///     ("TARGET.RequestMemory <= Memory".to_owned(), Value::Bool(false)),
+/// ]);
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+pub fn machine_conditions(options: &EvalOptions, job: &ClassAd, machine: &ClassAd) -> Vec<(Expr, Value)> {
+    let Some(requirements) = machine.lookup(REQUIREMENTS) else {
+        return Vec::new();
+    };
+    let pair = MatchAd::new(options, job, machine);
+    let context = pair.right_context();
+    unfold(machine, requirements).into_iter().map(|c| (c.clone(), context.eval(&c))).collect()
+}
+
+/// The `&&` operands of `expr`, with the machine's attributes named alone
+/// unfolded (each at most once on a path, so cycles end; an explicit stack,
+/// so depth costs no call stack).
+fn unfold(machine: &ClassAd, expr: &Expr) -> Vec<Expr> {
+    let mut out = Vec::new();
+    // (expression, the attributes unfolded on the way to it)
+    let mut stack: Vec<(&Expr, Vec<crate::name::Name>)> = vec![(expr, Vec::new())];
+    while let Some((expr, path)) = stack.pop() {
+        let mut inner = expr;
+        while let Some(Node::Paren(e)) = inner.as_node() {
+            inner = e;
+        }
+        match inner.as_node() {
+            Some(Node::Binary(BinaryOp::And, a, b)) => {
+                stack.push((b, path.clone()));
+                stack.push((a, path));
+            }
+            Some(node @ (Node::Attr(_) | Node::Select(..))) => {
+                let name = match node {
+                    Node::Attr(name) => Some(*name),
+                    Node::Select(base, name) => match base.as_node() {
+                        Some(Node::Attr(scope)) if scope.is("MY") => Some(*name),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let found = name.and_then(|name| Some((name, machine.lookup(name)?)));
+                match found {
+                    Some((name, value))
+                        if path.len() < 64
+                            && !path.iter().any(|p| p.symbol() == name.symbol())
+                            && strip_parens(value).as_literal().is_none() =>
+                    {
+                        let mut path = path;
+                        path.push(name);
+                        stack.push((value, path));
+                    }
+                    _ => out.push(expr.clone()),
+                }
+            }
+            _ => out.push(expr.clone()),
+        }
+    }
+    out
+}
+
+fn strip_parens(mut expr: &Expr) -> &Expr {
+    while let Some(Node::Paren(e)) = expr.as_node() {
+        expr = e;
+    }
+    expr
 }
 
 /// The conditions of a `Requirements`: its `&&` operands, looking through
@@ -456,9 +615,10 @@ fn missing_from_job(
         }
     };
     if let Some(requirements) = requirements {
+        let guarded = guarded_names(options, job, requirements);
         for name in crate::references::external(options, job, requirements).unwrap_or_default() {
             // Scoped references (`TARGET.x`) are the machine's business.
-            if !name.contains('.') {
+            if !name.contains('.') && !guarded.contains(&crate::name::Name::new(&name).symbol()) {
                 note(&name, true);
             }
         }
@@ -468,6 +628,7 @@ fn missing_from_job(
             continue;
         };
         let mut seen: Vec<String> = Vec::new();
+        let guarded = guarded_names(options, machine, theirs);
         for name in crate::references::external(options, machine, theirs).unwrap_or_default() {
             let attr = match name.split_once('.') {
                 Some((scope, attr)) if scope.eq_ignore_ascii_case("TARGET") || scope.eq_ignore_ascii_case("other") => {
@@ -479,6 +640,10 @@ fn missing_from_job(
                 // too noisy to report.
                 _ => continue,
             };
+            // Tested for UNDEFINED: written for jobs without it.
+            if guarded.contains(&crate::name::Name::new(&attr).symbol()) {
+                continue;
+            }
             if !seen.iter().any(|s| s.eq_ignore_ascii_case(&attr)) {
                 note(&attr, false);
                 seen.push(attr);
@@ -486,4 +651,19 @@ fn missing_from_job(
         }
     }
     found.into_values().collect()
+}
+
+/// The symbols of the names `expr` (an attribute of `ad`) and the
+/// attributes of `ad` it uses test for UNDEFINED somewhere (`x =?=
+/// undefined`, `isUndefined(x)`, `x ?: 0`, `x isnt true`): references
+/// that are written for ads without them.
+fn guarded_names(options: &EvalOptions, ad: &ClassAd, expr: &Expr) -> std::collections::HashSet<u32> {
+    let mut guarded = std::collections::HashSet::new();
+    crate::lint::collect_guarded(expr, &mut guarded);
+    for name in crate::references::internal(options, ad, expr).unwrap_or_default() {
+        if let Some(used) = ad.lookup(name.as_str()) {
+            crate::lint::collect_guarded(used, &mut guarded);
+        }
+    }
+    guarded
 }

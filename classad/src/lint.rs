@@ -7,6 +7,7 @@
 //! | `undefined-comparison` | error | `x == UNDEFINED`, `x != UNDEFINED` (and ERROR, and `<`, `>`, ...): always UNDEFINED (or ERROR), never true or false; `=?=` / `=!=` test for it |
 //! | `string-arithmetic` | error | arithmetic on a string, always ERROR; when under a comparison (`Owner == "coltrane" * 1000000000000`, the manual's example) it is the precedence trap of writing `a == b * c` for `(a == b) * c` |
 //! | `negated-comparison` | warning | `!x == y`, which is `(!x) == y`, not `!(x == y)` |
+//! | `mixed-and-or` | warning | `&&` and `\|\|` in one chain without parentheses (`Memory > 1024 && OpSys == "LINUX" \|\| Arch == "X86_64"`): `&&` binds tighter, so this is `(a && b) \|\| c`, rarely what was meant; parenthesize either way to say which |
 //! | `chained-comparison` | warning | `1 < x < 10`, which is `(1 < x) < 10`: a boolean compared with a number, true whatever `x` is |
 //! | `string-number-comparison` | error | a string compared with a number with `==`, `<`, ...: ERROR whenever both are defined |
 //! | `string-boolean-comparison` | error | a string compared with a boolean (`HasDocker == "true"`): ERROR whenever both are defined |
@@ -74,6 +75,8 @@ pub enum Kind {
     StringArithmetic,
     /// `!x == y`.
     NegatedComparison,
+    /// `a && b || c` without parentheses.
+    MixedAndOr,
     /// `a < b < c`.
     ChainedComparison,
     /// A string compared with a number.
@@ -102,10 +105,11 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order of the module's table.
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::UndefinedComparison,
         Kind::StringArithmetic,
         Kind::NegatedComparison,
+        Kind::MixedAndOr,
         Kind::ChainedComparison,
         Kind::StringNumberComparison,
         Kind::StringBooleanComparison,
@@ -126,6 +130,7 @@ impl Kind {
             Kind::UndefinedComparison => "undefined-comparison",
             Kind::StringArithmetic => "string-arithmetic",
             Kind::NegatedComparison => "negated-comparison",
+            Kind::MixedAndOr => "mixed-and-or",
             Kind::ChainedComparison => "chained-comparison",
             Kind::StringNumberComparison => "string-number-comparison",
             Kind::StringBooleanComparison => "string-boolean-comparison",
@@ -155,6 +160,7 @@ impl Kind {
             | Kind::Arity
             | Kind::ConstantError => Severity::Error,
             Kind::NegatedComparison
+            | Kind::MixedAndOr
             | Kind::ChainedComparison
             | Kind::ConstantCondition
             | Kind::UnknownAttribute
@@ -671,6 +677,9 @@ impl Pass<'_, '_, '_> {
                 let role = format!("an operand of `{}`", op.symbol());
                 self.condition_operand(a, &role);
                 self.condition_operand(b, &role);
+                if op == Or && parent != Some(Or) {
+                    self.mixed_and_or(expr);
+                }
             }
             Add | Sub | Mul | Div | Mod if [a, b].iter().any(|side| self.type_of(side) == Some(Type::String)) => {
                 let trap = parent.is_some_and(is_comparison);
@@ -753,6 +762,35 @@ impl Pass<'_, '_, '_> {
                 None,
             );
         }
+    }
+
+    /// `a && b || c`: an `||` chain (`expr`, the top of it) with an
+    /// unparenthesized `&&` operand.
+    fn mixed_and_or(&mut self, expr: &Expr) {
+        let mut operands = Vec::new();
+        let mut stack = vec![expr];
+        while let Some(e) = stack.pop() {
+            match e.as_node() {
+                Some(Node::Binary(BinaryOp::Or, a, b)) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                _ => operands.push(e),
+            }
+        }
+        let is_and = |e: &Expr| matches!(e.as_node(), Some(Node::Binary(BinaryOp::And, ..)));
+        if !operands.iter().any(|e| is_and(e)) {
+            return;
+        }
+        let explicit: Vec<String> =
+            operands.iter().map(|e| if is_and(e) { format!("({e})") } else { e.to_string() }).collect();
+        let explicit = explicit.join(" || ");
+        self.report(
+            Kind::MixedAndOr,
+            expr,
+            format!("`&&` binds tighter than `||`, so this is {explicit}; parenthesize to say which grouping is meant"),
+            Some(explicit),
+        );
     }
 
     /// `x =?= "linux"` where the ads have x only as `"LINUX"`.
@@ -1017,7 +1055,7 @@ fn reference_of_node(node: &Node) -> Option<(Scope, Name)> {
 /// The symbols of the names `expr` tests for UNDEFINED: operands of `=?=`
 /// and `=!=` (and of `==`, `!=` ... with UNDEFINED, mistaken tests), the
 /// left side of `?:`, the argument of the `is*` predicates.
-fn collect_guarded(expr: &Expr, out: &mut HashSet<u32>) {
+pub(crate) fn collect_guarded(expr: &Expr, out: &mut HashSet<u32>) {
     let Some(node) = expr.as_node() else {
         return;
     };

@@ -128,6 +128,35 @@ fn round_trips_keep_every_value() {
     }
 }
 
+/// `relTime("...")` literals stay relative times through every format:
+/// XML writes them as `<rt>` and JSON as `relTime("...")` expressions, as
+/// libclassad writes a relative-time value (divergence `reltime-literals`).
+#[test]
+fn relative_times_survive_every_format() {
+    let ad: ClassAd = r#"[ rtime = relTime("2+25:14:16.123"); neg = relTime("-1:30"); secs = relTime(90);
+        inner = { relTime("5"), 1 }; nested = [ t = relTime("1:00:00") ] ]"#
+        .parse()
+        .expect("ad");
+    let xml = format::to_string([&ad], Format::Xml);
+    assert!(xml.contains(r#"<a n="rtime"><rt>3+01:14:16.123</rt></a>"#), "{xml}");
+    assert!(xml.contains(r#"<a n="neg"><rt>-01:30</rt></a>"#), "{xml}");
+    let json = format::to_string([&ad], Format::Json);
+    assert!(json.contains(r#""rtime": "\/Expr(relTime(\"3+01:14:16.123\"))\/""#), "{json}");
+    let opts = EvalOptions::new().semantics(Semantics::Old);
+    for f in [Format::Xml, Format::Json, Format::New, Format::Old] {
+        let text = format::to_string([&ad], f);
+        let back = format::parse_ads(&text, Some(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        same_values(&ad, &back[0], &format!("{f}"));
+        let context = classad::EvalContext::new(&opts).my(&back[0]);
+        for check in
+            ["isReltime(rtime)", "isReltime(neg)", "isReltime(secs)", "isReltime(inner[0])", "isReltime(nested.t)"]
+        {
+            let expr = classad::parse_expr(check).expect("expr");
+            assert_eq!(context.eval(&expr), Value::Bool(true), "{f}: {check} in {text}");
+        }
+    }
+}
+
 /// The reader cases where we deliberately read something else than
 /// libclassad: (format, input, the section of docs/divergences.md).
 const READER_DIVERGENCES: &[(&str, &str, &str)] = &[

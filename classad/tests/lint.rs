@@ -42,9 +42,17 @@ fn each_kind_of_mistake() {
         ("Memory / (1 / 0)", vec![Kind::ConstantError]),
         (r#"x + int("abc")"#, vec![Kind::ConstantError]),
         (r#"strcat(Owner, "x") * 2 > 1"#, vec![Kind::StringArithmetic]),
+        (r#"Memory > 1024 && OpSys == "LINUX" || Arch == "X86_64""#, vec![Kind::MixedAndOr]),
+        ("a || b && c || d && e", vec![Kind::MixedAndOr]),
+        ("x && (a || b && c)", vec![Kind::MixedAndOr]),
+        ("(a && b || c) || d", vec![Kind::MixedAndOr]),
     ] {
         assert_eq!(kinds(text, &none), expected, "{text}");
     }
+    let mixed = &lint(&parse_expr("a && b || c || d && e").expect("expr"), &none)[0];
+    assert_eq!(mixed.suggestion.as_deref(), Some("(a && b) || c || (d && e)"));
+    assert_eq!(mixed.expr, "a && b || c || d && e");
+    assert_eq!(mixed.severity(), Severity::Warning);
     let finding = &lint(&parse_expr(r#"!Owner == "x""#).expect("expr"), &none)[0];
     assert_eq!(finding.suggestion.as_deref(), Some(r#"!(Owner == "x")"#));
     assert_eq!(finding.severity(), Severity::Warning);
@@ -71,6 +79,9 @@ fn correct_expressions_are_clean() {
         "x / 2 + 1.0 / 3",
         "unresolved(Requirements, \"Memory\")",
         "isError(x / y) || evalInEachContext(Nope > 1, Ads)",
+        "(a && b) || c",
+        "a && (b || c)",
+        "a || (b && c) || d",
     ] {
         assert_eq!(kinds(text, &none), [], "{text}");
     }
@@ -204,7 +215,9 @@ fn the_manuals_expressions() {
         ("(TARGET.HaveBamboozle == True) && (TARGET.resource_name != UNDEFINED)", vec![Kind::UndefinedComparison]),
         ("(Owner == \"coltrane\" * 1000000000000) + Imagesize", vec![Kind::StringArithmetic]),
         ("(Owner == \"coltrane\") + (Owner == \"tyner\")", vec![]),
-        ("TARGET.Owner==\"smith\" || LoadAvg<=0.3 && KeyboardIdle>15*60", vec![]),
+        // Means what the manual says it does, but only because `&&` binds
+        // tighter: the grouping is worth writing down.
+        ("TARGET.Owner==\"smith\" || LoadAvg<=0.3 && KeyboardIdle>15*60", vec![Kind::MixedAndOr]),
         ("( (KeyboardIdle > 150 ) && ( HOST_KeyboardIdle > 150 ) )", vec![]),
         ("Friend + ResearchGroup*10", vec![]),
         ("(TARGET.FileSystemDomain == MY.FileSystemDomain)", vec![]),

@@ -4,12 +4,17 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use classad::analysis::{analyze, Analysis};
-use classad::{ClassAd, EvalOptions, Semantics};
+use classad::analysis::{analyze, machine_conditions, Analysis};
+use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
 
 use crate::{fail, input};
 
-pub fn run(semantics: Semantics, job: &Path, machines: &Path, json: bool) -> ExitCode {
+/// A slot's name and its `Requirements`' conditions with their values.
+type Slot = (String, Vec<(String, Value)>);
+
+/// Analyses the job of `job` against the machine ads of `machines` (only
+/// the slots or machines named `machine`, when given).
+pub fn run(semantics: Semantics, job: &Path, machines: &Path, machine: Option<&str>, json: bool) -> ExitCode {
     let job = match input::first_ad(job) {
         Ok(ad) => ad,
         Err(message) => return fail(&message),
@@ -27,17 +32,76 @@ pub fn run(semantics: Semantics, job: &Path, machines: &Path, json: bool) -> Exi
         }
     };
     let options = EvalOptions::new().semantics(semantics);
+    let ads = match machine {
+        None => ads,
+        Some(wanted) => {
+            let named = |ad: &ClassAd, attr: &str| {
+                EvalContext::new(&options)
+                    .my(ad)
+                    .eval_attr(attr)
+                    .as_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(wanted))
+            };
+            let chosen: Vec<ClassAd> = ads.into_iter().filter(|ad| named(ad, "Name") || named(ad, "Machine")).collect();
+            if chosen.is_empty() {
+                eprintln!("classad: {name}: no ad has Name or Machine {wanted:?}");
+                return ExitCode::from(1);
+            }
+            chosen
+        }
+    };
     let report = analyze(&options, &job, &ads);
+    // With --machine, each slot's own conditions and their values.
+    let slots: Vec<Slot> = match machine {
+        None => Vec::new(),
+        Some(_) => ads
+            .iter()
+            .filter(|ad| report.machines == ads.len() || is_machine(&options, ad))
+            .map(|ad| {
+                let slot = EvalContext::new(&options).my(ad).eval_attr("Name");
+                let slot = slot.as_str().map_or_else(|| "(no Name)".to_owned(), str::to_owned);
+                let conditions =
+                    machine_conditions(&options, &job, ad).into_iter().map(|(c, v)| (c.to_string(), v)).collect();
+                (slot, conditions)
+            })
+            .collect(),
+    };
     if json {
-        println!("{}", to_json(&report));
+        println!("{}", to_json(&report, machine.map(|_| slots.as_slice())));
     } else {
         print!("{}", report.report(&job));
+        for (slot, conditions) in &slots {
+            print!("{}", slot_report(slot, conditions));
+        }
     }
     ExitCode::SUCCESS
 }
 
+/// Whether `ad` is a machine ad (`MyType` "Machine").
+fn is_machine(options: &EvalOptions, ad: &ClassAd) -> bool {
+    EvalContext::new(options).my(ad).eval_attr("MyType").as_str().is_some_and(|t| t.eq_ignore_ascii_case("Machine"))
+}
+
+/// One slot's `Requirements`, condition by condition, with the value each
+/// has for the job.
+fn slot_report(slot: &str, conditions: &[(String, Value)]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(out, "\nThe Requirements of slot {slot}, condition by condition, for your job:\n");
+    if conditions.is_empty() {
+        let _ = writeln!(out, "    (the slot has no Requirements, so it rejects every job)");
+        return out;
+    }
+    let _ = writeln!(out, "    Value      Condition");
+    let _ = writeln!(out, "    -----      ---------");
+    for (condition, value) in conditions {
+        let _ = writeln!(out, "    {:<9}  {condition}", value.to_string());
+    }
+    out
+}
+
 /// The report as one JSON object (see `docs/analysis.md`).
-fn to_json(report: &Analysis) -> String {
+fn to_json(report: &Analysis, slots: Option<&[Slot]>) -> String {
     use serde_json::json;
     let conditions: Vec<_> = report
         .conditions
@@ -68,6 +132,21 @@ fn to_json(report: &Analysis) -> String {
             })
         })
         .collect();
+    let machine_conditions: Vec<_> = report
+        .machine_conditions
+        .iter()
+        .map(|c| json!({ "condition": c.expr.to_string(), "machines_rejecting": c.rejecting }))
+        .collect();
+    let slots = slots.map(|slots| {
+        slots
+            .iter()
+            .map(|(name, conditions)| {
+                let conditions: Vec<_> =
+                    conditions.iter().map(|(c, v)| json!({ "condition": c, "value": v.to_string() })).collect();
+                json!({ "name": name, "conditions": conditions })
+            })
+            .collect::<Vec<_>>()
+    });
     json!({
         "machines": report.machines,
         "rejected_by_job": report.rejected_by_job,
@@ -77,6 +156,8 @@ fn to_json(report: &Analysis) -> String {
         "conditions": conditions,
         "missing_from_job": missing,
         "suggestions": suggestions,
+        "machine_conditions": machine_conditions,
+        "slots": slots,
     })
     .to_string()
 }

@@ -7,7 +7,9 @@ use classad::{EvalContext, EvalOptions, Semantics};
 
 use crate::{fail, input};
 
-pub fn run(semantics: Semantics, my: Option<&Path>, target: Option<&Path>, exprs: &[String]) -> ExitCode {
+/// Evaluates `exprs` in order, one line each (`EXPR = value` with
+/// `labels`).
+pub fn run(semantics: Semantics, my: Option<&Path>, target: Option<&Path>, labels: bool, exprs: &[String]) -> ExitCode {
     let my = match my.map(input::first_ad).transpose() {
         Ok(ad) => ad,
         Err(message) => return fail(&message),
@@ -27,6 +29,7 @@ pub fn run(semantics: Semantics, my: Option<&Path>, target: Option<&Path>, exprs
     let mut status = ExitCode::SUCCESS;
     for text in exprs {
         match classad::parse_expr(text) {
+            Ok(expr) if labels => println!("{} = {}", text.trim(), context.eval(&expr)),
             Ok(expr) => println!("{}", context.eval(&expr)),
             Err(err) => {
                 println!("parse error: {err}");

@@ -14,6 +14,8 @@ use crate::{fail, write_failed};
 enum Source<'a> {
     /// An expression given on the command line.
     Expr(&'a str),
+    /// `ATTR = EXPR` given on the command line.
+    Assignment { text: &'a str, attribute: String },
     /// An attribute of the `ad`th ad (from 1) of a file.
     Attribute { file: &'a str, ad: usize, attribute: String },
 }
@@ -28,7 +30,7 @@ impl Located<'_> {
     /// The expression as given, or `FILE: ad N: ATTR`.
     fn source(&self) -> String {
         match &self.source {
-            Source::Expr(text) => (*text).to_owned(),
+            Source::Expr(text) | Source::Assignment { text, .. } => (*text).to_owned(),
             Source::Attribute { file, ad, attribute } => format!("{file}: ad {ad}: {attribute}"),
         }
     }
@@ -60,6 +62,21 @@ pub fn run(against: &[PathBuf], my: Option<&Path>, json: bool, items: &[String])
             for (n, ad) in ads.iter().enumerate() {
                 for (name, finding) in linter.lint_ad(ad) {
                     let source = Source::Attribute { file: item, ad: n + 1, attribute: name.as_str().to_owned() };
+                    found.push(Located { source, finding });
+                }
+            }
+        } else if let Some((name, text)) = assignment(item) {
+            // As an attribute of the --my ad (or of an ad of its own).
+            let mut ad = my.clone().unwrap_or_default();
+            if let Err(err) = ad.insert_expr(name, text) {
+                eprintln!("classad: {item}: parse error: {err}");
+                bad = true;
+                continue;
+            }
+            let Some((name, _)) = ad.get_key_value(name) else { continue };
+            for (attribute, finding) in linter.lint_ad(&ad) {
+                if attribute == name {
+                    let source = Source::Assignment { text: item, attribute: attribute.as_str().to_owned() };
                     found.push(Located { source, finding });
                 }
             }
@@ -105,6 +122,22 @@ fn print(found: &[Located<'_>], json: bool) -> io::Result<()> {
     out.flush()
 }
 
+/// `ATTR = EXPR` (as a line of an ad in the old format): the name and the
+/// expression's text; `None` for an expression (`a == b`, `a =?= b`).
+fn assignment(item: &str) -> Option<(&str, &str)> {
+    let text = item.trim_start();
+    let end = text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).unwrap_or(text.len());
+    let name = &text[..end];
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        return None;
+    }
+    let rest = text[end..].trim_start().strip_prefix('=')?;
+    if rest.starts_with(['=', '?', '!']) {
+        return None;
+    }
+    Some((name, rest))
+}
+
 /// The ads of a file; a file that cannot be read ends the command with
 /// status 2, one whose ads do not parse with status 1.
 fn read_ads(path: &Path) -> Result<Vec<ClassAd>, ExitCode> {
@@ -124,6 +157,7 @@ fn to_json(found: &[Located<'_>]) -> String {
             let f = &located.finding;
             let (file, ad, attribute) = match &located.source {
                 Source::Expr(_) => (None, None, None),
+                Source::Assignment { attribute, .. } => (None, None, Some(attribute.as_str())),
                 Source::Attribute { file, ad, attribute } => (Some(*file), Some(*ad), Some(attribute.as_str())),
             };
             serde_json::json!({

@@ -8,17 +8,22 @@ use std::process::ExitCode;
 
 use classad::format::{Format, Writer};
 use classad::functions::versions::natural_order;
-use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Syntax, Value};
+use classad::{ClassAd, EvalContext, EvalOptions, Expr, Node, Semantics, Syntax, Value};
 
 use crate::input::Input;
-use crate::{fail, write_failed};
+use crate::{fail, printf, write_failed};
 
 /// What `classad query` was asked.
 pub struct Query<'q> {
     pub semantics: Semantics,
     pub constraint: Option<&'q str>,
     pub autoformat: &'q [String],
+    /// The letters of `-af:FLAGS`.
+    pub af_options: &'q str,
+    /// `--format FMT EXPR` pairs, flattened.
+    pub format: &'q [String],
     pub sort: &'q [String],
+    pub limit: Option<usize>,
     pub from: Option<Format>,
     pub to: Format,
     pub file: Option<&'q Path>,
@@ -39,21 +44,55 @@ pub fn run(query: &Query<'_>) -> ExitCode {
         Ok(sort) => sort,
         Err(code) => return code,
     };
-    let columns: Vec<Expr> = match query.autoformat.iter().map(|a| parse("attribute", a)).collect() {
-        Ok(columns) => columns,
-        Err(code) => return code,
-    };
+    let columns: Vec<(String, Expr)> =
+        match query.autoformat.iter().map(|a| Ok((a.clone(), parse("attribute", a)?))).collect() {
+            Ok(columns) => columns,
+            Err(code) => return code,
+        };
+    let mut formats = Vec::new();
+    for pair in query.format.chunks(2) {
+        let [format, attribute] = pair else { continue };
+        let format = match printf::Format::parse(format) {
+            Ok(format) => format,
+            Err(printf::BadFormat(message)) => {
+                eprintln!("classad: bad format: {message}");
+                return ExitCode::from(1);
+            }
+        };
+        match parse("attribute", attribute) {
+            Ok(expr) => formats.push((format, expr)),
+            Err(code) => return code,
+        }
+    }
     let input = match Input::open(query.file) {
         Ok(input) => input,
         Err(message) => return fail(&message),
     };
     let name = input.name.clone();
     let options = EvalOptions::new().semantics(query.semantics);
-    let mut output = Output::new(query.to, columns, &options);
+    let style = match Style::new(query.af_options) {
+        Ok(style) => style,
+        Err(message) => {
+            eprintln!("classad: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut output = if !formats.is_empty() {
+        Output::Printf(formats)
+    } else if !columns.is_empty() {
+        Output::Columns(Columns::new(columns, style))
+    } else {
+        Output::Whole(Writer::new(BufWriter::new(io::stdout().lock()), query.to))
+    };
+    let mut lines = BufWriter::new(io::stdout().lock());
     let selected = |ad: &ClassAd| constraint.as_ref().is_none_or(|c| EvalContext::new(&options).my(ad).is_true(c));
 
+    let mut count = 0;
     let mut kept: Vec<(Vec<Value>, ClassAd)> = Vec::new();
     for ad in input.ads(query.from) {
+        if query.limit.is_some_and(|limit| count >= limit) {
+            break;
+        }
         let ad = match ad {
             Ok(ad) => ad,
             Err(e) => {
@@ -66,15 +105,18 @@ pub fn run(query: &Query<'_>) -> ExitCode {
         }
         if sort.is_empty() {
             // Without a sort, each ad goes out as soon as it is read.
-            if let Err(e) = output.ad(&ad) {
+            count += 1;
+            if let Err(e) = output.ad(&ad, &options, &mut lines) {
                 return write_failed(&e);
             }
             continue;
         }
         let context = EvalContext::new(&options).my(&ad);
         let keys: Vec<Value> = sort.iter().map(|key| context.eval(key)).collect();
-        // condor_status leaves out the ads where a sort key is UNDEFINED.
+        // condor_status leaves out the ads where a sort key is UNDEFINED
+        // (before it counts them for -limit).
         if !keys.iter().any(Value::is_undefined) {
+            count += 1;
             kept.push((keys, ad));
         }
     }
@@ -84,11 +126,11 @@ pub fn run(query: &Query<'_>) -> ExitCode {
     });
     for &i in &sorted {
         let (_, ad) = &kept[i];
-        if let Err(e) = output.ad(ad) {
+        if let Err(e) = output.ad(ad, &options, &mut lines) {
             return write_failed(&e);
         }
     }
-    match output.finish() {
+    match output.finish(&mut lines).and_then(|()| lines.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => write_failed(&e),
     }
@@ -176,51 +218,250 @@ fn stable_sort(len: usize, cmp: impl Fn(usize, usize) -> Ordering) -> Vec<usize>
     items
 }
 
-/// Where selected ads go: whole, in a format, or as `--af` lines.
-struct Output<'o> {
-    columns: Vec<Expr>,
-    options: &'o EvalOptions,
-    writer: Option<Writer<BufWriter<io::StdoutLock<'static>>>>,
-    lines: BufWriter<io::StdoutLock<'static>>,
+type Lines = BufWriter<io::StdoutLock<'static>>;
+
+/// Where selected ads go: whole, in a format, as `--af` columns or
+/// through `--format`s.
+enum Output {
+    Whole(Writer<Lines>),
+    Columns(Columns),
+    Printf(Vec<(printf::Format, Expr)>),
 }
 
-impl<'o> Output<'o> {
-    fn new(format: Format, columns: Vec<Expr>, options: &'o EvalOptions) -> Output<'o> {
-        let writer = columns.is_empty().then(|| Writer::new(BufWriter::new(io::stdout().lock()), format));
-        Output { columns, options, writer, lines: BufWriter::new(io::stdout().lock()) }
+impl Output {
+    fn ad(&mut self, ad: &ClassAd, options: &EvalOptions, lines: &mut Lines) -> io::Result<()> {
+        let context = EvalContext::new(options).my(ad);
+        match self {
+            Output::Whole(writer) => writer.write(ad),
+            Output::Columns(columns) => columns.ad(ad, &context, lines),
+            Output::Printf(formats) => {
+                let mut text = String::new();
+                for (format, expr) in formats.iter() {
+                    if let Some(piece) = format.render(expr, &context.eval(expr)) {
+                        text.push_str(&piece);
+                    }
+                }
+                lines.write_all(text.as_bytes())
+            }
+        }
     }
 
-    fn ad(&mut self, ad: &ClassAd) -> io::Result<()> {
-        if let Some(writer) = &mut self.writer {
-            return writer.write(ad);
+    fn finish(self, lines: &mut Lines) -> io::Result<()> {
+        match self {
+            Output::Whole(writer) => writer.finish()?.flush(),
+            Output::Columns(columns) => columns.finish(lines),
+            Output::Printf(_) => Ok(()),
         }
-        let context = EvalContext::new(self.options).my(ad);
-        let mut line = String::new();
-        for (i, column) in self.columns.iter().enumerate() {
-            if i > 0 {
-                line.push(' ');
+    }
+}
+
+/// How `-af:FLAGS` lays out the columns (condor_status's letters).
+#[derive(Default)]
+struct Style {
+    /// `h`: a header line, columns padded to their widest value.
+    headers: bool,
+    /// `l`: `EXPR = value`.
+    labels: bool,
+    /// `j`: the job ID (`ClusterId.ProcId`) first, as condor_q prints it.
+    job_id: bool,
+    /// `r`: attributes' expressions as written, not their values.
+    raw: bool,
+    /// `V`: strings quoted.
+    quoted: bool,
+    /// Before each column but the first (` `; `t`: a tab; `g`: nothing).
+    before: &'static str,
+    /// After each column but the last (`,`: a comma; `n`: a newline).
+    after: &'static str,
+    /// Before each ad's line (`g`: a newline).
+    line_start: &'static str,
+}
+
+impl Style {
+    fn new(flags: &str) -> Result<Style, String> {
+        let mut style = Style { before: " ", ..Style::default() };
+        for flag in flags.chars() {
+            match flag {
+                ',' => style.after = ",",
+                'n' => style.after = "\n",
+                'g' => {
+                    style.before = "";
+                    style.line_start = "\n";
+                }
+                't' => style.before = "\t",
+                'l' => style.labels = true,
+                'V' => style.quoted = true,
+                'r' | 'o' => style.raw = true,
+                'h' => style.headers = true,
+                'j' => style.job_id = true,
+                other => return Err(format!("unknown -af option {other:?} (known: h j l r V t n g ,)")),
             }
-            line.push_str(&autoformat(&context.eval(column)));
+        }
+        Ok(style)
+    }
+}
+
+/// A cell of a `-af:h` table: its text, and how wide it counts for its
+/// column's width: as condor_status counts, strings by their text without
+/// quotes, reals as at least 21 characters, integers and job IDs as
+/// printed, other values (UNDEFINED, booleans, lists) not at all.
+struct Cell {
+    text: String,
+    size: usize,
+}
+
+/// `--af` output: one line per ad; with headers, the lines are kept
+/// until the widths are known.
+struct Columns {
+    columns: Vec<(String, Expr)>,
+    style: Style,
+    rows: Vec<Vec<Cell>>,
+    /// With `j` and `h`: whether some ad has a job ID.
+    any_id: bool,
+}
+
+impl Columns {
+    fn new(columns: Vec<(String, Expr)>, style: Style) -> Columns {
+        Columns { columns, style, rows: Vec::new(), any_id: false }
+    }
+
+    fn ad(&mut self, ad: &ClassAd, context: &EvalContext<'_>, lines: &mut Lines) -> io::Result<()> {
+        let mut cells = Vec::with_capacity(self.columns.len() + 1);
+        let id = if self.style.job_id { job_id(ad) } else { None };
+        let has_id = id.is_some();
+        if self.style.headers && self.style.job_id {
+            // The column is there if any ad has an ID.
+            self.any_id |= has_id;
+            let text = id.unwrap_or_default();
+            cells.push(Cell { size: text.len(), text });
+        } else if let Some(id) = id {
+            cells.push(Cell { size: id.len(), text: id });
+        }
+        for (_, expr) in &self.columns {
+            cells.push(self.cell(ad, context, expr));
+        }
+        if self.style.headers {
+            self.rows.push(cells);
+            return Ok(());
+        }
+        let mut line = String::from(self.style.line_start);
+        let labels = has_id.then_some("ID").into_iter().chain(self.columns.iter().map(|(h, _)| h.as_str()));
+        for (i, (cell, label)) in cells.iter().zip(labels).enumerate() {
+            if i > 0 {
+                line.push_str(self.style.after);
+                line.push_str(self.style.before);
+            }
+            if self.style.labels {
+                line.push_str(label);
+                line.push_str(" = ");
+            }
+            line.push_str(&cell.text);
         }
         line.push('\n');
-        self.lines.write_all(line.as_bytes())
+        lines.write_all(line.as_bytes())
     }
 
-    fn finish(self) -> io::Result<()> {
-        if let Some(writer) = self.writer {
-            writer.finish()?.flush()?;
+    fn cell(&self, ad: &ClassAd, context: &EvalContext<'_>, expr: &Expr) -> Cell {
+        if self.style.raw {
+            let text = match expr.as_node() {
+                Some(Node::Attr(name)) => match ad.lookup(*name) {
+                    Some(value) => value.display(Syntax::Old).to_string(),
+                    None => "undefined".to_owned(),
+                },
+                _ => expr.display(Syntax::Old).to_string(),
+            };
+            return Cell { size: text.chars().count(), text };
         }
-        let mut lines = self.lines;
-        lines.flush()
+        let value = context.eval(expr);
+        let text = match &value {
+            Value::Str(s) if !self.style.quoted => s.as_str().to_owned(),
+            other => other.to_expr().display(Syntax::Old).to_string(),
+        };
+        let size = match &value {
+            Value::Str(s) => s.as_str().chars().count(),
+            Value::Int(_) => text.len(),
+            Value::Real(_) => text.len().max(21),
+            _ => 0,
+        };
+        Cell { text, size }
+    }
+
+    /// With headers: the header line and the kept lines, each column as
+    /// wide as its header and widest value.
+    fn finish(self, lines: &mut Lines) -> io::Result<()> {
+        if !self.style.headers {
+            return Ok(());
+        }
+        let mut headers: Vec<String> = Vec::new();
+        if self.any_id {
+            headers.push(" ID".to_owned());
+        }
+        headers.extend(self.columns.iter().map(|(h, _)| h.clone()));
+        let rows = match (self.style.job_id, self.any_id) {
+            (true, true) => align_job_ids(self.rows),
+            (true, false) => self.rows.into_iter().map(|row| row.into_iter().skip(1).collect()).collect(),
+            _ => self.rows,
+        };
+        let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+        for row in &rows {
+            for (width, cell) in widths.iter_mut().zip(row) {
+                *width = (*width).max(cell.size);
+            }
+        }
+        let header_cells = headers.into_iter().map(|text| Cell { size: 0, text }).collect();
+        for row in std::iter::once(header_cells).chain(rows) {
+            let mut line = String::from(self.style.line_start);
+            for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
+                if i > 0 {
+                    line.push_str(self.style.after);
+                    line.push_str(self.style.before);
+                }
+                line.push_str(&cell.text);
+                let len = cell.text.chars().count();
+                if len < *width {
+                    line.push_str(&" ".repeat(width - len));
+                }
+            }
+            line.push('\n');
+            lines.write_all(line.as_bytes())?;
+        }
+        Ok(())
     }
 }
 
-/// A value as `condor_status -af` prints it: strings bare, everything
-/// else as HTCondor writes it in old ClassAd syntax (`0.5`, `2.0`,
-/// `undefined`, `{ 1,2 }`).
-fn autoformat(value: &Value) -> String {
-    match value {
-        Value::Str(s) => s.as_str().to_owned(),
-        other => other.to_expr().display(Syntax::Old).to_string(),
+/// `ClusterId.ProcId`, as `condor_q -af:j` prints it (`5.` without a
+/// ProcId, `3` without a ClusterId); `None` for an ad with neither (a
+/// machine: condor_status prints no ID).
+fn job_id(ad: &ClassAd) -> Option<String> {
+    let int = |name: &str| match ad.lookup(name).and_then(Expr::as_literal) {
+        Some(classad::Literal::Int(i)) => Some(*i),
+        _ => None,
+    };
+    match (int("ClusterId"), int("ProcId")) {
+        (Some(cluster), Some(proc)) => Some(format!("{cluster}.{proc}")),
+        (Some(cluster), None) => Some(format!("{cluster}.")),
+        (None, Some(proc)) => Some(proc.to_string()),
+        (None, None) => None,
     }
+}
+
+/// Job IDs in a table as condor_q aligns them: the cluster numbers to
+/// the right, the proc numbers (at least 3 wide) to the left of the dot.
+fn align_job_ids(mut rows: Vec<Vec<Cell>>) -> Vec<Vec<Cell>> {
+    let split = |text: &str| text.split_once('.').map(|(c, p)| (c.len(), p.len()));
+    let (mut clusters, mut procs) = (0, 3);
+    for row in &rows {
+        if let Some((c, p)) = row.first().and_then(|cell| split(&cell.text)) {
+            clusters = clusters.max(c);
+            procs = procs.max(p);
+        }
+    }
+    for row in &mut rows {
+        if let Some(cell) = row.first_mut() {
+            if let Some((cluster, proc)) = cell.text.split_once('.') {
+                cell.text = format!("{cluster:>clusters$}.{proc:<procs$}");
+                cell.size = cell.text.len();
+            }
+        }
+    }
+    rows
 }

@@ -75,3 +75,56 @@ fn an_ad_file_without_an_ad_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no ad in the file"), "{}", stderr(&out));
 }
+
+const JOB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/job.ad");
+const MACHINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/machine.ad");
+
+#[test]
+fn options_after_the_expressions_are_options() {
+    let first = classad(&["eval", "--semantics", "old", "--my", JOB, "--target", MACHINE, "Requirements", "Rank"]);
+    let last = classad(&["eval", "Requirements", "Rank", "--semantics", "old", "--my", JOB, "--target", MACHINE]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(last.status.success(), "{}", stderr(&last));
+    assert_eq!(stdout(&first), "true\n1750\n");
+    assert_eq!(stdout(&last), stdout(&first));
+    // HTCondor's single-dash spelling, and options between expressions.
+    let mixed = classad(&["eval", "Requirements", "-my", JOB, "Rank", "-semantics", "old"]);
+    assert_eq!(stdout(&mixed), "undefined\nundefined\n");
+    // After `--`, everything is an expression (`-(-semantics)` here).
+    let escaped = classad(&["eval", "1", "--", "--semantics", "old"]);
+    assert!(escaped.status.success(), "{}", stderr(&escaped));
+    assert_eq!(stdout(&escaped), "1\nundefined\nundefined\n");
+}
+
+#[test]
+fn unknown_options_are_errors() {
+    let typo = classad(&["eval", "--semantic", "old", "1"]);
+    assert_eq!(typo.status.code(), Some(2));
+    assert_eq!(stdout(&typo), "");
+    assert!(stderr(&typo).contains("unexpected argument '--semantic'"), "{}", stderr(&typo));
+    assert!(stderr(&typo).contains("--semantics"), "{}", stderr(&typo));
+    // `-x` looks like an option; as an expression it goes after `--`.
+    let dash = classad(&["eval", "-x"]);
+    assert_eq!(dash.status.code(), Some(2));
+    assert!(stderr(&dash).contains("-- -x"), "{}", stderr(&dash));
+    let negated = classad(&["eval", "--", "-x"]);
+    assert_eq!(stdout(&negated), "undefined\n");
+}
+
+#[test]
+fn negative_numbers_and_expressions_starting_with_a_minus() {
+    let out = classad(&["eval", "-1", "-2.5", "-(1 + 2)", "--semantics", "old"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "-1\n-2.500000000000000E+00\n-3\n");
+}
+
+#[test]
+fn labels_print_each_expression_with_its_value() {
+    let machine = write_file("labels-machine.ad", "[ Memory = 2048; Cpus = 4 ]");
+    let machine = machine.to_string_lossy().into_owned();
+    let out = classad(&["eval", "--labels", "Memory * 2", "Cpus", "x", "--my", &machine]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Memory * 2 = 4096\nCpus = 4\nx = undefined\n");
+    let short = classad(&["eval", "-v", "1 + 2", "\"a\""]);
+    assert_eq!(stdout(&short), "1 + 2 = 3\n\"a\" = \"a\"\n");
+}

@@ -94,3 +94,39 @@ fn bad_input() {
     assert_eq!(classad(&["lint", "1 +"]).status.code(), Some(1));
     assert_eq!(classad(&["lint", "--against", "/nonexistent/ads", "x"]).status.code(), Some(2));
 }
+
+#[test]
+fn mixed_and_or_and_attribute_assignments() {
+    let out = classad(&["lint", r#"Requirements = Memory > 1024 && OpSys == "LINUX" || Arch == "X86_64""#]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "Requirements = Memory > 1024 && OpSys == \"LINUX\" || Arch == \"X86_64\": warning mixed-and-or: `&&` binds \
+         tighter than `||`, so this is (Memory > 1024 && OpSys == \"LINUX\") || Arch == \"X86_64\"; parenthesize to \
+         say which grouping is meant\n    in: Memory > 1024 && OpSys == \"LINUX\" || Arch == \"X86_64\"\n    \
+         suggestion: (Memory > 1024 && OpSys == \"LINUX\") || Arch == \"X86_64\"\n"
+    );
+    // As an attribute of an ad: cycles are found, and the attribute is named.
+    let cycle = classad(&["lint", "--json", "Start = Start && x =?= undefined"]);
+    assert_eq!(cycle.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&cycle)).expect("json");
+    assert_eq!(json[0]["kind"], "cyclic-reference");
+    assert_eq!(json[0]["attribute"], "Start");
+    assert_eq!(json[0]["file"], serde_json::Value::Null);
+    // In the --my ad: `MY.Memory` is known there.
+    let machine = write_file("lint-assign-machine.ad", "[ Memory = 2048 ]");
+    let clean = classad(&["lint", "--my", &machine.to_string_lossy(), "Start = MY.Memory > 1024", "x =?= 1"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    let unknown = classad(&["lint", "Start = MY.Memory > 1024"]);
+    assert!(stdout(&unknown).contains("unknown-attribute"), "{}", stdout(&unknown));
+    let bad = classad(&["lint", "Requirements = x =="]);
+    assert_eq!(bad.status.code(), Some(1));
+}
+
+#[test]
+fn options_after_the_items() {
+    let out = classad(&["lint", "x == undefined", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json after the item");
+    assert_eq!(json[0]["kind"], "undefined-comparison");
+}

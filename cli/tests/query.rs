@@ -151,3 +151,86 @@ fn bad_input_is_reported() {
     let missing = classad(&["query", "/nonexistent/ads"]);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// The arguments of an `.args` file (one per line).
+fn args_of(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+#[test]
+fn htcondor_spellings_print_as_condor_status() {
+    let cases = [
+        (include_str!("data/query/spell-1.args"), include_str!("data/query/spell-1.txt")),
+        (include_str!("data/query/spell-2.args"), include_str!("data/query/spell-2.txt")),
+        (include_str!("data/query/spell-3.args"), include_str!("data/query/spell-3.txt")),
+        (include_str!("data/query/spell-4.args"), include_str!("data/query/spell-4.txt")),
+        (include_str!("data/query/spell-5.args"), include_str!("data/query/spell-5.txt")),
+        (include_str!("data/query/spell-6.args"), include_str!("data/query/spell-6.txt")),
+        (include_str!("data/query/spell-7.args"), include_str!("data/query/spell-7.txt")),
+        (include_str!("data/query/spell-8.args"), include_str!("data/query/spell-8.txt")),
+        (include_str!("data/query/spell-9.args"), include_str!("data/query/spell-9.txt")),
+        (include_str!("data/query/spell-10.args"), include_str!("data/query/spell-10.txt")),
+        (include_str!("data/query/spell-11.args"), include_str!("data/query/spell-11.txt")),
+        (include_str!("data/query/spell-12.args"), include_str!("data/query/spell-12.txt")),
+        (include_str!("data/query/spell-13.args"), include_str!("data/query/spell-13.txt")),
+        (include_str!("data/query/spell-14.args"), include_str!("data/query/spell-14.txt")),
+        (include_str!("data/query/spell-15.args"), include_str!("data/query/spell-15.txt")),
+    ];
+    let sample = pool_sample();
+    for (args, expected) in cases {
+        // As `condor_status -ads FILE ARGS...`, the file being standard input.
+        let mut command = vec!["query", "-ads", "-"];
+        command.extend(args_of(args));
+        let out = classad_with_input(&command, &sample);
+        assert!(out.status.success(), "{command:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), expected, "{command:?}");
+    }
+}
+
+#[test]
+fn job_ids_print_as_condor_q() {
+    let cases = [
+        (include_str!("data/query/jobs-1.args"), include_str!("data/query/jobs-1.txt")),
+        (include_str!("data/query/jobs-2.args"), include_str!("data/query/jobs-2.txt")),
+        (include_str!("data/query/jobs-3.args"), include_str!("data/query/jobs-3.txt")),
+        (include_str!("data/query/jobs-4.args"), include_str!("data/query/jobs-4.txt")),
+    ];
+    let jobs = include_bytes!("data/query/jobs.ads");
+    for (args, expected) in cases {
+        // condor_q lists jobs by ID.
+        let mut command = vec!["query", "-", "-sort", "ClusterId"];
+        command.extend(args_of(args));
+        let out = classad_with_input(&command, jobs);
+        assert!(out.status.success(), "{command:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), expected, "{command:?}");
+    }
+}
+
+#[test]
+fn long_and_single_dash_spellings_mean_the_same() {
+    let ads = ADS.as_bytes();
+    let long = classad_with_input(&["query", "--constraint", "Memory > 600", "--af", "Name", "Memory", "--", "-"], ads);
+    let single = classad_with_input(&["query", "-", "-constraint", "Memory > 600", "-af", "Name", "Memory"], ads);
+    assert_eq!(stdout(&long), "b 2048\nd 4096.5\n");
+    assert_eq!(stdout(&single), stdout(&long));
+    // Options after --af end its list; -limit takes the first ads read
+    // (that have the sort keys), then sorts them, as condor_status.
+    let after = classad_with_input(&["query", "-af", "Name", "-limit", "2", "-sort", "Name", "-ads", "-"], ads);
+    assert_eq!(stdout(&after), "a\nb\n");
+    let whole = classad_with_input(&["query", "-ads", "-", "-l", "-limit", "1"], ads);
+    assert_eq!(stdout(&whole), "Name = \"b\"\nMemory = 2048\nArch = \"X86_64\"\n\n");
+}
+
+#[test]
+fn bad_htcondor_options_are_reported() {
+    let unknown = classad_with_input(&["query", "-", "-af:q", "Name"], ADS.as_bytes());
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("unknown letter 'q'"), "{}", stderr(&unknown));
+    let format = classad_with_input(&["query", "-", "-format", "%y", "Name"], ADS.as_bytes());
+    assert_eq!(format.status.code(), Some(1));
+    assert!(stderr(&format).contains("unknown conversion `%y`"), "{}", stderr(&format));
+    let typo = classad_with_input(&["query", "-", "-constrain", "x"], ADS.as_bytes());
+    assert_eq!(typo.status.code(), Some(2));
+    let both = classad_with_input(&["query", "-", "-af", "Name", "-format", "%s", "Name"], ADS.as_bytes());
+    assert_eq!(both.status.code(), Some(2));
+}

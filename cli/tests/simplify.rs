@@ -66,3 +66,15 @@ fn references_on_request() {
          error\n  external: cannot be determined\n  internal: cannot be determined\n"
     );
 }
+
+#[test]
+fn options_after_the_expressions() {
+    let ad = write_file("simplify-after.ad", "[ Memory = 2048 ]");
+    let ad = ad.to_string_lossy().into_owned();
+    let before = classad(&["simplify", "--my", &ad, "TARGET.Memory >= Memory"]);
+    let after = classad(&["simplify", "TARGET.Memory >= Memory", "--my", &ad]);
+    assert_eq!(stdout(&before), "TARGET.Memory >= 2048\n");
+    assert_eq!(stdout(&after), stdout(&before));
+    let typo = classad(&["simplify", "x", "--ref"]);
+    assert_eq!(typo.status.code(), Some(2));
+}

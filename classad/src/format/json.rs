@@ -2,7 +2,8 @@
 //!
 //! Integers, reals, booleans, strings, lists (arrays) and nested ads
 //! (objects) are native JSON; UNDEFINED is `null`; everything else (ERROR,
-//! times, expressions) is a string `"\/Expr(<new syntax>)\/"`. Reading
+//! absolute and relative times, expressions) is a string
+//! `"\/Expr(<new syntax>)\/"` (`"\/Expr(relTime(\"01:30\"))\/"`). Reading
 //! accepts one object, an array of objects, or objects one after another
 //! (JSON lines), and keeps integers apart from reals with their full 64-bit
 //! range.
@@ -420,9 +421,8 @@ fn write_value(out: &mut String, value: &Expr, indent: usize) {
             Literal::Real(r) if r.is_finite() => {
                 let _ = print::write_real_old(out, *r);
             }
-            Literal::RelTime(t) if t.0.is_finite() => {
-                let _ = print::write_real_old(out, t.0);
-            }
+            // A relative time as libclassad writes a relative-time value:
+            // `"\/Expr(relTime(\"1+02:03:04\"))\/"`, which reads back as one.
             Literal::Str(s) => write_string(out, s),
             _ => write_expression(out, value),
         },

@@ -13,8 +13,9 @@
 //!
 //! Values are `<i>` integers, `<r>` reals, `<s>` strings (with new-syntax
 //! escapes inside), `<b v="t"/>` booleans, `<un/>` UNDEFINED, `<er/>`
-//! ERROR, `<at>` absolute and `<rt>` relative times, `<l>` lists, `<c>`
-//! nested ads and `<e>` any other expression in new syntax.
+//! ERROR, `<at>` absolute and `<rt>` relative times (`<rt>3+01:14:16</rt>`,
+//! the text of `relTime("...")`), `<l>` lists, `<c>` nested ads and `<e>`
+//! any other expression in new syntax.
 
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -494,7 +495,14 @@ fn write_value(out: &mut String, value: &Expr, indent: usize) {
                 out.push_str("</i>");
             }
             Literal::Real(r) => write_real(out, *r, value),
-            Literal::RelTime(t) => write_real(out, t.0, value),
+            // As libclassad writes a relative-time value: the text of
+            // `relTime("...")`, which `<rt>` reads back.
+            Literal::RelTime(t) if t.0.is_finite() => {
+                out.push_str("<rt>");
+                let _ = t.write_with_fraction(out);
+                out.push_str("</rt>");
+            }
+            Literal::RelTime(_) => write_expression(out, value),
             Literal::Str(s) => {
                 out.push_str("<s>");
                 // New syntax's escapes, but for the quote, then XML's.

@@ -4,7 +4,10 @@
 # expectations of cli/tests/query.rs. condor_status sorts its output its own way, so the
 # lines of af.txt and constraint.txt are stored sorted and the test compares them sorted;
 # sort-N.txt, the output of condor_status with the arguments of sort-N.args (one per line,
-# with -sort), keep condor_status's order.
+# with -sort), keep condor_status's order. spell-N.txt is the output of condor_status with
+# the arguments of spell-N.args (HTCondor's spellings: -af:FLAGS, -format, -limit, ...), and
+# jobs-N.txt that of `condor_q -jobads jobs.ads` with the arguments of jobs-N.args
+# (condor_q sorts by job ID; the test sorts by ClusterId).
 #
 # Usage (as root on the host):  cli/tests/data/query/generate.sh
 # Environment: ANCHOR_ROOT, the chroot made by ../shared/anchor/setup-chroot.sh
@@ -27,5 +30,15 @@ for args in "$HERE"/sort-*.args; do
 	mapfile -t ARGS <"$args"
 	status "${ARGS[@]}" >"${args%.args}.txt"
 done
-rm -f "$ROOT/tmp/pool_sample.ads"
+for args in "$HERE"/spell-*.args; do
+	mapfile -t ARGS <"$args"
+	status "${ARGS[@]}" >"${args%.args}.txt"
+done
+cp "$HERE/jobs.ads" "$ROOT/tmp/query-jobs.ads"
+for args in "$HERE"/jobs-*.args; do
+	mapfile -t ARGS <"$args"
+	chroot "$ROOT" /usr/bin/env -i PATH=/usr/bin:/bin CONDOR_CONFIG=/etc/condor/condor_config TZ=UTC \
+		condor_q -jobads /tmp/query-jobs.ads "${ARGS[@]}" >"${args%.args}.txt"
+done
+rm -f "$ROOT/tmp/pool_sample.ads" "$ROOT/tmp/query-jobs.ads"
 echo "af.txt: $(wc -l <"$HERE/af.txt") lines, constraint.txt: $(wc -l <"$HERE/constraint.txt") lines" >&2
