@@ -6,14 +6,18 @@
 # Needs: root; HTCondor 23.9 (Debian trixie's `condor`/`minicondor` package) in a
 # chroot made by the anchor's setup-chroot.sh, and the anchor's pool.sh (see lib.sh
 # for ANCHOR_ROOT / POOL_SH). Best run right after capture-usage.sh (it reuses that
-# pool's accountant, so bench01..bench04 have usage); it keeps the pool's state but
-# restarts the pool without a startd and with NEGOTIATOR_INTERVAL = 1000000, so no
-# negotiation cycle writes to the log between operations.
+# the log usage/idle-2/Accountantnew.log made by capture-usage.sh, so bench01..bench04
+# have usage); it replaces the pool's accountant log with INITIAL_LOG and restarts the
+# pool without a startd and with NEGOTIATOR_INTERVAL = 1000000, so no negotiation cycle
+# writes to the log between operations.
 #
 # Run:   sudo ./capture-admin.sh [OUTDIR]        (OUTDIR default: ./admin next to this script)
+#        INITIAL_LOG=FILE picks another starting log (default: ./usage/idle-2/Accountantnew.log)
 #
-# Output: OUTDIR/NN-name/{cmd,stdout,stderr,rc,log-appended,negotiator-log,userprio-allusers-l.txt}
-# and OUTDIR/initial.log (the accountant log when the operations start).
+# Output: OUTDIR/NN-name/{cmd,epoch,stdout,stderr,rc,log-appended,negotiator-log,
+# userprio-allusers-l.txt,query-log-appended}; OUTDIR/initial.log (the log when the
+# operations start: INITIAL_LOG as the negotiator rewrote it at start-up plus its first
+# cycle) and OUTDIR/final.log.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -22,7 +26,11 @@ OUT=${1:-$HERE/admin}
 rm -rf "$OUT"; mkdir -p "$OUT"
 
 say "restarting the pool without cycles (NEGOTIATOR_INTERVAL = 1000000)"
+INITIAL_LOG=${INITIAL_LOG:-$HERE/usage/idle-2/Accountantnew.log}
+[ -f "$INITIAL_LOG" ] || die "no initial log $INITIAL_LOG"
 "$POOL_SH" stop >/dev/null
+install -m 600 "$INITIAL_LOG" "$(acct_log)"
+chroot "$ROOT" chown condor:condor "$(inchroot condor_config_val SPOOL)/Accountantnew.log"
 [ -f "$ROOT$OVERRIDE" ] && grep -v '^NEGOTIATOR_INTERVAL' "$ROOT$OVERRIDE" > "$ROOT$OVERRIDE.tmp" && mv "$ROOT$OVERRIDE.tmp" "$ROOT$OVERRIDE"
 nb=$(n_cycles)
 ANCHOR_STARTD=0 ANCHOR_NEGOTIATOR_INTERVAL=1000000 "$POOL_SH" start >/dev/null
@@ -49,7 +57,11 @@ op() {
 	sleep 1
 	tail -c +$((lsz + 1)) "$LOG" > "$d/log-appended"
 	tail -c +$((nsz + 1)) "$NEGLOG" > "$d/negotiator-log"
+	# the query itself may write (default priority factors, priorities raised to 0.5)
+	lsz=$(stat -c %s "$LOG")
 	inchroot condor_userprio -allusers -l > "$d/userprio-allusers-l.txt" 2>&1 || true
+	sleep 0.5
+	tail -c +$((lsz + 1)) "$LOG" > "$d/query-log-appended"
 	say "$name: rc=$rc, $(wc -l < "$d/log-appended") log lines"
 }
 
