@@ -241,7 +241,8 @@ fn parse_record(line: &str) -> Result<Record<'_>, String> {
             }
         }
         op::END_TRANSACTION => {
-            if rest.trim().is_empty() {
+            // HTCondor may write a comment: `106 #text`.
+            if rest.trim().is_empty() || rest.trim_start().starts_with('#') {
                 Ok(Record::End)
             } else {
                 Err("text after a transaction end".into())
@@ -557,8 +558,8 @@ impl Records {
 
 /// Appends transactions to a log file and compacts it.
 ///
-/// A transaction is written with one `write` call as `105`, its records and
-/// `106`; a durable commit then syncs the file's data to disk before
+/// A transaction is written with one `write` call as `105 `, its records and
+/// `106 ` (with the blank HTCondor writes and its reader needs); a durable commit then syncs the file's data to disk before
 /// returning, so a committed transaction survives a crash and a transaction
 /// cut short by one is ignored by every reader.
 #[derive(Debug)]
@@ -611,9 +612,11 @@ impl LogWriter {
             return Ok(());
         }
         let mut text = String::with_capacity(records.as_str().len() + 8);
-        text.push_str("105\n");
+        // HTCondor's reader needs the blank after `105` and `106`: it reads
+        // the operation number as a word, then expects the line break.
+        text.push_str("105 \n");
         text.push_str(records.as_str());
-        text.push_str("106\n");
+        text.push_str("106 \n");
         let io_err = |source| LogError::Io { path: self.path.clone(), source };
         self.file.write_all(text.as_bytes()).map_err(io_err)?;
         if durable {
@@ -795,6 +798,9 @@ mod tests {
     fn end_with_comment_and_plain_numbers() {
         let (t, _) = load("105\n101 K * *\n103 K X -1.500000\n106#note\n").expect("loads");
         assert_eq!(t.0["K"]["X"], "-1.500000");
+        // As HTCondor writes them: a blank after the operation number.
+        let (t, r) = load("105 \n101 K * *\n103 K X 2\n106 #note\n105 \n102 K\n106 \n").expect("loads");
+        assert!(t.0.is_empty() && r.warnings.is_empty(), "{:?}", r.warnings);
         assert!(is_plain_number("12") && is_plain_number("-0.5") && !is_plain_number("1.") && !is_plain_number("-"));
     }
 }

@@ -236,7 +236,15 @@ fn long_ad(rows: &[PriorityRow], last_update: i64) -> String {
         ad.insert(format!("IsAccountingGroup{n}").as_str(), r.is_group);
         ad.insert(format!("AccountingGroup{n}").as_str(), r.accounting_group.as_str());
         ad.insert(format!("Priority{n}").as_str(), r.effective_priority);
-        if !r.is_group {
+        if r.is_group {
+            // Quotas come from the negotiation cycle; the accountant alone has none.
+            for quota in ["ConfigQuota", "EffectiveQuota", "GroupSortKey", "Requested", "SubtreeQuota"] {
+                ad.insert(format!("{quota}{n}").as_str(), 0.0);
+            }
+            let policy = if r.name == matchmaker::groups::ROOT { "byquota" } else { "no" };
+            ad.insert(format!("SurplusPolicy{n}").as_str(), policy);
+            ad.insert(format!("HierWeightedResourcesUsed{n}").as_str(), r.hier_weighted_resources_used);
+        } else {
             ad.insert(format!("Ceiling{n}").as_str(), r.ceiling);
             ad.insert(format!("Floor{n}").as_str(), r.floor);
         }

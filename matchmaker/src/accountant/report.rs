@@ -31,6 +31,8 @@ pub struct PriorityRow {
     pub accumulated_usage: f64,
     /// Weighted slot-seconds used.
     pub weighted_accumulated_usage: f64,
+    /// For a group: weighted slots in use by it and its subgroups.
+    pub hier_weighted_resources_used: f64,
     /// When usage began (0: never).
     pub begin_usage_time: i64,
     /// When usage was last seen (0: never).
@@ -66,6 +68,7 @@ impl Accountant {
                 weighted_resources_used: c.weighted_resources_used.unwrap_or(0.0),
                 accumulated_usage: c.accumulated_usage.unwrap_or(0.0),
                 weighted_accumulated_usage: c.weighted_accumulated_usage.unwrap_or(0.0),
+                hier_weighted_resources_used: c.hier_weighted_resources_used.unwrap_or(0.0),
                 begin_usage_time: c.begin_usage_time.unwrap_or(0),
                 last_usage_time: c.last_usage_time.unwrap_or(0),
                 group_index: Some(i + 1),
@@ -94,6 +97,7 @@ impl Accountant {
                 weighted_resources_used: c.weighted_resources_used.unwrap_or(0.0),
                 accumulated_usage: c.accumulated_usage.unwrap_or(0.0),
                 weighted_accumulated_usage: c.weighted_accumulated_usage.unwrap_or(0.0),
+                hier_weighted_resources_used: 0.0,
                 begin_usage_time: c.begin_usage_time.unwrap_or(0),
                 last_usage_time: c.last_usage_time.unwrap_or(0),
                 group_index: None,

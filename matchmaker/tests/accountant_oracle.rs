@@ -1,0 +1,142 @@
+//! The accountant against HTCondor 23.9's own: logs written by a real
+//! negotiator while users ran jobs (`tests/data/accountant/usage`, made by
+//! `capture-usage.sh` there), and what `condor_userprio` printed at the same
+//! moments.
+
+use std::path::{Path, PathBuf};
+
+use classad::{ClassAd, EvalContext, EvalOptions, Value};
+use matchmaker::accountant::{Accountant, AccountantConfig, CustomerRecord, UserprioTable};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/accountant")
+}
+
+const SNAPSHOTS: [&str; 5] = ["running-1", "running-2", "running-3", "idle-1", "idle-2"];
+
+/// The pool's settings (its `knobs.txt`): a five-minute half-life.
+fn config() -> AccountantConfig {
+    AccountantConfig { half_life: 300.0, ..AccountantConfig::default() }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn epoch(dir: &Path) -> i64 {
+    read(&dir.join("epoch")).trim().parse().expect("epoch")
+}
+
+#[test]
+fn tables_are_condor_userprios_byte_for_byte() {
+    for snap in SNAPSHOTS {
+        let dir = data().join("usage").join(snap);
+        let (acct, report) = Accountant::load(config(), &dir.join("Accountantnew.log")).expect("HTCondor's log loads");
+        assert!(report.warnings.is_empty(), "{snap}: {:?}", report.warnings);
+        let rows = acct.priority_rows();
+        let now = epoch(&dir);
+        let cases = [
+            ("userprio-allusers.txt", UserprioTable::new(now).all_users()),
+            ("userprio-allusers-all.txt", UserprioTable::new(now).all_users().all()),
+            ("userprio-allusers-usage.txt", UserprioTable::new(now).all_users().usage()),
+        ];
+        for (file, table) in cases {
+            let expected = read(&dir.join(file));
+            let ours = table.render(&rows, acct.last_update());
+            assert_eq!(ours, expected, "{snap}/{file}");
+        }
+    }
+}
+
+fn number(ad: &ClassAd, name: &str) -> f64 {
+    let opts = EvalOptions::new();
+    match EvalContext::new(&opts).my(ad).eval_attr(name) {
+        Value::Int(i) => i as f64,
+        Value::Real(r) => r,
+        other => panic!("{name} = {other:?}"),
+    }
+}
+
+#[test]
+fn figures_are_those_the_negotiator_reported() {
+    for snap in SNAPSHOTS {
+        let dir = data().join("usage").join(snap);
+        let (acct, _) = Accountant::load(config(), &dir.join("Accountantnew.log")).expect("loads");
+        let text = read(&dir.join("userprio-allusers-l.txt"));
+        let reported: ClassAd = classad::format::parse_ads(&text, Some(classad::format::Format::Old))
+            .expect("condor_userprio -l parses")
+            .into_iter()
+            .next()
+            .expect("one ad");
+        assert_eq!(number(&reported, "LastUpdate") as i64, acct.last_update(), "{snap}");
+        let rows = acct.priority_rows();
+        let count = number(&reported, "NumSubmittors") as usize;
+        assert_eq!(rows.len(), count, "{snap}: number of records");
+        for n in 1..=count {
+            let opts = EvalOptions::new();
+            let name = match EvalContext::new(&opts).my(&reported).eval_attr(format!("Name{n}").as_str()) {
+                Value::Str(s) => s.as_str().to_string(),
+                other => panic!("Name{n} = {other:?}"),
+            };
+            let row = rows.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("{snap}: no row for {name}"));
+            let close = |attr: &str, ours: f64| {
+                let theirs = number(&reported, &format!("{attr}{n}"));
+                assert!(
+                    (ours - theirs).abs() <= 1e-6 * theirs.abs().max(1.0),
+                    "{snap} {name} {attr}: ours {ours}, HTCondor's {theirs}"
+                );
+            };
+            close("Priority", row.effective_priority);
+            close("PriorityFactor", row.priority_factor);
+            close("ResourcesUsed", row.resources_used as f64);
+            close("WeightedResourcesUsed", row.weighted_resources_used);
+            close("AccumulatedUsage", row.accumulated_usage);
+            close("WeightedAccumulatedUsage", row.weighted_accumulated_usage);
+            close("BeginUsageTime", row.begin_usage_time as f64);
+            close("LastUsageTime", row.last_usage_time as f64);
+            if !row.is_group {
+                close("Ceiling", row.ceiling as f64);
+                close("Floor", row.floor as f64);
+            }
+        }
+    }
+}
+
+fn customers(acct: &Accountant) -> Vec<CustomerRecord> {
+    let mut all = acct.customers().to_vec();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all
+}
+
+/// Every priority update in the real negotiator's log, redone here from the
+/// state just before it, gives exactly the records HTCondor wrote.
+#[test]
+fn every_update_in_htcondors_log_is_reproduced() {
+    let text = read(&data().join("usage/idle-2/Accountantnew.log"));
+    let marker = "103 Accountant. LastUpdateTime ";
+    let mut updates = 0;
+    let mut with_usage = 0;
+    let mut at = 0;
+    while let Some(found) = text[at..].find(marker) {
+        let start = at + found;
+        let line_end = start + text[start..].find('\n').expect("complete line");
+        let time: i64 = text[start + marker.len()..line_end].trim().parse().expect("time");
+        // The update's transaction follows the time stamp.
+        let end = line_end + text[line_end..].find("\n106").expect("update committed") + 1;
+        let after = end + text[end..].find('\n').expect("complete line") + 1;
+        at = after;
+        let (mut ours, _) = Accountant::from_log_text(config(), &text[..start]).expect("state before");
+        if ours.last_update() == 0 {
+            continue; // the first update of a new log: nothing to decay from
+        }
+        let (theirs, _) = Accountant::from_log_text(config(), &text[..after]).expect("state after");
+        if ours.customers().iter().any(|c| c.resources_used.unwrap_or(0) > 0 || c.uncharged_time.unwrap_or(0) != 0) {
+            with_usage += 1;
+        }
+        ours.update_priorities(time).expect("update");
+        assert_eq!(customers(&ours), customers(&theirs), "the update at {time}");
+        updates += 1;
+    }
+    assert!(updates >= 30, "only {updates} updates replayed");
+    assert!(with_usage >= 20, "only {with_usage} updates with usage or uncharged time");
+}
