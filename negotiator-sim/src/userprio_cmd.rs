@@ -46,10 +46,10 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     utc_offset: Option<i64>,
     /// Set a submitter's real priority.
-    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
     setprio: Option<Vec<String>>,
     /// Set a submitter's priority factor (at least 1).
-    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
     setfactor: Option<Vec<String>>,
     /// Set a submitter's floor (0: none).
     #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
@@ -58,13 +58,13 @@ pub struct Args {
     #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
     setceiling: Option<Vec<String>>,
     /// Set a submitter's accumulated usage (seconds).
-    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
     setaccum: Option<Vec<String>>,
     /// Set when a submitter's usage began (epoch seconds).
-    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
     setbegin: Option<Vec<String>>,
     /// Set when a submitter's usage was last seen (epoch seconds).
-    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"])]
+    #[arg(long, num_args = 2, value_names = ["NAME", "VALUE"], allow_negative_numbers = true)]
     setlast: Option<Vec<String>>,
     /// Reset a submitter's accumulated usage.
     #[arg(long, value_name = "NAME")]
@@ -134,9 +134,65 @@ fn selected(names: &[String], row: &PriorityRow) -> bool {
     names.iter().any(|n| if n.contains('@') { *n == row.name } else { row.name.split('@').next() == Some(n.as_str()) })
 }
 
-/// Parses an edit's value, with the message `condor_userprio` would give.
-fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
-    text.trim().parse().map_err(|_| format!("`{text}` is not a number"))
+/// The number an edit's value starts with, read as C's `atof` reads it
+/// (`condor_userprio` does: `12abc` is 12); a value that does not start with
+/// a number is an error (`condor_userprio` would take it for 0).
+fn real(text: &str) -> Result<f64, String> {
+    let t = text.trim_start();
+    let b = t.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let digits_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let mut digits = i - digits_start;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let frac_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        digits += i - frac_start;
+    }
+    if digits == 0 {
+        return Err(format!("`{text}` is not a number"));
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        let exp_start = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j > exp_start {
+            i = j;
+        }
+    }
+    t[..i].trim_end_matches('.').parse().map_err(|_| format!("`{text}` is not a number"))
+}
+
+/// The integer an edit's value starts with, read as C's `strtol` and `atoi`
+/// read it (`2.7` is 2); a value that does not start with one is an error.
+fn integer(text: &str) -> Result<i64, String> {
+    let t = text.trim_start();
+    let b = t.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+        i += 1;
+    }
+    let start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == start {
+        return Err(format!("`{text}` is not a number"));
+    }
+    t[..i].parse().map_err(|_| format!("`{text}` is out of range"))
 }
 
 /// Makes the edit asked for, if any; returns the exit code then.
@@ -145,43 +201,43 @@ fn edit(args: &Args, config: AccountantConfig, now: i64) -> Option<ExitCode> {
     let pair = |v: &Option<Vec<String>>| v.as_ref().map(|p| (p[0].clone(), p[1].clone()));
     let op: Op = if let Some((name, value)) = pair(&args.setprio) {
         Box::new(move |a| {
-            let v: f64 = number(&value)?;
+            let v = real(&value)?;
             a.set_priority(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The priority of {name} was set to {v:.6}"))
         })
     } else if let Some((name, value)) = pair(&args.setfactor) {
         Box::new(move |a| {
-            let v: f64 = number(&value)?;
+            let v = real(&value)?;
             a.set_priority_factor(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The priority factor of {name} was set to {v:.6}"))
         })
     } else if let Some((name, value)) = pair(&args.setfloor) {
         Box::new(move |a| {
-            let v: i64 = number(&value)?;
+            let v = integer(&value)?;
             a.set_floor(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The floor of {name} was set to {v}"))
         })
     } else if let Some((name, value)) = pair(&args.setceiling) {
         Box::new(move |a| {
-            let v: i64 = number(&value)?;
+            let v = integer(&value)?;
             a.set_ceiling(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The ceiling of {name} was set to {v}"))
         })
     } else if let Some((name, value)) = pair(&args.setaccum) {
         Box::new(move |a| {
-            let v: f64 = number(&value)?;
+            let v = real(&value)?;
             a.set_accumulated_usage(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The Accumulated Usage of {name} was set to {v:.6}"))
         })
     } else if let Some((name, value)) = pair(&args.setbegin) {
         Box::new(move |a| {
-            let v: i64 = number(&value)?;
+            let v = integer(&value)?;
             a.set_begin_time(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The Begin Usage Time of {name} was set to {v}"))
         })
     } else if let Some((name, value)) = pair(&args.setlast) {
         Box::new(move |a| {
-            let v: i64 = number(&value)?;
+            let v = integer(&value)?;
             a.set_last_time(&name, v).map_err(|e| e.to_string())?;
             Ok(format!("The Last Usage Time of {name} was set to {v}"))
         })
@@ -219,7 +275,13 @@ fn edit(args: &Args, config: AccountantConfig, now: i64) -> Option<ExitCode> {
             ExitCode::SUCCESS
         }
         Err(message) => {
-            eprintln!("negotiator-sim userprio: {message}");
+            // As condor_userprio: a bad name is reported with the program's
+            // name, a bad value without.
+            if message.starts_with("You must") {
+                eprintln!("negotiator-sim userprio: {message}");
+            } else {
+                eprintln!("{message}");
+            }
             ExitCode::from(1)
         }
     })

@@ -137,6 +137,9 @@ enum SlotState {
     Other,
 }
 
+/// A record under a key the accountant does not know: key, type, attributes.
+type OtherRecord = (String, String, Vec<(String, String)>);
+
 /// The accountant: every record, and the log they are kept in.
 #[derive(Debug)]
 pub struct Accountant {
@@ -146,7 +149,7 @@ pub struct Accountant {
     resources: Vec<ResourceRecord>,
     resource_index: FxHashMap<Box<str>, usize>,
     /// Records under other keys, kept as they are.
-    others: Vec<(String, String, Vec<(String, String)>)>,
+    others: Vec<OtherRecord>,
     last_update: i64,
     /// Other attributes of the `Accountant.` record.
     accountant_other: Vec<(String, String)>,
@@ -658,7 +661,7 @@ impl Accountant {
     /// `condor_userprio -setfactor NAME VALUE`: sets the priority factor (≥ 1).
     pub fn set_priority_factor(&mut self, name: &str, factor: f64) -> Result<(), AccountantError> {
         check_submitter(name, "update the priority of")?;
-        if !(factor >= MIN_PRIORITY_FACTOR) {
+        if factor.is_nan() || factor < MIN_PRIORITY_FACTOR {
             return Err(AccountantError::Invalid("Priority factors must be greater than or equal to 1.".into()));
         }
         self.set_customer_real(name, "PriorityFactor", factor)?;
@@ -691,7 +694,7 @@ impl Accountant {
     /// usage (seconds).
     pub fn set_accumulated_usage(&mut self, name: &str, usage: f64) -> Result<(), AccountantError> {
         check_submitter(name, "update the Accumulated usage of")?;
-        if !(usage >= 0.0) {
+        if usage.is_nan() || usage < 0.0 {
             return Err(AccountantError::Invalid("Usage must be greater than 0 seconds".into()));
         }
         self.set_customer_real(name, "WeightedAccumulatedUsage", usage)?;
@@ -1057,12 +1060,19 @@ fn group_path(group: &str) -> Vec<&str> {
 }
 
 /// The check `condor_userprio` makes before an edit: the name must be a
-/// full submitter name (`user@domain`).
+/// full submitter name (`user@domain`). The message is `condor_userprio`'s.
 fn check_submitter(name: &str, what: &str) -> Result<(), AccountantError> {
     if !name.contains('@') {
-        return Err(AccountantError::Invalid(format!(
-            "You must specify the full name of the submittor you wish\n\tto {what} (user@uid.domain or user@full.host.name)"
-        )));
+        let message = match what {
+            "delete" => "You must specify the full name of the record you wish\n\tto delete (user@uid.domain or user@full.host.name)".to_string(),
+            "update the floor of" | "update the ceiling of" => format!(
+                "You must specify the full name of the submittor you wish\n\tto {what} (user@uid.domain or user@full.host.name) (not {name})"
+            ),
+            _ => format!(
+                "You must specify the full name of the submittor you wish\n\tto {what} (user@uid.domain or user@full.host.name)"
+            ),
+        };
+        return Err(AccountantError::Invalid(message));
     }
     if name.contains(char::is_whitespace) {
         return Err(AccountantError::Invalid(format!("`{name}` holds blanks")));

@@ -312,9 +312,10 @@ impl<'a> Render<'a> {
         }
         if need_fixup {
             // Groups first, by name with <none> last; number them.
-            lines.sort_by(|a, b| group_first_by_name(a, b));
+            lines.sort_by(group_first_by_name);
             let mut groups = 0i64;
             let mut none_ix = 0;
+            #[allow(clippy::needless_range_loop)] // reads lines[none_ix] too
             for i in 0..lines.len() {
                 if !lines[i].is_group {
                     break;
