@@ -3,7 +3,7 @@
 #
 # Stops the anchor pool, puts LOGFILE in place of the negotiator's
 # $(SPOOL)/Accountantnew.log (the pool's own log is saved next to it as
-# Accountantnew.log.before-check), starts the pool (no startd, NEGOTIATOR_INTERVAL =
+# Accountantnew.log.before-check and restored at the end), starts the pool (no startd, NEGOTIATOR_INTERVAL =
 # 1000000, so only the one cycle the negotiator runs at start-up), and prints what
 # the negotiator reports: `condor_userprio -allusers -l`, then `condor_userprio -allusers`.
 # Exit status 1 when the negotiator does not come up or complains about the log.
@@ -16,7 +16,8 @@
 # Environment:
 #   CHECK_HALFLIFE=S  set PRIORITY_HALFLIFE = S for the check (e.g. 1e12 to make the
 #                     decay between the log's LastUpdateTime and now negligible)
-#   CHECK_KEEP=1      leave the pool running afterwards (default: stop it)
+#   CHECK_KEEP=1      leave the pool running on LOGFILE afterwards (default: stop it and
+#                     put the pool's own log back)
 # OUTDIR (optional) receives: userprio-allusers-l.txt, userprio-allusers.txt,
 # loaded.log (the log as the negotiator rewrote it when loading), negotiator-log.txt.
 #
@@ -58,7 +59,9 @@ for _ in $(seq 1 150); do [ "$(n_cycles)" -gt "$nb" ] && break; sleep 0.2; done
 [ "$(n_cycles)" -gt "$nb" ] || { echo "check_load: the negotiator ran no cycle" >&2; status=1; }
 
 neglog=$(tail -c +$((nsz + 1)) "$NEGLOG" 2>/dev/null || true)
-issues=$(printf '%s\n' "$neglog" | grep -E 'ClassAdLog .*issues|Accountant log|ERROR|EXCEPT|questionable user|FIXING' || true)
+issues=$(printf '%s\n' "$neglog" |
+	grep -E 'ClassAdLog .*issues|Accountant log|corrupt|EXCEPT|ERROR in|questionable user|FIXING' |
+	grep -v 'questionable user <none>$' || true)
 if [ -n "$issues" ]; then
 	echo "check_load: the negotiator reported:" >&2
 	printf '%s\n' "$issues" >&2
@@ -73,6 +76,10 @@ if [ -n "$OUTD" ]; then
 	printf '%s\n' "$neglog" > "$OUTD/negotiator-log.txt"
 fi
 
-[ "${CHECK_KEEP:-0}" = 1 ] || "$POOL_SH" stop >/dev/null
+if [ "${CHECK_KEEP:-0}" != 1 ]; then
+	"$POOL_SH" stop >/dev/null
+	# give the pool its own log back
+	if [ -f "$LOG.before-check" ]; then mv "$LOG.before-check" "$LOG"; else rm -f "$LOG"; fi
+fi
 if [ -n "$restore_override" ]; then mv "$ROOT$OVERRIDE.before-check" "$ROOT$OVERRIDE"; fi
 exit $status

@@ -81,6 +81,15 @@ snapshot() {
 	inchroot condor_userprio -most                        > "$d/userprio-most.txt" 2>&1 || true
 	inchroot condor_userprio -quotas                      > "$d/userprio-quotas.txt" 2>&1 || true
 	inchroot condor_userprio -l -modular                  > "$d/userprio-l-modular.txt" 2>&1 || true
+	if [ "${SNAPSHOT_GROUP_TABLES:-0}" = 1 ]; then
+		inchroot condor_userprio -allusers -hierarchical  > "$d/userprio-allusers-hierarchical.txt" 2>&1 || true
+		inchroot condor_userprio -allusers -flat          > "$d/userprio-allusers-flat.txt" 2>&1 || true
+		inchroot condor_userprio -allusers -grouporder    > "$d/userprio-allusers-grouporder.txt" 2>&1 || true
+		inchroot condor_userprio -allusers -grouprollup   > "$d/userprio-allusers-grouprollup.txt" 2>&1 || true
+		inchroot condor_userprio -allusers -quotas        > "$d/userprio-allusers-quotas.txt" 2>&1 || true
+		inchroot condor_userprio -allusers -priority      > "$d/userprio-allusers-priority.txt" 2>&1 || true
+		inchroot condor_userprio -allusers -grouprollup -l > "$d/userprio-allusers-grouprollup-l.txt" 2>&1 || true
+	fi
 	inchroot condor_status -negotiator -l                 > "$d/negotiator-ad.txt" 2>&1 || true
 	inchroot condor_status -l                             > "$d/slots-l.txt" 2>&1 || true
 	inchroot condor_status -af:h Name State Activity Cpus SlotWeight RemoteUser RemoteOwner AccountingGroup EnteredCurrentState \
