@@ -35,6 +35,25 @@ pub struct Args {
     /// Priority columns only.
     #[arg(long)]
     priority: bool,
+    /// The default columns (as without column options).
+    #[arg(long)]
+    most: bool,
+    /// Only submitters active since this day's midnight.
+    #[arg(long, num_args = 3, value_names = ["MONTH", "DAY", "YEAR"])]
+    activefrom: Option<Vec<i64>>,
+    /// Show groups and their members flat, not as a hierarchy.
+    #[arg(long)]
+    flat: bool,
+    /// Show groups and their members as a hierarchy (the default).
+    #[arg(long, alias = "heir")]
+    hierarchical: bool,
+    /// Groups first (no hierarchy).
+    #[arg(long)]
+    grouporder: bool,
+    /// Read the priorities from a saved `condor_userprio -l` ad instead of
+    /// an accountant's log.
+    #[arg(long, value_name = "FILE")]
+    inputfile: Option<PathBuf>,
     /// The accountant's report as a ClassAd (`condor_userprio -l`).
     #[arg(short = 'l', long)]
     long: bool,
@@ -88,23 +107,36 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(code) = edit(&args, config.clone(), now) {
         return code;
     }
-    let (acct, report) = match Accountant::load(config, &args.log) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            eprintln!("negotiator-sim userprio: {e}");
-            return ExitCode::from(1);
+    let (rows, last_update) = match &args.inputfile {
+        Some(path) => match read_userprio_ad(path) {
+            Ok(read) => read,
+            Err(message) => {
+                eprintln!("negotiator-sim userprio: {message}");
+                return ExitCode::from(1);
+            }
+        },
+        None => {
+            let (acct, report) = match Accountant::load(config, &args.log) {
+                Ok(loaded) => loaded,
+                Err(e) => {
+                    eprintln!("negotiator-sim userprio: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            for w in &report.warnings {
+                eprintln!("warning: {w}");
+            }
+            (acct.priority_rows(), acct.last_update())
         }
     };
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
-    let rows: Vec<PriorityRow> = acct.priority_rows().into_iter().filter(|r| selected(&args.names, r)).collect();
+    let rows: Vec<PriorityRow> = rows.into_iter().filter(|r| selected(&args.names, r)).collect();
+    let last_update_time = last_update;
     if args.json {
-        println!("{}", rows_json(&rows, acct.last_update()));
+        println!("{}", rows_json(&rows, last_update_time));
         return ExitCode::SUCCESS;
     }
     if args.long {
-        print!("{}", long_ad(&rows, acct.last_update()));
+        print!("{}", long_ad(&rows, last_update_time));
         return ExitCode::SUCCESS;
     }
     let mut table = UserprioTable::new(now).utc_offset(
@@ -119,11 +151,32 @@ pub fn run(args: Args) -> ExitCode {
     if args.priority {
         table = table.priority();
     }
+    if args.most {
+        table = table.most();
+    }
     if args.allusers {
         table = table.all_users();
     }
-    print!("{}", table.render(&rows, acct.last_update()));
+    if let Some(date) = &args.activefrom {
+        table = table.active_from_date(date[0], date[1], date[2]);
+    }
+    if (args.flat || args.grouporder) && !args.hierarchical {
+        table = table.flat();
+    }
+    if rows.is_empty() {
+        // condor_userprio prints nothing for an empty accountant.
+        return ExitCode::SUCCESS;
+    }
+    print!("{}", table.render(&rows, last_update_time));
     ExitCode::SUCCESS
+}
+
+/// Reads a saved userprio ad (`condor_userprio -l` output).
+fn read_userprio_ad(path: &std::path::Path) -> Result<(Vec<PriorityRow>, i64), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let ads = classad::format::parse_ads(&text, None).map_err(|e| format!("{}: {e}", path.display()))?;
+    let ad = ads.into_iter().next().unwrap_or_default();
+    Ok(PriorityRow::from_userprio_ad(&ad))
 }
 
 /// Whether a row is among the names asked for (all when none are).

@@ -107,6 +107,55 @@ impl Accountant {
     }
 }
 
+impl PriorityRow {
+    /// The rows of a userprio ad, the one ad `condor_userprio -l` prints
+    /// (`LastUpdate`, `NumSubmittors`, `Name1`, `Priority1`, ...), as
+    /// `condor_userprio -inputfile` reads it; returns them with the ad's
+    /// `LastUpdate`. Records without a name or a priority are skipped.
+    pub fn from_userprio_ad(ad: &classad::ClassAd) -> (Vec<PriorityRow>, i64) {
+        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+        let ctx = classad::EvalContext::new(&opts).my(ad);
+        let num = |name: &str| match ctx.eval_attr(name) {
+            classad::Value::Int(i) => Some(i as f64),
+            classad::Value::Real(r) => Some(r),
+            _ => None,
+        };
+        let text = |name: &str| match ctx.eval_attr(name) {
+            classad::Value::Str(s) => Some(s.as_str().to_string()),
+            _ => None,
+        };
+        let count = num("NumSubmittors").unwrap_or(0.0).max(0.0) as usize;
+        let mut rows = Vec::with_capacity(count);
+        for n in 1..=count {
+            let (Some(name), Some(priority)) = (text(&format!("Name{n}")), num(&format!("Priority{n}"))) else {
+                continue;
+            };
+            let is_group =
+                matches!(ctx.eval_attr(format!("IsAccountingGroup{n}").as_str()), classad::Value::Bool(true));
+            let get = |attr: &str, default: f64| num(&format!("{attr}{n}")).unwrap_or(default);
+            rows.push(PriorityRow {
+                is_group,
+                accounting_group: text(&format!("AccountingGroup{n}"))
+                    .unwrap_or_else(|| crate::groups::ROOT.to_string()),
+                effective_priority: priority,
+                priority_factor: get("PriorityFactor", 0.0),
+                ceiling: get("Ceiling", -1.0) as i64,
+                floor: get("Floor", 0.0) as i64,
+                resources_used: get("ResourcesUsed", 0.0) as i64,
+                weighted_resources_used: get("WeightedResourcesUsed", get("ResourcesUsed", 0.0)),
+                accumulated_usage: get("AccumulatedUsage", 0.0),
+                weighted_accumulated_usage: get("WeightedAccumulatedUsage", -1.0),
+                hier_weighted_resources_used: get("HierWeightedResourcesUsed", 0.0),
+                begin_usage_time: get("BeginUsageTime", 0.0) as i64,
+                last_usage_time: get("LastUsageTime", 0.0) as i64,
+                group_index: is_group.then_some(n),
+                name,
+            });
+        }
+        (rows, num("LastUpdate").unwrap_or(0.0) as i64)
+    }
+}
+
 fn depth(groups: &GroupTree, mut g: crate::groups::GroupId) -> usize {
     let mut d = 0;
     while let Some(p) = groups.parent(g) {
@@ -167,20 +216,28 @@ pub struct UserprioTable {
     detail: u32,
     /// Rows whose last usage is before this are hidden (`-allusers`: none).
     min_last_usage_time: i64,
-    /// Minutes east of UTC for the dates printed.
+    /// Seconds east of UTC for the dates printed.
     utc_offset_seconds: i64,
+    /// `-flat`.
+    flat: bool,
 }
 
 impl UserprioTable {
     /// The default table at time `now`: effective priority, factor, usage,
     /// time since last usage, of the submitters active in the last day.
     pub fn new(now: i64) -> Self {
-        UserprioTable { detail: 0, min_last_usage_time: now - 86_400, utc_offset_seconds: 0 }
+        UserprioTable { detail: 0, min_last_usage_time: now - 86_400, utc_offset_seconds: 0, flat: false }
     }
 
     /// `-all`: every column.
     pub fn all(mut self) -> Self {
         self.detail |= ALL;
+        self
+    }
+
+    /// `-most`: the default columns, said explicitly.
+    pub fn most(mut self) -> Self {
+        self.detail |= MOST;
         self
     }
 
@@ -205,6 +262,27 @@ impl UserprioTable {
     /// `-activefrom`: only submitters active since `time`.
     pub fn active_from(mut self, time: i64) -> Self {
         self.min_last_usage_time = time;
+        self
+    }
+
+    /// `-activefrom MONTH DAY YEAR`: only submitters active since that day's
+    /// midnight (in the table's time zone). Years below 50 are 20xx, as
+    /// `condor_userprio` reads them.
+    pub fn active_from_date(self, month: i64, day: i64, year: i64) -> Self {
+        let year = if year < 50 {
+            year + 2000
+        } else if year < 1900 {
+            year + 1900
+        } else {
+            year
+        };
+        let midnight = days_from_civil(year, month, day) * 86_400 - self.utc_offset_seconds;
+        self.active_from(midnight)
+    }
+
+    /// `-flat`: groups and their members are not shown as a hierarchy.
+    pub fn flat(mut self) -> Self {
+        self.flat = true;
         self
     }
 
@@ -252,7 +330,7 @@ impl<'a> Render<'a> {
     fn new(opts: &'a UserprioTable, rows: &[PriorityRow]) -> Self {
         let mut detail = if opts.detail == 0 { MOST } else { opts.detail };
         // Showing only priorities: groups are not shown (their priority means nothing).
-        let mut hier = true;
+        let mut hier = !opts.flat;
         let mut hide_groups = false;
         if detail & !PRIOS == 0 {
             hier = false;
@@ -649,6 +727,17 @@ fn pad_center(s: &str, w: usize) -> String {
     pad_right(&out, w)
 }
 
+/// Days since 1970-01-01 of a civil date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Civil date and time of an epoch second: (year, month, day, hour, minute).
 fn civil(t: i64) -> (i64, i64, i64, i64, i64) {
     let days = t.div_euclid(86_400);
@@ -680,6 +769,7 @@ mod tests {
         assert_eq!(delta_cell(10, 3 * 86_400 + 3600 + 120), "   3+01:02");
         assert_eq!(delta_cell(10, 0), "     <now>");
         assert_eq!(civil(0), (1970, 1, 1, 0, 0));
+        assert_eq!(days_from_civil(2026, 11, 24) * 86_400, 1_795_478_400);
         assert_eq!(civil(1_764_051_240), (2025, 11, 25, 6, 14));
     }
 
