@@ -177,7 +177,7 @@ fn statement(
         if keyword.eq_ignore_ascii_case("error") {
             return Err(ConfigError::syntax(origin.location(), format!("error: {msg}")));
         }
-        config.warnings.push(format!("{}: warning: {msg}", origin.location()));
+        config.warnings.push(format!("Config source Warning \"{}\", Line {}: {msg}", origin.file, origin.line));
         return Ok(());
     }
     if op == b':' && keyword.eq_ignore_ascii_case("use") {
@@ -194,6 +194,13 @@ fn statement(
         return use_metaknobs(config, &category, rhs, origin, depth);
     }
 
+    if op == b':' && !in_meta && !name_part.eq_ignore_ascii_case("RunBenchmarks") {
+        // Accepted as '=', with HTCondor's warning.
+        config.warnings.push(format!(
+            "Config source Warning \"{}\", Line {}: obsolete use of ':' for parameter assignment at {name_part} : {rhs}",
+            origin.file, origin.line
+        ));
+    }
     let name = if in_meta || !name_part.contains('$') {
         name_part.to_string()
     } else {

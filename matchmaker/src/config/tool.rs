@@ -59,12 +59,18 @@ fn indent_lines(value: &str, indent: &str, tag: Option<&str>) -> String {
     s
 }
 
+/// The warnings of reading, one a line, as HTCondor prints them first.
+fn warnings(config: &Config) -> String {
+    config.warnings().iter().map(|w| format!("{w}\n")).collect()
+}
+
 /// `condor_config_val [-v] NAME...`: each value expanded; with `verbose`,
 /// as `NAME = value` with where it was set and its raw text. A name that
 /// is undefined or expands to nothing is reported on standard error and
-/// makes the exit status 1.
+/// makes the exit status 1. Warnings of reading come first on standard
+/// error.
 pub fn query(config: &Config, names: &[&str], verbose: bool) -> Output {
-    let mut out = Output::default();
+    let mut out = Output { stderr: warnings(config), ..Output::default() };
     for &asked in names {
         let found = config.lookup(asked);
         let name_used = found.as_ref().map_or_else(|| asked.to_ascii_uppercase(), |l| l.name.clone());
@@ -98,7 +104,7 @@ pub fn query(config: &Config, names: &[&str], verbose: bool) -> Output {
 /// where each was set, its expansion and its default; without, the list of
 /// files read at the end.
 pub fn dump(config: &Config, verbose: bool) -> Output {
-    let mut out = Output::default();
+    let mut out = Output { stderr: warnings(config), ..Output::default() };
     let host = config
         .lookup("FULL_HOSTNAME")
         .map(|l| l.value)

@@ -116,9 +116,16 @@ def corpus():
             continue
         with open(os.path.join(d, "queries")) as f:
             queries = [l.split() for l in f.read().split("\n") if l.strip() and not l.startswith("#")]
+        extra = {}
+        if os.path.exists(os.path.join(d, "env")):
+            with open(os.path.join(d, "env")) as f:
+                for l in f.read().split("\n"):
+                    if "=" in l:
+                        k, v = l.split("=", 1)
+                        extra[k] = v
         answers = []
         for q in queries:
-            rc, out, err = run(INSIDE + "/" + case + "/condor_config", q)
+            rc, out, err = run(INSIDE + "/" + case + "/condor_config", q, extra)
             answers.append({"args": q, "rc": rc, "stdout": out, "stderr": err})
         with open(os.path.join(d, "expected.json"), "w") as f:
             json.dump({"dir": INSIDE + "/" + case, "answers": answers}, f, indent=1)
