@@ -175,6 +175,9 @@ fn read_file(config: &mut Config, file: &str, required: bool) -> Result<(), Conf
         Err(e) => return Err(ConfigError::Io { file: file.to_string(), source: e }),
     };
     let limit = config.limits.max_file;
+    if f.metadata().map(|m| m.len() > limit as u64).unwrap_or(false) {
+        return Err(ConfigError::TooLarge { what: file.to_string(), limit });
+    }
     let mut bytes = Vec::new();
     f.take(limit as u64 + 1)
         .read_to_end(&mut bytes)
