@@ -83,6 +83,9 @@ fn typed_values_come_from_files_with_expressions() {
     )
     .expect("reads");
     assert_eq!(c.get_int("PRIORITY_HALFLIFE").expect("int"), 43200);
+    let t = Config::parse_str("A = 7.9\nB = -2.5\nC = true\nD = 12abc\n", "t.conf").expect("reads");
+    assert_eq!((t.get_int("A").expect("A"), t.get_int("B").expect("B"), t.get_int("C").expect("C")), (7, -2, 1));
+    assert!(t.get_int("D").is_err());
     assert_eq!(c.get_real("DEFAULT_PRIO_FACTOR").expect("real"), 2000.0);
     assert!(c.get_bool("GROUP_ACCEPT_SURPLUS").expect("bool"));
     assert!(!c.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS").expect("bool"));
@@ -92,7 +95,7 @@ fn typed_values_come_from_files_with_expressions() {
 #[test]
 fn bad_values_name_their_file_and_line() {
     let c = Config::parse_str(
-        "A = 1\nNEGOTIATOR_INTERVAL = often\nGROUP_ACCEPT_SURPLUS = maybe\nPREEMPTION_RANK = (((\nPRIORITY_HALFLIFE = 1.5\n",
+        "A = 1\nNEGOTIATOR_INTERVAL = often\nGROUP_ACCEPT_SURPLUS = maybe\nPREEMPTION_RANK = (((\nPRIORITY_HALFLIFE = \"1.5\"\n",
         "site.conf",
     )
     .expect("reads");

@@ -26,7 +26,7 @@ fn loader(case: &Path) -> Loader {
             }
         }
     }
-    Loader::new().env(env)
+    Loader::new().subsystem("TOOL").env(env)
 }
 
 /// Names HTCondor detects on the machine (not reproduced), but CONFIG_ROOT.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use matchmaker::config::{tool, Config};
+use matchmaker::config::{tool, Loader};
 
 /// Arguments of `negotiator-sim config`.
 #[derive(clap::Args)]
@@ -27,15 +27,23 @@ pub struct Args {
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
     let file = args.config.or_else(|| std::env::var_os("CONDOR_CONFIG").map(PathBuf::from));
+    let loader = Loader::new().subsystem("TOOL");
     let config = match &file {
-        Some(f) => match Config::from_file(f) {
+        // condor_config_val reads as the TOOL subsystem.
+        Some(f) => match loader.load_file(f) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("negotiator-sim config: {e}");
                 return ExitCode::FAILURE;
             }
         },
-        None => Config::default(),
+        None => match loader.parse_str("", "<none>") {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("negotiator-sim config: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
     let out = if args.dump {
         tool::dump(&config, args.verbose)

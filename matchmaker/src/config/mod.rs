@@ -107,6 +107,7 @@ enum Env {
 pub struct Loader {
     limits: Limits,
     env: Env,
+    subsystem: Option<String>,
 }
 
 impl Loader {
@@ -118,6 +119,25 @@ impl Loader {
     /// Uses these limits.
     pub fn limits(mut self, limits: Limits) -> Loader {
         self.limits = limits;
+        self
+    }
+
+    /// Reads values as the daemon or tool `subsystem` (`NEGOTIATOR`,
+    /// `TOOL`, ...) reads them: `SUBSYSTEM.NAME` wins over `NAME`, in the
+    /// files and in HTCondor's defaults. `condor_config_val` reads as
+    /// `TOOL`.
+    ///
+    /// ```
+    /// use matchmaker::config::Loader;
+    /// let text = "PRIORITY_HALFLIFE = 100\nNEGOTIATOR.PRIORITY_HALFLIFE = 200\n";
+    /// let negotiator = Loader::new().subsystem("NEGOTIATOR").parse_str(text, "n.conf")?;
+    /// assert_eq!(negotiator.get_int("PRIORITY_HALFLIFE")?, 200);
+    /// let other = Loader::new().parse_str(text, "n.conf")?;
+    /// assert_eq!(other.get_int("PRIORITY_HALFLIFE")?, 100);
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
+    pub fn subsystem(mut self, subsystem: &str) -> Loader {
+        self.subsystem = Some(subsystem.to_string());
         self
     }
 
@@ -137,6 +157,7 @@ impl Loader {
             global_file: None,
             local_files: Vec::new(),
             warnings: Vec::new(),
+            subsystem: self.subsystem.clone(),
         }
     }
 
@@ -159,6 +180,14 @@ impl Loader {
         files::load(&mut config, path.as_ref())?;
         Ok(config)
     }
+}
+
+/// Where a name was found.
+enum Found {
+    /// In the files: the entry's index.
+    Entry(usize),
+    /// In HTCondor's defaults: name and value.
+    Default(&'static str, &'static str),
 }
 
 /// One stored value.
@@ -197,6 +226,7 @@ pub struct Config {
     global_file: Option<String>,
     local_files: Vec<String>,
     warnings: Vec<String>,
+    subsystem: Option<String>,
 }
 
 impl Default for Config {
@@ -229,10 +259,30 @@ impl Config {
     /// The raw value of `name` (any case): the files' or else HTCondor's
     /// default.
     pub fn raw(&self, name: &str) -> Option<&str> {
-        match self.find(name) {
-            Some(i) => Some(&self.entries[i].raw),
-            None => Defaults::get().lookup(name).map(|(_, v)| v),
+        self.find_any(name).map(|f| match f {
+            Found::Entry(i) => self.entries[i].raw.as_str(),
+            Found::Default(_, v) => v,
+        })
+    }
+
+    /// Finds `name` as HTCondor's lookup does: `SUBSYSTEM.NAME` in the
+    /// files, then in the defaults, then `NAME` in the files, then in the
+    /// defaults.
+    fn find_any(&self, name: &str) -> Option<Found> {
+        let defaults = Defaults::get();
+        if let Some(sub) = &self.subsystem {
+            let full = format!("{sub}.{name}");
+            if let Some(i) = self.find(&full) {
+                return Some(Found::Entry(i));
+            }
+            if let Some((n, v)) = defaults.lookup(&full) {
+                return Some(Found::Default(n, v));
+            }
         }
+        if let Some(i) = self.find(name) {
+            return Some(Found::Entry(i));
+        }
+        defaults.lookup(name).map(|(n, v)| Found::Default(n, v))
     }
 
     /// `name`'s value, expanded, and where it was set; `None` if neither
@@ -247,15 +297,12 @@ impl Config {
     /// # Ok::<(), matchmaker::config::ConfigError>(())
     /// ```
     pub fn lookup(&self, name: &str) -> Option<Lookup> {
-        let (name, raw, source, multi_line) = match self.find(name) {
-            Some(i) => {
+        let (name, raw, source, multi_line) = match self.find_any(name)? {
+            Found::Entry(i) => {
                 let e = &self.entries[i];
                 (e.name.clone(), e.raw.clone(), e.source.clone(), e.multi_line)
             }
-            None => {
-                let (n, v) = Defaults::get().lookup(name)?;
-                (n.to_string(), v.to_string(), Source::Default, false)
-            }
+            Found::Default(n, v) => (n.to_string(), v.to_string(), Source::Default, false),
         };
         let value = self.expand(&raw).unwrap_or_default();
         Some(Lookup { name, raw, value, source, multi_line })
@@ -283,21 +330,21 @@ impl Config {
         Ok((v, warnings))
     }
 
-    /// Every name the files or HTCondor's defaults define, each once, as
-    /// first spelled, sorted as `condor_config_val -dump` sorts them
-    /// (ignoring case).
+    /// The names `condor_config_val -dump` lists: every name the files set
+    /// and every name HTCondor's defaults have (a subsystem's default, such
+    /// as `TOOL.IsTool`, under the name after the subsystem), each once,
+    /// sorted ignoring case. [`lookup`](Config::lookup) of each gives what
+    /// the dump prints (with a subsystem, `FOO` may be found as
+    /// `TOOL.FOO`).
     pub fn names(&self) -> Vec<String> {
-        // HTCondor's table files a subsystem's default (`TOOL.IsTool`)
-        // under the name after the subsystem.
         let mut names: Vec<(String, String)> =
             self.entries.iter().map(|e| (e.name.to_ascii_lowercase(), e.name.clone())).collect();
         for (n, _) in Defaults::get().iter() {
-            if self.find(n).is_none() {
-                let key = n.split_once('.').map_or(n, |(_, base)| base);
-                names.push((key.to_ascii_lowercase(), n.to_string()));
-            }
+            let base = n.split_once('.').map_or(n, |(_, base)| base);
+            names.push((base.to_ascii_lowercase(), base.to_string()));
         }
-        names.sort();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        names.dedup_by(|a, b| a.0 == b.0);
         names.into_iter().map(|(_, n)| n).collect()
     }
 

@@ -36,7 +36,8 @@ impl Config {
     }
 
     /// The value of `name` as an integer: a literal, or an expression that
-    /// evaluates to an integer (or to a real without a fraction).
+    /// evaluates to an integer, a real (truncated) or a boolean (0 or 1), as
+    /// HTCondor reads integer knobs.
     ///
     /// ```
     /// use matchmaker::config::{Config, ConfigError};
@@ -58,7 +59,9 @@ impl Config {
         }
         match Config::evaluate(&found, "an integer")? {
             Value::Int(i) => Ok(i),
-            Value::Real(r) if r.fract() == 0.0 && r.abs() < 9.2e18 => Ok(r as i64),
+            // As HTCondor: a real is truncated, a boolean is 0 or 1.
+            Value::Real(r) if r.is_finite() && r.abs() < 9.2e18 => Ok(r as i64),
+            Value::Bool(b) => Ok(i64::from(b)),
             other => Err(Config::bad(&found, format!("expected an integer, got {other}"))),
         }
     }
