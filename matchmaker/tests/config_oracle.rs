@@ -35,17 +35,35 @@ fn detected() -> HashSet<String> {
     text.lines().filter(|n| *n != "CONFIG_ROOT").map(|n| n.to_ascii_lowercase()).collect()
 }
 
-/// A dump without its first line (the machine's name) and the lines of
-/// detected names.
+/// A dump without its first line (the machine's name) and the entries of
+/// detected names; with `-v`, also without the expanded values (many
+/// defaults expand through detected values; expansion is compared by the
+/// name queries).
 fn mask_dump(text: &str, detected: &HashSet<String>) -> String {
-    text.lines()
-        .skip(1)
-        .filter(|l| {
+    let mut out = String::new();
+    let mut skip_entry = false;
+    let mut in_expanded = false;
+    for l in text.lines().skip(1) {
+        let continuation = l.starts_with(" #") || l.starts_with("   ") || l == "@end";
+        if !continuation {
             let name = l.split(' ').next().unwrap_or("").to_ascii_lowercase();
-            !detected.contains(&name)
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
+            skip_entry = detected.contains(&name);
+            in_expanded = false;
+        }
+        if l.starts_with(" # expanded:") {
+            in_expanded = true;
+            continue;
+        }
+        if in_expanded && l.starts_with(" #     ") {
+            continue;
+        }
+        in_expanded = false;
+        if !skip_entry {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 #[test]

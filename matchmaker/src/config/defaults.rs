@@ -12,9 +12,12 @@ use rustc_hash::FxHashMap;
 
 const TABLE: &str = include_str!("defaults.txt");
 
-/// The parsed table: entries in file order, and an index by lower-case name.
+/// The parsed table: entries in file order (name, value, whether the value
+/// is a real one: HTCondor's table has names without any default, which
+/// read as empty but differ from an empty default), and an index by
+/// lower-case name.
 pub(crate) struct Defaults {
-    entries: Vec<(&'static str, &'static str)>,
+    entries: Vec<(&'static str, &'static str, bool)>,
     index: FxHashMap<String, usize>,
 }
 
@@ -29,12 +32,12 @@ impl Defaults {
                 if line.starts_with('#') || line.is_empty() {
                     continue;
                 }
-                let (name, value) = match line.split_once(" = ") {
-                    Some(nv) => nv,
-                    None => (line.trim_end_matches(" ="), ""),
+                let (name, value, has) = match line.split_once(" = ") {
+                    Some((n, v)) => (n, v, true),
+                    None => (line, "", false),
                 };
                 index.insert(name.to_ascii_lowercase(), entries.len());
-                entries.push((name, value));
+                entries.push((name, value, has));
             }
             Defaults { entries, index }
         })
@@ -43,6 +46,16 @@ impl Defaults {
     /// The default of `name` (any case): its spelling in the table and its
     /// raw value.
     pub(crate) fn lookup(&self, name: &str) -> Option<(&'static str, &'static str)> {
+        self.entry(name).map(|(n, v, _)| (n, v))
+    }
+
+    /// The default value of `name` (any case), `None` if the table has the
+    /// name without a value.
+    pub(crate) fn value(&self, name: &str) -> Option<&'static str> {
+        self.entry(name).and_then(|(_, v, has)| has.then_some(v))
+    }
+
+    fn entry(&self, name: &str) -> Option<(&'static str, &'static str, bool)> {
         let i = if name.bytes().any(|b| b.is_ascii_uppercase()) {
             self.index.get(&name.to_ascii_lowercase())
         } else {
@@ -53,7 +66,7 @@ impl Defaults {
 
     /// Every entry, in the table's order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
-        self.entries.iter().copied()
+        self.entries.iter().map(|&(n, v, _)| (n, v))
     }
 }
 
@@ -67,6 +80,9 @@ mod tests {
         assert_eq!(d.lookup("priority_halflife"), Some(("PRIORITY_HALFLIFE", "86400")));
         assert_eq!(d.lookup("ActivityTimer").map(|e| e.0), Some("ActivityTimer"));
         assert_eq!(d.lookup("ACCOUNTANT_LOCAL_DOMAIN"), Some(("ACCOUNTANT_LOCAL_DOMAIN", "")));
+        assert_eq!(d.value("ADSTASH_SE_PASSWORD_FILE"), Some(""));
+        assert_eq!(d.value("ACCOUNTANT_HOST"), None);
+        assert_eq!(d.lookup("ACCOUNTANT_HOST"), Some(("ACCOUNTANT_HOST", "")));
         assert!(d.lookup("NO_SUCH_KNOB").is_none());
         assert!(d.iter().count() > 1000);
     }

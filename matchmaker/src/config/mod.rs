@@ -416,7 +416,7 @@ impl Config {
             e.source = source;
             return;
         }
-        if let Some((_, def)) = Defaults::get().lookup(name) {
+        if let Some(def) = Defaults::get().value(name) {
             let same = def == raw
                 || (def.eq_ignore_ascii_case(&raw)
                     && (def.eq_ignore_ascii_case("true") || def.eq_ignore_ascii_case("false")));

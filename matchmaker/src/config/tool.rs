@@ -125,7 +125,7 @@ pub fn dump(config: &Config, verbose: bool) -> Output {
             let expanded =
                 if l.value.contains('\n') { indent_lines(&l.value, " #     ", None) } else { l.value.clone() };
             let _ = writeln!(s, " # expanded: {expanded}");
-            if let Some((_, def)) = Defaults::get().lookup(&name).filter(|(_, d)| !d.is_empty()) {
+            if let Some(def) = Defaults::get().value(&l.name) {
                 let def = if def.contains('\n') { indent_lines(def, " #     ", None) } else { def.to_string() };
                 let _ = writeln!(s, " # default: {def}");
             }
