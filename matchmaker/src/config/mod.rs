@@ -407,7 +407,8 @@ impl Config {
     }
 
     /// Stores a value. A new name whose value equals HTCondor's default is
-    /// not stored (HTCondor keeps it as `<Default>`).
+    /// not stored (HTCondor keeps it as `<Default>`), unless it has a
+    /// `PREFIX.` (HTCondor stores those).
     fn insert(&mut self, name: &str, raw: String, source: Source, here: bool) {
         if let Some(i) = self.find(name) {
             let e = &mut self.entries[i];
@@ -416,7 +417,7 @@ impl Config {
             e.source = source;
             return;
         }
-        if let Some(def) = Defaults::get().value(name) {
+        if let Some(def) = Defaults::get().value(name).filter(|_| !name.contains('.')) {
             let same = def == raw
                 || (def.eq_ignore_ascii_case(&raw)
                     && (def.eq_ignore_ascii_case("true") || def.eq_ignore_ascii_case("false")));
