@@ -2,13 +2,13 @@
 //! (`matchmaker::config`).
 //!
 //! * `config/parse_default_configuration`: read HTCondor's full default
-//!   configuration written out as a configuration file -- every one of the
-//!   1,073 defaults of HTCondor 23.9 as a `NAME = value` statement, the text
+//!   configuration written out as a configuration file -- every default of
+//!   HTCondor 23.9 as a `NAME = value` statement, the text
 //!   `condor_config_val -dump` prints for an empty configuration (about
-//!   50 KB) -- into a `Config`. One iteration is the whole file.
+//!   36 KB) -- into a `Config`. One iteration is the whole file.
 //! * `config/expand_all_defaults`: expand every value of that configuration
 //!   (what `condor_config_val -dump -v` or a daemon reading all its knobs
-//!   does). One iteration is all 1,073 values.
+//!   does). One iteration is all of them.
 //! * `config/parse_policies`: a configuration of the policy metaknobs
 //!   (`UWCS_DESKTOP`, `HOLD_IF_MEMORY_EXCEEDED`, `PREEMPT_IF(...)`,
 //!   `PartitionableSlot`) and a few dozen statements.
