@@ -63,6 +63,13 @@ use expand::{expand, Mode};
 
 /// Bounds on what a configuration may hold, so that hostile files give
 /// errors rather than exhausting memory or time.
+///
+/// ```
+/// use matchmaker::config::{Limits, Loader};
+/// let strict = Loader::new().limits(Limits { max_line: 80, ..Limits::default() });
+/// let err = strict.parse_str(&format!("A = {}\n", "x".repeat(100)), "long.conf").unwrap_err();
+/// assert!(err.to_string().starts_with("long.conf, line 1: line longer than the limit"));
+/// ```
 #[derive(Debug, Clone)]
 pub struct Limits {
     /// Largest file read, in bytes (default 64 MiB).
@@ -239,6 +246,19 @@ impl Default for Config {
 impl Config {
     /// Reads a top configuration file with the process's environment and
     /// the default limits (see [`Loader::load_file`]).
+    ///
+    /// ```
+    /// use matchmaker::config::Config;
+    /// let dir = std::env::temp_dir().join(format!("cfg-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// std::fs::write(dir.join("condor_config"), "LOCAL_CONFIG_FILE = $(CONFIG_ROOT)/local\nA = top\n").unwrap();
+    /// std::fs::write(dir.join("local"), "A = local\n").unwrap();
+    /// let config = Config::from_file(dir.join("condor_config"))?;
+    /// assert_eq!(config.get_string("A")?, "local");
+    /// assert_eq!(config.files().count(), 2);
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
     pub fn from_file(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         Loader::new().load_file(path)
     }
@@ -336,6 +356,15 @@ impl Config {
     /// sorted ignoring case. [`lookup`](Config::lookup) of each gives what
     /// the dump prints (with a subsystem, `FOO` may be found as
     /// `TOOL.FOO`).
+    ///
+    /// ```
+    /// use matchmaker::config::Config;
+    /// let config = Config::parse_str("zz_mine = 1\n", "n.conf")?;
+    /// let names = config.names();
+    /// assert!(names.len() > 1000);
+    /// assert_eq!(names.last().map(String::as_str), Some("zz_mine"));
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<(String, String)> =
             self.entries.iter().map(|e| (e.name.to_ascii_lowercase(), e.name.clone())).collect();
@@ -353,14 +382,29 @@ impl Config {
         self.global_file.iter().chain(self.local_files.iter()).map(String::as_str)
     }
 
-    /// Warnings of reading (`warning :` statements, unexpanded function
-    /// macros in conditions).
+    /// Warnings of reading (`warning :` statements, `NAME : value`
+    /// assignments, unexpanded function macros in names and conditions).
+    ///
+    /// ```
+    /// use matchmaker::config::Config;
+    /// let config = Config::parse_str("warning : check $(A)\nA = 1\n", "w.conf")?;
+    /// assert_eq!(config.warnings(), ["Config source Warning \"w.conf\", Line 1: check "]);
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
 
     /// Sets `name` to `value` (raw) as if a statement of `source` had, with
     /// references to its own previous value expanded.
+    ///
+    /// ```
+    /// use matchmaker::config::{Config, Source};
+    /// let mut config = Config::default();
+    /// config.set("STARTD_ATTRS", "$(STARTD_ATTRS) CpusUsage", Source::Environment)?;
+    /// assert_eq!(config.get_string("STARTD_ATTRS")?, " CpusUsage");
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
     pub fn set(&mut self, name: &str, value: &str, source: Source) -> Result<(), ConfigError> {
         let mut warnings = Vec::new();
         let v = expand(self, value, Mode::SelfOnly(name), &mut warnings)
