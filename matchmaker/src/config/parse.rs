@@ -117,9 +117,9 @@ fn statement(
     }
     let mut line = line;
     if let Some(rest) = line.strip_prefix(':') {
-        let is_if = rest.len() >= 2
-            && rest.as_bytes()[..2].eq_ignore_ascii_case(b"if")
-            && rest[2..].chars().next().is_none_or(is_space);
+        // HTCondor strips the ':' of a line inside an if, and of ':if'
+        // (lower case only) anywhere, so old readers skip those lines.
+        let is_if = rest.starts_with("if") && rest[2..].chars().next().is_none_or(is_space);
         if state.ifs.inside() || is_if {
             line = rest;
         }
