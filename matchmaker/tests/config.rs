@@ -146,6 +146,19 @@ fn macro_cycles_and_explosions_are_errors() {
     assert!(err.to_string().contains("cycle"), "{err}");
     assert_eq!(c.lookup("A").expect("defined").value, "");
 
+    // A reference to itself hidden in a default makes the value grow at
+    // each step (HTCondor never finishes on this one; found by the random
+    // corpus): an error within the time bound.
+    let c = Config::parse_str(
+        "tool.e = $(NOPE:-7 $($(G $(C.D:$(tool.e $($(G $($(G $$(Cpus $(C.D:=?= $(G $($(TOOL.E) x $($(TOOL.E))\n",
+        "grow.conf",
+    )
+    .expect("reads");
+    let start = std::time::Instant::now();
+    let err = c.get_string("TOOL.E").expect_err("grows without end");
+    assert!(err.to_string().contains("cycle through $(TOOL.E)"), "{err}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+
     let mut text = String::from("A0 = xxxxxxxxxxxxxxxx\n");
     for i in 1..64 {
         text.push_str(&format!("A{i} = $(A{})$(A{})\n", i - 1, i - 1));

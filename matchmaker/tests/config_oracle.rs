@@ -66,6 +66,59 @@ fn mask_dump(text: &str, detected: &HashSet<String>) -> String {
     out
 }
 
+/// Compares one of HTCondor's answers with ours; a description of the
+/// difference if they differ.
+fn compare(
+    label: &str,
+    answer: &serde_json::Value,
+    loaded: &Result<matchmaker::config::Config, matchmaker::config::ConfigError>,
+    oracle_dir: &str,
+    here: &str,
+    detected: &HashSet<String>,
+) -> Option<String> {
+    let args: Vec<&str> = answer["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
+    let rc = answer["rc"].as_i64().expect("rc") as i32;
+    let want_out = answer["stdout"].as_str().expect("stdout").replace(oracle_dir, here);
+    let want_err = answer["stderr"].as_str().expect("stderr").replace(oracle_dir, here);
+    let label = format!("{label}: {args:?}");
+    let config = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            // HTCondor refuses the file too, naming the same line.
+            let line = want_err
+                .lines()
+                .filter(|l| l.contains("Error"))
+                .find_map(|l| l.split("Line ").nth(1))
+                .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+                .map(|n| format!("line {n}:"));
+            let ours = e.to_string();
+            let same_line = line.as_ref().is_none_or(|l| ours.contains(l.as_str()));
+            if rc != 1 || !want_out.is_empty() || !same_line || !ours.contains(here) {
+                return Some(format!("{label}: HTCondor rc {rc} stderr {want_err:?}, ours: {ours}"));
+            }
+            return None;
+        }
+    };
+    let verbose = args.contains(&"-v");
+    let names: Vec<&str> = args.iter().copied().filter(|a| !a.starts_with('-')).collect();
+    let (got, want_out) = if args.contains(&"-dump") {
+        let got = tool::dump(config, verbose);
+        let masked = mask_dump(&got.stdout, detected);
+        (tool::Output { stdout: masked, ..got }, mask_dump(&want_out, detected))
+    } else {
+        (tool::query(config, &names, verbose), want_out)
+    };
+    if got.stdout != want_out || got.stderr != want_err || got.exit_code != rc {
+        return Some(format!(
+            "{label}: rc {rc} vs ours {}\n{}{}",
+            got.exit_code,
+            diff(&want_out, &got.stdout),
+            diff(&want_err, &got.stderr)
+        ));
+    }
+    None
+}
+
 #[test]
 fn corpus_matches_condor_config_val() {
     let detected = detected();
@@ -82,49 +135,42 @@ fn corpus_matches_condor_config_val() {
         let here = case.to_str().expect("utf-8 path");
         let loaded = loader(case).load_file(case.join("condor_config"));
         for answer in expected["answers"].as_array().expect("answers") {
-            let args: Vec<&str> = answer["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
-            let rc = answer["rc"].as_i64().expect("rc") as i32;
-            let want_out = answer["stdout"].as_str().expect("stdout").replace(oracle_dir, here);
-            let want_err = answer["stderr"].as_str().expect("stderr").replace(oracle_dir, here);
-            let label = format!("{}: {:?}", case.file_name().and_then(|n| n.to_str()).unwrap_or("?"), args);
+            let label = case.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
             compared += 1;
-            let config = match &loaded {
-                Ok(c) => c,
-                Err(e) => {
-                    // HTCondor refuses the file too, naming the same line.
-                    let line = want_err
-                        .split("Line ")
-                        .nth(1)
-                        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-                        .map(|n| format!("line {n}:"));
-                    let ours = e.to_string();
-                    let same_line = line.as_ref().is_none_or(|l| ours.contains(l.as_str()));
-                    if rc != 1 || !want_out.is_empty() || !same_line || !ours.contains(here) {
-                        failures.push(format!("{label}: HTCondor rc {rc} stderr {want_err:?}, ours: {ours}"));
-                    }
-                    continue;
-                }
-            };
-            let verbose = args.contains(&"-v");
-            let names: Vec<&str> = args.iter().copied().filter(|a| !a.starts_with('-')).collect();
-            let (got, want_out) = if args.contains(&"-dump") {
-                let got = tool::dump(config, verbose);
-                let masked = mask_dump(&got.stdout, &detected);
-                (tool::Output { stdout: masked, ..got }, mask_dump(&want_out, &detected))
-            } else {
-                (tool::query(config, &names, verbose), want_out)
-            };
-            if got.stdout != want_out || got.stderr != want_err || got.exit_code != rc {
-                failures.push(format!(
-                    "{label}: rc {rc} vs ours {}\n{}{}",
-                    got.exit_code,
-                    diff(&want_out, &got.stdout),
-                    diff(&want_err, &got.stderr)
-                ));
+            if let Some(f) = compare(&label, answer, &loaded, oracle_dir, here, &detected) {
+                failures.push(f);
             }
         }
     }
     assert!(compared > 30, "only {compared} answers compared");
+    assert!(failures.is_empty(), "{} of {compared} answers differ:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// The random configurations of `tests/data/config/random` (every feature,
+/// drawn at random by the generator), each queried for all its names with
+/// and without `-v`.
+#[test]
+fn random_configurations_match_condor_config_val() {
+    let detected = detected();
+    let dir = data().join("random");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).expect("expected.json"))
+            .expect("json");
+    let oracle_dir = expected["dir"].as_str().expect("dir");
+    let here = dir.to_str().expect("utf-8 path");
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for case in expected["cases"].as_array().expect("cases") {
+        let file = case["file"].as_str().expect("file");
+        let loaded = loader(&dir).load_file(dir.join(file));
+        for answer in case["answers"].as_array().expect("answers") {
+            compared += 1;
+            if let Some(f) = compare(file, answer, &loaded, oracle_dir, here, &detected) {
+                failures.push(f);
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} answers compared");
     assert!(failures.is_empty(), "{} of {compared} answers differ:\n{}", failures.len(), failures.join("\n\n"));
 }
 

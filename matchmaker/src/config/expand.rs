@@ -151,6 +151,11 @@ pub(crate) fn expand(
     let mut value = text.to_string();
     let mut steps = 0usize;
     let mut last_name = String::new();
+    // Each step rescans the value from its start: bound the total work too,
+    // so that a cycle that makes the value grow fails fast.
+    let mut scanned = 0usize;
+    let max_scanned = limits.max_value.saturating_mul(16);
+    let mut counts: rustc_hash::FxHashMap<String, u32> = rustc_hash::FxHashMap::default();
     loop {
         let found = {
             let bytes = value.as_bytes();
@@ -173,11 +178,11 @@ pub(crate) fn expand(
         };
         let Some(f) = found else { break };
         steps += 1;
-        if steps > limits.max_expansions {
-            return Err(format!(
-                "more than {} macro expansions (a cycle through $({})?)",
-                limits.max_expansions, last_name
-            ));
+        scanned = scanned.saturating_add(value.len());
+        if steps > limits.max_expansions || scanned > max_scanned {
+            // Name the macro expanded most often: the likely cycle.
+            let busiest = counts.iter().max_by_key(|(_, &n)| n).map_or(last_name.as_str(), |(k, _)| k.as_str());
+            return Err(format!("macro expansion does not end within the limits (a cycle through $({busiest})?)"));
         }
         let name_end = f.default.map_or(f.right - 1, |d| d - 1);
         let name = value[f.body..name_end].to_string();
@@ -198,6 +203,7 @@ pub(crate) fn expand(
         if value.len() - (f.right - f.dollar) + replacement.len() > limits.max_value {
             return Err(format!("the value grows past {} bytes (through $({name}))", limits.max_value));
         }
+        *counts.entry(name.to_ascii_uppercase()).or_insert(0) += 1;
         last_name = name;
         value.replace_range(f.dollar..f.right, &replacement);
         // The next scan starts again from the beginning (as HTCondor 23.9

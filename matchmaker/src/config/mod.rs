@@ -78,7 +78,9 @@ pub struct Limits {
     pub max_line: usize,
     /// Longest value, as written or expanded, in bytes (default 1 MiB).
     pub max_value: usize,
-    /// Most macro replacements while expanding one value (default 10,000).
+    /// Most macro replacements while expanding one value (default 10,000);
+    /// the text scanned while expanding one value is bounded too, to 16
+    /// times `max_value`.
     pub max_expansions: usize,
     /// Most files read from LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR
     /// (default 10,000).

@@ -14,6 +14,7 @@
 use std::fmt::Write;
 
 use super::defaults::Defaults;
+use super::lines::is_space;
 use super::Config;
 
 /// What the tool prints and its exit status.
@@ -47,7 +48,8 @@ fn indent_lines(value: &str, indent: &str, tag: Option<&str>) -> String {
         s.push_str("@=");
         s.push_str(t);
     }
-    for line in value.split('\n').filter(|l| !l.is_empty()) {
+    // HTCondor's line splitting trims each line and drops empty ones.
+    for line in value.split('\n').map(|l| l.trim_matches(is_space)).filter(|l| !l.is_empty()) {
         s.push('\n');
         s.push_str(indent);
         s.push_str(line);

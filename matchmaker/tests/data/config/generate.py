@@ -42,7 +42,7 @@ def run(config, args, extra_env=None):
     cmd = ["chroot", CHROOT, "condor_config_val"] + args
     if CHROOT == "/":
         cmd = cmd[2:]
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=20)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -155,6 +155,131 @@ def corpus():
         print(case, len(answers), "answers")
 
 
+# Random configurations: statements drawn from every feature, names in a
+# fixed order where a value refers only to earlier names and itself (so
+# there is no cycle, on which HTCondor itself would not finish).
+RANDOM_DIR = os.path.join(HERE, "random")
+RANDOM_CASES = 150
+NAMES = ["A", "b_two", "C.D", "TOOL.E", "F", "NEGOTIATOR.G", "PRIORITY_HALFLIFE", "SLOT_WEIGHT",
+         "START", "STARTD_ATTRS", "DEFAULT_PRIO_FACTOR", "H", "ACCOUNTANT_HOST", "Zed"]
+
+
+def random_value(rng, i, depth=0):
+    parts = []
+    for _ in range(rng.randint(0, 4)):
+        k = rng.random()
+        # Names this one may refer to: itself and the earlier ones; E stands
+        # for TOOL.E (condor_config_val reads as TOOL), so only later names
+        # may use it.
+        earlier = NAMES[:i + 1] + ["NOPE", "G"] + (["E"] if i > 3 else [])
+        if k < 0.25:
+            parts.append(rng.choice(["x", "1", "2.5", "true", "False", "(a && b)", "foo bar", "-7", "\"str\""]))
+        elif k < 0.5:
+            ref = rng.choice(earlier)
+            parts.append("$(%s)" % (ref.swapcase() if rng.random() < 0.2 else ref))
+        elif k < 0.6 and depth < 2:
+            parts.append("$(%s:%s)" % (rng.choice(earlier), random_value(rng, i, depth + 1).replace(")", "")))
+        elif k < 0.7:
+            parts.append(rng.choice(["$ENV(CFGTEST_VAR)", "$ENV(NOPE)", "$ENV(NOPE:dflt)", "$$(Cpus)",
+                                     "$$([Memory/2])", "$(DOLLAR)", "$"]))
+        elif k < 0.8:
+            parts.append("$($(%s))" % rng.choice(earlier))
+        else:
+            parts.append(rng.choice(["+", "*", "||", "=?=", ",", ":", "#notacomment"]))
+    return (" " * rng.randint(0, 1)).join(parts) if rng.random() < 0.5 else " ".join(parts)
+
+
+def random_condition(rng, i):
+    return rng.choice([
+        "true", "false", "yes", "no", "0", "1", "2.5", "defined %s" % rng.choice(NAMES), "! defined %s" % rng.choice(NAMES),
+        "version >= 8.1.2", "version < 23.9.6", "version == 23.9.6", "version > 23.9", "$(%s)" % rng.choice(NAMES[:i + 1] + ["NOPE"]),
+        "defined use POLICY:DESKTOP", "defined use FEATURE:NOPE", "!$(%s)" % rng.choice(NAMES[:i + 1]),
+    ])
+
+
+def random_statement(rng, out, depth=0):
+    i = rng.randrange(len(NAMES))
+    name = NAMES[i]
+    if rng.random() < 0.3:
+        name = name.lower() if rng.random() < 0.5 else name.upper()
+    k = rng.random()
+    if k < 0.45:
+        value = random_value(rng, i)
+        if rng.random() < 0.2:
+            value = "$(%s) %s" % (NAMES[i], value)
+        sep = rng.choice(["=", " = ", "  =\t", "= ", " :"] if NAMES[i] != "ACCOUNTANT_HOST" else ["="])
+        line = rng.choice(["", " ", "\t"]) + name + sep + value + rng.choice(["", " ", "\t "])
+        if rng.random() < 0.2 and " " in value:
+            # continue the value on further lines
+            cut = value.index(" ")
+            line = name + " = " + value[:cut] + " \\\n" + rng.choice(["", "  ", "# a comment \\\n  "]) + value[cut + 1:]
+        out.append(line)
+    elif k < 0.55:
+        out.append("%s @=end" % name)
+        for _ in range(rng.randint(0, 3)):
+            out.append(rng.choice(["  ", ""]) + random_value(rng, i))
+        out.append("@end")
+    elif k < 0.65 and depth < 2:
+        out.append("if " + random_condition(rng, i))
+        for _ in range(rng.randint(0, 3)):
+            random_statement(rng, out, depth + 1)
+        if rng.random() < 0.4:
+            out.append("elif " + random_condition(rng, i))
+            for _ in range(rng.randint(0, 2)):
+                random_statement(rng, out, depth + 1)
+        if rng.random() < 0.5:
+            out.append("else")
+            for _ in range(rng.randint(0, 2)):
+                random_statement(rng, out, depth + 1)
+        out.append("endif")
+    elif k < 0.72:
+        out.append(rng.choice([
+            "use POLICY : ALWAYS_RUN_JOBS", "use POLICY : PREEMPT_IF(%s)" % rng.choice(NAMES),
+            "use FEATURE : PartitionableSlot(%d, %d%%)" % (rng.randint(1, 3), rng.randint(1, 100)),
+            "use policy : hold_if_memory_exceeded", "use POLICY : DESKTOP", "use ROLE : Execute",
+        ]))
+    elif k < 0.8:
+        out.append(rng.choice(["# comment", "", "   ", "#", "# comment \\", "[section]"]))
+    else:
+        out.append("%s = %s" % (name, random_value(rng, i)))
+
+
+def random_corpus():
+    import random
+    if os.path.exists(RANDOM_DIR):
+        shutil.rmtree(RANDOM_DIR)
+    os.makedirs(RANDOM_DIR)
+    inside = INSIDE + "/random"
+    dest = os.path.join(CHROOT, inside.lstrip("/"))
+    os.makedirs(dest, exist_ok=True)
+    cases = []
+    for n in range(RANDOM_CASES):
+        rng = random.Random(n)
+        out = []
+        for _ in range(rng.randint(1, 25)):
+            random_statement(rng, out)
+        text = "\n".join(out) + "\n"
+        fname = "%03d.conf" % n
+        with open(os.path.join(RANDOM_DIR, fname), "w") as f:
+            f.write(text)
+        with open(os.path.join(dest, fname), "w") as f:
+            f.write(text)
+        answers = []
+        try:
+            for q in (["-v"] + NAMES + ["NOPE"], NAMES):
+                rc, o, e = run(inside + "/" + fname, q)
+                answers.append({"args": q, "rc": rc, "stdout": o, "stderr": e})
+        except subprocess.TimeoutExpired:
+            print("condor_config_val does not finish on", fname, "(left out)")
+            os.remove(os.path.join(RANDOM_DIR, fname))
+            continue
+        cases.append({"file": fname, "answers": answers})
+    with open(os.path.join(RANDOM_DIR, "expected.json"), "w") as f:
+        json.dump({"dir": inside, "cases": cases}, f, indent=1)
+        f.write("\n")
+    print("random", RANDOM_CASES, "cases")
+
+
 def main():
     if os.geteuid() != 0 and CHROOT != "/":
         sys.exit("run as root (chroot)")
@@ -162,6 +287,7 @@ def main():
     defaults_table()
     metaknob_table()
     corpus()
+    random_corpus()
 
 
 if __name__ == "__main__":
