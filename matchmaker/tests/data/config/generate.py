@@ -159,7 +159,7 @@ def corpus():
 # fixed order where a value refers only to earlier names and itself (so
 # there is no cycle, on which HTCondor itself would not finish).
 RANDOM_DIR = os.path.join(HERE, "random")
-RANDOM_CASES = 150
+RANDOM_CASES = 300
 NAMES = ["A", "b_two", "C.D", "TOOL.E", "F", "NEGOTIATOR.G", "PRIORITY_HALFLIFE", "SLOT_WEIGHT",
          "START", "STARTD_ATTRS", "DEFAULT_PRIO_FACTOR", "H", "ACCOUNTANT_HOST", "Zed"]
 
@@ -238,8 +238,20 @@ def random_statement(rng, out, depth=0):
             "use FEATURE : PartitionableSlot(%d, %d%%)" % (rng.randint(1, 3), rng.randint(1, 100)),
             "use policy : hold_if_memory_exceeded", "use POLICY : DESKTOP", "use ROLE : Execute",
         ]))
-    elif k < 0.8:
-        out.append(rng.choice(["# comment", "", "   ", "#", "# comment \\", "[section]"]))
+    elif k < 0.76:
+        out.append(rng.choice(["# comment", "", "   ", "#", "# comment \\", "[section]", ":if true", ":endif"]))
+    elif k < 0.82:
+        out.append(rng.choice([
+            "warning : watch %s" % random_value(rng, i),
+            "%s += %s" % (name, random_value(rng, i)),
+            "%s extra words = %s" % (name, random_value(rng, i)),
+            "%s = first \\\n# a comment that ends it\nNEXT_LINE = x" % name,
+            "use POLICY : PREEMPT_IF($(%s))" % rng.choice(NAMES[:i + 1]),
+            "use FEATURE : PartitionableSlot($(%s), 50%%)" % rng.choice(NAMES[:i + 1]),
+            "use POLICY : %s" % rng.choice(["UWCS_DESKTOP", "LIMIT_JOB_RUNTIMES(3600)", "HOLD_IF_CPUS_EXCEEDED",
+                                            "PREEMPT_IF_MEMORY_EXCEEDED", "WANT_HOLD_IF(%s, 7, why)" % rng.choice(NAMES)]),
+            "error : stop %s" % random_value(rng, i) if rng.random() < 0.1 else "# no error",
+        ]))
     else:
         out.append("%s = %s" % (name, random_value(rng, i)))
 
