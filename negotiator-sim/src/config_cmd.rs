@@ -37,13 +37,7 @@ pub fn run(args: Args) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
-        None => match loader.parse_str("", "<none>") {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("negotiator-sim config: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
+        None => loader.defaults(),
     };
     let out = if args.dump {
         tool::dump(&config, args.verbose)

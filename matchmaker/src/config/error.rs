@@ -73,14 +73,14 @@ pub enum ConfigError {
         message: String,
     },
     /// A value that is not of the type asked for.
-    #[error("{name} = {value} (set at {source_}): {message}")]
+    #[error("{name} = {value} (set at {set_at}): {message}")]
     BadValue {
         /// The name.
         name: String,
         /// Its expanded value.
         value: String,
         /// Where it was set: `file, line N`, `<Default>`, ...
-        source_: String,
+        set_at: String,
         /// What was expected.
         message: String,
     },

@@ -130,7 +130,7 @@ fn read_dirs(config: &mut Config, dirs: &str, files_read: &mut usize) -> Result<
         Some(re) => Some(regex::Regex::new(&re).map_err(|e| ConfigError::BadValue {
             name: "LOCAL_CONFIG_DIR_EXCLUDE_REGEXP".to_string(),
             value: re.clone(),
-            source_: config.lookup("LOCAL_CONFIG_DIR_EXCLUDE_REGEXP").map(|l| l.source.to_string()).unwrap_or_default(),
+            set_at: config.lookup("LOCAL_CONFIG_DIR_EXCLUDE_REGEXP").map(|l| l.source.to_string()).unwrap_or_default(),
             message: format!("not a valid regular expression: {e}"),
         })?),
         None => None,

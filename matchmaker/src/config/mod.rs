@@ -170,6 +170,18 @@ impl Loader {
         }
     }
 
+    /// HTCondor's defaults only, with this loader's subsystem, environment
+    /// and limits.
+    ///
+    /// ```
+    /// use matchmaker::config::Loader;
+    /// let tool = Loader::new().subsystem("TOOL").defaults();
+    /// assert_eq!(tool.lookup("IsTool").map(|l| l.name), Some("TOOL.IsTool".to_string()));
+    /// ```
+    pub fn defaults(&self) -> Config {
+        self.empty()
+    }
+
     /// Reads a configuration text (no LOCAL_CONFIG_FILE, LOCAL_CONFIG_DIR
     /// or environment overrides); `name` stands for the file in messages and
     /// sources.
@@ -220,7 +232,8 @@ pub struct Lookup {
     pub value: String,
     /// Where it was set.
     pub source: Source,
-    /// Whether it was written as a `@=` multi-line value.
+    /// Whether the raw value spans several lines (`condor_config_val`
+    /// prints those as `NAME @=end` ... `@end`).
     pub multi_line: bool,
 }
 

@@ -22,7 +22,7 @@ impl Config {
         ConfigError::BadValue {
             name: found.name.clone(),
             value: found.value.clone(),
-            source_: found.source.to_string(),
+            set_at: found.source.to_string(),
             message: message.into(),
         }
     }
