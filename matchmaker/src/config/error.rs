@@ -1,0 +1,93 @@
+//! Errors of reading and querying a configuration.
+
+use std::fmt;
+
+/// Where a statement is: the file (or the name given to
+/// [`Config::parse_str`](super::Config::parse_str)) and its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file's path as given, or the text's name.
+    pub file: String,
+    /// The line, from 1 (the last line of a continued statement).
+    pub line: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}, line {}", self.file, self.line)
+    }
+}
+
+/// An error reading a configuration or converting one of its values.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A statement that cannot be read: a line without `=`, an invalid
+    /// name, an `if` without `endif`, an unknown metaknob, a line over the
+    /// size limit, an `error :` statement, ...
+    #[error("{at}: {message}")]
+    Syntax {
+        /// The statement.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
+    /// `include : FILE`, `include ifexist : FILE` or `include : COMMAND |`:
+    /// this reader includes no files and runs no commands.
+    #[error("{at}: '{statement}' refused: includes and commands are not supported (put the file in LOCAL_CONFIG_FILE or LOCAL_CONFIG_DIR instead)")]
+    Include {
+        /// The statement.
+        at: Location,
+        /// The statement's text.
+        statement: String,
+    },
+    /// A file that cannot be read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file, or a value after expansion, over its size limit.
+    #[error("{what} is larger than the limit of {limit} bytes")]
+    TooLarge {
+        /// What was too large.
+        what: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// A name neither the files nor HTCondor's defaults define.
+    #[error("{name} is not defined")]
+    Undefined {
+        /// The name asked for.
+        name: String,
+    },
+    /// Macro expansion that does not end (`A = $(B)`, `B = $(A)`) or grows
+    /// past the limits.
+    #[error("expanding {name}: {message}")]
+    Expansion {
+        /// The name being expanded.
+        name: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A value that is not of the type asked for.
+    #[error("{name} = {value} (set at {set_at}): {message}")]
+    BadValue {
+        /// The name.
+        name: String,
+        /// Its expanded value.
+        value: String,
+        /// Where it was set: `file, line N`, `<Default>`, ...
+        set_at: String,
+        /// What was expected.
+        message: String,
+    },
+}
+
+impl ConfigError {
+    pub(crate) fn syntax(at: Location, message: impl Into<String>) -> ConfigError {
+        ConfigError::Syntax { at, message: message.into() }
+    }
+}

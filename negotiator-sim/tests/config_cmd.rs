@@ -1,0 +1,87 @@
+//! `negotiator-sim config` against `condor_config_val`'s recorded answers
+//! (the matchmaker's oracle corpus): the command prints the same bytes and
+//! exits with the same status.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../matchmaker/tests/data/config/corpus")
+}
+
+fn run(args: &[&str], condor_config: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_negotiator-sim"));
+    cmd.arg("config").args(args).env_clear();
+    cmd.env("PATH", "/usr/bin:/bin:/usr/sbin:/sbin")
+        .env("CFGTEST_VAR", "from the environment")
+        .env("CFGTEST_EMPTY", "");
+    if let Some(c) = condor_config {
+        cmd.env("CONDOR_CONFIG", c);
+    }
+    let out = cmd.output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn name_queries_print_what_condor_config_val_prints() {
+    let mut checked = 0;
+    for case in ["basic", "cond", "hold_mem", "pslot", "locals", "subsystems", "statements"] {
+        let dir = corpus().join(case);
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).expect("expected")).expect("json");
+        let oracle_dir = expected["dir"].as_str().expect("dir");
+        let here = dir.canonicalize().expect("corpus dir");
+        let here = here.to_str().expect("utf-8");
+        let top = Path::new(here).join("condor_config");
+        for answer in expected["answers"].as_array().expect("answers") {
+            let args: Vec<&str> = answer["args"].as_array().expect("args").iter().filter_map(|a| a.as_str()).collect();
+            if args.contains(&"-dump") {
+                continue; // compared, with the machine's values left out, by the matchmaker's test
+            }
+            // Half through --config, half through CONDOR_CONFIG.
+            let (rc, out, err) = if checked % 2 == 0 {
+                let mut with = vec!["--config", top.to_str().expect("utf-8")];
+                with.extend(&args);
+                run(&with, None)
+            } else {
+                run(&args, Some(&top))
+            };
+            let want = |k: &str| answer[k].as_str().expect(k).replace(oracle_dir, here);
+            assert_eq!(out, want("stdout"), "{case} {args:?}");
+            assert_eq!(err, want("stderr"), "{case} {args:?}");
+            assert_eq!(rc as i64, answer["rc"].as_i64().expect("rc"), "{case} {args:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 20);
+}
+
+#[test]
+fn refused_files_give_one_line_and_status_1() {
+    let top = corpus().join("errors_unknown_knob/condor_config");
+    let (rc, out, err) = run(&["--config", top.to_str().expect("utf-8"), "A"], None);
+    assert_eq!((rc, out.as_str()), (1, ""));
+    assert!(err.contains("condor_config, line 3: use POLICY: does not recognise NO_SUCH_POLICY"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn without_a_file_the_defaults_answer() {
+    let (rc, out, err) = run(&["-v", "PRIORITY_HALFLIFE", "IsTool"], None);
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(
+        out,
+        "PRIORITY_HALFLIFE = 86400\n # at: <Default>\n # raw: PRIORITY_HALFLIFE = 86400\n\n\
+         TOOL.IsTool = true\n # at: <Default>\n # raw: TOOL.IsTool = true\n\n"
+    );
+    let (rc, out, _) = run(&["--dump"], None);
+    assert_eq!(rc, 0);
+    assert!(out.starts_with("# Configuration from machine: <unknown hostname>\nABORT_ON_EXCEPTION = false\n"), "{out}");
+    let (rc, _, err) = run(&[], None);
+    assert_eq!(rc, 2);
+    assert!(err.contains("give names"), "{err}");
+}
