@@ -16,9 +16,15 @@ use matchmaker::accountant::{Accountant, AccountantConfig, PriorityRow, Userprio
 #[derive(clap::Args)]
 pub struct Args {
     /// The accountant's log (HTCondor's `Accountantnew.log`, in its SPOOL
-    /// directory).
-    #[arg(long, value_name = "FILE", default_value = "Accountantnew.log")]
-    log: PathBuf,
+    /// directory). Default: ACCOUNTANT_DATABASE_FILE of `--config`, else
+    /// `Accountantnew.log`.
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+    /// HTCondor configuration file with the accountant's knobs
+    /// (PRIORITY_HALFLIFE, DEFAULT_PRIO_FACTOR, GROUP_NAMES, ...; default:
+    /// HTCondor's defaults).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Current time, epoch seconds (default: the clock). Submitters with no
     /// usage in the day before are hidden unless `--allusers`.
     #[arg(long, value_name = "EPOCH", allow_negative_numbers = true)]
@@ -103,8 +109,14 @@ pub fn run(args: Args) -> ExitCode {
     let now = args.now.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
     });
-    let config = AccountantConfig::default();
-    if let Some(code) = edit(&args, config.clone(), now) {
+    let (config, log) = match settings(&args) {
+        Ok(found) => found,
+        Err(message) => {
+            eprintln!("negotiator-sim userprio: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(code) = edit(&args, &log, config.clone(), now) {
         return code;
     }
     let (rows, last_update) = match &args.inputfile {
@@ -116,7 +128,11 @@ pub fn run(args: Args) -> ExitCode {
             }
         },
         None => {
-            let (acct, report) = match Accountant::load(config, &args.log) {
+            if !log.exists() {
+                eprintln!("negotiator-sim userprio: no accountant log at {} (give --log)", log.display());
+                return ExitCode::from(2);
+            }
+            let (acct, report) = match Accountant::load(config, &log) {
                 Ok(loaded) => loaded,
                 Err(e) => {
                     eprintln!("negotiator-sim userprio: {e}");
@@ -169,6 +185,22 @@ pub fn run(args: Args) -> ExitCode {
     }
     print!("{}", table.render(&rows, last_update_time));
     ExitCode::SUCCESS
+}
+
+/// The accountant's settings and the log's path, from `--config` and `--log`.
+fn settings(args: &Args) -> Result<(AccountantConfig, PathBuf), String> {
+    let Some(path) = &args.config else {
+        let log = args.log.clone().unwrap_or_else(|| PathBuf::from("Accountantnew.log"));
+        return Ok((AccountantConfig::default(), log));
+    };
+    let config =
+        matchmaker::config::Loader::new().subsystem("NEGOTIATOR").load_file(path).map_err(|e| e.to_string())?;
+    let accountant = AccountantConfig::from_config(&config).map_err(|e| e.to_string())?;
+    let log = match &args.log {
+        Some(log) => log.clone(),
+        None => PathBuf::from(config.get_string("ACCOUNTANT_DATABASE_FILE").map_err(|e| e.to_string())?),
+    };
+    Ok((accountant, log))
 }
 
 /// Reads a saved userprio ad (`condor_userprio -l` output).
@@ -249,7 +281,7 @@ fn integer(text: &str) -> Result<i64, String> {
 }
 
 /// Makes the edit asked for, if any; returns the exit code then.
-fn edit(args: &Args, config: AccountantConfig, now: i64) -> Option<ExitCode> {
+fn edit(args: &Args, log: &std::path::Path, config: AccountantConfig, now: i64) -> Option<ExitCode> {
     type Op = Box<dyn FnOnce(&mut Accountant) -> Result<String, String>>;
     let pair = |v: &Option<Vec<String>>| v.as_ref().map(|p| (p[0].clone(), p[1].clone()));
     let op: Op = if let Some((name, value)) = pair(&args.setprio) {
@@ -312,7 +344,7 @@ fn edit(args: &Args, config: AccountantConfig, now: i64) -> Option<ExitCode> {
     } else {
         return None;
     };
-    let (mut acct, report) = match Accountant::open(config, &args.log, now) {
+    let (mut acct, report) = match Accountant::open(config, log, now) {
         Ok(opened) => opened,
         Err(e) => {
             eprintln!("negotiator-sim userprio: {e}");
