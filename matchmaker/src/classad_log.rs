@@ -518,6 +518,36 @@ impl Records {
         Ok(())
     }
 
+    /// `103 key name value` for a real, written as C's `%f` writes it;
+    /// returns the value the record holds (the real rounded to six
+    /// decimals, as a reader gets it back).
+    pub fn set_real(&mut self, key: &str, name: &str, value: f64) -> Result<f64, LogError> {
+        use std::fmt::Write as _;
+        check_word("key", key)?;
+        check_word("attribute name", name)?;
+        let value = if value.is_finite() {
+            value
+        } else if value > 0.0 {
+            f64::MAX
+        } else if value < 0.0 {
+            f64::MIN
+        } else {
+            0.0
+        };
+        self.text.push_str("103 ");
+        self.text.push_str(key);
+        self.text.push(' ');
+        self.text.push_str(name);
+        self.text.push(' ');
+        let start = self.text.len();
+        // Writing to a String cannot fail.
+        let _ = write!(self.text, "{value:.6}");
+        let written = self.text[start..].parse().unwrap_or(value);
+        self.text.push('\n');
+        self.count += 1;
+        Ok(written)
+    }
+
     /// `104 key name`.
     pub fn delete(&mut self, key: &str, name: &str) -> Result<(), LogError> {
         check_word("key", key)?;

@@ -259,6 +259,7 @@ impl Accountant {
     /// empty accountant). Changes made afterwards stay in memory.
     pub fn load(config: AccountantConfig, path: &Path) -> Result<(Self, LoadReport), AccountantError> {
         let mut acct = Self::new(config);
+        acct.reserve_for(std::fs::metadata(path).map_or(0, |m| m.len() as usize));
         let report = classad_log::read_log(path, &mut acct)?;
         Ok((acct, report))
     }
@@ -266,8 +267,17 @@ impl Accountant {
     /// Reads a log from its text, without a file (see [`Accountant::load`]).
     pub fn from_log_text(config: AccountantConfig, text: &str) -> Result<(Self, LoadReport), AccountantError> {
         let mut acct = Self::new(config);
+        acct.reserve_for(text.len());
         let report = classad_log::read_log_str(text, &mut acct)?;
         Ok((acct, report))
+    }
+
+    /// Room for the records of a log of `bytes` bytes (a compacted record
+    /// takes some 700 bytes), so that loading does not rehash.
+    fn reserve_for(&mut self, bytes: usize) {
+        let records = bytes / 1024;
+        self.customers.reserve(records);
+        self.customer_index.reserve(records);
     }
 
     /// The settings.
@@ -412,17 +422,28 @@ impl Accountant {
         self.last_update = now;
         self.has_accountant_record_or_create()?;
         self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
+        let mut key = String::new();
         for index in 0..self.customers.len() {
-            self.update_one(index, now, time_passed, aging)?;
+            self.update_one(index, now, time_passed, aging, &mut key)?;
         }
         self.commit(true)?;
         self.maybe_compact();
         Ok(())
     }
 
-    fn update_one(&mut self, index: usize, now: i64, time_passed: i64, aging: f64) -> Result<(), AccountantError> {
+    fn update_one(
+        &mut self,
+        index: usize,
+        now: i64,
+        time_passed: i64,
+        aging: f64,
+        key: &mut String,
+    ) -> Result<(), AccountantError> {
         let c = &mut self.customers[index];
-        let key = format!("{CUSTOMER_PREFIX}{}", c.name);
+        key.clear();
+        key.push_str(CUSTOMER_PREFIX);
+        key.push_str(&c.name);
+        let key = key.as_str();
         let old_priority = c.priority.unwrap_or(0.0).max(MIN_PRIORITY);
         let uncharged = c.uncharged_time.unwrap_or(0);
         let accumulated = c.accumulated_usage.unwrap_or(0.0);
@@ -447,35 +468,31 @@ impl Accountant {
         // priority that stays at 0.5 is not written.
         // What is kept is what the log says: reals rounded by `%f`.
         if priority != old_priority {
-            let text = format_real(priority);
-            c.priority = text.parse().ok();
-            p.set(&key, "Priority", &text)?;
+            c.priority = Some(p.set_real(key, "Priority", priority)?);
         }
         if new_accumulated != accumulated {
-            let text = format_real(new_accumulated);
-            c.accumulated_usage = text.parse().ok();
-            p.set(&key, "AccumulatedUsage", &text)?;
+            c.accumulated_usage = Some(p.set_real(key, "AccumulatedUsage", new_accumulated)?);
         }
         if new_weighted_accumulated != weighted_accumulated {
-            let text = format_real(new_weighted_accumulated);
-            c.weighted_accumulated_usage = text.parse().ok();
-            p.set(&key, "WeightedAccumulatedUsage", &text)?;
+            c.weighted_accumulated_usage =
+                Some(p.set_real(key, "WeightedAccumulatedUsage", new_weighted_accumulated)?);
         }
+        let mut itoa = [0u8; 20];
         if new_accumulated > 0.0 && begin == 0 {
             c.begin_usage_time = Some(now);
-            p.set(&key, "BeginUsageTime", &now.to_string())?;
+            p.set(key, "BeginUsageTime", int_text(now, &mut itoa))?;
         }
         if recent > 0.0 {
             c.last_usage_time = Some(now);
-            p.set(&key, "LastUsageTime", &now.to_string())?;
+            p.set(key, "LastUsageTime", int_text(now, &mut itoa))?;
         }
         if c.uncharged_time != Some(0) {
             c.uncharged_time = Some(0);
-            p.set(&key, "UnchargedTime", "0")?;
+            p.set(key, "UnchargedTime", "0")?;
         }
         if c.weighted_uncharged_time != Some(0.0) {
             c.weighted_uncharged_time = Some(0.0);
-            p.set(&key, "WeightedUnchargedTime", &format_real(0.0))?;
+            p.set(key, "WeightedUnchargedTime", "0.000000")?;
         }
         Ok(())
     }
@@ -1071,6 +1088,25 @@ impl LogTable for Accountant {
             attrs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         }
     }
+}
+
+/// Decimal text of an integer, written into `buf` (no allocation).
+fn int_text(value: i64, buf: &mut [u8; 20]) -> &str {
+    let mut n = value.unsigned_abs();
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.

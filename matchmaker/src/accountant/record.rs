@@ -96,14 +96,42 @@ impl Number {
 /// evaluating the expression (in an empty ad).
 pub(crate) fn parse_number(text: &str) -> Option<Number> {
     let t = text.trim();
-    let first = t.as_bytes().first()?;
-    if first.is_ascii_digit() || *first == b'-' || *first == b'+' || *first == b'.' {
-        if let Ok(i) = t.parse::<i64>() {
-            return Some(Number::Int(i));
+    let bytes = t.as_bytes();
+    // The common case, in one pass: `-?digits` (an integer) or
+    // `-?digits.digits` (a real, read with correct rounding).
+    let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
+    let mut value: i64 = 0;
+    let mut i = 0;
+    while i < digits.len() && digits[i].is_ascii_digit() && i < 18 {
+        value = value * 10 + i64::from(digits[i] - b'0');
+        i += 1;
+    }
+    if i > 0 && i == digits.len() {
+        return Some(Number::Int(if digits.len() < bytes.len() { -value } else { value }));
+    }
+    if i == 18 {
+        if let Ok(long) = t.parse::<i64>() {
+            return Some(Number::Int(long));
         }
-        if crate::classad_log::is_plain_number(t) {
-            return t.parse::<f64>().ok().map(Number::Real);
+    }
+    // `digits.digits` with at most 15 digits in all: the digits as an
+    // integer divided by a power of ten, both exact in a double, is the
+    // correctly rounded value (one IEEE division).
+    if i > 0 && i < digits.len() && digits[i] == b'.' {
+        let frac = &digits[i + 1..];
+        if !frac.is_empty() && i + frac.len() <= 15 && frac.iter().all(u8::is_ascii_digit) {
+            let mut m = value;
+            for &d in frac {
+                m = m * 10 + i64::from(d - b'0');
+            }
+            const POW10: [f64; 16] =
+                [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+            let r = m as f64 / POW10[frac.len()];
+            return Some(Number::Real(if digits.len() < bytes.len() { -r } else { r }));
         }
+    }
+    if i > 0 && crate::classad_log::is_plain_number(t) {
+        return t.parse::<f64>().ok().map(Number::Real);
     }
     let expr: classad::Expr = t.parse().ok()?;
     let ad = classad::ClassAd::new();
@@ -182,10 +210,27 @@ const RESOURCE_ATTRS: &[(&str, &str)] = &[
 ];
 
 /// The lower-case name of a typed attribute (any spelling), or `""` for
-/// another attribute; no allocation.
+/// another attribute; no allocation. The spellings HTCondor writes are
+/// recognised with one comparison.
 fn canonical(name: &str, table: &[(&str, &'static str)]) -> &'static str {
-    if let Some((_, lower)) = table.iter().find(|(written, _)| *written == name) {
-        return lower;
+    let exact = match name {
+        "Priority" => "priority",
+        "PriorityFactor" => "priorityfactor",
+        "ResourcesUsed" => "resourcesused",
+        "WeightedResourcesUsed" => "weightedresourcesused",
+        "UnchargedTime" => "unchargedtime",
+        "WeightedUnchargedTime" => "weightedunchargedtime",
+        "AccumulatedUsage" => "accumulatedusage",
+        "WeightedAccumulatedUsage" => "weightedaccumulatedusage",
+        "BeginUsageTime" => "beginusagetime",
+        "LastUsageTime" => "lastusagetime",
+        "RemoteUser" => "remoteuser",
+        "SlotWeight" => "slotweight",
+        "StartTime" => "starttime",
+        _ => "",
+    };
+    if !exact.is_empty() && table.iter().any(|(_, lower)| *lower == exact) {
+        return exact;
     }
     table.iter().find(|(written, _)| written.eq_ignore_ascii_case(name)).map_or("", |(_, lower)| lower)
 }
@@ -373,6 +418,10 @@ mod tests {
         assert_eq!(parse_number("12"), Some(Number::Int(12)));
         assert_eq!(parse_number("-0.500000"), Some(Number::Real(-0.5)));
         assert_eq!(parse_number("1.5e3"), Some(Number::Real(1500.0)));
+        // The short path gives exactly what a correctly rounded parse gives.
+        for text in ["0.1", "2.872445", "123456789.123456", "-0.000001", "7413.451000", "99999999.999999"] {
+            assert_eq!(parse_number(text), Some(Number::Real(text.parse().expect("real"))), "{text}");
+        }
         assert_eq!(parse_number("(2 + 3)"), Some(Number::Int(5)));
         assert_eq!(parse_number("\"x\""), None);
         assert_eq!(parse_number("inf"), None);
