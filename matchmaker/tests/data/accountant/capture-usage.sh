@@ -22,6 +22,8 @@ OUT=${1:-$HERE/usage}
 [ "$(id -u)" = 0 ] || die "must run as root"
 mkdir -p "$OUT"
 
+dump_default_knobs > "$OUT/knobs-defaults.txt"
+
 USERS=(bench01 bench02 bench03 bench04)
 for u in "${USERS[@]}"; do ensure_user "$u"; done
 
