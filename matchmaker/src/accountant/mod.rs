@@ -53,7 +53,7 @@ use crate::classad_log::{self, LoadReport, LogError, LogTable, LogWriter, Record
 use crate::groups::{GroupTree, ROOT};
 
 pub use record::{CustomerRecord, ResourceRecord, ACCOUNTANT_KEY, CUSTOMER_PREFIX, RESOURCE_PREFIX};
-pub use report::{PriorityRow, UserprioTable};
+pub use report::{GroupQuotas, PriorityRow, UserprioTable};
 
 use record::{format_real, format_string};
 

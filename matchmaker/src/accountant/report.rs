@@ -39,6 +39,45 @@ pub struct PriorityRow {
     pub last_usage_time: i64,
     /// For a group: its index among groups, breadth first (the root is 1).
     pub group_index: Option<usize>,
+    /// For a group, the negotiator's quota figures: `(configured, effective,
+    /// subtree)` quotas, its sort key (GROUP_SORT_EXPR), its surplus policy
+    /// (`no`, `byquota`, `regroup`) and the weighted jobs its members asked
+    /// for. The accountant alone has no quotas: see [`GroupQuotas::none`].
+    pub quotas: Option<GroupQuotas>,
+}
+
+/// A group's quota figures, as the negotiator reports them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupQuotas {
+    /// GROUP_QUOTA_<group> (or the dynamic fraction), as configured.
+    pub config_quota: f64,
+    /// The quota the negotiation cycle gave it.
+    pub effective_quota: f64,
+    /// Its quota plus its subgroups'.
+    pub subtree_quota: f64,
+    /// GROUP_SORT_EXPR's value: groups negotiate in its ascending order.
+    pub sort_key: f64,
+    /// `no`, `byquota` (GROUP_ACCEPT_SURPLUS) or `regroup` (GROUP_AUTOREGROUP).
+    pub surplus_policy: String,
+    /// Weighted jobs requested by its members.
+    pub requested: f64,
+}
+
+impl GroupQuotas {
+    /// What a group has before any negotiation cycle: no quota, and
+    /// GROUP_SORT_EXPR's default sort key (3.4e38 for `<none>`, 3.3e38 for
+    /// a group without quota); the root accepts surplus.
+    pub fn none(group: &str) -> Self {
+        let root = group == crate::groups::ROOT;
+        GroupQuotas {
+            config_quota: 0.0,
+            effective_quota: 0.0,
+            subtree_quota: 0.0,
+            sort_key: if root { 3.4e38 } else { 3.3e38 },
+            surplus_policy: if root { "byquota" } else { "no" }.to_string(),
+            requested: 0.0,
+        }
+    }
 }
 
 impl Accountant {
@@ -72,6 +111,7 @@ impl Accountant {
                 begin_usage_time: c.begin_usage_time.unwrap_or(0),
                 last_usage_time: c.last_usage_time.unwrap_or(0),
                 group_index: Some(i + 1),
+                quotas: Some(GroupQuotas::none(name)),
             });
         }
         for c in &self.customers {
@@ -101,6 +141,7 @@ impl Accountant {
                 begin_usage_time: c.begin_usage_time.unwrap_or(0),
                 last_usage_time: c.last_usage_time.unwrap_or(0),
                 group_index: None,
+                quotas: None,
             });
         }
         rows
@@ -149,6 +190,14 @@ impl PriorityRow {
                 begin_usage_time: get("BeginUsageTime", 0.0) as i64,
                 last_usage_time: get("LastUsageTime", 0.0) as i64,
                 group_index: is_group.then_some(n),
+                quotas: is_group.then(|| GroupQuotas {
+                    config_quota: get("ConfigQuota", 0.0),
+                    effective_quota: get("EffectiveQuota", 0.0),
+                    subtree_quota: get("SubtreeQuota", 0.0),
+                    sort_key: get("GroupSortKey", 0.0),
+                    surplus_policy: text(&format!("SurplusPolicy{n}")).unwrap_or_default(),
+                    requested: get("Requested", 0.0),
+                }),
                 name,
             });
         }
@@ -220,13 +269,21 @@ pub struct UserprioTable {
     utc_offset_seconds: i64,
     /// `-flat`.
     flat: bool,
+    /// `-grouporder`.
+    group_order: bool,
 }
 
 impl UserprioTable {
     /// The default table at time `now`: effective priority, factor, usage,
     /// time since last usage, of the submitters active in the last day.
     pub fn new(now: i64) -> Self {
-        UserprioTable { detail: 0, min_last_usage_time: now - 86_400, utc_offset_seconds: 0, flat: false }
+        UserprioTable {
+            detail: 0,
+            min_last_usage_time: now - 86_400,
+            utc_offset_seconds: 0,
+            flat: false,
+            group_order: false,
+        }
     }
 
     /// `-all`: every column.
@@ -286,6 +343,13 @@ impl UserprioTable {
         self
     }
 
+    /// `-grouporder`: flat, groups first in the negotiator's order.
+    pub fn group_order(mut self) -> Self {
+        self.flat = true;
+        self.group_order = true;
+        self
+    }
+
     /// Dates are printed in a zone `offset` seconds east of UTC (default UTC).
     pub fn utc_offset(mut self, offset: i64) -> Self {
         self.utc_offset_seconds = offset;
@@ -315,6 +379,30 @@ struct Line {
     display_order: f64,
     has: u32,
     index: usize,
+    quotas: GroupQuotas,
+    surplus: Surplus,
+}
+
+/// condor_userprio's surplus policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Surplus {
+    Unset,
+    No,
+    Regroup,
+    ByQuota,
+    Unknown,
+}
+
+impl Surplus {
+    fn name(self) -> &'static str {
+        match self {
+            Surplus::Unset => "",
+            Surplus::No => "no",
+            Surplus::Regroup => "Regroup",
+            Surplus::ByQuota => "ByQuota",
+            Surplus::Unknown => "n/a",
+        }
+    }
 }
 
 struct Render<'a> {
@@ -324,6 +412,7 @@ struct Render<'a> {
     hier: bool,
     hide_groups: bool,
     hide_none_if_possible: bool,
+    global_surplus: Surplus,
 }
 
 impl<'a> Render<'a> {
@@ -340,6 +429,7 @@ impl<'a> Render<'a> {
         let mut avail = 0u32;
         let mut lines: Vec<Line> = Vec::with_capacity(n);
         let mut need_fixup = false;
+        let mut global_surplus = Surplus::Unset;
         for (i, r) in rows.iter().enumerate() {
             let mut has = PRIORITY | 0x1;
             has |= FACTOR;
@@ -352,8 +442,21 @@ impl<'a> Render<'a> {
                 // Groups' rows carry no ceiling.
                 has |= CEILING;
             }
+            let mut surplus = Surplus::Unset;
             if r.is_group {
                 has |= EFF_QUOTA | CFG_QUOTA | SURPLUS | SORT_KEY | TREE_QUOTA | REQUESTED;
+                surplus = Surplus::No;
+                if let Some(q) = &r.quotas {
+                    surplus = match q.surplus_policy.to_ascii_lowercase().as_str() {
+                        "regroup" => Surplus::Regroup,
+                        "byquota" => Surplus::ByQuota,
+                        "no" => Surplus::No,
+                        _ => Surplus::Unknown,
+                    };
+                    if matches!(surplus, Surplus::Regroup | Surplus::ByQuota) {
+                        global_surplus = surplus;
+                    }
+                }
                 group_id = -(i as i64 + 1);
                 if r.name == "<none>" || r.name == "." {
                     group_id = 0;
@@ -383,6 +486,8 @@ impl<'a> Render<'a> {
                 display_order: 0.0,
                 has,
                 index: i + 1,
+                quotas: r.quotas.clone().unwrap_or_else(|| GroupQuotas::none("")),
+                surplus,
             });
         }
         if avail & USAGE == 0 {
@@ -405,8 +510,8 @@ impl<'a> Render<'a> {
                     none_ix = i;
                 }
                 lines[i].display_order = if detail & PRIORITY != 0 {
-                    // Sort keys are available (all zero without quotas).
-                    0.0
+                    // Groups carry their sort key.
+                    lines[i].quotas.sort_key
                 } else if detail & USAGE != 0 {
                     lines[i].acc_usage / 3600.0
                 } else if lines[i].group_id != 0 {
@@ -428,7 +533,7 @@ impl<'a> Render<'a> {
                 }
             }
         }
-        let mut render = Render { opts, lines, detail, hier, hide_groups, hide_none_if_possible: true };
+        let mut render = Render { opts, lines, detail, hier, hide_groups, hide_none_if_possible: true, global_surplus };
         render.arrange(avail);
         render
     }
@@ -450,8 +555,15 @@ impl<'a> Render<'a> {
         let detail = self.detail;
         if self.hier {
             let by_display_order = detail & (PRIORITY | USAGE) != 0;
+            let none_last = self.global_surplus == Surplus::Regroup;
             self.lines.sort_by(|a, b| {
                 if a.group_id != b.group_id {
+                    if none_last && a.group_id == 0 {
+                        return std::cmp::Ordering::Greater;
+                    }
+                    if none_last && b.group_id == 0 {
+                        return std::cmp::Ordering::Less;
+                    }
                     if by_display_order && a.display_order != b.display_order {
                         return a.display_order.total_cmp(&b.display_order);
                     }
@@ -462,6 +574,16 @@ impl<'a> Render<'a> {
                 }
                 by_column1(a, b, detail)
             });
+        } else if self.opts.group_order {
+            self.lines.sort_by(
+                |a, b| {
+                    if a.is_group || b.is_group {
+                        a.index.cmp(&b.index)
+                    } else {
+                        by_column1(a, b, detail)
+                    }
+                },
+            );
         } else {
             self.lines.sort_by(|a, b| by_column1(a, b, detail));
         }
@@ -555,14 +677,17 @@ impl<'a> Render<'a> {
                 let cell = match flag {
                     GROUP_ID => float(w, 0, l.group_id as f64),
                     ORDER => float(w, 2, l.display_order),
-                    SURPLUS => pad_right(if l.group_id != 0 { "no" } else { "yes" }, w),
-                    EFF_QUOTA | CFG_QUOTA | TREE_QUOTA => float(w, 2, 0.0),
-                    SORT_KEY => float(w, 2, 0.0),
+                    SURPLUS => pad_right(if l.group_id != 0 { l.surplus.name() } else { "yes" }, w),
+                    EFF_QUOTA => float(w, 2, l.quotas.effective_quota),
+                    CFG_QUOTA => float(w, 2, l.quotas.config_quota),
+                    TREE_QUOTA => float(w, 2, l.quotas.subtree_quota),
+                    SORT_KEY if l.quotas.sort_key < 3.40282001e38 => float(w, 2, l.quotas.sort_key),
+                    SORT_KEY => pad_left("<last>", w),
                     PRIORITY => float(w, 2, l.priority),
                     REAL_PRIO => float(w, 2, if l.factor > 0.0 { l.priority / l.factor } else { 0.0 }),
                     FACTOR if l.factor > 0.0 => float(w, 2, l.factor),
                     RES_USED => float(w, 0, l.wt_res),
-                    REQUESTED => float(w, 0, 0.0),
+                    REQUESTED => float(w, 0, l.quotas.requested),
                     WT_RES_USED => float(w, 2, l.acc_usage / 3600.0),
                     USE_TIME1 => self.date_cell(w, l.begin),
                     USE_TIME2 => self.date_cell(w, l.last),
@@ -587,8 +712,7 @@ impl<'a> Render<'a> {
             line.push(' ');
             let w = c.1;
             let cell = match c.0 {
-                // The root group accepts surplus by quota.
-                SURPLUS => pad_right(if lines.iter().any(|l| l.is_group) { "ByQuota" } else { "" }, w),
+                SURPLUS => pad_right(self.global_surplus.name(), w),
                 RES_USED => float(w, 0, tot_wt_res),
                 WT_RES_USED => float(w, 2, tot_acc / 3600.0),
                 USE_TIME1 => self.date_cell(w, tot_begin),
