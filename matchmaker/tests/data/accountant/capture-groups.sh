@@ -105,4 +105,5 @@ ev "queue empty"
 # let the startd report the slots unclaimed, then one more cycle
 sleep 25; wait_cycle; snapshot "$OUT/idle-1"
 cp "$NEGLOG" "$OUT/NegotiatorLog"
+rm -f "$ROOT"/tmp/acct-oracle-*.sub
 say "done; pool left running (./pool.sh stop to stop it)"

@@ -103,4 +103,5 @@ ev "queue empty"
 sleep 25; wait_cycle; snapshot "$OUT/idle-1"
 sleep 60; wait_cycle; snapshot "$OUT/idle-2"
 cp "$NEGLOG" "$OUT/NegotiatorLog"
+rm -f "$ROOT"/tmp/acct-oracle-*.sub
 say "done; pool left running (./pool.sh stop to stop it)"

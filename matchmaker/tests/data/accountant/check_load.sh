@@ -64,7 +64,9 @@ issues=$(printf '%s\n' "$neglog" |
 	grep -v 'questionable user <none>$' || true)
 if [ -n "$issues" ]; then
 	echo "check_load: the negotiator reported:" >&2
-	printf '%s\n' "$issues" >&2
+	printf '%s\n' "$issues" | head -n 12 >&2
+	n=$(printf '%s\n' "$issues" | wc -l)
+	[ "$n" -le 12 ] || echo "[... $((n - 12)) more lines like these]" >&2
 	status=1
 fi
 echo "=== condor_userprio -allusers -l"
