@@ -197,3 +197,41 @@ fn replay_updates(run: &str, text: &str) {
     assert!(updates >= 20, "{run}: only {updates} updates replayed");
     assert!(with_usage >= 15, "{run}: only {with_usage} updates with usage or uncharged time");
 }
+
+/// A log written here (by `examples/accountant_log.rs`: matches, updates,
+/// edits and compactions) was loaded by HTCondor 23.9's negotiator
+/// (`check_load.sh`, half-life made huge so that its start-up update changes
+/// nothing); it reported the priorities, factors and ceilings we read.
+#[test]
+fn htcondor_loads_a_log_written_here() {
+    let dir = data().join("check");
+    let (acct, report) =
+        Accountant::load(AccountantConfig::default(), &dir.join("classad-rs-written-input.log")).expect("loads");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let text = read(&dir.join("classad-rs-written/userprio-allusers-l.txt"));
+    let reported: ClassAd = classad::format::parse_ads(&text, Some(classad::format::Format::Old))
+        .expect("condor_userprio -l parses")
+        .into_iter()
+        .next()
+        .expect("one ad");
+    let users = acct.customers().iter().filter(|c| c.name.contains('@')).count();
+    assert_eq!(users, 3);
+    let count = number(&reported, "NumSubmittors") as usize;
+    let mut seen = 0;
+    for n in 1..=count {
+        let opts = EvalOptions::new();
+        let Value::Str(name) = EvalContext::new(&opts).my(&reported).eval_attr(format!("Name{n}").as_str()) else {
+            panic!("Name{n}");
+        };
+        let name = name.as_str();
+        if !name.contains('@') {
+            continue;
+        }
+        seen += 1;
+        let eup = number(&reported, &format!("Priority{n}"));
+        assert!((acct.effective_priority(name) - eup).abs() < 1e-6 * eup, "{name}: {eup}");
+        assert_eq!(acct.priority_factor(name), number(&reported, &format!("PriorityFactor{n}")), "{name}");
+        assert_eq!(acct.ceiling(name).unwrap_or(-1) as f64, number(&reported, &format!("Ceiling{n}")), "{name}");
+    }
+    assert_eq!(seen, 3);
+}
