@@ -108,3 +108,35 @@ fn edits_say_and_write_what_condor_userprio_did() {
     assert!(checked >= 35, "only {checked} edits checked");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn userprio(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_negotiator-sim")).arg("userprio").args(args).output().expect("run");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// The logs HTCondor's negotiator was given in `check/`: a torn one loads
+/// with a warning naming the line (HTCondor drops the same tail); one with
+/// a corrupt record inside a committed transaction is refused, naming the
+/// line (HTCondor's negotiator refuses to start on it).
+#[test]
+fn torn_and_corrupt_logs_as_htcondor_takes_them() {
+    let check = admin().join("../check");
+    let torn = check.join("torn-input.log");
+    let (code, stdout, stderr) = userprio(&["--log", torn.to_str().expect("path"), "-allusers"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("warning:") && stderr.contains("torn-input.log:"), "{stderr}");
+    assert!(stdout.contains("Number of users: 4"), "{stdout}");
+    let corrupt = check.join("corrupt-in-transaction-input.log");
+    let (code, stdout, stderr) = userprio(&["--log", corrupt.to_str().expect("path"), "-allusers"]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.is_empty());
+    // HTCondor: "corrupt log record 43 ... occurred inside closed transaction".
+    assert!(
+        stderr.contains("corrupt-in-transaction-input.log:43: corrupt record inside a committed transaction"),
+        "{stderr}"
+    );
+}
