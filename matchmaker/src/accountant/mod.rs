@@ -976,6 +976,12 @@ impl Accountant {
 
     fn destroy_resource(&mut self, name: &str, key: &str) -> Result<(), AccountantError> {
         self.pending.destroy(key)?;
+        self.forget_resource(name);
+        Ok(())
+    }
+
+    /// Drops a resource record from memory (the log is the caller's).
+    fn forget_resource(&mut self, name: &str) {
         if let Some(i) = self.resource_index.remove(name) {
             self.resources.swap_remove(i);
             if i < self.resources.len() {
@@ -983,7 +989,6 @@ impl Accountant {
                 self.resource_index.insert(moved.into_boxed_str(), i);
             }
         }
-        Ok(())
     }
 }
 
@@ -1021,13 +1026,7 @@ impl LogTable for Accountant {
                 self.remove_customer_at(i);
             }
         } else if let Some(name) = key.strip_prefix(RESOURCE_PREFIX) {
-            if let Some(i) = self.resource_index.remove(name) {
-                self.resources.swap_remove(i);
-                if i < self.resources.len() {
-                    let moved = self.resources[i].name.clone();
-                    self.resource_index.insert(moved.into_boxed_str(), i);
-                }
-            }
+            self.forget_resource(name);
         } else if key == ACCOUNTANT_KEY {
             self.has_accountant_record = false;
             self.last_update = 0;
