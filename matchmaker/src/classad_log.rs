@@ -455,6 +455,11 @@ fn replay(text: &str, path: &Path, table: &mut impl LogTable) -> Result<LoadRepo
     Ok(report)
 }
 
+/// Checks that `key` can stand as a key (or an attribute name) in the log.
+pub(crate) fn check_key(key: &str) -> Result<(), LogError> {
+    check_word("key", key)
+}
+
 /// Checks that `word` can stand as a key or attribute name in the log.
 fn check_word(what: &str, word: &str) -> Result<(), LogError> {
     // HTCondor's reader splits words on ASCII blanks (isspace).
@@ -522,9 +527,15 @@ impl Records {
     /// returns the value the record holds (the real rounded to six
     /// decimals, as a reader gets it back).
     pub fn set_real(&mut self, key: &str, name: &str, value: f64) -> Result<f64, LogError> {
-        use std::fmt::Write as _;
         check_word("key", key)?;
         check_word("attribute name", name)?;
+        Ok(self.set_real_checked(key, name, value))
+    }
+
+    /// [`Records::set_real`] for a key and name already checked with
+    /// [`check_key`].
+    pub(crate) fn set_real_checked(&mut self, key: &str, name: &str, value: f64) -> f64 {
+        use std::fmt::Write as _;
         let value = if value.is_finite() {
             value
         } else if value > 0.0 {
@@ -539,13 +550,36 @@ impl Records {
         self.text.push(' ');
         self.text.push_str(name);
         self.text.push(' ');
-        let start = self.text.len();
-        // Writing to a String cannot fail.
-        let _ = write!(self.text, "{value:.6}");
-        let written = self.text[start..].parse().unwrap_or(value);
+        let written = match micros(value) {
+            Some(n) => {
+                // The common case: the digits of value × 10⁶, exact.
+                if value.is_sign_negative() {
+                    self.text.push('-');
+                }
+                let (int, frac) = (n.unsigned_abs() / 1_000_000, n.unsigned_abs() % 1_000_000);
+                let _ = write!(self.text, "{int}.{frac:06}");
+                let back = n.unsigned_abs() as f64 / 1e6;
+                if value.is_sign_negative() {
+                    -back
+                } else {
+                    back
+                }
+            }
+            None => {
+                let start = self.text.len();
+                // Writing to a String cannot fail.
+                let _ = write!(self.text, "{value:.6}");
+                self.text[start..].parse().unwrap_or(value)
+            }
+        };
         self.text.push('\n');
         self.count += 1;
-        Ok(written)
+        written
+    }
+
+    /// Makes room for `bytes` more bytes of records.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.text.reserve(bytes);
     }
 
     /// `104 key name`.
@@ -685,6 +719,35 @@ impl LogWriter {
     }
 }
 
+/// `|value| × 10⁶` rounded as C's `%.6f` rounds it (to nearest, ties to
+/// even, on the exact binary value), when that is below 2⁵³; `None` for
+/// larger values. Reading the six decimals back is then one exact division.
+fn micros(value: f64) -> Option<i64> {
+    if !(value.abs() < 9.0e9) {
+        return None;
+    }
+    let bits = value.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mantissa, power) = if exponent == 0 { (fraction, -1074) } else { (fraction | (1 << 52), exponent - 1075) };
+    // |value| = mantissa × 2^power, and power < 0 below 2^34.
+    let scaled = u128::from(mantissa) * 1_000_000;
+    let shift = (-power) as u32;
+    let n = if shift >= 128 {
+        0
+    } else {
+        let quotient = scaled >> shift;
+        let remainder = scaled & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if remainder > half || (remainder == half && quotient & 1 == 1) {
+            quotient + 1
+        } else {
+            quotient
+        }
+    };
+    i64::try_from(n).ok()
+}
+
 fn header_line(header: Header) -> String {
     format!("{} {} CreationTimestamp {}\n", op::HEADER, header.sequence, header.creation_timestamp)
 }
@@ -812,6 +875,28 @@ mod tests {
         match load(&bad) {
             Err(LogError::CorruptTransaction { line, .. }) => assert_eq!(line, 10),
             other => panic!("expected a corrupt transaction, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reals_are_written_as_printf_writes_them() {
+        let mut values =
+            vec![0.0, -0.0, 0.0078125, 0.0234375, 1.0000005, -1e-9, 2.872445, 7413.451, 8.9e9, 9.1e9, 1e300, 5e-324];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let magnitude = 10f64.powi((x % 16) as i32 - 7);
+            values.push((x >> 11) as f64 / (1u64 << 53) as f64 * magnitude * if x & 1 == 1 { -1.0 } else { 1.0 });
+        }
+        for v in values {
+            let mut r = Records::default();
+            let back = r.set_real("K", "X", v).expect("writes");
+            let expected = format!("{v:.6}");
+            assert_eq!(r.as_str(), format!("103 K X {expected}\n"), "{v:e}");
+            let parsed: f64 = expected.parse().expect("number");
+            assert_eq!(back.to_bits(), parsed.to_bits(), "{v:e}");
         }
     }
 

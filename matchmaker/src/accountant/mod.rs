@@ -423,6 +423,8 @@ impl Accountant {
         self.has_accountant_record_or_create()?;
         self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
         let mut key = String::new();
+        // Some 200 bytes of records per customer at most.
+        self.pending.reserve(self.customers.len() * 200);
         for index in 0..self.customers.len() {
             self.update_one(index, now, time_passed, aging, &mut key)?;
         }
@@ -444,6 +446,7 @@ impl Accountant {
         key.push_str(CUSTOMER_PREFIX);
         key.push_str(&c.name);
         let key = key.as_str();
+        classad_log::check_key(key)?;
         let old_priority = c.priority.unwrap_or(0.0).max(MIN_PRIORITY);
         let uncharged = c.uncharged_time.unwrap_or(0);
         let accumulated = c.accumulated_usage.unwrap_or(0.0);
@@ -468,14 +471,14 @@ impl Accountant {
         // priority that stays at 0.5 is not written.
         // What is kept is what the log says: reals rounded by `%f`.
         if priority != old_priority {
-            c.priority = Some(p.set_real(key, "Priority", priority)?);
+            c.priority = Some(p.set_real_checked(key, "Priority", priority));
         }
         if new_accumulated != accumulated {
-            c.accumulated_usage = Some(p.set_real(key, "AccumulatedUsage", new_accumulated)?);
+            c.accumulated_usage = Some(p.set_real_checked(key, "AccumulatedUsage", new_accumulated));
         }
         if new_weighted_accumulated != weighted_accumulated {
             c.weighted_accumulated_usage =
-                Some(p.set_real(key, "WeightedAccumulatedUsage", new_weighted_accumulated)?);
+                Some(p.set_real_checked(key, "WeightedAccumulatedUsage", new_weighted_accumulated));
         }
         let mut itoa = [0u8; 20];
         if new_accumulated > 0.0 && begin == 0 {
