@@ -723,7 +723,7 @@ impl LogWriter {
 /// even, on the exact binary value), when that is below 2⁵³; `None` for
 /// larger values. Reading the six decimals back is then one exact division.
 fn micros(value: f64) -> Option<i64> {
-    if !(value.abs() < 9.0e9) {
+    if value.is_nan() || value.abs() >= 9.0e9 {
         return None;
     }
     let bits = value.to_bits();
