@@ -42,7 +42,9 @@ pub fn stderr(output: &Output) -> String {
 
 /// Writes `text` to a file of this test process's temporary directory.
 pub fn write_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("classad-cli-test-{}", std::process::id()));
+    // Under target/tmp, which cargo keeps for integration tests.
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("classad-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write file");
