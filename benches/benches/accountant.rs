@@ -43,6 +43,17 @@ fn accountant(c: &mut Criterion) {
         // The accountant is dropped outside the measurement.
         b.iter_with_large_drop(|| Accountant::from_log_text(config.clone(), &text).expect("log loads"))
     });
+    // The log format alone: every record read and checked, none kept.
+    struct Nothing;
+    impl matchmaker::classad_log::LogTable for Nothing {
+        fn new_ad(&mut self, _: &str, _: &str) {}
+        fn destroy_ad(&mut self, _: &str) {}
+        fn set_attribute(&mut self, _: &str, _: &str, _: &str) {}
+        fn delete_attribute(&mut self, _: &str, _: &str) {}
+    }
+    group.bench_function("read_log_format_100k_submitters", |b| {
+        b.iter(|| matchmaker::classad_log::read_log_str(&text, &mut Nothing).expect("log reads"))
+    });
     let (loaded, _) = Accountant::from_log_text(config.clone(), &text).expect("log loads");
     group.bench_function("update_100k_submitters", |b| {
         b.iter_batched(

@@ -189,9 +189,30 @@ fn word(rest: &str) -> Option<(&str, &str)> {
     Some((&rest[start..end], &rest[end..]))
 }
 
+/// `word rest` split at a single blank after a non-empty word (`None` for
+/// anything else, which the general reader handles).
+fn split_blank(text: &str) -> Option<(&str, &str)> {
+    let bytes = text.as_bytes();
+    let at = memchr::memchr2(b' ', b'\t', bytes)?;
+    if at == 0 || bytes[at] != b' ' || bytes.get(at + 1).is_some_and(|&b| b == b' ' || b == b'\t') {
+        return None;
+    }
+    Some((&text[..at], &text[at + 1..]))
+}
+
 /// Parses one line (without its line break) into a record.
 fn parse_record(line: &str) -> Result<Record<'_>, String> {
     let line = line.strip_suffix('\r').unwrap_or(line);
+    // Most lines of a log are `103 key name value` with single blanks: read
+    // those with two searches.
+    if let Some(rest) = line.strip_prefix("103 ") {
+        if let Some((key, after)) = split_blank(rest) {
+            if let Some((name, value)) = split_blank(after) {
+                check_value(value)?;
+                return Ok(Record::SetAttribute { key, name, value });
+            }
+        }
+    }
     let (op_word, rest) = word(line).ok_or("empty line")?;
     // `106` may carry a comment: `106#text`.
     if op_word.starts_with("106#") {

@@ -198,7 +198,9 @@ type OtherRecord = (String, String, Vec<(String, String)>);
 pub struct Accountant {
     config: AccountantConfig,
     customers: Vec<CustomerRecord>,
-    customer_index: FxHashMap<Box<str>, usize>,
+    /// Indexes into `customers`, found by the record's name (each name is
+    /// stored once, in its record).
+    customer_index: hashbrown::HashTable<usize>,
     resources: Vec<ResourceRecord>,
     resource_index: FxHashMap<Box<str>, usize>,
     /// Records under other keys, kept as they are.
@@ -224,7 +226,7 @@ impl Accountant {
         Accountant {
             config,
             customers: Vec::new(),
-            customer_index: FxHashMap::default(),
+            customer_index: hashbrown::HashTable::new(),
             resources: Vec::new(),
             resource_index: FxHashMap::default(),
             others: Vec::new(),
@@ -277,7 +279,8 @@ impl Accountant {
     fn reserve_for(&mut self, bytes: usize) {
         let records = bytes / 1024;
         self.customers.reserve(records);
-        self.customer_index.reserve(records);
+        let customers = &self.customers;
+        self.customer_index.reserve(records, |&i| name_hash(&customers[i].name));
     }
 
     /// The settings.
@@ -292,7 +295,7 @@ impl Accountant {
 
     /// The record of a submitter or group.
     pub fn customer(&self, name: &str) -> Option<&CustomerRecord> {
-        self.customer_index.get(name).map(|&i| &self.customers[i])
+        self.customer_at(name).map(|i| &self.customers[i])
     }
 
     /// Every submitter and group record, in the order they were created.
@@ -823,7 +826,7 @@ impl Accountant {
     /// there was one.
     pub fn delete_record(&mut self, name: &str) -> Result<bool, AccountantError> {
         check_submitter(name, "delete")?;
-        let Some(&index) = self.customer_index.get(name) else {
+        let Some(index) = self.customer_at(name) else {
             return Ok(false);
         };
         self.pending.destroy(&format!("{CUSTOMER_PREFIX}{name}"))?;
@@ -925,25 +928,38 @@ impl Accountant {
     }
 
     fn ensure_customer(&mut self, name: &str) -> Result<usize, AccountantError> {
-        if let Some(&i) = self.customer_index.get(name) {
+        if let Some(i) = self.customer_at(name) {
             return Ok(i);
         }
         self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
         Ok(self.insert_customer(CustomerRecord::new(name)))
     }
 
+    /// The index of a customer's record.
+    fn customer_at(&self, name: &str) -> Option<usize> {
+        self.customer_index.find(name_hash(name), |&i| self.customers[i].name == name).copied()
+    }
+
     fn insert_customer(&mut self, record: CustomerRecord) -> usize {
         let i = self.customers.len();
-        self.customer_index.insert(record.name.clone().into_boxed_str(), i);
+        let hash = name_hash(&record.name);
         self.customers.push(record);
+        let customers = &self.customers;
+        self.customer_index.insert_unique(hash, i, |&j| name_hash(&customers[j].name));
         i
     }
 
     fn remove_customer_at(&mut self, index: usize) {
-        let removed = self.customers.remove(index);
-        self.customer_index.remove(removed.name.as_str());
+        let hash = name_hash(&self.customers[index].name);
+        if let Ok(entry) = self.customer_index.find_entry(hash, |&i| i == index) {
+            entry.remove();
+        }
+        self.customers.remove(index);
+        // The records after it moved down by one.
         for (i, c) in self.customers.iter().enumerate().skip(index) {
-            self.customer_index.insert(c.name.clone().into_boxed_str(), i);
+            if let Some(slot) = self.customer_index.find_mut(name_hash(&c.name), |&j| j == i + 1) {
+                *slot = i;
+            }
         }
     }
 
@@ -999,8 +1015,8 @@ impl Accountant {
 impl LogTable for Accountant {
     fn new_ad(&mut self, key: &str, my_type: &str) {
         if let Some(name) = key.strip_prefix(CUSTOMER_PREFIX) {
-            match self.customer_index.get(name) {
-                Some(&i) => self.customers[i] = CustomerRecord::new(name),
+            match self.customer_at(name) {
+                Some(i) => self.customers[i] = CustomerRecord::new(name),
                 None => {
                     self.insert_customer(CustomerRecord::new(name));
                 }
@@ -1025,7 +1041,7 @@ impl LogTable for Accountant {
 
     fn destroy_ad(&mut self, key: &str) {
         if let Some(name) = key.strip_prefix(CUSTOMER_PREFIX) {
-            if let Some(&i) = self.customer_index.get(name) {
+            if let Some(i) = self.customer_at(name) {
                 self.remove_customer_at(i);
             }
         } else if let Some(name) = key.strip_prefix(RESOURCE_PREFIX) {
@@ -1045,7 +1061,7 @@ impl LogTable for Accountant {
             // record set last before hashing the name.
             let i = match self.last_set.filter(|&i| self.customers.get(i).is_some_and(|c| c.name == customer)) {
                 Some(i) => Some(i),
-                None => self.customer_index.get(customer).copied(),
+                None => self.customer_at(customer),
             };
             if let Some(i) = i {
                 self.last_set = Some(i);
@@ -1073,7 +1089,7 @@ impl LogTable for Accountant {
 
     fn delete_attribute(&mut self, key: &str, name: &str) {
         if let Some(customer) = key.strip_prefix(CUSTOMER_PREFIX) {
-            if let Some(&i) = self.customer_index.get(customer) {
+            if let Some(i) = self.customer_at(customer) {
                 self.customers[i].delete(name);
             }
         } else if let Some(resource) = key.strip_prefix(RESOURCE_PREFIX) {
@@ -1090,6 +1106,14 @@ impl LogTable for Accountant {
             attrs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
         }
     }
+}
+
+/// The hash a customer's name is indexed by.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(name.as_bytes());
+    hasher.finish()
 }
 
 /// Decimal text of an integer, written into `buf` (no allocation).

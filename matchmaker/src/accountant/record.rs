@@ -95,7 +95,7 @@ impl Number {
 /// Reads a number from expression text: a literal quickly, anything else by
 /// evaluating the expression (in an empty ad).
 pub(crate) fn parse_number(text: &str) -> Option<Number> {
-    let t = text.trim();
+    let t = text.trim_ascii();
     let bytes = t.as_bytes();
     // The common case, in one pass: `-?digits` (an integer) or
     // `-?digits.digits` (a real, read with correct rounding).
@@ -237,7 +237,13 @@ fn canonical(name: &str, table: &[(&str, &'static str)]) -> &'static str {
 
 /// Sets `slot` from `text` when it holds a number; otherwise the text is
 /// kept among the other attributes (the typed field becomes `None`).
-fn set_num<T>(slot: &mut Option<T>, other: &mut Vec<(String, String)>, name: &str, text: &str, conv: fn(Number) -> T) {
+fn set_num<T>(
+    slot: &mut Option<T>,
+    other: &mut Vec<(String, String)>,
+    name: &str,
+    text: &str,
+    conv: impl Fn(Number) -> T,
+) {
     if !other.is_empty() {
         other.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
     }

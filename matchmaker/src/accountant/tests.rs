@@ -159,3 +159,18 @@ fn log_round_trip_and_compaction() {
     assert_eq!(b.last_update(), a.last_update());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn deleting_a_record_keeps_every_other_one_findable() {
+    let mut a = acct(86_400.0);
+    for i in 0..40 {
+        a.set_priority(&format!("u{i}@d"), f64::from(i) + 1.0).expect("setprio");
+    }
+    for i in (0..40).step_by(3) {
+        assert!(a.delete_record(&format!("u{i}@d")).expect("delete"));
+    }
+    for i in 0..40 {
+        let found = a.customer(&format!("u{i}@d")).and_then(|c| c.priority);
+        assert_eq!(found, (i % 3 != 0).then_some(f64::from(i) + 1.0), "u{i}@d");
+    }
+}
