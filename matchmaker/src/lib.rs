@@ -7,6 +7,8 @@
 //! - [`classad_log`]: HTCondor's ClassAd transaction log, the file format the
 //!   accountant persists itself in (`Accountantnew.log`).
 //! - [`groups`]: accounting-group names and which group a submitter is in.
+//! - [`candidates`]: how a job may take a matching slot (unclaimed, rank or
+//!   priority preemption) and the order the negotiator prefers slots in.
 //!
 //! The library reads no clock: every operation takes the time as an
 //! argument.
@@ -26,6 +28,7 @@
 //! ```
 
 pub mod accountant;
+pub mod candidates;
 pub mod classad_log;
 pub mod config;
 pub mod groups;
