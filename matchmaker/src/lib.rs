@@ -9,6 +9,8 @@
 //! - [`groups`]: accounting-group names and which group a submitter is in.
 //! - [`candidates`]: how a job may take a matching slot (unclaimed, rank or
 //!   priority preemption) and the order the negotiator prefers slots in.
+//! - [`pie`]: each submitter's share and limit in a pie spin, and the order
+//!   submitters negotiate in.
 //!
 //! The library reads no clock: every operation takes the time as an
 //! argument.
@@ -32,3 +34,4 @@ pub mod candidates;
 pub mod classad_log;
 pub mod config;
 pub mod groups;
+pub mod pie;
