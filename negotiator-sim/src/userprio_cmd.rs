@@ -146,13 +146,12 @@ pub fn run(args: Args) -> ExitCode {
         }
     };
     let rows: Vec<PriorityRow> = rows.into_iter().filter(|r| selected(&args.names, r)).collect();
-    let last_update_time = last_update;
     if args.json {
-        println!("{}", rows_json(&rows, last_update_time));
+        println!("{}", rows_json(&rows, last_update));
         return ExitCode::SUCCESS;
     }
     if args.long {
-        print!("{}", long_ad(&rows, last_update_time));
+        print!("{}", long_ad(&rows, last_update));
         return ExitCode::SUCCESS;
     }
     let mut table = UserprioTable::new(now).utc_offset(
@@ -185,7 +184,7 @@ pub fn run(args: Args) -> ExitCode {
         // condor_userprio prints nothing for an empty accountant.
         return ExitCode::SUCCESS;
     }
-    print!("{}", table.render(&rows, last_update_time));
+    print!("{}", table.render(&rows, last_update));
     ExitCode::SUCCESS
 }
 
