@@ -23,7 +23,8 @@ cp "$RUN/slots.ad" "$OUT/slots.ad"
 cp "$RUN"/cycle.log "$OUT/cycle.log" 2>/dev/null || true
 for f in "$RUN"/*.sub; do [ -e "$f" ] && cp "$f" "$OUT/"; done
 C condor_q -allusers -constraint 'AnchorBench =?= true' -l | gzip -9n > "$OUT/jobs.ad.gz"
-C condor_userprio -allusers -l > "$OUT/userprio.ad"
+# the bench restarts the negotiator on exit: wait until it answers again
+for i in $(seq 1 60); do C condor_userprio -allusers -l > "$OUT/userprio.ad" 2>/dev/null && [ -s "$OUT/userprio.ad" ] && break; sleep 1; done
 C condor_config_val -dump > "$OUT/config.dump"
 C condor_config_val -negotiator -dump > "$OUT/config-negotiator.dump" 2>&1 || true
 cmp -s "$OUT/config.dump" "$OUT/config-negotiator.dump" && rm "$OUT/config-negotiator.dump"
