@@ -324,7 +324,7 @@ impl UserprioTable {
 
     /// `-activefrom MONTH DAY YEAR`: only submitters active since that day's
     /// midnight (in the table's time zone). Years below 50 are 20xx, as
-    /// `condor_userprio` reads them.
+    /// `condor_userprio` reads them; a date past year 9999 changes nothing.
     pub fn active_from_date(self, month: i64, day: i64, year: i64) -> Self {
         let year = if year < 50 {
             year + 2000
@@ -333,8 +333,11 @@ impl UserprioTable {
         } else {
             year
         };
-        let midnight = days_from_civil(year, month, day) * 86_400 - self.utc_offset_seconds;
-        self.active_from(midnight)
+        let offset = self.utc_offset_seconds;
+        match days_from_civil(year, month, day) {
+            Some(days) => self.active_from(days * 86_400 - offset),
+            None => self,
+        }
     }
 
     /// `-flat`: groups and their members are not shown as a hierarchy.
@@ -738,8 +741,10 @@ impl<'a> Render<'a> {
         if t < 0 {
             return "    ???    ".into();
         }
-        let (_, mo, d, h, mi) = civil(t + self.opts.utc_offset_seconds);
-        format!("{mo:2}/{d:<2} {h:02}:{mi:02}")
+        match civil(t + self.opts.utc_offset_seconds) {
+            Some((_, mo, d, h, mi)) => format!("{mo:2}/{d:<2} {h:02}:{mi:02}"),
+            None => "    ???    ".into(),
+        }
     }
 
     /// A date cell: `%2d/%02d/%-4d %02d:%02d`, blank for times ≤ 0.
@@ -747,8 +752,10 @@ impl<'a> Render<'a> {
         if t <= 0 {
             return pad_left("", w);
         }
-        let (y, mo, d, h, mi) = civil(t + self.opts.utc_offset_seconds);
-        pad_left(&format!("{mo:2}/{d:02}/{y:<4} {h:02}:{mi:02}"), w)
+        match civil(t + self.opts.utc_offset_seconds) {
+            Some((y, mo, d, h, mi)) => pad_left(&format!("{mo:2}/{d:02}/{y:<4} {h:02}:{mi:02}"), w),
+            None => pad_left("", w),
+        }
     }
 }
 
@@ -851,32 +858,21 @@ fn pad_center(s: &str, w: usize) -> String {
     pad_right(&out, w)
 }
 
-/// Days since 1970-01-01 of a civil date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// Days since 1970-01-01 of a civil date; out-of-range months and days
+/// carry over as C's `mktime` carries them (`None` past year 9999).
+fn days_from_civil(y: i64, m: i64, d: i64) -> Option<i64> {
+    let year = i16::try_from(y).ok()?;
+    let span = jiff::Span::new().try_months(m - 1).ok()?.try_days(d - 1).ok()?;
+    let date = jiff::civil::Date::new(year, 1, 1).ok()?.checked_add(span).ok()?;
+    let midnight = date.to_zoned(jiff::tz::TimeZone::UTC).ok()?;
+    Some(midnight.timestamp().as_second().div_euclid(86_400))
 }
 
-/// Civil date and time of an epoch second: (year, month, day, hour, minute).
-fn civil(t: i64) -> (i64, i64, i64, i64, i64) {
-    let days = t.div_euclid(86_400);
-    let secs = t.rem_euclid(86_400);
-    // Howard Hinnant's days-from-civil inverse.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d, secs / 3600, secs % 3600 / 60)
+/// Civil date and time of an epoch second: (year, month, day, hour, minute);
+/// `None` past year 9999.
+fn civil(t: i64) -> Option<(i64, i64, i64, i64, i64)> {
+    let z = jiff::Timestamp::from_second(t).ok()?.to_zoned(jiff::tz::TimeZone::UTC);
+    Some((i64::from(z.year()), i64::from(z.month()), i64::from(z.day()), i64::from(z.hour()), i64::from(z.minute())))
 }
 
 #[cfg(test)]
@@ -892,9 +888,9 @@ mod tests {
         assert_eq!(format_g(123456789.0, 3), "1.23e+08");
         assert_eq!(delta_cell(10, 3 * 86_400 + 3600 + 120), "   3+01:02");
         assert_eq!(delta_cell(10, 0), "     <now>");
-        assert_eq!(civil(0), (1970, 1, 1, 0, 0));
-        assert_eq!(days_from_civil(2026, 11, 24) * 86_400, 1_795_478_400);
-        assert_eq!(civil(1_764_051_240), (2025, 11, 25, 6, 14));
+        assert_eq!(civil(0), Some((1970, 1, 1, 0, 0)));
+        assert_eq!(days_from_civil(2026, 11, 24).map(|d| d * 86_400), Some(1_795_478_400));
+        assert_eq!(civil(1_764_051_240), Some((2025, 11, 25, 6, 14)));
     }
 
     #[test]
