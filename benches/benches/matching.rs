@@ -1,4 +1,4 @@
-//! Criterion benchmarks of batch matching (`classad::matching::Pool`): one
+//! Criterion benchmarks of batch matching (`matchmaker::matching::Pool`): one
 //! job against every machine of a pool, both sides' `Requirements` and, for
 //! the pairs that match, both sides' `Rank`, as libclassad's negotiator
 //! loop does pair by pair (`anchor/batch-match.cpp` times that loop on the
@@ -20,11 +20,11 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use classad::matching::{Match, Pool};
 use classad::{ClassAd, EvalOptions, Parser, Semantics};
 use classad_benches::anchor::{job_ad_text, machine_ad_text};
 use classad_benches::pool;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use matchmaker::matching::{Match, Pool};
 
 fn count(name: &str, default: u32) -> u32 {
     std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)

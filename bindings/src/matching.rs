@@ -3,8 +3,8 @@
 //! released while they run. classad2 has neither.
 
 use classad::analysis::{self, Analysis};
-use classad::matching;
 use classad::{ClassAd, EvalOptions};
+use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 

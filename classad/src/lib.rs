@@ -103,16 +103,6 @@ pub use time::{local_offset, AbsTime, RelTime};
 pub use usermap::MapFile;
 pub use value::Value;
 
-/// The code in the repository's README, compiled and run as a doc test.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeExamples;
-
-/// The code in `docs/analysis.md`, compiled and run as a doc test.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/analysis.md")]
-struct AnalysisDocExamples;
-
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -9,6 +9,7 @@
 //! - [`groups`]: accounting-group names and which group a submitter is in.
 //! - [`candidates`]: how a job may take a matching slot (unclaimed, rank or
 //!   priority preemption) and the order the negotiator prefers slots in.
+//! - [`matching`]: one request against many slots at once (batch matching).
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
 //!
@@ -34,4 +35,16 @@ pub mod candidates;
 pub mod classad_log;
 pub mod config;
 pub mod groups;
+pub mod matching;
 pub mod pie;
+
+/// The code in the repository's README (which uses both crates), compiled
+/// and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
+
+/// The code in `docs/analysis.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/analysis.md")]
+struct AnalysisDocExamples;

@@ -43,7 +43,7 @@ use crate::value::Value;
 pub(crate) use ops::binary as binary_op;
 pub(crate) use ops::identical;
 pub use prepared::Prepared;
-pub(crate) use prepared::{ColumnKernel, Columns, Truth, BLOCK};
+pub use prepared::{ColumnKernel, Columns, Truth, BLOCK};
 pub use reason::take_error_reason;
 pub(crate) use references::References;
 pub(crate) use val::{Frame, List, Side, StrVal, Val};

@@ -31,8 +31,8 @@
 mod columns;
 mod kernel;
 
-pub(crate) use columns::{ColumnKernel, Columns, BLOCK};
-pub(crate) use kernel::Truth;
+pub use columns::{ColumnKernel, Columns, BLOCK};
+pub use kernel::Truth;
 
 use super::ops;
 use super::val::Val;
@@ -248,7 +248,7 @@ impl<'p> Prepared<'p> {
     /// The value against `target` as a `Rank` counts it: integers and
     /// reals as they are, booleans as 1.0 or 0.0, anything else 0.0 (see
     /// [`rank_value`](crate::matching::rank_value)); nothing is allocated.
-    pub(crate) fn rank(&self, target: &ClassAd) -> f64 {
+    pub fn rank(&self, target: &ClassAd) -> f64 {
         self.run(target, |v| match v {
             Val::Int(i) => i as f64,
             Val::Real(r) => r,
@@ -258,14 +258,14 @@ impl<'p> Prepared<'p> {
     }
 
     /// The truth kernel bound to `columns` (the targets' columns), when
-    /// the expression has one.
-    pub(crate) fn bind<'c>(&self, columns: &Columns<'c>) -> Option<ColumnKernel<'c>> {
+    /// the expression has one (see [`Columns`]).
+    pub fn bind<'c>(&self, columns: &Columns<'c>) -> Option<ColumnKernel<'c>> {
         self.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
     }
 
     /// Whether the expression is true whatever the target, when that was
     /// known while preparing (`START = true`).
-    pub(crate) fn constant_truth(&self) -> Option<bool> {
+    pub fn constant_truth(&self) -> Option<bool> {
         match &self.step {
             Step::Literal(literal) => Some(Val::from_literal(literal).truth() == Some(true)),
             _ => None,
@@ -274,7 +274,7 @@ impl<'p> Prepared<'p> {
 
     /// Asks the processor to load the table slots of `target` that
     /// evaluating against it will read first.
-    pub(crate) fn prefetch(&self, target: &ClassAd) {
+    pub fn prefetch(&self, target: &ClassAd) {
         for name in &self.target_names {
             target.prefetch(*name);
         }

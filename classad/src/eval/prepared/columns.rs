@@ -28,10 +28,28 @@ use crate::expr::{BinaryOp, Literal, Repr};
 use crate::name::Name;
 
 /// How many ads a kernel evaluates at a time (its scratch stays in L1).
-pub(crate) const BLOCK: usize = 256;
+pub const BLOCK: usize = 256;
 
-/// The columns of a slice of ads, built on demand.
-pub(crate) struct Columns<'p> {
+/// The columns of a slice of ads, built on demand: the values of each
+/// attribute a kernel reads, gathered once across the ads in their order.
+///
+/// ```
+/// use classad::{ClassAd, EvalOptions, Prepared, Semantics};
+/// use classad::eval::{Columns, Truth, BLOCK};
+///
+/// let machines: Vec<ClassAd> = [1024, 4096, 2048].iter().map(|m| format!("[ Memory = {m} ]").parse()).collect::<Result<_, _>>()?;
+/// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+/// let opts = EvalOptions::new().semantics(Semantics::Old);
+/// let requirements = Prepared::attribute(&opts, &job, "Requirements");
+/// let columns = Columns::new(&machines);
+/// let kernel = requirements.bind(&columns).expect("a comparison has a kernel");
+/// let (mut truths, mut unknown) = ([Truth::False; BLOCK], [false; BLOCK]);
+/// kernel.eval(0, &mut truths[..3], &mut unknown[..3]);
+/// assert_eq!(truths[..3], [Truth::False, Truth::True, Truth::True]);
+/// assert_eq!(unknown[..3], [false; 3]);
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+pub struct Columns<'p> {
     ads: &'p [ClassAd],
     built: RwLock<FxHashMap<Name, Arc<Column<'p>>>>,
 }
@@ -58,7 +76,8 @@ enum Cell<'p> {
 }
 
 impl<'p> Columns<'p> {
-    pub(crate) fn new(ads: &'p [ClassAd]) -> Columns<'p> {
+    /// The columns of `ads` (none built yet).
+    pub fn new(ads: &'p [ClassAd]) -> Columns<'p> {
         Columns { ads, built: RwLock::new(FxHashMap::default()) }
     }
 
@@ -97,8 +116,34 @@ impl<'p> Column<'p> {
     }
 }
 
-/// A truth kernel bound to columns.
-pub(crate) enum ColumnKernel<'p> {
+/// A truth kernel bound to columns: a condition of comparisons between
+/// target attributes and constants, evaluated a block of ads at a time
+/// (see [`Columns`] for an example).
+pub struct ColumnKernel<'p>(Bound<'p>);
+
+impl<'p> ColumnKernel<'p> {
+    /// `kernel` over the columns of `columns` (built as needed).
+    pub(super) fn bind(kernel: &Kernel, columns: &Columns<'p>) -> ColumnKernel<'p> {
+        ColumnKernel(Bound::bind(kernel, columns))
+    }
+
+    /// The truths of the ads `start..start + out.len()` (at most
+    /// [`BLOCK`]); `unknown[j]` is set when ad `start + j` has a value
+    /// that is not a literal (its truth must then be found by evaluating
+    /// the expression against the ad, and `out[j]` ignored). `unknown`
+    /// is only ever set, never cleared.
+    ///
+    /// # Panics
+    ///
+    /// When `out` and `unknown` differ in length, are longer than
+    /// [`BLOCK`], or reach past the ads the columns were made of.
+    pub fn eval(&self, start: usize, out: &mut [Truth], unknown: &mut [bool]) {
+        self.0.eval(start, out, unknown);
+    }
+}
+
+/// A kernel's node bound to columns.
+pub(crate) enum Bound<'p> {
     Test {
         column: Arc<Column<'p>>,
         op: BinaryOp,
@@ -112,16 +157,16 @@ pub(crate) enum ColumnKernel<'p> {
     },
     Truthy(Arc<Column<'p>>),
     Fixed(Truth),
-    Not(Box<ColumnKernel<'p>>),
+    Not(Box<Bound<'p>>),
     Chain {
         dominant: bool,
-        items: Box<[ColumnKernel<'p>]>,
+        items: Box<[Bound<'p>]>,
     },
 }
 
-impl<'p> ColumnKernel<'p> {
+impl<'p> Bound<'p> {
     /// `kernel` over the columns of `columns` (built as needed).
-    pub(super) fn bind(kernel: &Kernel, columns: &Columns<'p>) -> ColumnKernel<'p> {
+    pub(super) fn bind(kernel: &Kernel, columns: &Columns<'p>) -> Bound<'p> {
         match kernel {
             Kernel::Test { op, name, constant, target_first } => {
                 let column = columns.column(*name);
@@ -132,7 +177,7 @@ impl<'p> ColumnKernel<'p> {
                         test(*op, constant, value)
                     }
                 };
-                ColumnKernel::Test {
+                Bound::Test {
                     missing: truth(&Literal::Undefined),
                     bools: [truth(&Literal::Bool(false)), truth(&Literal::Bool(true))],
                     strings: column.strings.iter().map(|s| truth(s)).collect(),
@@ -142,12 +187,12 @@ impl<'p> ColumnKernel<'p> {
                     target_first: *target_first,
                 }
             }
-            Kernel::Truthy(name) => ColumnKernel::Truthy(columns.column(*name)),
-            Kernel::Fixed(truth) => ColumnKernel::Fixed(*truth),
-            Kernel::Not(operand) => ColumnKernel::Not(Box::new(ColumnKernel::bind(operand, columns))),
-            Kernel::Chain { dominant, items } => ColumnKernel::Chain {
+            Kernel::Truthy(name) => Bound::Truthy(columns.column(*name)),
+            Kernel::Fixed(truth) => Bound::Fixed(*truth),
+            Kernel::Not(operand) => Bound::Not(Box::new(Bound::bind(operand, columns))),
+            Kernel::Chain { dominant, items } => Bound::Chain {
                 dominant: *dominant,
-                items: items.iter().map(|item| ColumnKernel::bind(item, columns)).collect(),
+                items: items.iter().map(|item| Bound::bind(item, columns)).collect(),
             },
         }
     }
@@ -158,7 +203,7 @@ impl<'p> ColumnKernel<'p> {
     pub(crate) fn eval(&self, start: usize, out: &mut [Truth], unknown: &mut [bool]) {
         let n = out.len();
         match self {
-            ColumnKernel::Test { column, op, constant, target_first, missing, bools, strings } => {
+            Bound::Test { column, op, constant, target_first, missing, bools, strings } => {
                 for (j, cell) in column.cells[start..start + n].iter().enumerate() {
                     out[j] = match *cell {
                         Cell::Missing => *missing,
@@ -181,7 +226,7 @@ impl<'p> ColumnKernel<'p> {
                     };
                 }
             }
-            ColumnKernel::Truthy(column) => {
+            Bound::Truthy(column) => {
                 for (j, cell) in column.cells[start..start + n].iter().enumerate() {
                     out[j] = match *cell {
                         Cell::Missing => Truth::Undefined,
@@ -196,8 +241,8 @@ impl<'p> ColumnKernel<'p> {
                     };
                 }
             }
-            ColumnKernel::Fixed(truth) => out.fill(*truth),
-            ColumnKernel::Not(operand) => {
+            Bound::Fixed(truth) => out.fill(*truth),
+            Bound::Not(operand) => {
                 operand.eval(start, out, unknown);
                 for truth in out.iter_mut() {
                     *truth = match *truth {
@@ -207,7 +252,7 @@ impl<'p> ColumnKernel<'p> {
                     };
                 }
             }
-            ColumnKernel::Chain { dominant, items } => {
+            Bound::Chain { dominant, items } => {
                 let Some((first, rest)) = items.split_first() else {
                     out.fill(Truth::Undefined);
                     return;

@@ -19,10 +19,14 @@ use crate::name::Name;
 
 /// What a condition can be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Truth {
+pub enum Truth {
+    /// `false`, or a number equal to 0.
     False,
+    /// `true`, or a non-zero number.
     True,
+    /// UNDEFINED.
     Undefined,
+    /// ERROR, or a value that is not a condition (a string, a list...).
     Error,
 }
 

@@ -1,6 +1,9 @@
 //! Batch matching: one request against many ads, the negotiator's inner
 //! loop.
 //!
+//! (Two ads side by side, and what `Requirements` and `Rank` mean in a
+//! match, are the `classad` crate's [`classad::matching`].)
+//!
 //! A [`Pool`] takes a slice of ads (in the negotiator, the machines) and
 //! prepares each one's own `Requirements` and `Rank` once, with the ad as
 //! MY (see [`Prepared`]); a `Requirements` that does not depend on the
@@ -20,13 +23,13 @@
 //! With the `parallel` feature (on by default), [`par_matches`](Pool::par_matches)
 //! splits the ads over rayon's thread pool.
 //!
-//! The answers are exactly those of [`MatchAd`](super::MatchAd) for every
+//! The answers are exactly those of [`MatchAd`] for every
 //! pair (`tests/matching.rs` checks it), apart from the limit caveat of
 //! [`Prepared`]: folded parts cost no evaluation steps.
 //!
 //! ```
 //! use classad::{ClassAd, EvalOptions, Semantics};
-//! use classad::matching::Pool;
+//! use matchmaker::matching::Pool;
 //!
 //! let machines: Vec<ClassAd> = [(1024, 0.0), (4096, 1.0), (8192, 2.0)]
 //!     .iter()
@@ -47,9 +50,11 @@
 
 use std::ops::Range;
 
-use super::{rank, requirements};
-use crate::ad::ClassAd;
-use crate::eval::{ColumnKernel, Columns, EvalOptions, Prepared, Truth, BLOCK};
+use classad::eval::{ColumnKernel, Columns, EvalOptions, Prepared, Truth, BLOCK};
+#[cfg(doc)]
+use classad::matching::MatchAd;
+use classad::matching::{rank, requirements};
+use classad::ClassAd;
 
 /// How many ads ahead the request's lookups are prefetched.
 const PREFETCH_AHEAD: usize = 4;
@@ -59,7 +64,7 @@ const PREFETCH_AHEAD: usize = 4;
 pub struct Match {
     /// The ad's position in the pool's slice.
     pub index: usize,
-    /// The request's `Rank` of the ad (as [`rank_value`](super::rank_value) reads it).
+    /// The request's `Rank` of the ad (as [`rank_value`](classad::matching::rank_value) reads it).
     pub left_rank: f64,
     /// The ad's `Rank` of the request.
     pub right_rank: f64,

@@ -25,12 +25,10 @@
 //! # Ok::<(), classad::ParseError>(())
 //! ```
 //!
-//! [`MatchAd`] answers for one pair. [`Pool`] matches one request against
-//! many ads (the negotiator's loop), preparing every expression once and
-//! allocating nothing per pair, on one thread or, with
-//! [`Pool::par_matches`], on all of them.
-
-mod pool;
+//! [`MatchAd`] answers for one pair. Matching one request against many
+//! ads at once (the negotiator's loop) is the `matchmaker` crate's
+//! `Pool`, built on [`Prepared`](crate::Prepared) and the column kernels
+//! of [`eval`](crate::eval).
 
 use std::sync::OnceLock;
 
@@ -38,8 +36,6 @@ use crate::ad::ClassAd;
 use crate::eval::{EvalContext, EvalOptions};
 use crate::name::Name;
 use crate::value::Value;
-
-pub use pool::{Match, Pool};
 
 /// The attribute holding an ad's requirements of the other.
 pub const REQUIREMENTS: &str = "Requirements";
@@ -139,13 +135,13 @@ pub fn rank_value(value: &Value) -> f64 {
 }
 
 /// The interned `Requirements`, looked up once.
-fn requirements() -> Name {
+pub fn requirements() -> Name {
     static NAME: OnceLock<Name> = OnceLock::new();
     *NAME.get_or_init(|| Name::new(REQUIREMENTS))
 }
 
 /// The interned `Rank`, looked up once.
-fn rank() -> Name {
+pub fn rank() -> Name {
     static NAME: OnceLock<Name> = OnceLock::new();
     *NAME.get_or_init(|| Name::new(RANK))
 }
