@@ -274,6 +274,52 @@ impl Accountant {
         Ok((acct, report))
     }
 
+    /// An accountant holding the priorities a `condor_userprio -allusers -l`
+    /// ad shows (the one ad with `LastUpdate`, `Name1`, `Priority1`,
+    /// `PriorityFactor1`, ...): each submitter's real priority (its
+    /// effective priority over its factor), factor, ceiling, floor and
+    /// accumulated usage, as of the ad's `LastUpdate`. Usage in progress is
+    /// not taken from the ad: [`check_matches`](Accountant::check_matches)
+    /// counts it from the slots.
+    ///
+    /// ```
+    /// use matchmaker::accountant::{Accountant, AccountantConfig};
+    /// let ad: classad::ClassAd = r#"[ LastUpdate = 1000; NumSubmittors = 1; Name1 = "amy@site";
+    ///     Priority1 = 1500.0; PriorityFactor1 = 1000.0; Ceiling1 = 20; Floor1 = 0 ]"#.parse()?;
+    /// let acct = Accountant::from_userprio_ad(AccountantConfig::default(), &ad)?;
+    /// assert_eq!(acct.real_priority("amy@site"), 1.5);
+    /// assert_eq!(acct.ceiling("amy@site"), Some(20));
+    /// assert_eq!(acct.last_update(), 1000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_userprio_ad(config: AccountantConfig, ad: &classad::ClassAd) -> Result<Self, AccountantError> {
+        let (rows, last_update) = PriorityRow::from_userprio_ad(ad);
+        let mut acct = Self::new(config);
+        acct.last_update = last_update;
+        for row in rows.iter().filter(|r| r.name != ROOT) {
+            let name = row.name.as_str();
+            if row.priority_factor >= MIN_PRIORITY_FACTOR {
+                acct.set_priority_factor(name, row.priority_factor)?;
+            }
+            let factor = acct.priority_factor(name);
+            acct.set_priority(name, row.effective_priority / factor)?;
+            if row.ceiling >= 0 {
+                acct.set_ceiling(name, row.ceiling)?;
+            }
+            if row.floor > 0 {
+                acct.set_floor(name, row.floor)?;
+            }
+            acct.set_accumulated_usage(name, row.accumulated_usage)?;
+            if row.begin_usage_time > 0 {
+                acct.set_begin_time(name, row.begin_usage_time)?;
+            }
+            if row.last_usage_time > 0 {
+                acct.set_last_time(name, row.last_usage_time)?;
+            }
+        }
+        Ok(acct)
+    }
+
     /// Room for the records of a log of `bytes` bytes (a compacted record
     /// takes some 700 bytes), so that loading does not rehash.
     fn reserve_for(&mut self, bytes: usize) {

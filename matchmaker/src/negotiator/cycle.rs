@@ -1,0 +1,1050 @@
+//! The cycle itself: accounting, the pie spins, and matching each request.
+//!
+//! The structure follows HTCondor's `Matchmaker::negotiationTime`,
+//! `negotiateWithGroup`, `negotiate` and `matchmakingAlgorithm`, so that
+//! the decisions are the same; names of HTCondor's variables are given
+//! where it helps to compare.
+
+use std::cmp::Ordering;
+use std::time::Instant;
+
+use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
+use rustc_hash::FxHashSet;
+
+use super::SubmitterReport;
+use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
+use crate::accountant::Accountant;
+use crate::autocluster::{ResourceRequest, SubmitterQueue};
+use crate::candidates::{Claim, Ranks};
+use crate::concurrency::ConcurrencyLimits;
+use crate::consumption;
+use crate::matching::{Match, Pool};
+use crate::pie::{self, Pie};
+
+/// Pools at least this large are scanned on every core.
+const PARALLEL_FROM: usize = 4096;
+
+/// `MY.Rank > MY.CurrentRank` and `MY.Rank >= MY.CurrentRank`.
+struct RankConditions {
+    better: Expr,
+    not_worse: Expr,
+}
+
+impl RankConditions {
+    fn new() -> RankConditions {
+        // Fixed texts: they parse.
+        let parse = |t: &str| t.parse::<Expr>().unwrap_or_else(|_| Expr::from(false));
+        RankConditions { better: parse("MY.Rank > MY.CurrentRank"), not_worse: parse("MY.Rank >= MY.CurrentRank") }
+    }
+}
+
+/// A slot of the cycle.
+struct Slot {
+    /// Still in the candidate list (HTCondor's `startdAds`).
+    available: bool,
+    /// A partitionable slot with a consumption policy: matched through
+    /// `current`, which the cycle's matches carve up.
+    current: Option<ClassAd>,
+    /// Its `Name`.
+    name: String,
+}
+
+/// A candidate slot of one request, with what ranks it.
+#[derive(Clone, Copy)]
+struct Candidate {
+    slot: usize,
+    ranks: Ranks,
+}
+
+/// Rejection counters of one search (HTCondor's `rejFor*`).
+#[derive(Clone, Copy, Default)]
+struct Diagnostics {
+    concurrency: bool,
+    preemption_policy: u32,
+    preemption_rank: u32,
+    submitter_limit: u32,
+}
+
+/// A sorted candidate list kept for an autocluster's next requests
+/// (HTCondor's `MatchList`).
+struct MatchList {
+    submitter: usize,
+    autocluster: u32,
+    only_for_startd_rank: bool,
+    entries: Vec<Candidate>,
+    head: usize,
+    diagnostics: Diagnostics,
+}
+
+/// The limits a search works within.
+#[derive(Clone, Copy)]
+struct Budget {
+    used: f64,
+    used_unclaimed: f64,
+    limit: f64,
+    limit_unclaimed: f64,
+}
+
+/// How a request ended.
+enum Found {
+    Slot(Candidate),
+    None(RejectReason, Diagnostics),
+}
+
+/// What `negotiate` returns (HTCondor's `MM_RESUME` and `MM_DONE`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Result_ {
+    Resume,
+    Done,
+}
+
+/// A submitter during the cycle.
+struct Sub<'q> {
+    queue: &'q SubmitterQueue,
+    /// Jobs matched this cycle, per request.
+    matched: Vec<u32>,
+    report: SubmitterReport,
+    active: bool,
+}
+
+struct State<'a> {
+    negotiator: &'a Negotiator,
+    opts: EvalOptions,
+    conditions: RankConditions,
+    accountant: &'a mut Accountant,
+    ads: &'a [ClassAd],
+    pool: &'a Pool<'a>,
+    slots: Vec<Slot>,
+    weights: Vec<f64>,
+    available: usize,
+    limits: ConcurrencyLimits,
+    match_list: Option<MatchList>,
+    now: i64,
+    spin: u32,
+    outcome: CycleOutcome,
+    share_limited: FxHashSet<String>,
+    found: Vec<Match>,
+}
+
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Int(i) => Some(*i as f64),
+        Value::Real(r) => Some(*r),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+fn string_attr(ad: &ClassAd, name: &str) -> Option<String> {
+    match ad.lookup(name).and_then(Expr::as_literal) {
+        Some(classad::Literal::Str(s)) => Some(s.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// Who runs on a slot: its preempting or current accounting group or user.
+fn remote_user(slot: &ClassAd) -> Option<String> {
+    ["PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser"]
+        .iter()
+        .find_map(|name| string_attr(slot, name))
+}
+
+pub(super) fn run(
+    negotiator: &Negotiator,
+    accountant: &mut Accountant,
+    input_slots: &[ClassAd],
+    queues: &[SubmitterQueue],
+    now: i64,
+) -> Result<CycleOutcome, NegotiatorError> {
+    let phase2 = Instant::now();
+    let opts = EvalOptions::new().semantics(Semantics::Old);
+    let settings = &negotiator.settings;
+
+    // Phase 1: the slots the collector would give (NEGOTIATOR_SLOT_CONSTRAINT).
+    let fetched: Vec<(usize, &ClassAd)> = input_slots
+        .iter()
+        .enumerate()
+        .filter(|(_, ad)| {
+            negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
+                && ad.contains("Name")
+        })
+        .collect();
+    let fetched_ads: Vec<ClassAd> = fetched.iter().map(|(_, ad)| (*ad).clone()).collect();
+
+    // Phase 2: accounting.
+    accountant.update_priorities(now)?;
+    accountant.check_matches(now, &fetched_ads)?;
+    let mut stats = CycleStats { total_slots: fetched.len(), ..CycleStats::default() };
+    let weights: Vec<f64> = fetched_ads.iter().map(|ad| accountant.slot_weight(ad)).collect();
+    let ghost = |ad: &ClassAd| match EvalContext::new(&opts).my(ad).eval_attr("GhostMultiplier") {
+        Value::Int(i) => i as f64,
+        _ => 1.0,
+    };
+    let mut min_weight = f64::MAX;
+    let mut weight_total = 0.0;
+    for (ad, w) in fetched_ads.iter().zip(&weights) {
+        let w = w * ghost(ad);
+        weight_total += w;
+        min_weight = min_weight.min(w);
+    }
+    if fetched_ads.is_empty() {
+        min_weight = f64::MAX;
+    }
+    let pool_weight = match &negotiator.poolsize_constraint {
+        Some(c) => {
+            let inside: Vec<usize> =
+                (0..fetched_ads.len()).filter(|&i| EvalContext::new(&opts).my(&fetched_ads[i]).is_true(c)).collect();
+            if inside.is_empty() {
+                if settings.use_slot_weights {
+                    weight_total
+                } else {
+                    fetched_ads.len() as f64
+                }
+            } else if settings.use_slot_weights {
+                inside.iter().map(|&i| weights[i] * ghost(&fetched_ads[i])).sum()
+            } else {
+                inside.len() as f64
+            }
+        }
+        None if settings.use_slot_weights => weight_total,
+        None => fetched_ads.len() as f64,
+    };
+    stats.slot_weight_total = pool_weight;
+    stats.min_slot_weight = if min_weight == f64::MAX { 0.0 } else { min_weight };
+
+    let mut limits = ConcurrencyLimits::new(negotiator.capacities.clone());
+    limits.add_slots(&fetched_ads);
+
+    // Trim, then give the slots what policy expressions read of them.
+    let trimmed: Vec<bool> = fetched_ads.iter().map(|ad| trimmed(negotiator, &opts, ad)).collect();
+    let mut ads: Vec<ClassAd> = Vec::with_capacity(fetched_ads.len());
+    let mut slots: Vec<Slot> = Vec::with_capacity(fetched_ads.len());
+    for (ad, &gone) in fetched_ads.iter().zip(&trimmed) {
+        let mut ad = ad.clone();
+        for (name, expr) in &negotiator.match_exprs {
+            ad.insert(name.as_str(), expr.clone());
+        }
+        if settings.consider_preemption {
+            if let Some(user) = remote_user(&ad) {
+                let prio = f64::from(accountant.effective_priority(&user) as f32);
+                ad.insert("RemoteUserPrio", prio);
+                ad.insert("RemoteUserResourcesInUse", accountant.weighted_resources_used(&user));
+                let group = accountant.group_of(&user).to_string();
+                if group != crate::groups::ROOT {
+                    ad.insert("RemoteGroup", group.as_str());
+                    ad.insert("RemoteGroupResourcesInUse", accountant.weighted_resources_used(&group));
+                }
+            }
+            if let Some(rank) = number(&EvalContext::new(&opts).my(&ad).eval_attr("PreemptingRank")) {
+                ad.insert("CurrentRank", rank);
+            }
+        }
+        let current = consumption::has_policy(&ad).then(|| ad.clone());
+        slots.push(Slot { available: !gone, current, name: string_attr(&ad, "Name").unwrap_or_default() });
+        ads.push(ad);
+    }
+    let available = slots.iter().filter(|s| s.available).count();
+    stats.trimmed_slots = available;
+    stats.candidate_slots = available;
+    let pool = Pool::new(&opts, &ads);
+
+    let mut state = State {
+        negotiator,
+        opts: opts.clone(),
+        conditions: RankConditions::new(),
+        accountant,
+        ads: &ads,
+        pool: &pool,
+        slots,
+        weights,
+        available,
+        limits,
+        match_list: None,
+        now,
+        spin: 0,
+        outcome: CycleOutcome { stats, ..CycleOutcome::default() },
+        share_limited: FxHashSet::default(),
+        found: Vec::new(),
+    };
+
+    // The submitters, with their figures as the cycle starts.
+    let mut subs: Vec<Sub<'_>> = queues
+        .iter()
+        .filter(|q| submitter_allowed(negotiator, &opts, q))
+        .map(|q| {
+            let name = q.name.as_str();
+            Sub {
+                queue: q,
+                matched: vec![0; q.requests.len()],
+                report: SubmitterReport {
+                    name: q.name.clone(),
+                    eup: state.accountant.effective_priority(name),
+                    factor: state.accountant.priority_factor(name),
+                    share: 0.0,
+                    limit: 0.0,
+                    usage_before: state.accountant.weighted_resources_used(name),
+                    usage_after: 0.0,
+                    idle_jobs: q.idle_jobs(),
+                    matches: 0,
+                    rejections: 0,
+                    stopped: Stopped::NotReached,
+                },
+                active: false,
+            }
+        })
+        .collect();
+    state.outcome.stats.phase2_seconds = phase2.elapsed().as_secs_f64();
+    let phase4 = Instant::now();
+
+    // A floor round for those below their floor, then the real one.
+    let below_floor: Vec<usize> = (0..subs.len())
+        .filter(|&i| {
+            let name = subs[i].queue.name.as_str();
+            let floor = state.accountant.floor(name) as f64;
+            floor > 0.0 && state.accountant.weighted_resources_used(name) < floor
+        })
+        .collect();
+    if !below_floor.is_empty() {
+        state.negotiate_with_group(&mut subs, below_floor, true, pool_weight, min_weight)?;
+    }
+    let everyone: Vec<usize> = (0..subs.len()).collect();
+    state.negotiate_with_group(&mut subs, everyone, false, pool_weight, min_weight)?;
+
+    let mut outcome = std::mem::take(&mut state.outcome);
+    for sub in &mut subs {
+        sub.report.usage_after = state.accountant.weighted_resources_used(&sub.queue.name);
+    }
+    outcome.stats.active_submitters = subs.iter().filter(|s| s.active).count();
+    outcome.submitters = subs.into_iter().map(|s| s.report).collect();
+    outcome.stats.phase4_seconds = phase4.elapsed().as_secs_f64();
+    Ok(outcome)
+}
+
+/// Whether the negotiator leaves `slot` out of matchmaking (HTCondor's
+/// `trimStartdAds`).
+fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, slot: &ClassAd) -> bool {
+    let ctx = EvalContext::new(opts).my(slot);
+    let text = |name: &str| match ctx.eval_attr(name) {
+        Value::Str(s) => Some(s.as_str().to_string()),
+        _ => None,
+    };
+    let partitionable = matches!(ctx.eval_attr("PartitionableSlot"), Value::Bool(true));
+    let state = text("State");
+    let claimed = state.as_deref() == Some("Claimed");
+    if negotiator.settings.consider_preemption {
+        if !negotiator.settings.consider_early_preemption
+            && matches!(ctx.eval_attr("RetirementTimeRemaining"), Value::Int(r) if r > 0)
+        {
+            return true;
+        }
+    } else if (claimed || state.as_deref() == Some("Preempting")) && !partitionable {
+        return true;
+    }
+    if partitionable && claimed {
+        let want_matching = !matches!(ctx.eval_attr("WantMatching"), Value::Bool(false));
+        let working_cm = text("WorkingCM").is_some_and(|w| !w.is_empty());
+        if !(want_matching && (negotiator.settings.match_working_cm_slots || !working_cm)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a submitter passes NEGOTIATOR_SUBMITTER_CONSTRAINT.
+fn submitter_allowed(negotiator: &Negotiator, opts: &EvalOptions, queue: &SubmitterQueue) -> bool {
+    let Some(constraint) = &negotiator.submitter_constraint else {
+        return true;
+    };
+    let mut ad = ClassAd::new();
+    ad.insert("Name", queue.name.as_str());
+    ad.insert("ScheddName", queue.schedd.as_str());
+    ad.insert("IdleJobs", queue.idle_jobs() as i64);
+    ad.insert("RunningJobs", i64::from(queue.running_jobs));
+    EvalContext::new(opts).my(&ad).is_true(constraint)
+}
+
+impl State<'_> {
+    /// The pie spins of one group (HTCondor's `negotiateWithGroup`), over
+    /// the submitters `members` (indices into `subs`).
+    fn negotiate_with_group(
+        &mut self,
+        subs: &mut [Sub<'_>],
+        mut members: Vec<usize>,
+        floor_round: bool,
+        pool_weight: f64,
+        min_weight: f64,
+    ) -> Result<(), NegotiatorError> {
+        let settings = self.negotiator.settings.clone();
+        self.outcome.stats.pies += 1;
+        let mut spin = 0u32;
+        loop {
+            spin += 1;
+            self.spin = if floor_round { 0 } else { spin };
+            self.outcome.stats.pie_spins += 1;
+            let ignore_limit = spin == 1 && settings.consider_preemption;
+            self.match_list = None;
+            if !settings.consider_preemption {
+                members.retain(|&i| subs[i].queue.idle_jobs() > 0);
+            }
+            let pie_subs: Vec<pie::Submitter> = members.iter().map(|&i| self.pie_submitter(subs[i].queue)).collect();
+            let pie = Pie::new(&pie_subs, pool_weight, None).consider_preemption(settings.consider_preemption);
+            let (mut pie_left, starvation) = self.pie_left(&pie, &pie_subs);
+            if !settings.consider_preemption && pie_left <= 0.0 {
+                break;
+            }
+            if spin == 1 {
+                let order = pie::negotiation_order(&pie_subs, &starvation);
+                // Equal in everything HTCondor compares: by name, so that
+                // the order does not depend on the input's.
+                let mut ordered: Vec<usize> = order.iter().map(|&k| members[k]).collect();
+                stable_name_ties(&mut ordered, &pie_subs, &starvation, &order, subs);
+                members = ordered;
+            }
+            let pie_left_before = pie_left;
+            let count_before = members.len();
+            let mut k = 0;
+            while k < members.len() {
+                let i = members[k];
+                let name = subs[i].queue.name.clone();
+                let idle = self.idle_jobs(&subs[i]);
+                let ps = self.pie_submitter(subs[i].queue);
+                let mut l = pie.limit(&ps, floor_round);
+                if settings.ignore_user_priorities && !floor_round {
+                    l.limit = f64::MAX;
+                    l.limit_unclaimed = f64::MAX;
+                }
+                if spin == 1 && !floor_round {
+                    subs[i].report.share = l.share;
+                    subs[i].report.limit = l.share * pie.slot_weight_total;
+                }
+                let mut limit = l.limit;
+                if limit > pie_left {
+                    limit = pie_left;
+                }
+                let ceiling: i64 = match self.accountant.ceiling(&name) {
+                    None => i64::from(i32::MAX),
+                    Some(c) => (c - self.accountant.weighted_resources_used(&name) as i64).max(0),
+                };
+                let result = if idle == 0 {
+                    if subs[i].report.stopped == Stopped::NotReached {
+                        subs[i].report.stopped = Stopped::NoIdleJobs;
+                    }
+                    Result_::Done
+                } else if (limit < min_weight || pie_left < min_weight) && spin > 1 {
+                    Result_::Resume
+                } else if ceiling == 0 || (ceiling as f64) < min_weight {
+                    subs[i].report.stopped = Stopped::Ceiling;
+                    Result_::Done
+                } else {
+                    if !subs[i].active {
+                        self.outcome.stats.idle_jobs += idle;
+                    }
+                    subs[i].active = true;
+                    let budget = Budget { used: 0.0, used_unclaimed: 0.0, limit, limit_unclaimed: l.limit_unclaimed };
+                    self.negotiate(subs, i, budget, ceiling, ignore_limit, &mut pie_left)?
+                };
+                match result {
+                    Result_::Resume => {
+                        if self.share_limited.insert(name.clone()) {
+                            self.outcome.stats.submitters_share_limit.push(name);
+                        }
+                        if subs[i].report.stopped != Stopped::Ceiling {
+                            subs[i].report.stopped = Stopped::ShareLimit;
+                        }
+                        k += 1;
+                    }
+                    Result_::Done => {
+                        if matches!(subs[i].report.stopped, Stopped::NotReached | Stopped::ShareLimit) {
+                            subs[i].report.stopped = Stopped::GotAll;
+                        }
+                        members.remove(k);
+                    }
+                }
+            }
+            let again = (pie_left < pie_left_before || members.len() < count_before)
+                && !members.is_empty()
+                && self.available > 0
+                && !floor_round;
+            if !again {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// A submitter as the pie sees it now.
+    fn pie_submitter(&self, queue: &SubmitterQueue) -> pie::Submitter {
+        let name = queue.name.as_str();
+        pie::Submitter {
+            name: queue.name.clone(),
+            eup: self.accountant.effective_priority(name),
+            factor: self.accountant.priority_factor(name),
+            usage: self.accountant.weighted_resources_used(name),
+            floor: self.accountant.floor(name) as f64,
+            ceiling: self.accountant.ceiling(name),
+            tie_break: queue.tie_break,
+        }
+    }
+
+    /// The spin's pie (the sum of the limits) and each one's starvation.
+    fn pie_left(&self, pie: &Pie, subs: &[pie::Submitter]) -> (f64, Vec<f64>) {
+        if self.negotiator.settings.ignore_user_priorities {
+            let (_, starvation) = pie.pie_left(subs);
+            return (f64::MAX, starvation);
+        }
+        pie.pie_left(subs)
+    }
+
+    /// The idle jobs a submitter still offers.
+    fn idle_jobs(&self, sub: &Sub<'_>) -> u64 {
+        if self.negotiator.settings.resend_matched_jobs {
+            return sub.queue.idle_jobs();
+        }
+        sub.queue.requests.iter().zip(&sub.matched).map(|(r, m)| u64::from(r.count.saturating_sub(*m))).sum()
+    }
+
+    /// Negotiates with one submitter (HTCondor's `negotiate`).
+    fn negotiate(
+        &mut self,
+        subs: &mut [Sub<'_>],
+        who: usize,
+        mut budget: Budget,
+        ceiling: i64,
+        ignore_limit: bool,
+        pie_left: &mut f64,
+    ) -> Result<Result_, NegotiatorError> {
+        let queue = subs[who].queue;
+        let resend = self.negotiator.settings.resend_matched_jobs;
+        let mut rejected_acs: FxHashSet<u32> = FxHashSet::default();
+        let mut limited_by_submitter_limit = false;
+        let mut only_for_startd_rank;
+        // The requests in order, each as many times as it has jobs left
+        // (HTCondor's getRequest, over the list the schedd sent this spin).
+        let mut next = 0usize;
+        let mut left: Option<u32> = None;
+        loop {
+            if budget.used >= budget.limit {
+                if ignore_limit {
+                    only_for_startd_rank = true;
+                } else {
+                    return Ok(Result_::Resume);
+                }
+            } else {
+                only_for_startd_rank = false;
+            }
+            if budget.used >= ceiling as f64 {
+                subs[who].report.stopped = Stopped::Ceiling;
+                return Ok(Result_::Resume);
+            }
+            let request_index = loop {
+                let Some(request) = queue.requests.get(next) else {
+                    break None;
+                };
+                let remaining = *left.get_or_insert_with(|| {
+                    if resend {
+                        request.count
+                    } else {
+                        request.count.saturating_sub(subs[who].matched[next])
+                    }
+                });
+                if remaining > 0 && !rejected_acs.contains(&request.autocluster) && self.request_passes(request) {
+                    left = Some(remaining - 1);
+                    break Some(next);
+                }
+                next += 1;
+                left = None;
+            };
+            let Some(r) = request_index else {
+                return Ok(if budget.used >= budget.limit || limited_by_submitter_limit {
+                    Result_::Resume
+                } else {
+                    Result_::Done
+                });
+            };
+            let request = &queue.requests[r];
+            self.outcome.stats.jobs_considered += 1;
+            let ad = self.request_ad(request, &queue.name);
+            match self.find(&ad, request, who, &queue.name, &queue.schedd, budget, only_for_startd_rank) {
+                Found::None(reason, diagnostics) => {
+                    self.outcome.stats.rejections += 1;
+                    subs[who].report.rejections += 1;
+                    if diagnostics.submitter_limit > 0 {
+                        limited_by_submitter_limit = true;
+                        if self.share_limited.insert(queue.name.clone()) {
+                            self.outcome.stats.submitters_share_limit.push(queue.name.clone());
+                        }
+                    }
+                    self.outcome.rejections.push(Rejection {
+                        submitter: queue.name.clone(),
+                        job: request.job,
+                        autocluster: request.autocluster,
+                        reason,
+                        spin: self.spin,
+                    });
+                    rejected_acs.insert(request.autocluster);
+                    left = Some(0); // the request's other jobs are not offered again
+                    if diagnostics.submitter_limit > 0
+                        && !self.negotiator.settings.consider_preemption
+                        && !self.negotiator.settings.use_slot_weights
+                    {
+                        return Ok(Result_::Resume);
+                    }
+                }
+                Found::Slot(candidate) => {
+                    let cost = self.take(&ad, request, who, &queue.name, candidate)?;
+                    subs[who].matched[r] += 1;
+                    subs[who].report.matches += 1;
+                    if self.negotiator.settings.depth_first {
+                        let skip = self.jobs_in_slot(&ad, candidate.slot).saturating_sub(1);
+                        left = left.map(|l| l.saturating_sub(skip));
+                    }
+                    budget.used += cost;
+                    if remote_user(&self.ads[candidate.slot]).is_none() {
+                        budget.used_unclaimed += cost;
+                    }
+                    *pie_left -= cost;
+                    self.outcome.stats.matches += 1;
+                }
+            }
+        }
+    }
+
+    /// Whether a request passes NEGOTIATOR_JOB_CONSTRAINT.
+    fn request_passes(&self, request: &ResourceRequest) -> bool {
+        self.negotiator.job_constraint.as_ref().is_none_or(|c| EvalContext::new(&self.opts).my(&request.ad).is_true(c))
+    }
+
+    /// The request's ad with what the negotiator tells policy expressions
+    /// about its submitter.
+    fn request_ad(&self, request: &ResourceRequest, submitter: &str) -> ClassAd {
+        let mut ad = request.ad.clone();
+        let eup = self.accountant.effective_priority(submitter);
+        ad.insert("SubmitterNegotiatingGroup", crate::groups::ROOT);
+        ad.insert("SubmitterAutoregroup", false);
+        ad.insert("SubmittorPrio", eup);
+        ad.insert("SubmitterUserPrio", eup);
+        ad.insert("SubmitterUserResourcesInUse", self.accountant.weighted_resources_used(submitter));
+        let group = self.accountant.group_of(submitter).to_string();
+        if group != crate::groups::ROOT {
+            ad.insert("SubmitterGroupResourcesInUse", self.accountant.weighted_resources_used(&group));
+            ad.insert("SubmitterGroup", group.as_str());
+        }
+        ad
+    }
+
+    /// How many of the request's jobs fit the partitionable slot just
+    /// matched (NEGOTIATOR_DEPTH_FIRST).
+    fn jobs_in_slot(&self, request: &ClassAd, slot: usize) -> u32 {
+        let ad = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+        let ctx = EvalContext::new(&self.opts).my(ad);
+        let mut fit = u32::MAX;
+        for (have, want) in [("Cpus", "RequestCpus"), ("Memory", "RequestMemory")] {
+            let have = number(&ctx.eval_attr(have)).unwrap_or(0.0);
+            let want = number(&EvalContext::new(&self.opts).my(request).eval_attr(want)).unwrap_or(0.0);
+            if want > 0.0 {
+                fit = fit.min((have / want).floor().max(0.0) as u32);
+            }
+        }
+        if fit == u32::MAX {
+            1
+        } else {
+            fit.saturating_add(1).max(1)
+        }
+    }
+
+    /// What taking a slot costs the submitter.
+    fn cost(&self, request: &ClassAd, slot: usize) -> f64 {
+        match &self.slots[slot].current {
+            Some(current) => consumption::cost(request, current),
+            None => self.weights[slot],
+        }
+    }
+
+    /// HTCondor's `SubmitterLimitPermits`: within the limit, or the
+    /// one round-up a spin allows.
+    fn permits(&self, request: &ClassAd, slot: usize, used: f64, allowed: f64) -> bool {
+        let cost = self.cost(request, slot);
+        used + cost <= allowed || (used <= 0.0 && allowed > 0.0)
+    }
+
+    /// Finds the best slot for a request (HTCondor's `matchmakingAlgorithm`).
+    #[allow(clippy::too_many_arguments)]
+    fn find(
+        &mut self,
+        ad: &ClassAd,
+        request: &ResourceRequest,
+        who: usize,
+        submitter: &str,
+        _schedd: &str,
+        budget: Budget,
+        only_for_startd_rank: bool,
+    ) -> Found {
+        // Limits the job names are checked before anything else.
+        let mut limits_with_match = false;
+        if let Some(expr) = ad.lookup("ConcurrencyLimits") {
+            match EvalContext::new(&self.opts).my(ad).eval(expr) {
+                Value::Str(list) => {
+                    if let Some(name) = self.limits.rejected(list.as_str()) {
+                        return Found::None(
+                            RejectReason::ConcurrencyLimit(vec![name]),
+                            Diagnostics { concurrency: true, ..Diagnostics::default() },
+                        );
+                    }
+                }
+                _ => limits_with_match = true,
+            }
+        }
+
+        let cached = self.match_list.as_ref().is_some_and(|list| {
+            list.submitter == who
+                && list.autocluster == request.autocluster
+                && list.only_for_startd_rank == only_for_startd_rank
+        });
+        if cached {
+            return self.pop_cached(ad, budget, limits_with_match);
+        }
+        self.match_list = None;
+        self.outcome.stats.match_lists += 1;
+
+        let mut diagnostics = Diagnostics::default();
+        let mut rejected_limits: Vec<String> = Vec::new();
+        let mut entries: Vec<Candidate> = Vec::new();
+        let consider_preemption = self.negotiator.settings.consider_preemption;
+
+        // Every slot that matches both ways, in the pool's order.
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        #[cfg(feature = "parallel")]
+        if self.ads.len() >= PARALLEL_FROM {
+            found = self.pool.par_matches(ad);
+        } else {
+            self.pool.matches_into(ad, &mut found);
+        }
+        #[cfg(not(feature = "parallel"))]
+        self.pool.matches_into(ad, &mut found);
+        let has_rank = ad.contains("Rank");
+        let statics: Vec<(usize, f64)> = found
+            .iter()
+            .filter(|m| self.slots[m.index].current.is_none())
+            .map(|m| (m.index, if has_rank { m.left_rank } else { m.right_rank }))
+            .collect();
+        self.found = found;
+        let mut static_matches = statics.into_iter().peekable();
+        let cp_slots: Vec<usize> =
+            (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
+        let mut cp_iter = cp_slots.into_iter().peekable();
+        loop {
+            // Merge the static matches and the partitionable slots, in slot order.
+            let next_static = static_matches.peek().map(|m| m.0);
+            let next_cp = cp_iter.peek().copied();
+            let (slot, pair_rank) = match (next_static, next_cp) {
+                (None, None) => break,
+                (Some(s), Some(c)) if c < s => {
+                    cp_iter.next();
+                    (c, None)
+                }
+                (Some(_), _) => match static_matches.next() {
+                    Some((index, rank)) => (index, Some(rank)),
+                    None => break,
+                },
+                (None, Some(c)) => {
+                    cp_iter.next();
+                    (c, None)
+                }
+            };
+            if !self.slots[slot].available {
+                continue;
+            }
+            let (job_rank, slot_ad) = match (&self.slots[slot].current, pair_rank) {
+                (Some(current), _) => {
+                    let taken = consumption::of(ad, current);
+                    if !consumption::sufficient(current, &taken) {
+                        continue;
+                    }
+                    let view = consumption::job_as_taking(ad, &taken);
+                    let pair = classad::matching::MatchAd::new(&self.opts, &view, current);
+                    if !pair.symmetric_match() {
+                        continue;
+                    }
+                    (job_rank_of(&self.opts, ad, current), current)
+                }
+                (None, Some(rank)) => (rank, &self.ads[slot]),
+                (None, None) => continue,
+            };
+            let running = if consider_preemption { remote_user(slot_ad) } else { None };
+            let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
+            let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
+            let mut claim = Claim::Unclaimed;
+            if only_for_startd_rank {
+                if running.is_none() || !is_true(&self.conditions.better) {
+                    continue;
+                }
+                claim = Claim::RankPreemption;
+            } else if let Some(user) = &running {
+                if is_true(&self.conditions.better) {
+                    claim = Claim::RankPreemption;
+                } else if user != submitter {
+                    claim = Claim::PriorityPreemption;
+                    if let Some(req) = &self.negotiator.preemption_requirements {
+                        if !is_true(req) {
+                            diagnostics.preemption_policy += 1;
+                            continue;
+                        }
+                    }
+                    if !is_true(&self.conditions.not_worse) {
+                        diagnostics.preemption_rank += 1;
+                        continue;
+                    }
+                } else {
+                    continue;
+                }
+            }
+            match claim {
+                Claim::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
+                    diagnostics.submitter_limit += 1;
+                    continue;
+                }
+                Claim::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
+                    diagnostics.submitter_limit += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            if limits_with_match {
+                if let Some(name) = self.limit_with_match(ad, slot_ad) {
+                    diagnostics.concurrency = true;
+                    if !rejected_limits.contains(&name) {
+                        rejected_limits.push(name);
+                    }
+                    continue;
+                }
+            }
+            let ranks = self.ranks(ad, slot_ad, claim, job_rank);
+            entries.push(Candidate { slot, ranks });
+        }
+
+        if !self.negotiator.settings.matchlist_caching {
+            // The first best in slot order.
+            let best = entries.iter().copied().fold(None::<Candidate>, |best, c| match best {
+                Some(b) if c.ranks.cmp_best(&b.ranks) != Ordering::Greater => Some(b),
+                _ => Some(c),
+            });
+            return match best {
+                Some(c) => Found::Slot(c),
+                None => Found::None(reason(&diagnostics, &rejected_limits), diagnostics),
+            };
+        }
+        // Best first; equal candidates in slot order.
+        entries.sort_by(|a, b| b.ranks.cmp_best(&a.ranks).then(a.slot.cmp(&b.slot)));
+        let mut list = MatchList {
+            submitter: who,
+            autocluster: request.autocluster,
+            only_for_startd_rank,
+            entries,
+            head: 0,
+            diagnostics,
+        };
+        let popped = list.entries.first().copied();
+        if popped.is_some() {
+            list.head = 1;
+        }
+        self.match_list = Some(list);
+        match popped {
+            Some(c) => Found::Slot(c),
+            None => Found::None(reason(&diagnostics, &rejected_limits), diagnostics),
+        }
+    }
+
+    /// The next candidate of the kept list that the limits still allow.
+    fn pop_cached(&mut self, ad: &ClassAd, budget: Budget, limits_with_match: bool) -> Found {
+        let Some(mut list) = self.match_list.take() else {
+            return Found::None(RejectReason::NoMatch, Diagnostics::default());
+        };
+        let mut rejected_limits = Vec::new();
+        let mut chosen = None;
+        while list.head < list.entries.len() {
+            let candidate = list.entries[list.head];
+            list.head += 1;
+            let slot_ad = self.slots[candidate.slot].current.as_ref().unwrap_or(&self.ads[candidate.slot]);
+            if limits_with_match {
+                if let Some(name) = self.limit_with_match(ad, slot_ad) {
+                    list.diagnostics.concurrency = true;
+                    rejected_limits.push(name);
+                    continue;
+                }
+            }
+            let preempting = candidate.ranks.claim != Claim::Unclaimed;
+            if (preempting && self.permits(ad, candidate.slot, budget.used, budget.limit))
+                || self.permits(ad, candidate.slot, budget.used_unclaimed, budget.limit_unclaimed)
+            {
+                chosen = Some(candidate);
+                break;
+            }
+            list.diagnostics.submitter_limit += 1;
+        }
+        let diagnostics = list.diagnostics;
+        self.match_list = Some(list);
+        match chosen {
+            Some(c) => Found::Slot(c),
+            None => Found::None(reason(&diagnostics, &rejected_limits), diagnostics),
+        }
+    }
+
+    /// The first concurrency limit a job's `ConcurrencyLimits`, evaluated
+    /// against the slot, would exceed.
+    fn limit_with_match(&self, ad: &ClassAd, slot: &ClassAd) -> Option<String> {
+        match EvalContext::new(&self.opts).my(ad).target(slot).eval_attr("ConcurrencyLimits") {
+            Value::Str(list) => self.limits.rejected(list.as_str()),
+            _ => None,
+        }
+    }
+
+    /// A candidate's ranks (HTCondor's `calculateRanks`).
+    fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
+        let mut ranks = self.negotiator.ranks.ranks(request, slot, claim);
+        ranks.job = job_rank;
+        ranks
+    }
+
+    /// Gives the slot to the request (HTCondor's `matchmakingProtocol` and
+    /// what `negotiate` does after it); returns the match's cost.
+    fn take(
+        &mut self,
+        ad: &ClassAd,
+        request: &ResourceRequest,
+        _who: usize,
+        submitter: &str,
+        candidate: Candidate,
+    ) -> Result<f64, NegotiatorError> {
+        let slot = candidate.slot;
+        let preempting = remote_user(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]));
+        let limits = match EvalContext::new(&self.opts)
+            .my(ad)
+            .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))
+            .eval_attr("ConcurrencyLimits")
+        {
+            Value::Str(list) => Some(list.as_str().to_ascii_lowercase()),
+            _ => None,
+        };
+        let cost;
+        if let Some(current) = self.slots[slot].current.as_mut() {
+            let taken = consumption::of(ad, current);
+            cost = consumption::deduct(current, &taken);
+            let mut charged = current.clone();
+            charged.insert(crate::accountant::CP_MATCH_COST, cost);
+            if let Some(l) = &limits {
+                charged.insert("MatchedConcurrencyLimits", l.as_str());
+            }
+            self.accountant.add_match(submitter, &charged, self.now)?;
+            // The carved slot goes back into the kept list if the request
+            // still fits it.
+            let still = {
+                let current = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+                let taken = consumption::of(ad, current);
+                consumption::sufficient(current, &taken)
+                    && classad::matching::MatchAd::new(&self.opts, &consumption::job_as_taking(ad, &taken), current)
+                        .symmetric_match()
+            };
+            if still {
+                let current = self.slots[slot].current.clone().unwrap_or_default();
+                let job_rank = job_rank_of(&self.opts, ad, &current);
+                let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
+                if let Some(list) = self.match_list.as_mut() {
+                    list.reinsert(Candidate { slot, ranks });
+                }
+            }
+        } else {
+            cost = self.weights[slot];
+            let mut charged = self.ads[slot].clone();
+            if let Some(l) = &limits {
+                charged.insert("MatchedConcurrencyLimits", l.as_str());
+            }
+            self.accountant.add_match(submitter, &charged, self.now)?;
+            self.slots[slot].available = false;
+            self.available -= 1;
+        }
+        if let Some(l) = &limits {
+            self.limits.add(l);
+        }
+        self.outcome.matches.push(MatchRecord {
+            submitter: submitter.to_string(),
+            job: request.job,
+            autocluster: request.autocluster,
+            slot: self.slots[slot].name.clone(),
+            slot_index: slot,
+            claim: candidate.ranks.claim,
+            preempting,
+            cost,
+            spin: self.spin,
+        });
+        Ok(cost)
+    }
+}
+
+impl MatchList {
+    /// Puts a carved partitionable slot back just above the head, then
+    /// moves it down past every entry it ranks better than, exactly as
+    /// HTCondor's `insert_candidate` does (which leaves a slot that got
+    /// better after the deduction below the others).
+    fn reinsert(&mut self, entry: Candidate) {
+        if self.head == 0 {
+            return;
+        }
+        self.head -= 1;
+        let mut at = self.head;
+        while at + 1 < self.entries.len() && entry.ranks.cmp_best(&self.entries[at + 1].ranks) == Ordering::Greater {
+            self.entries[at] = self.entries[at + 1];
+            at += 1;
+        }
+        self.entries[at] = entry;
+    }
+}
+
+/// The job's `Rank` of a slot (the slot's own when the job has none), as
+/// a number.
+fn job_rank_of(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
+    let value = if job.contains("Rank") {
+        EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
+    } else if slot.contains("Rank") {
+        EvalContext::new(opts).my(slot).target(job).eval_attr("Rank")
+    } else {
+        Value::Undefined
+    };
+    number(&value).unwrap_or(0.0)
+}
+
+/// The reason HTCondor gives for a request without a slot.
+fn reason(d: &Diagnostics, rejected_limits: &[String]) -> RejectReason {
+    if d.concurrency {
+        let mut names = rejected_limits.to_vec();
+        names.sort();
+        names.dedup();
+        RejectReason::ConcurrencyLimit(names)
+    } else if d.preemption_policy > 0 {
+        RejectReason::PreemptionRequirements
+    } else if d.submitter_limit > 0 {
+        RejectReason::SubmitterLimit
+    } else {
+        RejectReason::NoMatch
+    }
+}
+
+/// Breaks ties HTCondor would leave to its submitters' ads' order by name.
+fn stable_name_ties(
+    ordered: &mut [usize],
+    pie_subs: &[pie::Submitter],
+    starvation: &[f64],
+    order: &[usize],
+    subs: &[Sub<'_>],
+) {
+    let key = |k: usize| (pie_subs[k].eup, starvation[k], pie_subs[k].tie_break);
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && key(order[end]) == key(order[start]) {
+            end += 1;
+        }
+        ordered[start..end].sort_by(|&a, &b| subs[a].queue.name.cmp(&subs[b].queue.name));
+        start = end;
+    }
+}
