@@ -30,6 +30,7 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
 use classad::references::{external, internal, trim_all, Side};
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
@@ -54,8 +55,9 @@ impl fmt::Display for JobId {
 /// jobs the autocluster has.
 #[derive(Debug, Clone)]
 pub struct ResourceRequest {
-    /// The representative job's ad.
-    pub ad: ClassAd,
+    /// The representative job's ad (shared: the negotiator hands policy
+    /// expressions a small ad of its own attributes chained to it).
+    pub ad: Arc<ClassAd>,
     /// How many jobs it stands for.
     pub count: u32,
     /// The representative job's id.
@@ -248,7 +250,7 @@ pub fn queues(jobs: &[ClassAd], significant: &[String]) -> Vec<SubmitterQueue> {
             None => {
                 let autocluster = u32::try_from(queue.requests.len()).unwrap_or(u32::MAX);
                 clusters[at].insert(key, queue.requests.len());
-                queue.requests.push(ResourceRequest { ad: job.clone(), count: 1, job: id, autocluster });
+                queue.requests.push(ResourceRequest { ad: Arc::new(job.clone()), count: 1, job: id, autocluster });
             }
         }
     }

@@ -3,9 +3,11 @@
 //! ```text
 //! negotiator-sim config [--config FILE] [-v] [--dump] [NAME...]
 //! negotiator-sim userprio [--log FILE] [--config FILE] [--now EPOCH] [--all] [--json] [edits]
+//! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE] [--accountant LOG | --userprio FILE] [--json]
 //! ```
 
 mod config_cmd;
+mod cycle_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -26,6 +28,8 @@ enum Command {
     Config(config_cmd::Args),
     /// Show and edit user priorities as condor_userprio does.
     Userprio(userprio_cmd::Args),
+    /// Run one negotiation cycle on a pool snapshot.
+    Cycle(cycle_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -57,5 +61,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Config(args) => config_cmd::run(args),
         Command::Userprio(args) => userprio_cmd::run(args),
+        Command::Cycle(args) => cycle_cmd::run(args),
     }
 }

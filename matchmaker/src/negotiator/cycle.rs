@@ -8,7 +8,9 @@
 use std::cmp::Ordering;
 use std::time::Instant;
 
-use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
+use std::sync::Arc;
+
+use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
 use rustc_hash::FxHashSet;
 
 use super::SubmitterReport;
@@ -35,6 +37,64 @@ impl RankConditions {
         // Fixed texts: they parse.
         let parse = |t: &str| t.parse::<Expr>().unwrap_or_else(|_| Expr::from(false));
         RankConditions { better: parse("MY.Rank > MY.CurrentRank"), not_worse: parse("MY.Rank >= MY.CurrentRank") }
+    }
+}
+
+/// The attribute names the cycle writes and reads, interned once.
+struct Names {
+    name: Name,
+    rank: Name,
+    concurrency_limits: Name,
+    matched_concurrency_limits: Name,
+    remote_user_prio: Name,
+    remote_user_resources_in_use: Name,
+    remote_group: Name,
+    remote_group_resources_in_use: Name,
+    current_rank: Name,
+    preempting_rank: Name,
+    submitter_negotiating_group: Name,
+    submitter_autoregroup: Name,
+    submittor_prio: Name,
+    submitter_user_prio: Name,
+    submitter_user_resources_in_use: Name,
+    submitter_group: Name,
+    submitter_group_resources_in_use: Name,
+    running: [Name; 4],
+}
+
+impl Names {
+    fn new() -> Names {
+        Names {
+            name: Name::new("Name"),
+            rank: Name::new("Rank"),
+            concurrency_limits: Name::new("ConcurrencyLimits"),
+            matched_concurrency_limits: Name::new("MatchedConcurrencyLimits"),
+            remote_user_prio: Name::new("RemoteUserPrio"),
+            remote_user_resources_in_use: Name::new("RemoteUserResourcesInUse"),
+            remote_group: Name::new("RemoteGroup"),
+            remote_group_resources_in_use: Name::new("RemoteGroupResourcesInUse"),
+            current_rank: Name::new("CurrentRank"),
+            preempting_rank: Name::new("PreemptingRank"),
+            submitter_negotiating_group: Name::new("SubmitterNegotiatingGroup"),
+            submitter_autoregroup: Name::new("SubmitterAutoregroup"),
+            submittor_prio: Name::new("SubmittorPrio"),
+            submitter_user_prio: Name::new("SubmitterUserPrio"),
+            submitter_user_resources_in_use: Name::new("SubmitterUserResourcesInUse"),
+            submitter_group: Name::new("SubmitterGroup"),
+            submitter_group_resources_in_use: Name::new("SubmitterGroupResourcesInUse"),
+            running: [
+                Name::new("PreemptingAccountingGroup"),
+                Name::new("PreemptingUser"),
+                Name::new("AccountingGroup"),
+                Name::new("RemoteUser"),
+            ],
+        }
+    }
+
+    /// Who runs on a slot: its preempting or current accounting group or
+    /// user.
+    fn remote_user(&self, slot: &ClassAd) -> Option<String> {
+        self.running.iter().find_map(|name| string_attr(slot, *name))
     }
 }
 
@@ -109,6 +169,7 @@ struct Sub<'q> {
 
 struct State<'a> {
     negotiator: &'a Negotiator,
+    names: Names,
     opts: EvalOptions,
     conditions: RankConditions,
     accountant: &'a mut Accountant,
@@ -135,18 +196,11 @@ fn number(value: &Value) -> Option<f64> {
     }
 }
 
-fn string_attr(ad: &ClassAd, name: &str) -> Option<String> {
+fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
     match ad.lookup(name).and_then(Expr::as_literal) {
         Some(classad::Literal::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
     }
-}
-
-/// Who runs on a slot: its preempting or current accounting group or user.
-fn remote_user(slot: &ClassAd) -> Option<String> {
-    ["PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser"]
-        .iter()
-        .find_map(|name| string_attr(slot, name))
 }
 
 pub(super) fn run(
@@ -157,91 +211,90 @@ pub(super) fn run(
     now: i64,
 ) -> Result<CycleOutcome, NegotiatorError> {
     let phase2 = Instant::now();
-    let opts = EvalOptions::new().semantics(Semantics::Old);
+    // Policy expressions see the cycle's time, never the clock.
+    let opts = EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(now));
     let settings = &negotiator.settings;
+    let names = Names::new();
 
     // Phase 1: the slots the collector would give (NEGOTIATOR_SLOT_CONSTRAINT).
-    let fetched: Vec<(usize, &ClassAd)> = input_slots
+    let fetched: Vec<&ClassAd> = input_slots
         .iter()
-        .enumerate()
-        .filter(|(_, ad)| {
-            negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
-                && ad.contains("Name")
+        .filter(|ad| {
+            ad.lookup(names.name).is_some()
+                && negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
         })
         .collect();
-    let fetched_ads: Vec<ClassAd> = fetched.iter().map(|(_, ad)| (*ad).clone()).collect();
+    // The cycle's own copies, which it gives what policy expressions read.
+    let mut ads: Vec<ClassAd> = fetched.iter().map(|ad| (*ad).clone()).collect();
+    drop(fetched);
 
     // Phase 2: accounting.
     accountant.update_priorities(now)?;
-    accountant.check_matches(now, &fetched_ads)?;
-    let mut stats = CycleStats { total_slots: fetched.len(), ..CycleStats::default() };
-    let weights: Vec<f64> = fetched_ads.iter().map(|ad| accountant.slot_weight(ad)).collect();
+    accountant.check_matches(now, &ads)?;
+    let mut stats = CycleStats { total_slots: ads.len(), ..CycleStats::default() };
+    let weights: Vec<f64> = ads.iter().map(|ad| accountant.slot_weight(ad)).collect();
     let ghost = |ad: &ClassAd| match EvalContext::new(&opts).my(ad).eval_attr("GhostMultiplier") {
         Value::Int(i) => i as f64,
         _ => 1.0,
     };
     let mut min_weight = f64::MAX;
     let mut weight_total = 0.0;
-    for (ad, w) in fetched_ads.iter().zip(&weights) {
+    for (ad, w) in ads.iter().zip(&weights) {
         let w = w * ghost(ad);
         weight_total += w;
         min_weight = min_weight.min(w);
     }
-    if fetched_ads.is_empty() {
-        min_weight = f64::MAX;
-    }
     let pool_weight = match &negotiator.poolsize_constraint {
         Some(c) => {
             let inside: Vec<usize> =
-                (0..fetched_ads.len()).filter(|&i| EvalContext::new(&opts).my(&fetched_ads[i]).is_true(c)).collect();
+                (0..ads.len()).filter(|&i| EvalContext::new(&opts).my(&ads[i]).is_true(c)).collect();
             if inside.is_empty() {
                 if settings.use_slot_weights {
                     weight_total
                 } else {
-                    fetched_ads.len() as f64
+                    ads.len() as f64
                 }
             } else if settings.use_slot_weights {
-                inside.iter().map(|&i| weights[i] * ghost(&fetched_ads[i])).sum()
+                inside.iter().map(|&i| weights[i] * ghost(&ads[i])).sum()
             } else {
                 inside.len() as f64
             }
         }
         None if settings.use_slot_weights => weight_total,
-        None => fetched_ads.len() as f64,
+        None => ads.len() as f64,
     };
     stats.slot_weight_total = pool_weight;
     stats.min_slot_weight = if min_weight == f64::MAX { 0.0 } else { min_weight };
 
     let mut limits = ConcurrencyLimits::new(negotiator.capacities.clone());
-    limits.add_slots(&fetched_ads);
+    limits.add_slots(&ads);
 
     // Trim, then give the slots what policy expressions read of them.
-    let trimmed: Vec<bool> = fetched_ads.iter().map(|ad| trimmed(negotiator, &opts, ad)).collect();
-    let mut ads: Vec<ClassAd> = Vec::with_capacity(fetched_ads.len());
-    let mut slots: Vec<Slot> = Vec::with_capacity(fetched_ads.len());
-    for (ad, &gone) in fetched_ads.iter().zip(&trimmed) {
-        let mut ad = ad.clone();
+    let mut slots: Vec<Slot> = Vec::with_capacity(ads.len());
+    for ad in &mut ads {
+        let gone = trimmed(negotiator, &opts, ad);
         for (name, expr) in &negotiator.match_exprs {
             ad.insert(name.as_str(), expr.clone());
         }
         if settings.consider_preemption {
-            if let Some(user) = remote_user(&ad) {
+            if let Some(user) = names.remote_user(ad) {
                 let prio = f64::from(accountant.effective_priority(&user) as f32);
-                ad.insert("RemoteUserPrio", prio);
-                ad.insert("RemoteUserResourcesInUse", accountant.weighted_resources_used(&user));
+                ad.insert(names.remote_user_prio, prio);
+                ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(&user));
                 let group = accountant.group_of(&user).to_string();
                 if group != crate::groups::ROOT {
-                    ad.insert("RemoteGroup", group.as_str());
-                    ad.insert("RemoteGroupResourcesInUse", accountant.weighted_resources_used(&group));
+                    ad.insert(names.remote_group_resources_in_use, accountant.weighted_resources_used(&group));
+                    ad.insert(names.remote_group, group.as_str());
                 }
             }
-            if let Some(rank) = number(&EvalContext::new(&opts).my(&ad).eval_attr("PreemptingRank")) {
-                ad.insert("CurrentRank", rank);
+            if let Some(rank) =
+                ad.lookup(names.preempting_rank).and_then(|e| number(&EvalContext::new(&opts).my(ad).eval(e)))
+            {
+                ad.insert(names.current_rank, rank);
             }
         }
-        let current = consumption::has_policy(&ad).then(|| ad.clone());
-        slots.push(Slot { available: !gone, current, name: string_attr(&ad, "Name").unwrap_or_default() });
-        ads.push(ad);
+        let current = consumption::has_policy(ad).then(|| ad.clone());
+        slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default() });
     }
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
@@ -250,6 +303,7 @@ pub(super) fn run(
 
     let mut state = State {
         negotiator,
+        names,
         opts: opts.clone(),
         conditions: RankConditions::new(),
         accountant,
@@ -599,7 +653,7 @@ impl State<'_> {
                         left = left.map(|l| l.saturating_sub(skip));
                     }
                     budget.used += cost;
-                    if remote_user(&self.ads[candidate.slot]).is_none() {
+                    if self.names.remote_user(&self.ads[candidate.slot]).is_none() {
                         budget.used_unclaimed += cost;
                     }
                     *pie_left -= cost;
@@ -615,20 +669,23 @@ impl State<'_> {
     }
 
     /// The request's ad with what the negotiator tells policy expressions
-    /// about its submitter.
+    /// about its submitter: a small ad of those attributes, chained to the
+    /// job's (which it overrides, as HTCondor's assignments do).
     fn request_ad(&self, request: &ResourceRequest, submitter: &str) -> ClassAd {
-        let mut ad = request.ad.clone();
+        let n = &self.names;
+        let mut ad = ClassAd::with_capacity(8);
         let eup = self.accountant.effective_priority(submitter);
-        ad.insert("SubmitterNegotiatingGroup", crate::groups::ROOT);
-        ad.insert("SubmitterAutoregroup", false);
-        ad.insert("SubmittorPrio", eup);
-        ad.insert("SubmitterUserPrio", eup);
-        ad.insert("SubmitterUserResourcesInUse", self.accountant.weighted_resources_used(submitter));
-        let group = self.accountant.group_of(submitter).to_string();
+        ad.insert(n.submitter_negotiating_group, crate::groups::ROOT);
+        ad.insert(n.submitter_autoregroup, false);
+        ad.insert(n.submittor_prio, eup);
+        ad.insert(n.submitter_user_prio, eup);
+        ad.insert(n.submitter_user_resources_in_use, self.accountant.weighted_resources_used(submitter));
+        let group = self.accountant.group_of(submitter);
         if group != crate::groups::ROOT {
-            ad.insert("SubmitterGroupResourcesInUse", self.accountant.weighted_resources_used(&group));
-            ad.insert("SubmitterGroup", group.as_str());
+            ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
+            ad.insert(n.submitter_group, group);
         }
+        ad.chain_to(Arc::clone(&request.ad));
         ad
     }
 
@@ -681,7 +738,7 @@ impl State<'_> {
     ) -> Found {
         // Limits the job names are checked before anything else.
         let mut limits_with_match = false;
-        if let Some(expr) = ad.lookup("ConcurrencyLimits") {
+        if let Some(expr) = ad.lookup(self.names.concurrency_limits) {
             match EvalContext::new(&self.opts).my(ad).eval(expr) {
                 Value::Str(list) => {
                     if let Some(name) = self.limits.rejected(list.as_str()) {
@@ -722,7 +779,7 @@ impl State<'_> {
         }
         #[cfg(not(feature = "parallel"))]
         self.pool.matches_into(ad, &mut found);
-        let has_rank = ad.contains("Rank");
+        let has_rank = ad.contains(self.names.rank);
         let statics: Vec<(usize, f64)> = found
             .iter()
             .filter(|m| self.slots[m.index].current.is_none())
@@ -771,7 +828,7 @@ impl State<'_> {
                 (None, Some(rank)) => (rank, &self.ads[slot]),
                 (None, None) => continue,
             };
-            let running = if consider_preemption { remote_user(slot_ad) } else { None };
+            let running = if consider_preemption { self.names.remote_user(slot_ad) } else { None };
             let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
             let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
             let mut claim = Claim::Unclaimed;
@@ -893,7 +950,7 @@ impl State<'_> {
     /// The first concurrency limit a job's `ConcurrencyLimits`, evaluated
     /// against the slot, would exceed.
     fn limit_with_match(&self, ad: &ClassAd, slot: &ClassAd) -> Option<String> {
-        match EvalContext::new(&self.opts).my(ad).target(slot).eval_attr("ConcurrencyLimits") {
+        match EvalContext::new(&self.opts).my(ad).target(slot).eval_attr(self.names.concurrency_limits) {
             Value::Str(list) => self.limits.rejected(list.as_str()),
             _ => None,
         }
@@ -901,9 +958,7 @@ impl State<'_> {
 
     /// A candidate's ranks (HTCondor's `calculateRanks`).
     fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
-        let mut ranks = self.negotiator.ranks.ranks(request, slot, claim);
-        ranks.job = job_rank;
-        ranks
+        self.negotiator.ranks.ranks_with(&self.opts, request, slot, claim, job_rank)
     }
 
     /// Gives the slot to the request (HTCondor's `matchmakingProtocol` and
@@ -917,11 +972,11 @@ impl State<'_> {
         candidate: Candidate,
     ) -> Result<f64, NegotiatorError> {
         let slot = candidate.slot;
-        let preempting = remote_user(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]));
+        let preempting = self.names.remote_user(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]));
         let limits = match EvalContext::new(&self.opts)
             .my(ad)
             .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))
-            .eval_attr("ConcurrencyLimits")
+            .eval_attr(self.names.concurrency_limits)
         {
             Value::Str(list) => Some(list.as_str().to_ascii_lowercase()),
             _ => None,
@@ -933,7 +988,7 @@ impl State<'_> {
             let mut charged = current.clone();
             charged.insert(crate::accountant::CP_MATCH_COST, cost);
             if let Some(l) = &limits {
-                charged.insert("MatchedConcurrencyLimits", l.as_str());
+                charged.insert(self.names.matched_concurrency_limits, l.as_str());
             }
             self.accountant.add_match(submitter, &charged, self.now)?;
             // The carved slot goes back into the kept list if the request
@@ -955,11 +1010,14 @@ impl State<'_> {
             }
         } else {
             cost = self.weights[slot];
-            let mut charged = self.ads[slot].clone();
-            if let Some(l) = &limits {
-                charged.insert("MatchedConcurrencyLimits", l.as_str());
+            match &limits {
+                Some(l) => {
+                    let mut charged = self.ads[slot].clone();
+                    charged.insert(self.names.matched_concurrency_limits, l.as_str());
+                    self.accountant.add_match(submitter, &charged, self.now)?;
+                }
+                None => self.accountant.add_match(submitter, &self.ads[slot], self.now)?,
             }
-            self.accountant.add_match(submitter, &charged, self.now)?;
             self.slots[slot].available = false;
             self.available -= 1;
         }
