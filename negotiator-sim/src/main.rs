@@ -3,9 +3,11 @@
 //! ```text
 //! negotiator-sim config [--config FILE] [-v] [--dump] [NAME...]
 //! negotiator-sim userprio [--log FILE] [--config FILE] [--now EPOCH] [--all] [--json] [edits]
+//! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! ```
 
 mod config_cmd;
+mod generate_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -26,6 +28,9 @@ enum Command {
     Config(config_cmd::Args),
     /// Show and edit user priorities as condor_userprio does.
     Userprio(userprio_cmd::Args),
+    /// Write the synthetic pool of the negotiation benchmark (slots, jobs,
+    /// user priorities) to files.
+    Generate(generate_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -57,5 +62,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Config(args) => config_cmd::run(args),
         Command::Userprio(args) => userprio_cmd::run(args),
+        Command::Generate(args) => generate_cmd::run(args),
     }
 }
