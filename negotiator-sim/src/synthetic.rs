@@ -185,16 +185,7 @@ impl Spec {
     /// cluster's procs in order).
     pub fn job_ads(&self) -> Result<JobAds, SpecError> {
         self.check()?;
-        Ok(JobAds {
-            names: JobNames::new(),
-            owners: self.user_names(),
-            spec: self.clone(),
-            batches: self.batches(),
-            batch: 0,
-            proc_id: 0,
-            left: 0,
-            template: None,
-        })
+        Ok(JobAds { gen: JobGen::new(self), batch: 0, template: None, done: 0 })
     }
 
     /// The number of job classes that get jobs (the script's second output
@@ -230,7 +221,8 @@ impl Spec {
                 let n = n_u / n_classes + usize::from(ci < n_u % n_classes);
                 let next = autocluster_of.len() as i64 + 1;
                 let autocluster = *autocluster_of.entry(k).or_insert(next);
-                out.push(Batch { user: u, class: k, count: n, cluster, autocluster, cluster_procs: 0 });
+                let first_proc = out[first..].iter().map(|b: &Batch| b.count as i64).sum();
+                out.push(Batch { user: u, class: k, count: n, cluster, autocluster, cluster_procs: 0, first_proc });
             }
             if out.len() > first {
                 // One submit file is one cluster; a file that queues nothing
@@ -312,9 +304,27 @@ impl SyntheticPool {
 /// slot ads and half that with lean ones; [`Spec::slot_ads`] and
 /// [`Spec::job_ads`] give them one at a time instead.
 pub fn generate(spec: &Spec) -> Result<SyntheticPool, SpecError> {
+    use rayon::prelude::*;
     let users = spec.users()?;
-    let slots = spec.slot_ads()?.collect();
-    let jobs = spec.job_ads()?.collect();
+    let consts = SlotConsts::new(spec.attrs, &users[0].owner);
+    let slots = (0..spec.slots.div_ceil(SLOTS_PER_HOST))
+        .into_par_iter()
+        .flat_map_iter(|h| host_slots(&consts, spec, h))
+        .collect();
+    // The jobs in pieces of at most JOB_CHUNK, each made from its batch's
+    // template.
+    const JOB_CHUNK: usize = 4096;
+    let gen = JobGen::new(spec);
+    let pieces: Vec<(Batch, usize)> =
+        gen.batches.iter().flat_map(|b| (0..b.count).step_by(JOB_CHUNK).map(move |start| (*b, start))).collect();
+    let jobs = pieces
+        .into_par_iter()
+        .flat_map_iter(|(b, start)| {
+            let template = gen.template(&b);
+            let end = b.count.min(start + JOB_CHUNK);
+            (start..end).map(|i| gen.job(&template, b.cluster, b.first_proc + i as i64)).collect::<Vec<_>>()
+        })
+        .collect();
     Ok(SyntheticPool { slots, jobs, users })
 }
 
@@ -467,9 +477,17 @@ impl SlotConsts {
 struct HostTemplate {
     host: usize,
     host_name: String,
-    attrs: Vec<(Name, Expr)>,
-    name_at: usize,
-    slot_id_at: usize,
+    ad: ClassAd,
+}
+
+impl HostTemplate {
+    /// Slot `slot` (1 to 8) of the host: the template with its name and id.
+    fn slot(&self, c: &SlotConsts, slot: usize) -> ClassAd {
+        let mut ad = self.ad.clone();
+        ad.insert(c.name, Expr::from(format!("slot{slot}@{}", self.host_name)));
+        ad.insert(c.slot_id, Expr::from(slot as i64));
+        ad
+    }
 }
 
 /// The slot ads of a [`Spec`], generated one at a time; see
@@ -481,22 +499,6 @@ pub struct SlotAds {
     host: Option<HostTemplate>,
 }
 
-impl SlotAds {
-    /// The ad of slot `i` (0-based; slot `i % 8 + 1` of host `i / 8`).
-    fn slot(&mut self, i: usize) -> ClassAd {
-        let h = i / SLOTS_PER_HOST;
-        let slot = (i % SLOTS_PER_HOST + 1) as i64;
-        if self.host.as_ref().is_none_or(|t| t.host != h) {
-            self.host = Some(host_template(&self.consts, &self.spec, h));
-        }
-        let Some(t) = &self.host else { unreachable!("set above") };
-        let mut attrs = t.attrs.clone();
-        attrs[t.name_at].1 = Expr::from(format!("slot{slot}@{}", t.host_name));
-        attrs[t.slot_id_at].1 = Expr::from(slot);
-        ClassAd::from_attributes(attrs)
-    }
-}
-
 impl Iterator for SlotAds {
     type Item = ClassAd;
 
@@ -504,7 +506,11 @@ impl Iterator for SlotAds {
         if self.next >= self.spec.slots {
             return None;
         }
-        let ad = self.slot(self.next);
+        let h = self.next / SLOTS_PER_HOST;
+        if self.host.as_ref().is_none_or(|t| t.host != h) {
+            self.host = Some(host_template(&self.consts, &self.spec, h));
+        }
+        let ad = self.host.as_ref()?.slot(&self.consts, self.next % SLOTS_PER_HOST + 1);
         self.next += 1;
         Some(ad)
     }
@@ -516,6 +522,13 @@ impl Iterator for SlotAds {
 }
 
 impl ExactSizeIterator for SlotAds {}
+
+/// Every slot ad of host `h`.
+fn host_slots(c: &SlotConsts, spec: &Spec, h: usize) -> Vec<ClassAd> {
+    let t = host_template(c, spec, h);
+    let n = SLOTS_PER_HOST.min(spec.slots - h * SLOTS_PER_HOST);
+    (1..=n).map(|slot| t.slot(c, slot)).collect()
+}
 
 /// The attributes of host `h`'s slots, in the script's order, as the
 /// script computes them (`slot_ad` in its generator).
@@ -725,9 +738,7 @@ fn host_template(c: &SlotConsts, spec: &Spec, h: usize) -> HostTemplate {
             attrs.push((name, value));
         }
     }
-    let at = |n: Name| attrs.iter().position(|(name, _)| *name == n).unwrap_or(0);
-    let (name_at, slot_id_at) = (at(c.name), at(c.slot_id));
-    HostTemplate { host: h, host_name: host, attrs, name_at, slot_id_at }
+    HostTemplate { host: h, host_name: host, ad: ClassAd::from_attributes(attrs) }
 }
 
 // ------------------------------------------------------------------ jobs
@@ -788,67 +799,77 @@ struct Batch {
     autocluster: i64,
     /// Jobs in the batch's cluster (`TotalSubmitProcs`).
     cluster_procs: usize,
+    /// The `ProcId` of the batch's first job.
+    first_proc: i64,
 }
 
-/// Interned names of the attributes set per job.
-struct JobNames {
+/// What job ads are made from.
+struct JobGen {
+    spec: Spec,
+    owners: Vec<String>,
+    batches: Vec<Batch>,
     proc_id: Name,
     global_job_id: Name,
 }
 
-impl JobNames {
-    fn new() -> JobNames {
-        JobNames { proc_id: Name::new("ProcId"), global_job_id: Name::new("GlobalJobId") }
+impl JobGen {
+    fn new(spec: &Spec) -> JobGen {
+        JobGen {
+            spec: spec.clone(),
+            owners: spec.user_names(),
+            batches: spec.batches(),
+            proc_id: Name::new("ProcId"),
+            global_job_id: Name::new("GlobalJobId"),
+        }
     }
-}
 
-/// A batch's job ad, with `ProcId` and `GlobalJobId` to fill in.
-struct JobTemplate {
-    attrs: Vec<(Name, Expr)>,
-    proc_at: usize,
-    global_at: usize,
-    cluster: i64,
+    /// The ad of a batch's jobs, without their `ProcId` and `GlobalJobId`.
+    fn template(&self, b: &Batch) -> ClassAd {
+        job_template(&self.spec, &self.owners[b.user], b)
+    }
+
+    /// The job `proc` of a batch's cluster, from the batch's template.
+    fn job(&self, template: &ClassAd, cluster: i64, proc: i64) -> ClassAd {
+        let mut ad = template.clone();
+        let qdate = self.spec.base_time + 3600;
+        ad.insert(self.proc_id, Expr::from(proc));
+        ad.insert(self.global_job_id, Expr::from(format!("{SCHEDD_NAME}#{cluster}.{proc}#{qdate}")));
+        ad
+    }
 }
 
 /// The job ads of a [`Spec`], generated one at a time; see
 /// [`Spec::job_ads`].
 pub struct JobAds {
-    names: JobNames,
-    owners: Vec<String>,
-    spec: Spec,
-    batches: Vec<Batch>,
+    gen: JobGen,
+    /// The batch being made, its template and the next job's index in it.
     batch: usize,
-    proc_id: i64,
-    left: usize,
-    template: Option<JobTemplate>,
+    template: Option<ClassAd>,
+    done: usize,
 }
 
 impl Iterator for JobAds {
     type Item = ClassAd;
 
     fn next(&mut self) -> Option<ClassAd> {
-        while self.left == 0 {
-            let batch = *self.batches.get(self.batch)?;
-            if self.template.as_ref().is_some_and(|t| t.cluster != batch.cluster) {
-                self.proc_id = 0;
-            }
-            self.template = Some(job_template(&self.names, &self.spec, &self.owners[batch.user], &batch));
-            self.left = batch.count;
+        let mut b = *self.gen.batches.get(self.batch)?;
+        if self.done == b.count {
             self.batch += 1;
+            self.done = 0;
+            self.template = None;
+            b = *self.gen.batches.get(self.batch)?;
         }
-        let t = self.template.as_ref()?;
-        let qdate = self.spec.base_time + 3600;
-        let mut attrs = t.attrs.clone();
-        attrs[t.proc_at].1 = Expr::from(self.proc_id);
-        attrs[t.global_at].1 = Expr::from(format!("{SCHEDD_NAME}#{}.{}#{qdate}", t.cluster, self.proc_id));
-        self.proc_id += 1;
-        self.left -= 1;
-        Some(ClassAd::from_attributes(attrs))
+        if self.template.is_none() {
+            self.template = Some(self.gen.template(&b));
+        }
+        let ad = self.gen.job(self.template.as_ref()?, b.cluster, b.first_proc + self.done as i64);
+        self.done += 1;
+        Some(ad)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left =
-            self.left + self.batches[self.batch.min(self.batches.len())..].iter().map(|b| b.count).sum::<usize>();
+        let rest = self.gen.batches.get(self.batch..).unwrap_or_default();
+        let left = rest.iter().map(|b| b.count).sum::<usize>() - self.done.min(rest.first().map_or(0, |b| b.count));
         (left, Some(left))
     }
 }
@@ -856,7 +877,7 @@ impl Iterator for JobAds {
 impl ExactSizeIterator for JobAds {}
 
 /// The ad of a batch's jobs, attributes in `condor_q -l`'s order.
-fn job_template(names: &JobNames, spec: &Spec, owner: &str, b: &Batch) -> JobTemplate {
+fn job_template(spec: &Spec, owner: &str, b: &Batch) -> ClassAd {
     let (cpus, mem, disk, rank, req) = job_class(b.class);
     let qdate = spec.base_time + 3600;
     let int = |v: i64| Expr::from(v);
@@ -938,8 +959,5 @@ fn job_template(names: &JobNames, spec: &Spec, owner: &str, b: &Batch) -> JobTem
         ("User", Expr::from(format!("{owner}@{DOMAIN}"))),
         ("WhenToTransferOutput", Expr::from("ON_EXIT")),
     ];
-    let attrs: Vec<(Name, Expr)> = a.into_iter().map(|(n, e)| (Name::new(n), e)).collect();
-    let at = |n: Name| attrs.iter().position(|(name, _)| *name == n).unwrap_or(0);
-    let (proc_at, global_at) = (at(names.proc_id), at(names.global_job_id));
-    JobTemplate { attrs, proc_at, global_at, cluster: b.cluster }
+    ClassAd::from_attributes(a.into_iter().map(|(n, e)| (Name::new(n), e)).collect::<Vec<_>>())
 }

@@ -354,3 +354,25 @@ fn generate_refuses_a_pool_without_users() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn generate_makes_what_the_iterators_make() {
+    // 4500 jobs per batch: more than one piece of the parallel generation;
+    // 1003 slots: a last host of 3 slots.
+    for attrs in [SlotAttrs::Full, SlotAttrs::Lean] {
+        let spec = Spec { attrs, ..Spec::new(1003, 9000, 2, 2) };
+        let pool = generate(&spec).expect("spec");
+        let slots: Vec<ClassAd> = spec.slot_ads().expect("spec").collect();
+        let jobs: Vec<ClassAd> = spec.job_ads().expect("spec").collect();
+        assert_eq!(pool.slots.len(), 1003);
+        assert_eq!(pool.jobs.len(), 9000);
+        for (i, (a, b)) in pool.slots.iter().zip(&slots).enumerate() {
+            assert_same_ad(&format!("slot {i}"), a, b, &[]);
+        }
+        for (i, (a, b)) in pool.jobs.iter().zip(&jobs).enumerate() {
+            assert_same_ad(&format!("job {i}"), a, b, &[]);
+        }
+        assert_eq!(int(&pool.jobs[8999], "ProcId"), 4499);
+        assert_eq!(int(&pool.jobs[8999], "ClusterId"), 2);
+    }
+}
