@@ -376,3 +376,40 @@ fn generate_makes_what_the_iterators_make() {
         assert_eq!(int(&pool.jobs[8999], "ClusterId"), 2);
     }
 }
+
+#[test]
+fn chained_ads_evaluate_as_flat_ones() {
+    use negotiator_sim::synthetic::Layout;
+    let flat = generate(&Spec { base_time: 1_795_592_353, ..Spec::new(203, 300, 3, 7) }).expect("spec");
+    let spec = Spec { base_time: 1_795_592_353, layout: Layout::Chained, ..Spec::new(203, 300, 3, 7) };
+    let chained = generate(&spec).expect("spec");
+    let iterated: Vec<ClassAd> = spec.slot_ads().expect("spec").chain(spec.job_ads().expect("spec")).collect();
+    let all_chained = chained.slots.iter().chain(&chained.jobs);
+    for (i, ((f, c), it)) in flat.slots.iter().chain(&flat.jobs).zip(all_chained).zip(&iterated).enumerate() {
+        assert_eq!(c.len(), 2, "ad {i}: own attributes");
+        let parent = c.chained_parent().expect("chained");
+        assert_eq!(parent.len() + 2, f.len(), "ad {i}");
+        for (name, expr) in f.iter() {
+            let mine = c.lookup(name).unwrap_or_else(|| panic!("ad {i}: no {name}"));
+            assert!(mine.same_as(expr), "ad {i}: {name}");
+            assert!(it.lookup(name).is_some_and(|e| e.same_as(expr)), "ad {i} (iterator): {name}");
+        }
+    }
+    // The same matches either way (some jobs match some slots, not all).
+    let mut matched = [0, 0];
+    let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+    for (jf, jc) in flat.jobs.iter().zip(&chained.jobs).step_by(7) {
+        for (sf, sc) in flat.slots.iter().zip(&chained.slots) {
+            let f = classad::EvalContext::new(&opts).my(jf).target(sf);
+            let c = classad::EvalContext::new(&opts).my(jc).target(sc);
+            assert_eq!(f.eval_attr("Requirements"), c.eval_attr("Requirements"));
+            assert_eq!(f.eval_attr("Rank"), c.eval_attr("Rank"));
+            matched[usize::from(f.attr_is_true("Requirements"))] += 1;
+            let f = classad::EvalContext::new(&opts).my(sf).target(jf);
+            let c = classad::EvalContext::new(&opts).my(sc).target(jc);
+            assert_eq!(f.eval_attr("Requirements"), c.eval_attr("Requirements"));
+            assert_eq!(f.eval_attr("Rank"), c.eval_attr("Rank"));
+        }
+    }
+    assert!(matched[0] > 0 && matched[1] > 0, "{matched:?}");
+}
