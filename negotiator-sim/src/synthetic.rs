@@ -101,6 +101,16 @@ pub enum Layout {
     /// attributes; [`ClassAd::get`], [`ClassAd::iter`] and [`ClassAd::len`]
     /// see only the ad's own. A tenth of the memory of
     /// [`Flat`](Layout::Flat), and much faster to make.
+    ///
+    /// ```
+    /// use negotiator_sim::synthetic::{generate, Layout, Spec};
+    /// let pool = generate(&Spec { layout: Layout::Chained, ..Spec::new(16, 4, 2, 2) })?;
+    /// let slot = &pool.slots[9];
+    /// assert_eq!(slot.len(), 2); // Name and SlotID
+    /// assert_eq!(slot.eval_attr("Name"), classad::Value::from("slot2@wn00001.anchor.invalid"));
+    /// assert_eq!(slot.eval_attr("Memory"), classad::Value::Int(2048)); // from the host's ad
+    /// # Ok::<(), negotiator_sim::synthetic::SpecError>(())
+    /// ```
     Chained,
 }
 
@@ -173,6 +183,13 @@ impl Spec {
     }
 
     /// The users with their submitter names and priority factors.
+    ///
+    /// ```
+    /// use negotiator_sim::synthetic::Spec;
+    /// let users = Spec::new(0, 0, 12, 12).users()?;
+    /// assert_eq!((users[11].owner.as_str(), users[11].factor), ("bench12", 1000.012));
+    /// # Ok::<(), negotiator_sim::synthetic::SpecError>(())
+    /// ```
     pub fn users(&self) -> Result<Vec<User>, SpecError> {
         self.check()?;
         Ok(self
@@ -189,7 +206,17 @@ impl Spec {
             .collect())
     }
 
-    /// The slot ads, one at a time (in the order the script writes them).
+    /// The slot ads, one at a time (in the order the script writes them),
+    /// for pools too big to hold.
+    ///
+    /// ```
+    /// use negotiator_sim::synthetic::Spec;
+    /// let spec = Spec::new(20, 0, 1, 1);
+    /// let cpus: Vec<_> = spec.slot_ads()?.step_by(8).map(|ad| ad.eval_attr("Cpus")).collect();
+    /// assert_eq!(cpus, [1.into(), 1.into(), 1.into()]); // hosts 0, 1 and 2
+    /// assert_eq!(spec.slot_ads()?.last().map(|ad| ad.eval_attr("TotalSlots")), Some(4.into()));
+    /// # Ok::<(), negotiator_sim::synthetic::SpecError>(())
+    /// ```
     pub fn slot_ads(&self) -> Result<SlotAds, SpecError> {
         self.check()?;
         let first_user = self.user_names().swap_remove(0);
@@ -203,6 +230,17 @@ impl Spec {
 
     /// The job ads, one at a time, in queue order (cluster by cluster, each
     /// cluster's procs in order).
+    ///
+    /// ```
+    /// use negotiator_sim::synthetic::Spec;
+    /// let spec = Spec::new(0, 3, 2, 2);
+    /// let ids: Vec<String> = spec
+    ///     .job_ads()?
+    ///     .map(|ad| format!("{:?}.{:?}", ad.eval_attr("ClusterId"), ad.eval_attr("ProcId")))
+    ///     .collect();
+    /// assert_eq!(ids, ["Int(1).Int(0)", "Int(1).Int(1)", "Int(2).Int(0)"]);
+    /// # Ok::<(), negotiator_sim::synthetic::SpecError>(())
+    /// ```
     pub fn job_ads(&self) -> Result<JobAds, SpecError> {
         self.check()?;
         Ok(JobAds { gen: JobGen::new(self), batch: 0, template: None, done: 0 })
@@ -305,6 +343,15 @@ pub struct SyntheticPool {
 impl SyntheticPool {
     /// An accountant (no log) holding the users' priority factors, as the
     /// negotiator's is after the script's `condor_userprio -setfactor`s.
+    ///
+    /// ```
+    /// use matchmaker::accountant::AccountantConfig;
+    /// use negotiator_sim::synthetic::{generate, Spec};
+    /// let pool = generate(&Spec::new(0, 0, 2, 2))?;
+    /// let acct = pool.accountant(AccountantConfig::default())?;
+    /// assert_eq!(acct.effective_priority("bench02@anchor.local"), 0.5 * 1000.002);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn accountant(
         &self,
         config: matchmaker::accountant::AccountantConfig,
