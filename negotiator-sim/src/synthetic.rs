@@ -62,6 +62,9 @@ pub const DOMAIN: &str = "anchor.local";
 /// `GlobalJobId`).
 pub const SCHEDD_NAME: &str = "vm";
 
+/// Most users a [`Spec`] may have.
+pub const MAX_USERS: usize = 1_000_000;
+
 /// Slots per fake host.
 const SLOTS_PER_HOST: usize = 8;
 
@@ -169,8 +172,18 @@ impl Spec {
         if self.users == 0 {
             return Err(SpecError::NoUsers);
         }
+        if self.users > MAX_USERS {
+            return Err(SpecError::TooManyUsers(self.users));
+        }
         if self.autoclusters == 0 {
             return Err(SpecError::NoClasses);
+        }
+        if self.base_time.checked_add(3600).is_none() {
+            return Err(SpecError::BaseTime(self.base_time));
+        }
+        // HTCondor's cluster ids are positive C ints.
+        if self.first_cluster < 1 || self.first_cluster + self.users as i64 - 1 > i64::from(i32::MAX) {
+            return Err(SpecError::FirstCluster(self.first_cluster));
         }
         Ok(())
     }
@@ -316,6 +329,18 @@ pub enum SpecError {
     /// No job classes.
     #[error("a synthetic pool needs at least one job class (autocluster)")]
     NoClasses,
+    /// More users than [`MAX_USERS`].
+    #[error("{0} users is too many for a synthetic pool (at most 1000000)")]
+    TooManyUsers(usize),
+    /// A base time too close to the end of time.
+    #[error("base time {0} is out of range")]
+    BaseTime(i64),
+    /// A first cluster id that is not positive, or leaves no room for a
+    /// cluster per user.
+    #[error(
+        "first cluster id {0} is out of range (from 1, and the last user's cluster id must be at most 2147483647)"
+    )]
+    FirstCluster(i64),
 }
 
 /// A bench user.

@@ -271,6 +271,15 @@ fn jobs_spread_as_the_script_spreads_them() {
 fn a_pool_needs_users_and_classes() {
     assert_eq!(generate(&Spec::new(8, 8, 0, 1)).err(), Some(SpecError::NoUsers));
     assert_eq!(generate(&Spec::new(8, 8, 1, 0)).err(), Some(SpecError::NoClasses));
+    assert_eq!(generate(&Spec::new(8, 8, 1_000_001, 1)).err(), Some(SpecError::TooManyUsers(1_000_001)));
+    let late = Spec { base_time: i64::MAX - 3599, ..Spec::new(8, 8, 1, 1) };
+    assert_eq!(late.slot_ads().err(), Some(SpecError::BaseTime(i64::MAX - 3599)));
+    for first_cluster in [0, i64::from(i32::MAX)] {
+        let spec = Spec { first_cluster, ..Spec::new(8, 8, 2, 1) };
+        assert_eq!(spec.job_ads().err(), Some(SpecError::FirstCluster(first_cluster)));
+    }
+    let last = Spec { first_cluster: i64::from(i32::MAX) - 1, ..Spec::new(8, 8, 2, 1) };
+    assert_eq!(last.job_ads().expect("spec").last().map(|ad| int(&ad, "ClusterId")), Some(i64::from(i32::MAX)));
     let empty = generate(&Spec::new(0, 0, 1, 1)).expect("spec");
     assert!(empty.slots.is_empty() && empty.jobs.is_empty());
     // A last host with fewer than 8 slots says so.
