@@ -285,6 +285,7 @@ impl Spec {
                 (u % classes, 1, 1)
             };
             let first = out.len();
+            let mut procs = 0;
             // Classes past the first n_u get no job (nor does any class when
             // n_u is 0), so they are never looked at.
             for ci in 0..n_classes.min(n_u) {
@@ -292,13 +293,13 @@ impl Spec {
                 let n = n_u / n_classes + usize::from(ci < n_u % n_classes);
                 let next = autocluster_of.len() as i64 + 1;
                 let autocluster = *autocluster_of.entry(k).or_insert(next);
-                let first_proc = out[first..].iter().map(|b: &Batch| b.count as i64).sum();
+                let first_proc = procs as i64;
                 out.push(Batch { user: u, class: k, count: n, cluster, autocluster, cluster_procs: 0, first_proc });
+                procs += n;
             }
             if out.len() > first {
                 // One submit file is one cluster; a file that queues nothing
                 // makes none.
-                let procs = out[first..].iter().map(|b| b.count).sum();
                 out[first..].iter_mut().for_each(|b| b.cluster_procs = procs);
                 cluster += 1;
             }

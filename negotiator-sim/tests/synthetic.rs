@@ -422,3 +422,22 @@ fn chained_ads_evaluate_as_flat_ones() {
     }
     assert!(matched[0] > 0 && matched[1] > 0, "{matched:?}");
 }
+
+#[test]
+fn one_user_with_many_classes_is_quick() {
+    // A million classes of one job each for one user: one cluster, whose
+    // procs are numbered without going over the earlier classes each time.
+    let spec = Spec::new(0, 1_000_000, 1, 1_000_000);
+    let started = std::time::Instant::now();
+    let mut jobs = spec.job_ads().expect("spec");
+    assert_eq!(jobs.len(), 1_000_000);
+    assert_eq!(spec.classes_used(), 1_000_000);
+    let rows: Vec<(i64, i64, i64, i64)> = jobs
+        .by_ref()
+        .take(3)
+        .map(|j| (int(&j, "ClusterId"), int(&j, "ProcId"), int(&j, "AnchorClass"), int(&j, "TotalSubmitProcs")))
+        .collect();
+    assert_eq!(rows, [(1, 0, 0, 1_000_000), (1, 1, 1, 1_000_000), (1, 2, 2, 1_000_000)]);
+    assert_eq!(jobs.len(), 999_997);
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}
