@@ -441,3 +441,65 @@ fn one_user_with_many_classes_is_quick() {
     assert_eq!(jobs.len(), 999_997);
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
+
+/// HTCondor's cycle on the 1000/1000/4/8 snapshot (`summary.txt`): the
+/// matches per submitter, and the rejections (job, submitter, reason).
+fn htcondors_cycle_1000() -> (BTreeMap<String, usize>, Vec<(String, String, String)>) {
+    let text = std::fs::read_to_string(cycle_data("snap-1000-1000-4-8").join("summary.txt")).expect("summary.txt");
+    let mut per_submitter = BTreeMap::new();
+    let mut rejections = Vec::new();
+    for line in text.lines() {
+        match line.split('\t').collect::<Vec<_>>().as_slice() {
+            ["matches_by_submitter", name, n] => {
+                per_submitter.insert(name.to_string(), n.parse::<usize>().expect("count"));
+            }
+            ["rejected", job, name, reason] => rejections.push((job.to_string(), name.to_string(), reason.to_string())),
+            _ => {}
+        }
+    }
+    (per_submitter, rejections)
+}
+
+/// The generated pool, negotiated by our negotiator with the snapshot
+/// pool's configuration, gives HTCondor's outcome; chained ads the same.
+#[test]
+fn a_cycle_on_the_generated_pool_is_htcondors() {
+    use matchmaker::negotiator::Negotiator;
+    use negotiator_sim::synthetic::Layout;
+    let dir = cycle_data("snap-1000-1000-4-8");
+    let base_time = int(&read_ads(&dir.join("slots.ad.gz"))[0], "DaemonStartTime");
+    let (expected_matches, expected_rejections) = htcondors_cycle_1000();
+    for layout in [Layout::Flat, Layout::Chained] {
+        let spec = Spec { attrs: SlotAttrs::Lean, base_time, first_cluster: 4, layout, ..Spec::new(1000, 1000, 4, 8) };
+        let pool = generate(&spec).expect("spec");
+        let config = matchmaker::config::Loader::new()
+            .subsystem("NEGOTIATOR")
+            .load_file(&dir.join("config-negotiator.dump"))
+            .expect("config");
+        let accountant_config = matchmaker::accountant::AccountantConfig::from_config(&config).expect("config");
+        let accountant = pool.accountant(accountant_config).expect("accountant");
+        let mut snapshot = matchmaker::snapshot::Snapshot {
+            slots: pool.slots,
+            jobs: pool.jobs,
+            submitters: Vec::new(),
+            last_update: base_time + 3600,
+            config,
+            accountant,
+        };
+        let mut negotiator = Negotiator::from_config(&snapshot.config).expect("negotiator");
+        // HTCondor's schedd declined every match (fake startds), so it
+        // offered the same jobs again in the second spin.
+        negotiator.settings.resend_matched_jobs = true;
+        let queues = snapshot.queues(&negotiator);
+        let outcome = negotiator.cycle(&mut snapshot.accountant, &snapshot.slots, &queues, 0).expect("cycle");
+        let mut matches: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &outcome.matches {
+            *matches.entry(m.submitter.clone()).or_default() += 1;
+        }
+        let rejections: Vec<(String, String, String)> =
+            outcome.rejections.iter().map(|r| (r.job.to_string(), r.submitter.clone(), r.reason.to_string())).collect();
+        assert_eq!(outcome.matches.len(), 944, "{layout:?}");
+        assert_eq!(matches, expected_matches, "{layout:?}");
+        assert_eq!(rejections, expected_rejections, "{layout:?}");
+    }
+}
