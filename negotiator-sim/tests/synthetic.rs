@@ -442,9 +442,12 @@ fn one_user_with_many_classes_is_quick() {
     assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
 }
 
+/// A rejection: job, submitter, reason.
+type Rejection = (String, String, String);
+
 /// HTCondor's cycle on the 1000/1000/4/8 snapshot (`summary.txt`): the
-/// matches per submitter, and the rejections (job, submitter, reason).
-fn htcondors_cycle_1000() -> (BTreeMap<String, usize>, Vec<(String, String, String)>) {
+/// matches per submitter, and the rejections.
+fn htcondors_cycle_1000() -> (BTreeMap<String, usize>, Vec<Rejection>) {
     let text = std::fs::read_to_string(cycle_data("snap-1000-1000-4-8").join("summary.txt")).expect("summary.txt");
     let mut per_submitter = BTreeMap::new();
     let mut rejections = Vec::new();
@@ -474,7 +477,7 @@ fn a_cycle_on_the_generated_pool_is_htcondors() {
         let pool = generate(&spec).expect("spec");
         let config = matchmaker::config::Loader::new()
             .subsystem("NEGOTIATOR")
-            .load_file(&dir.join("config-negotiator.dump"))
+            .load_file(dir.join("config-negotiator.dump"))
             .expect("config");
         let accountant_config = matchmaker::accountant::AccountantConfig::from_config(&config).expect("config");
         let accountant = pool.accountant(accountant_config).expect("accountant");
@@ -496,7 +499,7 @@ fn a_cycle_on_the_generated_pool_is_htcondors() {
         for m in &outcome.matches {
             *matches.entry(m.submitter.clone()).or_default() += 1;
         }
-        let rejections: Vec<(String, String, String)> =
+        let rejections: Vec<Rejection> =
             outcome.rejections.iter().map(|r| (r.job.to_string(), r.submitter.clone(), r.reason.to_string())).collect();
         assert_eq!(outcome.matches.len(), 944, "{layout:?}");
         assert_eq!(matches, expected_matches, "{layout:?}");
