@@ -445,10 +445,11 @@ fn one_user_with_many_classes_is_quick() {
 /// A rejection: job, submitter, reason.
 type Rejection = (String, String, String);
 
-/// HTCondor's cycle on the 1000/1000/4/8 snapshot (`summary.txt`): the
-/// matches per submitter, and the rejections.
-fn htcondors_cycle_1000() -> (BTreeMap<String, usize>, Vec<Rejection>) {
-    let text = std::fs::read_to_string(cycle_data("snap-1000-1000-4-8").join("summary.txt")).expect("summary.txt");
+/// HTCondor's cycle on a snapshot (`summary.txt`): the matches in all, per
+/// submitter, and the rejections.
+fn htcondors_cycle(dir: &Path) -> (usize, BTreeMap<String, usize>, Vec<Rejection>) {
+    let text = std::fs::read_to_string(dir.join("summary.txt")).expect("summary.txt");
+    let mut total = 0;
     let mut per_submitter = BTreeMap::new();
     let mut rejections = Vec::new();
     for line in text.lines() {
@@ -457,23 +458,37 @@ fn htcondors_cycle_1000() -> (BTreeMap<String, usize>, Vec<Rejection>) {
                 per_submitter.insert(name.to_string(), n.parse::<usize>().expect("count"));
             }
             ["rejected", job, name, reason] => rejections.push((job.to_string(), name.to_string(), reason.to_string())),
-            _ => {}
+            _ => {
+                if let Some(n) = line.strip_prefix("matches ") {
+                    total = n.trim().parse().expect("total");
+                }
+            }
         }
     }
-    (per_submitter, rejections)
+    (total, per_submitter, rejections)
 }
 
-/// The generated pool, negotiated by our negotiator with the snapshot
-/// pool's configuration, gives HTCondor's outcome; chained ads the same.
-#[test]
-fn a_cycle_on_the_generated_pool_is_htcondors() {
+/// The generated pool of a snapshot, negotiated by our negotiator with the
+/// snapshot pool's configuration, gives HTCondor's outcome; chained ads the
+/// same.
+fn cycle_matches(name: &str, users: usize, classes: usize) {
     use matchmaker::negotiator::Negotiator;
     use negotiator_sim::synthetic::Layout;
-    let dir = cycle_data("snap-1000-1000-4-8");
-    let base_time = int(&read_ads(&dir.join("slots.ad.gz"))[0], "DaemonStartTime");
-    let (expected_matches, expected_rejections) = htcondors_cycle_1000();
+    let dir = cycle_data(name);
+    let slots = read_ads(&dir.join(if dir.join("slots.ad").exists() { "slots.ad" } else { "slots.ad.gz" }));
+    let jobs = read_ads(&dir.join("jobs.ad.gz"));
+    let base_time = int(&slots[0], "DaemonStartTime");
+    let first_cluster = int(&jobs[0], "ClusterId");
+    let (total, expected_matches, expected_rejections) = htcondors_cycle(&dir);
+    assert!(total > 0);
     for layout in [Layout::Flat, Layout::Chained] {
-        let spec = Spec { attrs: SlotAttrs::Lean, base_time, first_cluster: 4, layout, ..Spec::new(1000, 1000, 4, 8) };
+        let spec = Spec {
+            attrs: SlotAttrs::Lean,
+            base_time,
+            first_cluster,
+            layout,
+            ..Spec::new(slots.len(), jobs.len(), users, classes)
+        };
         let pool = generate(&spec).expect("spec");
         let config = matchmaker::config::Loader::new()
             .subsystem("NEGOTIATOR")
@@ -501,8 +516,18 @@ fn a_cycle_on_the_generated_pool_is_htcondors() {
         }
         let rejections: Vec<Rejection> =
             outcome.rejections.iter().map(|r| (r.job.to_string(), r.submitter.clone(), r.reason.to_string())).collect();
-        assert_eq!(outcome.matches.len(), 944, "{layout:?}");
-        assert_eq!(matches, expected_matches, "{layout:?}");
-        assert_eq!(rejections, expected_rejections, "{layout:?}");
+        assert_eq!(outcome.matches.len(), total, "{name} {layout:?}");
+        assert_eq!(matches, expected_matches, "{name} {layout:?}");
+        assert_eq!(rejections, expected_rejections, "{name} {layout:?}");
     }
+}
+
+#[test]
+fn a_cycle_on_the_generated_pool_is_htcondors_200() {
+    cycle_matches("snap-200-200-3-6", 3, 6);
+}
+
+#[test]
+fn a_cycle_on_the_generated_pool_is_htcondors_1000() {
+    cycle_matches("snap-1000-1000-4-8", 4, 8);
 }
