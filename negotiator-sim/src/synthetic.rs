@@ -36,6 +36,14 @@
 //! `GlobalJobId`), clusters are numbered from [`Spec::first_cluster`], and
 //! autocluster ids are given in the order classes are first submitted.
 //!
+//! The ads are those of real runs: the lean slots and the jobs of the
+//! project's captured HTCondor cycles compare equal attribute by attribute
+//! (the tests say which few they leave out and why), and a cycle of
+//! [`matchmaker::negotiator`] on the generated pool, with the users'
+//! factors from [`SyntheticPool::accountant`], makes HTCondor's matches.
+//! For a million slots and jobs, [`Layout::Chained`] keeps the memory (and
+//! the time to make them) down.
+//!
 //! ```
 //! use negotiator_sim::synthetic::{generate, SlotAttrs, Spec};
 //!
