@@ -4,10 +4,12 @@
 //! negotiator-sim config [--config FILE] [-v] [--dump] [NAME...]
 //! negotiator-sim userprio [--log FILE] [--config FILE] [--now EPOCH] [--all] [--json] [edits]
 //! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE] [--accountant LOG | --userprio FILE] [--json]
+//! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! ```
 
 mod config_cmd;
 mod cycle_cmd;
+mod generate_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -30,6 +32,9 @@ enum Command {
     Userprio(userprio_cmd::Args),
     /// Run one negotiation cycle on a pool snapshot.
     Cycle(cycle_cmd::Args),
+    /// Write the synthetic pool of the negotiation benchmark (slots, jobs,
+    /// user priorities) to files.
+    Generate(generate_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -62,5 +67,6 @@ fn main() -> ExitCode {
         Command::Config(args) => config_cmd::run(args),
         Command::Userprio(args) => userprio_cmd::run(args),
         Command::Cycle(args) => cycle_cmd::run(args),
+        Command::Generate(args) => generate_cmd::run(args),
     }
 }
