@@ -117,8 +117,15 @@ pub fn significant_attributes(slots: &[ClassAd], negotiator_exprs: &[&Expr]) -> 
     let mut names: Vec<String> = ALWAYS.iter().map(|s| s.to_string()).collect();
     // Slots of one pool repeat the same few expressions: look at each text once.
     let mut seen: rustc_hash::FxHashSet<(String, String)> = Default::default();
-    for slot in slots {
-        for (name, expr) in slot.iter() {
+    for ad in slots {
+        // A slot chained to a parent (a host's shared attributes) has the
+        // parent's expressions too.
+        let mut layers = vec![ad];
+        while let Some(parent) = layers.last().and_then(|a| a.chained_parent()) {
+            layers.push(parent);
+        }
+        for (name, expr) in layers.iter().flat_map(|a| a.iter()) {
+            let slot = ad;
             if expr.as_literal().is_some() {
                 continue;
             }

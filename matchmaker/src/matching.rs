@@ -156,6 +156,48 @@ impl<'p> Pool<'p> {
         n
     }
 
+    /// The positions of the ads that match `request` both ways, in pool
+    /// order, without ranking them, appended to `found`.
+    pub fn matching_into(&self, request: &ClassAd, found: &mut Vec<usize>) {
+        let side = self.request(request);
+        self.scan(&side, request, 0..self.ads.len(), |index| found.push(index));
+    }
+
+    /// As [`matching_into`](Pool::matching_into), with the ads split over
+    /// rayon's thread pool. The result is the same, in the same order.
+    #[cfg(feature = "parallel")]
+    pub fn par_matching(&self, request: &ClassAd) -> Vec<usize> {
+        use rayon::prelude::*;
+        let side = self.request(request);
+        let side = &side;
+        let chunk = self.chunk();
+        let chunks: Vec<Vec<usize>> = (0..self.ads.len().div_ceil(chunk))
+            .into_par_iter()
+            .map(|task| {
+                let start = task * chunk;
+                let end = (start + chunk).min(self.ads.len());
+                let mut found = Vec::new();
+                self.scan(side, request, start..end, |index| found.push(index));
+                found
+            })
+            .collect();
+        chunks.concat()
+    }
+
+    /// How many ads one parallel task scans: a few tasks per thread, whole
+    /// blocks for large pools (where the columns do the work) and a few
+    /// ads each for small ones (where the ads' own expressions do).
+    #[cfg(feature = "parallel")]
+    fn chunk(&self) -> usize {
+        let tasks = rayon::current_num_threads() * 4;
+        let per_task = self.ads.len().div_ceil(tasks);
+        if per_task >= BLOCK {
+            per_task.div_ceil(BLOCK) * BLOCK
+        } else {
+            per_task.max(8)
+        }
+    }
+
     /// As [`matches`](Pool::matches), with the ads split over rayon's
     /// thread pool. The result is the same, in the same order.
     #[cfg(feature = "parallel")]
@@ -163,12 +205,7 @@ impl<'p> Pool<'p> {
         use rayon::prelude::*;
         let side = self.request(request);
         let side = &side;
-        // A few tasks per thread: whole blocks for large pools, where the
-        // columns do the work, and a few ads each for small ones, where
-        // the ads' own expressions do.
-        let tasks = rayon::current_num_threads() * 4;
-        let per_task = self.ads.len().div_ceil(tasks);
-        let chunk = if per_task >= BLOCK { per_task.div_ceil(BLOCK) * BLOCK } else { per_task.max(8) };
+        let chunk = self.chunk();
         let chunks: Vec<Vec<Match>> = (0..self.ads.len().div_ceil(chunk))
             .into_par_iter()
             .map(|task| {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
 use rustc_hash::FxHashSet;
 
+use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
@@ -20,7 +21,7 @@ use crate::autocluster::{ResourceRequest, SubmitterQueue};
 use crate::candidates::{Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
-use crate::matching::{Match, Pool};
+use crate::matching::Pool;
 use crate::pie::{self, Pie};
 
 /// Pools at least this large are scanned on every core.
@@ -131,7 +132,11 @@ struct MatchList {
     submitter: usize,
     autocluster: u32,
     only_for_startd_rank: bool,
+    /// The candidates; `entries[..sorted]` are in their final order
+    /// (best first, equal ones in slot order), the rest are sorted as the
+    /// list is used up.
     entries: Vec<Candidate>,
+    sorted: usize,
     head: usize,
     diagnostics: Diagnostics,
 }
@@ -167,8 +172,20 @@ struct Sub<'q> {
     active: bool,
 }
 
+/// The rank expressions, remembered per slot for the cycle.
+struct Caches {
+    pre_job: RankCache,
+    post_job: RankCache,
+    /// The slot's own `Rank` of the job (the job's rank of a slot when the
+    /// job has no `Rank`).
+    slot_rank: RankCache,
+}
+
 struct State<'a> {
     negotiator: &'a Negotiator,
+    caches: Caches,
+    /// Numbers the requests a list is built for (for `caches`).
+    serial: u64,
     names: Names,
     opts: EvalOptions,
     conditions: RankConditions,
@@ -184,7 +201,7 @@ struct State<'a> {
     spin: u32,
     outcome: CycleOutcome,
     share_limited: FxHashSet<String>,
-    found: Vec<Match>,
+    found: Vec<usize>,
 }
 
 fn number(value: &Value) -> Option<f64> {
@@ -301,8 +318,16 @@ pub(super) fn run(
     stats.candidate_slots = available;
     let pool = Pool::new(&opts, &ads);
 
+    let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
+    let caches = Caches {
+        pre_job: RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len()),
+        post_job: RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len()),
+        slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, ads.len()),
+    };
     let mut state = State {
         negotiator,
+        caches,
+        serial: 0,
         names,
         opts: opts.clone(),
         conditions: RankConditions::new(),
@@ -773,47 +798,42 @@ impl State<'_> {
         found.clear();
         #[cfg(feature = "parallel")]
         if self.ads.len() >= PARALLEL_FROM {
-            found = self.pool.par_matches(ad);
+            found = self.pool.par_matching(ad);
         } else {
-            self.pool.matches_into(ad, &mut found);
+            self.pool.matching_into(ad, &mut found);
         }
         #[cfg(not(feature = "parallel"))]
-        self.pool.matches_into(ad, &mut found);
-        let has_rank = ad.contains(self.names.rank);
-        let statics: Vec<(usize, f64)> = found
-            .iter()
-            .filter(|m| self.slots[m.index].current.is_none())
-            .map(|m| (m.index, if has_rank { m.left_rank } else { m.right_rank }))
-            .collect();
-        self.found = found;
-        let mut static_matches = statics.into_iter().peekable();
+        self.pool.matching_into(ad, &mut found);
+        self.serial += 1;
+        let serial = self.serial;
+        // The job's Rank, prepared for this list.
+        let job_rank = ad.lookup(self.names.rank).map(|e| classad::Prepared::new(&self.opts, ad, e));
         let cp_slots: Vec<usize> =
             (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
+        let mut static_matches = found.iter().copied().filter(|&i| self.slots[i].current.is_none()).peekable();
         let mut cp_iter = cp_slots.into_iter().peekable();
         loop {
             // Merge the static matches and the partitionable slots, in slot order.
-            let next_static = static_matches.peek().map(|m| m.0);
-            let next_cp = cp_iter.peek().copied();
-            let (slot, pair_rank) = match (next_static, next_cp) {
+            let (slot, carved) = match (static_matches.peek().copied(), cp_iter.peek().copied()) {
                 (None, None) => break,
                 (Some(s), Some(c)) if c < s => {
                     cp_iter.next();
-                    (c, None)
+                    (c, true)
                 }
-                (Some(_), _) => match static_matches.next() {
-                    Some((index, rank)) => (index, Some(rank)),
-                    None => break,
-                },
+                (Some(s), _) => {
+                    static_matches.next();
+                    (s, false)
+                }
                 (None, Some(c)) => {
                     cp_iter.next();
-                    (c, None)
+                    (c, true)
                 }
             };
             if !self.slots[slot].available {
                 continue;
             }
-            let (job_rank, slot_ad) = match (&self.slots[slot].current, pair_rank) {
-                (Some(current), _) => {
+            let slot_ad = match (&self.slots[slot].current, carved) {
+                (Some(current), true) => {
                     let taken = consumption::of(ad, current);
                     if !consumption::sufficient(current, &taken) {
                         continue;
@@ -823,10 +843,9 @@ impl State<'_> {
                     if !pair.symmetric_match() {
                         continue;
                     }
-                    (job_rank_of(&self.opts, ad, current), current)
+                    current
                 }
-                (None, Some(rank)) => (rank, &self.ads[slot]),
-                (None, None) => continue,
+                _ => &self.ads[slot],
             };
             let running = if consider_preemption { self.names.remote_user(slot_ad) } else { None };
             let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
@@ -876,9 +895,25 @@ impl State<'_> {
                     continue;
                 }
             }
-            let ranks = self.ranks(ad, slot_ad, claim, job_rank);
+            let ranks = if carved {
+                self.ranks(ad, slot_ad, claim, job_rank_of(&self.opts, ad, slot_ad))
+            } else {
+                let rank = match &job_rank {
+                    Some(prepared) => prepared.rank(slot_ad),
+                    None => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
+                };
+                Ranks {
+                    pre_job: self.caches.pre_job.value(&self.opts, slot, slot_ad, ad, serial),
+                    job: rank,
+                    post_job: self.caches.post_job.value(&self.opts, slot, slot_ad, ad, serial),
+                    claim,
+                    preemption: self.preemption_rank(ad, slot_ad, claim),
+                }
+            };
             entries.push(Candidate { slot, ranks });
         }
+        drop(static_matches);
+        self.found = found;
 
         if !self.negotiator.settings.matchlist_caching {
             // The first best in slot order.
@@ -892,15 +927,16 @@ impl State<'_> {
             };
         }
         // Best first; equal candidates in slot order.
-        entries.sort_by(|a, b| b.ranks.cmp_best(&a.ranks).then(a.slot.cmp(&b.slot)));
         let mut list = MatchList {
             submitter: who,
             autocluster: request.autocluster,
             only_for_startd_rank,
             entries,
+            sorted: 0,
             head: 0,
             diagnostics,
         };
+        list.sort_up_to(1);
         let popped = list.entries.first().copied();
         if popped.is_some() {
             list.head = 1;
@@ -920,6 +956,7 @@ impl State<'_> {
         let mut rejected_limits = Vec::new();
         let mut chosen = None;
         while list.head < list.entries.len() {
+            list.sort_up_to(list.head + 1);
             let candidate = list.entries[list.head];
             list.head += 1;
             let slot_ad = self.slots[candidate.slot].current.as_ref().unwrap_or(&self.ads[candidate.slot]);
@@ -953,6 +990,18 @@ impl State<'_> {
         match EvalContext::new(&self.opts).my(ad).target(slot).eval_attr(self.names.concurrency_limits) {
             Value::Str(list) => self.limits.rejected(list.as_str()),
             _ => None,
+        }
+    }
+
+    /// PREEMPTION_RANK of a slot to be preempted (the lowest value for an
+    /// unclaimed one).
+    fn preemption_rank(&self, request: &ClassAd, slot: &ClassAd, claim: Claim) -> f64 {
+        if claim == Claim::Unclaimed {
+            return -f64::from(f32::MAX);
+        }
+        match &self.negotiator.ranks.preemption_rank {
+            Some(e) => Conversion::Negotiator.apply(&EvalContext::new(&self.opts).my(slot).target(request).eval(e)),
+            None => -f64::MAX,
         }
     }
 
@@ -1039,7 +1088,30 @@ impl State<'_> {
     }
 }
 
+/// The order of a match list: best first, equal candidates in slot order.
+fn best_first(a: &Candidate, b: &Candidate) -> Ordering {
+    b.ranks.cmp_best(&a.ranks).then(a.slot.cmp(&b.slot))
+}
+
 impl MatchList {
+    /// Puts at least the first `n` candidates in their final order. A list
+    /// is seldom used up (an autocluster takes a few hundred of tens of
+    /// thousands of slots), so the rest is only partitioned: the result is
+    /// that of sorting the whole list.
+    fn sort_up_to(&mut self, n: usize) {
+        let len = self.entries.len();
+        if n <= self.sorted || self.sorted >= len {
+            return;
+        }
+        let k = n.max(self.sorted + 256).max(2 * self.sorted).min(len);
+        let tail = &mut self.entries[self.sorted..];
+        if k - self.sorted < tail.len() {
+            tail.select_nth_unstable_by(k - self.sorted - 1, best_first);
+        }
+        self.entries[self.sorted..k].sort_unstable_by(best_first);
+        self.sorted = k;
+    }
+
     /// Puts a carved partitionable slot back just above the head, then
     /// moves it down past every entry it ranks better than, exactly as
     /// HTCondor's `insert_candidate` does (which leaves a slot that got
@@ -1048,6 +1120,7 @@ impl MatchList {
         if self.head == 0 {
             return;
         }
+        self.sort_up_to(self.entries.len());
         self.head -= 1;
         let mut at = self.head;
         while at + 1 < self.entries.len() && entry.ranks.cmp_best(&self.entries[at + 1].ranks) == Ordering::Greater {

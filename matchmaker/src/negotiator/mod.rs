@@ -51,6 +51,7 @@
 
 mod cycle;
 mod outcome;
+mod rank_cache;
 
 pub use outcome::{CycleOutcome, CycleStats, MatchRecord, RejectReason, Rejection, Stopped, SubmitterReport};
 
