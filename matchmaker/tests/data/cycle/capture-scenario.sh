@@ -49,7 +49,19 @@ cleanup() {
 	for i in $(seq 1 120); do
 		[ "$(C condor_q -allusers -constraint 'AnchorBench =?= true' -af ClusterId 2>/dev/null | wc -l)" = 0 ] && break; sleep 1
 	done
-	for u in "${USERS[@]}"; do C condor_userprio -delete "$u@$UDOMAIN" >/dev/null 2>&1 || true; done
+	# every bench user's accountant record (also those of earlier scenarios)
+	local names
+	names=$({ printf '%s\n' "${USERS[@]/%/@$UDOMAIN}"
+		C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(bench[0-9]*@[^"]*\)"$/\1/p'; } | sort -u)
+	for u in $names; do C condor_userprio -delete "$u" >/dev/null 2>&1 || true; done
+}
+# the first cycle after a cleanup drops the accountant's match records of the removed slots,
+# which re-creates the customers just deleted: delete them again after that cycle
+delete_users() {
+	local u
+	for u in $(C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(bench[0-9]*@[^"]*\)"$/\1/p'); do
+		C condor_userprio -delete "$u" >/dev/null 2>&1 || true
+	done
 }
 restart_negotiator() {
 	local old st end i
@@ -68,6 +80,7 @@ restore() {
 	[ -n "${CAPTURE_NO_CLEAN:-}" ] || cleanup
 	rm -f "$OVERRIDE"
 	restart_negotiator
+	[ -n "${CAPTURE_NO_CLEAN:-}" ] || delete_users
 	exit $rc
 }
 
@@ -83,6 +96,7 @@ trap 'exit 130' INT TERM
 	[ -f "$WORK/negotiator.config" ] && cat "$WORK/negotiator.config"
 } > "$OVERRIDE"
 restart_negotiator
+delete_users
 LOGOFF0=$(stat -c %s "$NEGLOG")
 
 n_slots=$(grep -c '^MyType = "Machine"' "$WORK/slots.ad")
