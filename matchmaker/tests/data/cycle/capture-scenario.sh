@@ -7,7 +7,8 @@
 # The generator is run as `python3 GENERATOR.py WORKDIR [args...]` and writes into WORKDIR:
 #   slots.ad         machine ads for `condor_advertise -multiple UPDATE_STARTD_AD` (each must
 #                    carry AnchorSynthetic = true and WantClaiming = false)
-#   users.tsv        one line per user: NAME  PRIO_FACTOR  PRIO (RUP, or - to leave it)
+#   users.tsv        one line per user: NAME  PRIO_FACTOR  PRIO (RUP)  [CEILING  [FLOOR]]
+#                    (- leaves a value alone)
 #   NAME.sub         submit file of user NAME (optional; jobs must carry +AnchorBench = true)
 #   negotiator.config  extra configuration for the negotiator, in force during the cycle
 # Needs: HTCondor 23.9 (Debian's `condor`/`minicondor` package) in a Debian trixie chroot made
@@ -20,7 +21,8 @@
 # restart the negotiator; advertise the slots; set priority factors and priorities; submit;
 # condor_reschedule; wait for the cycle; store its NegotiatorLog lines and the pool state;
 # remove the override, clean the pool, restart the negotiator.
-set -euo pipefail
+set -eEuo pipefail
+trap 'echo "capture-scenario.sh: failed at line $LINENO" >&2' ERR
 GEN=$(readlink -f "$1"); OUT=$2; shift 2
 ROOT=${ANCHOR_ROOT:-/tmp/anchor/trixie}
 ADIR=${ANCHOR_DIR:?set ANCHOR_DIR to the anchor scripts directory}
@@ -33,7 +35,7 @@ OVERRIDE=$ROOT/etc/condor/anchor-override.config
 UDOMAIN=anchor.local
 log() { echo "[capture $(date +%T)] $*" >&2; }
 C() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TZ=UTC "$@"; }
-negattr() { C condor_status -negotiator -af "$1" 2>/dev/null | head -1; }
+negattr() { C condor_status -negotiator -af "$1" 2>/dev/null | head -1 || true; }
 
 "$ADIR/pool.sh" status 2>/dev/null | grep -q "condor_master pid .* running" || "$ADIR/pool.sh" start >&2
 rm -rf "$WORK"; mkdir -p "$WORK" "$OUT"; chmod 755 "$ROOT/tmp/anchor-capture" "$WORK"
@@ -52,7 +54,7 @@ cleanup() {
 	# every bench user's accountant record (also those of earlier scenarios)
 	local names
 	names=$({ printf '%s\n' "${USERS[@]/%/@$UDOMAIN}"
-		C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(bench[0-9]*@[^"]*\)"$/\1/p'; } | sort -u)
+		C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(bench[0-9]*@[^"]*\)"$/\1/p' || true; } | sort -u)
 	for u in $names; do C condor_userprio -delete "$u" >/dev/null 2>&1 || true; done
 }
 # the first cycle after a cleanup drops the accountant's match records of the removed slots,
@@ -108,11 +110,13 @@ done
 log "collector holds $n of $n_slots slots"
 [ "$n" -ge "$n_slots" ] || exit 1
 
-while read -r u factor prio; do
+while read -r u factor prio ceiling floor; do
 	case "$u" in ''|'#'*) continue;; esac
 	C id "$u" >/dev/null 2>&1 || C useradd -M -d /tmp -s /usr/sbin/nologin "$u"
 	[ "$factor" = - ] || C condor_userprio -setfactor "$u@$UDOMAIN" "$factor" >/dev/null
 	[ "$prio" = - ] || C condor_userprio -setprio "$u@$UDOMAIN" "$prio" >/dev/null
+	[ "${ceiling:--}" = - ] || C condor_userprio -setceiling "$u@$UDOMAIN" "$ceiling" >/dev/null
+	[ "${floor:--}" = - ] || C condor_userprio -setfloor "$u@$UDOMAIN" "$floor" >/dev/null
 done < "$WORK/users.tsv"
 
 n_jobs=0

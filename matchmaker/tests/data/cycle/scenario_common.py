@@ -165,9 +165,9 @@ def write_submit(workdir, user, gen, classes):
 
 
 def write_users(workdir, rows):
-    """rows: (user, prio_factor or '-', priority or '-')."""
+    """rows: (user, prio_factor, priority[, ceiling[, floor]]), '-' = leave alone."""
     with open(os.path.join(workdir, "users.tsv"), "w") as f:
-        f.write("# user\tprio_factor\tpriority (RUP; - = leave)\n")
+        f.write("# user\tprio_factor\tpriority (RUP)\tceiling\tfloor (- = leave alone)\n")
         for r in rows:
             f.write("\t".join(str(x) for x in r) + "\n")
 
