@@ -54,14 +54,14 @@ cleanup() {
 	# every bench user's accountant record (also those of earlier scenarios)
 	local names
 	names=$({ printf '%s\n' "${USERS[@]/%/@$UDOMAIN}"
-		C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(bench[0-9]*@[^"]*\)"$/\1/p' || true; } | sort -u)
+		C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(\(group_[^"]*\)\{0,1\}bench[0-9]*@[^"]*\|group_[^"@]*\)"$/\1/p' || true; } | sort -u)
 	for u in $names; do C condor_userprio -delete "$u" >/dev/null 2>&1 || true; done
 }
 # the first cycle after a cleanup drops the accountant's match records of the removed slots,
 # which re-creates the customers just deleted: delete them again after that cycle
 delete_users() {
 	local u
-	for u in $(C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(bench[0-9]*@[^"]*\)"$/\1/p'); do
+	for u in $(C condor_userprio -allusers -l 2>/dev/null | sed -n 's/^Name[0-9]* = "\(\(group_[^"]*\)\{0,1\}bench[0-9]*@[^"]*\|group_[^"@]*\)"$/\1/p'); do
 		C condor_userprio -delete "$u" >/dev/null 2>&1 || true
 	done
 }
@@ -110,14 +110,26 @@ done
 log "collector holds $n of $n_slots slots"
 [ "$n" -ge "$n_slots" ] || exit 1
 
+# accounting.tsv (optional): like users.tsv for accounting names (NAME@DOMAIN or a group)
+# that are not plain users, e.g. group_a.bench01@anchor.local; applied after users.tsv
+set_prios() { # NAME factor prio ceiling floor
+	local n=$1
+	[ "${2:--}" = - ] || C condor_userprio -setfactor "$n" "$2" >/dev/null
+	[ "${3:--}" = - ] || C condor_userprio -setprio "$n" "$3" >/dev/null
+	[ "${4:--}" = - ] || C condor_userprio -setceiling "$n" "$4" >/dev/null
+	[ "${5:--}" = - ] || C condor_userprio -setfloor "$n" "$5" >/dev/null
+}
 while read -r u factor prio ceiling floor; do
 	case "$u" in ''|'#'*) continue;; esac
 	C id "$u" >/dev/null 2>&1 || C useradd -M -d /tmp -s /usr/sbin/nologin "$u"
-	[ "$factor" = - ] || C condor_userprio -setfactor "$u@$UDOMAIN" "$factor" >/dev/null
-	[ "$prio" = - ] || C condor_userprio -setprio "$u@$UDOMAIN" "$prio" >/dev/null
-	[ "${ceiling:--}" = - ] || C condor_userprio -setceiling "$u@$UDOMAIN" "$ceiling" >/dev/null
-	[ "${floor:--}" = - ] || C condor_userprio -setfloor "$u@$UDOMAIN" "$floor" >/dev/null
+	set_prios "$u@$UDOMAIN" "$factor" "$prio" "${ceiling:--}" "${floor:--}"
 done < "$WORK/users.tsv"
+if [ -f "$WORK/accounting.tsv" ]; then
+	while read -r n factor prio ceiling floor; do
+		case "$n" in ''|'#'*) continue;; esac
+		set_prios "$n" "$factor" "$prio" "${ceiling:--}" "${floor:--}"
+	done < "$WORK/accounting.tsv"
+fi
 
 n_jobs=0
 for u in "${USERS[@]}"; do
@@ -151,6 +163,7 @@ C condor_status -submitters -l > "$OUT/submitters.ad"
 C condor_config_val -negotiator -dump > "$OUT/config.dump"
 cp "$WORK/slots.ad" "$OUT/slots.ad"
 cp "$WORK/users.tsv" "$OUT/"
+[ -f "$WORK/accounting.tsv" ] && cp "$WORK/accounting.tsv" "$OUT/"
 for f in "$WORK"/*.sub "$WORK/negotiator.config"; do [ -e "$f" ] && cp "$f" "$OUT/"; done
 [ "$(stat -c %s "$OUT/slots.ad")" -gt 1000000 ] && gzip -f9n "$OUT/slots.ad"
 [ "$(stat -c %s "$OUT/cycle.log")" -gt 1000000 ] && gzip -f9n "$OUT/cycle.log"

@@ -151,7 +151,7 @@ hold                    = false
 
 def write_submit(workdir, user, gen, classes):
     """classes: list of dicts with cpus, memory, disk, count and optional rank,
-    requirements, limits (concurrency_limits), tag (+AnchorClass)."""
+    requirements, limits (concurrency_limits), group (accounting_group), tag (+AnchorClass)."""
     with open(os.path.join(workdir, "%s.sub" % user), "w") as f:
         f.write(SUB_HEAD % gen)
         for c in classes:
@@ -160,6 +160,8 @@ def write_submit(workdir, user, gen, classes):
                     % (c["cpus"], c["memory"], c["disk"]))
             f.write("rank           = %s\nrequirements   = %s\n" % (c.get("rank", ""), c.get("requirements", "")))
             f.write("concurrency_limits = %s\n" % c.get("limits", ""))
+            if c.get("group"):
+                f.write("accounting_group = %s\naccounting_group_user = %s\n" % (c["group"], user))
             f.write("+AnchorClass   = %s\n" % q(str(c.get("tag", ""))))
             f.write("queue %d\n" % c["count"])
 
