@@ -165,8 +165,10 @@ cp "$WORK/slots.ad" "$OUT/slots.ad"
 cp "$WORK/users.tsv" "$OUT/"
 [ -f "$WORK/accounting.tsv" ] && cp "$WORK/accounting.tsv" "$OUT/"
 for f in "$WORK"/*.sub "$WORK/negotiator.config"; do [ -e "$f" ] && cp "$f" "$OUT/"; done
-[ "$(stat -c %s "$OUT/slots.ad")" -gt 1000000 ] && gzip -f9n "$OUT/slots.ad"
-[ "$(stat -c %s "$OUT/cycle.log")" -gt 1000000 ] && gzip -f9n "$OUT/cycle.log"
 python3 "$HERE/extract.py" "$OUT"
+# keep the repository lean: gzip every file above 100 kB
+for f in slots.ad cycle.log matches.tsv; do
+	[ "$(stat -c %s "$OUT/$f")" -gt 100000 ] && gzip -f9n "$OUT/$f"
+done
 python3 "$HERE/cycle-json.py" "$OUT/negotiator-cycle0.ad" "$n_slots" "$n_jobs" > "$OUT/result.json"
 log "done: $(head -1 "$OUT/summary.txt")"

@@ -52,8 +52,8 @@ C condor_config_val -negotiator -dump > "$OUT/config-negotiator.dump" 2>&1 || tr
 cmp -s "$OUT/config.dump" "$OUT/config-negotiator.dump" && rm "$OUT/config-negotiator.dump"
 C condor_status -submitters -l > "$OUT/submitters.ad"
 python3 "$HERE/extract.py" "$OUT"
-[ "$(stat -c %s "$OUT/cycle.log")" -gt 1000000 ] && gzip -f9n "$OUT/cycle.log"
-[ "$(stat -c %s "$OUT/matches.tsv")" -gt 1000000 ] && gzip -f9n "$OUT/matches.tsv"
+[ "$(stat -c %s "$OUT/cycle.log")" -gt 100000 ] && gzip -f9n "$OUT/cycle.log"
+[ "$(stat -c %s "$OUT/matches.tsv")" -gt 100000 ] && gzip -f9n "$OUT/matches.tsv"
 if [ -n "${CAPTURE_LITE:-}" ]; then
 	rm -f "$OUT"/cycle.log* "$OUT/userprio.ad" "$OUT/submitters.ad" "$OUT/config-negotiator.dump" "$OUT/preemptions.tsv"
 	[ -f "$OUT/matches.tsv" ] && gzip -f9n "$OUT/matches.tsv"
