@@ -1,6 +1,9 @@
 #!/bin/bash
-# capture-preemption.sh -- snapshot of a cycle with priority and startd-rank preemption
-# (pool made by gen-preemption.py). Run as root with ANCHOR_DIR (anchor scripts) and
-# optionally ANCHOR_ROOT (chroot) set; OUT selects the output directory.
+# capture-preemption.sh -- snapshots of a cycle with priority and startd-rank preemption
+# (snap-preemption) and of the same pool with NEGOTIATOR_CONSIDER_PREEMPTION = False
+# (snap-nopreempt); pools made by gen-preemption.py. Run as root with ANCHOR_DIR (anchor
+# scripts) and optionally ANCHOR_ROOT (chroot) set.
+set -e
 HERE=$(cd "$(dirname "$0")" && pwd)
-exec "$HERE/capture-scenario.sh" "$HERE/gen-preemption.py" "${OUT:-$HERE/snap-preemption}"
+"$HERE/capture-scenario.sh" "$HERE/gen-preemption.py" "$HERE/snap-preemption"
+"$HERE/capture-scenario.sh" "$HERE/gen-preemption.py" "$HERE/snap-nopreempt" nopreempt

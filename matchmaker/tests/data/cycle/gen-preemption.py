@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen-preemption.py WORKDIR -- a 200-slot pool where most slots are Claimed, for a cycle
+"""gen-preemption.py WORKDIR [nopreempt] -- a 200-slot pool where most slots are Claimed, for a cycle
 with priority and startd-rank preemption (PREEMPTION_REQUIREMENTS = HTCondor's classic
 `RemoteUserPrio > SubmitterUserPrio * 1.2`).
 
@@ -16,6 +16,7 @@ with priority and startd-rank preemption (PREEMPTION_REQUIREMENTS = HTCondor's c
                preemption)
   host  22     Claimed by bench02 (the submitter itself)
   hosts 23-24  Unclaimed, Rank = (TARGET.Owner =?= "bench02") * 10
+With "nopreempt" the same pool and jobs, but NEGOTIATOR_CONSIDER_PREEMPTION = False.
 Users: bench01 factor 1000.001 (150 idle jobs), bench02 1000.002 (40), bench03 factor 1000
 priority 500 (10 idle jobs), bench04 factor 1000 priority 0.55 (no jobs)."""
 import sys
@@ -62,4 +63,7 @@ write_submit(work, "bench03", G, [
     dict(tag="b3-small", cpus=1, memory=1024, disk=1004000, count=10)])
 write_users(work, [("bench01", "1000.001", "-"), ("bench02", "1000.002", "-"),
                    ("bench03", "1000", "500"), ("bench04", "1000", "0.55")])
-write_config(work, ["PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2"])
+conf = ["PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2"]
+if sys.argv[2:] == ["nopreempt"]:
+    conf.append("NEGOTIATOR_CONSIDER_PREEMPTION = False")
+write_config(work, conf)
