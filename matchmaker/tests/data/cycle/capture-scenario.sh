@@ -11,6 +11,7 @@
 #                    (- leaves a value alone)
 #   NAME.sub         submit file of user NAME (optional; jobs must carry +AnchorBench = true)
 #   negotiator.config  extra configuration for the negotiator, in force during the cycle
+#   accounting.tsv   (optional) like users.tsv for other accounting names (NAME@DOMAIN)
 # Needs: HTCondor 23.9 (Debian's `condor`/`minicondor` package) in a Debian trixie chroot made
 # by the anchor's setup-chroot.sh, and its pool.sh.  Settable: ANCHOR_ROOT (chroot, default
 # /tmp/anchor/trixie), ANCHOR_DIR (directory holding pool.sh), CAPTURE_NO_CLEAN=1 (leave the
@@ -19,8 +20,8 @@
 # Steps: clean leftovers; write /etc/condor/anchor-override.config (NEGOTIATOR_INTERVAL =
 # 1000000 so no periodic cycle runs, NEGOTIATOR_DEBUG, the scenario's negotiator.config) and
 # restart the negotiator; advertise the slots; set priority factors and priorities; submit;
-# condor_reschedule; wait for the cycle; store its NegotiatorLog lines and the pool state;
-# remove the override, clean the pool, restart the negotiator.
+# condor_reschedule; wait for the cycle; store its NegotiatorLog lines and the pool state
+# (files above 100 kB gzipped); remove the override, clean the pool, restart the negotiator.
 set -eEuo pipefail
 trap 'echo "capture-scenario.sh: failed at line $LINENO" >&2' ERR
 GEN=$(readlink -f "$1"); OUT=$2; shift 2
