@@ -154,9 +154,9 @@ impl RankExprs {
 /// The job's `Rank` of the slot; a job without `Rank` takes the slot's, as
 /// HTCondor's lookup does; 0 when it is not a number.
 fn job_rank(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
-    let value = if job.contains("Rank") {
+    let value = if job.lookup("Rank").is_some() {
         EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
-    } else if slot.contains("Rank") {
+    } else if slot.lookup("Rank").is_some() {
         EvalContext::new(opts).my(slot).target(job).eval_attr("Rank")
     } else {
         Value::Undefined

@@ -71,8 +71,8 @@ pub fn has_policy(slot: &ClassAd) -> bool {
     let opts = options();
     let partitionable = matches!(EvalContext::new(&opts).my(slot).eval_attr("PartitionableSlot"), Value::Bool(true));
     partitionable
-        && slot.contains("MachineResources")
-        && resources(slot).iter().all(|r| slot.contains(format!("Consumption{r}").as_str()))
+        && slot.lookup("MachineResources").is_some()
+        && resources(slot).iter().all(|r| slot.lookup(format!("Consumption{r}").as_str()).is_some())
 }
 
 /// What `job` would take of `slot`'s resources. A job's
@@ -88,7 +88,7 @@ pub fn of(job: &ClassAd, slot: &ClassAd) -> Consumption {
             Some(expr) => {
                 view.insert(request.as_str(), expr);
             }
-            None if !view.contains(request.as_str()) => {
+            None if view.lookup(request.as_str()).is_none() => {
                 view.insert(request.as_str(), 0i64);
             }
             None => {}
@@ -124,12 +124,15 @@ pub fn sufficient(slot: &ClassAd, taken: &Consumption) -> bool {
 }
 
 /// `job` with its `Request<Resource>` attributes (those it has) replaced
-/// by what it takes, as the two ads' `Requirements` see it.
+/// by what it takes, the originals kept as `_cp_orig_Request<Resource>`
+/// (which a slot's `WithinResourceLimits` reads), as the two ads'
+/// `Requirements` see it.
 pub fn job_as_taking(job: &ClassAd, taken: &Consumption) -> ClassAd {
     let mut view = job.clone();
     for (r, amount) in taken {
         let request = format!("Request{r}");
-        if view.contains(request.as_str()) {
+        if let Some(original) = view.lookup(request.as_str()).cloned() {
+            view.insert(format!("_cp_orig_{request}").as_str(), original);
             view.insert(request.as_str(), number_expr(*amount));
         }
     }
@@ -215,7 +218,8 @@ mod tests {
         let job = ad("[ RequestMemory = 1000; Requirements = TARGET.Memory >= RequestMemory ]");
         let view = job_as_taking(&job, &vec![("Memory".to_string(), 1024.0), ("Disk".to_string(), 10.0)]);
         assert_eq!(view.eval_attr("RequestMemory"), Value::Int(1024));
-        assert!(!view.contains("RequestDisk"));
+        assert!(view.lookup("RequestDisk").is_none());
+        assert_eq!(view.eval_attr("_cp_orig_RequestMemory"), Value::Int(1000));
         let slot = ad(r#"[ PartitionableSlot = true; MachineResources = "Cpus"; Cpus = 2.5; SlotWeight = Cpus;
             ConsumptionCpus = 0.5 ]"#);
         assert_eq!(cost(&ad("[]"), &slot), 0.5);

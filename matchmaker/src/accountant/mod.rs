@@ -628,7 +628,7 @@ impl Accountant {
         }
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
         let ctx = classad::EvalContext::new(&opts).my(slot);
-        let value = if slot.contains("SlotWeight") {
+        let value = if slot.lookup("SlotWeight").is_some() {
             ctx.eval_attr("SlotWeight")
         } else {
             match &self.config.slot_weight {

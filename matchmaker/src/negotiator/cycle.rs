@@ -6,6 +6,7 @@
 //! where it helps to compare.
 
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -202,6 +203,9 @@ struct State<'a> {
     outcome: CycleOutcome,
     share_limited: FxHashSet<String>,
     found: Vec<usize>,
+    /// The concurrency limits refused (HTCondor's
+    /// `rejectedConcurrencyLimits`), named in rejections.
+    rejected_limits: BTreeSet<String>,
 }
 
 fn number(value: &Value) -> Option<f64> {
@@ -344,6 +348,7 @@ pub(super) fn run(
         outcome: CycleOutcome { stats, ..CycleOutcome::default() },
         share_limited: FxHashSet::default(),
         found: Vec::new(),
+        rejected_limits: BTreeSet::new(),
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -519,6 +524,7 @@ impl State<'_> {
                         self.outcome.stats.idle_jobs += idle;
                     }
                     subs[i].active = true;
+                    self.rejected_limits.clear();
                     let budget = Budget { used: 0.0, used_unclaimed: 0.0, limit, limit_unclaimed: l.limit_unclaimed };
                     self.negotiate(subs, i, budget, ceiling, ignore_limit, &mut pie_left)?
                 };
@@ -767,8 +773,11 @@ impl State<'_> {
             match EvalContext::new(&self.opts).my(ad).eval(expr) {
                 Value::Str(list) => {
                     if let Some(name) = self.limits.rejected(list.as_str()) {
+                        // HTCondor names every limit it has refused since
+                        // the last request that got past this check.
+                        self.rejected_limits.insert(name);
                         return Found::None(
-                            RejectReason::ConcurrencyLimit(vec![name]),
+                            RejectReason::ConcurrencyLimit(self.rejected_limits.iter().cloned().collect()),
                             Diagnostics { concurrency: true, ..Diagnostics::default() },
                         );
                     }
@@ -776,6 +785,7 @@ impl State<'_> {
                 _ => limits_with_match = true,
             }
         }
+        self.rejected_limits.clear();
 
         let cached = self.match_list.as_ref().is_some_and(|list| {
             list.submitter == who
@@ -789,7 +799,6 @@ impl State<'_> {
         self.outcome.stats.match_lists += 1;
 
         let mut diagnostics = Diagnostics::default();
-        let mut rejected_limits: Vec<String> = Vec::new();
         let mut entries: Vec<Candidate> = Vec::new();
         let consider_preemption = self.negotiator.settings.consider_preemption;
 
@@ -889,9 +898,7 @@ impl State<'_> {
             if limits_with_match {
                 if let Some(name) = self.limit_with_match(ad, slot_ad) {
                     diagnostics.concurrency = true;
-                    if !rejected_limits.contains(&name) {
-                        rejected_limits.push(name);
-                    }
+                    self.rejected_limits.insert(name);
                     continue;
                 }
             }
@@ -923,7 +930,7 @@ impl State<'_> {
             });
             return match best {
                 Some(c) => Found::Slot(c),
-                None => Found::None(reason(&diagnostics, &rejected_limits), diagnostics),
+                None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
             };
         }
         // Best first; equal candidates in slot order.
@@ -944,7 +951,7 @@ impl State<'_> {
         self.match_list = Some(list);
         match popped {
             Some(c) => Found::Slot(c),
-            None => Found::None(reason(&diagnostics, &rejected_limits), diagnostics),
+            None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
         }
     }
 
@@ -953,7 +960,6 @@ impl State<'_> {
         let Some(mut list) = self.match_list.take() else {
             return Found::None(RejectReason::NoMatch, Diagnostics::default());
         };
-        let mut rejected_limits = Vec::new();
         let mut chosen = None;
         while list.head < list.entries.len() {
             list.sort_up_to(list.head + 1);
@@ -962,8 +968,9 @@ impl State<'_> {
             let slot_ad = self.slots[candidate.slot].current.as_ref().unwrap_or(&self.ads[candidate.slot]);
             if limits_with_match {
                 if let Some(name) = self.limit_with_match(ad, slot_ad) {
-                    list.diagnostics.concurrency = true;
-                    rejected_limits.push(name);
+                    // Counted in HTCondor's global counter, which the
+                    // list's own (from when it was built) then replaces.
+                    self.rejected_limits.insert(name);
                     continue;
                 }
             }
@@ -980,7 +987,7 @@ impl State<'_> {
         self.match_list = Some(list);
         match chosen {
             Some(c) => Found::Slot(c),
-            None => Found::None(reason(&diagnostics, &rejected_limits), diagnostics),
+            None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
         }
     }
 
@@ -1134,9 +1141,9 @@ impl MatchList {
 /// The job's `Rank` of a slot (the slot's own when the job has none), as
 /// a number.
 fn job_rank_of(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
-    let value = if job.contains("Rank") {
+    let value = if job.lookup("Rank").is_some() {
         EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
-    } else if slot.contains("Rank") {
+    } else if slot.lookup("Rank").is_some() {
         EvalContext::new(opts).my(slot).target(job).eval_attr("Rank")
     } else {
         Value::Undefined
@@ -1145,12 +1152,9 @@ fn job_rank_of(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
 }
 
 /// The reason HTCondor gives for a request without a slot.
-fn reason(d: &Diagnostics, rejected_limits: &[String]) -> RejectReason {
+fn reason(d: &Diagnostics, rejected_limits: &BTreeSet<String>) -> RejectReason {
     if d.concurrency {
-        let mut names = rejected_limits.to_vec();
-        names.sort();
-        names.dedup();
-        RejectReason::ConcurrencyLimit(names)
+        RejectReason::ConcurrencyLimit(rejected_limits.iter().cloned().collect())
     } else if d.preemption_policy > 0 {
         RejectReason::PreemptionRequirements
     } else if d.submitter_limit > 0 {
