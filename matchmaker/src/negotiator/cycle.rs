@@ -6,6 +6,7 @@
 //! where it helps to compare.
 
 use std::cmp::Ordering;
+use std::ops::Range;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -109,13 +110,26 @@ struct Slot {
     current: Option<ClassAd>,
     /// Its `Name`.
     name: String,
+    /// Who runs on it (see [`Names::remote_user`]), looked up once.
+    running: Option<Arc<str>>,
 }
 
 /// A candidate slot of one request, with what ranks it.
 #[derive(Clone, Copy)]
 struct Candidate {
     slot: usize,
+    /// The slot's position in the cycle's input: equal candidates are
+    /// taken in that order.
+    order: u32,
     ranks: Ranks,
+}
+
+/// Slots of one pre-job-rank shape, next to each other in the cycle's
+/// order.
+struct ShapeRange {
+    shape: u32,
+    value: f64,
+    range: Range<usize>,
 }
 
 /// Rejection counters of one search (HTCondor's `rejFor*`).
@@ -133,12 +147,23 @@ struct MatchList {
     submitter: usize,
     autocluster: u32,
     only_for_startd_rank: bool,
-    /// The candidates; `entries[..sorted]` are in their final order
-    /// (best first, equal ones in slot order), the rest are sorted as the
-    /// list is used up.
+    /// The request ad and budget the list was made for: candidates are
+    /// judged by them whenever they are examined, as if all had been at
+    /// once.
+    request: ClassAd,
+    budget: Budget,
+    limits_with_match: bool,
+    /// Candidates examined with the list (and kept for it); from `head`
+    /// on, `entries[..sorted]` are in their final order (best first, equal
+    /// ones in slot order), the rest are sorted as the list is used up.
     entries: Vec<Candidate>,
     sorted: usize,
     head: usize,
+    /// The next of the cycle's slot ranges (by pre-job rank) to examine.
+    next_range: usize,
+    /// The candidates of the last group examined, sorted, from `group_head`.
+    group: Vec<Candidate>,
+    group_head: usize,
     diagnostics: Diagnostics,
 }
 
@@ -206,6 +231,14 @@ struct State<'a> {
     /// The concurrency limits refused (HTCondor's
     /// `rejectedConcurrencyLimits`), named in rejections.
     rejected_limits: BTreeSet<String>,
+    /// The slots' ranges of equal pre-job-rank shape, best first.
+    ranges: Vec<ShapeRange>,
+    /// Each slot's position in the cycle's input.
+    order: Vec<u32>,
+    /// Whether some slot is carved by a consumption policy.
+    any_carved: bool,
+    /// Every submitter's name, by index.
+    submitter_names: Vec<String>,
 }
 
 fn number(value: &Value) -> Option<f64> {
@@ -227,7 +260,7 @@ fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
 pub(super) fn run(
     negotiator: &Negotiator,
     accountant: &mut Accountant,
-    input_slots: &[ClassAd],
+    input_slots: Vec<ClassAd>,
     queues: &[SubmitterQueue],
     now: i64,
 ) -> Result<CycleOutcome, NegotiatorError> {
@@ -238,16 +271,11 @@ pub(super) fn run(
     let names = Names::new();
 
     // Phase 1: the slots the collector would give (NEGOTIATOR_SLOT_CONSTRAINT).
-    let fetched: Vec<&ClassAd> = input_slots
-        .iter()
-        .filter(|ad| {
-            ad.lookup(names.name).is_some()
-                && negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
-        })
-        .collect();
-    // The cycle's own copies, which it gives what policy expressions read.
-    let mut ads: Vec<ClassAd> = fetched.iter().map(|ad| (*ad).clone()).collect();
-    drop(fetched);
+    let mut ads = input_slots;
+    ads.retain(|ad| {
+        ad.lookup(names.name).is_some()
+            && negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
+    });
 
     // Phase 2: accounting.
     accountant.update_priorities(now)?;
@@ -315,16 +343,42 @@ pub(super) fn run(
             }
         }
         let current = consumption::has_policy(ad).then(|| ad.clone());
-        slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default() });
+        let running = names.remote_user(ad).map(Arc::from);
+        slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running });
     }
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
     stats.candidate_slots = available;
+    let any_carved = slots.iter().any(|s| s.current.is_some());
+
+    // The slots in order of their pre-job rank for jobs that cannot change
+    // it (HTCondor's first sort key), so that a match list can take them a
+    // group of equal rank at a time; `order` remembers where each came
+    // from (equal candidates are taken in that order).
+    let mut pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+    let shapes: Vec<(u32, f64)> = ads.iter().enumerate().map(|(i, ad)| pre_job.shape_of(&opts, i, ad)).collect();
+    let mut order: Vec<u32> = (0..ads.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (shapes[a as usize], shapes[b as usize]);
+        y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)).then(a.cmp(&b))
+    });
+    pre_job.reorder(&order);
+    let ads = reorder(ads, &order);
+    let slots = reorder(slots, &order);
+    let weights = reorder(weights, &order);
+    let mut ranges: Vec<ShapeRange> = Vec::new();
+    for (position, &from) in order.iter().enumerate() {
+        let (shape, value) = shapes[from as usize];
+        match ranges.last_mut() {
+            Some(last) if last.shape == shape => last.range.end = position + 1,
+            _ => ranges.push(ShapeRange { shape, value, range: position..position + 1 }),
+        }
+    }
     let pool = Pool::new(&opts, &ads);
 
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
     let caches = Caches {
-        pre_job: RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len()),
+        pre_job,
         post_job: RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len()),
         slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, ads.len()),
     };
@@ -349,6 +403,10 @@ pub(super) fn run(
         share_limited: FxHashSet::default(),
         found: Vec::new(),
         rejected_limits: BTreeSet::new(),
+        ranges,
+        order,
+        any_carved,
+        submitter_names: Vec::new(),
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -377,6 +435,7 @@ pub(super) fn run(
             }
         })
         .collect();
+    state.submitter_names = subs.iter().map(|s| s.queue.name.clone()).collect();
     state.outcome.stats.phase2_seconds = phase2.elapsed().as_secs_f64();
     let phase4 = Instant::now();
 
@@ -649,7 +708,7 @@ impl State<'_> {
             let request = &queue.requests[r];
             self.outcome.stats.jobs_considered += 1;
             let ad = self.request_ad(request, &queue.name);
-            match self.find(&ad, request, who, &queue.name, &queue.schedd, budget, only_for_startd_rank) {
+            match self.find(&ad, request, who, &queue.schedd, budget, only_for_startd_rank) {
                 Found::None(reason, diagnostics) => {
                     self.outcome.stats.rejections += 1;
                     subs[who].report.rejections += 1;
@@ -684,7 +743,7 @@ impl State<'_> {
                         left = left.map(|l| l.saturating_sub(skip));
                     }
                     budget.used += cost;
-                    if self.names.remote_user(&self.ads[candidate.slot]).is_none() {
+                    if self.slots[candidate.slot].running.is_none() {
                         budget.used_unclaimed += cost;
                     }
                     *pie_left -= cost;
@@ -762,7 +821,6 @@ impl State<'_> {
         ad: &ClassAd,
         request: &ResourceRequest,
         who: usize,
-        submitter: &str,
         _schedd: &str,
         budget: Budget,
         only_for_startd_rank: bool,
@@ -798,161 +856,246 @@ impl State<'_> {
         self.match_list = None;
         self.outcome.stats.match_lists += 1;
 
-        let mut diagnostics = Diagnostics::default();
-        let mut entries: Vec<Candidate> = Vec::new();
-        let consider_preemption = self.negotiator.settings.consider_preemption;
-
-        // Every slot that matches both ways, in the pool's order.
-        let mut found = std::mem::take(&mut self.found);
-        found.clear();
-        #[cfg(feature = "parallel")]
-        if self.ads.len() >= PARALLEL_FROM {
-            found = self.pool.par_matching(ad);
-        } else {
-            self.pool.matching_into(ad, &mut found);
-        }
-        #[cfg(not(feature = "parallel"))]
-        self.pool.matching_into(ad, &mut found);
-        self.serial += 1;
-        let serial = self.serial;
-        // The job's Rank, prepared for this list.
-        let job_rank = ad.lookup(self.names.rank).map(|e| classad::Prepared::new(&self.opts, ad, e));
-        let cp_slots: Vec<usize> =
-            (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
-        let mut static_matches = found.iter().copied().filter(|&i| self.slots[i].current.is_none()).peekable();
-        let mut cp_iter = cp_slots.into_iter().peekable();
-        loop {
-            // Merge the static matches and the partitionable slots, in slot order.
-            let (slot, carved) = match (static_matches.peek().copied(), cp_iter.peek().copied()) {
-                (None, None) => break,
-                (Some(s), Some(c)) if c < s => {
-                    cp_iter.next();
-                    (c, true)
-                }
-                (Some(s), _) => {
-                    static_matches.next();
-                    (s, false)
-                }
-                (None, Some(c)) => {
-                    cp_iter.next();
-                    (c, true)
-                }
-            };
-            if !self.slots[slot].available {
-                continue;
-            }
-            let slot_ad = match (&self.slots[slot].current, carved) {
-                (Some(current), true) => {
-                    let taken = consumption::of(ad, current);
-                    if !consumption::sufficient(current, &taken) {
-                        continue;
-                    }
-                    let view = consumption::job_as_taking(ad, &taken);
-                    let pair = classad::matching::MatchAd::new(&self.opts, &view, current);
-                    if !pair.symmetric_match() {
-                        continue;
-                    }
-                    current
-                }
-                _ => &self.ads[slot],
-            };
-            let running = if consider_preemption { self.names.remote_user(slot_ad) } else { None };
-            let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
-            let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
-            let mut claim = Claim::Unclaimed;
-            if only_for_startd_rank {
-                if running.is_none() || !is_true(&self.conditions.better) {
-                    continue;
-                }
-                claim = Claim::RankPreemption;
-            } else if let Some(user) = &running {
-                if is_true(&self.conditions.better) {
-                    claim = Claim::RankPreemption;
-                } else if user != submitter {
-                    claim = Claim::PriorityPreemption;
-                    if let Some(req) = &self.negotiator.preemption_requirements {
-                        if !is_true(req) {
-                            diagnostics.preemption_policy += 1;
-                            continue;
-                        }
-                    }
-                    if !is_true(&self.conditions.not_worse) {
-                        diagnostics.preemption_rank += 1;
-                        continue;
-                    }
-                } else {
-                    continue;
-                }
-            }
-            match claim {
-                Claim::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
-                    diagnostics.submitter_limit += 1;
-                    continue;
-                }
-                Claim::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
-                    diagnostics.submitter_limit += 1;
-                    continue;
-                }
-                _ => {}
-            }
-            if limits_with_match {
-                if let Some(name) = self.limit_with_match(ad, slot_ad) {
-                    diagnostics.concurrency = true;
-                    self.rejected_limits.insert(name);
-                    continue;
-                }
-            }
-            let ranks = if carved {
-                self.ranks(ad, slot_ad, claim, job_rank_of(&self.opts, ad, slot_ad))
-            } else {
-                let rank = match &job_rank {
-                    Some(prepared) => prepared.rank(slot_ad),
-                    None => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
-                };
-                Ranks {
-                    pre_job: self.caches.pre_job.value(&self.opts, slot, slot_ad, ad, serial),
-                    job: rank,
-                    post_job: self.caches.post_job.value(&self.opts, slot, slot_ad, ad, serial),
-                    claim,
-                    preemption: self.preemption_rank(ad, slot_ad, claim),
-                }
-            };
-            entries.push(Candidate { slot, ranks });
-        }
-        drop(static_matches);
-        self.found = found;
-
-        if !self.negotiator.settings.matchlist_caching {
-            // The first best in slot order.
-            let best = entries.iter().copied().fold(None::<Candidate>, |best, c| match best {
-                Some(b) if c.ranks.cmp_best(&b.ranks) != Ordering::Greater => Some(b),
-                _ => Some(c),
-            });
-            return match best {
-                Some(c) => Found::Slot(c),
-                None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
-            };
-        }
-        // Best first; equal candidates in slot order.
         let mut list = MatchList {
             submitter: who,
             autocluster: request.autocluster,
             only_for_startd_rank,
-            entries,
+            request: ad.clone(),
+            budget,
+            limits_with_match,
+            entries: Vec::new(),
             sorted: 0,
             head: 0,
-            diagnostics,
+            next_range: self.ranges.len(),
+            group: Vec::new(),
+            group_head: 0,
+            diagnostics: Diagnostics::default(),
         };
-        list.sort_up_to(1);
-        let popped = list.entries.first().copied();
-        if popped.is_some() {
-            list.head = 1;
+        let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
+        if lazy {
+            // Candidates come group by group, best first: the slots whose
+            // pre-job rank this job can change are examined now, the others
+            // a group of equal pre-job rank at a time, as the list is used.
+            list.next_range = 0;
+            let dependent: Vec<Range<usize>> = self
+                .ranges
+                .iter()
+                .filter(|r| !self.caches.pre_job.independent(r.shape, ad))
+                .map(|r| r.range.clone())
+                .collect();
+            self.examine(&mut list, &dependent);
+        } else {
+            self.examine(&mut list, &[0..self.ads.len()]);
+            let carved: Vec<usize> =
+                (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
+            let request = std::mem::take(&mut list.request);
+            for slot in carved {
+                if let Some(c) = self.candidate(&mut list, &request, None, slot, true) {
+                    list.entries.push(c);
+                }
+            }
+            list.request = request;
         }
+
+        if !self.negotiator.settings.matchlist_caching {
+            // The first best in slot order.
+            let best = list.entries.iter().copied().fold(None::<Candidate>, |best, c| match best {
+                Some(b) if c.ranks.cmp_best(&b.ranks) != Ordering::Greater => Some(b),
+                Some(b) if c.ranks.cmp_best(&b.ranks) == Ordering::Equal && c.order > b.order => Some(b),
+                _ => Some(c),
+            });
+            return match best {
+                Some(c) => Found::Slot(c),
+                None => Found::None(reason(&list.diagnostics, &self.rejected_limits), list.diagnostics),
+            };
+        }
+        let popped = self.next_candidate(&mut list);
+        let diagnostics = list.diagnostics;
         self.match_list = Some(list);
         match popped {
             Some(c) => Found::Slot(c),
             None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
         }
+    }
+
+    /// Examines the static slots of `range` for the list's request: those
+    /// still available that match both ways become candidates.
+    fn examine(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let slots = &self.slots;
+        let keep = |i: usize| slots[i].available && slots[i].current.is_none();
+        match ranges {
+            #[cfg(feature = "parallel")]
+            [range] if range.len() >= PARALLEL_FROM => found = self.pool.par_matching_in(&list.request, range.clone(), keep),
+            _ => {
+                let prepared = self.pool.prepare(&list.request);
+                self.pool.matching_in_ranges(&prepared, &list.request, ranges, keep, &mut found);
+            }
+        }
+        self.serial += 1;
+        // The request is lent out while the list takes its candidates.
+        let request = std::mem::take(&mut list.request);
+        let opts = self.opts.clone();
+        let job_rank = request.lookup(self.names.rank).map(|e| classad::Prepared::new(&opts, &request, e));
+        for &slot in &found {
+            if let Some(c) = self.candidate(list, &request, job_rank.as_ref(), slot, false) {
+                list.entries.push(c);
+            }
+        }
+        drop(job_rank);
+        list.request = request;
+        self.found = found;
+    }
+
+    /// Whether slot `slot` (which matched the request, or, `carved`, is a
+    /// partitionable slot to try) is a candidate for the list, and its
+    /// ranks; counts the reasons it is not. Everything is judged as at the
+    /// list's making: its request ad and budget.
+    fn candidate(
+        &mut self,
+        list: &mut MatchList,
+        ad: &ClassAd,
+        job_rank: Option<&classad::Prepared<'_>>,
+        slot: usize,
+        carved: bool,
+    ) -> Option<Candidate> {
+        let budget = list.budget;
+        let consider_preemption = self.negotiator.settings.consider_preemption;
+        let slot_ad = match (&self.slots[slot].current, carved) {
+            (Some(current), true) => {
+                let taken = consumption::of(ad, current);
+                if !consumption::sufficient(current, &taken) {
+                    return None;
+                }
+                let view = consumption::job_as_taking(ad, &taken);
+                if !classad::matching::MatchAd::new(&self.opts, &view, current).symmetric_match() {
+                    return None;
+                }
+                current
+            }
+            _ => &self.ads[slot],
+        };
+        let running = if !consider_preemption {
+            None
+        } else if carved {
+            self.names.remote_user(slot_ad).map(Arc::from)
+        } else {
+            self.slots[slot].running.clone()
+        };
+        let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
+        let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
+        let mut claim = Claim::Unclaimed;
+        if list.only_for_startd_rank {
+            if running.is_none() || !is_true(&self.conditions.better) {
+                return None;
+            }
+            claim = Claim::RankPreemption;
+        } else if let Some(user) = &running {
+            if is_true(&self.conditions.better) {
+                claim = Claim::RankPreemption;
+            } else if &**user != self.submitter_name(list.submitter) {
+                claim = Claim::PriorityPreemption;
+                if let Some(req) = &self.negotiator.preemption_requirements {
+                    if !is_true(req) {
+                        list.diagnostics.preemption_policy += 1;
+                        return None;
+                    }
+                }
+                if !is_true(&self.conditions.not_worse) {
+                    list.diagnostics.preemption_rank += 1;
+                    return None;
+                }
+            } else {
+                return None;
+            }
+        }
+        match claim {
+            Claim::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
+                list.diagnostics.submitter_limit += 1;
+                return None;
+            }
+            Claim::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
+                list.diagnostics.submitter_limit += 1;
+                return None;
+            }
+            _ => {}
+        }
+        if list.limits_with_match {
+            if let Some(name) = self.limit_with_match(ad, slot_ad) {
+                list.diagnostics.concurrency = true;
+                self.rejected_limits.insert(name);
+                return None;
+            }
+        }
+        let ranks = if carved {
+            self.ranks(ad, slot_ad, claim, job_rank_of(&self.opts, ad, slot_ad))
+        } else {
+            let serial = self.serial;
+            let rank = match job_rank {
+                Some(prepared) => prepared.rank(slot_ad),
+                None if ad.lookup(self.names.rank).is_some() => job_rank_of(&self.opts, ad, slot_ad),
+                None => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
+            };
+            Ranks {
+                pre_job: self.caches.pre_job.value(&self.opts, slot, slot_ad, ad, serial),
+                job: rank,
+                post_job: self.caches.post_job.value(&self.opts, slot, slot_ad, ad, serial),
+                claim,
+                preemption: self.preemption_rank(ad, slot_ad, claim),
+            }
+        };
+        Some(Candidate { slot, order: self.order[slot], ranks })
+    }
+
+    /// The next candidate of a list in its order (HTCondor's sorted match
+    /// list), the next group of slots examined when it is needed.
+    fn next_candidate(&mut self, list: &mut MatchList) -> Option<Candidate> {
+        while list.group_head == list.group.len() && list.next_range < self.ranges.len() {
+            // The next group: the ranges of equal pre-job rank this job
+            // cannot change.
+            let value = self.ranges[list.next_range].value;
+            list.group.clear();
+            list.group_head = 0;
+            let mut ranges = Vec::new();
+            while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits() {
+                let r = &self.ranges[list.next_range];
+                list.next_range += 1;
+                if self.caches.pre_job.independent(r.shape, &list.request) {
+                    ranges.push(r.range.clone());
+                }
+            }
+            let kept = list.entries.len();
+            self.examine(list, &ranges);
+            let mut group = std::mem::take(&mut list.entries);
+            let mut fresh = group.split_off(kept);
+            list.entries = group;
+            fresh.sort_unstable_by(best_first);
+            list.group = fresh;
+        }
+        list.sort_up_to(list.head + 1);
+        let eager = list.entries.get(list.head).copied();
+        let grouped = list.group.get(list.group_head).copied();
+        match (eager, grouped) {
+            (Some(e), Some(g)) if best_first(&g, &e) == Ordering::Less => {
+                list.group_head += 1;
+                Some(g)
+            }
+            (Some(e), _) => {
+                list.head += 1;
+                Some(e)
+            }
+            (None, Some(g)) => {
+                list.group_head += 1;
+                Some(g)
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The name of submitter `who`.
+    fn submitter_name(&self, who: usize) -> &str {
+        self.submitter_names.get(who).map_or("", String::as_str)
     }
 
     /// The next candidate of the kept list that the limits still allow.
@@ -961,10 +1104,7 @@ impl State<'_> {
             return Found::None(RejectReason::NoMatch, Diagnostics::default());
         };
         let mut chosen = None;
-        while list.head < list.entries.len() {
-            list.sort_up_to(list.head + 1);
-            let candidate = list.entries[list.head];
-            list.head += 1;
+        while let Some(candidate) = self.next_candidate(&mut list) {
             let slot_ad = self.slots[candidate.slot].current.as_ref().unwrap_or(&self.ads[candidate.slot]);
             if limits_with_match {
                 if let Some(name) = self.limit_with_match(ad, slot_ad) {
@@ -1061,7 +1201,7 @@ impl State<'_> {
                 let job_rank = job_rank_of(&self.opts, ad, &current);
                 let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
                 if let Some(list) = self.match_list.as_mut() {
-                    list.reinsert(Candidate { slot, ranks });
+                    list.reinsert(Candidate { slot, order: self.order[slot], ranks });
                 }
             }
         } else {
@@ -1085,7 +1225,7 @@ impl State<'_> {
             job: request.job,
             autocluster: request.autocluster,
             slot: self.slots[slot].name.clone(),
-            slot_index: slot,
+            slot_index: self.order[slot] as usize,
             claim: candidate.ranks.claim,
             preempting,
             cost,
@@ -1097,7 +1237,7 @@ impl State<'_> {
 
 /// The order of a match list: best first, equal candidates in slot order.
 fn best_first(a: &Candidate, b: &Candidate) -> Ordering {
-    b.ranks.cmp_best(&a.ranks).then(a.slot.cmp(&b.slot))
+    b.ranks.cmp_best(&a.ranks).then(a.order.cmp(&b.order))
 }
 
 impl MatchList {
@@ -1162,6 +1302,12 @@ fn reason(d: &Diagnostics, rejected_limits: &BTreeSet<String>) -> RejectReason {
     } else {
         RejectReason::NoMatch
     }
+}
+
+/// `items` in `order` (item `i` of the result is `items[order[i]]`).
+fn reorder<T>(items: Vec<T>, order: &[u32]) -> Vec<T> {
+    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| items[i as usize].take()).collect()
 }
 
 /// Breaks ties HTCondor would leave to its submitters' ads' order by name.

@@ -222,11 +222,27 @@ impl Negotiator {
     /// Runs one negotiation cycle at time `now` (seconds since the epoch)
     /// on `slots` (every slot ad the collector has, claimed ones included)
     /// and `queues` (each submitter's resource requests), charging the
-    /// matches to `accountant`.
+    /// matches to `accountant`. The cycle works on a copy of the slots
+    /// (it gives them what policy expressions read, such as
+    /// `RemoteUserPrio`); [`cycle_owned`](Negotiator::cycle_owned) spares
+    /// the copy.
     pub fn cycle(
         &self,
         accountant: &mut Accountant,
         slots: &[classad::ClassAd],
+        queues: &[SubmitterQueue],
+        now: i64,
+    ) -> Result<CycleOutcome, NegotiatorError> {
+        cycle::run(self, accountant, slots.to_vec(), queues, now)
+    }
+
+    /// As [`cycle`](Negotiator::cycle), on slot ads the cycle may keep
+    /// and change (as a negotiator does with the ads it fetched from the
+    /// collector).
+    pub fn cycle_owned(
+        &self,
+        accountant: &mut Accountant,
+        slots: Vec<classad::ClassAd>,
         queues: &[SubmitterQueue],
         now: i64,
     ) -> Result<CycleOutcome, NegotiatorError> {

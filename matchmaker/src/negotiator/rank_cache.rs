@@ -109,9 +109,6 @@ impl RankCache {
         job: &ClassAd,
         request: u64,
     ) -> f64 {
-        if self.expr.is_none() {
-            return self.conversion.apply(&Value::Undefined);
-        }
         let mut shape = self.shape_of[index];
         if shape == UNKNOWN {
             shape = self.shape(opts, index, slot);
@@ -133,6 +130,32 @@ impl RankCache {
             }
             _ => self.shapes[s].value,
         }
+    }
+
+    /// The shape of slot `index` (made on first sight) and the value of the
+    /// expression for the jobs the shape does not depend on.
+    pub(super) fn shape_of(&mut self, opts: &EvalOptions, index: usize, slot: &ClassAd) -> (u32, f64) {
+        let mut shape = self.shape_of[index];
+        if shape == UNKNOWN {
+            shape = self.shape(opts, index, slot);
+            self.shape_of[index] = shape;
+        }
+        (shape, self.shapes[shape as usize].value)
+    }
+
+    /// Whether the value for the slots of `shape` is the same for `job` as
+    /// for a job without attributes.
+    pub(super) fn independent(&self, shape: u32, job: &ClassAd) -> bool {
+        self.shapes
+            .get(shape as usize)
+            .and_then(|s| s.reads.as_ref())
+            .is_some_and(|names| names.iter().all(|n| job.lookup(*n).is_none()))
+    }
+
+    /// Puts the slots in a new order: slot `i` of the new order is slot
+    /// `order[i]` of the old.
+    pub(super) fn reorder(&mut self, order: &[u32]) {
+        self.shape_of = order.iter().map(|&i| self.shape_of[i as usize]).collect();
     }
 
     /// The shape of slot `index`, made on first sight.
