@@ -470,10 +470,14 @@ impl Accountant {
         let aging = 0.5f64.powf(time_passed as f64 / self.config.half_life);
         self.last_update = now;
         self.has_accountant_record_or_create()?;
-        self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
+        if self.log.is_some() {
+            self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
+        }
         let mut key = String::new();
         // Some 200 bytes of records per customer at most.
-        self.pending.reserve(self.customers.len() * 200);
+        if self.log.is_some() {
+            self.pending.reserve(self.customers.len() * 200);
+        }
         for index in 0..self.customers.len() {
             self.update_one(index, now, time_passed, aging, &mut key)?;
         }
@@ -652,9 +656,9 @@ impl Accountant {
         let mut resource = resource_name(slot);
         let weight;
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        let cp_cost = match classad::EvalContext::new(&opts).my(slot).eval_attr(CP_MATCH_COST) {
-            classad::Value::Int(i) => Some(i as f64),
-            classad::Value::Real(r) => Some(r),
+        let cp_cost = match slot.lookup(CP_MATCH_COST).map(|e| classad::EvalContext::new(&opts).my(slot).eval(e)) {
+            Some(classad::Value::Int(i)) => Some(i as f64),
+            Some(classad::Value::Real(r)) => Some(r),
             _ => None,
         };
         if let Some(cost) = cp_cost {
@@ -662,7 +666,9 @@ impl Accountant {
             let count = self.resource(&resource).and_then(|r| r.num_cp_matches).unwrap_or(0);
             let key = format!("{RESOURCE_PREFIX}{resource}");
             self.ensure_resource(&resource)?;
-            self.pending.set(&key, "NumCpMatches", &(count + 1).to_string())?;
+            if self.log.is_some() {
+                self.pending.set(&key, "NumCpMatches", &(count + 1).to_string())?;
+            }
             self.resource_mut(&resource).num_cp_matches = Some(count + 1);
             resource = format!("{resource}_cp_match_{count:03}");
             weight = cost;
@@ -701,12 +707,20 @@ impl Accountant {
         }
         let key = format!("{RESOURCE_PREFIX}{resource}");
         self.ensure_resource(&resource)?;
-        self.pending.set(&key, "RemoteUser", &format_string(customer))?;
-        self.pending.set(&key, "SlotWeight", &format_real(weight))?;
-        self.pending.set(&key, "StartTime", &now.to_string())?;
+        if self.log.is_some() {
+            self.pending.set(&key, "RemoteUser", &format_string(customer))?;
+        }
+        if self.log.is_some() {
+            self.pending.set(&key, "SlotWeight", &format_real(weight))?;
+        }
+        if self.log.is_some() {
+            self.pending.set(&key, "StartTime", &now.to_string())?;
+        }
         let limits = attr_string(slot, "MatchedConcurrencyLimits");
         if let Some(limits) = &limits {
-            self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
+            if self.log.is_some() {
+                self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
+            }
         }
         let r = self.resource_mut(&resource);
         r.remote_user = Some(customer.to_string());
@@ -875,7 +889,9 @@ impl Accountant {
         let Some(index) = self.customer_at(name) else {
             return Ok(false);
         };
-        self.pending.destroy(&format!("{CUSTOMER_PREFIX}{name}"))?;
+        if self.log.is_some() {
+            self.pending.destroy(&format!("{CUSTOMER_PREFIX}{name}"))?;
+        }
         self.remove_customer_at(index);
         self.commit(true)?;
         Ok(true)
@@ -967,7 +983,9 @@ impl Accountant {
 
     fn has_accountant_record_or_create(&mut self) -> Result<(), AccountantError> {
         if !self.has_accountant_record {
-            self.pending.new_ad(ACCOUNTANT_KEY, "*")?;
+            if self.log.is_some() {
+                self.pending.new_ad(ACCOUNTANT_KEY, "*")?;
+            }
             self.has_accountant_record = true;
         }
         Ok(())
@@ -977,7 +995,9 @@ impl Accountant {
         if let Some(i) = self.customer_at(name) {
             return Ok(i);
         }
-        self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
+        if self.log.is_some() {
+            self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
+        }
         Ok(self.insert_customer(CustomerRecord::new(name)))
     }
 
@@ -1012,7 +1032,9 @@ impl Accountant {
     fn set_customer_real(&mut self, name: &str, attr: &str, value: f64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
         let text = format_real(value);
-        self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        if self.log.is_some() {
+            self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        }
         self.customers[i].set_text(attr, &text);
         Ok(())
     }
@@ -1020,14 +1042,18 @@ impl Accountant {
     fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
         let text = value.to_string();
-        self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        if self.log.is_some() {
+            self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        }
         self.customers[i].set_text(attr, &text);
         Ok(())
     }
 
     fn ensure_resource(&mut self, name: &str) -> Result<(), AccountantError> {
         if !self.resource_index.contains_key(name) {
-            self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+            if self.log.is_some() {
+                self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+            }
             self.resource_index.insert(name.to_string().into_boxed_str(), self.resources.len());
             self.resources.push(ResourceRecord::new(name));
         }
@@ -1040,7 +1066,9 @@ impl Accountant {
     }
 
     fn destroy_resource(&mut self, name: &str, key: &str) -> Result<(), AccountantError> {
-        self.pending.destroy(key)?;
+        if self.log.is_some() {
+            self.pending.destroy(key)?;
+        }
         self.forget_resource(name);
         Ok(())
     }
@@ -1189,6 +1217,12 @@ pub fn resource_name(slot: &classad::ClassAd) -> String {
 }
 
 fn attr_string(ad: &classad::ClassAd, name: &str) -> Option<String> {
+    // Slot names and addresses are written as strings: no evaluation.
+    match ad.lookup(name).map(|e| e.as_literal()) {
+        None => return None,
+        Some(Some(classad::Literal::Str(s))) => return Some(s.as_str().to_string()),
+        Some(_) => {}
+    }
     let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
     match classad::EvalContext::new(&opts).my(ad).eval_attr(name) {
         classad::Value::Str(s) => Some(s.as_str().to_string()),

@@ -207,7 +207,7 @@ struct Caches {
     slot_rank: RankCache,
 }
 
-struct State<'a> {
+struct State<'a, 'p> {
     negotiator: &'a Negotiator,
     caches: Caches,
     /// Numbers the requests a list is built for (for `caches`).
@@ -216,8 +216,8 @@ struct State<'a> {
     opts: EvalOptions,
     conditions: RankConditions,
     accountant: &'a mut Accountant,
-    ads: &'a [ClassAd],
-    pool: &'a Pool<'a>,
+    ads: &'p [ClassAd],
+    pool: &'a Pool<'p>,
     slots: Vec<Slot>,
     weights: Vec<f64>,
     available: usize,
@@ -374,8 +374,35 @@ pub(super) fn run(
             _ => ranges.push(ShapeRange { shape, value, range: position..position + 1 }),
         }
     }
-    let pool = Pool::new(&opts, &ads);
+    let outcome = negotiate_pool(negotiator, accountant, &opts, &ads, slots, weights, limits, queues, now, Pool::new(&opts, &ads), pre_job, ranges, order, any_carved, stats, pool_weight, min_weight, phase2)?;
+    release(ads);
+    Ok(outcome)
+}
 
+/// Phase 4 on the prepared slots.
+#[allow(clippy::too_many_arguments)]
+fn negotiate_pool<'p>(
+    negotiator: &Negotiator,
+    accountant: &mut Accountant,
+    opts: &EvalOptions,
+    ads: &'p [ClassAd],
+    slots: Vec<Slot>,
+    weights: Vec<f64>,
+    limits: ConcurrencyLimits,
+    queues: &[SubmitterQueue],
+    now: i64,
+    pool: Pool<'p>,
+    pre_job: RankCache,
+    ranges: Vec<ShapeRange>,
+    order: Vec<u32>,
+    any_carved: bool,
+    stats: CycleStats,
+    pool_weight: f64,
+    min_weight: f64,
+    phase2: Instant,
+) -> Result<CycleOutcome, NegotiatorError> {
+    let opts = opts.clone();
+    let available = slots.iter().filter(|s| s.available).count();
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
     let caches = Caches {
         pre_job,
@@ -386,11 +413,11 @@ pub(super) fn run(
         negotiator,
         caches,
         serial: 0,
-        names,
+        names: Names::new(),
         opts: opts.clone(),
         conditions: RankConditions::new(),
         accountant,
-        ads: &ads,
+        ads,
         pool: &pool,
         slots,
         weights,
@@ -506,7 +533,7 @@ fn submitter_allowed(negotiator: &Negotiator, opts: &EvalOptions, queue: &Submit
     EvalContext::new(opts).my(&ad).is_true(constraint)
 }
 
-impl State<'_> {
+impl State<'_, '_> {
     /// The pie spins of one group (HTCondor's `negotiateWithGroup`), over
     /// the submitters `members` (indices into `subs`).
     fn negotiate_with_group(
@@ -1302,6 +1329,17 @@ fn reason(d: &Diagnostics, rejected_limits: &BTreeSet<String>) -> RejectReason {
     } else {
         RejectReason::NoMatch
     }
+}
+
+/// Frees the cycle's slot ads: a large pool's on another thread, so that
+/// the caller does not wait for it.
+fn release(ads: Vec<ClassAd>) {
+    #[cfg(feature = "parallel")]
+    if ads.len() >= PARALLEL_FROM {
+        rayon::spawn(move || drop(ads));
+        return;
+    }
+    drop(ads);
 }
 
 /// `items` in `order` (item `i` of the result is `items[order[i]]`).
