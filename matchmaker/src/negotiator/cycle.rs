@@ -161,8 +161,11 @@ struct MatchList {
     head: usize,
     /// The next of the cycle's slot ranges (by pre-job rank) to examine.
     next_range: usize,
-    /// The candidates of the last group examined, sorted, from `group_head`.
+    /// The candidates of the last group examined, from `group_head`;
+    /// `group[..group_sorted]` in their final order, the rest sorted as
+    /// they are needed.
     group: Vec<Candidate>,
+    group_sorted: usize,
     group_head: usize,
     diagnostics: Diagnostics,
 }
@@ -895,6 +898,7 @@ impl State<'_, '_> {
             head: 0,
             next_range: self.ranges.len(),
             group: Vec::new(),
+            group_sorted: 0,
             group_head: 0,
             diagnostics: Diagnostics::default(),
         };
@@ -1095,12 +1099,12 @@ impl State<'_, '_> {
             let kept = list.entries.len();
             self.examine(list, &ranges);
             let mut group = std::mem::take(&mut list.entries);
-            let mut fresh = group.split_off(kept);
+            list.group = group.split_off(kept);
+            list.group_sorted = 0;
             list.entries = group;
-            fresh.sort_unstable_by(best_first);
-            list.group = fresh;
         }
         list.sort_up_to(list.head + 1);
+        sort_prefix(&mut list.group, &mut list.group_sorted, list.group_head + 1);
         let eager = list.entries.get(list.head).copied();
         let grouped = list.group.get(list.group_head).copied();
         match (eager, grouped) {
@@ -1262,6 +1266,24 @@ impl State<'_, '_> {
     }
 }
 
+/// Puts at least the first `n` of `items` in their final order, given that
+/// the first `*sorted` are: the next stretch is chosen with a selection
+/// (linear) and only it is sorted, so that the whole is never sorted when
+/// only its head is used, and the result is that of sorting everything.
+fn sort_prefix(items: &mut [Candidate], sorted: &mut usize, n: usize) {
+    let len = items.len();
+    if n <= *sorted || *sorted >= len {
+        return;
+    }
+    let k = n.max(*sorted + 256).max(2 * *sorted).min(len);
+    let tail = &mut items[*sorted..];
+    if k - *sorted < tail.len() {
+        tail.select_nth_unstable_by(k - *sorted - 1, best_first);
+    }
+    items[*sorted..k].sort_unstable_by(best_first);
+    *sorted = k;
+}
+
 /// The order of a match list: best first, equal candidates in slot order.
 fn best_first(a: &Candidate, b: &Candidate) -> Ordering {
     b.ranks.cmp_best(&a.ranks).then(a.order.cmp(&b.order))
@@ -1273,17 +1295,7 @@ impl MatchList {
     /// thousands of slots), so the rest is only partitioned: the result is
     /// that of sorting the whole list.
     fn sort_up_to(&mut self, n: usize) {
-        let len = self.entries.len();
-        if n <= self.sorted || self.sorted >= len {
-            return;
-        }
-        let k = n.max(self.sorted + 256).max(2 * self.sorted).min(len);
-        let tail = &mut self.entries[self.sorted..];
-        if k - self.sorted < tail.len() {
-            tail.select_nth_unstable_by(k - self.sorted - 1, best_first);
-        }
-        self.entries[self.sorted..k].sort_unstable_by(best_first);
-        self.sorted = k;
+        sort_prefix(&mut self.entries, &mut self.sorted, n);
     }
 
     /// Puts a carved partitionable slot back just above the head, then
