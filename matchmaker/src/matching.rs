@@ -56,6 +56,10 @@ use classad::matching::MatchAd;
 use classad::matching::{rank, requirements};
 use classad::ClassAd;
 
+/// Pools at least this large are prepared on every core.
+#[cfg(feature = "parallel")]
+const PARALLEL_PREPARE_FROM: usize = 4096;
+
 /// How many ads ahead the request's lookups are prefetched.
 const PREFETCH_AHEAD: usize = 4;
 
@@ -104,20 +108,26 @@ struct Request<'r, 'p> {
 impl<'p> Pool<'p> {
     /// Prepares the `Requirements` and `Rank` of every ad of `ads`.
     pub fn new(options: &'p EvalOptions, ads: &'p [ClassAd]) -> Pool<'p> {
-        let sides = ads
-            .iter()
-            .map(|ad| {
-                let requirements = ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr));
-                Side {
-                    always: match &requirements {
-                        Some(prepared) => prepared.constant_truth(),
-                        None => Some(false),
-                    },
-                    requirements,
-                    rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
-                }
-            })
-            .collect();
+        let side = |ad: &'p ClassAd| {
+            let requirements = ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr));
+            Side {
+                always: match &requirements {
+                    Some(prepared) => prepared.constant_truth(),
+                    None => Some(false),
+                },
+                requirements,
+                rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
+            }
+        };
+        #[cfg(feature = "parallel")]
+        let sides: Box<[Side<'p>]> = if ads.len() >= PARALLEL_PREPARE_FROM {
+            use rayon::prelude::*;
+            ads.par_iter().map(side).collect::<Vec<_>>().into_boxed_slice()
+        } else {
+            ads.iter().map(side).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let sides: Box<[Side<'p>]> = ads.iter().map(side).collect();
         Pool { options, ads, sides, columns: Columns::new(ads) }
     }
 
@@ -184,7 +194,13 @@ impl<'p> Pool<'p> {
 
     /// As [`matching_into`](Pool::matching_into), for the ads of `range`
     /// only.
-    pub fn matching_in(&self, request: &ClassAd, range: Range<usize>, keep: impl Fn(usize) -> bool, found: &mut Vec<usize>) {
+    pub fn matching_in(
+        &self,
+        request: &ClassAd,
+        range: Range<usize>,
+        keep: impl Fn(usize) -> bool,
+        found: &mut Vec<usize>,
+    ) {
         let side = self.request(request);
         self.scan_ranges(&side, request, std::slice::from_ref(&range), keep, found);
     }
@@ -238,7 +254,12 @@ impl<'p> Pool<'p> {
     /// As [`matching_in`](Pool::matching_in), with the ads split over
     /// rayon's thread pool.
     #[cfg(feature = "parallel")]
-    pub fn par_matching_in(&self, request: &ClassAd, range: Range<usize>, keep: impl Fn(usize) -> bool + Sync) -> Vec<usize> {
+    pub fn par_matching_in(
+        &self,
+        request: &ClassAd,
+        range: Range<usize>,
+        keep: impl Fn(usize) -> bool + Sync,
+    ) -> Vec<usize> {
         use rayon::prelude::*;
         let range = range.start.min(self.ads.len())..range.end.min(self.ads.len());
         let side = self.request(request);
@@ -329,7 +350,10 @@ impl<'p> Pool<'p> {
                 if let (Some(ahead), Some(req)) = (self.ads.get(i + PREFETCH_AHEAD), &side.requirements) {
                     req.prefetch(ahead);
                 }
-                if keep(i) && side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i])) && self.accepts(i, request) {
+                if keep(i)
+                    && side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i]))
+                    && self.accepts(i, request)
+                {
                     matched(i);
                 }
             }

@@ -562,9 +562,11 @@ impl Accountant {
     /// `AccountingGroup`, else its `RemoteUser`.
     pub fn check_matches(&mut self, now: i64, slots: &[classad::ClassAd]) -> Result<(), AccountantError> {
         let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
-        by_name.reserve(slots.len());
-        for (i, slot) in slots.iter().enumerate() {
-            by_name.entry(resource_name(slot)).or_insert(i);
+        if !self.resources.is_empty() {
+            by_name.reserve(slots.len());
+            for (i, slot) in slots.iter().enumerate() {
+                by_name.entry(resource_name(slot)).or_insert(i);
+            }
         }
         let recorded: Vec<(String, Option<String>)> =
             self.resources.iter().map(|r| (r.name.clone(), r.remote_user.clone())).collect();
@@ -586,7 +588,15 @@ impl Accountant {
     }
 
     fn slot_state(slot: &classad::ClassAd) -> SlotState {
-        match attr_string(slot, "State").as_deref() {
+        static STATE: std::sync::OnceLock<classad::Name> = std::sync::OnceLock::new();
+        let state = *STATE.get_or_init(|| classad::Name::new("State"));
+        // Written as a string by every startd: read without evaluating.
+        let text = match slot.lookup(state).map(classad::Expr::as_literal) {
+            None => return SlotState::Other,
+            Some(Some(classad::Literal::Str(s))) => Some(s.as_str().to_string()),
+            Some(_) => attr_string(slot, "State"),
+        };
+        match text.as_deref() {
             Some("Claimed") => SlotState::Claimed,
             Some("Preempting") => SlotState::Preempting,
             Some("Matched") => SlotState::Matched,
@@ -1211,9 +1221,21 @@ fn int_text(value: i64, buf: &mut [u8; 20]) -> &str {
 
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.
 pub fn resource_name(slot: &classad::ClassAd) -> String {
-    let name = attr_string(slot, "Name").unwrap_or_default();
-    let addr = attr_string(slot, "StartdIpAddr").unwrap_or_default();
-    format!("{name}@{addr}")
+    static NAMES: std::sync::OnceLock<(classad::Name, classad::Name)> = std::sync::OnceLock::new();
+    let (name, addr) = *NAMES.get_or_init(|| (classad::Name::new("Name"), classad::Name::new("StartdIpAddr")));
+    let literal = |n: classad::Name| match slot.lookup(n).and_then(classad::Expr::as_literal) {
+        Some(classad::Literal::Str(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    match (literal(name), literal(addr)) {
+        // Both written as strings, as startds write them: no evaluation.
+        (Some(n), Some(a)) => format!("{n}@{a}"),
+        _ => {
+            let name = attr_string(slot, "Name").unwrap_or_default();
+            let addr = attr_string(slot, "StartdIpAddr").unwrap_or_default();
+            format!("{name}@{addr}")
+        }
+    }
 }
 
 fn attr_string(ad: &classad::ClassAd, name: &str) -> Option<String> {

@@ -6,8 +6,8 @@
 //! where it helps to compare.
 
 use std::cmp::Ordering;
-use std::ops::Range;
 use std::collections::BTreeSet;
+use std::ops::Range;
 use std::time::Instant;
 
 use std::sync::Arc;
@@ -55,6 +55,10 @@ struct Names {
     remote_group_resources_in_use: Name,
     current_rank: Name,
     preempting_rank: Name,
+    state: Name,
+    partitionable_slot: Name,
+    retirement_time_remaining: Name,
+    machine_resources: Name,
     submitter_negotiating_group: Name,
     submitter_autoregroup: Name,
     submittor_prio: Name,
@@ -78,6 +82,10 @@ impl Names {
             remote_group_resources_in_use: Name::new("RemoteGroupResourcesInUse"),
             current_rank: Name::new("CurrentRank"),
             preempting_rank: Name::new("PreemptingRank"),
+            state: Name::new("State"),
+            partitionable_slot: Name::new("PartitionableSlot"),
+            retirement_time_remaining: Name::new("RetirementTimeRemaining"),
+            machine_resources: Name::new("MachineResources"),
             submitter_negotiating_group: Name::new("SubmitterNegotiatingGroup"),
             submitter_autoregroup: Name::new("SubmitterAutoregroup"),
             submittor_prio: Name::new("SubmittorPrio"),
@@ -324,7 +332,7 @@ pub(super) fn run(
     // Trim, then give the slots what policy expressions read of them.
     let mut slots: Vec<Slot> = Vec::with_capacity(ads.len());
     for ad in &mut ads {
-        let gone = trimmed(negotiator, &opts, ad);
+        let gone = trimmed(negotiator, &opts, &names, ad);
         for (name, expr) in &negotiator.match_exprs {
             ad.insert(name.as_str(), expr.clone());
         }
@@ -345,7 +353,7 @@ pub(super) fn run(
                 ad.insert(names.current_rank, rank);
             }
         }
-        let current = consumption::has_policy(ad).then(|| ad.clone());
+        let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
         let running = names.remote_user(ad).map(Arc::from);
         slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running });
     }
@@ -377,7 +385,26 @@ pub(super) fn run(
             _ => ranges.push(ShapeRange { shape, value, range: position..position + 1 }),
         }
     }
-    let outcome = negotiate_pool(negotiator, accountant, &opts, &ads, slots, weights, limits, queues, now, Pool::new(&opts, &ads), pre_job, ranges, order, any_carved, stats, pool_weight, min_weight, phase2)?;
+    let outcome = negotiate_pool(
+        negotiator,
+        accountant,
+        &opts,
+        &ads,
+        slots,
+        weights,
+        limits,
+        queues,
+        now,
+        Pool::new(&opts, &ads),
+        pre_job,
+        ranges,
+        order,
+        any_carved,
+        stats,
+        pool_weight,
+        min_weight,
+        phase2,
+    )?;
     release(ads);
     Ok(outcome)
 }
@@ -495,27 +522,25 @@ fn negotiate_pool<'p>(
 
 /// Whether the negotiator leaves `slot` out of matchmaking (HTCondor's
 /// `trimStartdAds`).
-fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, slot: &ClassAd) -> bool {
+fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &ClassAd) -> bool {
     let ctx = EvalContext::new(opts).my(slot);
-    let text = |name: &str| match ctx.eval_attr(name) {
-        Value::Str(s) => Some(s.as_str().to_string()),
-        _ => None,
-    };
-    let partitionable = matches!(ctx.eval_attr("PartitionableSlot"), Value::Bool(true));
-    let state = text("State");
-    let claimed = state.as_deref() == Some("Claimed");
+    let state = ctx.eval_attr(names.state);
+    let is = |v: &Value, text: &str| matches!(v, Value::Str(s) if s.as_str() == text);
+    let claimed = is(&state, "Claimed");
+    let partitionable = || matches!(ctx.eval_attr(names.partitionable_slot), Value::Bool(true));
     if negotiator.settings.consider_preemption {
         if !negotiator.settings.consider_early_preemption
-            && matches!(ctx.eval_attr("RetirementTimeRemaining"), Value::Int(r) if r > 0)
+            && slot.lookup(names.retirement_time_remaining).is_some()
+            && matches!(ctx.eval_attr(names.retirement_time_remaining), Value::Int(r) if r > 0)
         {
             return true;
         }
-    } else if (claimed || state.as_deref() == Some("Preempting")) && !partitionable {
+    } else if (claimed || is(&state, "Preempting")) && !partitionable() {
         return true;
     }
-    if partitionable && claimed {
+    if claimed && partitionable() {
         let want_matching = !matches!(ctx.eval_attr("WantMatching"), Value::Bool(false));
-        let working_cm = text("WorkingCM").is_some_and(|w| !w.is_empty());
+        let working_cm = matches!(ctx.eval_attr("WorkingCM"), Value::Str(w) if !w.as_str().is_empty());
         if !(want_matching && (negotiator.settings.match_working_cm_slots || !working_cm)) {
             return true;
         }
@@ -958,7 +983,9 @@ impl State<'_, '_> {
         let keep = |i: usize| slots[i].available && slots[i].current.is_none();
         match ranges {
             #[cfg(feature = "parallel")]
-            [range] if range.len() >= PARALLEL_FROM => found = self.pool.par_matching_in(&list.request, range.clone(), keep),
+            [range] if range.len() >= PARALLEL_FROM => {
+                found = self.pool.par_matching_in(&list.request, range.clone(), keep)
+            }
             _ => {
                 let prepared = self.pool.prepare(&list.request);
                 self.pool.matching_in_ranges(&prepared, &list.request, ranges, keep, &mut found);
@@ -1089,7 +1116,8 @@ impl State<'_, '_> {
             list.group.clear();
             list.group_head = 0;
             let mut ranges = Vec::new();
-            while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits() {
+            while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits()
+            {
                 let r = &self.ranges[list.next_range];
                 list.next_range += 1;
                 if self.caches.pre_job.independent(r.shape, &list.request) {
