@@ -941,7 +941,7 @@ impl State<'_, '_> {
                 .collect();
             self.examine(&mut list, &dependent);
         } else {
-            self.examine(&mut list, &[0..self.ads.len()]);
+            self.examine(&mut list, std::slice::from_ref(&(0..self.ads.len())));
             let carved: Vec<usize> =
                 (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
             let request = std::mem::take(&mut list.request);
