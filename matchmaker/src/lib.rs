@@ -58,3 +58,13 @@ struct ReadmeExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/analysis.md")]
 struct AnalysisDocExamples;
+
+/// The code in `docs/negotiation.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/negotiation.md")]
+struct NegotiationDocExamples;
+
+/// The code in this crate's README, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeExamples;
