@@ -3,7 +3,7 @@
 //! released while they run. classad2 has neither.
 
 use classad::analysis::{self, Analysis};
-use classad::{ClassAd, EvalOptions};
+use classad::ClassAd;
 use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
@@ -21,25 +21,6 @@ fn ads_of(ads: &Bound<'_, PyAny>) -> PyResult<Vec<ClassAd>> {
     ads.try_iter()?.map(|ad| Ok(ad?.cast::<PyClassAd>()?.borrow().ad.clone())).collect()
 }
 
-/// What a pool owns: its ads and how to evaluate them.
-struct Owned {
-    ads: Vec<ClassAd>,
-    options: EvalOptions,
-}
-
-type PreparedPool<'p> = matching::Pool<'p>;
-
-self_cell::self_cell!(
-    /// The ads with their library pool, which borrows them: prepared once
-    /// (each ad's `Requirements` and `Rank`, and the attribute columns
-    /// requests build), reused by every request.
-    struct Prepared {
-        owner: Owned,
-        #[not_covariant]
-        dependent: PreparedPool,
-    }
-);
-
 /// A set of ads (the machines) to match requests (jobs) against, as a
 /// negotiator does: each request's `Requirements` against every ad's
 /// attributes, and each ad's `Requirements` against the request. The ads
@@ -47,7 +28,9 @@ self_cell::self_cell!(
 /// while matching.
 #[pyclass(name = "Pool", module = "classad_rs", frozen)]
 pub(crate) struct PyPool {
-    prepared: Prepared,
+    /// The ads, each one's `Requirements` and `Rank` prepared, and the
+    /// attribute columns requests build, reused by every request.
+    pool: matching::Pool,
 }
 
 /// An ad of a `Pool` that matches a request.
@@ -76,24 +59,18 @@ impl PyPool {
     #[new]
     #[pyo3(signature = (ads, semantics=None))]
     fn new(py: Python<'_>, ads: &Bound<'_, PyAny>, semantics: Option<SemanticsArg>) -> PyResult<PyPool> {
-        let owned = Owned { ads: ads_of(ads)?, options: options(semantics) };
-        let prepared = py.detach(|| Prepared::new(owned, |owned| matching::Pool::new(&owned.options, &owned.ads)));
-        Ok(PyPool { prepared: checked(prepared)? })
+        let (ads, options) = (ads_of(ads)?, options(semantics));
+        let pool = py.detach(|| matching::Pool::new(options, ads));
+        Ok(PyPool { pool: checked(pool)? })
     }
 
     /// The ads that match `request` both ways, in pool order, with both
     /// ranks.
     fn matches(&self, py: Python<'_>, request: PyRef<'_, PyClassAd>) -> PyResult<Vec<PyMatch>> {
         let request = &request.ad;
-        let found = py.detach(|| {
-            self.prepared.with_dependent(|_, pool| {
-                if pool.len() >= PARALLEL_FROM {
-                    pool.par_matches(request)
-                } else {
-                    pool.matches(request)
-                }
-            })
-        });
+        let pool = &self.pool;
+        let found =
+            py.detach(|| if pool.len() >= PARALLEL_FROM { pool.par_matches(request) } else { pool.matches(request) });
         let found = checked(found)?;
         Ok(found.into_iter().map(|m| PyMatch { index: m.index, rank: m.left_rank, ad_rank: m.right_rank }).collect())
     }
@@ -101,22 +78,23 @@ impl PyPool {
     /// How many ads match `request` both ways.
     fn count(&self, py: Python<'_>, request: PyRef<'_, PyClassAd>) -> PyResult<usize> {
         let request = &request.ad;
-        checked(py.detach(|| self.prepared.with_dependent(|_, pool| pool.count(request))))
+        let pool = &self.pool;
+        checked(py.detach(|| pool.count(request)))
     }
 
     fn __len__(&self) -> usize {
-        self.prepared.borrow_owner().ads.len()
+        self.pool.len()
     }
 
     /// The ad at `index` (a copy).
     fn __getitem__(&self, index: isize) -> PyResult<PyClassAd> {
-        let ads = &self.prepared.borrow_owner().ads;
+        let ads = self.pool.ads();
         let len = ads.len() as isize;
         let index = if index < 0 { index + len } else { index };
         if !(0..len).contains(&index) {
             return Err(PyIndexError::new_err("Pool index out of range"));
         }
-        Ok(PyClassAd { ad: ads[index as usize].clone() })
+        Ok(PyClassAd { ad: ClassAd::clone(&ads[index as usize]) })
     }
 }
 

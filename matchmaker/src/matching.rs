@@ -4,8 +4,8 @@
 //! (Two ads side by side, and what `Requirements` and `Rank` mean in a
 //! match, are the `classad` crate's [`classad::matching`].)
 //!
-//! A [`Pool`] takes a slice of ads (in the negotiator, the machines) and
-//! prepares each one's own `Requirements` and `Rank` once, with the ad as
+//! A [`Pool`] takes ads (in the negotiator, the machines; owned, or shared
+//! behind [`Arc`]) and prepares each one's own `Requirements` and `Rank` once, with the ad as
 //! MY (see [`Prepared`]); a `Requirements` that does not depend on the
 //! request (`START = true`, or a policy on the machine's own attributes)
 //! is decided then. Every request (a job) is then matched against all of
@@ -40,7 +40,7 @@
 //!     Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Memory ]".parse()?;
 //!
 //! let opts = EvalOptions::new().semantics(Semantics::Old);
-//! let pool = Pool::new(&opts, &machines);
+//! let pool = Pool::new(opts, machines);   // the pool owns the machines
 //! let found = pool.matches(&job);
 //! assert_eq!(found.iter().map(|m| m.index).collect::<Vec<_>>(), [1, 2]);
 //! assert_eq!(found[1].left_rank, 8192.0);  // the job's Rank of machine 2
@@ -49,6 +49,7 @@
 //! ```
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use classad::eval::{ColumnKernel, Columns, EvalOptions, Prepared, Truth, BLOCK};
 #[cfg(doc)]
@@ -70,66 +71,125 @@ pub struct Match {
     pub right_rank: f64,
 }
 
-/// A slice of ads prepared to be matched against many requests; the ads
-/// are the right side of every match.
-pub struct Pool<'p> {
-    options: &'p EvalOptions,
-    ads: &'p [ClassAd],
+/// Ads prepared to be matched against many requests; the ads are the
+/// right side of every match.
+///
+/// The pool owns its ads (behind [`Arc`], so that a caller can share them)
+/// and can be changed one ad at a time: [`replace`](Pool::replace) and
+/// [`push`](Pool::push) prepare that ad's side and update that position of
+/// every column requests have built, leaving the rest as it is. A slot
+/// taken for the rest of a cycle need not be removed: the `keep` filter of
+/// [`matches_into_filtered`](Pool::matches_into_filtered) skips it.
+pub struct Pool {
+    options: Arc<EvalOptions>,
     /// Each ad's own `Requirements` and `Rank`, prepared with it as MY.
-    sides: Box<[Side<'p>]>,
-    /// The ads' attributes that requests have compared, as columns.
-    columns: Columns<'p>,
+    sides: Vec<Side>,
+    /// The ads, and their attributes that requests have compared, as
+    /// columns.
+    columns: Columns,
 }
 
 /// One ad's prepared expressions.
-struct Side<'p> {
-    requirements: Option<Prepared<'p>>,
+struct Side {
+    requirements: Option<Prepared>,
     /// The ad's acceptance when it does not depend on the request.
     always: Option<bool>,
-    rank: Option<Prepared<'p>>,
+    rank: Option<Prepared>,
 }
 
-/// A request's prepared expressions.
-struct Request<'r, 'p> {
-    requirements: Option<Prepared<'r>>,
+impl Side {
+    fn new(options: &Arc<EvalOptions>, ad: &Arc<ClassAd>) -> Side {
+        let prepare = |expr| Prepared::new(Arc::clone(options), Arc::clone(ad), expr);
+        let requirements = ad.lookup(requirements()).map(prepare);
+        Side {
+            always: match &requirements {
+                Some(prepared) => prepared.constant_truth(),
+                None => Some(false),
+            },
+            requirements,
+            rank: ad.lookup(rank()).map(prepare),
+        }
+    }
+}
+
+/// A request's prepared expressions (borrowing the request).
+struct Request<'r> {
+    requirements: Option<Prepared<&'r ClassAd>>,
     /// `requirements` as a truth kernel over the pool's columns.
-    kernel: Option<ColumnKernel<'p>>,
-    rank: Option<Prepared<'r>>,
+    kernel: Option<ColumnKernel>,
+    rank: Option<Prepared<&'r ClassAd>>,
 }
 
-impl<'p> Pool<'p> {
-    /// Prepares the `Requirements` and `Rank` of every ad of `ads`.
-    pub fn new(options: &'p EvalOptions, ads: &'p [ClassAd]) -> Pool<'p> {
-        let sides = ads
-            .iter()
-            .map(|ad| {
-                let requirements = ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr));
-                Side {
-                    always: match &requirements {
-                        Some(prepared) => prepared.constant_truth(),
-                        None => Some(false),
-                    },
-                    requirements,
-                    rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
-                }
-            })
-            .collect();
-        Pool { options, ads, sides, columns: Columns::new(ads) }
+impl Pool {
+    /// Prepares the `Requirements` and `Rank` of every ad of `ads` (a
+    /// `Vec<ClassAd>`, a `Vec<Arc<ClassAd>>`, any iterator of either).
+    /// `options` may be an `EvalOptions`, a `&EvalOptions` (copied) or an
+    /// `Arc<EvalOptions>` (shared).
+    pub fn new(options: impl Into<Arc<EvalOptions>>, ads: impl IntoIterator<Item = impl Into<Arc<ClassAd>>>) -> Pool {
+        let options = options.into();
+        let columns = Columns::new(ads);
+        let sides = columns.ads().iter().map(|ad| Side::new(&options, ad)).collect();
+        Pool { options, sides, columns }
     }
 
     /// The ads, in the order [`Match::index`] refers to.
-    pub fn ads(&self) -> &'p [ClassAd] {
-        self.ads
+    pub fn ads(&self) -> &[Arc<ClassAd>] {
+        self.columns.ads()
+    }
+
+    /// The options the pool evaluates with.
+    pub fn options(&self) -> &EvalOptions {
+        &self.options
     }
 
     /// How many ads the pool has.
     pub fn len(&self) -> usize {
-        self.ads.len()
+        self.sides.len()
     }
 
     /// Whether the pool has no ads.
     pub fn is_empty(&self) -> bool {
-        self.ads.is_empty()
+        self.sides.is_empty()
+    }
+
+    /// Replaces the ad at `index` with `ad` (a slot claimed, released or
+    /// changed): prepares its side and updates that position of every
+    /// column built so far; the other ads are not touched. Returns the ad
+    /// it replaces.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not less than [`len`](Pool::len).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Semantics};
+    /// use matchmaker::matching::Pool;
+    ///
+    /// let machines: Vec<ClassAd> = [1024, 4096]
+    ///     .iter()
+    ///     .map(|memory| format!("[ Memory = {memory}; Requirements = true ]").parse())
+    ///     .collect::<Result<_, _>>()?;
+    /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+    /// let mut pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), machines);
+    /// assert_eq!(pool.count(&job), 1);
+    /// pool.replace(0, "[ Memory = 8192; Requirements = true ]".parse::<ClassAd>()?);
+    /// assert_eq!(pool.count(&job), 2);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn replace(&mut self, index: usize, ad: impl Into<Arc<ClassAd>>) -> Arc<ClassAd> {
+        let ad = ad.into();
+        let side = Side::new(&self.options, &ad);
+        let old = self.columns.set(index, ad);
+        self.sides[index] = side;
+        old
+    }
+
+    /// Adds `ad` after the others, prepared, and returns its index.
+    pub fn push(&mut self, ad: impl Into<Arc<ClassAd>>) -> usize {
+        let ad = ad.into();
+        self.sides.push(Side::new(&self.options, &ad));
+        self.columns.push(ad);
+        self.sides.len() - 1
     }
 
     /// The ads that match `request` symmetrically (each side's own
@@ -144,15 +204,39 @@ impl<'p> Pool<'p> {
     /// As [`matches`](Pool::matches), appending to `found` (so a caller
     /// matching many requests can reuse one vector).
     pub fn matches_into(&self, request: &ClassAd, found: &mut Vec<Match>) {
+        self.matches_into_filtered(request, |_| true, found);
+    }
+
+    /// As [`matches_into`](Pool::matches_into), for the ads whose index
+    /// `keep` accepts: the others (slots already taken this cycle, say)
+    /// are skipped: neither side's `Requirements` or `Rank` is evaluated
+    /// against them. `keep` is asked about the ads in order, at most once
+    /// each (not about those the request's `Requirements` already
+    /// rejected over the columns).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Semantics};
+    /// use matchmaker::matching::Pool;
+    ///
+    /// let machines: Vec<ClassAd> = (0..4).map(|_| "[ Requirements = true ]".parse()).collect::<Result<_, _>>()?;
+    /// let job: ClassAd = "[ Requirements = true ]".parse()?;
+    /// let pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), machines);
+    /// let taken = [false, true, false, true];
+    /// let mut found = Vec::new();
+    /// pool.matches_into_filtered(&job, |i| !taken[i], &mut found);
+    /// assert_eq!(found.iter().map(|m| m.index).collect::<Vec<_>>(), [0, 2]);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn matches_into_filtered(&self, request: &ClassAd, keep: impl FnMut(usize) -> bool, found: &mut Vec<Match>) {
         let side = self.request(request);
-        self.scan(&side, request, 0..self.ads.len(), |index| found.push(self.ranked(&side, request, index)));
+        self.scan(&side, request, 0..self.len(), keep, |index| found.push(self.ranked(&side, request, index)));
     }
 
     /// How many ads match `request`, without ranking them.
     pub fn count(&self, request: &ClassAd) -> usize {
         let side = self.request(request);
         let mut n = 0;
-        self.scan(&side, request, 0..self.ads.len(), |_| n += 1);
+        self.scan(&side, request, 0..self.len(), |_| true, |_| n += 1);
         n
     }
 
@@ -166,16 +250,17 @@ impl<'p> Pool<'p> {
         // A few tasks per thread: whole blocks for large pools, where the
         // columns do the work, and a few ads each for small ones, where
         // the ads' own expressions do.
+        let len = self.len();
         let tasks = rayon::current_num_threads() * 4;
-        let per_task = self.ads.len().div_ceil(tasks);
+        let per_task = len.div_ceil(tasks);
         let chunk = if per_task >= BLOCK { per_task.div_ceil(BLOCK) * BLOCK } else { per_task.max(8) };
-        let chunks: Vec<Vec<Match>> = (0..self.ads.len().div_ceil(chunk))
+        let chunks: Vec<Vec<Match>> = (0..len.div_ceil(chunk))
             .into_par_iter()
             .map(|task| {
                 let start = task * chunk;
-                let end = (start + chunk).min(self.ads.len());
+                let end = (start + chunk).min(len);
                 let mut found = Vec::new();
-                self.scan(side, request, start..end, |index| found.push(self.ranked(side, request, index)));
+                self.scan(side, request, start..end, |_| true, |index| found.push(self.ranked(side, request, index)));
                 found
             })
             .collect();
@@ -185,29 +270,38 @@ impl<'p> Pool<'p> {
     /// Prepares `request`'s side, binding its `Requirements` to the
     /// pool's columns (built for the attributes it compares, if no earlier
     /// request built them).
-    fn request<'r>(&self, request: &'r ClassAd) -> Request<'r, 'p>
-    where
-        'p: 'r,
-    {
-        let requirements = request.lookup(requirements()).map(|expr| Prepared::new(self.options, request, expr));
+    fn request<'r>(&self, request: &'r ClassAd) -> Request<'r> {
+        let prepare = |expr| Prepared::new(Arc::clone(&self.options), request, expr);
+        let requirements = request.lookup(requirements()).map(prepare);
         Request {
             kernel: requirements.as_ref().and_then(|prepared| prepared.bind(&self.columns)),
             requirements,
-            rank: request.lookup(rank()).map(|expr| Prepared::new(self.options, request, expr)),
+            rank: request.lookup(rank()).map(prepare),
         }
     }
 
-    /// Calls `matched` with the index of every ad of `range` that matches
-    /// the request both ways, in order. The request's side is decided a
-    /// block of ads at a time over the columns when it has a kernel, and
-    /// ad by ad otherwise.
-    fn scan(&self, side: &Request<'_, 'p>, request: &ClassAd, range: Range<usize>, mut matched: impl FnMut(usize)) {
+    /// Calls `matched` with the index of every ad of `range` that `keep`
+    /// accepts and that matches the request both ways, in order. The
+    /// request's side is decided a block of ads at a time over the
+    /// columns when it has a kernel, and ad by ad otherwise.
+    fn scan(
+        &self,
+        side: &Request<'_>,
+        request: &ClassAd,
+        range: Range<usize>,
+        mut keep: impl FnMut(usize) -> bool,
+        mut matched: impl FnMut(usize),
+    ) {
+        let ads = self.columns.ads();
         let Some(kernel) = &side.kernel else {
+            let Some(req) = &side.requirements else {
+                return;
+            };
             for i in range {
-                if let (Some(ahead), Some(req)) = (self.ads.get(i + PREFETCH_AHEAD), &side.requirements) {
+                if let Some(ahead) = ads.get(i + PREFETCH_AHEAD) {
                     req.prefetch(ahead);
                 }
-                if side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i])) && self.accepts(i, request) {
+                if keep(i) && req.is_true(&ads[i]) && self.accepts(i, request) {
                     matched(i);
                 }
             }
@@ -223,9 +317,9 @@ impl<'p> Pool<'p> {
             for j in 0..n {
                 let i = start + j;
                 let accepted = if unknown[j] {
-                    side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i]))
+                    keep(i) && side.requirements.as_ref().is_some_and(|req| req.is_true(&ads[i]))
                 } else {
-                    truths[j] == Truth::True
+                    truths[j] == Truth::True && keep(i)
                 };
                 if accepted && self.accepts(i, request) {
                     matched(i);
@@ -243,17 +337,17 @@ impl<'p> Pool<'p> {
     }
 
     /// The match with ad `index`, with both ranks.
-    fn ranked(&self, side: &Request<'_, 'p>, request: &ClassAd, index: usize) -> Match {
+    fn ranked(&self, side: &Request<'_>, request: &ClassAd, index: usize) -> Match {
         Match {
             index,
-            left_rank: side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.ads[index])),
+            left_rank: side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.columns.ads()[index])),
             right_rank: self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request)),
         }
     }
 }
 
-impl std::fmt::Debug for Pool<'_> {
+impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool").field("ads", &self.ads.len()).finish_non_exhaustive()
+        f.debug_struct("Pool").field("ads", &self.len()).finish_non_exhaustive()
     }
 }
