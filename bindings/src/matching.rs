@@ -2,8 +2,8 @@
 //! (`analyze`): the library's batch matching and analysis, with the GIL
 //! released while they run. classad2 has neither.
 
-use classad::analysis::{self, Analysis};
 use classad::ClassAd;
+use matchmaker::analysis::{self, Analysis};
 use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;

@@ -54,9 +54,6 @@
 //!   references).
 //! * [`lint`]: mistakes in policy expressions (`x == UNDEFINED`,
 //!   precedence traps, unknown functions and attributes, ...).
-//! * [`analysis`]: why a job does not match (`condor_q -analyze`):
-//!   the disjoint counts, each condition's machines, missing attributes,
-//!   suggestions ([`analysis::analyze`]).
 //! * [`usermap`]: the maps behind `userMap()` (HTCondor's classad map
 //!   files, registered by name) and the home-directory lookup behind
 //!   `userHome()`.
@@ -75,7 +72,6 @@
 //! listed in `docs/divergences.md` of the repository.
 
 mod ad;
-pub mod analysis;
 pub mod eval;
 mod expr;
 pub mod flatten;

@@ -10,6 +10,10 @@
 //! - [`candidates`]: how a job may take a matching slot (unclaimed, rank or
 //!   priority preemption) and the order the negotiator prefers slots in.
 //! - [`matching`]: one request against many slots at once (batch matching).
+//!   It owns its slots and updates them one at a time.
+//! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
+//!   disjoint counts, each condition's machines, missing attributes,
+//!   suggestions ([`analysis::analyze`]).
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
 //!
@@ -31,6 +35,7 @@
 //! ```
 
 pub mod accountant;
+pub mod analysis;
 pub mod candidates;
 pub mod classad_log;
 pub mod config;
