@@ -244,7 +244,16 @@ impl Pool {
     /// thread pool. The result is the same, in the same order.
     #[cfg(feature = "parallel")]
     pub fn par_matches(&self, request: &ClassAd) -> Vec<Match> {
+        self.par_matches_filtered(request, |_| true)
+    }
+
+    /// As [`par_matches`](Pool::par_matches), for the ads whose index
+    /// `keep` accepts (see [`matches_into_filtered`](Pool::matches_into_filtered));
+    /// `keep` is called from rayon's threads, in no particular order.
+    #[cfg(feature = "parallel")]
+    pub fn par_matches_filtered(&self, request: &ClassAd, keep: impl Fn(usize) -> bool + Sync) -> Vec<Match> {
         use rayon::prelude::*;
+        let keep = &keep;
         let side = self.request(request);
         let side = &side;
         // A few tasks per thread: whole blocks for large pools, where the
@@ -260,7 +269,7 @@ impl Pool {
                 let start = task * chunk;
                 let end = (start + chunk).min(len);
                 let mut found = Vec::new();
-                self.scan(side, request, start..end, |_| true, |index| found.push(self.ranked(side, request, index)));
+                self.scan(side, request, start..end, keep, |index| found.push(self.ranked(side, request, index)));
                 found
             })
             .collect();

@@ -200,6 +200,7 @@ mod generated {
             let filtered: Vec<Match> = expected.iter().filter(|m| m.index % 3 != 0).copied().collect();
             prop_assert!(same(&kept, &filtered), "{requirements}: filtered {kept:?}, expected {filtered:?}");
             prop_assert!(asked.windows(2).all(|w| w[0] < w[1]), "asked in order, once each: {asked:?}");
+            prop_assert!(same(&pool.par_matches_filtered(&job, |i| i % 3 != 0), &filtered));
         }
 
         /// A pool changed ad by ad (`replace`, `push`) after requests built
