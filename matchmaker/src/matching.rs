@@ -84,6 +84,10 @@ pub struct Pool {
     options: Arc<EvalOptions>,
     /// Each ad's own `Requirements` and `Rank`, prepared with it as MY.
     sides: Vec<Side>,
+    /// What is known of each ad's side whatever the request: dense, so
+    /// that a scan over the pool reads 16 bytes an ad, and each ad's
+    /// side only when its answer depends on the request.
+    known: Vec<Known>,
     /// The ads, and their attributes that requests have compared, as
     /// columns.
     columns: Columns,
@@ -92,23 +96,37 @@ pub struct Pool {
 /// One ad's prepared expressions.
 struct Side {
     requirements: Option<Prepared>,
-    /// The ad's acceptance when it does not depend on the request.
-    always: Option<bool>,
     rank: Option<Prepared>,
 }
 
+/// What is known of an ad's side whatever the request.
+#[derive(Clone, Copy)]
+struct Known {
+    /// The ad's `Rank` of any request, when `rank_known`.
+    rank: f64,
+    rank_known: bool,
+    /// Whether the ad accepts any request, when that does not depend on
+    /// the request.
+    accepts: Option<bool>,
+}
+
 impl Side {
-    fn new(options: &Arc<EvalOptions>, ad: &Arc<ClassAd>) -> Side {
+    fn new(options: &Arc<EvalOptions>, ad: &Arc<ClassAd>) -> (Side, Known) {
         let prepare = |expr| Prepared::new(Arc::clone(options), Arc::clone(ad), expr);
-        let requirements = ad.lookup(requirements()).map(prepare);
-        Side {
-            always: match &requirements {
+        let side = Side { requirements: ad.lookup(requirements()).map(prepare), rank: ad.lookup(rank()).map(prepare) };
+        let rank = match &side.rank {
+            Some(prepared) => prepared.constant_rank(),
+            None => Some(0.0),
+        };
+        let known = Known {
+            rank: rank.unwrap_or(0.0),
+            rank_known: rank.is_some(),
+            accepts: match &side.requirements {
                 Some(prepared) => prepared.constant_truth(),
                 None => Some(false),
             },
-            requirements,
-            rank: ad.lookup(rank()).map(prepare),
-        }
+        };
+        (side, known)
     }
 }
 
@@ -118,6 +136,8 @@ struct Request<'r> {
     /// `requirements` as a truth kernel over the pool's columns.
     kernel: Option<ColumnKernel>,
     rank: Option<Prepared<&'r ClassAd>>,
+    /// The request's `Rank` of any ad, when known while preparing.
+    constant_rank: Option<f64>,
 }
 
 impl Pool {
@@ -128,8 +148,8 @@ impl Pool {
     pub fn new(options: impl Into<Arc<EvalOptions>>, ads: impl IntoIterator<Item = impl Into<Arc<ClassAd>>>) -> Pool {
         let options = options.into();
         let columns = Columns::new(ads);
-        let sides = columns.ads().iter().map(|ad| Side::new(&options, ad)).collect();
-        Pool { options, sides, columns }
+        let (sides, known) = columns.ads().iter().map(|ad| Side::new(&options, ad)).unzip();
+        Pool { options, sides, known, columns }
     }
 
     /// The ads, in the order [`Match::index`] refers to.
@@ -178,16 +198,19 @@ impl Pool {
     /// ```
     pub fn replace(&mut self, index: usize, ad: impl Into<Arc<ClassAd>>) -> Arc<ClassAd> {
         let ad = ad.into();
-        let side = Side::new(&self.options, &ad);
+        let (side, known) = Side::new(&self.options, &ad);
         let old = self.columns.set(index, ad);
         self.sides[index] = side;
+        self.known[index] = known;
         old
     }
 
     /// Adds `ad` after the others, prepared, and returns its index.
     pub fn push(&mut self, ad: impl Into<Arc<ClassAd>>) -> usize {
         let ad = ad.into();
-        self.sides.push(Side::new(&self.options, &ad));
+        let (side, known) = Side::new(&self.options, &ad);
+        self.sides.push(side);
+        self.known.push(known);
         self.columns.push(ad);
         self.sides.len() - 1
     }
@@ -282,10 +305,15 @@ impl Pool {
     fn request<'r>(&self, request: &'r ClassAd) -> Request<'r> {
         let prepare = |expr| Prepared::new(Arc::clone(&self.options), request, expr);
         let requirements = request.lookup(requirements()).map(prepare);
+        let rank = request.lookup(rank()).map(prepare);
         Request {
             kernel: requirements.as_ref().and_then(|prepared| prepared.bind(&self.columns)),
             requirements,
-            rank: request.lookup(rank()).map(prepare),
+            constant_rank: match &rank {
+                Some(prepared) => prepared.constant_rank(),
+                None => Some(0.0),
+            },
+            rank,
         }
     }
 
@@ -341,16 +369,26 @@ impl Pool {
     /// Whether ad `i` accepts the request.
     #[inline]
     fn accepts(&self, i: usize, request: &ClassAd) -> bool {
-        let side = &self.sides[i];
-        side.always.unwrap_or_else(|| side.requirements.as_ref().is_some_and(|req| req.is_true(request)))
+        self.known[i]
+            .accepts
+            .unwrap_or_else(|| self.sides[i].requirements.as_ref().is_some_and(|req| req.is_true(request)))
     }
 
     /// The match with ad `index`, with both ranks.
+    #[inline]
     fn ranked(&self, side: &Request<'_>, request: &ClassAd, index: usize) -> Match {
+        let known = self.known[index];
         Match {
             index,
-            left_rank: side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.columns.ads()[index])),
-            right_rank: self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request)),
+            left_rank: match side.constant_rank {
+                Some(rank) => rank,
+                None => side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.columns.ads()[index])),
+            },
+            right_rank: if known.rank_known {
+                known.rank
+            } else {
+                self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request))
+            },
         }
     }
 }

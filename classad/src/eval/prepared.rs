@@ -91,9 +91,16 @@ use kernel::Kernel;
 /// # Ok::<(), classad::ParseError>(())
 /// ```
 pub struct Prepared<M = Arc<ClassAd>> {
+    form: Form,
+    my: M,
+}
+
+/// A prepared expression without its MY ad: what evaluating needs
+/// besides the two ads. Its methods take MY as an argument, so that they
+/// are compiled once, whatever holds the ad.
+struct Form {
     /// Shared by every prepared expression of a pool.
     options: Arc<EvalOptions>,
-    my: M,
     /// The whole expression's step.
     step: Step,
     /// Every other step, in one allocation (operands refer to them by
@@ -253,7 +260,7 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
             (step, preparer.arena.into_boxed_slice(), preparer.targets)
         };
         let kernel = Kernel::compile(&step, &steps);
-        Prepared { options, my, step, steps, kernel, target_names: targets }
+        Prepared { form: Form { options, step, steps, kernel, target_names: targets }, my }
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
@@ -269,78 +276,103 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
 
     /// The options the expression is evaluated with.
     pub fn options(&self) -> &EvalOptions {
-        &self.options
+        &self.form.options
     }
 
     /// The value against `target`.
     pub fn eval(&self, target: &ClassAd) -> Value {
-        self.run(target, |v| v.into_value())
+        self.form.run(self.my.borrow(), target, |v| v.into_value())
     }
 
     /// True when the value against `target` is `true` or a non-zero number.
+    #[inline]
     pub fn is_true(&self, target: &ClassAd) -> bool {
-        if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
-            return truth == Truth::True;
-        }
-        // Only the truth matters: conditions are computed as truths, not
-        // values.
-        self.evaluate(target, |ev, step, cx| {
-            let truth = ev.step_truth(step, cx);
-            !ev.failed() && truth == Truth::True
-        })
+        self.form.is_true(self.my.borrow(), target)
     }
 
     /// The positions in `targets` of the ads for which the expression is
     /// true.
     pub fn matching(&self, targets: &[ClassAd]) -> Vec<usize> {
-        let mut found = Vec::new();
-        for (i, target) in targets.iter().enumerate() {
-            if let Some(ahead) = targets.get(i + PREFETCH_AHEAD) {
-                self.prefetch(ahead);
-            }
-            if self.is_true(target) {
-                found.push(i);
-            }
-        }
-        found
+        self.form.matching(self.my.borrow(), targets)
     }
 
     /// The value against `target` as a `Rank` counts it: integers and
     /// reals as they are, booleans as 1.0 or 0.0, anything else 0.0 (see
     /// [`rank_value`](crate::matching::rank_value)); nothing is allocated.
+    #[inline]
     pub fn rank(&self, target: &ClassAd) -> f64 {
-        self.run(target, |v| match v {
-            Val::Int(i) => i as f64,
-            Val::Real(r) => r,
-            Val::Bool(b) => f64::from(u8::from(b)),
-            _ => 0.0,
-        })
+        self.form.rank(self.my.borrow(), target)
     }
 
     /// The truth kernel bound to `columns` (the targets' columns), when
     /// the expression has one (see [`Columns`]).
     pub fn bind(&self, columns: &Columns) -> Option<ColumnKernel> {
-        self.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
+        self.form.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
     }
 
     /// Whether the expression is true whatever the target, when that was
     /// known while preparing (`START = true`).
     pub fn constant_truth(&self) -> Option<bool> {
-        match &self.step {
+        match &self.form.step {
             Step::Literal(literal) => Some(Val::from_literal(literal).truth() == Some(true)),
+            _ => None,
+        }
+    }
+
+    /// The [`rank`](Prepared::rank) whatever the target, when that was
+    /// known while preparing (`Rank = 0`, or MY's attributes folded).
+    pub fn constant_rank(&self) -> Option<f64> {
+        match &self.form.step {
+            Step::Literal(literal) => Some(rank_of(Val::from_literal(literal))),
             _ => None,
         }
     }
 
     /// Asks the processor to load the table slots of `target` that
     /// evaluating against it will read first.
+    #[inline]
     pub fn prefetch(&self, target: &ClassAd) {
+        self.form.prefetch(target);
+    }
+}
+
+impl Form {
+    fn is_true(&self, my: &ClassAd, target: &ClassAd) -> bool {
+        if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
+            return truth == Truth::True;
+        }
+        // Only the truth matters: conditions are computed as truths, not
+        // values.
+        self.evaluate(my, target, |ev, step, cx| {
+            let truth = ev.step_truth(step, cx);
+            !ev.failed() && truth == Truth::True
+        })
+    }
+
+    fn matching(&self, my: &ClassAd, targets: &[ClassAd]) -> Vec<usize> {
+        let mut found = Vec::new();
+        for (i, target) in targets.iter().enumerate() {
+            if let Some(ahead) = targets.get(i + PREFETCH_AHEAD) {
+                self.prefetch(ahead);
+            }
+            if self.is_true(my, target) {
+                found.push(i);
+            }
+        }
+        found
+    }
+
+    fn rank(&self, my: &ClassAd, target: &ClassAd) -> f64 {
+        self.run(my, target, rank_of)
+    }
+
+    fn prefetch(&self, target: &ClassAd) {
         for name in &self.target_names {
             target.prefetch(*name);
         }
     }
 
-    fn run<R>(&self, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
+    fn run<R>(&self, my: &ClassAd, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
         if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
             return finish(truth.value());
         }
@@ -348,16 +380,21 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
         if let Step::Literal(literal) = &self.step {
             return finish(Val::from_literal(literal));
         }
-        self.evaluate(target, |ev, step, cx| {
+        self.evaluate(my, target, |ev, step, cx| {
             let value = ev.step(step, cx);
             finish(if ev.failed() { Val::Error } else { value })
         })
     }
 
-    /// Runs `f` with an evaluator for the match of MY and `target`, and
+    /// Runs `f` with an evaluator for the match of `my` and `target`, and
     /// the expression's step.
-    fn evaluate<R>(&self, target: &ClassAd, f: impl for<'a> FnOnce(&mut Evaluator<'a>, &'a Step, Cx<'a>) -> R) -> R {
-        let my_frame = Frame { ad: self.my.borrow(), parent: None, side: Side::My };
+    fn evaluate<R>(
+        &self,
+        my: &ClassAd,
+        target: &ClassAd,
+        f: impl for<'a> FnOnce(&mut Evaluator<'a>, &'a Step, Cx<'a>) -> R,
+    ) -> R {
+        let my_frame = Frame { ad: my, parent: None, side: Side::My };
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
         let mut ev = Evaluator::new(&self.options, &keep, Some(&my_frame), Some(&target_frame));
@@ -368,9 +405,19 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
 impl<M> std::fmt::Debug for Prepared<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Prepared")
-            .field("target_names", &self.target_names)
-            .field("kernel", &self.kernel.is_some())
+            .field("target_names", &self.form.target_names)
+            .field("kernel", &self.form.kernel.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// A value as a `Rank` counts it (see [`Prepared::rank`]).
+fn rank_of(value: Val<'_>) -> f64 {
+    match value {
+        Val::Int(i) => i as f64,
+        Val::Real(r) => r,
+        Val::Bool(b) => f64::from(u8::from(b)),
+        _ => 0.0,
     }
 }
 
