@@ -2,8 +2,10 @@
 //! (`analyze`): the library's batch matching and analysis, with the GIL
 //! released while they run. classad2 has neither.
 
-use classad::analysis::{self, Analysis};
-use classad::{ClassAd, EvalOptions};
+use std::sync::{PoisonError, RwLock};
+
+use classad::ClassAd;
+use matchmaker::analysis::{self, Analysis};
 use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
@@ -21,33 +23,41 @@ fn ads_of(ads: &Bound<'_, PyAny>) -> PyResult<Vec<ClassAd>> {
     ads.try_iter()?.map(|ad| Ok(ad?.cast::<PyClassAd>()?.borrow().ad.clone())).collect()
 }
 
-/// What a pool owns: its ads and how to evaluate them.
-struct Owned {
-    ads: Vec<ClassAd>,
-    options: EvalOptions,
-}
-
-type PreparedPool<'p> = matching::Pool<'p>;
-
-self_cell::self_cell!(
-    /// The ads with their library pool, which borrows them: prepared once
-    /// (each ad's `Requirements` and `Rank`, and the attribute columns
-    /// requests build), reused by every request.
-    struct Prepared {
-        owner: Owned,
-        #[not_covariant]
-        dependent: PreparedPool,
-    }
-);
-
 /// A set of ads (the machines) to match requests (jobs) against, as a
 /// negotiator does: each request's `Requirements` against every ad's
 /// attributes, and each ad's `Requirements` against the request. The ads
-/// are copied and prepared when the pool is made; the GIL is released
-/// while matching.
+/// are copied and prepared when the pool is made, and one at a time when
+/// one is replaced (`pool[i] = ad`) or added (`append`); the GIL is
+/// released while matching.
 #[pyclass(name = "Pool", module = "classad_rs", frozen)]
 pub(crate) struct PyPool {
-    prepared: Prepared,
+    /// The ads, each one's `Requirements` and `Rank` prepared, and the
+    /// attribute columns requests build, reused by every request. The
+    /// lock is only ever taken with the GIL released, so a thread waiting
+    /// for it never holds the GIL another one needs to let it go.
+    pool: RwLock<matching::Pool>,
+}
+
+impl PyPool {
+    /// Runs `f` on the pool, read-locked, with the GIL released.
+    fn read<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&matching::Pool) -> R + Send) -> R {
+        py.detach(|| f(&self.pool.read().unwrap_or_else(PoisonError::into_inner)))
+    }
+
+    /// Runs `f` on the pool, write-locked, with the GIL released.
+    fn write<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut matching::Pool) -> R + Send) -> R {
+        py.detach(|| f(&mut self.pool.write().unwrap_or_else(PoisonError::into_inner)))
+    }
+}
+
+/// `index` (negative from the end) as a position among `len` ads.
+fn position(index: isize, len: usize) -> PyResult<usize> {
+    let len = isize::try_from(len).unwrap_or(isize::MAX);
+    let index = if index < 0 { index + len } else { index };
+    if !(0..len).contains(&index) {
+        return Err(PyIndexError::new_err("Pool index out of range"));
+    }
+    Ok(index as usize)
 }
 
 /// An ad of a `Pool` that matches a request.
@@ -76,23 +86,47 @@ impl PyPool {
     #[new]
     #[pyo3(signature = (ads, semantics=None))]
     fn new(py: Python<'_>, ads: &Bound<'_, PyAny>, semantics: Option<SemanticsArg>) -> PyResult<PyPool> {
-        let owned = Owned { ads: ads_of(ads)?, options: options(semantics) };
-        let prepared = py.detach(|| Prepared::new(owned, |owned| matching::Pool::new(&owned.options, &owned.ads)));
-        Ok(PyPool { prepared: checked(prepared)? })
+        let (ads, options) = (ads_of(ads)?, options(semantics));
+        let pool = py.detach(|| matching::Pool::new(options, ads));
+        Ok(PyPool { pool: RwLock::new(checked(pool)?) })
     }
 
     /// The ads that match `request` both ways, in pool order, with both
-    /// ranks.
-    fn matches(&self, py: Python<'_>, request: PyRef<'_, PyClassAd>) -> PyResult<Vec<PyMatch>> {
-        let request = &request.ad;
-        let found = py.detach(|| {
-            self.prepared.with_dependent(|_, pool| {
-                if pool.len() >= PARALLEL_FROM {
-                    pool.par_matches(request)
-                } else {
-                    pool.matches(request)
+    /// ranks; the ads whose index is in `skip` (any iterable of ints,
+    /// negative ones from the end: slots taken already, say) are left out
+    /// without being evaluated.
+    #[pyo3(signature = (request, skip=None))]
+    fn matches(
+        &self,
+        py: Python<'_>,
+        request: PyRef<'_, PyClassAd>,
+        skip: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<PyMatch>> {
+        let skipped = match skip {
+            None => None,
+            Some(skip) => {
+                let len = self.read(py, |pool| pool.len());
+                let mut skipped = vec![false; len];
+                for index in skip.try_iter()? {
+                    // Negative from the end, as for `pool[i]`; indices
+                    // outside the pool skip nothing.
+                    if let Ok(at) = position(index?.extract::<isize>()?, len) {
+                        skipped[at] = true;
+                    }
                 }
-            })
+                Some(skipped)
+            }
+        };
+        let request = &request.ad;
+        let found = self.read(py, |pool| {
+            let keep = |i: usize| !skipped.as_ref().is_some_and(|s| s.get(i).copied().unwrap_or(false));
+            if pool.len() >= PARALLEL_FROM {
+                pool.par_matches_filtered(request, keep)
+            } else {
+                let mut found = Vec::new();
+                pool.matches_into_filtered(request, keep, &mut found);
+                found
+            }
         });
         let found = checked(found)?;
         Ok(found.into_iter().map(|m| PyMatch { index: m.index, rank: m.left_rank, ad_rank: m.right_rank }).collect())
@@ -101,22 +135,36 @@ impl PyPool {
     /// How many ads match `request` both ways.
     fn count(&self, py: Python<'_>, request: PyRef<'_, PyClassAd>) -> PyResult<usize> {
         let request = &request.ad;
-        checked(py.detach(|| self.prepared.with_dependent(|_, pool| pool.count(request))))
+        checked(self.read(py, |pool| pool.count(request)))
     }
 
-    fn __len__(&self) -> usize {
-        self.prepared.borrow_owner().ads.len()
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.read(py, |pool| pool.len())
     }
 
     /// The ad at `index` (a copy).
-    fn __getitem__(&self, index: isize) -> PyResult<PyClassAd> {
-        let ads = &self.prepared.borrow_owner().ads;
-        let len = ads.len() as isize;
-        let index = if index < 0 { index + len } else { index };
-        if !(0..len).contains(&index) {
-            return Err(PyIndexError::new_err("Pool index out of range"));
-        }
-        Ok(PyClassAd { ad: ads[index as usize].clone() })
+    fn __getitem__(&self, py: Python<'_>, index: isize) -> PyResult<PyClassAd> {
+        let ad = self.read(py, |pool| position(index, pool.len()).map(|i| ClassAd::clone(&pool.ads()[i])))?;
+        Ok(PyClassAd { ad })
+    }
+
+    /// Replaces the ad at `index` with (a copy of) `ad`: only that ad is
+    /// prepared again, and its place in the columns updated.
+    fn __setitem__(&self, py: Python<'_>, index: isize, ad: PyRef<'_, PyClassAd>) -> PyResult<()> {
+        let ad = ad.ad.clone();
+        let replaced = self.write(py, |pool| {
+            let at = position(index, pool.len())?;
+            pool.replace(at, ad);
+            Ok(())
+        });
+        checked(replaced)?
+    }
+
+    /// Adds (a copy of) `ad` after the others, prepared.
+    fn append(&self, py: Python<'_>, ad: PyRef<'_, PyClassAd>) -> PyResult<()> {
+        let ad = ad.ad.clone();
+        self.write(py, |pool| pool.push(ad));
+        checked(())
     }
 }
 

@@ -464,6 +464,36 @@ def test_extension_pool_matches_as_symmetric_match_does():
     assert classad2.Pool(machines, semantics="new").count(job) == 2
 
 
+def test_extension_pool_is_updated_one_ad_at_a_time():
+    machines, job = machines_and_job()
+    pool = classad2.Pool(machines)
+    assert [m.index for m in pool.matches(job)] == [1, 2]
+    # Machine 0 gets more memory, a fifth one is added: the answers are
+    # those of a pool made afresh of the changed machines.
+    bigger = classad2.ClassAd(
+        '[ MyType = "Machine"; Memory = 16384; Rank = 3; Requirements = TARGET.RequestMemory <= Memory ]'
+    )
+    pool[0] = bigger
+    pool.append(machines[1])
+    changed = [bigger] + machines[1:] + [machines[1]]
+    assert len(pool) == 5 and pool[0]["Memory"] == 16384 and pool[-1]["Memory"] == 4096
+    fresh = classad2.Pool(changed)
+    same = lambda found: [(m.index, m.rank, m.ad_rank) for m in found]
+    expected = [(0, 16384.0, 3.0), (1, 4096.0, 1.0), (2, 8192.0, 2.0), (4, 4096.0, 1.0)]
+    assert same(pool.matches(job)) == same(fresh.matches(job)) == expected
+    assert pool.count(job) == 4
+    # Slots taken this cycle are skipped (negative indices from the end;
+    # indices outside the pool skip nothing).
+    assert [m.index for m in pool.matches(job, skip=[0, -1, 99])] == [1, 2]
+    assert [m.index for m in pool.matches(job, skip=range(0))] == [0, 1, 2, 4]
+    with pytest.raises(IndexError):
+        pool[5] = bigger
+    with pytest.raises(TypeError):
+        pool[0] = "not an ad"
+    with pytest.raises(TypeError):
+        pool.matches(job, skip=["x"])
+
+
 def test_extension_analyze_explains_what_does_not_match():
     machines, job = machines_and_job()
     report = classad2.analyze(job, machines)

@@ -32,7 +32,11 @@
 //!   explicit choice.
 //! * [`Value`]: what evaluation produces.
 //! * [`Prepared`]: one expression evaluated against many ads (a job's
-//!   `Requirements` against a pool), folded and compiled once.
+//!   `Requirements` against a pool), folded and compiled once; it owns
+//!   what it evaluates (the MY ad shared behind an `Arc`), so it can be
+//!   stored and shared between threads. [`eval::Columns`] and
+//!   [`eval::ColumnKernel`] evaluate its conditions over many ads' values
+//!   at once (what batch matching, in the `matchmaker` crate, runs on).
 //! * [`format`](mod@format): streams of ads in HTCondor's old ("long"), new, JSON and
 //!   XML formats, read ([`format::Reader`], with detection) and written
 //!   ([`format::Writer`]).
@@ -40,8 +44,9 @@
 //!   to and from ads.
 //! * [`functions`]: the built-in function library.
 //! * [`matching`]: two ads side by side as the negotiator sees them
-//!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`), and
-//!   one request against many ads ([`matching::Pool`], batch matching).
+//!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`).
+//!   One request against many ads (batch matching) is the `matchmaker`
+//!   crate's `matching::Pool`.
 //! * [`flatten`](mod@flatten): partial evaluation, as libclassad's
 //!   `Flatten` (`classad simplify`).
 //! * [`references`]: the attributes an expression refers to in an ad,
@@ -49,9 +54,6 @@
 //!   references).
 //! * [`lint`]: mistakes in policy expressions (`x == UNDEFINED`,
 //!   precedence traps, unknown functions and attributes, ...).
-//! * [`analysis`]: why a job does not match (`condor_q -analyze`):
-//!   the disjoint counts, each condition's machines, missing attributes,
-//!   suggestions ([`analysis::analyze`]).
 //! * [`usermap`]: the maps behind `userMap()` (HTCondor's classad map
 //!   files, registered by name) and the home-directory lookup behind
 //!   `userHome()`.
@@ -70,7 +72,6 @@
 //! listed in `docs/divergences.md` of the repository.
 
 mod ad;
-pub mod analysis;
 pub mod eval;
 mod expr;
 pub mod flatten;

@@ -322,3 +322,121 @@ fn conditionals_and_type_predicates_agree_with_the_interpreter() {
         agree(&my, &target, &parse_expr(text).expect(text));
     }
 }
+
+mod owned {
+    //! The owned forms: a `Prepared` that holds its MY ad behind an `Arc`
+    //! answers as the borrowed one, and `Columns` changed ad by ad answer
+    //! as columns made afresh.
+
+    use std::sync::Arc;
+
+    use classad::eval::{Columns, Truth, BLOCK};
+    use classad::{ClassAd, EvalOptions, Prepared, Semantics};
+    use proptest::prelude::*;
+
+    /// Every kind of cell a column keeps: missing, integers, booleans,
+    /// reals, strings, other literals and computed values.
+    fn machine() -> impl Strategy<Value = ClassAd> {
+        prop::sample::select(
+            &[
+                "[ ]",
+                "[ Memory = 4096 ]",
+                "[ Memory = 1024 ]",
+                "[ Memory = 2048.5 ]",
+                "[ Memory = true ]",
+                "[ Memory = \"4096\" ]",
+                "[ Memory = \"big\" ]",
+                "[ Memory = undefined ]",
+                "[ Memory = error ]",
+                "[ Memory = absTime(\"2020-01-01T00:00:00Z\") ]",
+                "[ Memory = relTime(\"1:00\") ]",
+                "[ Memory = Total / 2; Total = 8192 ]",
+            ][..],
+        )
+        .prop_map(|text| text.parse().expect("machine parses"))
+    }
+
+    fn truths(requirements: &Prepared, columns: &Columns) -> Vec<(Truth, bool)> {
+        let kernel = requirements.bind(columns).expect("a comparison has a kernel");
+        let mut all = Vec::new();
+        let mut start = 0;
+        while start < columns.len() {
+            let n = (columns.len() - start).min(BLOCK);
+            let (mut out, mut unknown) = ([Truth::False; BLOCK], [false; BLOCK]);
+            kernel.eval(start, &mut out[..n], &mut unknown[..n]);
+            all.extend(out[..n].iter().copied().zip(unknown[..n].iter().copied()));
+            start += n;
+        }
+        all
+    }
+
+    proptest! {
+        #[test]
+        fn columns_changed_ad_by_ad_agree_with_fresh_columns(
+            machines in prop::collection::vec(machine(), 1..40),
+            changes in prop::collection::vec((any::<prop::sample::Index>(), machine(), any::<bool>()), 0..40),
+            op in prop::sample::select(&["==", "!=", "<", ">=", "=?=", "=!="][..]),
+        ) {
+            let options = Arc::new(EvalOptions::new().semantics(Semantics::Old));
+            let job: ClassAd = format!("[ Requirements = TARGET.Memory {op} 2048 || TARGET.Memory {op} \"big\" ]")
+                .parse()
+                .expect("job parses");
+            let requirements: Prepared = Prepared::attribute(Arc::clone(&options), Arc::new(job), "Requirements");
+            let mut current = machines.clone();
+            let mut columns = Columns::new(machines);
+            let first = truths(&requirements, &columns);
+            // A kernel bound now keeps seeing the columns as they are now.
+            let early = requirements.bind(&columns).expect("kernel");
+            for (at, machine, push) in changes {
+                if push {
+                    columns.push(machine.clone());
+                    current.push(machine);
+                } else {
+                    let index = at.index(current.len());
+                    columns.set(index, machine.clone());
+                    current[index] = machine;
+                }
+            }
+            prop_assert_eq!(truths(&requirements, &columns), truths(&requirements, &Columns::new(current.clone())));
+            let n = first.len().min(BLOCK);
+            let (mut out, mut unknown) = ([Truth::False; BLOCK], [false; BLOCK]);
+            early.eval(0, &mut out[..n], &mut unknown[..n]);
+            let seen: Vec<(Truth, bool)> = out[..n].iter().copied().zip(unknown[..n].iter().copied()).collect();
+            prop_assert_eq!(&seen[..], &first[..n]);
+            // And the kernel's truths are the prepared expression's.
+            for (machine, (truth, unknown)) in current.iter().zip(truths(&requirements, &columns)) {
+                if !unknown {
+                    prop_assert_eq!(truth == Truth::True, requirements.is_true(machine));
+                }
+            }
+        }
+    }
+
+    /// The owned form, the by-value form and the borrowed form answer
+    /// alike, and the owned one outlives the caller's handle on the ad.
+    #[test]
+    fn owned_and_borrowed_forms_agree() {
+        let options = EvalOptions::new().semantics(Semantics::Old);
+        let job: ClassAd =
+            "[ RequestMemory = 2048; Requirements = TARGET.Memory >= RequestMemory && size(\"ab\") == 2 ]"
+                .parse()
+                .expect("job");
+        let machines: Vec<ClassAd> =
+            ["[ Memory = 4096 ]", "[ Memory = 1024 ]", "[ Memory = Total; Total = 3000 ]", "[ ]"]
+                .iter()
+                .map(|t| t.parse().expect("machine"))
+                .collect();
+        let borrowed = Prepared::attribute(&options, &job, "Requirements");
+        let by_value = Prepared::attribute(&options, job.clone(), "Requirements");
+        let owned: Prepared = {
+            let shared = Arc::new(job.clone());
+            Prepared::attribute(&options, Arc::clone(&shared), "Requirements")
+        };
+        assert_eq!(borrowed.matching(&machines), vec![0, 2]);
+        assert_eq!(by_value.matching(&machines), vec![0, 2]);
+        assert_eq!(owned.matching(&machines), vec![0, 2]);
+        assert_eq!(owned.my().get("RequestMemory").map(|e| e.to_string()).as_deref(), Some("2048"));
+        let moved = std::thread::spawn(move || owned.matching(&machines)).join().expect("thread");
+        assert_eq!(moved, vec![0, 2]);
+    }
+}

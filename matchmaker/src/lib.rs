@@ -15,6 +15,10 @@
 //! - [`negotiator`]: one negotiation cycle.
 //! - [`snapshot`]: a pool snapshot read from HTCondor tools' output.
 //! - [`matching`]: one request against many slots at once (batch matching).
+//!   It owns its slots and updates them one at a time.
+//! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
+//!   disjoint counts, each condition's machines, missing attributes,
+//!   suggestions ([`analysis::analyze`]).
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
 //!
@@ -36,6 +40,7 @@
 //! ```
 
 pub mod accountant;
+pub mod analysis;
 pub mod autocluster;
 pub mod candidates;
 pub mod classad_log;

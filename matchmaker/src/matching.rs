@@ -4,8 +4,8 @@
 //! (Two ads side by side, and what `Requirements` and `Rank` mean in a
 //! match, are the `classad` crate's [`classad::matching`].)
 //!
-//! A [`Pool`] takes a slice of ads (in the negotiator, the machines) and
-//! prepares each one's own `Requirements` and `Rank` once, with the ad as
+//! A [`Pool`] takes ads (in the negotiator, the machines; owned, or shared
+//! behind [`Arc`]) and prepares each one's own `Requirements` and `Rank` once, with the ad as
 //! MY (see [`Prepared`]); a `Requirements` that does not depend on the
 //! request (`START = true`, or a policy on the machine's own attributes)
 //! is decided then. Every request (a job) is then matched against all of
@@ -40,7 +40,7 @@
 //!     Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Memory ]".parse()?;
 //!
 //! let opts = EvalOptions::new().semantics(Semantics::Old);
-//! let pool = Pool::new(&opts, &machines);
+//! let pool = Pool::new(opts, machines);   // the pool owns the machines
 //! let found = pool.matches(&job);
 //! assert_eq!(found.iter().map(|m| m.index).collect::<Vec<_>>(), [1, 2]);
 //! assert_eq!(found[1].left_rank, 8192.0);  // the job's Rank of machine 2
@@ -49,6 +49,7 @@
 //! ```
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use classad::eval::{ColumnKernel, Columns, EvalOptions, Prepared, Truth, BLOCK};
 #[cfg(doc)]
@@ -74,76 +75,160 @@ pub struct Match {
     pub right_rank: f64,
 }
 
-/// A slice of ads prepared to be matched against many requests; the ads
-/// are the right side of every match.
-pub struct Pool<'p> {
-    options: &'p EvalOptions,
-    ads: &'p [ClassAd],
+/// Ads prepared to be matched against many requests; the ads are the
+/// right side of every match.
+///
+/// The pool owns its ads (behind [`Arc`], so that a caller can share them)
+/// and can be changed one ad at a time: [`replace`](Pool::replace) and
+/// [`push`](Pool::push) prepare that ad's side and update that position of
+/// every column requests have built, leaving the rest as it is. A slot
+/// taken for the rest of a cycle need not be removed: the `keep` filter of
+/// [`matches_into_filtered`](Pool::matches_into_filtered) skips it.
+pub struct Pool {
+    options: Arc<EvalOptions>,
     /// Each ad's own `Requirements` and `Rank`, prepared with it as MY.
-    sides: Box<[Side<'p>]>,
-    /// The ads' attributes that requests have compared, as columns.
-    columns: Columns<'p>,
+    sides: Vec<Side>,
+    /// What is known of each ad's side whatever the request: dense, so
+    /// that a scan over the pool reads 16 bytes an ad, and each ad's
+    /// side only when its answer depends on the request.
+    known: Vec<Known>,
+    /// The ads, and their attributes that requests have compared, as
+    /// columns.
+    columns: Columns,
 }
 
 /// One ad's prepared expressions.
-struct Side<'p> {
-    requirements: Option<Prepared<'p>>,
-    /// The ad's acceptance when it does not depend on the request.
-    always: Option<bool>,
-    rank: Option<Prepared<'p>>,
+struct Side {
+    requirements: Option<Prepared>,
+    rank: Option<Prepared>,
+}
+
+/// What is known of an ad's side whatever the request.
+#[derive(Clone, Copy)]
+struct Known {
+    /// The ad's `Rank` of any request, when `rank_known`.
+    rank: f64,
+    rank_known: bool,
+    /// Whether the ad accepts any request, when that does not depend on
+    /// the request.
+    accepts: Option<bool>,
+}
+
+impl Side {
+    fn new(options: &Arc<EvalOptions>, ad: &Arc<ClassAd>) -> (Side, Known) {
+        let prepare = |expr| Prepared::new(Arc::clone(options), Arc::clone(ad), expr);
+        let side = Side { requirements: ad.lookup(requirements()).map(prepare), rank: ad.lookup(rank()).map(prepare) };
+        let rank = match &side.rank {
+            Some(prepared) => prepared.constant_rank(),
+            None => Some(0.0),
+        };
+        let known = Known {
+            rank: rank.unwrap_or(0.0),
+            rank_known: rank.is_some(),
+            accepts: match &side.requirements {
+                Some(prepared) => prepared.constant_truth(),
+                None => Some(false),
+            },
+        };
+        (side, known)
+    }
 }
 
 /// A request prepared for matching against a [`Pool`] (see
 /// [`Pool::prepare`]).
-pub struct PreparedRequest<'r, 'p>(Request<'r, 'p>);
+pub struct PreparedRequest<'r>(Request<'r>);
 
-/// A request's prepared expressions.
-struct Request<'r, 'p> {
-    requirements: Option<Prepared<'r>>,
+/// A request's prepared expressions (borrowing the request).
+struct Request<'r> {
+    requirements: Option<Prepared<&'r ClassAd>>,
     /// `requirements` as a truth kernel over the pool's columns.
-    kernel: Option<ColumnKernel<'p>>,
-    rank: Option<Prepared<'r>>,
+    kernel: Option<ColumnKernel>,
+    rank: Option<Prepared<&'r ClassAd>>,
+    /// The request's `Rank` of any ad, when known while preparing.
+    constant_rank: Option<f64>,
 }
 
-impl<'p> Pool<'p> {
-    /// Prepares the `Requirements` and `Rank` of every ad of `ads`.
-    pub fn new(options: &'p EvalOptions, ads: &'p [ClassAd]) -> Pool<'p> {
-        let side = |ad: &'p ClassAd| {
-            let requirements = ad.lookup(requirements()).map(|expr| Prepared::new(options, ad, expr));
-            Side {
-                always: match &requirements {
-                    Some(prepared) => prepared.constant_truth(),
-                    None => Some(false),
-                },
-                requirements,
-                rank: ad.lookup(rank()).map(|expr| Prepared::new(options, ad, expr)),
-            }
-        };
+impl Pool {
+    /// Prepares the `Requirements` and `Rank` of every ad of `ads` (a
+    /// `Vec<ClassAd>`, a `Vec<Arc<ClassAd>>`, any iterator of either).
+    /// `options` may be an `EvalOptions`, a `&EvalOptions` (copied) or an
+    /// `Arc<EvalOptions>` (shared).
+    pub fn new(options: impl Into<Arc<EvalOptions>>, ads: impl IntoIterator<Item = impl Into<Arc<ClassAd>>>) -> Pool {
+        let options = options.into();
+        let columns = Columns::new(ads);
         #[cfg(feature = "parallel")]
-        let sides: Box<[Side<'p>]> = if ads.len() >= PARALLEL_PREPARE_FROM {
+        let (sides, known) = if columns.ads().len() >= PARALLEL_PREPARE_FROM {
             use rayon::prelude::*;
-            ads.par_iter().map(side).collect::<Vec<_>>().into_boxed_slice()
+            columns.ads().par_iter().map(|ad| Side::new(&options, ad)).unzip()
         } else {
-            ads.iter().map(side).collect()
+            columns.ads().iter().map(|ad| Side::new(&options, ad)).unzip()
         };
         #[cfg(not(feature = "parallel"))]
-        let sides: Box<[Side<'p>]> = ads.iter().map(side).collect();
-        Pool { options, ads, sides, columns: Columns::new(ads) }
+        let (sides, known) = columns.ads().iter().map(|ad| Side::new(&options, ad)).unzip();
+        Pool { options, sides, known, columns }
     }
 
     /// The ads, in the order [`Match::index`] refers to.
-    pub fn ads(&self) -> &'p [ClassAd] {
-        self.ads
+    pub fn ads(&self) -> &[Arc<ClassAd>] {
+        self.columns.ads()
+    }
+
+    /// The options the pool evaluates with.
+    pub fn options(&self) -> &EvalOptions {
+        &self.options
     }
 
     /// How many ads the pool has.
     pub fn len(&self) -> usize {
-        self.ads.len()
+        self.sides.len()
     }
 
     /// Whether the pool has no ads.
     pub fn is_empty(&self) -> bool {
-        self.ads.is_empty()
+        self.sides.is_empty()
+    }
+
+    /// Replaces the ad at `index` with `ad` (a slot claimed, released or
+    /// changed): prepares its side and updates that position of every
+    /// column built so far; the other ads are not touched. Returns the ad
+    /// it replaces.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not less than [`len`](Pool::len).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Semantics};
+    /// use matchmaker::matching::Pool;
+    ///
+    /// let machines: Vec<ClassAd> = [1024, 4096]
+    ///     .iter()
+    ///     .map(|memory| format!("[ Memory = {memory}; Requirements = true ]").parse())
+    ///     .collect::<Result<_, _>>()?;
+    /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+    /// let mut pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), machines);
+    /// assert_eq!(pool.count(&job), 1);
+    /// pool.replace(0, "[ Memory = 8192; Requirements = true ]".parse::<ClassAd>()?);
+    /// assert_eq!(pool.count(&job), 2);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn replace(&mut self, index: usize, ad: impl Into<Arc<ClassAd>>) -> Arc<ClassAd> {
+        let ad = ad.into();
+        let (side, known) = Side::new(&self.options, &ad);
+        let old = self.columns.set(index, ad);
+        self.sides[index] = side;
+        self.known[index] = known;
+        old
+    }
+
+    /// Adds `ad` after the others, prepared, and returns its index.
+    pub fn push(&mut self, ad: impl Into<Arc<ClassAd>>) -> usize {
+        let ad = ad.into();
+        let (side, known) = Side::new(&self.options, &ad);
+        self.sides.push(side);
+        self.known.push(known);
+        self.columns.push(ad);
+        self.sides.len() - 1
     }
 
     /// The ads that match `request` symmetrically (each side's own
@@ -158,38 +243,52 @@ impl<'p> Pool<'p> {
     /// As [`matches`](Pool::matches), appending to `found` (so a caller
     /// matching many requests can reuse one vector).
     pub fn matches_into(&self, request: &ClassAd, found: &mut Vec<Match>) {
-        let side = self.request(request);
-        self.scan(&side, request, 0..self.ads.len(), |index| found.push(self.ranked(&side, request, index)));
+        self.matches_into_filtered(request, |_| true, found);
     }
 
-    /// How many ads match `request`, without ranking them.
-    pub fn count(&self, request: &ClassAd) -> usize {
+    /// As [`matches_into`](Pool::matches_into), for the ads whose index
+    /// `keep` accepts: the others (slots already taken this cycle, say)
+    /// are skipped: neither side's `Requirements` or `Rank` is evaluated
+    /// against them. `keep` is asked about the ads in order, at most once
+    /// each (not about those the request's `Requirements` already
+    /// rejected over the columns).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Semantics};
+    /// use matchmaker::matching::Pool;
+    ///
+    /// let machines: Vec<ClassAd> = (0..4).map(|_| "[ Requirements = true ]".parse()).collect::<Result<_, _>>()?;
+    /// let job: ClassAd = "[ Requirements = true ]".parse()?;
+    /// let pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), machines);
+    /// let taken = [false, true, false, true];
+    /// let mut found = Vec::new();
+    /// pool.matches_into_filtered(&job, |i| !taken[i], &mut found);
+    /// assert_eq!(found.iter().map(|m| m.index).collect::<Vec<_>>(), [0, 2]);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn matches_into_filtered(&self, request: &ClassAd, keep: impl FnMut(usize) -> bool, found: &mut Vec<Match>) {
         let side = self.request(request);
-        let mut n = 0;
-        self.scan(&side, request, 0..self.ads.len(), |_| n += 1);
-        n
+        self.scan(&side, request, 0..self.len(), keep, |index| found.push(self.ranked(&side, request, index)));
     }
 
     /// The positions of the ads that match `request` both ways, in pool
     /// order, without ranking them, appended to `found`; only the ads
-    /// `keep` says yes to are looked at (a negotiator leaves out the
-    /// slots it has given away).
+    /// `keep` accepts are looked at (see
+    /// [`matches_into_filtered`](Pool::matches_into_filtered)).
     ///
     /// ```
     /// use classad::{ClassAd, EvalOptions, Semantics};
     /// use matchmaker::matching::Pool;
     /// let ads: Vec<ClassAd> = (0..6).map(|i| format!("[ Memory = {}; Requirements = true ]", 1024 * i).parse()).collect::<Result<_, _>>()?;
     /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
-    /// let opts = EvalOptions::new().semantics(Semantics::Old);
-    /// let pool = Pool::new(&opts, &ads);
+    /// let pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), ads);
     /// let mut found = Vec::new();
     /// pool.matching_into(&job, |i| i != 3, &mut found);
     /// assert_eq!(found, [2, 4, 5]);
     /// # Ok::<(), classad::ParseError>(())
     /// ```
-    pub fn matching_into(&self, request: &ClassAd, keep: impl Fn(usize) -> bool, found: &mut Vec<usize>) {
-        let side = self.request(request);
-        self.scan_where(&side, request, 0..self.ads.len(), keep, |index| found.push(index));
+    pub fn matching_into(&self, request: &ClassAd, keep: impl FnMut(usize) -> bool, found: &mut Vec<usize>) {
+        self.matching_in(request, 0..self.len(), keep, found);
     }
 
     /// As [`matching_into`](Pool::matching_into), for the ads of `range`
@@ -198,7 +297,7 @@ impl<'p> Pool<'p> {
         &self,
         request: &ClassAd,
         range: Range<usize>,
-        keep: impl Fn(usize) -> bool,
+        keep: impl FnMut(usize) -> bool,
         found: &mut Vec<usize>,
     ) {
         let side = self.request(request);
@@ -209,10 +308,7 @@ impl<'p> Pool<'p> {
     /// [`matching_in_ranges`](Pool::matching_in_ranges): its
     /// `Requirements` and `Rank` prepared, its `Requirements` bound to the
     /// pool's columns.
-    pub fn prepare<'r>(&self, request: &'r ClassAd) -> PreparedRequest<'r, 'p>
-    where
-        'p: 'r,
-    {
+    pub fn prepare<'r>(&self, request: &'r ClassAd) -> PreparedRequest<'r> {
         PreparedRequest(self.request(request))
     }
 
@@ -221,10 +317,10 @@ impl<'p> Pool<'p> {
     /// the ad it was prepared from).
     pub fn matching_in_ranges(
         &self,
-        prepared: &PreparedRequest<'_, 'p>,
+        prepared: &PreparedRequest<'_>,
         request: &ClassAd,
         ranges: &[Range<usize>],
-        keep: impl Fn(usize) -> bool,
+        keep: impl FnMut(usize) -> bool,
         found: &mut Vec<usize>,
     ) {
         self.scan_ranges(&prepared.0, request, ranges, keep, found);
@@ -232,15 +328,15 @@ impl<'p> Pool<'p> {
 
     fn scan_ranges(
         &self,
-        side: &Request<'_, 'p>,
+        side: &Request<'_>,
         request: &ClassAd,
         ranges: &[Range<usize>],
-        keep: impl Fn(usize) -> bool,
+        mut keep: impl FnMut(usize) -> bool,
         found: &mut Vec<usize>,
     ) {
         for range in ranges {
-            let range = range.start.min(self.ads.len())..range.end.min(self.ads.len());
-            self.scan_where(side, request, range, &keep, |index| found.push(index));
+            let range = range.start.min(self.len())..range.end.min(self.len());
+            self.scan(side, request, range, &mut keep, |index| found.push(index));
         }
     }
 
@@ -248,7 +344,7 @@ impl<'p> Pool<'p> {
     /// rayon's thread pool. The result is the same, in the same order.
     #[cfg(feature = "parallel")]
     pub fn par_matching(&self, request: &ClassAd, keep: impl Fn(usize) -> bool + Sync) -> Vec<usize> {
-        self.par_matching_in(request, 0..self.ads.len(), keep)
+        self.par_matching_in(request, 0..self.len(), keep)
     }
 
     /// As [`matching_in`](Pool::matching_in), with the ads split over
@@ -261,52 +357,64 @@ impl<'p> Pool<'p> {
         keep: impl Fn(usize) -> bool + Sync,
     ) -> Vec<usize> {
         use rayon::prelude::*;
-        let range = range.start.min(self.ads.len())..range.end.min(self.ads.len());
+        let range = range.start.min(self.len())..range.end.min(self.len());
+        let keep = &keep;
         let side = self.request(request);
         let side = &side;
-        let chunk = self.chunk();
+        let tasks = rayon::current_num_threads() * 4;
+        let per_task = range.len().div_ceil(tasks);
+        let chunk = if per_task >= BLOCK { per_task.div_ceil(BLOCK) * BLOCK } else { per_task.max(8) };
         let chunks: Vec<Vec<usize>> = (0..range.len().div_ceil(chunk))
             .into_par_iter()
             .map(|task| {
                 let start = range.start + task * chunk;
                 let end = (start + chunk).min(range.end);
                 let mut found = Vec::new();
-                self.scan_where(side, request, start..end, &keep, |index| found.push(index));
+                self.scan(side, request, start..end, keep, |index| found.push(index));
                 found
             })
             .collect();
         chunks.concat()
     }
 
-    /// How many ads one parallel task scans: a few tasks per thread, whole
-    /// blocks for large pools (where the columns do the work) and a few
-    /// ads each for small ones (where the ads' own expressions do).
-    #[cfg(feature = "parallel")]
-    fn chunk(&self) -> usize {
-        let tasks = rayon::current_num_threads() * 4;
-        let per_task = self.ads.len().div_ceil(tasks);
-        if per_task >= BLOCK {
-            per_task.div_ceil(BLOCK) * BLOCK
-        } else {
-            per_task.max(8)
-        }
+    /// How many ads match `request`, without ranking them.
+    pub fn count(&self, request: &ClassAd) -> usize {
+        let side = self.request(request);
+        let mut n = 0;
+        self.scan(&side, request, 0..self.len(), |_| true, |_| n += 1);
+        n
     }
 
     /// As [`matches`](Pool::matches), with the ads split over rayon's
     /// thread pool. The result is the same, in the same order.
     #[cfg(feature = "parallel")]
     pub fn par_matches(&self, request: &ClassAd) -> Vec<Match> {
+        self.par_matches_filtered(request, |_| true)
+    }
+
+    /// As [`par_matches`](Pool::par_matches), for the ads whose index
+    /// `keep` accepts (see [`matches_into_filtered`](Pool::matches_into_filtered));
+    /// `keep` is called from rayon's threads, in no particular order.
+    #[cfg(feature = "parallel")]
+    pub fn par_matches_filtered(&self, request: &ClassAd, keep: impl Fn(usize) -> bool + Sync) -> Vec<Match> {
         use rayon::prelude::*;
+        let keep = &keep;
         let side = self.request(request);
         let side = &side;
-        let chunk = self.chunk();
-        let chunks: Vec<Vec<Match>> = (0..self.ads.len().div_ceil(chunk))
+        // A few tasks per thread: whole blocks for large pools, where the
+        // columns do the work, and a few ads each for small ones, where
+        // the ads' own expressions do.
+        let len = self.len();
+        let tasks = rayon::current_num_threads() * 4;
+        let per_task = len.div_ceil(tasks);
+        let chunk = if per_task >= BLOCK { per_task.div_ceil(BLOCK) * BLOCK } else { per_task.max(8) };
+        let chunks: Vec<Vec<Match>> = (0..len.div_ceil(chunk))
             .into_par_iter()
             .map(|task| {
                 let start = task * chunk;
-                let end = (start + chunk).min(self.ads.len());
+                let end = (start + chunk).min(len);
                 let mut found = Vec::new();
-                self.scan(side, request, start..end, |index| found.push(self.ranked(side, request, index)));
+                self.scan(side, request, start..end, keep, |index| found.push(self.ranked(side, request, index)));
                 found
             })
             .collect();
@@ -316,44 +424,43 @@ impl<'p> Pool<'p> {
     /// Prepares `request`'s side, binding its `Requirements` to the
     /// pool's columns (built for the attributes it compares, if no earlier
     /// request built them).
-    fn request<'r>(&self, request: &'r ClassAd) -> Request<'r, 'p>
-    where
-        'p: 'r,
-    {
-        let requirements = request.lookup(requirements()).map(|expr| Prepared::new(self.options, request, expr));
+    fn request<'r>(&self, request: &'r ClassAd) -> Request<'r> {
+        let prepare = |expr| Prepared::new(Arc::clone(&self.options), request, expr);
+        let requirements = request.lookup(requirements()).map(prepare);
+        let rank = request.lookup(rank()).map(prepare);
         Request {
             kernel: requirements.as_ref().and_then(|prepared| prepared.bind(&self.columns)),
             requirements,
-            rank: request.lookup(rank()).map(|expr| Prepared::new(self.options, request, expr)),
+            constant_rank: match &rank {
+                Some(prepared) => prepared.constant_rank(),
+                None => Some(0.0),
+            },
+            rank,
         }
     }
 
-    /// Calls `matched` with the index of every ad of `range` that matches
-    /// the request both ways, in order. The request's side is decided a
-    /// block of ads at a time over the columns when it has a kernel, and
-    /// ad by ad otherwise.
-    fn scan(&self, side: &Request<'_, 'p>, request: &ClassAd, range: Range<usize>, matched: impl FnMut(usize)) {
-        self.scan_where(side, request, range, |_| true, matched);
-    }
-
-    /// As `scan`, looking only at the ads `keep` says yes to.
-    fn scan_where(
+    /// Calls `matched` with the index of every ad of `range` that `keep`
+    /// accepts and that matches the request both ways, in order. The
+    /// request's side is decided a block of ads at a time over the
+    /// columns when it has a kernel, and ad by ad otherwise.
+    fn scan(
         &self,
-        side: &Request<'_, 'p>,
+        side: &Request<'_>,
         request: &ClassAd,
         range: Range<usize>,
-        keep: impl Fn(usize) -> bool,
+        mut keep: impl FnMut(usize) -> bool,
         mut matched: impl FnMut(usize),
     ) {
+        let ads = self.columns.ads();
         let Some(kernel) = &side.kernel else {
+            let Some(req) = &side.requirements else {
+                return;
+            };
             for i in range {
-                if let (Some(ahead), Some(req)) = (self.ads.get(i + PREFETCH_AHEAD), &side.requirements) {
+                if let Some(ahead) = ads.get(i + PREFETCH_AHEAD) {
                     req.prefetch(ahead);
                 }
-                if keep(i)
-                    && side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i]))
-                    && self.accepts(i, request)
-                {
+                if keep(i) && req.is_true(&ads[i]) && self.accepts(i, request) {
                     matched(i);
                 }
             }
@@ -368,13 +475,10 @@ impl<'p> Pool<'p> {
             kernel.eval(start, &mut truths[..n], &mut unknown[..n]);
             for j in 0..n {
                 let i = start + j;
-                if !keep(i) {
-                    continue;
-                }
                 let accepted = if unknown[j] {
-                    side.requirements.as_ref().is_some_and(|req| req.is_true(&self.ads[i]))
+                    keep(i) && side.requirements.as_ref().is_some_and(|req| req.is_true(&ads[i]))
                 } else {
-                    truths[j] == Truth::True
+                    truths[j] == Truth::True && keep(i)
                 };
                 if accepted && self.accepts(i, request) {
                     matched(i);
@@ -387,22 +491,32 @@ impl<'p> Pool<'p> {
     /// Whether ad `i` accepts the request.
     #[inline]
     fn accepts(&self, i: usize, request: &ClassAd) -> bool {
-        let side = &self.sides[i];
-        side.always.unwrap_or_else(|| side.requirements.as_ref().is_some_and(|req| req.is_true(request)))
+        self.known[i]
+            .accepts
+            .unwrap_or_else(|| self.sides[i].requirements.as_ref().is_some_and(|req| req.is_true(request)))
     }
 
     /// The match with ad `index`, with both ranks.
-    fn ranked(&self, side: &Request<'_, 'p>, request: &ClassAd, index: usize) -> Match {
+    #[inline]
+    fn ranked(&self, side: &Request<'_>, request: &ClassAd, index: usize) -> Match {
+        let known = self.known[index];
         Match {
             index,
-            left_rank: side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.ads[index])),
-            right_rank: self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request)),
+            left_rank: match side.constant_rank {
+                Some(rank) => rank,
+                None => side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.columns.ads()[index])),
+            },
+            right_rank: if known.rank_known {
+                known.rank
+            } else {
+                self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request))
+            },
         }
     }
 }
 
-impl std::fmt::Debug for Pool<'_> {
+impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool").field("ads", &self.ads.len()).finish_non_exhaustive()
+        f.debug_struct("Pool").field("ads", &self.len()).finish_non_exhaustive()
     }
 }

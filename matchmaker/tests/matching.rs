@@ -45,7 +45,7 @@ fn batch_matching_agrees_with_libclassad_and_match_ad() {
         (refreshed(pool_machines()), include_str!("../../classad/tests/data/matching/pool_matches_refreshed.jsonl")),
     ] {
         let jobs = jobs();
-        let pool = Pool::new(&options, &machines);
+        let pool = Pool::new(&options, machines.clone());
         assert_eq!(pool.len(), machines.len());
         let mut reused = Vec::new();
         for (j, job) in jobs.iter().enumerate() {
@@ -179,7 +179,7 @@ mod generated {
                     pair.symmetric_match().then(|| Match { index, left_rank: pair.left_rank(), right_rank: pair.right_rank() })
                 })
                 .collect();
-            let pool = Pool::new(&options, &machines);
+            let pool = Pool::new(&options, machines.clone());
             let same = |a: &[Match], b: &[Match]| {
                 a.len() == b.len()
                     && a.iter().zip(b).all(|(x, y)| {
@@ -193,6 +193,71 @@ mod generated {
             prop_assert!(same(&pool.par_matches(&job), &expected));
             // A second request reuses the columns the first one built.
             prop_assert_eq!(pool.count(&job), expected.len());
+            // Skipping ads skips exactly them.
+            let mut kept = Vec::new();
+            let mut asked = Vec::new();
+            pool.matches_into_filtered(&job, |i| { asked.push(i); i % 3 != 0 }, &mut kept);
+            let filtered: Vec<Match> = expected.iter().filter(|m| m.index % 3 != 0).copied().collect();
+            prop_assert!(same(&kept, &filtered), "{requirements}: filtered {kept:?}, expected {filtered:?}");
+            prop_assert!(asked.windows(2).all(|w| w[0] < w[1]), "asked in order, once each: {asked:?}");
+            prop_assert!(same(&pool.par_matches_filtered(&job, |i| i % 3 != 0), &filtered));
+        }
+
+        /// A pool changed ad by ad (`replace`, `push`) after requests built
+        /// its columns answers as a pool made afresh of the changed ads.
+        #[test]
+        fn updated_pool_agrees_with_fresh_pool(
+            machines in prop::collection::vec(machine(), 0..120),
+            replacements in prop::collection::vec((any::<prop::sample::Index>(), machine()), 0..24),
+            pushed in prop::collection::vec(machine(), 0..8),
+            first in requirements(),
+            second in requirements(),
+            old in any::<bool>(),
+        ) {
+            let job = |requirements: &str| {
+                parse_ad(&format!("[ RequestMemory = 2048; Requirements = {requirements}; Rank = TARGET.Memory ]"))
+                    .expect("generated job parses")
+            };
+            let (first, second) = (job(&first), job(&second));
+            let options = EvalOptions::new().semantics(if old { Semantics::Old } else { Semantics::New });
+            let mut current = machines.clone();
+            let mut pool = Pool::new(&options, machines);
+            // The first request builds the columns it compares.
+            let _ = pool.matches(&first);
+            for (k, (at, machine)) in replacements.into_iter().enumerate() {
+                if current.is_empty() {
+                    break;
+                }
+                let index = at.index(current.len());
+                let before = pool.replace(index, machine.clone());
+                prop_assert_eq!(before.to_string(), current[index].to_string());
+                current[index] = machine;
+                if k % 5 == 0 {
+                    let _ = pool.count(&first);
+                }
+            }
+            for machine in pushed {
+                prop_assert_eq!(pool.push(machine.clone()), current.len());
+                current.push(machine);
+            }
+            prop_assert_eq!(pool.len(), current.len());
+            let fresh = Pool::new(&options, current.clone());
+            for request in [&first, &second, &first] {
+                let expected = fresh.matches(request);
+                let pairs: Vec<Match> = current
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, machine)| {
+                        let pair = MatchAd::new(&options, request, machine);
+                        pair.symmetric_match().then(|| Match { index, left_rank: pair.left_rank(), right_rank: pair.right_rank() })
+                    })
+                    .collect();
+                let found = pool.matches(request);
+                prop_assert_eq!(found.len(), pairs.len());
+                prop_assert_eq!(&found, &expected);
+                prop_assert_eq!(pool.par_matches(request), expected.clone());
+                prop_assert_eq!(pool.count(request), expected.len());
+            }
         }
     }
 }

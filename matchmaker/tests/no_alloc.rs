@@ -84,8 +84,8 @@ fn batch_matching_allocates_nothing_per_pair() {
     };
     let small: Vec<ClassAd> = (0..20).map(machine).collect();
     let large: Vec<ClassAd> = (0..2000).map(machine).collect();
-    let (small_pool, large_pool) = (Pool::new(&options, &small), Pool::new(&options, &large));
-    let mut found = Vec::with_capacity(large.len());
+    let (small_pool, large_pool) = (Pool::new(&options, small), Pool::new(&options, large));
+    let mut found = Vec::with_capacity(large_pool.len());
     // The first request builds the columns it compares.
     small_pool.matches_into(&job, &mut found);
     large_pool.matches_into(&job, &mut found);

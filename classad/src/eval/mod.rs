@@ -178,6 +178,15 @@ pub struct EvalOptions {
     pub random: RandomSource,
 }
 
+/// A shared copy of the options, as [`Prepared`] holds them (so that
+/// `Prepared::new(&options, ...)` works as well as with an
+/// `Arc<EvalOptions>`).
+impl From<&EvalOptions> for std::sync::Arc<EvalOptions> {
+    fn from(options: &EvalOptions) -> std::sync::Arc<EvalOptions> {
+        std::sync::Arc::new(options.clone())
+    }
+}
+
 impl EvalOptions {
     /// New semantics, the system clock, default limits.
     pub fn new() -> EvalOptions {

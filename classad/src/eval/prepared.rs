@@ -34,6 +34,9 @@ mod kernel;
 pub use columns::{ColumnKernel, Columns, BLOCK};
 pub use kernel::Truth;
 
+use std::borrow::Borrow;
+use std::sync::Arc;
+
 use super::ops;
 use super::val::Val;
 use super::{EvalContext, EvalOptions, Evaluator, Frame, Keep, Semantics, Side};
@@ -46,40 +49,85 @@ use kernel::Kernel;
 /// An expression of a fixed MY ad, prepared for evaluation against many
 /// TARGET ads.
 ///
+/// A prepared expression owns what it evaluates: its steps, the parts the
+/// interpreter still evaluates (as [`Expr`] clones, which share the tree),
+/// the literals it folded and the options (behind an [`Arc`], so that the
+/// expressions of a pool share one copy). `M` is how it holds the MY ad:
+///
+/// * `Arc<ClassAd>` (the default): shared with whoever else holds the ad
+///   (a pool's machines, a negotiator's slots). `Prepared` is then
+///   `'static`, [`Send`] and [`Sync`], and can be stored, sent to other
+///   threads and kept across the ad's other users coming and going.
+/// * `ClassAd`: owned outright.
+/// * `&ClassAd`: borrowed, for a short-lived preparation (one request
+///   matched against a pool) that should not copy or count the ad.
+///
+/// Evaluating allocates nothing of its own: the interpreter's scratch
+/// (for the parts it evaluates) is made per call, on the stack, and the
+/// prepared form is only read, so one `Prepared` serves many threads at
+/// once.
+///
 /// ```
+/// use std::sync::Arc;
 /// use classad::{ClassAd, EvalOptions, Prepared, Semantics};
 /// let job: ClassAd = "[ RequestMemory = 2048; Requirements = TARGET.Memory >= RequestMemory ]".parse()?;
 /// let machines: Vec<ClassAd> = [1024, 4096, 2048]
 ///     .iter()
 ///     .map(|m| format!("[ Memory = {m} ]").parse())
 ///     .collect::<Result<_, _>>()?;
-/// let opts = EvalOptions::new().semantics(Semantics::Old);
-/// let requirements = Prepared::attribute(&opts, &job, "Requirements");
+/// let opts = Arc::new(EvalOptions::new().semantics(Semantics::Old));
+/// let job = Arc::new(job);
+/// let requirements: Prepared = Prepared::attribute(Arc::clone(&opts), Arc::clone(&job), "Requirements");
 /// assert_eq!(requirements.matching(&machines), vec![1, 2]);
 /// assert!(!requirements.is_true(&machines[0]));
+///
+/// // Owned: it can go to another thread, and outlive this scope's `job`.
+/// let worker = std::thread::spawn(move || requirements.is_true(&"[ Memory = 4096 ]".parse::<ClassAd>().unwrap()));
+/// assert!(worker.join().unwrap());
+///
+/// // Borrowed: nothing counted or copied.
+/// let borrowed = Prepared::attribute(&*opts, &*job, "Requirements");
+/// assert_eq!(borrowed.matching(&machines), vec![1, 2]);
 /// # Ok::<(), classad::ParseError>(())
 /// ```
-pub struct Prepared<'p> {
-    options: &'p EvalOptions,
-    my: &'p ClassAd,
+pub struct Prepared<M = Arc<ClassAd>> {
+    form: Form,
+    my: M,
+}
+
+/// A prepared expression without its MY ad: what evaluating needs
+/// besides the two ads. Its methods take MY as an argument, so that they
+/// are compiled once, whatever holds the ad.
+struct Form {
+    /// Shared by every prepared expression of a pool.
+    options: Arc<EvalOptions>,
     /// The whole expression's step.
-    step: Step<'p>,
+    step: Step,
     /// Every other step, in one allocation (operands refer to them by
     /// position): a pool's prepared policies stay compact in memory
     /// however fragmented the heap they were built on.
-    steps: Box<[Step<'p>]>,
+    steps: Box<[Step]>,
     /// `step` as a truth kernel, when it is a condition the kernel handles.
     kernel: Option<Kernel>,
     /// The target attributes `step` reads directly, for prefetching.
     target_names: Vec<Name>,
 }
 
+// The owned forms can be shared between threads and stored anywhere.
+const _: () = {
+    const fn shareable<T: Send + Sync + 'static>() {}
+    shareable::<Prepared>();
+    shareable::<Prepared<ClassAd>>();
+    shareable::<Columns>();
+    shareable::<ColumnKernel>();
+};
+
 /// Where a step is in its prepared expression's `steps`.
 type StepId = u32;
 
 /// A prepared expression node. Its operands are other steps, named by
 /// their position in the prepared expression's `steps`.
-enum Step<'p> {
+enum Step {
     /// A literal: written in the expression, or computed while preparing
     /// from MY's attributes and constants.
     Literal(Literal),
@@ -108,7 +156,7 @@ enum Step<'p> {
     /// `isUndefined(x)`, `isString(x)`, ...: whether the value has a type.
     IsType(TypeTest, StepId),
     /// Evaluated by the interpreter in MY's scope.
-    Whole(&'p Expr),
+    Whole(Expr),
     /// The inlined expression of one of MY's attributes (its address, as
     /// the interpreter's cycle detection keys it), whose steps may reach
     /// back into MY (through the target, or the interpreter): while they
@@ -117,11 +165,11 @@ enum Step<'p> {
     Within(usize, StepId),
 }
 
-impl Step<'_> {
+impl Step {
     /// Whether evaluating the step may evaluate one of MY's attributes
     /// other than through inlined steps: by reading a target attribute
     /// (whose expression may refer to MY) or running the interpreter.
-    fn may_reenter(&self, steps: &[Step<'_>]) -> bool {
+    fn may_reenter(&self, steps: &[Step]) -> bool {
         let at = |id: &StepId| steps[*id as usize].may_reenter(steps);
         match self {
             Step::Literal(_) => false,
@@ -136,7 +184,7 @@ impl Step<'_> {
 
 /// The items of a chain: the `len` steps from `first`.
 #[inline]
-fn items<'s, 'p>(steps: &'s [Step<'p>], first: StepId, len: u32) -> &'s [Step<'p>] {
+fn items(steps: &[Step], first: StepId, len: u32) -> &[Step] {
     &steps[first as usize..(first + len) as usize]
 }
 
@@ -196,91 +244,135 @@ const PREFETCH_AHEAD: usize = 4;
 /// The expression UNDEFINED, for a missing attribute.
 static UNDEFINED: Expr = Expr(Repr::Lit(crate::expr::Literal::Undefined));
 
-impl<'p> Prepared<'p> {
+impl<M: Borrow<ClassAd>> Prepared<M> {
     /// Prepares `expr`, an expression evaluated with `my` as the MY ad.
-    pub fn new(options: &'p EvalOptions, my: &'p ClassAd, expr: &'p Expr) -> Prepared<'p> {
-        let mut preparer = Preparer::new(options, my);
-        let step = preparer.prepare(expr);
-        let steps = preparer.arena.into_boxed_slice();
+    ///
+    /// `options` is shared: pass an `Arc<EvalOptions>` (cloned) to share
+    /// one copy between many prepared expressions, or `&EvalOptions` to
+    /// copy it. `expr`'s parts the interpreter still evaluates are kept
+    /// as clones (an [`Expr`] is a reference-counted tree: cloning it
+    /// copies nothing).
+    pub fn new(options: impl Into<Arc<EvalOptions>>, my: M, expr: &Expr) -> Prepared<M> {
+        let options = options.into();
+        let (step, steps, targets) = {
+            let mut preparer = Preparer::new(&options, my.borrow());
+            let step = preparer.prepare(expr);
+            (step, preparer.arena.into_boxed_slice(), preparer.targets)
+        };
         let kernel = Kernel::compile(&step, &steps);
-        Prepared { options, my, step, steps, kernel, target_names: preparer.targets }
+        Prepared { form: Form { options, step, steps, kernel, target_names: targets }, my }
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
-    pub fn attribute(options: &'p EvalOptions, my: &'p ClassAd, name: impl AttrKey) -> Prepared<'p> {
-        let expr = my.lookup(name).unwrap_or(&UNDEFINED);
-        Prepared::new(options, my, expr)
+    pub fn attribute(options: impl Into<Arc<EvalOptions>>, my: M, name: impl AttrKey) -> Prepared<M> {
+        let expr = my.borrow().lookup(name).unwrap_or(&UNDEFINED).clone();
+        Prepared::new(options, my, &expr)
+    }
+
+    /// The MY ad.
+    pub fn my(&self) -> &ClassAd {
+        self.my.borrow()
+    }
+
+    /// The options the expression is evaluated with.
+    pub fn options(&self) -> &EvalOptions {
+        &self.form.options
     }
 
     /// The value against `target`.
     pub fn eval(&self, target: &ClassAd) -> Value {
-        self.run(target, |v| v.into_value())
+        self.form.run(self.my.borrow(), target, |v| v.into_value())
     }
 
     /// True when the value against `target` is `true` or a non-zero number.
+    #[inline]
     pub fn is_true(&self, target: &ClassAd) -> bool {
-        if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
-            return truth == Truth::True;
-        }
-        // Only the truth matters: conditions are computed as truths, not
-        // values.
-        self.evaluate(target, |ev, step, cx| {
-            let truth = ev.step_truth(step, cx);
-            !ev.failed() && truth == Truth::True
-        })
+        self.form.is_true(self.my.borrow(), target)
     }
 
     /// The positions in `targets` of the ads for which the expression is
     /// true.
     pub fn matching(&self, targets: &[ClassAd]) -> Vec<usize> {
-        let mut found = Vec::new();
-        for (i, target) in targets.iter().enumerate() {
-            if let Some(ahead) = targets.get(i + PREFETCH_AHEAD) {
-                self.prefetch(ahead);
-            }
-            if self.is_true(target) {
-                found.push(i);
-            }
-        }
-        found
+        self.form.matching(self.my.borrow(), targets)
     }
 
     /// The value against `target` as a `Rank` counts it: integers and
     /// reals as they are, booleans as 1.0 or 0.0, anything else 0.0 (see
     /// [`rank_value`](crate::matching::rank_value)); nothing is allocated.
+    #[inline]
     pub fn rank(&self, target: &ClassAd) -> f64 {
-        self.run(target, |v| match v {
-            Val::Int(i) => i as f64,
-            Val::Real(r) => r,
-            Val::Bool(b) => f64::from(u8::from(b)),
-            _ => 0.0,
-        })
+        self.form.rank(self.my.borrow(), target)
     }
 
     /// The truth kernel bound to `columns` (the targets' columns), when
     /// the expression has one (see [`Columns`]).
-    pub fn bind<'c>(&self, columns: &Columns<'c>) -> Option<ColumnKernel<'c>> {
-        self.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
+    pub fn bind(&self, columns: &Columns) -> Option<ColumnKernel> {
+        self.form.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
     }
 
     /// Whether the expression is true whatever the target, when that was
     /// known while preparing (`START = true`).
     pub fn constant_truth(&self) -> Option<bool> {
-        match &self.step {
+        match &self.form.step {
             Step::Literal(literal) => Some(Val::from_literal(literal).truth() == Some(true)),
+            _ => None,
+        }
+    }
+
+    /// The [`rank`](Prepared::rank) whatever the target, when that was
+    /// known while preparing (`Rank = 0`, or MY's attributes folded).
+    pub fn constant_rank(&self) -> Option<f64> {
+        match &self.form.step {
+            Step::Literal(literal) => Some(rank_of(Val::from_literal(literal))),
             _ => None,
         }
     }
 
     /// Asks the processor to load the table slots of `target` that
     /// evaluating against it will read first.
+    #[inline]
     pub fn prefetch(&self, target: &ClassAd) {
+        self.form.prefetch(target);
+    }
+}
+
+impl Form {
+    fn is_true(&self, my: &ClassAd, target: &ClassAd) -> bool {
+        if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
+            return truth == Truth::True;
+        }
+        // Only the truth matters: conditions are computed as truths, not
+        // values.
+        self.evaluate(my, target, |ev, step, cx| {
+            let truth = ev.step_truth(step, cx);
+            !ev.failed() && truth == Truth::True
+        })
+    }
+
+    fn matching(&self, my: &ClassAd, targets: &[ClassAd]) -> Vec<usize> {
+        let mut found = Vec::new();
+        for (i, target) in targets.iter().enumerate() {
+            if let Some(ahead) = targets.get(i + PREFETCH_AHEAD) {
+                self.prefetch(ahead);
+            }
+            if self.is_true(my, target) {
+                found.push(i);
+            }
+        }
+        found
+    }
+
+    fn rank(&self, my: &ClassAd, target: &ClassAd) -> f64 {
+        self.run(my, target, rank_of)
+    }
+
+    fn prefetch(&self, target: &ClassAd) {
         for name in &self.target_names {
             target.prefetch(*name);
         }
     }
 
-    fn run<R>(&self, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
+    fn run<R>(&self, my: &ClassAd, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
         if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
             return finish(truth.value());
         }
@@ -288,33 +380,44 @@ impl<'p> Prepared<'p> {
         if let Step::Literal(literal) = &self.step {
             return finish(Val::from_literal(literal));
         }
-        self.evaluate(target, |ev, step, cx| {
+        self.evaluate(my, target, |ev, step, cx| {
             let value = ev.step(step, cx);
             finish(if ev.failed() { Val::Error } else { value })
         })
     }
 
-    /// Runs `f` with an evaluator for the match of MY and `target`, and
+    /// Runs `f` with an evaluator for the match of `my` and `target`, and
     /// the expression's step.
     fn evaluate<R>(
         &self,
+        my: &ClassAd,
         target: &ClassAd,
-        f: impl for<'a> FnOnce(&mut Evaluator<'a>, &'a Step<'a>, Cx<'a>) -> R,
+        f: impl for<'a> FnOnce(&mut Evaluator<'a>, &'a Step, Cx<'a>) -> R,
     ) -> R {
-        let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
+        let my_frame = Frame { ad: my, parent: None, side: Side::My };
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
-        let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), Some(&target_frame));
+        let mut ev = Evaluator::new(&self.options, &keep, Some(&my_frame), Some(&target_frame));
         f(&mut ev, &self.step, Cx { steps: &self.steps, my: &my_frame, target: &target_frame })
     }
 }
 
-impl std::fmt::Debug for Prepared<'_> {
+impl<M> std::fmt::Debug for Prepared<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Prepared")
-            .field("target_names", &self.target_names)
-            .field("kernel", &self.kernel.is_some())
+            .field("target_names", &self.form.target_names)
+            .field("kernel", &self.form.kernel.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// A value as a `Rank` counts it (see [`Prepared::rank`]).
+fn rank_of(value: Val<'_>) -> f64 {
+    match value {
+        Val::Int(i) => i as f64,
+        Val::Real(r) => r,
+        Val::Bool(b) => f64::from(u8::from(b)),
+        _ => 0.0,
     }
 }
 
@@ -335,7 +438,7 @@ struct Preparer<'p> {
     /// Steps built so far.
     steps: usize,
     /// The operands of the steps built so far (see [`Prepared`]'s `steps`).
-    arena: Vec<Step<'p>>,
+    arena: Vec<Step>,
 }
 
 impl<'p> Preparer<'p> {
@@ -350,14 +453,14 @@ impl<'p> Preparer<'p> {
     }
 
     /// Places an operand step.
-    fn push(&mut self, step: Step<'p>) -> StepId {
+    fn push(&mut self, step: Step) -> StepId {
         self.arena.push(step);
         // The arena is bounded by `MAX_STEPS` and inlining's bounds.
         u32::try_from(self.arena.len() - 1).unwrap_or(u32::MAX)
     }
 
     /// The step for `expr`, evaluated in MY's scope.
-    fn prepare(&mut self, expr: &'p Expr) -> Step<'p> {
+    fn prepare(&mut self, expr: &'p Expr) -> Step {
         self.steps += 1;
         let node = match &expr.0 {
             Repr::Lit(literal) => return Step::Literal(literal.clone()),
@@ -387,11 +490,11 @@ impl<'p> Preparer<'p> {
                         None => Step::Literal(Literal::Undefined),
                     }
                 }
-                _ => Step::Whole(expr),
+                _ => Step::Whole(expr.clone()),
             },
             Node::Unary(op, operand) => match self.prepare(operand) {
                 Step::Literal(literal) => {
-                    fold(|| ops::unary(*op, Val::from_literal(&literal))).unwrap_or(Step::Whole(expr))
+                    fold(|| ops::unary(*op, Val::from_literal(&literal))).unwrap_or_else(|| Step::Whole(expr.clone()))
                 }
                 operand => Step::Unary(*op, self.push(operand)),
             },
@@ -407,7 +510,7 @@ impl<'p> Preparer<'p> {
                     left = a;
                 }
                 operands.push(left);
-                let items: Vec<Step<'p>> = operands.into_iter().rev().map(|e| self.prepare(e)).collect();
+                let items: Vec<Step> = operands.into_iter().rev().map(|e| self.prepare(e)).collect();
                 let dominant = *op == BinaryOp::Or;
                 match fold_chain(dominant, &items) {
                     Some(folded) => folded,
@@ -425,7 +528,8 @@ impl<'p> Preparer<'p> {
                 let b = self.prepare(b);
                 match (a, b) {
                     (Step::Literal(x), Step::Literal(y)) => {
-                        fold(|| binary(*op, Val::from_literal(&x), Val::from_literal(&y))).unwrap_or(Step::Whole(expr))
+                        fold(|| binary(*op, Val::from_literal(&x), Val::from_literal(&y)))
+                            .unwrap_or_else(|| Step::Whole(expr.clone()))
                     }
                     (Step::Target(name), Step::Literal(literal)) if fusable(*op) => {
                         Step::Compare { op: *op, name, literal, target_first: true }
@@ -453,12 +557,12 @@ impl<'p> Preparer<'p> {
             Node::Call(call) if call.name().as_str().eq_ignore_ascii_case("ifThenElse") && call.args().len() == 3 => {
                 match call.args() {
                     [c, a, b] => self.conditional(expr, c, a, b),
-                    _ => Step::Whole(expr),
+                    _ => Step::Whole(expr.clone()),
                 }
             }
             Node::Call(call) if call.args().len() == 1 && TypeTest::of(call.name().as_str()).is_some() => {
                 let Some(test) = TypeTest::of(call.name().as_str()) else {
-                    return Step::Whole(expr);
+                    return Step::Whole(expr.clone());
                 };
                 match self.prepare(&call.args()[0]) {
                     Step::Literal(literal) => Step::Literal(Literal::Bool(test.holds(&Val::from_literal(&literal)))),
@@ -474,20 +578,20 @@ impl<'p> Preparer<'p> {
                         return folded;
                     }
                 }
-                Step::Whole(expr)
+                Step::Whole(expr.clone())
             }
-            _ => Step::Whole(expr),
+            _ => Step::Whole(expr.clone()),
         }
     }
 
     /// `c ? a : b` (or `ifThenElse(c, a, b)`): a condition known now picks
     /// its branch now.
-    fn conditional(&mut self, expr: &'p Expr, c: &'p Expr, a: &'p Expr, b: &'p Expr) -> Step<'p> {
+    fn conditional(&mut self, expr: &'p Expr, c: &'p Expr, a: &'p Expr, b: &'p Expr) -> Step {
         match self.prepare(c) {
             Step::Literal(literal) => match super::branch(Val::from_literal(&literal)) {
                 Ok(true) => self.prepare(a),
                 Ok(false) => self.prepare(b),
-                Err(value) => fold(|| value).unwrap_or(Step::Whole(expr)),
+                Err(value) => fold(|| value).unwrap_or_else(|| Step::Whole(expr.clone())),
             },
             c => {
                 let c = self.push(c);
@@ -501,7 +605,7 @@ impl<'p> Preparer<'p> {
     /// `found`: its literal, or its expression inlined (evaluating it in
     /// MY's scope is what the reference does), or, in a cycle or past the
     /// bounds, the reference left whole.
-    fn my_attribute(&mut self, reference: &'p Expr, found: &'p Expr) -> Step<'p> {
+    fn my_attribute(&mut self, reference: &'p Expr, found: &'p Expr) -> Step {
         if let Repr::Lit(literal) = &found.0 {
             return Step::Literal(literal.clone());
         }
@@ -512,7 +616,7 @@ impl<'p> Preparer<'p> {
             return Step::Literal(Literal::Error);
         }
         if self.inlining.len() >= MAX_INLINE_DEPTH || self.steps >= MAX_STEPS {
-            return Step::Whole(reference);
+            return Step::Whole(reference.clone());
         }
         self.inlining.push(key);
         let step = self.prepare(found);
@@ -525,7 +629,7 @@ impl<'p> Preparer<'p> {
     }
 
     /// The target's attribute `name`.
-    fn target(&mut self, name: Name) -> Step<'p> {
+    fn target(&mut self, name: Name) -> Step {
         if !self.targets.contains(&name) {
             self.targets.push(name);
         }
@@ -534,7 +638,7 @@ impl<'p> Preparer<'p> {
 
     /// Evaluates `expr` in MY's scope now, as a literal step. Only for
     /// expressions that read nothing of the target.
-    fn evaluate_now(&self, expr: &'p Expr) -> Option<Step<'p>> {
+    fn evaluate_now(&self, expr: &'p Expr) -> Option<Step> {
         let my_frame = Frame { ad: self.my, parent: None, side: Side::My };
         let keep = Keep::new();
         let mut ev = Evaluator::new(self.options, &keep, Some(&my_frame), None);
@@ -550,7 +654,7 @@ impl<'p> Preparer<'p> {
 
 /// A value computed now as a literal step (`None` for lists and ads, which
 /// have no literal).
-fn fold<'a>(value: impl FnOnce() -> Val<'a>) -> Option<Step<'static>> {
+fn fold<'a>(value: impl FnOnce() -> Val<'a>) -> Option<Step> {
     let literal = match value() {
         Val::Undefined => Literal::Undefined,
         Val::Error => Literal::Error,
@@ -568,7 +672,7 @@ fn fold<'a>(value: impl FnOnce() -> Val<'a>) -> Option<Step<'static>> {
 /// A chain whose value is known now: its leading operands are literals
 /// and either decide it (an ERROR, or the dominant value) or are all there
 /// is.
-fn fold_chain<'p>(dominant: bool, items: &[Step<'p>]) -> Option<Step<'p>> {
+fn fold_chain(dominant: bool, items: &[Step]) -> Option<Step> {
     let mut value: Option<Val<'_>> = None;
     for item in items {
         if let Some(left) = &value {
@@ -598,9 +702,9 @@ fn fold_chain<'p>(dominant: bool, items: &[Step<'p>]) -> Option<Step<'p>> {
 /// true right side gives the left side's truth, which is all the next
 /// `&&` looks at), as long as two items stay, so that the chain's value
 /// is still that of an `&&` (or `||`) and never a lone item's own value.
-fn without_neutral(dominant: bool, mut items: Vec<Step<'_>>) -> Vec<Step<'_>> {
+fn without_neutral(dominant: bool, mut items: Vec<Step>) -> Vec<Step> {
     let neutral = Truth::from_bool(!dominant);
-    let is_neutral = |step: &Step<'_>| matches!(step, Step::Literal(l) if Truth::of(&Val::from_literal(l)) == neutral);
+    let is_neutral = |step: &Step| matches!(step, Step::Literal(l) if Truth::of(&Val::from_literal(l)) == neutral);
     let keep = items.iter().skip(1).filter(|step| !is_neutral(step)).count();
     if keep == 0 || keep + 1 == items.len() {
         return items;
@@ -688,7 +792,7 @@ fn fusable(op: BinaryOp) -> bool {
 /// steps of its expression, and the match's two ads.
 #[derive(Clone, Copy)]
 struct Cx<'a> {
-    steps: &'a [Step<'a>],
+    steps: &'a [Step],
     my: &'a Frame<'a>,
     target: &'a Frame<'a>,
 }
@@ -696,7 +800,7 @@ struct Cx<'a> {
 impl<'a> Cx<'a> {
     /// The operand step `id`.
     #[inline]
-    fn at(self, id: StepId) -> &'a Step<'a> {
+    fn at(self, id: StepId) -> &'a Step {
         &self.steps[id as usize]
     }
 
@@ -718,7 +822,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Evaluates a prepared step with `cx`'s ads as the match.
-    fn step(&mut self, step: &'a Step<'a>, cx: Cx<'a>) -> Val<'a> {
+    fn step(&mut self, step: &'a Step, cx: Cx<'a>) -> Val<'a> {
         match step {
             Step::Literal(literal) => Val::from_literal(literal),
             Step::Target(name) => self.target_attribute(*name, cx.target),
@@ -796,7 +900,7 @@ impl<'a> Evaluator<'a> {
     /// computed as truths, reading literal target values in place, and
     /// other steps are evaluated and their values' truth taken, so the
     /// result is always the truth of [`step`](Self::step)'s value.
-    fn step_truth(&mut self, step: &'a Step<'a>, cx: Cx<'a>) -> Truth {
+    fn step_truth(&mut self, step: &'a Step, cx: Cx<'a>) -> Truth {
         match step {
             Step::Literal(literal) => Truth::of(&Val::from_literal(literal)),
             Step::Target(name) => match cx.target_literal(*name) {
@@ -872,10 +976,11 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-impl EvalContext<'_> {
+impl<'c> EvalContext<'c> {
     /// Prepares `expr` of this context's MY ad for evaluation against many
-    /// targets (see [`Prepared`]); `None` without a MY ad.
-    pub fn prepare<'p>(&'p self, expr: &'p Expr) -> Option<Prepared<'p>> {
+    /// targets (see [`Prepared`]), borrowing the MY ad; `None` without a
+    /// MY ad.
+    pub fn prepare(&self, expr: &Expr) -> Option<Prepared<&'c ClassAd>> {
         Some(Prepared::new(self.options, self.my?, expr))
     }
 }

@@ -227,8 +227,8 @@ struct State<'a, 'p> {
     opts: EvalOptions,
     conditions: RankConditions,
     accountant: &'a mut Accountant,
-    ads: &'p [ClassAd],
-    pool: &'a Pool<'p>,
+    ads: &'p [Arc<ClassAd>],
+    pool: &'a Pool,
     slots: Vec<Slot>,
     weights: Vec<f64>,
     available: usize,
@@ -385,17 +385,17 @@ pub(super) fn run(
             _ => ranges.push(ShapeRange { shape, value, range: position..position + 1 }),
         }
     }
+    let pool = Pool::new(opts.clone(), ads);
     let outcome = negotiate_pool(
         negotiator,
         accountant,
         &opts,
-        &ads,
         slots,
         weights,
         limits,
         queues,
         now,
-        Pool::new(&opts, &ads),
+        &pool,
         pre_job,
         ranges,
         order,
@@ -405,23 +405,22 @@ pub(super) fn run(
         min_weight,
         phase2,
     )?;
-    release(ads);
+    release(pool);
     Ok(outcome)
 }
 
 /// Phase 4 on the prepared slots.
 #[allow(clippy::too_many_arguments)]
-fn negotiate_pool<'p>(
+fn negotiate_pool(
     negotiator: &Negotiator,
     accountant: &mut Accountant,
     opts: &EvalOptions,
-    ads: &'p [ClassAd],
     slots: Vec<Slot>,
     weights: Vec<f64>,
     limits: ConcurrencyLimits,
     queues: &[SubmitterQueue],
     now: i64,
-    pool: Pool<'p>,
+    pool: &Pool,
     pre_job: RankCache,
     ranges: Vec<ShapeRange>,
     order: Vec<u32>,
@@ -436,8 +435,8 @@ fn negotiate_pool<'p>(
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
     let caches = Caches {
         pre_job,
-        post_job: RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len()),
-        slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, ads.len()),
+        post_job: RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, pool.len()),
+        slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()),
     };
     let mut state = State {
         negotiator,
@@ -447,8 +446,8 @@ fn negotiate_pool<'p>(
         opts: opts.clone(),
         conditions: RankConditions::new(),
         accountant,
-        ads,
-        pool: &pool,
+        ads: pool.ads(),
+        pool,
         slots,
         weights,
         available,
@@ -1014,7 +1013,7 @@ impl State<'_, '_> {
         &mut self,
         list: &mut MatchList,
         ad: &ClassAd,
-        job_rank: Option<&classad::Prepared<'_>>,
+        job_rank: Option<&classad::Prepared<&ClassAd>>,
         slot: usize,
         carved: bool,
     ) -> Option<Candidate> {
@@ -1267,7 +1266,7 @@ impl State<'_, '_> {
             cost = self.weights[slot];
             match &limits {
                 Some(l) => {
-                    let mut charged = self.ads[slot].clone();
+                    let mut charged = ClassAd::clone(&self.ads[slot]);
                     charged.insert(self.names.matched_concurrency_limits, l.as_str());
                     self.accountant.add_match(submitter, &charged, self.now)?;
                 }
@@ -1371,15 +1370,15 @@ fn reason(d: &Diagnostics, rejected_limits: &BTreeSet<String>) -> RejectReason {
     }
 }
 
-/// Frees the cycle's slot ads: a large pool's on another thread, so that
-/// the caller does not wait for it.
-fn release(ads: Vec<ClassAd>) {
+/// Frees the cycle's pool (its slot ads and their prepared forms): a
+/// large one on another thread, so that the caller does not wait for it.
+fn release(pool: Pool) {
     #[cfg(feature = "parallel")]
-    if ads.len() >= PARALLEL_FROM {
-        rayon::spawn(move || drop(ads));
+    if pool.len() >= PARALLEL_FROM {
+        rayon::spawn(move || drop(pool));
         return;
     }
-    drop(ads);
+    drop(pool);
 }
 
 /// `items` in `order` (item `i` of the result is `items[order[i]]`).

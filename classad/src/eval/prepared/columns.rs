@@ -26,12 +26,20 @@ use crate::ad::ClassAd;
 use crate::eval::val::Val;
 use crate::expr::{BinaryOp, Literal, Repr};
 use crate::name::Name;
+use crate::text::Text;
 
 /// How many ads a kernel evaluates at a time (its scratch stays in L1).
 pub const BLOCK: usize = 256;
 
-/// The columns of a slice of ads, built on demand: the values of each
+/// The columns of a list of ads, built on demand: the values of each
 /// attribute a kernel reads, gathered once across the ads in their order.
+///
+/// The columns own their ads (shared, behind [`Arc`]), so they can live as
+/// long as their user wants, and be changed one ad at a time:
+/// [`set`](Columns::set) and [`push`](Columns::push) update every column
+/// built so far at that one position. A [`ColumnKernel`] sees the columns
+/// as they were when it was bound ([`Prepared::bind`](crate::Prepared::bind)):
+/// bind again after a change.
 ///
 /// ```
 /// use classad::{ClassAd, EvalOptions, Prepared, Semantics};
@@ -40,90 +48,200 @@ pub const BLOCK: usize = 256;
 /// let machines: Vec<ClassAd> = [1024, 4096, 2048].iter().map(|m| format!("[ Memory = {m} ]").parse()).collect::<Result<_, _>>()?;
 /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
 /// let opts = EvalOptions::new().semantics(Semantics::Old);
-/// let requirements = Prepared::attribute(&opts, &job, "Requirements");
-/// let columns = Columns::new(&machines);
+/// let requirements = Prepared::attribute(&opts, job, "Requirements");
+/// let mut columns = Columns::new(machines);
 /// let kernel = requirements.bind(&columns).expect("a comparison has a kernel");
 /// let (mut truths, mut unknown) = ([Truth::False; BLOCK], [false; BLOCK]);
 /// kernel.eval(0, &mut truths[..3], &mut unknown[..3]);
 /// assert_eq!(truths[..3], [Truth::False, Truth::True, Truth::True]);
 /// assert_eq!(unknown[..3], [false; 3]);
+///
+/// // Machine 0 gets more memory; a kernel bound now sees it.
+/// columns.set(0, "[ Memory = 8192 ]".parse::<ClassAd>()?);
+/// let kernel = requirements.bind(&columns).expect("a comparison has a kernel");
+/// kernel.eval(0, &mut truths[..3], &mut unknown[..3]);
+/// assert_eq!(truths[..3], [Truth::True, Truth::True, Truth::True]);
 /// # Ok::<(), classad::ParseError>(())
 /// ```
-pub struct Columns<'p> {
-    ads: &'p [ClassAd],
-    built: RwLock<FxHashMap<Name, Arc<Column<'p>>>>,
+pub struct Columns {
+    ads: Vec<Arc<ClassAd>>,
+    built: RwLock<FxHashMap<Name, Arc<Column>>>,
 }
 
 /// One attribute's values across the ads.
-pub(crate) struct Column<'p> {
-    cells: Box<[Cell<'p>]>,
-    /// The distinct strings, indexed by [`Cell::Str`].
-    strings: Box<[&'p Literal]>,
+#[derive(Clone)]
+pub(crate) struct Column {
+    name: Name,
+    cells: Vec<Cell>,
+    /// The distinct strings, indexed by [`Cell::Str`] (never removed: a
+    /// string an ad no longer has keeps its place).
+    strings: Vec<Literal>,
+    /// Where each string of `strings` is.
+    string_index: FxHashMap<Text, u32>,
+    /// The values of [`Cell::Lit`] cells, one place each.
+    others: Vec<Literal>,
+    /// Places of `others` no cell uses any more.
+    free: Vec<u32>,
 }
 
 /// One ad's value of a column's attribute.
 #[derive(Clone, Copy)]
-enum Cell<'p> {
+enum Cell {
     Missing,
     Int(i64),
     Bool(bool),
+    Real(f64),
     /// A string: an index into [`Column::strings`].
     Str(u32),
-    /// Any other literal.
-    Lit(&'p Literal),
+    /// Any other literal: an index into [`Column::others`].
+    Lit(u32),
     /// Not a literal: the ad must be evaluated.
     Computed,
 }
 
-impl<'p> Columns<'p> {
+impl Columns {
     /// The columns of `ads` (none built yet).
-    pub fn new(ads: &'p [ClassAd]) -> Columns<'p> {
-        Columns { ads, built: RwLock::new(FxHashMap::default()) }
+    pub fn new(ads: impl IntoIterator<Item = impl Into<Arc<ClassAd>>>) -> Columns {
+        Columns { ads: ads.into_iter().map(Into::into).collect(), built: RwLock::new(FxHashMap::default()) }
+    }
+
+    /// The ads, in column order.
+    pub fn ads(&self) -> &[Arc<ClassAd>] {
+        &self.ads
+    }
+
+    /// How many ads there are.
+    pub fn len(&self) -> usize {
+        self.ads.len()
+    }
+
+    /// Whether there are no ads.
+    pub fn is_empty(&self) -> bool {
+        self.ads.is_empty()
+    }
+
+    /// Replaces the ad at `index` with `ad`, updating that position of
+    /// every column built so far, and returns the ad it replaces.
+    ///
+    /// # Panics
+    ///
+    /// When `index` is not less than [`len`](Columns::len).
+    pub fn set(&mut self, index: usize, ad: impl Into<Arc<ClassAd>>) -> Arc<ClassAd> {
+        let ad = ad.into();
+        for column in self.built.get_mut().values_mut() {
+            Arc::make_mut(column).set(index, &ad);
+        }
+        std::mem::replace(&mut self.ads[index], ad)
+    }
+
+    /// Adds `ad` after the others (at position [`len`](Columns::len)),
+    /// extending every column built so far.
+    pub fn push(&mut self, ad: impl Into<Arc<ClassAd>>) {
+        let ad = ad.into();
+        for column in self.built.get_mut().values_mut() {
+            Arc::make_mut(column).push(&ad);
+        }
+        self.ads.push(ad);
     }
 
     /// The column of `name`, built on first use.
-    fn column(&self, name: Name) -> Arc<Column<'p>> {
+    fn column(&self, name: Name) -> Arc<Column> {
         if let Some(column) = self.built.read().get(&name) {
             return Arc::clone(column);
         }
-        let column = Arc::new(Column::build(self.ads, name));
+        let column = Arc::new(Column::build(&self.ads, name));
         Arc::clone(self.built.write().entry(name).or_insert(column))
     }
 }
 
-impl<'p> Column<'p> {
-    fn build(ads: &'p [ClassAd], name: Name) -> Column<'p> {
-        let mut strings: Vec<&'p Literal> = Vec::new();
-        let mut index: FxHashMap<&'p str, u32> = FxHashMap::default();
-        let cells = ads
-            .iter()
-            .map(|ad| match ad.lookup_name(name).map(|expr| &expr.0) {
-                None => Cell::Missing,
-                Some(Repr::Lit(Literal::Int(i))) => Cell::Int(*i),
-                Some(Repr::Lit(Literal::Bool(b))) => Cell::Bool(*b),
-                Some(Repr::Lit(literal @ Literal::Str(s))) => match u32::try_from(strings.len()) {
-                    Ok(next) => Cell::Str(*index.entry(s.as_str()).or_insert_with(|| {
-                        strings.push(literal);
-                        next
-                    })),
-                    Err(_) => Cell::Lit(literal),
-                },
-                Some(Repr::Lit(literal)) => Cell::Lit(literal),
-                Some(Repr::Node(_)) => Cell::Computed,
-            })
-            .collect();
-        Column { cells, strings: strings.into() }
+impl std::fmt::Debug for Columns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let built: Vec<Name> = self.built.read().keys().copied().collect();
+        f.debug_struct("Columns").field("ads", &self.ads.len()).field("built", &built).finish()
+    }
+}
+
+impl Column {
+    fn build(ads: &[Arc<ClassAd>], name: Name) -> Column {
+        let mut column = Column {
+            name,
+            cells: Vec::with_capacity(ads.len()),
+            strings: Vec::new(),
+            string_index: FxHashMap::default(),
+            others: Vec::new(),
+            free: Vec::new(),
+        };
+        for ad in ads {
+            column.push(ad);
+        }
+        column
+    }
+
+    fn push(&mut self, ad: &ClassAd) {
+        let cell = self.cell(ad);
+        self.cells.push(cell);
+    }
+
+    fn set(&mut self, index: usize, ad: &ClassAd) {
+        if let Cell::Lit(place) = self.cells[index] {
+            self.others[place as usize] = Literal::Undefined;
+            self.free.push(place);
+        }
+        self.cells[index] = self.cell(ad);
+    }
+
+    /// `ad`'s cell, its string or other literal placed.
+    fn cell(&mut self, ad: &ClassAd) -> Cell {
+        match ad.lookup_name(self.name).map(|expr| &expr.0) {
+            None => Cell::Missing,
+            Some(Repr::Lit(Literal::Int(i))) => Cell::Int(*i),
+            Some(Repr::Lit(Literal::Bool(b))) => Cell::Bool(*b),
+            Some(Repr::Lit(Literal::Real(r))) => Cell::Real(*r),
+            Some(Repr::Lit(literal @ Literal::Str(s))) => {
+                if let Some(place) = self.string_index.get(s.as_str()) {
+                    return Cell::Str(*place);
+                }
+                match u32::try_from(self.strings.len()) {
+                    Ok(next) => {
+                        self.strings.push(literal.clone());
+                        self.string_index.insert(s.clone(), next);
+                        Cell::Str(next)
+                    }
+                    Err(_) => self.other(literal),
+                }
+            }
+            Some(Repr::Lit(literal)) => self.other(literal),
+            Some(Repr::Node(_)) => Cell::Computed,
+        }
+    }
+
+    /// A [`Cell::Lit`] of `literal`, in a free place of `others` if any.
+    fn other(&mut self, literal: &Literal) -> Cell {
+        if let Some(place) = self.free.pop() {
+            self.others[place as usize] = literal.clone();
+            return Cell::Lit(place);
+        }
+        match u32::try_from(self.others.len()) {
+            Ok(place) => {
+                self.others.push(literal.clone());
+                Cell::Lit(place)
+            }
+            // Over four billion distinct odd literals in one column: the
+            // ad is evaluated the ordinary way.
+            Err(_) => Cell::Computed,
+        }
     }
 }
 
 /// A truth kernel bound to columns: a condition of comparisons between
 /// target attributes and constants, evaluated a block of ads at a time
-/// (see [`Columns`] for an example).
-pub struct ColumnKernel<'p>(Bound<'p>);
+/// (see [`Columns`] for an example). It holds the columns it reads as
+/// they were when it was bound.
+pub struct ColumnKernel(Bound);
 
-impl<'p> ColumnKernel<'p> {
+impl ColumnKernel {
     /// `kernel` over the columns of `columns` (built as needed).
-    pub(super) fn bind(kernel: &Kernel, columns: &Columns<'p>) -> ColumnKernel<'p> {
+    pub(super) fn bind(kernel: &Kernel, columns: &Columns) -> ColumnKernel {
         ColumnKernel(Bound::bind(kernel, columns))
     }
 
@@ -136,16 +254,23 @@ impl<'p> ColumnKernel<'p> {
     /// # Panics
     ///
     /// When `out` and `unknown` differ in length, are longer than
-    /// [`BLOCK`], or reach past the ads the columns were made of.
+    /// [`BLOCK`], or reach past the ads the columns had when the kernel
+    /// was bound.
     pub fn eval(&self, start: usize, out: &mut [Truth], unknown: &mut [bool]) {
         self.0.eval(start, out, unknown);
     }
 }
 
+impl std::fmt::Debug for ColumnKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ColumnKernel").finish_non_exhaustive()
+    }
+}
+
 /// A kernel's node bound to columns.
-pub(crate) enum Bound<'p> {
+pub(crate) enum Bound {
     Test {
-        column: Arc<Column<'p>>,
+        column: Arc<Column>,
         op: BinaryOp,
         constant: Literal,
         target_first: bool,
@@ -155,18 +280,18 @@ pub(crate) enum Bound<'p> {
         bools: [Truth; 2],
         strings: Box<[Truth]>,
     },
-    Truthy(Arc<Column<'p>>),
+    Truthy(Arc<Column>),
     Fixed(Truth),
-    Not(Box<Bound<'p>>),
+    Not(Box<Bound>),
     Chain {
         dominant: bool,
-        items: Box<[Bound<'p>]>,
+        items: Box<[Bound]>,
     },
 }
 
-impl<'p> Bound<'p> {
+impl Bound {
     /// `kernel` over the columns of `columns` (built as needed).
-    pub(super) fn bind(kernel: &Kernel, columns: &Columns<'p>) -> Bound<'p> {
+    pub(super) fn bind(kernel: &Kernel, columns: &Columns) -> Bound {
         match kernel {
             Kernel::Test { op, name, constant, target_first } => {
                 let column = columns.column(*name);
@@ -180,7 +305,7 @@ impl<'p> Bound<'p> {
                 Bound::Test {
                     missing: truth(&Literal::Undefined),
                     bools: [truth(&Literal::Bool(false)), truth(&Literal::Bool(true))],
-                    strings: column.strings.iter().map(|s| truth(s)).collect(),
+                    strings: column.strings.iter().map(truth).collect(),
                     column,
                     op: *op,
                     constant: constant.clone(),
@@ -217,8 +342,10 @@ impl<'p> Bound<'p> {
                             _ if *target_first => test(*op, &Literal::Int(x), constant),
                             _ => test(*op, constant, &Literal::Int(x)),
                         },
-                        Cell::Lit(value) if *target_first => test(*op, value, constant),
-                        Cell::Lit(value) => test(*op, constant, value),
+                        Cell::Real(x) if *target_first => test(*op, &Literal::Real(x), constant),
+                        Cell::Real(x) => test(*op, constant, &Literal::Real(x)),
+                        Cell::Lit(place) if *target_first => test(*op, &column.others[place as usize], constant),
+                        Cell::Lit(place) => test(*op, constant, &column.others[place as usize]),
                         Cell::Computed => {
                             unknown[j] = true;
                             Truth::Error
@@ -233,7 +360,8 @@ impl<'p> Bound<'p> {
                         Cell::Bool(b) => Truth::from_bool(b),
                         Cell::Int(i) => Truth::from_bool(i != 0),
                         Cell::Str(_) => Truth::Error,
-                        Cell::Lit(value) => Truth::of(&Val::from_literal(value)),
+                        Cell::Real(r) => Truth::of(&Val::Real(r)),
+                        Cell::Lit(place) => Truth::of(&Val::from_literal(&column.others[place as usize])),
                         Cell::Computed => {
                             unknown[j] = true;
                             Truth::Error

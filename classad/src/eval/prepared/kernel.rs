@@ -114,7 +114,7 @@ impl Kernel {
     /// The kernel of a whole prepared expression, if it is a condition the
     /// kernel can evaluate. Only steps whose value is always a truth
     /// qualify at the top: a bare literal or attribute keeps its own value.
-    pub(super) fn compile(step: &Step<'_>, steps: &[Step<'_>]) -> Option<Kernel> {
+    pub(super) fn compile(step: &Step, steps: &[Step]) -> Option<Kernel> {
         let at = |id: &u32| &steps[*id as usize];
         match step {
             Step::Compare { op, name, literal, target_first } if compares(*op) => {
@@ -145,7 +145,7 @@ impl Kernel {
 
     /// The kernel of an operand of `!`, `&&` or `||`, which only matters
     /// through its truth.
-    fn operand(step: &Step<'_>, steps: &[Step<'_>]) -> Option<Kernel> {
+    fn operand(step: &Step, steps: &[Step]) -> Option<Kernel> {
         match step {
             Step::Target(name) => Some(Kernel::Truthy(*name)),
             Step::Literal(literal) => Some(Kernel::Fixed(Truth::of(&Val::from_literal(literal)))),

@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use classad::{ClassAd, EvalOptions, Semantics};
-//! use classad::analysis::analyze;
+//! use matchmaker::analysis::analyze;
 //!
 //! let job: ClassAd = r#"[ RequestMemory = 4096;
 //!     Requirements = TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory ]"#.parse()?;
@@ -63,11 +63,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::ad::ClassAd;
-use crate::eval::{EvalContext, EvalOptions};
-use crate::expr::{BinaryOp, Expr, Node};
-use crate::matching::{MatchAd, REQUIREMENTS};
-use crate::value::Value;
+use std::collections::HashSet;
+
+use classad::lint::guarded_names;
+use classad::matching::{MatchAd, REQUIREMENTS};
+use classad::references::{external, internal};
+use classad::{BinaryOp, ClassAd, EvalContext, EvalOptions, Expr, Name, Node, Value};
 
 /// What [`analyze`] found.
 #[derive(Clone, Debug)]
@@ -119,7 +120,7 @@ pub struct Condition {
     /// The condition as written in the `Requirements`.
     pub expr: Expr,
     /// The condition with what the job determines computed
-    /// ([`flatten`](crate::flatten::flatten) in the job's scope):
+    /// ([`flatten`](classad::flatten::flatten) in the job's scope):
     /// `TARGET.Disk >= 100000` for `TARGET.Disk >= DiskUsage`. As
     /// `condor_q -analyze` shows it.
     pub flattened: Expr,
@@ -167,7 +168,7 @@ impl Analysis {
     ///
     /// ```
     /// use classad::{ClassAd, EvalOptions};
-    /// use classad::analysis::analyze;
+    /// use matchmaker::analysis::analyze;
     ///
     /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 4096 ]".parse()?;
     /// let machines: Vec<ClassAd> = vec!["[ Memory = 2048; Requirements = true ]".parse()?];
@@ -327,7 +328,7 @@ pub fn analyze(options: &EvalOptions, job: &ClassAd, ads: &[ClassAd]) -> Analysi
         .map(|(position, expr)| Condition {
             position,
             expr: expr.clone(),
-            flattened: crate::flatten::flatten(options, job, expr).map_or_else(|_| expr.clone(), |f| f.into_expr()),
+            flattened: classad::flatten::flatten(options, job, expr).map_or_else(|_| expr.clone(), |f| f.into_expr()),
             satisfied: satisfied[position],
         })
         .collect();
@@ -396,7 +397,7 @@ fn is_true(value: &Value) -> bool {
 ///
 /// ```
 /// use classad::{ClassAd, EvalOptions, Semantics, Value};
-/// use classad::analysis::machine_conditions;
+/// use matchmaker::analysis::machine_conditions;
 ///
 /// let machine: ClassAd = r#"[ Cpus = 4; Memory = 2048; START = KeyboardIdle > 600 && (TARGET.Owner != "bob");
 ///     WithinLimits = TARGET.RequestCpus <= Cpus && TARGET.RequestMemory <= Memory;
@@ -428,7 +429,7 @@ pub fn machine_conditions(options: &EvalOptions, job: &ClassAd, machine: &ClassA
 fn unfold(machine: &ClassAd, expr: &Expr) -> Vec<Expr> {
     let mut out = Vec::new();
     // (expression, the attributes unfolded on the way to it)
-    let mut stack: Vec<(&Expr, Vec<crate::name::Name>)> = vec![(expr, Vec::new())];
+    let mut stack: Vec<(&Expr, Vec<Name>)> = vec![(expr, Vec::new())];
     while let Some((expr, path)) = stack.pop() {
         let mut inner = expr;
         while let Some(Node::Paren(e)) = inner.as_node() {
@@ -615,10 +616,10 @@ fn missing_from_job(
         }
     };
     if let Some(requirements) = requirements {
-        let guarded = guarded_names(options, job, requirements);
-        for name in crate::references::external(options, job, requirements).unwrap_or_default() {
+        let guarded = guarded_symbols(options, job, requirements);
+        for name in external(options, job, requirements).unwrap_or_default() {
             // Scoped references (`TARGET.x`) are the machine's business.
-            if !name.contains('.') && !guarded.contains(&crate::name::Name::new(&name).symbol()) {
+            if !name.contains('.') && !guarded.contains(&Name::new(&name).symbol()) {
                 note(&name, true);
             }
         }
@@ -628,8 +629,8 @@ fn missing_from_job(
             continue;
         };
         let mut seen: Vec<String> = Vec::new();
-        let guarded = guarded_names(options, machine, theirs);
-        for name in crate::references::external(options, machine, theirs).unwrap_or_default() {
+        let guarded = guarded_symbols(options, machine, theirs);
+        for name in external(options, machine, theirs).unwrap_or_default() {
             let attr = match name.split_once('.') {
                 Some((scope, attr)) if scope.eq_ignore_ascii_case("TARGET") || scope.eq_ignore_ascii_case("other") => {
                     attr.to_owned()
@@ -641,7 +642,7 @@ fn missing_from_job(
                 _ => continue,
             };
             // Tested for UNDEFINED: written for jobs without it.
-            if guarded.contains(&crate::name::Name::new(&attr).symbol()) {
+            if guarded.contains(&Name::new(&attr).symbol()) {
                 continue;
             }
             if !seen.iter().any(|s| s.eq_ignore_ascii_case(&attr)) {
@@ -657,12 +658,11 @@ fn missing_from_job(
 /// attributes of `ad` it uses test for UNDEFINED somewhere (`x =?=
 /// undefined`, `isUndefined(x)`, `x ?: 0`, `x isnt true`): references
 /// that are written for ads without them.
-fn guarded_names(options: &EvalOptions, ad: &ClassAd, expr: &Expr) -> std::collections::HashSet<u32> {
-    let mut guarded = std::collections::HashSet::new();
-    crate::lint::collect_guarded(expr, &mut guarded);
-    for name in crate::references::internal(options, ad, expr).unwrap_or_default() {
+fn guarded_symbols(options: &EvalOptions, ad: &ClassAd, expr: &Expr) -> HashSet<u32> {
+    let mut guarded: HashSet<u32> = guarded_names(expr).into_iter().map(Name::symbol).collect();
+    for name in internal(options, ad, expr).unwrap_or_default() {
         if let Some(used) = ad.lookup(name.as_str()) {
-            crate::lint::collect_guarded(used, &mut guarded);
+            guarded.extend(guarded_names(used).into_iter().map(Name::symbol));
         }
     }
     guarded
