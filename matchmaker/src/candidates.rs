@@ -121,17 +121,25 @@ impl RankExprs {
         })
     }
 
-    /// The ranks of `slot` for `job`, taken as `claim` says.
+    /// The ranks of `slot` for `job`, taken as `claim` says (old
+    /// semantics, the system clock).
     pub fn ranks(&self, job: &ClassAd, slot: &ClassAd, claim: Claim) -> Ranks {
         let opts = EvalOptions::new().semantics(Semantics::Old);
-        let on_slot = EvalContext::new(&opts).my(slot).target(job);
+        let job_rank = job_rank(&opts, job, slot);
+        self.ranks_with(&opts, job, slot, claim, job_rank)
+    }
+
+    /// The ranks of `slot` for `job` with `opts`, the job's `Rank` of the
+    /// slot already known.
+    pub fn ranks_with(&self, opts: &EvalOptions, job: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
+        let on_slot = EvalContext::new(opts).my(slot).target(job);
         let negotiator = |expr: &Option<Expr>| match expr {
             Some(e) => number(&on_slot.eval(e)).map_or(FAILED_RANK, |v| f64::from(v as f32)),
             None => FAILED_RANK,
         };
         Ranks {
             pre_job: negotiator(&self.pre_job_rank),
-            job: job_rank(&opts, job, slot),
+            job: job_rank,
             post_job: negotiator(&self.post_job_rank),
             claim,
             preemption: if claim == Claim::Unclaimed {
@@ -146,9 +154,9 @@ impl RankExprs {
 /// The job's `Rank` of the slot; a job without `Rank` takes the slot's, as
 /// HTCondor's lookup does; 0 when it is not a number.
 fn job_rank(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
-    let value = if job.contains("Rank") {
+    let value = if job.lookup("Rank").is_some() {
         EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
-    } else if slot.contains("Rank") {
+    } else if slot.lookup("Rank").is_some() {
         EvalContext::new(opts).my(slot).target(job).eval_attr("Rank")
     } else {
         Value::Undefined

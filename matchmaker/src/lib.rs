@@ -9,6 +9,11 @@
 //! - [`groups`]: accounting-group names and which group a submitter is in.
 //! - [`candidates`]: how a job may take a matching slot (unclaimed, rank or
 //!   priority preemption) and the order the negotiator prefers slots in.
+//! - [`autocluster`]: a queue's idle jobs grouped into resource requests.
+//! - [`concurrency`]: concurrency limits.
+//! - [`consumption`]: consumption policies of partitionable slots.
+//! - [`negotiator`]: one negotiation cycle.
+//! - [`snapshot`]: a pool snapshot read from HTCondor tools' output.
 //! - [`matching`]: one request against many slots at once (batch matching).
 //!   It owns its slots and updates them one at a time.
 //! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
@@ -36,12 +41,17 @@
 
 pub mod accountant;
 pub mod analysis;
+pub mod autocluster;
 pub mod candidates;
 pub mod classad_log;
+pub mod concurrency;
 pub mod config;
+pub mod consumption;
 pub mod groups;
 pub mod matching;
+pub mod negotiator;
 pub mod pie;
+pub mod snapshot;
 
 /// The code in the repository's README (which uses both crates), compiled
 /// and run as a doc test.
@@ -53,3 +63,13 @@ struct ReadmeExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/analysis.md")]
 struct AnalysisDocExamples;
+
+/// The code in `docs/negotiation.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/negotiation.md")]
+struct NegotiationDocExamples;
+
+/// The code in this crate's README, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeExamples;

@@ -51,6 +51,7 @@
 //! # Ok::<(), classad::ParseError>(())
 //! ```
 
+use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -61,6 +62,10 @@ use classad::eval::{ColumnKernel, Columns, EvalOptions, Truth, Unbound, BLOCK};
 use classad::matching::MatchAd;
 use classad::matching::{rank, requirements};
 use classad::ClassAd;
+
+/// Pools at least this large are prepared on every core.
+#[cfg(feature = "parallel")]
+const PARALLEL_PREPARE_FROM: usize = 4096;
 
 /// How many ads ahead the request's lookups are prefetched.
 const PREFETCH_AHEAD: usize = 4;
@@ -139,6 +144,11 @@ impl Side {
     }
 }
 
+/// A request prepared for matching against a [`Pool`] (see
+/// [`Pool::prepare`]); it was prepared with the request `'r` borrows
+/// from, which is the one to match it as.
+pub struct PreparedRequest<'r>(Request, PhantomData<&'r ClassAd>);
+
 /// A request's prepared expressions.
 struct Request {
     requirements: Option<Unbound>,
@@ -156,20 +166,17 @@ impl Pool {
     /// `Arc<EvalOptions>` (shared).
     pub fn new(options: impl Into<Arc<EvalOptions>>, ads: impl IntoIterator<Item = impl Into<Arc<ClassAd>>>) -> Pool {
         let options = options.into();
-        let ads = ads.into_iter();
-        let (mut all, mut sides, mut known) = (Vec::new(), Vec::new(), Vec::new());
-        all.reserve(ads.size_hint().0);
-        sides.reserve(ads.size_hint().0);
-        known.reserve(ads.size_hint().0);
-        // One pass: each ad is read once, while it is in cache.
-        for ad in ads {
-            let ad: Arc<ClassAd> = ad.into();
-            let (side, what) = Side::new(&options, &ad);
-            sides.push(side);
-            known.push(what);
-            all.push(ad);
-        }
-        Pool { options, sides, known, columns: Columns::new(all) }
+        let columns = Columns::new(ads);
+        #[cfg(feature = "parallel")]
+        let (sides, known) = if columns.ads().len() >= PARALLEL_PREPARE_FROM {
+            use rayon::prelude::*;
+            columns.ads().par_iter().map(|ad| Side::new(&options, ad)).unzip()
+        } else {
+            columns.ads().iter().map(|ad| Side::new(&options, ad)).unzip()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let (sides, known) = columns.ads().iter().map(|ad| Side::new(&options, ad)).unzip();
+        Pool { options, sides, known, columns }
     }
 
     /// The ads, in the order [`Match::index`] refers to.
@@ -273,6 +280,112 @@ impl Pool {
     pub fn matches_into_filtered(&self, request: &ClassAd, keep: impl FnMut(usize) -> bool, found: &mut Vec<Match>) {
         let side = self.request(request);
         self.scan(&side, request, 0..self.len(), keep, |index| found.push(self.ranked(&side, request, index)));
+    }
+
+    /// The positions of the ads that match `request` both ways, in pool
+    /// order, without ranking them, appended to `found`; only the ads
+    /// `keep` accepts are looked at (see
+    /// [`matches_into_filtered`](Pool::matches_into_filtered)).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Semantics};
+    /// use matchmaker::matching::Pool;
+    /// let ads: Vec<ClassAd> = (0..6).map(|i| format!("[ Memory = {}; Requirements = true ]", 1024 * i).parse()).collect::<Result<_, _>>()?;
+    /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+    /// let pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), ads);
+    /// let mut found = Vec::new();
+    /// pool.matching_into(&job, |i| i != 3, &mut found);
+    /// assert_eq!(found, [2, 4, 5]);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn matching_into(&self, request: &ClassAd, keep: impl FnMut(usize) -> bool, found: &mut Vec<usize>) {
+        self.matching_in(request, 0..self.len(), keep, found);
+    }
+
+    /// As [`matching_into`](Pool::matching_into), for the ads of `range`
+    /// only.
+    pub fn matching_in(
+        &self,
+        request: &ClassAd,
+        range: Range<usize>,
+        keep: impl FnMut(usize) -> bool,
+        found: &mut Vec<usize>,
+    ) {
+        let side = self.request(request);
+        self.scan_ranges(&side, request, std::slice::from_ref(&range), keep, found);
+    }
+
+    /// `request` prepared for matching against this pool, for
+    /// [`matching_in_ranges`](Pool::matching_in_ranges): its
+    /// `Requirements` and `Rank` prepared, its `Requirements` bound to the
+    /// pool's columns.
+    pub fn prepare<'r>(&self, request: &'r ClassAd) -> PreparedRequest<'r> {
+        PreparedRequest(self.request(request), PhantomData)
+    }
+
+    /// As [`matching_in`](Pool::matching_in), for several ranges, with the
+    /// request prepared once by [`prepare`](Pool::prepare) (`request` is
+    /// the ad it was prepared from).
+    pub fn matching_in_ranges(
+        &self,
+        prepared: &PreparedRequest<'_>,
+        request: &ClassAd,
+        ranges: &[Range<usize>],
+        keep: impl FnMut(usize) -> bool,
+        found: &mut Vec<usize>,
+    ) {
+        self.scan_ranges(&prepared.0, request, ranges, keep, found);
+    }
+
+    fn scan_ranges(
+        &self,
+        side: &Request,
+        request: &ClassAd,
+        ranges: &[Range<usize>],
+        mut keep: impl FnMut(usize) -> bool,
+        found: &mut Vec<usize>,
+    ) {
+        for range in ranges {
+            let range = range.start.min(self.len())..range.end.min(self.len());
+            self.scan(side, request, range, &mut keep, |index| found.push(index));
+        }
+    }
+
+    /// As [`matching_into`](Pool::matching_into), with the ads split over
+    /// rayon's thread pool. The result is the same, in the same order.
+    #[cfg(feature = "parallel")]
+    pub fn par_matching(&self, request: &ClassAd, keep: impl Fn(usize) -> bool + Sync) -> Vec<usize> {
+        self.par_matching_in(request, 0..self.len(), keep)
+    }
+
+    /// As [`matching_in`](Pool::matching_in), with the ads split over
+    /// rayon's thread pool.
+    #[cfg(feature = "parallel")]
+    pub fn par_matching_in(
+        &self,
+        request: &ClassAd,
+        range: Range<usize>,
+        keep: impl Fn(usize) -> bool + Sync,
+    ) -> Vec<usize> {
+        use rayon::prelude::*;
+        let range = range.start.min(self.len())..range.end.min(self.len());
+        let keep = &keep;
+        let side = self.request(request);
+        let side = &side;
+        let tasks = rayon::current_num_threads() * 4;
+        let per_task = range.len().div_ceil(tasks);
+        let chunk = if per_task >= BLOCK { per_task.div_ceil(BLOCK) * BLOCK } else { per_task.max(8) };
+        let chunks: Vec<Vec<usize>> = (0..range.len().div_ceil(chunk))
+            .into_par_iter()
+            .map(|task| {
+                let start = range.start + task * chunk;
+                let end = (start + chunk).min(range.end);
+                let mut found = Vec::new();
+                self.scan(side, request, start..end, keep, |index| found.push(index));
+                found
+            })
+            .collect();
+        chunks.concat()
     }
 
     /// How many ads match `request`, without ranking them.

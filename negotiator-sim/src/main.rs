@@ -3,9 +3,15 @@
 //! ```text
 //! negotiator-sim config [--config FILE] [-v] [--dump] [NAME...]
 //! negotiator-sim userprio [--log FILE] [--config FILE] [--now EPOCH] [--all] [--json] [edits]
+//! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE] [--accountant LOG | --userprio FILE] [--json]
+//! negotiator-sim bench --slots N --jobs N --users N [--autoclusters N] [--lean] [--json]
+//! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! ```
 
+mod bench_cmd;
 mod config_cmd;
+mod cycle_cmd;
+mod generate_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -26,6 +32,13 @@ enum Command {
     Config(config_cmd::Args),
     /// Show and edit user priorities as condor_userprio does.
     Userprio(userprio_cmd::Args),
+    /// Run one negotiation cycle on a pool snapshot.
+    Cycle(cycle_cmd::Args),
+    /// Write the synthetic pool of the negotiation benchmark (slots, jobs,
+    /// user priorities) to files.
+    Generate(generate_cmd::Args),
+    /// Time one cycle on the negotiation benchmark's synthetic pool.
+    Bench(bench_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -57,5 +70,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Config(args) => config_cmd::run(args),
         Command::Userprio(args) => userprio_cmd::run(args),
+        Command::Cycle(args) => cycle_cmd::run(args),
+        Command::Generate(args) => generate_cmd::run(args),
+        Command::Bench(args) => bench_cmd::run(args),
     }
 }

@@ -375,7 +375,7 @@ fn edit(args: &Args, log: &std::path::Path, config: AccountantConfig, now: i64) 
 
 /// `condor_userprio -l`: the negotiator's report as one ad (`Name1`,
 /// `Priority1`, ...), in the old format.
-fn long_ad(rows: &[PriorityRow], last_update: i64) -> String {
+pub(crate) fn long_ad(rows: &[PriorityRow], last_update: i64) -> String {
     let mut ad = ClassAd::new();
     ad.insert("LastUpdate", last_update);
     for (i, r) in rows.iter().enumerate() {

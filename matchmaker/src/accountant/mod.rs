@@ -274,6 +274,52 @@ impl Accountant {
         Ok((acct, report))
     }
 
+    /// An accountant holding the priorities a `condor_userprio -allusers -l`
+    /// ad shows (the one ad with `LastUpdate`, `Name1`, `Priority1`,
+    /// `PriorityFactor1`, ...): each submitter's real priority (its
+    /// effective priority over its factor), factor, ceiling, floor and
+    /// accumulated usage, as of the ad's `LastUpdate`. Usage in progress is
+    /// not taken from the ad: [`check_matches`](Accountant::check_matches)
+    /// counts it from the slots.
+    ///
+    /// ```
+    /// use matchmaker::accountant::{Accountant, AccountantConfig};
+    /// let ad: classad::ClassAd = r#"[ LastUpdate = 1000; NumSubmittors = 1; Name1 = "amy@site";
+    ///     Priority1 = 1500.0; PriorityFactor1 = 1000.0; Ceiling1 = 20; Floor1 = 0 ]"#.parse()?;
+    /// let acct = Accountant::from_userprio_ad(AccountantConfig::default(), &ad)?;
+    /// assert_eq!(acct.real_priority("amy@site"), 1.5);
+    /// assert_eq!(acct.ceiling("amy@site"), Some(20));
+    /// assert_eq!(acct.last_update(), 1000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_userprio_ad(config: AccountantConfig, ad: &classad::ClassAd) -> Result<Self, AccountantError> {
+        let (rows, last_update) = PriorityRow::from_userprio_ad(ad);
+        let mut acct = Self::new(config);
+        acct.last_update = last_update;
+        for row in rows.iter().filter(|r| r.name != ROOT) {
+            let name = row.name.as_str();
+            if row.priority_factor >= MIN_PRIORITY_FACTOR {
+                acct.set_priority_factor(name, row.priority_factor)?;
+            }
+            let factor = acct.priority_factor(name);
+            acct.set_priority(name, row.effective_priority / factor)?;
+            if row.ceiling >= 0 {
+                acct.set_ceiling(name, row.ceiling)?;
+            }
+            if row.floor > 0 {
+                acct.set_floor(name, row.floor)?;
+            }
+            acct.set_accumulated_usage(name, row.accumulated_usage)?;
+            if row.begin_usage_time > 0 {
+                acct.set_begin_time(name, row.begin_usage_time)?;
+            }
+            if row.last_usage_time > 0 {
+                acct.set_last_time(name, row.last_usage_time)?;
+            }
+        }
+        Ok(acct)
+    }
+
     /// Room for the records of a log of `bytes` bytes (a compacted record
     /// takes some 700 bytes), so that loading does not rehash.
     fn reserve_for(&mut self, bytes: usize) {
@@ -424,10 +470,14 @@ impl Accountant {
         let aging = 0.5f64.powf(time_passed as f64 / self.config.half_life);
         self.last_update = now;
         self.has_accountant_record_or_create()?;
-        self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
+        if self.log.is_some() {
+            self.pending.set(ACCOUNTANT_KEY, "LastUpdateTime", &now.to_string())?;
+        }
         let mut key = String::new();
         // Some 200 bytes of records per customer at most.
-        self.pending.reserve(self.customers.len() * 200);
+        if self.log.is_some() {
+            self.pending.reserve(self.customers.len() * 200);
+        }
         for index in 0..self.customers.len() {
             self.update_one(index, now, time_passed, aging, &mut key)?;
         }
@@ -512,9 +562,11 @@ impl Accountant {
     /// `AccountingGroup`, else its `RemoteUser`.
     pub fn check_matches(&mut self, now: i64, slots: &[classad::ClassAd]) -> Result<(), AccountantError> {
         let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
-        by_name.reserve(slots.len());
-        for (i, slot) in slots.iter().enumerate() {
-            by_name.entry(resource_name(slot)).or_insert(i);
+        if !self.resources.is_empty() {
+            by_name.reserve(slots.len());
+            for (i, slot) in slots.iter().enumerate() {
+                by_name.entry(resource_name(slot)).or_insert(i);
+            }
         }
         let recorded: Vec<(String, Option<String>)> =
             self.resources.iter().map(|r| (r.name.clone(), r.remote_user.clone())).collect();
@@ -536,7 +588,15 @@ impl Accountant {
     }
 
     fn slot_state(slot: &classad::ClassAd) -> SlotState {
-        match attr_string(slot, "State").as_deref() {
+        static STATE: std::sync::OnceLock<classad::Name> = std::sync::OnceLock::new();
+        let state = *STATE.get_or_init(|| classad::Name::new("State"));
+        // Written as a string by every startd: read without evaluating.
+        let text = match slot.lookup(state).map(classad::Expr::as_literal) {
+            None => return SlotState::Other,
+            Some(Some(classad::Literal::Str(s))) => Some(s.as_str().to_string()),
+            Some(_) => attr_string(slot, "State"),
+        };
+        match text.as_deref() {
             Some("Claimed") => SlotState::Claimed,
             Some("Preempting") => SlotState::Preempting,
             Some("Matched") => SlotState::Matched,
@@ -582,7 +642,7 @@ impl Accountant {
         }
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
         let ctx = classad::EvalContext::new(&opts).my(slot);
-        let value = if slot.contains("SlotWeight") {
+        let value = if slot.lookup("SlotWeight").is_some() {
             ctx.eval_attr("SlotWeight")
         } else {
             match &self.config.slot_weight {
@@ -606,9 +666,9 @@ impl Accountant {
         let mut resource = resource_name(slot);
         let weight;
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        let cp_cost = match classad::EvalContext::new(&opts).my(slot).eval_attr(CP_MATCH_COST) {
-            classad::Value::Int(i) => Some(i as f64),
-            classad::Value::Real(r) => Some(r),
+        let cp_cost = match slot.lookup(CP_MATCH_COST).map(|e| classad::EvalContext::new(&opts).my(slot).eval(e)) {
+            Some(classad::Value::Int(i)) => Some(i as f64),
+            Some(classad::Value::Real(r)) => Some(r),
             _ => None,
         };
         if let Some(cost) = cp_cost {
@@ -616,7 +676,9 @@ impl Accountant {
             let count = self.resource(&resource).and_then(|r| r.num_cp_matches).unwrap_or(0);
             let key = format!("{RESOURCE_PREFIX}{resource}");
             self.ensure_resource(&resource)?;
-            self.pending.set(&key, "NumCpMatches", &(count + 1).to_string())?;
+            if self.log.is_some() {
+                self.pending.set(&key, "NumCpMatches", &(count + 1).to_string())?;
+            }
             self.resource_mut(&resource).num_cp_matches = Some(count + 1);
             resource = format!("{resource}_cp_match_{count:03}");
             weight = cost;
@@ -655,12 +717,20 @@ impl Accountant {
         }
         let key = format!("{RESOURCE_PREFIX}{resource}");
         self.ensure_resource(&resource)?;
-        self.pending.set(&key, "RemoteUser", &format_string(customer))?;
-        self.pending.set(&key, "SlotWeight", &format_real(weight))?;
-        self.pending.set(&key, "StartTime", &now.to_string())?;
+        if self.log.is_some() {
+            self.pending.set(&key, "RemoteUser", &format_string(customer))?;
+        }
+        if self.log.is_some() {
+            self.pending.set(&key, "SlotWeight", &format_real(weight))?;
+        }
+        if self.log.is_some() {
+            self.pending.set(&key, "StartTime", &now.to_string())?;
+        }
         let limits = attr_string(slot, "MatchedConcurrencyLimits");
         if let Some(limits) = &limits {
-            self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
+            if self.log.is_some() {
+                self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
+            }
         }
         let r = self.resource_mut(&resource);
         r.remote_user = Some(customer.to_string());
@@ -829,7 +899,9 @@ impl Accountant {
         let Some(index) = self.customer_at(name) else {
             return Ok(false);
         };
-        self.pending.destroy(&format!("{CUSTOMER_PREFIX}{name}"))?;
+        if self.log.is_some() {
+            self.pending.destroy(&format!("{CUSTOMER_PREFIX}{name}"))?;
+        }
         self.remove_customer_at(index);
         self.commit(true)?;
         Ok(true)
@@ -921,7 +993,9 @@ impl Accountant {
 
     fn has_accountant_record_or_create(&mut self) -> Result<(), AccountantError> {
         if !self.has_accountant_record {
-            self.pending.new_ad(ACCOUNTANT_KEY, "*")?;
+            if self.log.is_some() {
+                self.pending.new_ad(ACCOUNTANT_KEY, "*")?;
+            }
             self.has_accountant_record = true;
         }
         Ok(())
@@ -931,7 +1005,9 @@ impl Accountant {
         if let Some(i) = self.customer_at(name) {
             return Ok(i);
         }
-        self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
+        if self.log.is_some() {
+            self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
+        }
         Ok(self.insert_customer(CustomerRecord::new(name)))
     }
 
@@ -966,7 +1042,9 @@ impl Accountant {
     fn set_customer_real(&mut self, name: &str, attr: &str, value: f64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
         let text = format_real(value);
-        self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        if self.log.is_some() {
+            self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        }
         self.customers[i].set_text(attr, &text);
         Ok(())
     }
@@ -974,14 +1052,18 @@ impl Accountant {
     fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
         let text = value.to_string();
-        self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        if self.log.is_some() {
+            self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        }
         self.customers[i].set_text(attr, &text);
         Ok(())
     }
 
     fn ensure_resource(&mut self, name: &str) -> Result<(), AccountantError> {
         if !self.resource_index.contains_key(name) {
-            self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+            if self.log.is_some() {
+                self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+            }
             self.resource_index.insert(name.to_string().into_boxed_str(), self.resources.len());
             self.resources.push(ResourceRecord::new(name));
         }
@@ -994,7 +1076,9 @@ impl Accountant {
     }
 
     fn destroy_resource(&mut self, name: &str, key: &str) -> Result<(), AccountantError> {
-        self.pending.destroy(key)?;
+        if self.log.is_some() {
+            self.pending.destroy(key)?;
+        }
         self.forget_resource(name);
         Ok(())
     }
@@ -1137,12 +1221,30 @@ fn int_text(value: i64, buf: &mut [u8; 20]) -> &str {
 
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.
 pub fn resource_name(slot: &classad::ClassAd) -> String {
-    let name = attr_string(slot, "Name").unwrap_or_default();
-    let addr = attr_string(slot, "StartdIpAddr").unwrap_or_default();
-    format!("{name}@{addr}")
+    static NAMES: std::sync::OnceLock<(classad::Name, classad::Name)> = std::sync::OnceLock::new();
+    let (name, addr) = *NAMES.get_or_init(|| (classad::Name::new("Name"), classad::Name::new("StartdIpAddr")));
+    let literal = |n: classad::Name| match slot.lookup(n).and_then(classad::Expr::as_literal) {
+        Some(classad::Literal::Str(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    match (literal(name), literal(addr)) {
+        // Both written as strings, as startds write them: no evaluation.
+        (Some(n), Some(a)) => format!("{n}@{a}"),
+        _ => {
+            let name = attr_string(slot, "Name").unwrap_or_default();
+            let addr = attr_string(slot, "StartdIpAddr").unwrap_or_default();
+            format!("{name}@{addr}")
+        }
+    }
 }
 
 fn attr_string(ad: &classad::ClassAd, name: &str) -> Option<String> {
+    // Slot names and addresses are written as strings: no evaluation.
+    match ad.lookup(name).map(|e| e.as_literal()) {
+        None => return None,
+        Some(Some(classad::Literal::Str(s))) => return Some(s.as_str().to_string()),
+        Some(_) => {}
+    }
     let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
     match classad::EvalContext::new(&opts).my(ad).eval_attr(name) {
         classad::Value::Str(s) => Some(s.as_str().to_string()),

@@ -160,6 +160,16 @@ pub(crate) fn parse_string(text: &str) -> Option<String> {
 
 /// Writes a real as HTCondor's accountant does (`%f`).
 pub(crate) fn format_real(value: f64) -> String {
+    // Whole numbers (slot weights, counts) are most of what is written:
+    // printed as integers, without the exact decimal expansion.
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        let whole = value as i64;
+        return if whole == 0 && value.is_sign_negative() {
+            "-0.000000".to_string()
+        } else {
+            format!("{whole}.000000")
+        };
+    }
     if value.is_finite() {
         format!("{value:.6}")
     } else {
@@ -175,6 +185,18 @@ pub(crate) fn format_real(value: f64) -> String {
                 0.0
             }
         )
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::format_real;
+
+    #[test]
+    fn whole_numbers_print_as_percent_f_does() {
+        for v in [0.0, -0.0, 1.0, -3.0, 4096.0, 123456789012345.0, -999999999999999.0, 0.5, 1e15, 2.5e-7] {
+            assert_eq!(format_real(v), format!("{v:.6}"), "{v}");
+        }
     }
 }
 

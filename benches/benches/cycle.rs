@@ -1,0 +1,47 @@
+//! One negotiation cycle (`matchmaker::negotiator`) on a captured pool:
+//! the 1,000-slot, 1,000-job, 4-user snapshot of HTCondor 23.9.6 in
+//! `matchmaker/tests/data/cycle/snap-1000-1000-4-8` (condor_negotiator's
+//! own figures for it are in that directory's `result.json`). Reading the
+//! snapshot and grouping the jobs are timed apart.
+//!
+//! `cargo bench -p classad-benches --bench cycle`
+
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use matchmaker::accountant::{Accountant, AccountantConfig};
+use matchmaker::negotiator::Negotiator;
+use matchmaker::snapshot::{Priorities, Snapshot};
+
+fn snapshot(dir: &str) -> Snapshot {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../matchmaker/tests/data/cycle").join(dir);
+    Snapshot::read(
+        &dir.join("slots.ad.gz"),
+        &dir.join("jobs.ad.gz"),
+        Some(&dir.join("config.dump")),
+        &Priorities::Fresh,
+        Some(&dir.join("submitters.ad")),
+    )
+    .expect("the snapshot reads")
+}
+
+fn cycle(c: &mut Criterion) {
+    let snap = snapshot("snap-1000-1000-4-8");
+    let mut negotiator = Negotiator::from_config(&snap.config).expect("config");
+    negotiator.settings.resend_matched_jobs = true;
+    let mut group = c.benchmark_group("cycle");
+    group.sample_size(20);
+    group.bench_function("autoclusters_1000_jobs", |b| b.iter(|| snap.queues(&negotiator)));
+    let queues = snap.queues(&negotiator);
+    group.bench_function("snapshot_1000_slots_1000_jobs_4_users", |b| {
+        b.iter_batched(
+            || Accountant::new(AccountantConfig::from_config(&snap.config).expect("config")),
+            |mut accountant| negotiator.cycle(&mut accountant, &snap.slots, &queues, 0).expect("cycle"),
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cycle);
+criterion_main!(benches);

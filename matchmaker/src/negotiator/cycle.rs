@@ -1,0 +1,1408 @@
+//! The cycle itself: accounting, the pie spins, and matching each request.
+//!
+//! The structure follows HTCondor's `Matchmaker::negotiationTime`,
+//! `negotiateWithGroup`, `negotiate` and `matchmakingAlgorithm`, so that
+//! the decisions are the same; names of HTCondor's variables are given
+//! where it helps to compare.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::time::Instant;
+
+use std::sync::Arc;
+
+use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
+use rustc_hash::FxHashSet;
+
+use super::rank_cache::{Conversion, RankCache};
+use super::SubmitterReport;
+use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
+use crate::accountant::Accountant;
+use crate::autocluster::{ResourceRequest, SubmitterQueue};
+use crate::candidates::{Claim, Ranks};
+use crate::concurrency::ConcurrencyLimits;
+use crate::consumption;
+use crate::matching::Pool;
+use crate::pie::{self, Pie};
+
+/// Pools at least this large are scanned on every core.
+const PARALLEL_FROM: usize = 4096;
+
+/// `MY.Rank > MY.CurrentRank` and `MY.Rank >= MY.CurrentRank`.
+struct RankConditions {
+    better: Expr,
+    not_worse: Expr,
+}
+
+impl RankConditions {
+    fn new() -> RankConditions {
+        // Fixed texts: they parse.
+        let parse = |t: &str| t.parse::<Expr>().unwrap_or_else(|_| Expr::from(false));
+        RankConditions { better: parse("MY.Rank > MY.CurrentRank"), not_worse: parse("MY.Rank >= MY.CurrentRank") }
+    }
+}
+
+/// The attribute names the cycle writes and reads, interned once.
+struct Names {
+    name: Name,
+    rank: Name,
+    concurrency_limits: Name,
+    matched_concurrency_limits: Name,
+    remote_user_prio: Name,
+    remote_user_resources_in_use: Name,
+    remote_group: Name,
+    remote_group_resources_in_use: Name,
+    current_rank: Name,
+    preempting_rank: Name,
+    state: Name,
+    partitionable_slot: Name,
+    retirement_time_remaining: Name,
+    machine_resources: Name,
+    submitter_negotiating_group: Name,
+    submitter_autoregroup: Name,
+    submittor_prio: Name,
+    submitter_user_prio: Name,
+    submitter_user_resources_in_use: Name,
+    submitter_group: Name,
+    submitter_group_resources_in_use: Name,
+    running: [Name; 4],
+}
+
+impl Names {
+    fn new() -> Names {
+        Names {
+            name: Name::new("Name"),
+            rank: Name::new("Rank"),
+            concurrency_limits: Name::new("ConcurrencyLimits"),
+            matched_concurrency_limits: Name::new("MatchedConcurrencyLimits"),
+            remote_user_prio: Name::new("RemoteUserPrio"),
+            remote_user_resources_in_use: Name::new("RemoteUserResourcesInUse"),
+            remote_group: Name::new("RemoteGroup"),
+            remote_group_resources_in_use: Name::new("RemoteGroupResourcesInUse"),
+            current_rank: Name::new("CurrentRank"),
+            preempting_rank: Name::new("PreemptingRank"),
+            state: Name::new("State"),
+            partitionable_slot: Name::new("PartitionableSlot"),
+            retirement_time_remaining: Name::new("RetirementTimeRemaining"),
+            machine_resources: Name::new("MachineResources"),
+            submitter_negotiating_group: Name::new("SubmitterNegotiatingGroup"),
+            submitter_autoregroup: Name::new("SubmitterAutoregroup"),
+            submittor_prio: Name::new("SubmittorPrio"),
+            submitter_user_prio: Name::new("SubmitterUserPrio"),
+            submitter_user_resources_in_use: Name::new("SubmitterUserResourcesInUse"),
+            submitter_group: Name::new("SubmitterGroup"),
+            submitter_group_resources_in_use: Name::new("SubmitterGroupResourcesInUse"),
+            running: [
+                Name::new("PreemptingAccountingGroup"),
+                Name::new("PreemptingUser"),
+                Name::new("AccountingGroup"),
+                Name::new("RemoteUser"),
+            ],
+        }
+    }
+
+    /// Who runs on a slot: its preempting or current accounting group or
+    /// user.
+    fn remote_user(&self, slot: &ClassAd) -> Option<String> {
+        self.running.iter().find_map(|name| string_attr(slot, *name))
+    }
+}
+
+/// A slot of the cycle.
+struct Slot {
+    /// Still in the candidate list (HTCondor's `startdAds`).
+    available: bool,
+    /// A partitionable slot with a consumption policy: matched through
+    /// `current`, which the cycle's matches carve up.
+    current: Option<ClassAd>,
+    /// Its `Name`.
+    name: String,
+    /// Who runs on it (see [`Names::remote_user`]), looked up once.
+    running: Option<Arc<str>>,
+}
+
+/// A candidate slot of one request, with what ranks it.
+#[derive(Clone, Copy)]
+struct Candidate {
+    slot: usize,
+    /// The slot's position in the cycle's input: equal candidates are
+    /// taken in that order.
+    order: u32,
+    ranks: Ranks,
+}
+
+/// Slots of one pre-job-rank shape, next to each other in the cycle's
+/// order.
+struct ShapeRange {
+    shape: u32,
+    value: f64,
+    range: Range<usize>,
+}
+
+/// Rejection counters of one search (HTCondor's `rejFor*`).
+#[derive(Clone, Copy, Default)]
+struct Diagnostics {
+    concurrency: bool,
+    preemption_policy: u32,
+    preemption_rank: u32,
+    submitter_limit: u32,
+}
+
+/// A sorted candidate list kept for an autocluster's next requests
+/// (HTCondor's `MatchList`).
+struct MatchList {
+    submitter: usize,
+    autocluster: u32,
+    only_for_startd_rank: bool,
+    /// The request ad and budget the list was made for: candidates are
+    /// judged by them whenever they are examined, as if all had been at
+    /// once.
+    request: ClassAd,
+    budget: Budget,
+    limits_with_match: bool,
+    /// Candidates examined with the list (and kept for it); from `head`
+    /// on, `entries[..sorted]` are in their final order (best first, equal
+    /// ones in slot order), the rest are sorted as the list is used up.
+    entries: Vec<Candidate>,
+    sorted: usize,
+    head: usize,
+    /// The next of the cycle's slot ranges (by pre-job rank) to examine.
+    next_range: usize,
+    /// The candidates of the last group examined, from `group_head`;
+    /// `group[..group_sorted]` in their final order, the rest sorted as
+    /// they are needed.
+    group: Vec<Candidate>,
+    group_sorted: usize,
+    group_head: usize,
+    diagnostics: Diagnostics,
+}
+
+/// The limits a search works within.
+#[derive(Clone, Copy)]
+struct Budget {
+    used: f64,
+    used_unclaimed: f64,
+    limit: f64,
+    limit_unclaimed: f64,
+}
+
+/// How a request ended.
+enum Found {
+    Slot(Candidate),
+    None(RejectReason, Diagnostics),
+}
+
+/// What `negotiate` returns (HTCondor's `MM_RESUME` and `MM_DONE`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Result_ {
+    Resume,
+    Done,
+}
+
+/// A submitter during the cycle.
+struct Sub<'q> {
+    queue: &'q SubmitterQueue,
+    /// Jobs matched this cycle, per request.
+    matched: Vec<u32>,
+    report: SubmitterReport,
+    active: bool,
+}
+
+/// The rank expressions, remembered per slot for the cycle.
+struct Caches {
+    pre_job: RankCache,
+    post_job: RankCache,
+    /// The slot's own `Rank` of the job (the job's rank of a slot when the
+    /// job has no `Rank`).
+    slot_rank: RankCache,
+}
+
+struct State<'a, 'p> {
+    negotiator: &'a Negotiator,
+    caches: Caches,
+    /// Numbers the requests a list is built for (for `caches`).
+    serial: u64,
+    names: Names,
+    opts: EvalOptions,
+    conditions: RankConditions,
+    accountant: &'a mut Accountant,
+    ads: &'p [Arc<ClassAd>],
+    pool: &'a Pool,
+    slots: Vec<Slot>,
+    weights: Vec<f64>,
+    available: usize,
+    limits: ConcurrencyLimits,
+    match_list: Option<MatchList>,
+    now: i64,
+    spin: u32,
+    outcome: CycleOutcome,
+    share_limited: FxHashSet<String>,
+    found: Vec<usize>,
+    /// The concurrency limits refused (HTCondor's
+    /// `rejectedConcurrencyLimits`), named in rejections.
+    rejected_limits: BTreeSet<String>,
+    /// The slots' ranges of equal pre-job-rank shape, best first.
+    ranges: Vec<ShapeRange>,
+    /// Each slot's position in the cycle's input.
+    order: Vec<u32>,
+    /// Whether some slot is carved by a consumption policy.
+    any_carved: bool,
+    /// Every submitter's name, by index.
+    submitter_names: Vec<String>,
+}
+
+fn number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Int(i) => Some(*i as f64),
+        Value::Real(r) => Some(*r),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
+    match ad.lookup(name).and_then(Expr::as_literal) {
+        Some(classad::Literal::Str(s)) => Some(s.as_str().to_string()),
+        _ => None,
+    }
+}
+
+pub(super) fn run(
+    negotiator: &Negotiator,
+    accountant: &mut Accountant,
+    input_slots: Vec<ClassAd>,
+    queues: &[SubmitterQueue],
+    now: i64,
+) -> Result<CycleOutcome, NegotiatorError> {
+    let phase2 = Instant::now();
+    // Policy expressions see the cycle's time, never the clock.
+    let opts = EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(now));
+    let settings = &negotiator.settings;
+    let names = Names::new();
+
+    // Phase 1: the slots the collector would give (NEGOTIATOR_SLOT_CONSTRAINT).
+    let mut ads = input_slots;
+    ads.retain(|ad| {
+        ad.lookup(names.name).is_some()
+            && negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
+    });
+
+    // Phase 2: accounting.
+    accountant.update_priorities(now)?;
+    accountant.check_matches(now, &ads)?;
+    let mut stats = CycleStats { total_slots: ads.len(), ..CycleStats::default() };
+    let weights: Vec<f64> = ads.iter().map(|ad| accountant.slot_weight(ad)).collect();
+    let ghost = |ad: &ClassAd| match EvalContext::new(&opts).my(ad).eval_attr("GhostMultiplier") {
+        Value::Int(i) => i as f64,
+        _ => 1.0,
+    };
+    let mut min_weight = f64::MAX;
+    let mut weight_total = 0.0;
+    for (ad, w) in ads.iter().zip(&weights) {
+        let w = w * ghost(ad);
+        weight_total += w;
+        min_weight = min_weight.min(w);
+    }
+    let pool_weight = match &negotiator.poolsize_constraint {
+        Some(c) => {
+            let inside: Vec<usize> =
+                (0..ads.len()).filter(|&i| EvalContext::new(&opts).my(&ads[i]).is_true(c)).collect();
+            if inside.is_empty() {
+                if settings.use_slot_weights {
+                    weight_total
+                } else {
+                    ads.len() as f64
+                }
+            } else if settings.use_slot_weights {
+                inside.iter().map(|&i| weights[i] * ghost(&ads[i])).sum()
+            } else {
+                inside.len() as f64
+            }
+        }
+        None if settings.use_slot_weights => weight_total,
+        None => ads.len() as f64,
+    };
+    stats.slot_weight_total = pool_weight;
+    stats.min_slot_weight = if min_weight == f64::MAX { 0.0 } else { min_weight };
+
+    let mut limits = ConcurrencyLimits::new(negotiator.capacities.clone());
+    limits.add_slots(&ads);
+
+    // Trim, then give the slots what policy expressions read of them.
+    let mut slots: Vec<Slot> = Vec::with_capacity(ads.len());
+    for ad in &mut ads {
+        let gone = trimmed(negotiator, &opts, &names, ad);
+        for (name, expr) in &negotiator.match_exprs {
+            ad.insert(name.as_str(), expr.clone());
+        }
+        if settings.consider_preemption {
+            if let Some(user) = names.remote_user(ad) {
+                let prio = f64::from(accountant.effective_priority(&user) as f32);
+                ad.insert(names.remote_user_prio, prio);
+                ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(&user));
+                let group = accountant.group_of(&user).to_string();
+                if group != crate::groups::ROOT {
+                    ad.insert(names.remote_group_resources_in_use, accountant.weighted_resources_used(&group));
+                    ad.insert(names.remote_group, group.as_str());
+                }
+            }
+            if let Some(rank) =
+                ad.lookup(names.preempting_rank).and_then(|e| number(&EvalContext::new(&opts).my(ad).eval(e)))
+            {
+                ad.insert(names.current_rank, rank);
+            }
+        }
+        let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
+        let running = names.remote_user(ad).map(Arc::from);
+        slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running });
+    }
+    let available = slots.iter().filter(|s| s.available).count();
+    stats.trimmed_slots = available;
+    stats.candidate_slots = available;
+    let any_carved = slots.iter().any(|s| s.current.is_some());
+
+    // The slots in order of their pre-job rank for jobs that cannot change
+    // it (HTCondor's first sort key), so that a match list can take them a
+    // group of equal rank at a time; `order` remembers where each came
+    // from (equal candidates are taken in that order).
+    let mut pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+    let shapes: Vec<(u32, f64)> = ads.iter().enumerate().map(|(i, ad)| pre_job.shape_of(&opts, i, ad)).collect();
+    let mut order: Vec<u32> = (0..ads.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (shapes[a as usize], shapes[b as usize]);
+        y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)).then(a.cmp(&b))
+    });
+    pre_job.reorder(&order);
+    let ads = reorder(ads, &order);
+    let slots = reorder(slots, &order);
+    let weights = reorder(weights, &order);
+    let mut ranges: Vec<ShapeRange> = Vec::new();
+    for (position, &from) in order.iter().enumerate() {
+        let (shape, value) = shapes[from as usize];
+        match ranges.last_mut() {
+            Some(last) if last.shape == shape => last.range.end = position + 1,
+            _ => ranges.push(ShapeRange { shape, value, range: position..position + 1 }),
+        }
+    }
+    let pool = Pool::new(opts.clone(), ads);
+    let outcome = negotiate_pool(
+        negotiator,
+        accountant,
+        &opts,
+        slots,
+        weights,
+        limits,
+        queues,
+        now,
+        &pool,
+        pre_job,
+        ranges,
+        order,
+        any_carved,
+        stats,
+        pool_weight,
+        min_weight,
+        phase2,
+    )?;
+    release(pool);
+    Ok(outcome)
+}
+
+/// Phase 4 on the prepared slots.
+#[allow(clippy::too_many_arguments)]
+fn negotiate_pool(
+    negotiator: &Negotiator,
+    accountant: &mut Accountant,
+    opts: &EvalOptions,
+    slots: Vec<Slot>,
+    weights: Vec<f64>,
+    limits: ConcurrencyLimits,
+    queues: &[SubmitterQueue],
+    now: i64,
+    pool: &Pool,
+    pre_job: RankCache,
+    ranges: Vec<ShapeRange>,
+    order: Vec<u32>,
+    any_carved: bool,
+    stats: CycleStats,
+    pool_weight: f64,
+    min_weight: f64,
+    phase2: Instant,
+) -> Result<CycleOutcome, NegotiatorError> {
+    let opts = opts.clone();
+    let available = slots.iter().filter(|s| s.available).count();
+    let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
+    let caches = Caches {
+        pre_job,
+        post_job: RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, pool.len()),
+        slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()),
+    };
+    let mut state = State {
+        negotiator,
+        caches,
+        serial: 0,
+        names: Names::new(),
+        opts: opts.clone(),
+        conditions: RankConditions::new(),
+        accountant,
+        ads: pool.ads(),
+        pool,
+        slots,
+        weights,
+        available,
+        limits,
+        match_list: None,
+        now,
+        spin: 0,
+        outcome: CycleOutcome { stats, ..CycleOutcome::default() },
+        share_limited: FxHashSet::default(),
+        found: Vec::new(),
+        rejected_limits: BTreeSet::new(),
+        ranges,
+        order,
+        any_carved,
+        submitter_names: Vec::new(),
+    };
+
+    // The submitters, with their figures as the cycle starts.
+    let mut subs: Vec<Sub<'_>> = queues
+        .iter()
+        .filter(|q| submitter_allowed(negotiator, &opts, q))
+        .map(|q| {
+            let name = q.name.as_str();
+            Sub {
+                queue: q,
+                matched: vec![0; q.requests.len()],
+                report: SubmitterReport {
+                    name: q.name.clone(),
+                    eup: state.accountant.effective_priority(name),
+                    factor: state.accountant.priority_factor(name),
+                    share: 0.0,
+                    limit: 0.0,
+                    usage_before: state.accountant.weighted_resources_used(name),
+                    usage_after: 0.0,
+                    idle_jobs: q.idle_jobs(),
+                    matches: 0,
+                    rejections: 0,
+                    stopped: Stopped::NotReached,
+                },
+                active: false,
+            }
+        })
+        .collect();
+    state.submitter_names = subs.iter().map(|s| s.queue.name.clone()).collect();
+    state.outcome.stats.phase2_seconds = phase2.elapsed().as_secs_f64();
+    let phase4 = Instant::now();
+
+    // A floor round for those below their floor, then the real one.
+    let below_floor: Vec<usize> = (0..subs.len())
+        .filter(|&i| {
+            let name = subs[i].queue.name.as_str();
+            let floor = state.accountant.floor(name) as f64;
+            floor > 0.0 && state.accountant.weighted_resources_used(name) < floor
+        })
+        .collect();
+    if !below_floor.is_empty() {
+        state.negotiate_with_group(&mut subs, below_floor, true, pool_weight, min_weight)?;
+    }
+    let everyone: Vec<usize> = (0..subs.len()).collect();
+    state.negotiate_with_group(&mut subs, everyone, false, pool_weight, min_weight)?;
+
+    let mut outcome = std::mem::take(&mut state.outcome);
+    for sub in &mut subs {
+        sub.report.usage_after = state.accountant.weighted_resources_used(&sub.queue.name);
+    }
+    outcome.stats.active_submitters = subs.iter().filter(|s| s.active).count();
+    outcome.submitters = subs.into_iter().map(|s| s.report).collect();
+    outcome.stats.phase4_seconds = phase4.elapsed().as_secs_f64();
+    Ok(outcome)
+}
+
+/// Whether the negotiator leaves `slot` out of matchmaking (HTCondor's
+/// `trimStartdAds`).
+fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &ClassAd) -> bool {
+    let ctx = EvalContext::new(opts).my(slot);
+    let state = ctx.eval_attr(names.state);
+    let is = |v: &Value, text: &str| matches!(v, Value::Str(s) if s.as_str() == text);
+    let claimed = is(&state, "Claimed");
+    let partitionable = || matches!(ctx.eval_attr(names.partitionable_slot), Value::Bool(true));
+    if negotiator.settings.consider_preemption {
+        if !negotiator.settings.consider_early_preemption
+            && slot.lookup(names.retirement_time_remaining).is_some()
+            && matches!(ctx.eval_attr(names.retirement_time_remaining), Value::Int(r) if r > 0)
+        {
+            return true;
+        }
+    } else if (claimed || is(&state, "Preempting")) && !partitionable() {
+        return true;
+    }
+    if claimed && partitionable() {
+        let want_matching = !matches!(ctx.eval_attr("WantMatching"), Value::Bool(false));
+        let working_cm = matches!(ctx.eval_attr("WorkingCM"), Value::Str(w) if !w.as_str().is_empty());
+        if !(want_matching && (negotiator.settings.match_working_cm_slots || !working_cm)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a submitter passes NEGOTIATOR_SUBMITTER_CONSTRAINT.
+fn submitter_allowed(negotiator: &Negotiator, opts: &EvalOptions, queue: &SubmitterQueue) -> bool {
+    let Some(constraint) = &negotiator.submitter_constraint else {
+        return true;
+    };
+    let mut ad = ClassAd::new();
+    ad.insert("Name", queue.name.as_str());
+    ad.insert("ScheddName", queue.schedd.as_str());
+    ad.insert("IdleJobs", queue.idle_jobs() as i64);
+    ad.insert("RunningJobs", i64::from(queue.running_jobs));
+    EvalContext::new(opts).my(&ad).is_true(constraint)
+}
+
+impl State<'_, '_> {
+    /// The pie spins of one group (HTCondor's `negotiateWithGroup`), over
+    /// the submitters `members` (indices into `subs`).
+    fn negotiate_with_group(
+        &mut self,
+        subs: &mut [Sub<'_>],
+        mut members: Vec<usize>,
+        floor_round: bool,
+        pool_weight: f64,
+        min_weight: f64,
+    ) -> Result<(), NegotiatorError> {
+        let settings = self.negotiator.settings.clone();
+        self.outcome.stats.pies += 1;
+        let mut spin = 0u32;
+        loop {
+            spin += 1;
+            self.spin = if floor_round { 0 } else { spin };
+            self.outcome.stats.pie_spins += 1;
+            let ignore_limit = spin == 1 && settings.consider_preemption;
+            self.match_list = None;
+            if !settings.consider_preemption {
+                members.retain(|&i| subs[i].queue.idle_jobs() > 0);
+            }
+            let pie_subs: Vec<pie::Submitter> = members.iter().map(|&i| self.pie_submitter(subs[i].queue)).collect();
+            let pie = Pie::new(&pie_subs, pool_weight, None).consider_preemption(settings.consider_preemption);
+            let (mut pie_left, starvation) = self.pie_left(&pie, &pie_subs);
+            if !settings.consider_preemption && pie_left <= 0.0 {
+                break;
+            }
+            if spin == 1 {
+                let order = pie::negotiation_order(&pie_subs, &starvation);
+                // Equal in everything HTCondor compares: by name, so that
+                // the order does not depend on the input's.
+                let mut ordered: Vec<usize> = order.iter().map(|&k| members[k]).collect();
+                stable_name_ties(&mut ordered, &pie_subs, &starvation, &order, subs);
+                members = ordered;
+            }
+            let pie_left_before = pie_left;
+            let count_before = members.len();
+            let mut k = 0;
+            while k < members.len() {
+                let i = members[k];
+                let name = subs[i].queue.name.clone();
+                let idle = self.idle_jobs(&subs[i]);
+                let ps = self.pie_submitter(subs[i].queue);
+                let mut l = pie.limit(&ps, floor_round);
+                if settings.ignore_user_priorities && !floor_round {
+                    l.limit = f64::MAX;
+                    l.limit_unclaimed = f64::MAX;
+                }
+                if spin == 1 && !floor_round {
+                    subs[i].report.share = l.share;
+                    subs[i].report.limit = l.share * pie.slot_weight_total;
+                }
+                let mut limit = l.limit;
+                if limit > pie_left {
+                    limit = pie_left;
+                }
+                let ceiling: i64 = match self.accountant.ceiling(&name) {
+                    None => i64::from(i32::MAX),
+                    Some(c) => (c - self.accountant.weighted_resources_used(&name) as i64).max(0),
+                };
+                let result = if idle == 0 {
+                    if subs[i].report.stopped == Stopped::NotReached {
+                        subs[i].report.stopped = Stopped::NoIdleJobs;
+                    }
+                    Result_::Done
+                } else if (limit < min_weight || pie_left < min_weight) && spin > 1 {
+                    Result_::Resume
+                } else if ceiling == 0 || (ceiling as f64) < min_weight {
+                    subs[i].report.stopped = Stopped::Ceiling;
+                    Result_::Done
+                } else {
+                    if !subs[i].active {
+                        self.outcome.stats.idle_jobs += idle;
+                    }
+                    subs[i].active = true;
+                    self.rejected_limits.clear();
+                    let budget = Budget { used: 0.0, used_unclaimed: 0.0, limit, limit_unclaimed: l.limit_unclaimed };
+                    self.negotiate(subs, i, budget, ceiling, ignore_limit, &mut pie_left)?
+                };
+                match result {
+                    Result_::Resume => {
+                        if self.share_limited.insert(name.clone()) {
+                            self.outcome.stats.submitters_share_limit.push(name);
+                        }
+                        if subs[i].report.stopped != Stopped::Ceiling {
+                            subs[i].report.stopped = Stopped::ShareLimit;
+                        }
+                        k += 1;
+                    }
+                    Result_::Done => {
+                        if matches!(subs[i].report.stopped, Stopped::NotReached | Stopped::ShareLimit) {
+                            subs[i].report.stopped = Stopped::GotAll;
+                        }
+                        members.remove(k);
+                    }
+                }
+            }
+            let again = (pie_left < pie_left_before || members.len() < count_before)
+                && !members.is_empty()
+                && self.available > 0
+                && !floor_round;
+            if !again {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// A submitter as the pie sees it now.
+    fn pie_submitter(&self, queue: &SubmitterQueue) -> pie::Submitter {
+        let name = queue.name.as_str();
+        pie::Submitter {
+            name: queue.name.clone(),
+            eup: self.accountant.effective_priority(name),
+            factor: self.accountant.priority_factor(name),
+            usage: self.accountant.weighted_resources_used(name),
+            floor: self.accountant.floor(name) as f64,
+            ceiling: self.accountant.ceiling(name),
+            tie_break: queue.tie_break,
+        }
+    }
+
+    /// The spin's pie (the sum of the limits) and each one's starvation.
+    fn pie_left(&self, pie: &Pie, subs: &[pie::Submitter]) -> (f64, Vec<f64>) {
+        if self.negotiator.settings.ignore_user_priorities {
+            let (_, starvation) = pie.pie_left(subs);
+            return (f64::MAX, starvation);
+        }
+        pie.pie_left(subs)
+    }
+
+    /// The idle jobs a submitter still offers.
+    fn idle_jobs(&self, sub: &Sub<'_>) -> u64 {
+        if self.negotiator.settings.resend_matched_jobs {
+            return sub.queue.idle_jobs();
+        }
+        sub.queue.requests.iter().zip(&sub.matched).map(|(r, m)| u64::from(r.count.saturating_sub(*m))).sum()
+    }
+
+    /// Negotiates with one submitter (HTCondor's `negotiate`).
+    fn negotiate(
+        &mut self,
+        subs: &mut [Sub<'_>],
+        who: usize,
+        mut budget: Budget,
+        ceiling: i64,
+        ignore_limit: bool,
+        pie_left: &mut f64,
+    ) -> Result<Result_, NegotiatorError> {
+        let queue = subs[who].queue;
+        let resend = self.negotiator.settings.resend_matched_jobs;
+        let mut rejected_acs: FxHashSet<u32> = FxHashSet::default();
+        let mut limited_by_submitter_limit = false;
+        let mut only_for_startd_rank;
+        // The requests in order, each as many times as it has jobs left
+        // (HTCondor's getRequest, over the list the schedd sent this spin).
+        let mut next = 0usize;
+        let mut left: Option<u32> = None;
+        loop {
+            if budget.used >= budget.limit {
+                if ignore_limit {
+                    only_for_startd_rank = true;
+                } else {
+                    return Ok(Result_::Resume);
+                }
+            } else {
+                only_for_startd_rank = false;
+            }
+            if budget.used >= ceiling as f64 {
+                subs[who].report.stopped = Stopped::Ceiling;
+                return Ok(Result_::Resume);
+            }
+            let request_index = loop {
+                let Some(request) = queue.requests.get(next) else {
+                    break None;
+                };
+                let remaining = *left.get_or_insert_with(|| {
+                    if resend {
+                        request.count
+                    } else {
+                        request.count.saturating_sub(subs[who].matched[next])
+                    }
+                });
+                if remaining > 0 && !rejected_acs.contains(&request.autocluster) && self.request_passes(request) {
+                    left = Some(remaining - 1);
+                    break Some(next);
+                }
+                next += 1;
+                left = None;
+            };
+            let Some(r) = request_index else {
+                return Ok(if budget.used >= budget.limit || limited_by_submitter_limit {
+                    Result_::Resume
+                } else {
+                    Result_::Done
+                });
+            };
+            let request = &queue.requests[r];
+            self.outcome.stats.jobs_considered += 1;
+            let ad = self.request_ad(request, &queue.name);
+            match self.find(&ad, request, who, &queue.schedd, budget, only_for_startd_rank) {
+                Found::None(reason, diagnostics) => {
+                    self.outcome.stats.rejections += 1;
+                    subs[who].report.rejections += 1;
+                    if diagnostics.submitter_limit > 0 {
+                        limited_by_submitter_limit = true;
+                        if self.share_limited.insert(queue.name.clone()) {
+                            self.outcome.stats.submitters_share_limit.push(queue.name.clone());
+                        }
+                    }
+                    self.outcome.rejections.push(Rejection {
+                        submitter: queue.name.clone(),
+                        job: request.job,
+                        autocluster: request.autocluster,
+                        reason,
+                        spin: self.spin,
+                    });
+                    rejected_acs.insert(request.autocluster);
+                    left = Some(0); // the request's other jobs are not offered again
+                    if diagnostics.submitter_limit > 0
+                        && !self.negotiator.settings.consider_preemption
+                        && !self.negotiator.settings.use_slot_weights
+                    {
+                        return Ok(Result_::Resume);
+                    }
+                }
+                Found::Slot(candidate) => {
+                    let cost = self.take(&ad, request, who, &queue.name, candidate)?;
+                    subs[who].matched[r] += 1;
+                    subs[who].report.matches += 1;
+                    if self.negotiator.settings.depth_first {
+                        let skip = self.jobs_in_slot(&ad, candidate.slot).saturating_sub(1);
+                        left = left.map(|l| l.saturating_sub(skip));
+                    }
+                    budget.used += cost;
+                    if self.slots[candidate.slot].running.is_none() {
+                        budget.used_unclaimed += cost;
+                    }
+                    *pie_left -= cost;
+                    self.outcome.stats.matches += 1;
+                }
+            }
+        }
+    }
+
+    /// Whether a request passes NEGOTIATOR_JOB_CONSTRAINT.
+    fn request_passes(&self, request: &ResourceRequest) -> bool {
+        self.negotiator.job_constraint.as_ref().is_none_or(|c| EvalContext::new(&self.opts).my(&request.ad).is_true(c))
+    }
+
+    /// The request's ad with what the negotiator tells policy expressions
+    /// about its submitter: a small ad of those attributes, chained to the
+    /// job's (which it overrides, as HTCondor's assignments do).
+    fn request_ad(&self, request: &ResourceRequest, submitter: &str) -> ClassAd {
+        let n = &self.names;
+        let mut ad = ClassAd::with_capacity(8);
+        let eup = self.accountant.effective_priority(submitter);
+        ad.insert(n.submitter_negotiating_group, crate::groups::ROOT);
+        ad.insert(n.submitter_autoregroup, false);
+        ad.insert(n.submittor_prio, eup);
+        ad.insert(n.submitter_user_prio, eup);
+        ad.insert(n.submitter_user_resources_in_use, self.accountant.weighted_resources_used(submitter));
+        let group = self.accountant.group_of(submitter);
+        if group != crate::groups::ROOT {
+            ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
+            ad.insert(n.submitter_group, group);
+        }
+        ad.chain_to(Arc::clone(&request.ad));
+        ad
+    }
+
+    /// How many of the request's jobs fit the partitionable slot just
+    /// matched (NEGOTIATOR_DEPTH_FIRST).
+    fn jobs_in_slot(&self, request: &ClassAd, slot: usize) -> u32 {
+        let ad = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+        let ctx = EvalContext::new(&self.opts).my(ad);
+        let mut fit = u32::MAX;
+        for (have, want) in [("Cpus", "RequestCpus"), ("Memory", "RequestMemory")] {
+            let have = number(&ctx.eval_attr(have)).unwrap_or(0.0);
+            let want = number(&EvalContext::new(&self.opts).my(request).eval_attr(want)).unwrap_or(0.0);
+            if want > 0.0 {
+                fit = fit.min((have / want).floor().max(0.0) as u32);
+            }
+        }
+        if fit == u32::MAX {
+            1
+        } else {
+            fit.saturating_add(1).max(1)
+        }
+    }
+
+    /// What taking a slot costs the submitter.
+    fn cost(&self, request: &ClassAd, slot: usize) -> f64 {
+        match &self.slots[slot].current {
+            Some(current) => consumption::cost(request, current),
+            None => self.weights[slot],
+        }
+    }
+
+    /// HTCondor's `SubmitterLimitPermits`: within the limit, or the
+    /// one round-up a spin allows.
+    fn permits(&self, request: &ClassAd, slot: usize, used: f64, allowed: f64) -> bool {
+        let cost = self.cost(request, slot);
+        used + cost <= allowed || (used <= 0.0 && allowed > 0.0)
+    }
+
+    /// Finds the best slot for a request (HTCondor's `matchmakingAlgorithm`).
+    #[allow(clippy::too_many_arguments)]
+    fn find(
+        &mut self,
+        ad: &ClassAd,
+        request: &ResourceRequest,
+        who: usize,
+        _schedd: &str,
+        budget: Budget,
+        only_for_startd_rank: bool,
+    ) -> Found {
+        // Limits the job names are checked before anything else.
+        let mut limits_with_match = false;
+        if let Some(expr) = ad.lookup(self.names.concurrency_limits) {
+            match EvalContext::new(&self.opts).my(ad).eval(expr) {
+                Value::Str(list) => {
+                    if let Some(name) = self.limits.rejected(list.as_str()) {
+                        // HTCondor names every limit it has refused since
+                        // the last request that got past this check.
+                        self.rejected_limits.insert(name);
+                        return Found::None(
+                            RejectReason::ConcurrencyLimit(self.rejected_limits.iter().cloned().collect()),
+                            Diagnostics { concurrency: true, ..Diagnostics::default() },
+                        );
+                    }
+                }
+                _ => limits_with_match = true,
+            }
+        }
+        self.rejected_limits.clear();
+
+        let cached = self.match_list.as_ref().is_some_and(|list| {
+            list.submitter == who
+                && list.autocluster == request.autocluster
+                && list.only_for_startd_rank == only_for_startd_rank
+        });
+        if cached {
+            return self.pop_cached(ad, budget, limits_with_match);
+        }
+        self.match_list = None;
+        self.outcome.stats.match_lists += 1;
+
+        let mut list = MatchList {
+            submitter: who,
+            autocluster: request.autocluster,
+            only_for_startd_rank,
+            request: ad.clone(),
+            budget,
+            limits_with_match,
+            entries: Vec::new(),
+            sorted: 0,
+            head: 0,
+            next_range: self.ranges.len(),
+            group: Vec::new(),
+            group_sorted: 0,
+            group_head: 0,
+            diagnostics: Diagnostics::default(),
+        };
+        let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
+        if lazy {
+            // Candidates come group by group, best first: the slots whose
+            // pre-job rank this job can change are examined now, the others
+            // a group of equal pre-job rank at a time, as the list is used.
+            list.next_range = 0;
+            let dependent: Vec<Range<usize>> = self
+                .ranges
+                .iter()
+                .filter(|r| !self.caches.pre_job.independent(r.shape, ad))
+                .map(|r| r.range.clone())
+                .collect();
+            self.examine(&mut list, &dependent);
+        } else {
+            self.examine(&mut list, std::slice::from_ref(&(0..self.ads.len())));
+            let carved: Vec<usize> =
+                (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
+            let request = std::mem::take(&mut list.request);
+            for slot in carved {
+                if let Some(c) = self.candidate(&mut list, &request, None, slot, true) {
+                    list.entries.push(c);
+                }
+            }
+            list.request = request;
+        }
+
+        if !self.negotiator.settings.matchlist_caching {
+            // The first best in slot order.
+            let best = list.entries.iter().copied().fold(None::<Candidate>, |best, c| match best {
+                Some(b) if c.ranks.cmp_best(&b.ranks) != Ordering::Greater => Some(b),
+                Some(b) if c.ranks.cmp_best(&b.ranks) == Ordering::Equal && c.order > b.order => Some(b),
+                _ => Some(c),
+            });
+            return match best {
+                Some(c) => Found::Slot(c),
+                None => Found::None(reason(&list.diagnostics, &self.rejected_limits), list.diagnostics),
+            };
+        }
+        let popped = self.next_candidate(&mut list);
+        let diagnostics = list.diagnostics;
+        self.match_list = Some(list);
+        match popped {
+            Some(c) => Found::Slot(c),
+            None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
+        }
+    }
+
+    /// Examines the static slots of `range` for the list's request: those
+    /// still available that match both ways become candidates.
+    fn examine(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let slots = &self.slots;
+        let keep = |i: usize| slots[i].available && slots[i].current.is_none();
+        match ranges {
+            #[cfg(feature = "parallel")]
+            [range] if range.len() >= PARALLEL_FROM => {
+                found = self.pool.par_matching_in(&list.request, range.clone(), keep)
+            }
+            _ => {
+                let prepared = self.pool.prepare(&list.request);
+                self.pool.matching_in_ranges(&prepared, &list.request, ranges, keep, &mut found);
+            }
+        }
+        self.serial += 1;
+        // The request is lent out while the list takes its candidates.
+        let request = std::mem::take(&mut list.request);
+        let opts = self.opts.clone();
+        let job_rank = request.lookup(self.names.rank).map(|e| classad::Prepared::new(&opts, &request, e));
+        for &slot in &found {
+            if let Some(c) = self.candidate(list, &request, job_rank.as_ref(), slot, false) {
+                list.entries.push(c);
+            }
+        }
+        drop(job_rank);
+        list.request = request;
+        self.found = found;
+    }
+
+    /// Whether slot `slot` (which matched the request, or, `carved`, is a
+    /// partitionable slot to try) is a candidate for the list, and its
+    /// ranks; counts the reasons it is not. Everything is judged as at the
+    /// list's making: its request ad and budget.
+    fn candidate(
+        &mut self,
+        list: &mut MatchList,
+        ad: &ClassAd,
+        job_rank: Option<&classad::Prepared<&ClassAd>>,
+        slot: usize,
+        carved: bool,
+    ) -> Option<Candidate> {
+        let budget = list.budget;
+        let consider_preemption = self.negotiator.settings.consider_preemption;
+        let slot_ad = match (&self.slots[slot].current, carved) {
+            (Some(current), true) => {
+                let taken = consumption::of(ad, current);
+                if !consumption::sufficient(current, &taken) {
+                    return None;
+                }
+                let view = consumption::job_as_taking(ad, &taken);
+                if !classad::matching::MatchAd::new(&self.opts, &view, current).symmetric_match() {
+                    return None;
+                }
+                current
+            }
+            _ => &self.ads[slot],
+        };
+        let running = if !consider_preemption {
+            None
+        } else if carved {
+            self.names.remote_user(slot_ad).map(Arc::from)
+        } else {
+            self.slots[slot].running.clone()
+        };
+        let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
+        let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
+        let mut claim = Claim::Unclaimed;
+        if list.only_for_startd_rank {
+            if running.is_none() || !is_true(&self.conditions.better) {
+                return None;
+            }
+            claim = Claim::RankPreemption;
+        } else if let Some(user) = &running {
+            if is_true(&self.conditions.better) {
+                claim = Claim::RankPreemption;
+            } else if &**user != self.submitter_name(list.submitter) {
+                claim = Claim::PriorityPreemption;
+                if let Some(req) = &self.negotiator.preemption_requirements {
+                    if !is_true(req) {
+                        list.diagnostics.preemption_policy += 1;
+                        return None;
+                    }
+                }
+                if !is_true(&self.conditions.not_worse) {
+                    list.diagnostics.preemption_rank += 1;
+                    return None;
+                }
+            } else {
+                return None;
+            }
+        }
+        match claim {
+            Claim::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
+                list.diagnostics.submitter_limit += 1;
+                return None;
+            }
+            Claim::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
+                list.diagnostics.submitter_limit += 1;
+                return None;
+            }
+            _ => {}
+        }
+        if list.limits_with_match {
+            if let Some(name) = self.limit_with_match(ad, slot_ad) {
+                list.diagnostics.concurrency = true;
+                self.rejected_limits.insert(name);
+                return None;
+            }
+        }
+        let ranks = if carved {
+            self.ranks(ad, slot_ad, claim, job_rank_of(&self.opts, ad, slot_ad))
+        } else {
+            let serial = self.serial;
+            let rank = match job_rank {
+                Some(prepared) => prepared.rank(slot_ad),
+                None if ad.lookup(self.names.rank).is_some() => job_rank_of(&self.opts, ad, slot_ad),
+                None => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
+            };
+            Ranks {
+                pre_job: self.caches.pre_job.value(&self.opts, slot, slot_ad, ad, serial),
+                job: rank,
+                post_job: self.caches.post_job.value(&self.opts, slot, slot_ad, ad, serial),
+                claim,
+                preemption: self.preemption_rank(ad, slot_ad, claim),
+            }
+        };
+        Some(Candidate { slot, order: self.order[slot], ranks })
+    }
+
+    /// The next candidate of a list in its order (HTCondor's sorted match
+    /// list), the next group of slots examined when it is needed.
+    fn next_candidate(&mut self, list: &mut MatchList) -> Option<Candidate> {
+        while list.group_head == list.group.len() && list.next_range < self.ranges.len() {
+            // The next group: the ranges of equal pre-job rank this job
+            // cannot change.
+            let value = self.ranges[list.next_range].value;
+            list.group.clear();
+            list.group_head = 0;
+            let mut ranges = Vec::new();
+            while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits()
+            {
+                let r = &self.ranges[list.next_range];
+                list.next_range += 1;
+                if self.caches.pre_job.independent(r.shape, &list.request) {
+                    ranges.push(r.range.clone());
+                }
+            }
+            let kept = list.entries.len();
+            self.examine(list, &ranges);
+            let mut group = std::mem::take(&mut list.entries);
+            list.group = group.split_off(kept);
+            list.group_sorted = 0;
+            list.entries = group;
+        }
+        list.sort_up_to(list.head + 1);
+        sort_prefix(&mut list.group, &mut list.group_sorted, list.group_head + 1);
+        let eager = list.entries.get(list.head).copied();
+        let grouped = list.group.get(list.group_head).copied();
+        match (eager, grouped) {
+            (Some(e), Some(g)) if best_first(&g, &e) == Ordering::Less => {
+                list.group_head += 1;
+                Some(g)
+            }
+            (Some(e), _) => {
+                list.head += 1;
+                Some(e)
+            }
+            (None, Some(g)) => {
+                list.group_head += 1;
+                Some(g)
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The name of submitter `who`.
+    fn submitter_name(&self, who: usize) -> &str {
+        self.submitter_names.get(who).map_or("", String::as_str)
+    }
+
+    /// The next candidate of the kept list that the limits still allow.
+    fn pop_cached(&mut self, ad: &ClassAd, budget: Budget, limits_with_match: bool) -> Found {
+        let Some(mut list) = self.match_list.take() else {
+            return Found::None(RejectReason::NoMatch, Diagnostics::default());
+        };
+        let mut chosen = None;
+        while let Some(candidate) = self.next_candidate(&mut list) {
+            let slot_ad = self.slots[candidate.slot].current.as_ref().unwrap_or(&self.ads[candidate.slot]);
+            if limits_with_match {
+                if let Some(name) = self.limit_with_match(ad, slot_ad) {
+                    // Counted in HTCondor's global counter, which the
+                    // list's own (from when it was built) then replaces.
+                    self.rejected_limits.insert(name);
+                    continue;
+                }
+            }
+            let preempting = candidate.ranks.claim != Claim::Unclaimed;
+            if (preempting && self.permits(ad, candidate.slot, budget.used, budget.limit))
+                || self.permits(ad, candidate.slot, budget.used_unclaimed, budget.limit_unclaimed)
+            {
+                chosen = Some(candidate);
+                break;
+            }
+            list.diagnostics.submitter_limit += 1;
+        }
+        let diagnostics = list.diagnostics;
+        self.match_list = Some(list);
+        match chosen {
+            Some(c) => Found::Slot(c),
+            None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
+        }
+    }
+
+    /// The first concurrency limit a job's `ConcurrencyLimits`, evaluated
+    /// against the slot, would exceed.
+    fn limit_with_match(&self, ad: &ClassAd, slot: &ClassAd) -> Option<String> {
+        match EvalContext::new(&self.opts).my(ad).target(slot).eval_attr(self.names.concurrency_limits) {
+            Value::Str(list) => self.limits.rejected(list.as_str()),
+            _ => None,
+        }
+    }
+
+    /// PREEMPTION_RANK of a slot to be preempted (the lowest value for an
+    /// unclaimed one).
+    fn preemption_rank(&self, request: &ClassAd, slot: &ClassAd, claim: Claim) -> f64 {
+        if claim == Claim::Unclaimed {
+            return -f64::from(f32::MAX);
+        }
+        match &self.negotiator.ranks.preemption_rank {
+            Some(e) => Conversion::Negotiator.apply(&EvalContext::new(&self.opts).my(slot).target(request).eval(e)),
+            None => -f64::MAX,
+        }
+    }
+
+    /// A candidate's ranks (HTCondor's `calculateRanks`).
+    fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
+        self.negotiator.ranks.ranks_with(&self.opts, request, slot, claim, job_rank)
+    }
+
+    /// Gives the slot to the request (HTCondor's `matchmakingProtocol` and
+    /// what `negotiate` does after it); returns the match's cost.
+    fn take(
+        &mut self,
+        ad: &ClassAd,
+        request: &ResourceRequest,
+        _who: usize,
+        submitter: &str,
+        candidate: Candidate,
+    ) -> Result<f64, NegotiatorError> {
+        let slot = candidate.slot;
+        let preempting = self.names.remote_user(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]));
+        let limits = match EvalContext::new(&self.opts)
+            .my(ad)
+            .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))
+            .eval_attr(self.names.concurrency_limits)
+        {
+            Value::Str(list) => Some(list.as_str().to_ascii_lowercase()),
+            _ => None,
+        };
+        let cost;
+        if let Some(current) = self.slots[slot].current.as_mut() {
+            let taken = consumption::of(ad, current);
+            cost = consumption::deduct(current, &taken);
+            let mut charged = current.clone();
+            charged.insert(crate::accountant::CP_MATCH_COST, cost);
+            if let Some(l) = &limits {
+                charged.insert(self.names.matched_concurrency_limits, l.as_str());
+            }
+            self.accountant.add_match(submitter, &charged, self.now)?;
+            // The carved slot goes back into the kept list if the request
+            // still fits it.
+            let still = {
+                let current = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+                let taken = consumption::of(ad, current);
+                consumption::sufficient(current, &taken)
+                    && classad::matching::MatchAd::new(&self.opts, &consumption::job_as_taking(ad, &taken), current)
+                        .symmetric_match()
+            };
+            if still {
+                let current = self.slots[slot].current.clone().unwrap_or_default();
+                let job_rank = job_rank_of(&self.opts, ad, &current);
+                let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
+                if let Some(list) = self.match_list.as_mut() {
+                    list.reinsert(Candidate { slot, order: self.order[slot], ranks });
+                }
+            }
+        } else {
+            cost = self.weights[slot];
+            match &limits {
+                Some(l) => {
+                    let mut charged = ClassAd::clone(&self.ads[slot]);
+                    charged.insert(self.names.matched_concurrency_limits, l.as_str());
+                    self.accountant.add_match(submitter, &charged, self.now)?;
+                }
+                None => self.accountant.add_match(submitter, &self.ads[slot], self.now)?,
+            }
+            self.slots[slot].available = false;
+            self.available -= 1;
+        }
+        if let Some(l) = &limits {
+            self.limits.add(l);
+        }
+        self.outcome.matches.push(MatchRecord {
+            submitter: submitter.to_string(),
+            job: request.job,
+            autocluster: request.autocluster,
+            slot: self.slots[slot].name.clone(),
+            slot_index: self.order[slot] as usize,
+            claim: candidate.ranks.claim,
+            preempting,
+            cost,
+            spin: self.spin,
+        });
+        Ok(cost)
+    }
+}
+
+/// Puts at least the first `n` of `items` in their final order, given that
+/// the first `*sorted` are: the next stretch is chosen with a selection
+/// (linear) and only it is sorted, so that the whole is never sorted when
+/// only its head is used, and the result is that of sorting everything.
+fn sort_prefix(items: &mut [Candidate], sorted: &mut usize, n: usize) {
+    let len = items.len();
+    if n <= *sorted || *sorted >= len {
+        return;
+    }
+    let k = n.max(*sorted + 256).max(2 * *sorted).min(len);
+    let tail = &mut items[*sorted..];
+    if k - *sorted < tail.len() {
+        tail.select_nth_unstable_by(k - *sorted - 1, best_first);
+    }
+    items[*sorted..k].sort_unstable_by(best_first);
+    *sorted = k;
+}
+
+/// The order of a match list: best first, equal candidates in slot order.
+fn best_first(a: &Candidate, b: &Candidate) -> Ordering {
+    b.ranks.cmp_best(&a.ranks).then(a.order.cmp(&b.order))
+}
+
+impl MatchList {
+    /// Puts at least the first `n` candidates in their final order. A list
+    /// is seldom used up (an autocluster takes a few hundred of tens of
+    /// thousands of slots), so the rest is only partitioned: the result is
+    /// that of sorting the whole list.
+    fn sort_up_to(&mut self, n: usize) {
+        sort_prefix(&mut self.entries, &mut self.sorted, n);
+    }
+
+    /// Puts a carved partitionable slot back just above the head, then
+    /// moves it down past every entry it ranks better than, exactly as
+    /// HTCondor's `insert_candidate` does (which leaves a slot that got
+    /// better after the deduction below the others).
+    fn reinsert(&mut self, entry: Candidate) {
+        if self.head == 0 {
+            return;
+        }
+        self.sort_up_to(self.entries.len());
+        self.head -= 1;
+        let mut at = self.head;
+        while at + 1 < self.entries.len() && entry.ranks.cmp_best(&self.entries[at + 1].ranks) == Ordering::Greater {
+            self.entries[at] = self.entries[at + 1];
+            at += 1;
+        }
+        self.entries[at] = entry;
+    }
+}
+
+/// The job's `Rank` of a slot (the slot's own when the job has none), as
+/// a number.
+fn job_rank_of(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
+    let value = if job.lookup("Rank").is_some() {
+        EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
+    } else if slot.lookup("Rank").is_some() {
+        EvalContext::new(opts).my(slot).target(job).eval_attr("Rank")
+    } else {
+        Value::Undefined
+    };
+    number(&value).unwrap_or(0.0)
+}
+
+/// The reason HTCondor gives for a request without a slot.
+fn reason(d: &Diagnostics, rejected_limits: &BTreeSet<String>) -> RejectReason {
+    if d.concurrency {
+        RejectReason::ConcurrencyLimit(rejected_limits.iter().cloned().collect())
+    } else if d.preemption_policy > 0 {
+        RejectReason::PreemptionRequirements
+    } else if d.submitter_limit > 0 {
+        RejectReason::SubmitterLimit
+    } else {
+        RejectReason::NoMatch
+    }
+}
+
+/// Frees the cycle's pool (its slot ads and their prepared forms): a
+/// large one on another thread, so that the caller does not wait for it.
+fn release(pool: Pool) {
+    #[cfg(feature = "parallel")]
+    if pool.len() >= PARALLEL_FROM {
+        rayon::spawn(move || drop(pool));
+        return;
+    }
+    drop(pool);
+}
+
+/// `items` in `order` (item `i` of the result is `items[order[i]]`).
+fn reorder<T>(items: Vec<T>, order: &[u32]) -> Vec<T> {
+    let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| items[i as usize].take()).collect()
+}
+
+/// Breaks ties HTCondor would leave to its submitters' ads' order by name.
+fn stable_name_ties(
+    ordered: &mut [usize],
+    pie_subs: &[pie::Submitter],
+    starvation: &[f64],
+    order: &[usize],
+    subs: &[Sub<'_>],
+) {
+    let key = |k: usize| (pie_subs[k].eup, starvation[k], pie_subs[k].tie_break);
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && key(order[end]) == key(order[start]) {
+            end += 1;
+        }
+        ordered[start..end].sort_by(|&a, &b| subs[a].queue.name.cmp(&subs[b].queue.name));
+        start = end;
+    }
+}

@@ -1,0 +1,238 @@
+//! The negotiator's rank expressions (evaluated with a slot as MY and a
+//! job as TARGET) remembered per slot, so that ranking a slot for the
+//! next request seldom evaluates anything.
+//!
+//! `NEGOTIATOR_PRE_JOB_RANK` reads the slot's `Rank`, `Cpus`, `Memory`
+//! and `RemoteOwner`; most slots of a pool agree on them in a handful of
+//! ways (their *shape*), and most jobs define none of the attributes the
+//! expression would look up in them. For each shape the cache keeps the
+//! names the expression would read from the job and its value against a
+//! job without them; for a job that defines none of those names, every
+//! slot of the shape has that value, exactly. Otherwise (or for a slot
+//! whose referenced attributes are expressions of its own) the expression
+//! is evaluated.
+
+use classad::references::{external, trim_all, Side};
+use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Name, Value};
+use rustc_hash::FxHashMap;
+
+/// How a value becomes a rank.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Conversion {
+    /// A negotiator expression: a number in single precision, anything
+    /// else the lowest value.
+    Negotiator,
+    /// A `Rank`: a number, anything else 0.
+    Rank,
+}
+
+impl Conversion {
+    pub(super) fn apply(self, value: &Value) -> f64 {
+        let n = match value {
+            Value::Int(i) => Some(*i as f64),
+            Value::Real(r) => Some(*r),
+            Value::Bool(b) => Some(f64::from(u8::from(*b))),
+            _ => None,
+        };
+        match self {
+            Conversion::Negotiator => n.map_or(-f64::MAX, |v| f64::from(v as f32)),
+            Conversion::Rank => n.unwrap_or(0.0),
+        }
+    }
+}
+
+/// What a slot has for one of the names the expression reads directly.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Part {
+    Missing,
+    Int(i64),
+    Real(u64),
+    Bool(bool),
+    Str(String),
+    /// Anything else: the slot is a shape of its own.
+    Own(usize),
+}
+
+struct Shape {
+    /// The names the expression reads from the job (`None`: it reads the
+    /// job as a whole, or the names could not be told).
+    reads: Option<Vec<Name>>,
+    /// Its value against a job that defines none of them.
+    value: f64,
+}
+
+/// One expression, cached per slot shape.
+pub(super) struct RankCache {
+    expr: Option<Expr>,
+    conversion: Conversion,
+    /// The names the expression refers to directly.
+    direct: Vec<Name>,
+    shape_of: Vec<u32>,
+    shapes: Vec<Shape>,
+    index: FxHashMap<Vec<Part>, u32>,
+    /// Per shape: the request it was last checked for and the answer.
+    checked: Vec<(u64, bool)>,
+    empty: ClassAd,
+}
+
+const UNKNOWN: u32 = u32::MAX;
+
+impl RankCache {
+    /// A cache of `expr` (`None`: the expression is not set, its value is
+    /// always the lowest) for `slots` slots.
+    pub(super) fn new(opts: &EvalOptions, expr: Option<&Expr>, conversion: Conversion, slots: usize) -> RankCache {
+        let empty = ClassAd::new();
+        let direct = expr
+            .and_then(|e| external(opts, &empty, e).ok())
+            .map(|names| trim_all(&names, Side::External).iter().map(|n| Name::new(n.as_str())).collect())
+            .unwrap_or_default();
+        RankCache {
+            expr: expr.cloned(),
+            conversion,
+            direct,
+            shape_of: vec![UNKNOWN; slots],
+            shapes: Vec::new(),
+            index: FxHashMap::default(),
+            checked: Vec::new(),
+            empty,
+        }
+    }
+
+    /// The rank of slot `index` (whose ad is `slot`) for `job`; `request`
+    /// numbers the job (a different number for each job ad, so that what
+    /// is learnt of one is not used for another).
+    pub(super) fn value(
+        &mut self,
+        opts: &EvalOptions,
+        index: usize,
+        slot: &ClassAd,
+        job: &ClassAd,
+        request: u64,
+    ) -> f64 {
+        let mut shape = self.shape_of[index];
+        if shape == UNKNOWN {
+            shape = self.shape(opts, index, slot);
+            self.shape_of[index] = shape;
+        }
+        let s = shape as usize;
+        let (seen, independent) = self.checked[s];
+        let independent = if seen == request {
+            independent
+        } else {
+            let answer =
+                self.shapes[s].reads.as_ref().is_some_and(|names| names.iter().all(|n| job.lookup(*n).is_none()));
+            self.checked[s] = (request, answer);
+            answer
+        };
+        match &self.expr {
+            Some(expr) if !independent => {
+                self.conversion.apply(&EvalContext::new(opts).my(slot).target(job).eval(expr))
+            }
+            _ => self.shapes[s].value,
+        }
+    }
+
+    /// The shape of slot `index` (made on first sight) and the value of the
+    /// expression for the jobs the shape does not depend on.
+    pub(super) fn shape_of(&mut self, opts: &EvalOptions, index: usize, slot: &ClassAd) -> (u32, f64) {
+        let mut shape = self.shape_of[index];
+        if shape == UNKNOWN {
+            shape = self.shape(opts, index, slot);
+            self.shape_of[index] = shape;
+        }
+        (shape, self.shapes[shape as usize].value)
+    }
+
+    /// Whether the value for the slots of `shape` is the same for `job` as
+    /// for a job without attributes.
+    pub(super) fn independent(&self, shape: u32, job: &ClassAd) -> bool {
+        self.shapes
+            .get(shape as usize)
+            .and_then(|s| s.reads.as_ref())
+            .is_some_and(|names| names.iter().all(|n| job.lookup(*n).is_none()))
+    }
+
+    /// Puts the slots in a new order: slot `i` of the new order is slot
+    /// `order[i]` of the old.
+    pub(super) fn reorder(&mut self, order: &[u32]) {
+        self.shape_of = order.iter().map(|&i| self.shape_of[i as usize]).collect();
+    }
+
+    /// The shape of slot `index`, made on first sight.
+    fn shape(&mut self, opts: &EvalOptions, index: usize, slot: &ClassAd) -> u32 {
+        let key: Vec<Part> = self
+            .direct
+            .iter()
+            .map(|name| match slot.lookup(*name) {
+                None => Part::Missing,
+                Some(e) => match e.as_literal() {
+                    Some(Literal::Int(i)) => Part::Int(*i),
+                    Some(Literal::Real(r)) => Part::Real(r.to_bits()),
+                    Some(Literal::Bool(b)) => Part::Bool(*b),
+                    Some(Literal::Str(s)) => Part::Str(s.as_str().to_string()),
+                    _ => Part::Own(index),
+                },
+            })
+            .collect();
+        if let Some(&shape) = self.index.get(&key) {
+            return shape;
+        }
+        let Some(expr) = &self.expr else {
+            return UNKNOWN;
+        };
+        let reserved = ["target", "my", "self", "other", "parent", "root"];
+        let reads = external(opts, slot, expr)
+            .ok()
+            .map(|names| trim_all(&names, Side::External))
+            .filter(|names| !names.iter().any(|n| reserved.iter().any(|r| n.eq_ignore_ascii_case(r))));
+        let value = self.conversion.apply(&EvalContext::new(opts).my(slot).target(&self.empty).eval(expr));
+        let shape = self.shapes.len() as u32;
+        self.shapes
+            .push(Shape { reads: reads.map(|names| names.iter().map(|n| Name::new(n.as_str())).collect()), value });
+        self.checked.push((u64::MAX, false));
+        self.index.insert(key, shape);
+        shape
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ad(text: &str) -> ClassAd {
+        text.parse().expect("ad")
+    }
+
+    /// The cache gives what evaluating gives, for jobs that define what
+    /// the expression reads and jobs that do not.
+    #[test]
+    fn cached_values_are_evaluated_values() {
+        let opts = EvalOptions::new().semantics(classad::Semantics::Old);
+        let expr: Expr = "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
+            .parse()
+            .expect("expr");
+        let slots = [
+            ad("[ Rank = 0.0; Cpus = 1; Memory = 2048 ]"),
+            ad("[ Rank = 0.0; Cpus = 1; Memory = 2048 ]"),
+            ad(r#"[ Rank = (TARGET.Owner =?= "amy") * 10.0; Cpus = 1; Memory = 2048 ]"#),
+            ad("[ Rank = 1.0; Cpus = 1; Memory = 2048 ]"),
+            ad(r#"[ Rank = 0.0; Cpus = 1; Memory = 2048; RemoteOwner = "bob" ]"#),
+        ];
+        let jobs = [ad(r#"[ Owner = "amy" ]"#), ad(r#"[ Owner = "bob"; RemoteOwner = "x" ]"#), ad("[ ]")];
+        let mut cache = RankCache::new(&opts, Some(&expr), Conversion::Negotiator, slots.len());
+        for round in 0..2 {
+            for (j, job) in jobs.iter().enumerate() {
+                for (i, slot) in slots.iter().enumerate() {
+                    let direct =
+                        Conversion::Negotiator.apply(&EvalContext::new(&opts).my(slot).target(job).eval(&expr));
+                    let cached = cache.value(&opts, i, slot, job, (round * 10 + j) as u64);
+                    assert_eq!(cached.to_bits(), direct.to_bits(), "slot {i}, job {j}");
+                }
+            }
+        }
+        // Slots 0 and 1 share a shape.
+        assert_eq!(cache.shape_of[0], cache.shape_of[1]);
+        assert_ne!(cache.shape_of[0], cache.shape_of[3]);
+        assert_ne!(cache.shape_of[0], cache.shape_of[4]);
+    }
+}

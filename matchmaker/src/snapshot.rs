@@ -1,0 +1,167 @@
+//! A pool snapshot: what a negotiation cycle needs, read from the files
+//! HTCondor's tools write.
+//!
+//! * slots: `condor_status -long` (or `-json`, `-xml`) output;
+//! * jobs: `condor_q -allusers -long` (or `-json`) output;
+//! * configuration: HTCondor configuration files (`condor_config_val
+//!   -dump` output reads as one);
+//! * priorities: the accountant's log (`Accountantnew.log`) or
+//!   `condor_userprio -allusers -long` output;
+//! * optionally submitters: `condor_status -submitters -long` output, for
+//!   the negotiator's last tie-break among equal priorities
+//!   (`LastHeardFrom % 1009`).
+//!
+//! Ad files may be gzipped. Errors name the file, the ad and the line.
+
+use std::path::{Path, PathBuf};
+
+use classad::format::{self, Reader};
+use classad::ClassAd;
+
+use crate::accountant::{Accountant, AccountantConfig, AccountantError};
+use crate::autocluster::{self, SubmitterQueue};
+use crate::config::{Config, ConfigError, Loader};
+use crate::negotiator::Negotiator;
+
+/// Why a snapshot could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// A file could not be opened or decoded.
+    #[error("{path}: {source}")]
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: format::InputError,
+    },
+    /// An ad file has an error.
+    #[error("{path}: {source}")]
+    Ad {
+        /// The file.
+        path: PathBuf,
+        /// Where and what.
+        source: format::FormatError,
+    },
+    /// The configuration is wrong.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The priorities could not be read.
+    #[error("{path}: {source}")]
+    Accountant {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: AccountantError,
+    },
+    /// A `condor_userprio -l` file does not hold one ad.
+    #[error("{path}: expected the one ad condor_userprio -allusers -long prints, found {found}")]
+    Userprio {
+        /// The file.
+        path: PathBuf,
+        /// How many ads it holds.
+        found: usize,
+    },
+}
+
+/// Reads every ad of a file (any of HTCondor's formats, gzipped or not).
+pub fn read_ads(path: &Path) -> Result<Vec<ClassAd>, SnapshotError> {
+    let input = format::open(path).map_err(|source| SnapshotError::Input { path: path.to_path_buf(), source })?;
+    Reader::new(input, None)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| SnapshotError::Ad { path: path.to_path_buf(), source })
+}
+
+/// Where a snapshot's priorities come from.
+#[derive(Debug, Clone)]
+pub enum Priorities {
+    /// Nobody has a history: every submitter starts at the lowest priority.
+    Fresh,
+    /// An accountant log.
+    Log(PathBuf),
+    /// `condor_userprio -allusers -long` output.
+    Userprio(PathBuf),
+}
+
+/// What a cycle needs, read from files.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The slot ads.
+    pub slots: Vec<ClassAd>,
+    /// The job ads.
+    pub jobs: Vec<ClassAd>,
+    /// The submitter ads (may be empty).
+    pub submitters: Vec<ClassAd>,
+    /// The configuration.
+    pub config: Config,
+    /// The accountant.
+    pub accountant: Accountant,
+    /// The time the priorities were last updated (the cycle's `now`
+    /// unless the caller says otherwise).
+    pub last_update: i64,
+}
+
+impl Snapshot {
+    /// Reads a snapshot; `config` `None` is HTCondor's defaults.
+    pub fn read(
+        slots: &Path,
+        jobs: &Path,
+        config: Option<&Path>,
+        priorities: &Priorities,
+        submitters: Option<&Path>,
+    ) -> Result<Snapshot, SnapshotError> {
+        let config = match config {
+            Some(path) => Loader::new().subsystem("NEGOTIATOR").load_file(path)?,
+            None => Loader::new().subsystem("NEGOTIATOR").defaults(),
+        };
+        let accountant_config = AccountantConfig::from_config(&config)?;
+        let accountant = match priorities {
+            Priorities::Fresh => Accountant::new(accountant_config),
+            Priorities::Log(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| SnapshotError::Input { path: path.clone(), source: format::InputError::from(e) })?;
+                Accountant::from_log_text(accountant_config, &text)
+                    .map_err(|source| SnapshotError::Accountant { path: path.clone(), source })?
+                    .0
+            }
+            Priorities::Userprio(path) => {
+                let ads = read_ads(path)?;
+                let [ad] = ads.as_slice() else {
+                    return Err(SnapshotError::Userprio { path: path.clone(), found: ads.len() });
+                };
+                Accountant::from_userprio_ad(accountant_config, ad)
+                    .map_err(|source| SnapshotError::Accountant { path: path.clone(), source })?
+            }
+        };
+        Ok(Snapshot {
+            slots: read_ads(slots)?,
+            jobs: read_ads(jobs)?,
+            submitters: match submitters {
+                Some(path) => read_ads(path)?,
+                None => Vec::new(),
+            },
+            last_update: accountant.last_update(),
+            config,
+            accountant,
+        })
+    }
+
+    /// The submitters' resource requests, grouped as the schedd groups
+    /// them for `negotiator`, with the tie-breaks of the submitter ads.
+    pub fn queues(&self, negotiator: &Negotiator) -> Vec<SubmitterQueue> {
+        let significant = autocluster::significant_attributes(&self.slots, &negotiator.expressions());
+        let mut queues = autocluster::queues(&self.jobs, &significant);
+        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+        for ad in &self.submitters {
+            let ctx = classad::EvalContext::new(&opts).my(ad);
+            let (classad::Value::Str(name), classad::Value::Int(heard)) =
+                (ctx.eval_attr("Name"), ctx.eval_attr("LastHeardFrom"))
+            else {
+                continue;
+            };
+            if let Some(q) = queues.iter_mut().find(|q| q.name == name.as_str()) {
+                q.tie_break = heard % 1009;
+            }
+        }
+        queues
+    }
+}

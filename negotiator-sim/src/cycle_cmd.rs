@@ -1,0 +1,236 @@
+//! `negotiator-sim cycle`: one negotiation cycle on a pool snapshot.
+//!
+//! Reads the slots (`condor_status -long` or `-json` output), the jobs
+//! (`condor_q -allusers -long` or `-json`), the configuration and the
+//! priorities, groups the idle jobs into autoclusters as a schedd does,
+//! runs the cycle and prints what it decided: a table per submitter, the
+//! matches and the rejections, or all of it as JSON.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use matchmaker::candidates::Claim;
+use matchmaker::negotiator::{CycleOutcome, Negotiator};
+use matchmaker::snapshot::{Priorities, Snapshot};
+use serde_json::{json, Value};
+
+/// Arguments of `cycle`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Slot ads: `condor_status -long` (or `-json`) output, gzipped or not.
+    #[arg(long, value_name = "FILE")]
+    slots: PathBuf,
+    /// Job ads: `condor_q -allusers -long` (or `-json`) output. Idle jobs
+    /// (JobStatus 1) are negotiated; running ones are counted.
+    #[arg(long, value_name = "FILE")]
+    jobs: PathBuf,
+    /// HTCondor configuration (`condor_config_val -dump` output works as
+    /// one). Default: HTCondor's defaults.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Priorities from the accountant's log (`Accountantnew.log`).
+    #[arg(long, value_name = "FILE", conflicts_with = "userprio")]
+    accountant: Option<PathBuf>,
+    /// Priorities from `condor_userprio -allusers -long` output.
+    #[arg(long, value_name = "FILE")]
+    userprio: Option<PathBuf>,
+    /// Submitter ads (`condor_status -submitters -long`): their
+    /// `LastHeardFrom` breaks ties between equal priorities as HTCondor's
+    /// negotiator does.
+    #[arg(long, value_name = "FILE")]
+    submitters: Option<PathBuf>,
+    /// The cycle's time, epoch seconds (default: when the priorities were
+    /// last updated, so that they are used as they are).
+    #[arg(long, value_name = "EPOCH", allow_negative_numbers = true)]
+    now: Option<i64>,
+    /// The schedd offers jobs matched in an earlier spin again, as a schedd
+    /// whose matches are all declined does (pools of advertised test slots).
+    #[arg(long)]
+    resend_matched_jobs: bool,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    json: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> ExitCode {
+    match cycle(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("negotiator-sim cycle: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn cycle(args: &Args) -> Result<(), String> {
+    let progress = |message: &str| {
+        if !args.quiet {
+            eprintln!("[cycle] {message}");
+        }
+    };
+    let priorities = match (&args.accountant, &args.userprio) {
+        (Some(log), _) => Priorities::Log(log.clone()),
+        (None, Some(file)) => Priorities::Userprio(file.clone()),
+        (None, None) => Priorities::Fresh,
+    };
+    let started = Instant::now();
+    progress("reading the snapshot");
+    let mut snapshot =
+        Snapshot::read(&args.slots, &args.jobs, args.config.as_deref(), &priorities, args.submitters.as_deref())
+            .map_err(|e| e.to_string())?;
+    let mut negotiator = Negotiator::from_config(&snapshot.config).map_err(|e| e.to_string())?;
+    negotiator.settings.resend_matched_jobs = args.resend_matched_jobs;
+    let queues = snapshot.queues(&negotiator);
+    let requests: usize = queues.iter().map(|q| q.requests.len()).sum();
+    progress(&format!(
+        "{} slots, {} jobs, {} submitters, {requests} autoclusters (read in {:.2} s); negotiating",
+        snapshot.slots.len(),
+        snapshot.jobs.len(),
+        queues.len(),
+        started.elapsed().as_secs_f64()
+    ));
+    let now = args.now.unwrap_or(snapshot.last_update);
+    let timer = Instant::now();
+    let outcome =
+        negotiator.cycle(&mut snapshot.accountant, &snapshot.slots, &queues, now).map_err(|e| e.to_string())?;
+    progress(&format!(
+        "{} matches, {} rejections in {:.3} s",
+        outcome.stats.matches,
+        outcome.rejections.len(),
+        timer.elapsed().as_secs_f64()
+    ));
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &to_json(&outcome))
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        out.write_all(human(&outcome).as_bytes())
+    };
+    match written {
+        // Output cut short on purpose (`| head`): not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("writing the outcome: {e}")),
+    }
+}
+
+/// HTCondor's name of a way to take a slot.
+fn claim_name(claim: Claim) -> &'static str {
+    match claim {
+        Claim::Unclaimed => "no preemption",
+        Claim::RankPreemption => "rank preemption",
+        Claim::PriorityPreemption => "priority preemption",
+    }
+}
+
+/// The outcome as JSON.
+pub fn to_json(outcome: &CycleOutcome) -> Value {
+    let s = &outcome.stats;
+    json!({
+        "matches": outcome.matches.iter().map(|m| json!({
+            "submitter": m.submitter,
+            "job": m.job.to_string(),
+            "autocluster": m.autocluster,
+            "slot": m.slot,
+            "reason": claim_name(m.claim),
+            "preempting": m.preempting,
+            "cost": m.cost,
+            "spin": m.spin,
+        })).collect::<Vec<_>>(),
+        "rejections": outcome.rejections.iter().map(|r| json!({
+            "submitter": r.submitter,
+            "job": r.job.to_string(),
+            "autocluster": r.autocluster,
+            "reason": r.reason.to_string(),
+            "spin": r.spin,
+        })).collect::<Vec<_>>(),
+        "submitters": outcome.submitters.iter().map(|r| json!({
+            "name": r.name,
+            "effective_priority": r.eup,
+            "priority_factor": r.factor,
+            "share": r.share,
+            "limit": r.limit,
+            "usage_before": r.usage_before,
+            "usage_after": r.usage_after,
+            "idle_jobs": r.idle_jobs,
+            "matches": r.matches,
+            "rejections": r.rejections,
+            "stopped": r.stopped.to_string(),
+        })).collect::<Vec<_>>(),
+        "stats": {
+            "TotalSlots": s.total_slots,
+            "TrimmedSlots": s.trimmed_slots,
+            "CandidateSlots": s.candidate_slots,
+            "SlotWeightTotal": s.slot_weight_total,
+            "Matches": s.matches,
+            "Rejections": s.rejections,
+            "Pies": s.pies,
+            "PieSpins": s.pie_spins,
+            "NumJobsConsidered": s.jobs_considered,
+            "NumIdleJobs": s.idle_jobs,
+            "ActiveSubmitterCount": s.active_submitters,
+            "SubmittersShareLimit": s.submitters_share_limit.join(", "),
+            "MatchLists": s.match_lists,
+            "Phase2Seconds": s.phase2_seconds,
+            "Phase4Seconds": s.phase4_seconds,
+        },
+    })
+}
+
+/// The outcome for people: per submitter, then the matches and rejections.
+pub fn human(outcome: &CycleOutcome) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let width = outcome.submitters.iter().map(|r| r.name.len()).max().unwrap_or(9).max(9);
+    let _ = writeln!(
+        out,
+        "{:<width$} {:>12} {:>10} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>6}  stopped",
+        "Submitter", "EffPrio", "Factor", "Share", "Limit", "UsedNow", "UsedAfter", "Idle", "Matched", "Rejctd"
+    );
+    for r in &outcome.submitters {
+        let _ = writeln!(
+            out,
+            "{:<width$} {:>12.2} {:>10.3} {:>7.4} {:>9.2} {:>9.2} {:>9.2} {:>7} {:>7} {:>6}  {}",
+            r.name,
+            r.eup,
+            r.factor,
+            r.share,
+            r.limit,
+            r.usage_before,
+            r.usage_after,
+            r.idle_jobs,
+            r.matches,
+            r.rejections,
+            r.stopped
+        );
+    }
+    let s = &outcome.stats;
+    let _ = writeln!(
+        out,
+        "\n{} matches, {} rejections; {} slots ({} after trimming, weight {}), {} pie spins, {} requests considered",
+        s.matches, s.rejections, s.total_slots, s.trimmed_slots, s.slot_weight_total, s.pie_spins, s.jobs_considered
+    );
+    if !outcome.matches.is_empty() {
+        let _ = writeln!(out, "\nMatches (spin, job, submitter, slot, how):");
+        for m in &outcome.matches {
+            let how = match &m.preempting {
+                Some(user) => format!("{} of {user}", claim_name(m.claim)),
+                None => claim_name(m.claim).to_string(),
+            };
+            let _ = writeln!(out, "{:>3} {:>10} {} {} {}", m.spin, m.job.to_string(), m.submitter, m.slot, how);
+        }
+    }
+    if !outcome.rejections.is_empty() {
+        let _ = writeln!(out, "\nRejections (spin, job, submitter, reason):");
+        for r in &outcome.rejections {
+            let _ = writeln!(out, "{:>3} {:>10} {} {}", r.spin, r.job.to_string(), r.submitter, r.reason);
+        }
+    }
+    out
+}

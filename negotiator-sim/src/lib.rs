@@ -1,0 +1,7 @@
+//! The library side of `negotiator-sim`: what its subcommands build on and
+//! other programs (benchmarks, tests) may use too.
+//!
+//! * [`synthetic`]: the synthetic pool of the project's HTCondor
+//!   negotiation benchmark (slots, jobs, users), built in memory.
+
+pub mod synthetic;

@@ -1,0 +1,116 @@
+//! `negotiator-sim cycle` and `negotiator-sim bench` from the command line:
+//! a captured HTCondor cycle's snapshot in, its decisions out (as a table
+//! and as JSON); bad input named by file and line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn snapshot(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../matchmaker/tests/data/cycle").join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_negotiator-sim")).args(args).output().expect("negotiator-sim runs")
+}
+
+fn cycle_args(dir: &Path) -> Vec<String> {
+    let file = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    vec![
+        "cycle".into(),
+        "--slots".into(),
+        file("slots.ad"),
+        "--jobs".into(),
+        file("jobs.ad.gz"),
+        "--config".into(),
+        file("config.dump"),
+        "--submitters".into(),
+        file("submitters.ad"),
+        "--resend-matched-jobs".into(),
+        "-q".into(),
+    ]
+}
+
+/// The 200-slot bench cycle: HTCondor matched 67, 67 and 58 jobs of its
+/// three users and rejected three requests.
+#[test]
+fn a_snapshot_as_json() {
+    let mut args = cycle_args(&snapshot("snap-200-200-3-6"));
+    args.push("--json".into());
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let per_user: Vec<u64> = json["submitters"]
+        .as_array()
+        .expect("submitters")
+        .iter()
+        .map(|s| s["matches"].as_u64().expect("matches"))
+        .collect();
+    assert_eq!(per_user, [67, 67, 58]);
+    assert_eq!(json["matches"].as_array().map(Vec::len), Some(192));
+    assert_eq!(json["matches"][0]["reason"], "no preemption");
+    let reasons: Vec<&str> =
+        json["rejections"].as_array().expect("rejections").iter().map(|r| r["reason"].as_str().unwrap_or("")).collect();
+    assert_eq!(reasons, ["submitter limit exceeded", "no match found", "no match found"]);
+    assert_eq!(json["stats"]["PieSpins"], 2);
+}
+
+#[test]
+fn a_snapshot_as_a_table() {
+    let args = cycle_args(&snapshot("snap-200-200-3-6"));
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or("");
+    assert!(first.starts_with("Submitter"), "{first}");
+    assert!(text.contains("192 matches, 3 rejections"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bench03@anchor.local") && l.contains(" 58 ")), "{text}");
+}
+
+/// A slot file with a syntax error is reported with its name and line,
+/// and nothing else is printed.
+#[test]
+fn bad_input_is_named() {
+    let dir = tempdir();
+    let bad = dir.join("slots.ad");
+    std::fs::write(&bad, "Name = \"slot1@x\"\nCpus = (1 +\n").expect("write");
+    let snap = snapshot("snap-200-200-3-6");
+    let out =
+        run(&["cycle", "--slots", &bad.to_string_lossy(), "--jobs", &snap.join("jobs.ad.gz").to_string_lossy(), "-q"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("slots.ad") && err.contains("line 2"), "{err}");
+    assert!(out.stdout.is_empty());
+    let missing = run(&["cycle", "--slots", "/nonexistent/slots.ad", "--jobs", "/nonexistent/jobs.ad", "-q"]);
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/slots.ad"));
+}
+
+/// `bench` on the benchmark's 1,000-slot pool makes HTCondor's 944 matches.
+#[test]
+fn bench_makes_htcondors_matches() {
+    let out = run(&[
+        "bench",
+        "--slots",
+        "1000",
+        "--jobs",
+        "1000",
+        "--users",
+        "4",
+        "--autoclusters",
+        "8",
+        "--lean",
+        "--repeat",
+        "1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["Matches"], 944);
+    assert_eq!(json["matches_by_submitter"]["bench03@anchor.local"], 269);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[bench]"), "progress on stderr");
+}
+
+fn tempdir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("negotiator-sim-cycle-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
