@@ -10,8 +10,9 @@
 //! by it. The `_parallel` benchmarks split the machines over rayon's thread
 //! pool (every core); `pool_prepare_*` times `Pool::new` (each machine's
 //! `Requirements` and `Rank` prepared), which a negotiator pays once per
-//! cycle, not per job, and `_cold` a pass with a fresh pool (preparation
-//! and the columns the first request builds included).
+//! cycle, not per job, `_cold` a pass with a fresh pool (preparation
+//! and the columns the first request builds included), and
+//! `pool_replace_*` one machine replaced in a prepared pool.
 //!
 //! Environment: `CLASSAD_BENCH_MACHINES` (default 20000) and
 //! `CLASSAD_BENCH_SLOTS` (default 100000) are the sizes of the two synthetic
@@ -99,6 +100,22 @@ fn batch(c: &mut Criterion) {
         group.throughput(Throughput::Elements(machines.len() as u64));
         group.bench_function(format!("pool_prepare_{label}"), |b| {
             b.iter(|| black_box(Pool::new(Arc::clone(&opts), machines.iter().cloned()).len()))
+        });
+        // One machine replaced in a pool whose columns the jobs built (a
+        // slot claimed or released during a cycle): its side prepared and
+        // its place in every column updated, the other machines untouched.
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(format!("pool_replace_{label}"), |b| {
+            let mut updated = Pool::new(Arc::clone(&opts), machines.iter().cloned());
+            for job in &jobs {
+                black_box(updated.count(job));
+            }
+            let mut next = 0;
+            b.iter(|| {
+                let index = next % machines.len();
+                next += 1;
+                black_box(updated.replace(index, Arc::clone(&machines[(index + 1) % machines.len()])))
+            })
         });
     }
     group.finish();

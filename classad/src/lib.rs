@@ -34,7 +34,8 @@
 //! * [`Prepared`]: one expression evaluated against many ads (a job's
 //!   `Requirements` against a pool), folded and compiled once; it owns
 //!   what it evaluates (the MY ad shared behind an `Arc`), so it can be
-//!   stored and shared between threads. [`eval::Columns`] and
+//!   stored and shared between threads ([`eval::Unbound`]: the same
+//!   without the ad, for a caller that keeps it). [`eval::Columns`] and
 //!   [`eval::ColumnKernel`] evaluate its conditions over many ads' values
 //!   at once (what batch matching, in the `matchmaker` crate, runs on).
 //! * [`format`](mod@format): streams of ads in HTCondor's old ("long"), new, JSON and

@@ -330,7 +330,7 @@ mod owned {
 
     use std::sync::Arc;
 
-    use classad::eval::{Columns, Truth, BLOCK};
+    use classad::eval::{Columns, Truth, Unbound, BLOCK};
     use classad::{ClassAd, EvalOptions, Prepared, Semantics};
     use proptest::prelude::*;
 
@@ -435,6 +435,12 @@ mod owned {
         assert_eq!(borrowed.matching(&machines), vec![0, 2]);
         assert_eq!(by_value.matching(&machines), vec![0, 2]);
         assert_eq!(owned.matching(&machines), vec![0, 2]);
+        let unbound = Unbound::new(&options, &job, job.get("Requirements").expect("present"));
+        assert_eq!(unbound.matching(&options, &job, &machines), vec![0, 2]);
+        for machine in &machines {
+            assert_eq!(unbound.eval(&options, &job, machine), borrowed.eval(machine));
+            assert_eq!(owned.unbound().rank(&options, &job, machine), borrowed.rank(machine));
+        }
         assert_eq!(owned.my().get("RequestMemory").map(|e| e.to_string()).as_deref(), Some("2048"));
         let moved = std::thread::spawn(move || owned.matching(&machines)).join().expect("thread");
         assert_eq!(moved, vec![0, 2]);

@@ -5,10 +5,13 @@
 //! match, are the `classad` crate's [`classad::matching`].)
 //!
 //! A [`Pool`] takes ads (in the negotiator, the machines; owned, or shared
-//! behind [`Arc`]) and prepares each one's own `Requirements` and `Rank` once, with the ad as
-//! MY (see [`Prepared`]); a `Requirements` that does not depend on the
-//! request (`START = true`, or a policy on the machine's own attributes)
-//! is decided then. Every request (a job) is then matched against all of
+//! behind [`Arc`]) and prepares each one's own `Requirements` and `Rank`
+//! once, with the ad as MY (see [`Prepared`]); a `Requirements` or `Rank`
+//! that does not depend on the request (`START = true`, a policy on the
+//! machine's own attributes, `Rank = 0`) is decided then, and kept in a
+//! dense array that a scan reads instead of the ad's prepared side. The
+//! pool is updated one ad at a time ([`Pool::replace`], [`Pool::push`]).
+//! Every request (a job) is then matched against all of
 //! them: its `Requirements` and `Rank` are prepared once per request.
 //! When its `Requirements` is a condition of comparisons between machine
 //! attributes and constants (most are), it is evaluated over *columns* of
@@ -48,10 +51,13 @@
 //! # Ok::<(), classad::ParseError>(())
 //! ```
 
+use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::Arc;
 
-use classad::eval::{ColumnKernel, Columns, EvalOptions, Prepared, Truth, BLOCK};
+#[cfg(doc)]
+use classad::eval::Prepared;
+use classad::eval::{ColumnKernel, Columns, EvalOptions, Truth, Unbound, BLOCK};
 #[cfg(doc)]
 use classad::matching::MatchAd;
 use classad::matching::{rank, requirements};
@@ -81,9 +87,12 @@ pub struct Match {
 /// The pool owns its ads (behind [`Arc`], so that a caller can share them)
 /// and can be changed one ad at a time: [`replace`](Pool::replace) and
 /// [`push`](Pool::push) prepare that ad's side and update that position of
-/// every column requests have built, leaving the rest as it is. A slot
-/// taken for the rest of a cycle need not be removed: the `keep` filter of
-/// [`matches_into_filtered`](Pool::matches_into_filtered) skips it.
+/// every column requests have built, leaving the rest as it is (a slot
+/// claimed or released is a `replace`; a partitionable slot split is a
+/// `replace` of the partitionable slot and a `push` of the new dynamic
+/// one). A slot taken for the rest of a cycle need not be removed: the
+/// `keep` filter of [`matches_into_filtered`](Pool::matches_into_filtered)
+/// skips it.
 pub struct Pool {
     options: Arc<EvalOptions>,
     /// Each ad's own `Requirements` and `Rank`, prepared with it as MY.
@@ -97,10 +106,11 @@ pub struct Pool {
     columns: Columns,
 }
 
-/// One ad's prepared expressions.
+/// One ad's prepared expressions (its ad and the options are the
+/// pool's: unbound, they hold and count neither).
 struct Side {
-    requirements: Option<Prepared>,
-    rank: Option<Prepared>,
+    requirements: Option<Unbound>,
+    rank: Option<Unbound>,
 }
 
 /// What is known of an ad's side whatever the request.
@@ -115,8 +125,8 @@ struct Known {
 }
 
 impl Side {
-    fn new(options: &Arc<EvalOptions>, ad: &Arc<ClassAd>) -> (Side, Known) {
-        let prepare = |expr| Prepared::new(Arc::clone(options), Arc::clone(ad), expr);
+    fn new(options: &EvalOptions, ad: &ClassAd) -> (Side, Known) {
+        let prepare = |expr| Unbound::new(options, ad, expr);
         let side = Side { requirements: ad.lookup(requirements()).map(prepare), rank: ad.lookup(rank()).map(prepare) };
         let rank = match &side.rank {
             Some(prepared) => prepared.constant_rank(),
@@ -135,15 +145,16 @@ impl Side {
 }
 
 /// A request prepared for matching against a [`Pool`] (see
-/// [`Pool::prepare`]).
-pub struct PreparedRequest<'r>(Request<'r>);
+/// [`Pool::prepare`]); it was prepared with the request `'r` borrows
+/// from, which is the one to match it as.
+pub struct PreparedRequest<'r>(Request, PhantomData<&'r ClassAd>);
 
-/// A request's prepared expressions (borrowing the request).
-struct Request<'r> {
-    requirements: Option<Prepared<&'r ClassAd>>,
+/// A request's prepared expressions.
+struct Request {
+    requirements: Option<Unbound>,
     /// `requirements` as a truth kernel over the pool's columns.
     kernel: Option<ColumnKernel>,
-    rank: Option<Prepared<&'r ClassAd>>,
+    rank: Option<Unbound>,
     /// The request's `Rank` of any ad, when known while preparing.
     constant_rank: Option<f64>,
 }
@@ -309,7 +320,7 @@ impl Pool {
     /// `Requirements` and `Rank` prepared, its `Requirements` bound to the
     /// pool's columns.
     pub fn prepare<'r>(&self, request: &'r ClassAd) -> PreparedRequest<'r> {
-        PreparedRequest(self.request(request))
+        PreparedRequest(self.request(request), PhantomData)
     }
 
     /// As [`matching_in`](Pool::matching_in), for several ranges, with the
@@ -328,7 +339,7 @@ impl Pool {
 
     fn scan_ranges(
         &self,
-        side: &Request<'_>,
+        side: &Request,
         request: &ClassAd,
         ranges: &[Range<usize>],
         mut keep: impl FnMut(usize) -> bool,
@@ -424,8 +435,8 @@ impl Pool {
     /// Prepares `request`'s side, binding its `Requirements` to the
     /// pool's columns (built for the attributes it compares, if no earlier
     /// request built them).
-    fn request<'r>(&self, request: &'r ClassAd) -> Request<'r> {
-        let prepare = |expr| Prepared::new(Arc::clone(&self.options), request, expr);
+    fn request(&self, request: &ClassAd) -> Request {
+        let prepare = |expr| Unbound::new(&self.options, request, expr);
         let requirements = request.lookup(requirements()).map(prepare);
         let rank = request.lookup(rank()).map(prepare);
         Request {
@@ -445,7 +456,7 @@ impl Pool {
     /// columns when it has a kernel, and ad by ad otherwise.
     fn scan(
         &self,
-        side: &Request<'_>,
+        side: &Request,
         request: &ClassAd,
         range: Range<usize>,
         mut keep: impl FnMut(usize) -> bool,
@@ -460,7 +471,7 @@ impl Pool {
                 if let Some(ahead) = ads.get(i + PREFETCH_AHEAD) {
                     req.prefetch(ahead);
                 }
-                if keep(i) && req.is_true(&ads[i]) && self.accepts(i, request) {
+                if keep(i) && req.is_true(&self.options, request, &ads[i]) && self.accepts(i, request) {
                     matched(i);
                 }
             }
@@ -476,7 +487,8 @@ impl Pool {
             for j in 0..n {
                 let i = start + j;
                 let accepted = if unknown[j] {
-                    keep(i) && side.requirements.as_ref().is_some_and(|req| req.is_true(&ads[i]))
+                    keep(i)
+                        && side.requirements.as_ref().is_some_and(|req| req.is_true(&self.options, request, &ads[i]))
                 } else {
                     truths[j] == Truth::True && keep(i)
                 };
@@ -491,25 +503,31 @@ impl Pool {
     /// Whether ad `i` accepts the request.
     #[inline]
     fn accepts(&self, i: usize, request: &ClassAd) -> bool {
-        self.known[i]
-            .accepts
-            .unwrap_or_else(|| self.sides[i].requirements.as_ref().is_some_and(|req| req.is_true(request)))
+        self.known[i].accepts.unwrap_or_else(|| {
+            let my = &self.columns.ads()[i];
+            self.sides[i].requirements.as_ref().is_some_and(|req| req.is_true(&self.options, my, request))
+        })
     }
 
     /// The match with ad `index`, with both ranks.
     #[inline]
-    fn ranked(&self, side: &Request<'_>, request: &ClassAd, index: usize) -> Match {
+    fn ranked(&self, side: &Request, request: &ClassAd, index: usize) -> Match {
         let known = self.known[index];
         Match {
             index,
             left_rank: match side.constant_rank {
                 Some(rank) => rank,
-                None => side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.columns.ads()[index])),
+                None => {
+                    side.rank.as_ref().map_or(0.0, |rank| rank.rank(&self.options, request, &self.columns.ads()[index]))
+                }
             },
             right_rank: if known.rank_known {
                 known.rank
             } else {
-                self.sides[index].rank.as_ref().map_or(0.0, |rank| rank.rank(request))
+                self.sides[index]
+                    .rank
+                    .as_ref()
+                    .map_or(0.0, |rank| rank.rank(&self.options, &self.columns.ads()[index], request))
             },
         }
     }

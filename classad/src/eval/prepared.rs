@@ -62,6 +62,10 @@ use kernel::Kernel;
 /// * `&ClassAd`: borrowed, for a short-lived preparation (one request
 ///   matched against a pool) that should not copy or count the ad.
 ///
+/// A caller holding many expressions of the same ads (a pool) can keep
+/// the steps alone, as an [`Unbound`], and pass the ad and the options to
+/// each evaluation.
+///
 /// Evaluating allocates nothing of its own: the interpreter's scratch
 /// (for the parts it evaluates) is made per call, on the stack, and the
 /// prepared form is only read, so one `Prepared` serves many threads at
@@ -91,16 +95,34 @@ use kernel::Kernel;
 /// # Ok::<(), classad::ParseError>(())
 /// ```
 pub struct Prepared<M = Arc<ClassAd>> {
-    form: Form,
+    form: Unbound,
+    /// Shared by every prepared expression of a pool.
+    options: Arc<EvalOptions>,
     my: M,
 }
 
-/// A prepared expression without its MY ad: what evaluating needs
-/// besides the two ads. Its methods take MY as an argument, so that they
-/// are compiled once, whatever holds the ad.
-struct Form {
-    /// Shared by every prepared expression of a pool.
-    options: Arc<EvalOptions>,
+/// A prepared expression without the MY ad and the options it was
+/// prepared with: the steps alone, for a caller that keeps the ad and the
+/// options itself and passes them to every evaluation (a pool of many
+/// ads, where a [`Prepared`] per expression would hold and count the same
+/// ad and options again and again).
+///
+/// Evaluating it with another MY ad or other options than those it was
+/// prepared with gives answers for neither (never undefined behaviour,
+/// never a panic); [`Prepared`] pairs them for you.
+///
+/// ```
+/// use classad::{ClassAd, EvalOptions, Semantics};
+/// use classad::eval::Unbound;
+///
+/// let job: ClassAd = "[ RequestMemory = 2048; Requirements = TARGET.Memory >= RequestMemory ]".parse()?;
+/// let machine: ClassAd = "[ Memory = 4096 ]".parse()?;
+/// let opts = EvalOptions::new().semantics(Semantics::Old);
+/// let requirements = Unbound::new(&opts, &job, job.get("Requirements").expect("present"));
+/// assert!(requirements.is_true(&opts, &job, &machine));
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+pub struct Unbound {
     /// The whole expression's step.
     step: Step,
     /// Every other step, in one allocation (operands refer to them by
@@ -118,6 +140,7 @@ const _: () = {
     const fn shareable<T: Send + Sync + 'static>() {}
     shareable::<Prepared>();
     shareable::<Prepared<ClassAd>>();
+    shareable::<Unbound>();
     shareable::<Columns>();
     shareable::<ColumnKernel>();
 };
@@ -254,13 +277,18 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
     /// copies nothing).
     pub fn new(options: impl Into<Arc<EvalOptions>>, my: M, expr: &Expr) -> Prepared<M> {
         let options = options.into();
-        let (step, steps, targets) = {
-            let mut preparer = Preparer::new(&options, my.borrow());
-            let step = preparer.prepare(expr);
-            (step, preparer.arena.into_boxed_slice(), preparer.targets)
-        };
-        let kernel = Kernel::compile(&step, &steps);
-        Prepared { form: Form { options, step, steps, kernel, target_names: targets }, my }
+        let form = Unbound::new(&options, my.borrow(), expr);
+        Prepared { form, options, my }
+    }
+
+    /// The prepared steps without the ad and the options, and the ad.
+    pub fn into_parts(self) -> (Unbound, Arc<EvalOptions>, M) {
+        (self.form, self.options, self.my)
+    }
+
+    /// The prepared steps without the ad and the options.
+    pub fn unbound(&self) -> &Unbound {
+        &self.form
     }
 
     /// Prepares `my`'s attribute `name` (UNDEFINED if it has none).
@@ -276,24 +304,24 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
 
     /// The options the expression is evaluated with.
     pub fn options(&self) -> &EvalOptions {
-        &self.form.options
+        &self.options
     }
 
     /// The value against `target`.
     pub fn eval(&self, target: &ClassAd) -> Value {
-        self.form.run(self.my.borrow(), target, |v| v.into_value())
+        self.form.eval(&self.options, self.my.borrow(), target)
     }
 
     /// True when the value against `target` is `true` or a non-zero number.
     #[inline]
     pub fn is_true(&self, target: &ClassAd) -> bool {
-        self.form.is_true(self.my.borrow(), target)
+        self.form.is_true(&self.options, self.my.borrow(), target)
     }
 
     /// The positions in `targets` of the ads for which the expression is
     /// true.
     pub fn matching(&self, targets: &[ClassAd]) -> Vec<usize> {
-        self.form.matching(self.my.borrow(), targets)
+        self.form.matching(&self.options, self.my.borrow(), targets)
     }
 
     /// The value against `target` as a `Rank` counts it: integers and
@@ -301,31 +329,25 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
     /// [`rank_value`](crate::matching::rank_value)); nothing is allocated.
     #[inline]
     pub fn rank(&self, target: &ClassAd) -> f64 {
-        self.form.rank(self.my.borrow(), target)
+        self.form.rank(&self.options, self.my.borrow(), target)
     }
 
     /// The truth kernel bound to `columns` (the targets' columns), when
     /// the expression has one (see [`Columns`]).
     pub fn bind(&self, columns: &Columns) -> Option<ColumnKernel> {
-        self.form.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
+        self.form.bind(columns)
     }
 
     /// Whether the expression is true whatever the target, when that was
     /// known while preparing (`START = true`).
     pub fn constant_truth(&self) -> Option<bool> {
-        match &self.form.step {
-            Step::Literal(literal) => Some(Val::from_literal(literal).truth() == Some(true)),
-            _ => None,
-        }
+        self.form.constant_truth()
     }
 
     /// The [`rank`](Prepared::rank) whatever the target, when that was
     /// known while preparing (`Rank = 0`, or MY's attributes folded).
     pub fn constant_rank(&self) -> Option<f64> {
-        match &self.form.step {
-            Step::Literal(literal) => Some(rank_of(Val::from_literal(literal))),
-            _ => None,
-        }
+        self.form.constant_rank()
     }
 
     /// Asks the processor to load the table slots of `target` that
@@ -336,43 +358,89 @@ impl<M: Borrow<ClassAd>> Prepared<M> {
     }
 }
 
-impl Form {
-    fn is_true(&self, my: &ClassAd, target: &ClassAd) -> bool {
+impl Unbound {
+    /// Prepares `expr`, an expression evaluated with `my` as the MY ad and
+    /// `options` (see [`Prepared::new`]).
+    pub fn new(options: &EvalOptions, my: &ClassAd, expr: &Expr) -> Unbound {
+        let mut preparer = Preparer::new(options, my);
+        let step = preparer.prepare(expr);
+        let steps = preparer.arena.into_boxed_slice();
+        let kernel = Kernel::compile(&step, &steps);
+        Unbound { step, steps, kernel, target_names: preparer.targets }
+    }
+
+    /// The value against `target` (see [`Prepared::eval`]).
+    pub fn eval(&self, options: &EvalOptions, my: &ClassAd, target: &ClassAd) -> Value {
+        self.run(options, my, target, |v| v.into_value())
+    }
+
+    /// See [`Prepared::is_true`].
+    pub fn is_true(&self, options: &EvalOptions, my: &ClassAd, target: &ClassAd) -> bool {
         if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
             return truth == Truth::True;
         }
         // Only the truth matters: conditions are computed as truths, not
         // values.
-        self.evaluate(my, target, |ev, step, cx| {
+        self.evaluate(options, my, target, |ev, step, cx| {
             let truth = ev.step_truth(step, cx);
             !ev.failed() && truth == Truth::True
         })
     }
 
-    fn matching(&self, my: &ClassAd, targets: &[ClassAd]) -> Vec<usize> {
+    /// See [`Prepared::matching`].
+    pub fn matching(&self, options: &EvalOptions, my: &ClassAd, targets: &[ClassAd]) -> Vec<usize> {
         let mut found = Vec::new();
         for (i, target) in targets.iter().enumerate() {
             if let Some(ahead) = targets.get(i + PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
-            if self.is_true(my, target) {
+            if self.is_true(options, my, target) {
                 found.push(i);
             }
         }
         found
     }
 
-    fn rank(&self, my: &ClassAd, target: &ClassAd) -> f64 {
-        self.run(my, target, rank_of)
+    /// See [`Prepared::rank`].
+    pub fn rank(&self, options: &EvalOptions, my: &ClassAd, target: &ClassAd) -> f64 {
+        self.run(options, my, target, rank_of)
     }
 
-    fn prefetch(&self, target: &ClassAd) {
+    /// See [`Prepared::bind`].
+    pub fn bind(&self, columns: &Columns) -> Option<ColumnKernel> {
+        self.kernel.as_ref().map(|kernel| ColumnKernel::bind(kernel, columns))
+    }
+
+    /// See [`Prepared::constant_truth`].
+    pub fn constant_truth(&self) -> Option<bool> {
+        match &self.step {
+            Step::Literal(literal) => Some(Val::from_literal(literal).truth() == Some(true)),
+            _ => None,
+        }
+    }
+
+    /// See [`Prepared::constant_rank`].
+    pub fn constant_rank(&self) -> Option<f64> {
+        match &self.step {
+            Step::Literal(literal) => Some(rank_of(Val::from_literal(literal))),
+            _ => None,
+        }
+    }
+
+    /// See [`Prepared::prefetch`].
+    pub fn prefetch(&self, target: &ClassAd) {
         for name in &self.target_names {
             target.prefetch(*name);
         }
     }
 
-    fn run<R>(&self, my: &ClassAd, target: &ClassAd, finish: impl for<'a> FnOnce(Val<'a>) -> R) -> R {
+    fn run<R>(
+        &self,
+        options: &EvalOptions,
+        my: &ClassAd,
+        target: &ClassAd,
+        finish: impl for<'a> FnOnce(Val<'a>) -> R,
+    ) -> R {
         if let Some(truth) = self.kernel.as_ref().and_then(|kernel| kernel.truth(target)) {
             return finish(truth.value());
         }
@@ -380,7 +448,7 @@ impl Form {
         if let Step::Literal(literal) = &self.step {
             return finish(Val::from_literal(literal));
         }
-        self.evaluate(my, target, |ev, step, cx| {
+        self.evaluate(options, my, target, |ev, step, cx| {
             let value = ev.step(step, cx);
             finish(if ev.failed() { Val::Error } else { value })
         })
@@ -390,6 +458,7 @@ impl Form {
     /// the expression's step.
     fn evaluate<R>(
         &self,
+        options: &EvalOptions,
         my: &ClassAd,
         target: &ClassAd,
         f: impl for<'a> FnOnce(&mut Evaluator<'a>, &'a Step, Cx<'a>) -> R,
@@ -397,16 +466,22 @@ impl Form {
         let my_frame = Frame { ad: my, parent: None, side: Side::My };
         let target_frame = Frame { ad: target, parent: None, side: Side::Target };
         let keep = Keep::new();
-        let mut ev = Evaluator::new(&self.options, &keep, Some(&my_frame), Some(&target_frame));
+        let mut ev = Evaluator::new(options, &keep, Some(&my_frame), Some(&target_frame));
         f(&mut ev, &self.step, Cx { steps: &self.steps, my: &my_frame, target: &target_frame })
     }
 }
 
 impl<M> std::fmt::Debug for Prepared<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Prepared")
-            .field("target_names", &self.form.target_names)
-            .field("kernel", &self.form.kernel.is_some())
+        f.debug_struct("Prepared").field("form", &self.form).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Unbound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unbound")
+            .field("target_names", &self.target_names)
+            .field("kernel", &self.kernel.is_some())
             .finish_non_exhaustive()
     }
 }
