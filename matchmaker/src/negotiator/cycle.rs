@@ -8,13 +8,13 @@
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ops::Range;
-use std::time::Instant;
-
 use std::sync::Arc;
+use std::time::Instant;
 
 use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
 use rustc_hash::FxHashSet;
 
+use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
@@ -122,69 +122,12 @@ struct Slot {
     running: Option<Arc<str>>,
 }
 
-/// A candidate slot of one request, with what ranks it.
-#[derive(Clone, Copy)]
-struct Candidate {
-    slot: usize,
-    /// The slot's position in the cycle's input: equal candidates are
-    /// taken in that order.
-    order: u32,
-    ranks: Ranks,
-}
-
 /// Slots of one pre-job-rank shape, next to each other in the cycle's
 /// order.
 struct ShapeRange {
     shape: u32,
     value: f64,
     range: Range<usize>,
-}
-
-/// Rejection counters of one search (HTCondor's `rejFor*`).
-#[derive(Clone, Copy, Default)]
-struct Diagnostics {
-    concurrency: bool,
-    preemption_policy: u32,
-    preemption_rank: u32,
-    submitter_limit: u32,
-}
-
-/// A sorted candidate list kept for an autocluster's next requests
-/// (HTCondor's `MatchList`).
-struct MatchList {
-    submitter: usize,
-    autocluster: u32,
-    only_for_startd_rank: bool,
-    /// The request ad and budget the list was made for: candidates are
-    /// judged by them whenever they are examined, as if all had been at
-    /// once.
-    request: ClassAd,
-    budget: Budget,
-    limits_with_match: bool,
-    /// Candidates examined with the list (and kept for it); from `head`
-    /// on, `entries[..sorted]` are in their final order (best first, equal
-    /// ones in slot order), the rest are sorted as the list is used up.
-    entries: Vec<Candidate>,
-    sorted: usize,
-    head: usize,
-    /// The next of the cycle's slot ranges (by pre-job rank) to examine.
-    next_range: usize,
-    /// The candidates of the last group examined, from `group_head`;
-    /// `group[..group_sorted]` in their final order, the rest sorted as
-    /// they are needed.
-    group: Vec<Candidate>,
-    group_sorted: usize,
-    group_head: usize,
-    diagnostics: Diagnostics,
-}
-
-/// The limits a search works within.
-#[derive(Clone, Copy)]
-struct Budget {
-    used: f64,
-    used_unclaimed: f64,
-    limit: f64,
-    limit_unclaimed: f64,
 }
 
 /// How a request ended.
@@ -195,7 +138,7 @@ enum Found {
 
 /// What `negotiate` returns (HTCondor's `MM_RESUME` and `MM_DONE`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Result_ {
+enum Negotiated {
     Resume,
     Done,
 }
@@ -626,12 +569,12 @@ impl State<'_, '_> {
                     if subs[i].report.stopped == Stopped::NotReached {
                         subs[i].report.stopped = Stopped::NoIdleJobs;
                     }
-                    Result_::Done
+                    Negotiated::Done
                 } else if (limit < min_weight || pie_left < min_weight) && spin > 1 {
-                    Result_::Resume
+                    Negotiated::Resume
                 } else if ceiling == 0 || (ceiling as f64) < min_weight {
                     subs[i].report.stopped = Stopped::Ceiling;
-                    Result_::Done
+                    Negotiated::Done
                 } else {
                     if !subs[i].active {
                         self.outcome.stats.idle_jobs += idle;
@@ -642,7 +585,7 @@ impl State<'_, '_> {
                     self.negotiate(subs, i, budget, ceiling, ignore_limit, &mut pie_left)?
                 };
                 match result {
-                    Result_::Resume => {
+                    Negotiated::Resume => {
                         if self.share_limited.insert(name.clone()) {
                             self.outcome.stats.submitters_share_limit.push(name);
                         }
@@ -651,7 +594,7 @@ impl State<'_, '_> {
                         }
                         k += 1;
                     }
-                    Result_::Done => {
+                    Negotiated::Done => {
                         if matches!(subs[i].report.stopped, Stopped::NotReached | Stopped::ShareLimit) {
                             subs[i].report.stopped = Stopped::GotAll;
                         }
@@ -710,7 +653,7 @@ impl State<'_, '_> {
         ceiling: i64,
         ignore_limit: bool,
         pie_left: &mut f64,
-    ) -> Result<Result_, NegotiatorError> {
+    ) -> Result<Negotiated, NegotiatorError> {
         let queue = subs[who].queue;
         let resend = self.negotiator.settings.resend_matched_jobs;
         let mut rejected_acs: FxHashSet<u32> = FxHashSet::default();
@@ -725,14 +668,14 @@ impl State<'_, '_> {
                 if ignore_limit {
                     only_for_startd_rank = true;
                 } else {
-                    return Ok(Result_::Resume);
+                    return Ok(Negotiated::Resume);
                 }
             } else {
                 only_for_startd_rank = false;
             }
             if budget.used >= ceiling as f64 {
                 subs[who].report.stopped = Stopped::Ceiling;
-                return Ok(Result_::Resume);
+                return Ok(Negotiated::Resume);
             }
             let request_index = loop {
                 let Some(request) = queue.requests.get(next) else {
@@ -754,15 +697,15 @@ impl State<'_, '_> {
             };
             let Some(r) = request_index else {
                 return Ok(if budget.used >= budget.limit || limited_by_submitter_limit {
-                    Result_::Resume
+                    Negotiated::Resume
                 } else {
-                    Result_::Done
+                    Negotiated::Done
                 });
             };
             let request = &queue.requests[r];
             self.outcome.stats.jobs_considered += 1;
             let ad = self.request_ad(request, &queue.name);
-            match self.find(&ad, request, who, &queue.schedd, budget, only_for_startd_rank) {
+            match self.find(&ad, request, who, budget, only_for_startd_rank) {
                 Found::None(reason, diagnostics) => {
                     self.outcome.stats.rejections += 1;
                     subs[who].report.rejections += 1;
@@ -785,11 +728,11 @@ impl State<'_, '_> {
                         && !self.negotiator.settings.consider_preemption
                         && !self.negotiator.settings.use_slot_weights
                     {
-                        return Ok(Result_::Resume);
+                        return Ok(Negotiated::Resume);
                     }
                 }
                 Found::Slot(candidate) => {
-                    let cost = self.take(&ad, request, who, &queue.name, candidate)?;
+                    let cost = self.take(&ad, request, &queue.name, candidate)?;
                     subs[who].matched[r] += 1;
                     subs[who].report.matches += 1;
                     if self.negotiator.settings.depth_first {
@@ -869,13 +812,11 @@ impl State<'_, '_> {
     }
 
     /// Finds the best slot for a request (HTCondor's `matchmakingAlgorithm`).
-    #[allow(clippy::too_many_arguments)]
     fn find(
         &mut self,
         ad: &ClassAd,
         request: &ResourceRequest,
         who: usize,
-        _schedd: &str,
         budget: Budget,
         only_for_startd_rank: bool,
     ) -> Found {
@@ -1221,7 +1162,6 @@ impl State<'_, '_> {
         &mut self,
         ad: &ClassAd,
         request: &ResourceRequest,
-        _who: usize,
         submitter: &str,
         candidate: Candidate,
     ) -> Result<f64, NegotiatorError> {
@@ -1290,57 +1230,6 @@ impl State<'_, '_> {
             spin: self.spin,
         });
         Ok(cost)
-    }
-}
-
-/// Puts at least the first `n` of `items` in their final order, given that
-/// the first `*sorted` are: the next stretch is chosen with a selection
-/// (linear) and only it is sorted, so that the whole is never sorted when
-/// only its head is used, and the result is that of sorting everything.
-fn sort_prefix(items: &mut [Candidate], sorted: &mut usize, n: usize) {
-    let len = items.len();
-    if n <= *sorted || *sorted >= len {
-        return;
-    }
-    let k = n.max(*sorted + 256).max(2 * *sorted).min(len);
-    let tail = &mut items[*sorted..];
-    if k - *sorted < tail.len() {
-        tail.select_nth_unstable_by(k - *sorted - 1, best_first);
-    }
-    items[*sorted..k].sort_unstable_by(best_first);
-    *sorted = k;
-}
-
-/// The order of a match list: best first, equal candidates in slot order.
-fn best_first(a: &Candidate, b: &Candidate) -> Ordering {
-    b.ranks.cmp_best(&a.ranks).then(a.order.cmp(&b.order))
-}
-
-impl MatchList {
-    /// Puts at least the first `n` candidates in their final order. A list
-    /// is seldom used up (an autocluster takes a few hundred of tens of
-    /// thousands of slots), so the rest is only partitioned: the result is
-    /// that of sorting the whole list.
-    fn sort_up_to(&mut self, n: usize) {
-        sort_prefix(&mut self.entries, &mut self.sorted, n);
-    }
-
-    /// Puts a carved partitionable slot back just above the head, then
-    /// moves it down past every entry it ranks better than, exactly as
-    /// HTCondor's `insert_candidate` does (which leaves a slot that got
-    /// better after the deduction below the others).
-    fn reinsert(&mut self, entry: Candidate) {
-        if self.head == 0 {
-            return;
-        }
-        self.sort_up_to(self.entries.len());
-        self.head -= 1;
-        let mut at = self.head;
-        while at + 1 < self.entries.len() && entry.ranks.cmp_best(&self.entries[at + 1].ranks) == Ordering::Greater {
-            self.entries[at] = self.entries[at + 1];
-            at += 1;
-        }
-        self.entries[at] = entry;
     }
 }
 

@@ -50,6 +50,7 @@
 //! ```
 
 mod cycle;
+mod match_list;
 mod outcome;
 mod rank_cache;
 
