@@ -153,7 +153,7 @@ impl RankExprs {
 
 /// The job's `Rank` of the slot; a job without `Rank` takes the slot's, as
 /// HTCondor's lookup does; 0 when it is not a number.
-fn job_rank(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
+pub(crate) fn job_rank(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
     let value = if job.lookup("Rank").is_some() {
         EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
     } else if slot.lookup("Rank").is_some() {
@@ -165,7 +165,7 @@ fn job_rank(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
 }
 
 /// A value as a number, booleans included (libclassad's `IsNumber`).
-fn number(value: &Value) -> Option<f64> {
+pub(crate) fn number(value: &Value) -> Option<f64> {
     match value {
         Value::Int(i) => Some(*i as f64),
         Value::Real(r) => Some(*r),

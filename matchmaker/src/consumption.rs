@@ -34,6 +34,8 @@
 
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
 
+use crate::candidates::number;
+
 /// What a job takes of each resource: `(resource, amount)` in the order of
 /// the slot's `MachineResources`. A policy that does not give a
 /// non-negative number gives -999 (never sufficient).
@@ -54,15 +56,6 @@ fn resources(slot: &ClassAd) -> Vec<String> {
 
 fn options() -> EvalOptions {
     EvalOptions::new().semantics(Semantics::Old)
-}
-
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Int(i) => Some(*i as f64),
-        Value::Real(r) => Some(*r),
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
-        _ => None,
-    }
 }
 
 /// Whether `slot` is partitionable with a consumption policy for every

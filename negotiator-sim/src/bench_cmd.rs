@@ -15,27 +15,16 @@ use matchmaker::accountant::AccountantConfig;
 use matchmaker::autocluster::{queues, significant_attributes};
 use matchmaker::config::Config;
 use matchmaker::negotiator::{CycleOutcome, Negotiator};
-use negotiator_sim::synthetic::{generate, Layout, SlotAttrs, Spec};
+use negotiator_sim::synthetic::{generate, Layout, Spec};
+
+use crate::generate_cmd::PoolArgs;
 use serde_json::json;
 
 /// Arguments of `negotiator-sim bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Number of slot ads.
-    #[arg(long, value_name = "N")]
-    slots: usize,
-    /// Number of idle jobs.
-    #[arg(long, value_name = "N")]
-    jobs: usize,
-    /// Number of users (bench01, ...).
-    #[arg(long, value_name = "N")]
-    users: usize,
-    /// Number of job classes (autoclusters; default: one per user).
-    #[arg(long, value_name = "N")]
-    autoclusters: Option<usize>,
-    /// The 51-attribute slot ads instead of the 158-attribute ones.
-    #[arg(long)]
-    lean: bool,
+    #[command(flatten)]
+    pool: PoolArgs,
     /// Chain each slot to an ad of what its host's slots share, and each
     /// job to one of its batch (a tenth of the memory: for very large
     /// pools).
@@ -66,11 +55,7 @@ pub fn run(args: Args) -> ExitCode {
 
 fn bench(args: &Args) -> Result<(), String> {
     let progress = |m: &str| eprintln!("[bench] {m}");
-    let spec = Spec {
-        attrs: if args.lean { SlotAttrs::Lean } else { SlotAttrs::Full },
-        layout: if args.chained { Layout::Chained } else { Layout::Flat },
-        ..Spec::new(args.slots, args.jobs, args.users, args.autoclusters.unwrap_or(args.users))
-    };
+    let spec = Spec { layout: if args.chained { Layout::Chained } else { Layout::Flat }, ..args.pool.spec() };
     let config = match &args.config {
         Some(path) => Config::from_file(path).map_err(|e| e.to_string())?,
         None => Config::default(),

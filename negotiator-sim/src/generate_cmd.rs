@@ -11,24 +11,43 @@ use classad::format::{Format, Writer};
 use matchmaker::accountant::AccountantConfig;
 use negotiator_sim::synthetic::{SlotAttrs, Spec, SyntheticPool};
 
+/// The benchmark pool's size and slot ads, as `generate` and `bench`
+/// take them.
+#[derive(clap::Args)]
+pub struct PoolArgs {
+    /// Number of slot ads.
+    #[arg(long, value_name = "N")]
+    pub slots: usize,
+    /// Number of idle jobs.
+    #[arg(long, value_name = "N")]
+    pub jobs: usize,
+    /// Number of users (bench01, ...).
+    #[arg(long, value_name = "N")]
+    pub users: usize,
+    /// Number of job classes (autoclusters; default: one per user).
+    #[arg(long, value_name = "N")]
+    pub autoclusters: Option<usize>,
+    /// The 51-attribute slot ads instead of the 158-attribute ones.
+    #[arg(long)]
+    pub lean: bool,
+}
+
+impl PoolArgs {
+    /// The pool these arguments describe.
+    pub fn spec(&self) -> Spec {
+        let mut spec = Spec::new(self.slots, self.jobs, self.users, self.autoclusters.unwrap_or(self.users));
+        if self.lean {
+            spec.attrs = SlotAttrs::Lean;
+        }
+        spec
+    }
+}
+
 /// Arguments of `negotiator-sim generate`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Number of slot ads.
-    #[arg(long, value_name = "N")]
-    slots: usize,
-    /// Number of idle jobs.
-    #[arg(long, value_name = "N")]
-    jobs: usize,
-    /// Number of users (bench01, ...).
-    #[arg(long, value_name = "N")]
-    users: usize,
-    /// Number of job classes (autoclusters; default: one per user).
-    #[arg(long, value_name = "N")]
-    autoclusters: Option<usize>,
-    /// The 51-attribute slot ads instead of the 158-attribute ones.
-    #[arg(long)]
-    lean: bool,
+    #[command(flatten)]
+    pool: PoolArgs,
     /// When the fake startds started, epoch seconds (default: an hour ago).
     #[arg(long, value_name = "EPOCH", allow_negative_numbers = true)]
     base_time: Option<i64>,
@@ -46,10 +65,7 @@ const PROGRESS_EVERY: usize = 100_000;
 
 /// Runs the command.
 pub fn run(args: Args) -> ExitCode {
-    let mut spec = Spec::new(args.slots, args.jobs, args.users, args.autoclusters.unwrap_or(args.users));
-    if args.lean {
-        spec.attrs = SlotAttrs::Lean;
-    }
+    let mut spec = args.pool.spec();
     if let Some(t) = args.base_time {
         spec.base_time = t;
     }

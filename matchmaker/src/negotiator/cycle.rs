@@ -20,7 +20,7 @@ use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
 use crate::autocluster::{ResourceRequest, SubmitterQueue};
-use crate::candidates::{Claim, Ranks};
+use crate::candidates::{self, number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::matching::Pool;
@@ -195,15 +195,6 @@ struct State<'a, 'p> {
     submitter_names: Vec<String>,
 }
 
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Int(i) => Some(*i as f64),
-        Value::Real(r) => Some(*r),
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
-        _ => None,
-    }
-}
-
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
     match ad.lookup(name).and_then(Expr::as_literal) {
         Some(classad::Literal::Str(s)) => Some(s.as_str().to_string()),
@@ -279,12 +270,13 @@ pub(super) fn run(
         for (name, expr) in &negotiator.match_exprs {
             ad.insert(name.as_str(), expr.clone());
         }
+        let running: Option<Arc<str>> = names.remote_user(ad).map(Arc::from);
         if settings.consider_preemption {
-            if let Some(user) = names.remote_user(ad) {
-                let prio = f64::from(accountant.effective_priority(&user) as f32);
+            if let Some(user) = running.as_deref() {
+                let prio = f64::from(accountant.effective_priority(user) as f32);
                 ad.insert(names.remote_user_prio, prio);
-                ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(&user));
-                let group = accountant.group_of(&user).to_string();
+                ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(user));
+                let group = accountant.group_of(user).to_string();
                 if group != crate::groups::ROOT {
                     ad.insert(names.remote_group_resources_in_use, accountant.weighted_resources_used(&group));
                     ad.insert(names.remote_group, group.as_str());
@@ -297,7 +289,6 @@ pub(super) fn run(
             }
         }
         let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
-        let running = names.remote_user(ad).map(Arc::from);
         slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running });
     }
     let available = slots.iter().filter(|s| s.available).count();
@@ -1027,12 +1018,12 @@ impl State<'_, '_> {
             }
         }
         let ranks = if carved {
-            self.ranks(ad, slot_ad, claim, job_rank_of(&self.opts, ad, slot_ad))
+            self.ranks(ad, slot_ad, claim, candidates::job_rank(&self.opts, ad, slot_ad))
         } else {
             let serial = self.serial;
             let rank = match job_rank {
                 Some(prepared) => prepared.rank(slot_ad),
-                None if ad.lookup(self.names.rank).is_some() => job_rank_of(&self.opts, ad, slot_ad),
+                None if ad.lookup(self.names.rank).is_some() => candidates::job_rank(&self.opts, ad, slot_ad),
                 None => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
             };
             Ranks {
@@ -1196,7 +1187,7 @@ impl State<'_, '_> {
             };
             if still {
                 let current = self.slots[slot].current.clone().unwrap_or_default();
-                let job_rank = job_rank_of(&self.opts, ad, &current);
+                let job_rank = candidates::job_rank(&self.opts, ad, &current);
                 let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
                 if let Some(list) = self.match_list.as_mut() {
                     list.reinsert(Candidate { slot, order: self.order[slot], ranks });
@@ -1231,19 +1222,6 @@ impl State<'_, '_> {
         });
         Ok(cost)
     }
-}
-
-/// The job's `Rank` of a slot (the slot's own when the job has none), as
-/// a number.
-fn job_rank_of(opts: &EvalOptions, job: &ClassAd, slot: &ClassAd) -> f64 {
-    let value = if job.lookup("Rank").is_some() {
-        EvalContext::new(opts).my(job).target(slot).eval_attr("Rank")
-    } else if slot.lookup("Rank").is_some() {
-        EvalContext::new(opts).my(slot).target(job).eval_attr("Rank")
-    } else {
-        Value::Undefined
-    };
-    number(&value).unwrap_or(0.0)
 }
 
 /// The reason HTCondor gives for a request without a slot.

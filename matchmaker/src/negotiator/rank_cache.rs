@@ -28,12 +28,7 @@ pub(super) enum Conversion {
 
 impl Conversion {
     pub(super) fn apply(self, value: &Value) -> f64 {
-        let n = match value {
-            Value::Int(i) => Some(*i as f64),
-            Value::Real(r) => Some(*r),
-            Value::Bool(b) => Some(f64::from(u8::from(*b))),
-            _ => None,
-        };
+        let n = crate::candidates::number(value);
         match self {
             Conversion::Negotiator => n.map_or(-f64::MAX, |v| f64::from(v as f32)),
             Conversion::Rank => n.unwrap_or(0.0),
