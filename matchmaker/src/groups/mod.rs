@@ -24,5 +24,5 @@
 pub mod quota;
 pub mod tree;
 
-pub use quota::{GroupPolicy, GroupQuotaConfig, GroupState, Quotas, RoundReport};
+pub use quota::{GroupNegotiation, GroupPolicy, GroupQuotaConfig, GroupRound, GroupState, Quotas, RoundReport};
 pub use tree::{GroupId, GroupTree, ROOT};

@@ -153,8 +153,12 @@ impl GroupQuotaConfig {
         let mut any_autoregroup = default_autoregroup;
         for g in tree.ids().skip(1) {
             let name = tree.name(g);
-            let mut policy =
-                GroupPolicy { static_quota: false, config_quota: 0.0, accept_surplus: default_accept, autoregroup: false };
+            let mut policy = GroupPolicy {
+                static_quota: false,
+                config_quota: 0.0,
+                accept_surplus: default_accept,
+                autoregroup: false,
+            };
             match real(&format!("GROUP_QUOTA_{name}"))? {
                 Some(q) if (0.0..=f64::from(i32::MAX)).contains(&q) => {
                     policy.static_quota = true;
@@ -185,10 +189,7 @@ impl GroupQuotaConfig {
             Err(ConfigError::Undefined { .. }) => 3,
             Err(e) => return Err(e),
         };
-        let rate = match real("GROUP_QUOTA_ROUND_ROBIN_RATE")? {
-            Some(r) => r,
-            None => f64::MAX,
-        };
+        let rate = real("GROUP_QUOTA_ROUND_ROBIN_RATE")?.unwrap_or(f64::MAX);
         let sort_expr = match config.get_expr_opt("GROUP_SORT_EXPR")? {
             Some(e) => e,
             None => DEFAULT_SORT_EXPR.parse().map_err(|e| ConfigError::BadValue {
@@ -212,6 +213,29 @@ impl GroupQuotaConfig {
             any_accept_surplus,
             warnings,
         })
+    }
+
+    /// No groups: the pool negotiates as one.
+    pub fn none() -> GroupQuotaConfig {
+        GroupQuotaConfig {
+            tree: GroupTree::default(),
+            policies: vec![GroupPolicy {
+                static_quota: false,
+                config_quota: 0.0,
+                accept_surplus: true,
+                autoregroup: false,
+            }],
+            allow_oversubscription: true,
+            max_allocation_rounds: 3,
+            round_robin_rate: f64::MAX,
+            sort_expr: Expr::from(0i64),
+            strict_enforce: true,
+            weighted_slots: true,
+            weighted_demand: true,
+            consider_preemption: true,
+            any_accept_surplus: false,
+            warnings: Vec::new(),
+        }
     }
 
     /// Whether any group is configured (otherwise the pool negotiates as one).
@@ -753,7 +777,8 @@ impl<'c> Quotas<'c> {
                     }
                     let target = f64::max(s.allocated, s.quota);
                     let delta = f64::max(0.0, target - s.usage);
-                    let mut slots = if delta > 0.0 && max_delta > 0.0 { s.usage + delta * (n / max_delta) } else { target };
+                    let mut slots =
+                        if delta > 0.0 && max_delta > 0.0 { s.usage + delta * (n / max_delta) } else { target };
                     slots = slots.min(target);
                     if !config.weighted_slots {
                         slots = slots.floor();
