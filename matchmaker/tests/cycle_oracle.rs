@@ -441,7 +441,7 @@ fn group_quotas_static_dynamic_and_surplus() {
     let outcome = group_scenario("snap-groups");
     let sub1 = outcome.groups.iter().find(|g| g.name == "group_b.sub1").expect("group_b.sub1");
     assert_eq!(sub1.matches, 0);
-    assert!(sub1.explanation.contains("held to 0 by group_b"), "{}", sub1.explanation);
+    assert!(sub1.explanation.contains("held to 0 by group_b (no surplus"), "{}", sub1.explanation);
 }
 
 #[test]

@@ -163,6 +163,44 @@ pub fn to_json(outcome: &CycleOutcome) -> Value {
             "rejections": r.rejections,
             "stopped": r.stopped.to_string(),
         })).collect::<Vec<_>>(),
+        "groups": outcome.groups.iter().map(|g| json!({
+            "name": g.name,
+            "parent": g.parent,
+            "config_quota": g.config_quota,
+            "static_quota": g.static_quota,
+            "accept_surplus": g.accept_surplus,
+            "autoregroup": g.autoregroup,
+            "quota": g.quota,
+            "subtree_quota": g.subtree_quota,
+            "demand": g.demand,
+            "submitters": g.submitters,
+            "allocated": g.allocated,
+            "surplus": g.surplus,
+            "usage_before": g.usage_before,
+            "usage_after": g.usage_after,
+            "matches": g.matches,
+            "rounds": g.rounds.iter().map(|f| json!({
+                "round": f.round,
+                "quota": f.quota,
+                "requested": f.requested,
+                "allocated": f.allocated,
+                "unallocated": f.unallocated,
+                "sort_key": f.sort_key,
+                "limits": f.limits,
+                "skipped": f.skipped,
+                "matches": f.matches,
+                "usage_after": f.usage_after,
+            })).collect::<Vec<_>>(),
+            "explanation": g.explanation,
+        })).collect::<Vec<_>>(),
+        "group_rounds": outcome.group_rounds.iter().map(|t| json!({
+            "round": t.round,
+            "allocated": t.allocated,
+            "usage": t.usage,
+            "surplus": t.surplus,
+            "max_delta": t.max_delta,
+            "order": t.order,
+        })).collect::<Vec<_>>(),
         "stats": {
             "TotalSlots": s.total_slots,
             "TrimmedSlots": s.trimmed_slots,
@@ -210,6 +248,10 @@ pub fn human(outcome: &CycleOutcome) -> String {
             r.stopped
         );
     }
+    if !outcome.groups.is_empty() {
+        out.push('\n');
+        out.push_str(&group_table(outcome));
+    }
     let s = &outcome.stats;
     let _ = writeln!(
         out,
@@ -231,6 +273,76 @@ pub fn human(outcome: &CycleOutcome) -> String {
         for r in &outcome.rejections {
             let _ = writeln!(out, "{:>3} {:>10} {} {}", r.spin, r.job.to_string(), r.submitter, r.reason);
         }
+    }
+    out
+}
+
+/// The group tree: each group indented under its parent, with its quota
+/// (configured, assigned, subtree), demand, allocation, usage and matches,
+/// then why each group got what it got.
+pub fn group_table(outcome: &CycleOutcome) -> String {
+    use std::fmt::Write as _;
+    let depth = |name: &str| if name == matchmaker::groups::ROOT { 0 } else { 1 + name.matches('.').count() };
+    let label = |name: &str| format!("{}{}", "  ".repeat(depth(name)), name);
+    let width = outcome.groups.iter().map(|g| label(&g.name).len()).max().unwrap_or(5).max(5);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8} {:>7}",
+        "Group",
+        "Config",
+        "Quota",
+        "Subtree",
+        "Surplus",
+        "Demand",
+        "Allocated",
+        "UsedNow",
+        "UsedAfter",
+        "Matched",
+        "Rounds"
+    );
+    for g in &outcome.groups {
+        let config = match (g.parent.is_none(), g.static_quota) {
+            (true, _) => "-".to_string(),
+            (false, true) => format!("{}", g.config_quota),
+            (false, false) => format!("{}d", g.config_quota),
+        };
+        let surplus = match (g.accept_surplus, g.autoregroup) {
+            (true, true) => "yes+rg",
+            (true, false) => "yes",
+            (false, true) => "regroup",
+            (false, false) => "no",
+        };
+        let _ = writeln!(
+            out,
+            "{:<width$} {:>9} {:>9.2} {:>9.2} {:>8} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8} {:>7}",
+            label(&g.name),
+            config,
+            g.quota,
+            g.subtree_quota,
+            surplus,
+            g.demand,
+            g.allocated,
+            g.usage_before,
+            g.usage_after,
+            g.matches,
+            g.rounds.len()
+        );
+    }
+    for t in &outcome.group_rounds {
+        let _ = writeln!(
+            out,
+            "round {}: allocated {:.2}, used {:.2}, unallocated surplus {:.2}; order {}",
+            t.round,
+            t.allocated,
+            t.usage,
+            t.surplus,
+            t.order.join(", ")
+        );
+    }
+    out.push_str("\nWhy each group got what it got:\n");
+    for g in &outcome.groups {
+        let _ = writeln!(out, "  {}: {}", g.name, g.explanation);
     }
     out
 }

@@ -307,6 +307,9 @@ pub struct GroupRound {
     pub limits: Vec<f64>,
     /// Why it was not negotiated, if it was not.
     pub skipped: Option<String>,
+    /// The group (itself or an ancestor) that does not accept surplus and
+    /// held its last limit below its allocation, if one did.
+    pub capped_by: Option<GroupId>,
     /// Its usage when the round ended.
     pub usage_after: f64,
 }
@@ -645,12 +648,14 @@ impl<'c> Quotas<'c> {
 
     /// The limit a group negotiates with once groups that do not accept
     /// surplus cap their subtrees: `slots` less whatever would take an
-    /// ancestor (or the group) past its quota. `subtree_usage` is each
-    /// group's usage with its subgroups'.
-    pub fn strict_limit(&self, g: GroupId, slots: f64, subtree_usage: &[f64]) -> f64 {
+    /// ancestor (or the group) past its quota, and the group whose cap
+    /// counted last. `subtree_usage` is each group's usage with its
+    /// subgroups'.
+    pub fn strict_limit(&self, g: GroupId, slots: f64, subtree_usage: &[f64]) -> (f64, Option<GroupId>) {
         if !self.config.strict_enforce {
-            return slots;
+            return (slots, None);
         }
+        let mut capped_by = None;
         let usage = self.states[g.0].usage;
         let mut new_allocation = slots - usage;
         let mut at = Some(g);
@@ -661,11 +666,12 @@ impl<'c> Quotas<'c> {
                 let available = f64::max(0.0, cap - subtree_usage[l.0]);
                 if new_allocation > available {
                     new_allocation = available;
+                    capped_by = Some(l);
                 }
             }
             at = self.config.tree.parent(l);
         }
-        new_allocation + usage
+        (new_allocation + usage, capped_by)
     }
 
     /// Each group's usage with its subgroups', from each group's own.
@@ -739,6 +745,7 @@ impl<'c> Quotas<'c> {
                     sort_key: 0.0,
                     limits: Vec::new(),
                     skipped: None,
+                    capped_by: None,
                     usage_after: 0.0,
                 });
             }
@@ -787,7 +794,8 @@ impl<'c> Quotas<'c> {
                     for (x, u) in subtree.iter().enumerate() {
                         self.states[x].subtree_usage = *u;
                     }
-                    let slots = self.strict_limit(g, slots, &subtree);
+                    let (slots, capped_by) = self.strict_limit(g, slots, &subtree);
+                    rows[k].capped_by = capped_by;
                     // HTCondor hands the limit on as an int.
                     let limit = slots.trunc().clamp(f64::from(i32::MIN), f64::from(i32::MAX));
                     rows[k].skipped = None;

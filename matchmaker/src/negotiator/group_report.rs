@@ -22,6 +22,9 @@ pub struct GroupRoundFigures {
     pub limits: Vec<f64>,
     /// Why it was skipped, if it was.
     pub skipped: Option<String>,
+    /// The group that does not accept surplus and held its limit below
+    /// its allocation, if one did (strict enforcement).
+    pub capped_by: Option<String>,
     /// Matches it made.
     pub matches: usize,
     /// Its own weighted usage when the round ended.

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::{GroupContext, GroupRun, State, Sub};
 use crate::candidates::number;
-use crate::groups::{GroupId, GroupNegotiation, Quotas, RoundReport, ROOT};
+use crate::groups::{GroupId, GroupNegotiation, Quotas, ROOT};
 use crate::negotiator::{GroupReport, GroupRoundFigures, GroupRoundTotals, NegotiatorError};
 
 /// The cycle as the quota algorithm sees it.
@@ -165,6 +165,7 @@ pub(super) fn run(
                         sort_key: x.sort_key,
                         limits: x.limits.clone(),
                         skipped: x.skipped.clone(),
+                        capped_by: x.capped_by.map(|c| names[c.0].clone()),
                         matches: matches[r][g.0],
                         usage_after: x.usage_after,
                     })
@@ -191,7 +192,7 @@ pub(super) fn run(
                 rounds: figures,
                 explanation: String::new(),
             };
-            report.explanation = explain(&report, g, &rounds, pool_weight, strict_ancestor(config, g));
+            report.explanation = explain(&report, pool_weight);
             report
         })
         .collect();
@@ -209,74 +210,55 @@ pub(super) fn run(
     Ok((reports, totals))
 }
 
-/// The nearest of the group and its ancestors that does not accept surplus.
-fn strict_ancestor(config: &crate::groups::GroupQuotaConfig, g: GroupId) -> Option<String> {
-    if !config.strict_enforce {
-        return None;
-    }
-    let mut at = Some(g);
-    while let Some(x) = at {
-        if !config.policy(x).accept_surplus {
-            return Some(config.tree.name(x).to_string());
-        }
-        at = config.tree.parent(x);
-    }
-    None
-}
-
 fn num(x: f64) -> String {
     let r = (x * 1000.0).round() / 1000.0;
     format!("{r}")
 }
 
-/// Why a group got what it got.
-fn explain(r: &GroupReport, g: GroupId, rounds: &[RoundReport], pool: f64, cap: Option<String>) -> String {
-    let mut parts = Vec::new();
-    if r.parent.is_none() {
+/// Why a group got what it got: its quota, its demand, then round by
+/// round its allocation, the limit it negotiated with (and who held it
+/// down) and its matches.
+fn explain(r: &GroupReport, pool: f64) -> String {
+    let mut out = if r.parent.is_none() {
+        let mut s = format!("quota {}: the pool's {} less its groups' quotas", num(r.quota), num(pool));
         if r.autoregroup {
-            parts.push(format!(
-                "negotiates last, for the whole pool ({}), with the autoregroup groups' submitters",
-                num(pool)
-            ));
-        } else {
-            parts.push(format!("quota {}: the pool's {} less its groups' quotas", num(r.quota), num(pool)));
+            s.push_str(&format!("; negotiates last for the whole pool ({}), autoregroup submitters too", num(pool)));
         }
+        s
     } else if r.static_quota {
         let scaled = if (r.quota - r.config_quota).abs() > 1e-9 {
             format!(", scaled to {}", num(r.quota))
         } else {
             String::new()
         };
-        parts.push(format!("static quota {}{scaled}", num(r.config_quota)));
+        format!("static quota {}{scaled}", num(r.config_quota))
     } else {
-        parts.push(format!("dynamic quota {} of its parent's share: {}", num(r.config_quota), num(r.quota)));
-    }
-    parts.push(format!("demand {}", num(r.demand)));
-    if let Some(last) = r.rounds.last() {
-        let alloc = if last.allocated + 1e-9 < r.quota && last.unallocated <= 1e-9 {
-            format!("allocated {} (all it asked for)", num(last.allocated))
-        } else if last.allocated > r.quota + 1e-9 {
-            format!("allocated {}: its quota and {} of surplus", num(last.allocated), num(last.allocated - r.quota))
+        format!("dynamic quota {} of {}: {}", num(r.config_quota), r.parent.as_deref().unwrap_or("?"), num(r.quota))
+    };
+    out.push_str(&format!("; demand {}", num(r.demand)));
+    for f in &r.rounds {
+        let allocated = if f.allocated > f.quota + 1e-9 {
+            format!("allocated {} (quota + {} surplus)", num(f.allocated), num(f.allocated - f.quota))
+        } else if f.allocated + 1e-9 < f.quota && f.unallocated <= 1e-9 {
+            format!("allocated {} (all it asked for)", num(f.allocated))
         } else {
-            format!("allocated {}", num(last.allocated))
+            format!("allocated {}", num(f.allocated))
         };
-        parts.push(format!("{alloc} in round {} of {}", last.round, rounds.len()));
-        let limits: Vec<f64> = r.rounds.iter().flat_map(|f| f.limits.iter().copied()).collect();
-        match (limits.last(), &last.skipped) {
-            (None, Some(why)) => parts.push(format!("not negotiated ({why})")),
-            (None, None) => parts.push("not negotiated".to_string()),
-            (Some(&l), _) => {
-                let target = last.allocated.max(r.quota).floor();
-                match &cap {
-                    Some(c) if l < target - 1e-9 => {
-                        parts.push(format!("held to {} by {c}, which does not accept surplus", num(l)))
-                    }
-                    _ => parts.push(format!("negotiated up to {}", num(l))),
-                }
+        let negotiated = match (f.limits.last(), &f.skipped, &f.capped_by) {
+            (None, Some(why), _) => format!("skipped ({why})"),
+            (None, None, _) => "skipped".to_string(),
+            (Some(&l), _, Some(by)) => {
+                format!("held to {} by {by} (no surplus accepted), {} matches", num(l), f.matches)
             }
-        }
+            (Some(&l), _, None) => format!("limit {}, {} matches", num(l), f.matches),
+        };
+        let demand = if f.round > 1 && f.requested + 1e-9 < r.demand {
+            format!("demand taken as {} (what it had), ", num(f.requested))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(". Round {}: {demand}{allocated}, {negotiated}", f.round));
     }
-    let _ = g;
-    parts.push(format!("{} matches; usage {} -> {}", r.matches, num(r.usage_before), num(r.usage_after)));
-    parts.join("; ")
+    out.push_str(&format!(". Usage {} -> {}", num(r.usage_before), num(r.usage_after)));
+    out
 }
