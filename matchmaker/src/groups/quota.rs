@@ -784,9 +784,14 @@ impl<'c> Quotas<'c> {
                     }
                     let target = f64::max(s.allocated, s.quota);
                     let delta = f64::max(0.0, target - s.usage);
-                    let mut slots =
-                        if delta > 0.0 && max_delta > 0.0 { s.usage + delta * (n / max_delta) } else { target };
-                    slots = slots.min(target);
+                    // When a group's allocation exceeds its usage while no
+                    // allocation is left to use (max_delta 0), this is 0/0:
+                    // HTCondor computes NaN and carries it through (`std::min`
+                    // keeps a NaN first argument).
+                    let mut slots = if delta > 0.0 { s.usage + delta * (n / max_delta) } else { target };
+                    if target < slots {
+                        slots = target;
+                    }
                     if !config.weighted_slots {
                         slots = slots.floor();
                     }
@@ -796,8 +801,7 @@ impl<'c> Quotas<'c> {
                     }
                     let (slots, capped_by) = self.strict_limit(g, slots, &subtree);
                     rows[k].capped_by = capped_by;
-                    // HTCondor hands the limit on as an int.
-                    let limit = slots.trunc().clamp(f64::from(i32::MIN), f64::from(i32::MAX));
+                    let limit = as_int(slots);
                     rows[k].skipped = None;
                     rows[k].limits.push(limit);
                     negotiator.negotiate(g, limit)?;
@@ -838,6 +842,17 @@ impl<'c> Quotas<'c> {
             }
         }
         Ok(reports)
+    }
+}
+
+/// The limit as HTCondor hands it on, converted to an `int`: truncated,
+/// and what does not fit (a NaN, too large a value) becomes `INT_MIN`, as
+/// the conversion gives on x86-64.
+fn as_int(x: f64) -> f64 {
+    if x.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        f64::from(i32::MIN)
+    } else {
+        x.trunc()
     }
 }
 
