@@ -188,6 +188,7 @@ pub fn to_json(outcome: &CycleOutcome) -> Value {
                 "sort_key": f.sort_key,
                 "limits": f.limits,
                 "skipped": f.skipped,
+                "capped_by": f.capped_by,
                 "matches": f.matches,
                 "usage_after": f.usage_after,
             })).collect::<Vec<_>>(),

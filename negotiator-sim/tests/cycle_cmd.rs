@@ -66,6 +66,49 @@ fn a_snapshot_as_a_table() {
     assert!(text.lines().any(|l| l.starts_with("bench03@anchor.local") && l.contains(" 58 ")), "{text}");
 }
 
+/// A cycle with group quotas (snap-groups): the group tree as a table and
+/// in JSON, with HTCondor's figures (group_a 40 + 5 surplus, group_b.sub1
+/// held to 0 by group_b, `<none>` keeping 35 of 100).
+#[test]
+fn group_quotas_as_a_table_and_json() {
+    let dir = snapshot("snap-groups");
+    let file = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let mut args = vec![
+        "cycle".to_string(),
+        "--slots".into(),
+        file("slots.ad.gz"),
+        "--jobs".into(),
+        file("jobs.ad.gz"),
+        "--config".into(),
+        file("config.dump"),
+        "--userprio".into(),
+        file("userprio-before.ad"),
+        "--submitters".into(),
+        file("submitters.ad"),
+        "--resend-matched-jobs".into(),
+        "-q".into(),
+    ];
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row =
+        |name: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{name} "))).unwrap_or("").to_string();
+    assert!(row("<none>").contains(" 35.00 "), "{text}");
+    let a: Vec<String> = row("group_a").split_whitespace().map(str::to_string).collect();
+    assert_eq!(a[..10], ["group_a", "40", "40.00", "40.00", "yes", "60.00", "45.00", "0.00", "45.00", "45"], "{text}");
+    assert!(text.contains("group_b.sub1: dynamic quota 0.5 of group_b: 7.5"), "{text}");
+    assert!(text.contains("round 1: allocated 107.50, used 100.00"), "{text}");
+    args.push("--json".into());
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let groups = json["groups"].as_array().expect("groups");
+    let names: Vec<&str> = groups.iter().map(|g| g["name"].as_str().unwrap_or("")).collect();
+    assert_eq!(names, ["<none>", "group_a", "group_b", "group_c", "group_b.sub1"]);
+    assert_eq!(groups[1]["surplus"], 5.0);
+    assert_eq!(groups[4]["rounds"][0]["capped_by"], "group_b");
+    assert_eq!(json["group_rounds"].as_array().map(Vec::len), Some(3));
+}
+
 /// A slot file with a syntax error is reported with its name and line,
 /// and nothing else is printed.
 #[test]

@@ -1091,4 +1091,52 @@ mod tests {
         assert_eq!(pool.usage[id(&c, "group_a").0], 47.0);
         assert_eq!(rounds.len(), 3);
     }
+
+    #[test]
+    fn round_robin_rate_negotiates_in_steps() {
+        // Two groups of quota 4 and 2 with demand 10 each, 6 slots: with a
+        // rate of 1, each negotiates up to usage + n/maxdelta of its delta,
+        // n = 1, 2, 3, 4.
+        // (Surplus accepted, so that no group's cap applies.)
+        let c = config(
+            "GROUP_NAMES = x, y\nGROUP_QUOTA_x = 4\nGROUP_QUOTA_y = 2\nGROUP_QUOTA_ROUND_ROBIN_RATE = 1\n\
+             GROUP_ACCEPT_SURPLUS = True\n",
+        );
+        let (x, y) = (id(&c, "x"), id(&c, "y"));
+        let mut demand = vec![0.0; c.tree.len()];
+        demand[x.0] = 10.0;
+        demand[y.0] = 10.0;
+        let mut q = Quotas::new(&c);
+        q.prepare(6.0, &demand, &[]);
+        let mut pool = Greedy { demand, usage: vec![0.0; c.tree.len()], calls: Vec::new() };
+        let rounds = q.negotiate(6.0, 0.0, &mut pool).expect("negotiates");
+        assert_eq!(rounds.len(), 1);
+        let calls: Vec<(&str, f64)> = pool.calls.iter().map(|&(g, l)| (c.tree.name(g), l)).collect();
+        // Both sort keys are 0 at the round's start: breadth first.
+        assert_eq!(
+            calls,
+            [("x", 1.0), ("y", 0.0), ("x", 2.0), ("y", 1.0), ("x", 3.0), ("y", 1.0), ("x", 4.0), ("y", 2.0)]
+        );
+    }
+
+    #[test]
+    fn autoregroup_puts_the_root_last_with_the_whole_pool() {
+        let c = config(
+            "GROUP_NAMES = x\nGROUP_QUOTA_x = 2\nGROUP_AUTOREGROUP = True\n\
+             GROUP_SORT_EXPR = ifThenElse(AccountingGroup =?= \"<none>\", 0, 1)\n",
+        );
+        assert!(c.autoregroup());
+        let x = id(&c, "x");
+        let mut demand = vec![0.0; c.tree.len()];
+        demand[0] = 1.0;
+        demand[x.0] = 10.0;
+        let mut q = Quotas::new(&c);
+        q.prepare(10.0, &demand, &[]);
+        let mut pool = Greedy { demand, usage: vec![0.0; c.tree.len()], calls: Vec::new() };
+        let rounds = q.negotiate(10.0, 0.0, &mut pool).expect("negotiates");
+        // <none> sorts first by its key, but autoregroup keeps it last, and
+        // it negotiates for the whole pool.
+        assert_eq!(rounds[0].order, [x, c.tree.root()]);
+        assert_eq!(pool.calls[..2], [(x, 2.0), (c.tree.root(), 10.0)]);
+    }
 }
