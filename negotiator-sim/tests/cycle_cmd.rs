@@ -157,3 +157,51 @@ fn tempdir() -> PathBuf {
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
+
+/// Two negotiators splitting the 200-slot pool by `NEGOTIATOR_SLOT_CONSTRAINT`
+/// each see 100 slots and match no slot twice; with a third that sees the
+/// whole pool, the slots both matched are named.
+#[test]
+fn several_negotiators_side_by_side() {
+    let dir = tempdir().join("several");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("config written");
+        path.to_string_lossy().into_owned()
+    };
+    let low = write("low.conf", "NEGOTIATOR_SLOT_CONSTRAINT = SlotID <= 4\n");
+    let high = write("high.conf", "NEGOTIATOR_SLOT_CONSTRAINT = SlotID > 4\n");
+    let all = write("all.conf", "NEGOTIATOR_SUBMITTER_CONSTRAINT = Name == \"bench01@anchor.local\"\n");
+    let snap = snapshot("snap-200-200-3-6");
+    let file = |n: &str| snap.join(n).to_string_lossy().into_owned();
+    let base = ["cycle", "--slots", &file("slots.ad"), "--jobs", &file("jobs.ad.gz"), "-q", "--json"];
+    let run_with = |configs: &[&str]| -> serde_json::Value {
+        let mut args: Vec<&str> = base.to_vec();
+        for c in configs {
+            args.extend(["--config", c]);
+        }
+        let out = run(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let json = run_with(&[&low, &high]);
+    let negotiators = json["negotiators"].as_array().expect("negotiators");
+    assert_eq!(negotiators.len(), 2);
+    for n in negotiators {
+        assert_eq!(n["stats"]["TotalSlots"], 100, "{}", n["config"]);
+        assert!(n["matches"].as_array().map_or(0, Vec::len) > 0);
+    }
+    assert_eq!(json["overlapping_slots"].as_array().map(Vec::len), Some(0));
+    let json = run_with(&[&low, &all]);
+    let overlap = json["overlapping_slots"].as_array().expect("overlap");
+    assert!(!overlap.is_empty());
+    assert_eq!(overlap[0]["negotiators"], serde_json::json!([0, 1]));
+    // As a table: each negotiator's, then the overlap.
+    let mut args: Vec<&str> = base[..base.len() - 1].to_vec();
+    args.extend(["--config", &low, "--config", &all]);
+    let text = String::from_utf8_lossy(&run(&args).stdout).into_owned();
+    assert!(text.starts_with(&format!("== negotiator {low}")), "{text}");
+    assert!(text.contains("slots were matched by more than one negotiator"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
