@@ -438,6 +438,22 @@ fn group_scenario(name: &str) -> CycleOutcome {
         *per_group.entry((*round, group.clone(), String::new())).or_default() += n;
     }
     assert_eq!(got, per_group, "{name}: matches per round and group");
+    // The negotiator's published statistics: one pie per group negotiated.
+    let ad = std::fs::read_to_string(dir.join("negotiator-cycle0.ad")).expect("negotiator-cycle0.ad");
+    let stat = |attr: &str| -> u64 {
+        ad.lines()
+            .find_map(|l| l.strip_prefix(&format!("LastNegotiationCycle{attr}0 = ")))
+            .unwrap_or_else(|| panic!("{name}: {attr}"))
+            .trim()
+            .parse()
+            .expect("a number")
+    };
+    let s = &outcome.stats;
+    assert_eq!(
+        (u64::from(s.pies), u64::from(s.pie_spins), s.jobs_considered, s.rejections as u64),
+        (stat("Pies"), stat("PieSpins"), stat("NumJobsConsidered"), stat("Rejections")),
+        "{name}: pies, pie spins, requests considered, rejections"
+    );
     outcome
 }
 
