@@ -205,3 +205,32 @@ fn several_negotiators_side_by_side() {
     assert!(text.contains("slots were matched by more than one negotiator"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `bench --groups`: the synthetic users in accounting groups, negotiated
+/// with group quotas.
+#[test]
+fn bench_with_groups() {
+    let out = run(&[
+        "bench",
+        "--slots",
+        "200",
+        "--jobs",
+        "200",
+        "--users",
+        "4",
+        "--autoclusters",
+        "4",
+        "--repeat",
+        "1",
+        "--groups",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let by_group = json["matches_by_group"].as_object().expect("groups");
+    let names: Vec<&str> = by_group.keys().map(String::as_str).collect();
+    assert_eq!(names, ["<none>", "group_0", "group_1"]);
+    let grouped: u64 = ["group_0", "group_1"].iter().map(|g| by_group[*g].as_u64().unwrap_or(0)).sum();
+    assert_eq!(Some(grouped), json["Matches"].as_u64());
+}
