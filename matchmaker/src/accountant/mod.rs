@@ -296,7 +296,9 @@ impl Accountant {
         let (rows, last_update) = PriorityRow::from_userprio_ad(ad);
         let mut acct = Self::new(config);
         acct.last_update = last_update;
-        for row in rows.iter().filter(|r| r.name != ROOT) {
+        // Group rows are left out: their usage is recounted from the slots,
+        // and the negotiator reads no group's priority.
+        for row in rows.iter().filter(|r| r.name != ROOT && !r.is_group) {
             let name = row.name.as_str();
             if row.priority_factor >= MIN_PRIORITY_FACTOR {
                 acct.set_priority_factor(name, row.priority_factor)?;

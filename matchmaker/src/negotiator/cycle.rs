@@ -25,7 +25,38 @@ use crate::candidates::{self, number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::matching::Pool;
-use crate::pie::{self, Pie};
+use crate::pie::{self, GroupLimit, Pie};
+
+mod group_phase;
+
+/// The quota a group negotiates under (HTCondor's `groupQuota` and
+/// `groupName` arguments of `negotiateWithGroup`).
+pub(super) struct GroupRun<'g> {
+    /// The pie is at most this (HTCondor's default: `INT_MAX`).
+    pub quota: f64,
+    /// The group whose usage is held to `quota`; `None` without groups and
+    /// for `<none>` negotiating the whole pool with autoregroup.
+    pub name: Option<&'g str>,
+}
+
+impl GroupRun<'_> {
+    /// The whole pool as one group.
+    fn pool() -> GroupRun<'static> {
+        GroupRun { quota: f64::from(i32::MAX), name: None }
+    }
+}
+
+/// What policy expressions are told about the group being negotiated.
+#[derive(Default)]
+pub(super) struct GroupContext {
+    /// The group negotiating (`SubmitterNegotiatingGroup`).
+    pub negotiating: String,
+    /// `SubmitterAutoregroup`: autoregroup is on and `<none>` negotiates.
+    pub autoregroup: bool,
+    /// Each group's quota this round, by lower-case name
+    /// (`SubmitterGroupQuota`).
+    pub quotas: rustc_hash::FxHashMap<String, f64>,
+}
 
 /// Pools at least this large are scanned on every core.
 const PARALLEL_FROM: usize = 4096;
@@ -212,6 +243,8 @@ struct State<'a, 'p> {
     any_carved: bool,
     /// Every submitter's name, by index.
     submitter_names: Vec<String>,
+    /// With group quotas: the group negotiating and the quotas.
+    groups: Option<GroupContext>,
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
@@ -431,6 +464,7 @@ fn negotiate_pool(
         order,
         any_carved,
         submitter_names: Vec::new(),
+        groups: None,
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -463,19 +497,28 @@ fn negotiate_pool(
     state.outcome.stats.phase2_seconds = phase2.elapsed().as_secs_f64();
     let phase4 = Instant::now();
 
-    // A floor round for those below their floor, then the real one.
-    let below_floor: Vec<usize> = (0..subs.len())
-        .filter(|&i| {
-            let name = subs[i].queue.name.as_str();
-            let floor = state.accountant.floor(name) as f64;
-            floor > 0.0 && state.accountant.weighted_resources_used(name) < floor
-        })
-        .collect();
-    if !below_floor.is_empty() {
-        state.negotiate_with_group(&mut subs, below_floor, true, pool_weight, min_weight)?;
+    if negotiator.groups.enabled() {
+        // Hierarchical group quotas: each group in turn, round after round.
+        let (groups, rounds) = group_phase::run(&mut state, &mut subs, pool_weight, min_weight, now)?;
+        state.outcome.groups = groups;
+        state.outcome.group_rounds = rounds;
+    } else {
+        // A floor round for those below their floor, then the real one.
+        let everyone: Vec<usize> = (0..subs.len()).collect();
+        let mut below_floor = state.below_floor(&subs, &everyone);
+        if !below_floor.is_empty() {
+            state.negotiate_with_group(
+                &mut subs,
+                &mut below_floor,
+                true,
+                pool_weight,
+                min_weight,
+                &GroupRun::pool(),
+            )?;
+        }
+        let mut everyone = everyone;
+        state.negotiate_with_group(&mut subs, &mut everyone, false, pool_weight, min_weight, &GroupRun::pool())?;
     }
-    let everyone: Vec<usize> = (0..subs.len()).collect();
-    state.negotiate_with_group(&mut subs, everyone, false, pool_weight, min_weight)?;
 
     let mut outcome = std::mem::take(&mut state.outcome);
     for sub in &mut subs {
@@ -529,15 +572,31 @@ fn submitter_allowed(negotiator: &Negotiator, opts: &EvalOptions, queue: &Submit
 }
 
 impl State<'_, '_> {
+    /// Those of `members` with a floor above their usage (HTCondor's
+    /// `findBelowFloorSubmitters`).
+    fn below_floor(&self, subs: &[Sub<'_>], members: &[usize]) -> Vec<usize> {
+        members
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let name = subs[i].queue.name.as_str();
+                let floor = self.accountant.floor(name) as f64;
+                floor > 0.0 && self.accountant.weighted_resources_used(name) < floor
+            })
+            .collect()
+    }
+
     /// The pie spins of one group (HTCondor's `negotiateWithGroup`), over
-    /// the submitters `members` (indices into `subs`).
+    /// the submitters `members` (indices into `subs`); those served in full
+    /// leave `members`. `group` is the quota the group negotiates under.
     fn negotiate_with_group(
         &mut self,
         subs: &mut [Sub<'_>],
-        mut members: Vec<usize>,
+        members: &mut Vec<usize>,
         floor_round: bool,
         pool_weight: f64,
         min_weight: f64,
+        group: &GroupRun<'_>,
     ) -> Result<(), NegotiatorError> {
         let settings = self.negotiator.settings.clone();
         self.outcome.stats.pies += 1;
@@ -547,12 +606,19 @@ impl State<'_, '_> {
             self.spin = if floor_round { 0 } else { spin };
             self.outcome.stats.pie_spins += 1;
             let ignore_limit = spin == 1 && settings.consider_preemption;
+            let group_usage = group.name.map_or(0.0, |g| self.accountant.weighted_resources_used(g));
+            if !ignore_limit && group.name.is_some() && group_usage >= group.quota {
+                // The group has its quota.
+                break;
+            }
             self.match_list = None;
             if !settings.consider_preemption {
                 members.retain(|&i| subs[i].queue.idle_jobs() > 0);
             }
             let pie_subs: Vec<pie::Submitter> = members.iter().map(|&i| self.pie_submitter(subs[i].queue)).collect();
-            let pie = Pie::new(&pie_subs, pool_weight, None).consider_preemption(settings.consider_preemption);
+            let limit = group.name.map(|_| GroupLimit { quota: group.quota, usage: group_usage });
+            let pie = Pie::new(&pie_subs, pool_weight.min(group.quota), limit)
+                .consider_preemption(settings.consider_preemption);
             let (mut pie_left, starvation) = self.pie_left(&pie, &pie_subs);
             if !settings.consider_preemption && pie_left <= 0.0 {
                 break;
@@ -563,12 +629,17 @@ impl State<'_, '_> {
                 // the order does not depend on the input's.
                 let mut ordered: Vec<usize> = order.iter().map(|&k| members[k]).collect();
                 stable_name_ties(&mut ordered, &pie_subs, &starvation, &order, subs);
-                members = ordered;
+                *members = ordered;
             }
             let pie_left_before = pie_left;
             let count_before = members.len();
             let mut k = 0;
             while k < members.len() {
+                if !ignore_limit
+                    && group.name.is_some_and(|g| self.accountant.weighted_resources_used(g) >= group.quota)
+                {
+                    break;
+                }
                 let i = members[k];
                 let name = subs[i].queue.name.clone();
                 let idle = self.idle_jobs(&subs[i]);
@@ -787,15 +858,32 @@ impl State<'_, '_> {
         let n = &self.names;
         let mut ad = ClassAd::with_capacity(8);
         let eup = self.accountant.effective_priority(submitter);
-        ad.insert(n.submitter_negotiating_group, crate::groups::ROOT);
-        ad.insert(n.submitter_autoregroup, false);
+        match &self.groups {
+            Some(g) => {
+                ad.insert(n.submitter_negotiating_group, g.negotiating.as_str());
+                ad.insert(n.submitter_autoregroup, g.autoregroup);
+            }
+            None => {
+                ad.insert(n.submitter_negotiating_group, crate::groups::ROOT);
+                ad.insert(n.submitter_autoregroup, false);
+            }
+        }
         ad.insert(n.submittor_prio, eup);
         ad.insert(n.submitter_user_prio, eup);
         ad.insert(n.submitter_user_resources_in_use, self.accountant.weighted_resources_used(submitter));
         let group = self.accountant.group_of(submitter);
-        if group != crate::groups::ROOT {
-            ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
-            ad.insert(n.submitter_group, group);
+        match self.groups.as_ref().and_then(|g| g.quotas.get(&group.to_lowercase())) {
+            // With group quotas every submitter's group is told, `<none>` too.
+            Some(&quota) => {
+                ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
+                ad.insert(n.submitter_group, group);
+                ad.insert("SubmitterGroupQuota", quota);
+            }
+            None if group != crate::groups::ROOT => {
+                ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
+                ad.insert(n.submitter_group, group);
+            }
+            None => {}
         }
         ad.chain_to(Arc::clone(&request.ad));
         ad
