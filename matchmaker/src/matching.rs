@@ -159,6 +159,15 @@ struct Request {
     constant_rank: Option<f64>,
 }
 
+impl PreparedRequest<'_> {
+    /// The prepared request, no longer borrowing the ad it was prepared
+    /// from, so that it can be kept next to that ad. It must still only be
+    /// used with that ad.
+    pub fn into_owned(self) -> PreparedRequest<'static> {
+        PreparedRequest(self.0, PhantomData)
+    }
+}
+
 impl Pool {
     /// Prepares the `Requirements` and `Rank` of every ad of `ads` (a
     /// `Vec<ClassAd>`, a `Vec<Arc<ClassAd>>`, any iterator of either).

@@ -15,7 +15,7 @@ use classad::references::{external, trim_all, Side};
 use classad::{BinaryOp, ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Node, Semantics, Value};
 use rustc_hash::FxHashSet;
 
-use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Runs};
+use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Run, Runs};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
@@ -24,7 +24,7 @@ use crate::autocluster::{ResourceRequest, SubmitterQueue};
 use crate::candidates::{self, number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
-use crate::matching::Pool;
+use crate::matching::{Pool, PreparedRequest};
 use crate::pie::{self, GroupLimit, Pie};
 
 mod group_phase;
@@ -60,6 +60,11 @@ pub(super) struct GroupContext {
 
 /// Pools at least this large are scanned on every core.
 const PARALLEL_FROM: usize = 4096;
+
+/// The fewest and the most slots of a range scanned at once for a request
+/// read range by range.
+const MIN_SCAN_WINDOW: usize = 64;
+const MAX_SCAN_WINDOW: usize = 4096;
 
 /// `MY.Rank > MY.CurrentRank` and `MY.Rank >= MY.CurrentRank`.
 struct RankConditions {
@@ -245,6 +250,9 @@ struct State<'a, 'p> {
     submitter_names: Vec<String>,
     /// With group quotas: the group negotiating and the quotas.
     groups: Option<GroupContext>,
+    /// Skips over taken slots: following `free` from a slot leads to the
+    /// first slot from it on that was not taken (see `next_free`).
+    free: Vec<u32>,
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
@@ -436,6 +444,8 @@ fn negotiate_pool(
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     let available = slots.iter().filter(|s| s.available).count();
+    let free: Vec<u32> =
+        (0..=slots.len()).map(|i| if slots.get(i).is_some_and(|s| !s.available) { i + 1 } else { i } as u32).collect();
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
     let caches =
         Caches { pre_job, post_job, slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()) };
@@ -465,6 +475,7 @@ fn negotiate_pool(
         any_carved,
         submitter_names: Vec::new(),
         groups: None,
+        free,
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -981,6 +992,7 @@ impl State<'_, '_> {
             runs: Runs::default(),
             rank_by_range: false,
             tests: Vec::new(),
+            prepared: self.pool.prepare(ad).into_owned(),
             diagnostics: Diagnostics::default(),
         };
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
@@ -1034,19 +1046,18 @@ impl State<'_, '_> {
 
     /// The static slots of `ranges` still available that match `request`
     /// both ways, in slot order (in a buffer to give back to `self.found`).
-    fn matching(&mut self, request: &ClassAd, ranges: &[Range<usize>]) -> Vec<usize> {
+    fn matching(&mut self, prepared: &PreparedRequest<'_>, request: &ClassAd, ranges: &[Range<usize>]) -> Vec<usize> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         let slots = &self.slots;
         let keep = |i: usize| slots[i].available && slots[i].current.is_none();
-        let prepared = self.pool.prepare(request);
         #[cfg(feature = "parallel")]
         if ranges.iter().map(|r| r.len()).sum::<usize>() >= PARALLEL_FROM {
-            found = self.pool.par_matching_in_ranges(&prepared, request, ranges, keep);
+            found = self.pool.par_matching_in_ranges(prepared, request, ranges, keep);
             self.serial += 1;
             return found;
         }
-        self.pool.matching_in_ranges(&prepared, request, ranges, keep, &mut found);
+        self.pool.matching_in_ranges(prepared, request, ranges, keep, &mut found);
         self.serial += 1;
         found
     }
@@ -1128,7 +1139,7 @@ impl State<'_, '_> {
     /// Examines the static slots of `range` for the list's request: those
     /// still available that match both ways become candidates.
     fn examine(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
-        let found = self.matching(&list.request, ranges);
+        let found = self.matching(&list.prepared, &list.request, ranges);
         // The request is lent out while the list takes its candidates.
         let request = std::mem::take(&mut list.request);
         let opts = self.opts.clone();
@@ -1277,7 +1288,11 @@ impl State<'_, '_> {
             let head = if list.runs.active {
                 if list.runs.pending.is_none() {
                     let request = std::mem::take(&mut list.request);
-                    while let Some((slot, rank)) = list.runs.pop(&self.order) {
+                    while let Some((slot, rank, run)) = list.runs.pop() {
+                        if list.runs.run_mut(run).drained() {
+                            self.scan(&list.prepared, &request, list.runs.run_mut(run));
+                        }
+                        list.runs.requeue(run, &self.order);
                         if let Some(c) = self.candidate(list, &request, JobRank::Known(rank), slot, false) {
                             list.runs.pending = Some(c);
                             break;
@@ -1333,32 +1348,61 @@ impl State<'_, '_> {
                 range.idle && !range.post_value.is_nan() && self.caches.post_job.independent(range.post, &list.request)
             });
         let ranges: Vec<Range<usize>> = group.iter().map(|&r| self.ranges[r].range.clone()).collect();
-        if by_range {
-            let found = self.matching(&list.request, &ranges);
-            let mut at = 0;
-            for &r in &group {
-                let range = &self.ranges[r];
-                let start = at;
-                while at < found.len() && found[at] < range.range.end {
-                    at += 1;
-                }
-                if start == at {
-                    continue;
-                }
-                let job = candidates::job_rank(&self.opts, &list.request, &self.ads[found[start]]);
-                if job.is_nan() {
-                    // NaN ranks order as the sort makes them: rank them all.
-                    list.runs.clear();
-                    self.found = found;
-                    return self.examine_ranked(list, &ranges);
-                }
-                list.runs.push(&found[start..at], job, range.post_value, &self.order);
-            }
-            list.runs.active = true;
-            self.found = found;
-        } else {
-            self.examine_ranked(list, &ranges);
+        if !by_range {
+            return self.examine_ranked(list, &ranges);
         }
+        let mut runs = Vec::with_capacity(group.len());
+        for &r in &group {
+            let range = &self.ranges[r];
+            let job = candidates::job_rank(&self.opts, &list.request, &self.ads[range.range.start]);
+            if job.is_nan() {
+                // NaN ranks order as the sort makes them: rank them all.
+                return self.examine_ranked(list, &ranges);
+            }
+            runs.push(Run {
+                cursor: range.range.start,
+                end: range.range.end,
+                found: Vec::new(),
+                next: 0,
+                job,
+                post: range.post_value,
+            });
+        }
+        self.serial += 1;
+        for mut run in runs {
+            self.scan(&list.prepared, &list.request, &mut run);
+            list.runs.push(run, &self.order);
+        }
+        list.runs.active = true;
+    }
+
+    /// Scans a run from its cursor for its next matching slots: a window
+    /// at a time (wider each time one finds nothing), skipping the slots
+    /// already taken, until one matches or the run ends.
+    fn scan(&mut self, prepared: &PreparedRequest<'_>, request: &ClassAd, run: &mut Run) {
+        run.found.clear();
+        run.next = 0;
+        let mut width = MIN_SCAN_WINDOW;
+        while run.found.is_empty() && run.cursor < run.end {
+            let start = self.next_free(run.cursor).min(run.end);
+            let end = (start + width).min(run.end);
+            let slots = &self.slots;
+            let keep = |i: usize| slots[i].available && slots[i].current.is_none();
+            self.pool.matching_in_ranges(prepared, request, std::slice::from_ref(&(start..end)), keep, &mut run.found);
+            run.cursor = end;
+            width = (width * 2).min(MAX_SCAN_WINDOW);
+        }
+    }
+
+    /// The first slot from `index` on that has not been taken (or the
+    /// number of slots).
+    fn next_free(&mut self, mut index: usize) -> usize {
+        while self.free[index] as usize != index {
+            let next = self.free[index] as usize;
+            self.free[index] = self.free[next];
+            index = next;
+        }
+        index
     }
 
     /// Examines a group's ranges, ranking every candidate.
@@ -1494,6 +1538,7 @@ impl State<'_, '_> {
                 None => self.accountant.add_match(submitter, &self.ads[slot], self.now)?,
             }
             self.slots[slot].available = false;
+            self.free[slot] = slot as u32 + 1;
             self.available -= 1;
         }
         if let Some(l) = &limits {

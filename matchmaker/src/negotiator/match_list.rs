@@ -8,6 +8,7 @@ use std::collections::BinaryHeap;
 use classad::ClassAd;
 
 use crate::candidates::Ranks;
+use crate::matching::PreparedRequest;
 
 /// A candidate slot of one request, with what ranks it.
 #[derive(Clone, Copy)]
@@ -63,20 +64,20 @@ pub(super) struct MatchList {
     /// The conjuncts of the request's `Requirements` with one value on all
     /// slots of a range: ranges where one is not true are not examined.
     pub(super) tests: Vec<classad::Expr>,
+    /// The request prepared for matching against the cycle's pool.
+    pub(super) prepared: PreparedRequest<'static>,
     pub(super) diagnostics: Diagnostics,
 }
 
-/// A group of slots that matched a request, read best first without
-/// ranking each: the slots of a run (one range) rank the same up to slot
-/// order and are in slot order, so the group's order is a merge of the
-/// runs by their ranks and their heads' slot order. Only the slots read
-/// are ranked, when they are read.
+/// A group of slots read best first without ranking each: the slots of a
+/// run (one range) rank the same up to slot order, so the group's order
+/// is a merge of the runs by their ranks and their heads' slot order. A
+/// run is scanned for matching slots only as far as it is read, and only
+/// the slots read are ranked.
 #[derive(Default)]
 pub(super) struct Runs {
-    /// Every run's slots, run after run.
-    slots: Vec<u32>,
     runs: Vec<Run>,
-    /// The runs not yet read out, best head on top.
+    /// The runs with a next slot, best head on top.
     heads: BinaryHeap<Head>,
     /// The candidate read and ranked but not yet taken.
     pub(super) pending: Option<Candidate>,
@@ -84,11 +85,24 @@ pub(super) struct Runs {
     pub(super) active: bool,
 }
 
-struct Run {
-    next: usize,
-    end: usize,
-    job: f64,
-    post: f64,
+/// One range of a group, scanned as it is read.
+pub(super) struct Run {
+    /// The first slot of the range not yet scanned, and the range's end.
+    pub(super) cursor: usize,
+    pub(super) end: usize,
+    /// Matching slots scanned and not yet read, from `next` on.
+    pub(super) found: Vec<usize>,
+    pub(super) next: usize,
+    /// The job rank and post-job rank of every slot of the range.
+    pub(super) job: f64,
+    pub(super) post: f64,
+}
+
+impl Run {
+    /// Whether every slot scanned so far has been read.
+    pub(super) fn drained(&self) -> bool {
+        self.next >= self.found.len()
+    }
 }
 
 /// The next slot of a run, ordered so that the best is the greatest.
@@ -129,38 +143,45 @@ impl Ord for Head {
 impl Runs {
     /// Starts a new group.
     pub(super) fn clear(&mut self) {
-        self.slots.clear();
         self.runs.clear();
         self.heads.clear();
         self.pending = None;
         self.active = false;
     }
 
-    /// Adds a run: `slots` in slot order (`order` gives each slot's), all
-    /// with job rank `job` and post-job rank `post`. Ranks must be numbers
-    /// (not NaN), so that they order like the candidates' ranks.
-    pub(super) fn push(&mut self, slots: &[usize], job: f64, post: f64, order: &[u32]) {
-        if slots.is_empty() {
+    /// Adds a run (scanned up to its first match, or to its end). Ranks
+    /// must be numbers (not NaN), so that they order like the candidates'
+    /// ranks; `order` gives each slot's position in the input.
+    pub(super) fn push(&mut self, run: Run, order: &[u32]) {
+        if run.drained() {
             return;
         }
-        let start = self.slots.len();
-        self.slots.extend(slots.iter().map(|&s| s as u32));
-        let run = self.runs.len() as u32;
-        self.runs.push(Run { next: start, end: self.slots.len(), job, post });
-        self.heads.push(Head { job, post, order: order[slots[0]], run });
+        self.runs.push(run);
+        self.requeue(self.runs.len() - 1, order);
     }
 
-    /// The next slot in the group's order, with its job rank.
-    pub(super) fn pop(&mut self, order: &[u32]) -> Option<(usize, f64)> {
+    /// The next slot in the group's order, with its job rank and its run.
+    /// The run is out of the order until [`requeue`](Self::requeue)d
+    /// (after a new scan if it is [`drained`](Run::drained)).
+    pub(super) fn pop(&mut self) -> Option<(usize, f64, usize)> {
         let head = self.heads.pop()?;
         let run = &mut self.runs[head.run as usize];
-        let slot = self.slots[run.next] as usize;
+        let slot = run.found[run.next];
         run.next += 1;
-        if run.next < run.end {
-            let next = self.slots[run.next] as usize;
-            self.heads.push(Head { job: run.job, post: run.post, order: order[next], run: head.run });
+        Some((slot, run.job, head.run as usize))
+    }
+
+    /// Run `id`, to scan further.
+    pub(super) fn run_mut(&mut self, id: usize) -> &mut Run {
+        &mut self.runs[id]
+    }
+
+    /// Puts run `id` back in the order if it has a next slot.
+    pub(super) fn requeue(&mut self, id: usize, order: &[u32]) {
+        let run = &self.runs[id];
+        if let Some(&slot) = run.found.get(run.next) {
+            self.heads.push(Head { job: run.job, post: run.post, order: order[slot], run: id as u32 });
         }
-        Some((slot, run.job))
     }
 }
 
