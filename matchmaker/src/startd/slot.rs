@@ -1017,8 +1017,9 @@ impl Run<'_> {
                     self.set_destination(State::Matched, because("match notification from the negotiator"));
                 }
                 // A preempting match: the slot stops advertising itself
-                // until the schedd claims it.
-                State::Claimed => {}
+                // until the schedd claims it. A Drained slot ignores
+                // matches.
+                State::Claimed | State::Drained => {}
                 s => self.warnings.push(format!("match notification in {s} ignored")),
             },
             Event::ClaimRequested { job } => self.claim_requested(job),
@@ -1036,7 +1037,7 @@ impl Run<'_> {
                 self.slot.draining = Some(Draining { how: *how, resume: *resume_on_completion });
                 let cause = because(format!("draining ({how:?})").to_lowercase());
                 match self.slot.state {
-                    State::Claimed if *how == DrainHow::Fast => self.kill_claim(cause),
+                    State::Claimed | State::Preempting if *how == DrainHow::Fast => self.kill_claim(cause),
                     State::Claimed | State::Matched | State::Backfill => {
                         self.retire_claim(false, cause);
                         if self.slot.state == State::Claimed {
