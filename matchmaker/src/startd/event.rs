@@ -114,6 +114,17 @@ pub enum ActionKind {
     KillBackfill,
 }
 
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ActionKind::VacateJob { max_vacate_time } => write!(f, "VacateJob({max_vacate_time} s)"),
+            ActionKind::HoldJob { soft: true } => f.write_str("HoldJob(soft)"),
+            ActionKind::HoldJob { soft: false } => f.write_str("HoldJob(hard)"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
 /// Why a transition or action happened.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cause {
