@@ -504,11 +504,7 @@ impl Run<'_> {
     }
 
     fn change_state(&mut self, s: State, cause: Cause) {
-        let a = match s {
-            State::Preempting => self.preempting_activity(),
-            State::Drained => Activity::Retiring,
-            _ => Activity::Idle,
-        };
+        let a = if s == State::Preempting { self.preempting_activity() } else { Activity::Idle };
         self.change(s, a, cause);
     }
 
