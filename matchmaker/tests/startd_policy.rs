@@ -696,3 +696,92 @@ fn vanilla_variants_win_for_vanilla_jobs() {
     let s = sim.tick(10);
     assert_eq!(knobs(&s)[0], "PREEMPT_VANILLA");
 }
+
+mod any_sequence {
+    //! Random sequences of events and machine changes under each policy
+    //! above: no panic, and the slot stays consistent.
+
+    use super::*;
+    use matchmaker::startd::transition_number;
+    use proptest::prelude::*;
+
+    fn allowed(s: State, a: Activity) -> bool {
+        match s {
+            Owner | Matched => a == Idle,
+            Unclaimed => matches!(a, Idle | Benchmarking),
+            Claimed => matches!(a, Idle | Busy | Suspended | Retiring),
+            Preempting => matches!(a, Vacating | Killing),
+            Backfill => matches!(a, Idle | Busy | Killing),
+            Drained => matches!(a, Idle | Retiring),
+        }
+    }
+
+    fn event(kind: u8, who: u8, how: u8) -> Event {
+        let j = job(["alice", "jones", "garrison", "coltrane"][usize::from(who % 4)]);
+        let drain = [DrainHow::Graceful, DrainHow::Quick, DrainHow::Fast][usize::from(how % 3)];
+        match kind % 15 {
+            0 | 1 | 2 => Event::Tick,
+            3 => Event::Matched,
+            4 | 5 => Event::ClaimRequested { job: j },
+            6 => Event::PreemptingClaimWithdrawn,
+            7 => Event::JobStarted { job: None },
+            8 => Event::JobExited,
+            9 => Event::ClaimReleased,
+            10 => Event::Vacate { fast: how % 2 == 0 },
+            11 => Event::Drain { how: drain, resume_on_completion: how % 2 == 1 },
+            12 => Event::CancelDrain,
+            13 => Event::BenchmarksDone,
+            _ => {
+                if how % 2 == 0 {
+                    Event::BackfillStarted
+                } else {
+                    Event::BackfillExited
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn slots_stay_consistent(
+            policy in 0usize..6,
+            steps in proptest::collection::vec((1i64..400, any::<u8>(), any::<u8>(), any::<u8>(), 0usize..5, 0usize..3), 1..60),
+        ) {
+            let config = [
+                UWCS.to_string(),
+                "use POLICY : ALWAYS_RUN_JOBS\nMaxJobRetirementTime = 300\n".to_string(),
+                format!("{DESKTOP_TOGGLE}IsDesktop = True\n"),
+                format!("{BASS}MaxJobRetirementTime = 120\nMachineMaxVacateTime = 30\nKILL = $(ActivityTimer) > 20\n"),
+                COLTRANE.to_string(),
+                format!("{BACKFILL}PREEMPT = KeyboardIdle < 60\nWANT_VACATE = False\n"),
+            ][policy].clone();
+            let policy = Policy::parse_str(&config, "p.conf").expect("policy");
+            let mut slot = Slot::new(0);
+            let mut machine = ad(IDLE);
+            let mut now = 0;
+            for (dt, kind, who, how, keyboard, load) in steps {
+                now += dt;
+                machine.update(&ad(&format!(
+                    "KeyboardIdle = {}; LoadAvg = {}",
+                    [0, 30, 400, 1000, 3600][keyboard],
+                    ["0.0", "0.4", "1.5"][load]
+                )));
+                let before = (slot.state(), slot.activity());
+                let s = step(&policy, &slot, &machine, &event(kind, who, how), now);
+                let mut at = before;
+                for t in &s.transitions {
+                    prop_assert_eq!(t.from, at);
+                    prop_assert_eq!(t.number, transition_number(t.from, t.to));
+                    at = t.to;
+                }
+                slot = s.slot;
+                prop_assert_eq!(at, (slot.state(), slot.activity()));
+                prop_assert!(allowed(slot.state(), slot.activity()), "{:?}", at);
+                prop_assert_eq!(slot.claim().is_some(), matches!(slot.state(), Claimed | Preempting));
+                prop_assert!(s.next_check > now);
+                prop_assert!(s.transitions.len() < 64);
+            }
+        }
+    }
+}

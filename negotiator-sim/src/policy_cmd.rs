@@ -195,8 +195,8 @@ impl Machine {
         for (name, expr) in changes.iter() {
             let idle = classad::parse_expr(&expr.to_string()).ok().and_then(|e| e.eval().as_f64());
             match (name.as_str().to_ascii_lowercase().as_str(), idle) {
-                ("keyboardidle", Some(v)) => self.keyboard_used = Some(now - v as i64),
-                ("consoleidle", Some(v)) => self.console_used = Some(now - v as i64),
+                ("keyboardidle", Some(v)) => self.keyboard_used = Some(now.saturating_sub(v as i64)),
+                ("consoleidle", Some(v)) => self.console_used = Some(now.saturating_sub(v as i64)),
                 _ => {
                     self.ad.insert(name, expr.clone());
                 }
@@ -207,10 +207,10 @@ impl Machine {
     fn at(&self, now: i64) -> ClassAd {
         let mut ad = self.ad.clone();
         if let Some(t) = self.keyboard_used {
-            ad.insert("KeyboardIdle", (now - t).max(0));
+            ad.insert("KeyboardIdle", now.saturating_sub(t).max(0));
         }
         if let Some(t) = self.console_used {
-            ad.insert("ConsoleIdle", (now - t).max(0));
+            ad.insert("ConsoleIdle", now.saturating_sub(t).max(0));
         }
         ad
     }
@@ -219,7 +219,7 @@ impl Machine {
 fn records(s: &Step, time: i64, start: i64, what: &str, out: &mut Vec<Value>) {
     for t in &s.transitions {
         out.push(json!({
-            "time": time - start,
+            "time": time.saturating_sub(start),
             "event": what,
             "from": format!("{}/{}", t.from.0, t.from.1),
             "to": format!("{}/{}", t.to.0, t.to.1),
@@ -230,7 +230,7 @@ fn records(s: &Step, time: i64, start: i64, what: &str, out: &mut Vec<Value>) {
     }
     for a in &s.actions {
         out.push(json!({
-            "time": time - start,
+            "time": time.saturating_sub(start),
             "event": what,
             "action": a.kind.to_string(),
             "knob": a.cause.knob(),
@@ -238,7 +238,7 @@ fn records(s: &Step, time: i64, start: i64, what: &str, out: &mut Vec<Value>) {
         }));
     }
     for w in &s.warnings {
-        out.push(json!({ "time": time - start, "event": what, "warning": w }));
+        out.push(json!({ "time": time.saturating_sub(start), "event": what, "warning": w }));
     }
 }
 
@@ -273,11 +273,11 @@ fn simulate(args: &Args) -> Result<(Vec<Value>, Slot), String> {
     let lines = parse_trace(&args.trace, &job)?;
     let start = args.start;
     let mut machine = Machine { ad: slot_ad, keyboard_used: None, console_used: None };
-    let mut slot = Slot::new(start + lines.first().map_or(0, |l| l.time));
+    let mut slot = Slot::new(start.saturating_add(lines.first().map_or(0, |l| l.time)));
     let mut out = Vec::new();
     let mut next_check = slot.entered_state();
     for line in &lines {
-        let now = start + line.time;
+        let now = start.saturating_add(line.time);
         match &line.verb {
             Verb::Set(changes) => machine.set(changes, now),
             Verb::Event(event) => {
@@ -287,7 +287,7 @@ fn simulate(args: &Args) -> Result<(Vec<Value>, Slot), String> {
                 slot = s.slot;
             }
             Verb::Run(until) => {
-                let until = start + until;
+                let until = start.saturating_add(*until);
                 let mut steps = 0;
                 let mut t = next_check.max(now);
                 while t <= until {
@@ -297,7 +297,10 @@ fn simulate(args: &Args) -> Result<(Vec<Value>, Slot), String> {
                     }
                     let s = step(&policy, &slot, &machine.at(t), &Event::Tick, t);
                     records(&s, t, start, "(poll)", &mut out);
-                    next_check = s.next_check.max(t + 1);
+                    next_check = s.next_check.max(t.saturating_add(1));
+                    if t == i64::MAX {
+                        break;
+                    }
                     slot = s.slot;
                     t = next_check;
                 }

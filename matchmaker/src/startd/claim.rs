@@ -90,7 +90,7 @@ impl Claim {
     /// Seconds the current job has run by `now`, not counting time
     /// suspended (what `MaxJobRetirementTime` is compared with).
     pub fn job_run_time(&self, now: i64) -> i64 {
-        self.run_before + self.running_since.map_or(0, |t| (now - t).max(0))
+        self.run_before.saturating_add(self.running_since.map_or(0, |t| now.saturating_sub(t).max(0)))
     }
 
     /// Whether `PREEMPT` became true during the claim (its retirement can
@@ -101,7 +101,7 @@ impl Claim {
 
     pub(crate) fn pause(&mut self, now: i64) {
         if let Some(t) = self.running_since.take() {
-            self.run_before += (now - t).max(0);
+            self.run_before = self.run_before.saturating_add(now.saturating_sub(t).max(0));
         }
     }
 

@@ -139,7 +139,7 @@ impl Slot {
         ad.insert("EnteredCurrentState", self.entered_state);
         ad.insert("EnteredCurrentActivity", self.entered_activity);
         ad.insert("MyCurrentTime", now);
-        let local = now + policy.utc_offset;
+        let local = now.saturating_add(policy.utc_offset);
         ad.insert("ClockMin", local.rem_euclid(86_400) / 60);
         // 1970-01-01 was a Thursday (day 4, Sunday being 0).
         ad.insert("ClockDay", (local.div_euclid(86_400) + 4).rem_euclid(7));
@@ -428,7 +428,7 @@ impl Run<'_> {
 
     fn retirement_remaining(&self) -> i64 {
         let Some(claim) = self.slot.claim.as_ref().filter(|c| c.active) else { return 0 };
-        (self.granted_retirement() - claim.job_run_time(self.now)).max(0)
+        self.granted_retirement().saturating_sub(claim.job_run_time(self.now)).max(0)
     }
 
     /// The vacate time the job gets: the slot's pledge, less if the job
@@ -638,7 +638,7 @@ impl Run<'_> {
                         let t = self.policy.killing_timeout;
                         if let Some(c) = self.slot.claim.as_mut() {
                             c.vacate_deadline = None;
-                            c.kill_deadline = Some((now + t, t));
+                            c.kill_deadline = Some((now.saturating_add(t), t));
                         }
                     }
                     Activity::Vacating => {
@@ -649,7 +649,7 @@ impl Run<'_> {
                             self.act(ActionKind::VacateJob { max_vacate_time: max }, self.last_cause());
                         }
                         if let Some(c) = self.slot.claim.as_mut() {
-                            c.vacate_deadline = Some((now + max, max));
+                            c.vacate_deadline = Some((now.saturating_add(max), max));
                         }
                     }
                     _ => {}
@@ -805,7 +805,7 @@ impl Run<'_> {
             if now >= deadline && claim.active {
                 claim.vacate_deadline = None;
                 let t = self.policy.killing_timeout;
-                claim.kill_deadline = Some((now + t, t));
+                claim.kill_deadline = Some((now.saturating_add(t), t));
                 self.act(ActionKind::KillJob, Cause::Timer { name: "MachineMaxVacateTime", seconds });
                 return;
             }
@@ -968,7 +968,7 @@ impl Run<'_> {
                 return;
             }
             if let Some(worklife) = self.worklife() {
-                let age = self.slot.claim.as_ref().map_or(0, |c| self.now - c.claimed_at);
+                let age = self.slot.claim.as_ref().map_or(0, |c| self.now.saturating_sub(c.claimed_at));
                 if age > worklife {
                     self.change_state(State::Preempting, Cause::Timer { name: "CLAIM_WORKLIFE", seconds: worklife });
                     return;
@@ -1002,14 +1002,14 @@ impl Run<'_> {
                     if self.slot.destination.is_some() {
                         return;
                     }
-                    self.slot.match_deadline = Some(now + self.policy.match_timeout);
+                    self.slot.match_deadline = Some(now.saturating_add(self.policy.match_timeout));
                     self.change_state(State::Matched, because("match notification from the negotiator"));
                 }
                 State::Backfill => {
                     if self.slot.destination.is_some() {
                         return;
                     }
-                    self.slot.match_deadline = Some(now + self.policy.match_timeout);
+                    self.slot.match_deadline = Some(now.saturating_add(self.policy.match_timeout));
                     self.set_destination(State::Matched, because("match notification from the negotiator"));
                 }
                 // A preempting match: the slot stops advertising itself
@@ -1189,7 +1189,8 @@ impl Run<'_> {
     fn next_check(&self) -> i64 {
         let now = self.now;
         let polled = matches!(self.slot.state, State::Claimed | State::Backfill | State::Preempting);
-        let mut next = now + if polled { self.policy.polling_interval } else { self.policy.update_interval };
+        let mut next =
+            now.saturating_add(if polled { self.policy.polling_interval } else { self.policy.update_interval });
         let mut consider = |t: i64| {
             if t > now && t < next {
                 next = t;
@@ -1210,12 +1211,12 @@ impl Run<'_> {
                 && claim.running_since.is_some()
                 && self.in_retirement()
             {
-                let left = self.retirement_remaining() - self.max_vacate_time();
-                consider(now + left.max(1));
+                let left = self.retirement_remaining().saturating_sub(self.max_vacate_time());
+                consider(now.saturating_add(left.max(1)));
             }
             if self.slot.state == State::Claimed && self.slot.activity == Activity::Idle {
                 if let Some(w) = self.worklife() {
-                    consider(claim.claimed_at + w + 1);
+                    consider(claim.claimed_at.saturating_add(w).saturating_add(1));
                 }
             }
         }
