@@ -720,7 +720,7 @@ mod any_sequence {
         let j = job(["alice", "jones", "garrison", "coltrane"][usize::from(who % 4)]);
         let drain = [DrainHow::Graceful, DrainHow::Quick, DrainHow::Fast][usize::from(how % 3)];
         match kind % 15 {
-            0 | 1 | 2 => Event::Tick,
+            0..=2 => Event::Tick,
             3 => Event::Matched,
             4 | 5 => Event::ClaimRequested { job: j },
             6 => Event::PreemptingClaimWithdrawn,
