@@ -785,3 +785,17 @@ mod any_sequence {
         }
     }
 }
+
+#[test]
+fn preempt_if_runtime_exceeds_sees_the_jobs_updates() {
+    // HTCondor's PREEMPT_IF_RUNTIME_EXCEEDS reads the job's JobState and
+    // JobCurrentStartDate, which the starter publishes.
+    let mut sim = Sim::new("RunBenchmarks = False\nuse POLICY : PREEMPT_IF_RUNTIME_EXCEEDS(3600)\n");
+    sim.tick(0);
+    sim.run_job(100, job("alice"));
+    sim.on(1000, Event::JobUpdated { changes: ad(r#"JobState = "Running"; JobCurrentStartDate = 100"#) });
+    assert!(sim.tick(3700).transitions.is_empty());
+    let s = sim.tick(3701);
+    assert_eq!(knobs(&s)[0], "PREEMPT");
+    assert_eq!(s.path(), [(Claimed, Retiring), (Preempting, Vacating)]);
+}

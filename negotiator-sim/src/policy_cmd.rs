@@ -15,7 +15,8 @@
 //! 1800    exit                  # the job (starter) exits
 //! ```
 //!
-//! Other events: `preempt FILE` (a preempting claim for another job),
+//! Other events: `setjob NAME=EXPR ...` (the running job's ad changes),
+//! `preempt FILE` (a preempting claim for another job),
 //! `withdraw` (the preempting claim goes away), `release`, `vacate`,
 //! `vacate fast`, `drain [graceful|quick|fast] [resume]`, `cancel-drain`,
 //! `benchmarks-done`, `backfill-start`, `backfill-exit`. Files are
@@ -158,9 +159,9 @@ fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
             "benchmarks-done" => no_args(&args).map(|()| Verb::Event(Event::BenchmarksDone))?,
             "backfill-start" => no_args(&args).map(|()| Verb::Event(Event::BackfillStarted))?,
             "backfill-exit" => no_args(&args).map(|()| Verb::Event(Event::BackfillExited))?,
-            "set" => {
+            "set" | "setjob" => {
                 if args.is_empty() {
-                    return Err(at("'set' needs NAME=EXPR".into()));
+                    return Err(at(format!("'{verb_word}' needs NAME=EXPR")));
                 }
                 let mut ad = ClassAd::new();
                 for a in &args {
@@ -168,7 +169,11 @@ fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
                         a.split_once('=').ok_or_else(|| at(format!("expected NAME=EXPR, found '{a}'")))?;
                     ad.insert_expr(name.trim(), expr.trim()).map_err(|e| at(format!("{name}: {e}")))?;
                 }
-                Verb::Set(ad)
+                if verb_word == "set" {
+                    Verb::Set(ad)
+                } else {
+                    Verb::Event(Event::JobUpdated { changes: ad })
+                }
             }
             "run" => match args.as_slice() {
                 [until] => Verb::Run(until.parse().map_err(|_| at(format!("expected a time, found '{until}'")))?),

@@ -35,6 +35,14 @@ pub enum Event {
     },
     /// The starter exited: the job finished or was vacated or killed.
     JobExited,
+    /// The starter's update of the running job's ad (`ImageSize`,
+    /// `JobState`, ...): these attributes are merged into the claim's job
+    /// ad, which policy expressions see as TARGET from then on. Nothing is
+    /// evaluated until the next [`Event::Tick`].
+    JobUpdated {
+        /// The attributes that changed.
+        changes: ClassAd,
+    },
     /// The schedd releases the claim (`RELEASE_CLAIM`).
     ClaimReleased,
     /// `condor_vacate`: gracefully (retirement, then vacating) or fast

@@ -1026,6 +1026,10 @@ impl Run<'_> {
             }
             Event::JobStarted { job } => self.activate(job.as_ref()),
             Event::JobExited => self.job_exited(),
+            Event::JobUpdated { changes } => match self.slot.claim.as_mut() {
+                Some(c) => c.job.update(changes),
+                None => self.warnings.push(format!("job update in {}: there is no claim", self.slot.state)),
+            },
             Event::ClaimReleased => self.release_claim(because("the schedd released the claim")),
             Event::Vacate { fast: false } => self.retire_claim(false, because("condor_vacate")),
             Event::Vacate { fast: true } => self.kill_claim(because("condor_vacate -fast")),
