@@ -523,9 +523,7 @@ impl Run<'_> {
             return;
         }
         self.budget -= 1;
-        if self.leave_action(s, &cause) {
-            return;
-        }
+        self.leave_action(&cause);
         let from = (self.slot.state, self.slot.activity);
         self.transitions.push(Transition { from, to: (s, a), number: transition_number(from, (s, a)), cause });
         if state_change {
@@ -552,9 +550,10 @@ impl Run<'_> {
         }
     }
 
-    /// What leaving the current state does; true if it changed the state
-    /// itself.
-    fn leave_action(&mut self, new_s: State, cause: &Cause) -> bool {
+    /// What leaving the current state does: a suspended job is resumed
+    /// first (there are no signals to fail here, so leaving never changes
+    /// the state itself).
+    fn leave_action(&mut self, cause: &Cause) {
         if self.slot.state == State::Claimed && self.slot.activity == Activity::Suspended && self.claim_active() {
             // Resumed before anything else (even to be vacated).
             self.act(ActionKind::ContinueJob, cause.clone());
@@ -563,8 +562,6 @@ impl Run<'_> {
                 c.resume(now);
             }
         }
-        let _ = new_s;
-        false
     }
 
     /// What entering a state or activity does; true if it changed the
