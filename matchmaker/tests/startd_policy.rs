@@ -168,7 +168,7 @@ fn uwcs_kills_a_big_young_job_that_cannot_be_suspended() {
     sim.tick(0);
     // Not vanilla, not small: WANT_SUSPEND is false, WANT_VACATE is false
     // for the first 10 minutes.
-    let big = ad(r#"Owner = "bob"; JobUniverse = 7; ImageSize = 900000"#);
+    let big = ad(r#"Owner = "bob"; JobUniverse = 10; ImageSize = 900000"#);
     sim.run_job(10, big);
     sim.set(TYPING);
     let s = sim.tick(100);
@@ -190,7 +190,7 @@ fn uwcs_kills_a_big_young_job_that_cannot_be_suspended() {
 fn uwcs_vacates_an_old_job_that_cannot_be_suspended() {
     let mut sim = Sim::new(UWCS);
     sim.tick(0);
-    sim.run_job(10, ad(r#"Owner = "bob"; JobUniverse = 7; ImageSize = 900000"#));
+    sim.run_job(10, ad(r#"Owner = "bob"; JobUniverse = 10; ImageSize = 900000"#));
     sim.set(TYPING);
     let s = sim.tick(700); // ActivationTimer 690 > 600: WANT_VACATE
     assert_eq!(s.path(), [(Claimed, Retiring), (Preempting, Vacating)]);
@@ -798,4 +798,50 @@ fn preempt_if_runtime_exceeds_sees_the_jobs_updates() {
     let s = sim.tick(3701);
     assert_eq!(knobs(&s)[0], "PREEMPT");
     assert_eq!(s.path(), [(Claimed, Retiring), (Preempting, Vacating)]);
+}
+
+#[test]
+fn slot_one_reserved_for_interactive_jobs() {
+    let config = "RunBenchmarks = False\nSTART = ( (MY.SlotID == 1) && (TARGET.InteractiveJob =?= True) )\n";
+    let mut sim = Sim::new(config);
+    sim.set("SlotID = 1");
+    sim.tick(0);
+    sim.is(Unclaimed, Idle); // IS_OWNER is False by default
+    let mut interactive = job("alice");
+    interactive.insert("InteractiveJob", true);
+    sim.run_job(10, interactive);
+    sim.on(100, Event::JobExited);
+    sim.on(100, Event::ClaimReleased);
+    sim.is(Unclaimed, Idle);
+    // A batch job's claim is dropped as soon as START sees the job.
+    let s = sim.on(200, Event::ClaimRequested { job: job("bob") });
+    assert_eq!(numbers(&s), [Some(5), Some(10), Some(22), Some(1)]);
+    assert_eq!(knobs(&s)[1], "START");
+    // On slot 2 not even an interactive job is taken.
+    let mut sim = Sim::new(config);
+    sim.set("SlotID = 2");
+    sim.tick(0);
+    let mut interactive = job("alice");
+    interactive.insert("InteractiveJob", true);
+    let s = sim.on(10, Event::ClaimRequested { job: interactive });
+    assert_eq!(s.path(), [(Claimed, Idle), (Preempting, Vacating), (Owner, Idle), (Unclaimed, Idle)]);
+}
+
+#[test]
+fn a_big_memory_machine_prefers_bigger_jobs() {
+    let mut sim =
+        Sim::new("RunBenchmarks = False\nRANK = ImageSize\nMaxJobRetirementTime = 600\nMachineMaxVacateTime = 60\n");
+    sim.tick(0);
+    let small = ad(r#"Owner = "a"; JobUniverse = 5; ImageSize = 1000"#);
+    let big = ad(r#"Owner = "b"; JobUniverse = 5; ImageSize = 5000000"#);
+    sim.run_job(0, small.clone());
+    let s = sim.on(10, Event::ClaimRequested { job: big.clone() });
+    assert_eq!(numbers(&s), [Some(13)]);
+    assert!(sim.slot.preempting_claim().expect("waiting").by_rank());
+    // A smaller job cannot displace the waiting bigger one.
+    let s = sim.on(20, Event::ClaimRequested { job: small });
+    assert_eq!(s.action_kinds(), [RefuseClaim]);
+    let s = sim.on(30, Event::JobExited);
+    assert_eq!(numbers(&s), [Some(18), Some(23)]);
+    assert_eq!(sim.slot.claim().map(|c| c.rank()), Some(5_000_000.0));
 }
