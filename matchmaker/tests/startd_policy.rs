@@ -719,7 +719,8 @@ mod any_sequence {
     fn event(kind: u8, who: u8, how: u8) -> Event {
         let j = job(["alice", "jones", "garrison", "coltrane"][usize::from(who % 4)]);
         let drain = [DrainHow::Graceful, DrainHow::Quick, DrainHow::Fast][usize::from(how % 3)];
-        match kind % 15 {
+        match kind % 16 {
+            15 => Event::ScheddGone,
             0..=2 => Event::Tick,
             3 => Event::Matched,
             4 | 5 => Event::ClaimRequested { job: j },
@@ -844,4 +845,47 @@ fn a_big_memory_machine_prefers_bigger_jobs() {
     let s = sim.on(30, Event::JobExited);
     assert_eq!(numbers(&s), [Some(18), Some(23)]);
     assert_eq!(sim.slot.claim().map(|c| c.rank()), Some(5_000_000.0));
+}
+
+#[test]
+fn the_claim_lease_runs_out_once_the_schedd_is_gone() {
+    let mut sim = Sim::new("RunBenchmarks = False\n");
+    sim.tick(0);
+    let mut j = job("alice");
+    j.insert("JobLeaseDuration", 600);
+    sim.run_job(10, j);
+    assert_eq!(sim.slot.claim().map(|c| c.lease()), Some((600, None)));
+    assert!(sim.tick(5000).transitions.is_empty()); // the schedd keeps the lease
+    sim.on(5000, Event::ScheddGone);
+    let s = sim.tick(5005);
+    assert!(s.transitions.is_empty());
+    assert_eq!(s.next_check, 5010);
+    assert!(sim.tick(5599).transitions.is_empty());
+    let s = sim.tick(5600);
+    assert_eq!(s.path(), [(Preempting, Killing)]);
+    assert_eq!(knobs(&s), ["claim lease"]);
+    assert_eq!(s.action_kinds(), [KillJob]);
+    // Nobody to tell when the job is gone.
+    let s = sim.on(5610, Event::JobExited);
+    assert_eq!(numbers(&s), [Some(25), Some(1)]);
+    assert!(s.actions.is_empty());
+}
+
+#[test]
+fn a_running_starter_keeps_the_lease_when_the_schedd_asked_it_to() {
+    let mut sim = Sim::new("RunBenchmarks = False\nALIVE_INTERVAL = 100\nCLAIM_WORKLIFE = -1\n");
+    sim.tick(0);
+    let mut j = job("alice");
+    j.insert("StarterHandlesAlives", true);
+    sim.run_job(10, j);
+    // No JobLeaseDuration: MAX_CLAIM_ALIVES_MISSED (6) keep-alives of 100 s.
+    assert_eq!(sim.slot.claim().map(|c| c.lease().0), Some(600));
+    sim.on(100, Event::ScheddGone);
+    assert!(sim.tick(2000).transitions.is_empty());
+    sim.on(2000, Event::JobExited);
+    sim.is(Claimed, Idle);
+    assert!(sim.tick(2599).transitions.is_empty());
+    let s = sim.tick(2600);
+    assert_eq!(s.path(), [(Preempting, Killing), (Owner, Idle), (Unclaimed, Idle)]);
+    assert!(s.actions.is_empty());
 }

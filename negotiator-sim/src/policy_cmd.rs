@@ -17,7 +17,8 @@
 //!
 //! Other events: `setjob NAME=EXPR ...` (the running job's ad changes),
 //! `preempt FILE` (a preempting claim for another job),
-//! `withdraw` (the preempting claim goes away), `release`, `vacate`,
+//! `withdraw` (the preempting claim goes away), `release`, `schedd-gone`
+//! (the claim lease starts running out), `vacate`,
 //! `vacate fast`, `drain [graceful|quick|fast] [resume]`, `cancel-drain`,
 //! `benchmarks-done`, `backfill-start`, `backfill-exit`. Files are
 //! relative to the trace's directory. Times are seconds from `--start`.
@@ -134,6 +135,7 @@ fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
             "start" => Verb::Event(Event::JobStarted { job: file_ad(&args)? }),
             "exit" => no_args(&args).map(|()| Verb::Event(Event::JobExited))?,
             "release" => no_args(&args).map(|()| Verb::Event(Event::ClaimReleased))?,
+            "schedd-gone" => no_args(&args).map(|()| Verb::Event(Event::ScheddGone))?,
             "vacate" => match args.as_slice() {
                 [] => Verb::Event(Event::Vacate { fast: false }),
                 ["fast"] => Verb::Event(Event::Vacate { fast: true }),

@@ -33,6 +33,13 @@ pub struct Claim {
     pub(crate) kill_deadline: Option<(i64, i64)>,
     /// The job started while the slot was draining.
     pub(crate) accepted_while_draining: bool,
+    /// Seconds the claim lives without word from the schedd.
+    pub(crate) lease: i64,
+    /// When the claim lease runs out (None: the schedd is alive, or the
+    /// lease was canceled).
+    pub(crate) lease_deadline: Option<i64>,
+    /// The schedd is gone (the lease expired): nobody to tell.
+    pub(crate) client_gone: bool,
 }
 
 impl Claim {
@@ -54,6 +61,9 @@ impl Claim {
             vacate_deadline: None,
             kill_deadline: None,
             accepted_while_draining: false,
+            lease: 0,
+            lease_deadline: None,
+            client_gone: false,
         }
     }
 
@@ -91,6 +101,13 @@ impl Claim {
     /// suspended (what `MaxJobRetirementTime` is compared with).
     pub fn job_run_time(&self, now: i64) -> i64 {
         self.run_before.saturating_add(self.running_since.map_or(0, |t| now.saturating_sub(t).max(0)))
+    }
+
+    /// The claim lease (`JobLeaseDuration`, else `MAX_CLAIM_ALIVES_MISSED`
+    /// times `ALIVE_INTERVAL`) and, once the schedd is gone, when it runs
+    /// out.
+    pub fn lease(&self) -> (i64, Option<i64>) {
+        (self.lease, self.lease_deadline)
     }
 
     /// Whether `PREEMPT` became true during the claim (its retirement can

@@ -45,6 +45,12 @@ pub enum Event {
     },
     /// The schedd releases the claim (`RELEASE_CLAIM`).
     ClaimReleased,
+    /// The schedd stopped answering keep-alives (it is gone, or the
+    /// network is). Until this event the schedd is taken as alive, as a
+    /// running schedd keeps its claims' leases; from it, the claim lease
+    /// runs out after its duration (unless the job's starter keeps it,
+    /// `StarterHandlesAlives`), and then the startd kills the claim.
+    ScheddGone,
     /// `condor_vacate`: gracefully (retirement, then vacating) or fast
     /// (kill at once).
     Vacate {

@@ -105,6 +105,12 @@ pub struct Policy {
     /// and published as `<name>Value` and `<name>Time` (when its value
     /// last changed).
     pub latches: Vec<String>,
+    /// The schedd's keep-alive interval (`ALIVE_INTERVAL`); with
+    /// `MAX_CLAIM_ALIVES_MISSED` it gives the claim lease of jobs without
+    /// `JobLeaseDuration`.
+    pub alive_interval: i64,
+    /// Keep-alives a claim may miss (`MAX_CLAIM_ALIVES_MISSED`).
+    pub max_claim_alives_missed: i64,
     /// Seconds east of UTC for `ClockMin` and `ClockDay`, which the startd
     /// computes from local time (default 0: UTC).
     pub utc_offset: i64,
@@ -186,6 +192,8 @@ impl Policy {
             update_interval: int_knob(config, "UPDATE_INTERVAL", 300)?.max(1),
             backfill,
             latches,
+            alive_interval: int_knob(config, "ALIVE_INTERVAL", 300)?,
+            max_claim_alives_missed: int_knob(config, "MAX_CLAIM_ALIVES_MISSED", 6)?,
             utc_offset: 0,
         })
     }

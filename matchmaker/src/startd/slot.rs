@@ -226,6 +226,7 @@ pub fn step(policy: &Policy, slot: &Slot, base: &ClassAd, event: &Event, now: i6
         budget: MAX_CHANGES,
     };
     run.evaluate_latches();
+    run.starter_alive();
     run.timers();
     run.handle(event);
     let next_check = run.next_check();
@@ -523,7 +524,7 @@ impl Run<'_> {
             return;
         }
         self.budget -= 1;
-        self.leave_action(&cause);
+        self.leave_action(a, state_change, &cause);
         let from = (self.slot.state, self.slot.activity);
         self.transitions.push(Transition { from, to: (s, a), number: transition_number(from, (s, a)), cause });
         if state_change {
@@ -553,7 +554,12 @@ impl Run<'_> {
     /// What leaving the current state does: a suspended job is resumed
     /// first (there are no signals to fail here, so leaving never changes
     /// the state itself).
-    fn leave_action(&mut self, cause: &Cause) {
+    fn leave_action(&mut self, new_a: Activity, state_change: bool, cause: &Cause) {
+        if self.slot.state == State::Claimed && state_change && new_a != Activity::Vacating {
+            if let Some(c) = self.slot.claim.as_mut() {
+                c.lease_deadline = None;
+            }
+        }
         if self.slot.state == State::Claimed && self.slot.activity == Activity::Suspended && self.claim_active() {
             // Resumed before anything else (even to be vacated).
             self.act(ActionKind::ContinueJob, cause.clone());
@@ -664,7 +670,9 @@ impl Run<'_> {
     /// The claim's starter is gone: tell the schedd, then go to the
     /// preempting claim (if `START` does not refuse its job) or to Owner.
     fn leave_preempting(&mut self, cause: Cause) {
-        self.act(ActionKind::ReleaseClaim, cause.clone());
+        if !self.slot.claim.as_ref().is_some_and(|c| c.client_gone) {
+            self.act(ActionKind::ReleaseClaim, cause.clone());
+        }
         self.slot.claim = None;
         if let Some(p) = self.slot.pending.take() {
             let ad = self.machine_ad();
@@ -679,7 +687,7 @@ impl Run<'_> {
                     if p.by_rank { "RANK" } else { "user priority" }
                 ));
                 self.act(ActionKind::AcceptClaim, why.clone());
-                self.slot.claim = Some(Claim::new(p.job, p.rank, self.now));
+                self.slot.claim = Some(self.new_claim(p.job, p.rank));
                 self.change_state(State::Claimed, why);
             }
         } else {
@@ -753,9 +761,45 @@ impl Run<'_> {
     fn accept_claim(&mut self, job: ClassAd, cause: Cause) {
         let rank = self.compute_rank(&job);
         self.act(ActionKind::AcceptClaim, cause.clone());
-        self.slot.claim = Some(Claim::new(job, rank, self.now));
+        self.slot.claim = Some(self.new_claim(job, rank));
         self.slot.match_deadline = None;
         self.change_state(State::Claimed, cause);
+    }
+
+    /// A claim beginning now, its lease running.
+    fn new_claim(&self, job: ClassAd, rank: f64) -> Claim {
+        let lease = match job.eval_attr("JobLeaseDuration") {
+            Value::Int(l) => l,
+            _ => self.policy.max_claim_alives_missed.saturating_mul(self.policy.alive_interval),
+        };
+        let lease = if lease < 0 { 1200 } else { lease };
+        let mut claim = Claim::new(job, rank, self.now);
+        claim.lease = lease;
+        claim
+    }
+
+    /// Once the schedd is gone, a running starter keeps the lease alive
+    /// when the schedd asked for it (`StarterHandlesAlives` in the claim's
+    /// job ad, which HTCondor's schedd sets).
+    fn starter_alive(&mut self) {
+        let handles = self
+            .slot
+            .claim
+            .as_ref()
+            .is_some_and(|c| c.active && c.job.eval_attr("StarterHandlesAlives") == Value::Bool(true));
+        if handles && self.slot.state == State::Claimed {
+            self.alive();
+        }
+    }
+
+    /// Word from the schedd's side: a running lease starts over.
+    fn alive(&mut self) {
+        let now = self.now;
+        if let Some(c) = self.slot.claim.as_mut() {
+            if c.lease_deadline.is_some() {
+                c.lease_deadline = Some(now.saturating_add(c.lease));
+            }
+        }
     }
 
     // ----- the periodic evaluation ----------------------------------------
@@ -792,6 +836,15 @@ impl Run<'_> {
                     State::Backfill => self.slot.destination = Some(State::Owner),
                     _ => {}
                 }
+            }
+        }
+        if let Some(claim) = self.slot.claim.as_mut() {
+            if claim.lease_deadline.is_some_and(|d| now >= d) {
+                claim.lease_deadline = None;
+                claim.client_gone = true;
+                let seconds = claim.lease;
+                self.kill_claim(Cause::Timer { name: "claim lease", seconds });
+                return;
             }
         }
         if self.slot.state != State::Preempting {
@@ -1028,6 +1081,12 @@ impl Run<'_> {
                 None => self.warnings.push(format!("job update in {}: there is no claim", self.slot.state)),
             },
             Event::ClaimReleased => self.release_claim(because("the schedd released the claim")),
+            Event::ScheddGone => match self.slot.claim.as_mut() {
+                Some(c) if self.slot.state == State::Claimed || self.slot.activity == Activity::Vacating => {
+                    c.lease_deadline = Some(now.saturating_add(c.lease));
+                }
+                _ => {}
+            },
             Event::Vacate { fast: false } => self.retire_claim(false, because("condor_vacate")),
             Event::Vacate { fast: true } => self.kill_claim(because("condor_vacate -fast")),
             Event::Drain { how, resume_on_completion } => {
@@ -1205,6 +1264,9 @@ impl Run<'_> {
                 consider(t);
             }
             if let Some((t, _)) = claim.kill_deadline {
+                consider(t);
+            }
+            if let Some(t) = claim.lease_deadline {
                 consider(t);
             }
             if self.slot.state == State::Claimed
