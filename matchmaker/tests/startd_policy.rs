@@ -889,3 +889,60 @@ fn a_running_starter_keeps_the_lease_when_the_schedd_asked_it_to() {
     assert_eq!(s.path(), [(Preempting, Killing), (Owner, Idle), (Unclaimed, Idle)]);
     assert!(s.actions.is_empty());
 }
+
+#[test]
+fn retirement_cut_short_while_suspended_preempts_from_suspension() {
+    // #17 needs MaxJobRetirementTime to fall during the suspension.
+    let mut sim = Sim::new(
+        "RunBenchmarks = False\nMaxJobRetirementTime = RetireFor\nMachineMaxVacateTime = 0\nWANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\nCONTINUE = False\n",
+    );
+    sim.set("RetireFor = 10000");
+    sim.tick(0);
+    sim.run_job(0, job("alice"));
+    sim.on(100, Event::Vacate { fast: false });
+    sim.set(TYPING);
+    let s = sim.tick(200);
+    assert_eq!(numbers(&s), [Some(20)]);
+    sim.set("RetireFor = 0");
+    let s = sim.tick(300);
+    assert_eq!(numbers(&s), [Some(17)]);
+    assert_eq!(s.action_kinds(), [ContinueJob, VacateJob { max_vacate_time: 0 }]);
+}
+
+#[test]
+fn a_killed_job_hands_over_to_the_preempting_claim() {
+    let mut sim = Sim::new(&format!("{BASS}KILL = True\n"));
+    sim.tick(0);
+    sim.run_job(10, job("alice"));
+    let s = sim.on(100, Event::ClaimRequested { job: job("garrison") });
+    assert_eq!(s.path(), [(Preempting, Vacating)]);
+    let s = sim.tick(105);
+    assert_eq!(numbers(&s), [Some(21)]);
+    let s = sim.on(110, Event::JobExited);
+    assert_eq!(numbers(&s), [Some(24)]);
+    sim.is(Claimed, Idle);
+}
+
+#[test]
+fn a_backfill_client_that_exits_is_started_again() {
+    let mut sim = Sim::new(BACKFILL);
+    sim.tick(0);
+    sim.on(5, Event::BackfillStarted);
+    let s = sim.on(50, Event::BackfillExited);
+    assert_eq!(numbers(&s), [Some(27)]);
+    assert_eq!(s.action_kinds(), [StartBackfill]);
+    assert_eq!(s.next_check, 55); // polled while in Backfill
+}
+
+#[test]
+fn draining_a_slot_in_use_by_its_owner() {
+    let mut sim = Sim::new(UWCS);
+    sim.set(TYPING);
+    sim.tick(0);
+    sim.is(Owner, Idle);
+    let s = sim.on(10, Event::Drain { how: DrainHow::Graceful, resume_on_completion: false });
+    assert_eq!(numbers(&s), [Some(36), Some(33)]);
+    let s = sim.on(20, Event::CancelDrain);
+    assert_eq!(numbers(&s), [Some(34)]); // the owner is still typing
+    sim.is(Owner, Idle);
+}
