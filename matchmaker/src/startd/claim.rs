@@ -9,6 +9,20 @@ pub(crate) const VANILLA: i64 = 5;
 pub(crate) const VM: i64 = 13;
 
 /// A claim: the job a schedd claimed the slot for, and its clocks.
+///
+/// ```
+/// use classad::ClassAd;
+/// use matchmaker::startd::{step, Event, Policy, Slot};
+/// let policy = Policy::parse_str("RANK = Owner == \"alice\"\n", "rank.conf")?;
+/// let machine = ClassAd::new();
+/// let job: ClassAd = r#"[ Owner = "alice"; JobUniverse = 5 ]"#.parse()?;
+/// let s = step(&policy, &Slot::new(0), &machine, &Event::ClaimRequested { job }, 0);
+/// let s = step(&policy, &s.slot, &machine, &Event::JobStarted { job: None }, 10);
+/// let claim = s.slot.claim().expect("claimed");
+/// assert_eq!((claim.rank(), claim.activations(), claim.job_start()), (1.0, 1, Some(10)));
+/// assert_eq!(claim.job_run_time(70), 60);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Claim {
     pub(crate) job: ClassAd,

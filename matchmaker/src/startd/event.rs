@@ -223,6 +223,18 @@ pub struct Action {
 }
 
 /// The result of one [`step`](super::step).
+///
+/// ```
+/// use classad::ClassAd;
+/// use matchmaker::startd::{step, Activity, Event, Policy, Slot, State};
+/// let policy = Policy::parse_str("MATCH_TIMEOUT = 60\n", "m.conf")?;
+/// let s = step(&policy, &Slot::new(0), &ClassAd::new(), &Event::Matched, 0);
+/// assert_eq!(s.path(), [(State::Matched, Activity::Idle)]);
+/// assert_eq!(s.next_check, 60); // the match timeout, before the next poll
+/// let s = step(&policy, &s.slot, &ClassAd::new(), &Event::Tick, 60);
+/// assert_eq!(s.transitions[0].cause.to_string(), "MATCH_TIMEOUT expired (60 s)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Step {
     /// The slot after the step.

@@ -55,6 +55,14 @@ struct Latch {
 impl Slot {
     /// A slot as the startd creates it at `now`: Owner/Idle. The first
     /// [`Event::Tick`] evaluates `IS_OWNER`.
+    ///
+    /// ```
+    /// use matchmaker::startd::{Activity, Slot, State};
+    /// let slot = Slot::new(1_700_000_000);
+    /// assert_eq!((slot.state(), slot.activity()), (State::Owner, Activity::Idle));
+    /// assert_eq!(slot.entered_state(), 1_700_000_000);
+    /// assert!(slot.claim().is_none());
+    /// ```
     pub fn new(now: i64) -> Slot {
         Slot {
             state: State::Owner,
