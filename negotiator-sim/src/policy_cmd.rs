@@ -223,8 +223,22 @@ impl Machine {
     }
 }
 
+/// The step's transitions and actions, in the order they happened.
 fn records(s: &Step, time: i64, start: i64, what: &str, out: &mut Vec<Value>) {
-    for t in &s.transitions {
+    let action = |a: &matchmaker::startd::Action| {
+        json!({
+            "time": time.saturating_sub(start),
+            "event": what,
+            "action": a.kind.to_string(),
+            "knob": a.cause.knob(),
+            "cause": a.cause.to_string(),
+        })
+    };
+    let mut actions = s.actions.iter().peekable();
+    for (i, t) in s.transitions.iter().enumerate() {
+        while let Some(a) = actions.next_if(|a| a.after <= i) {
+            out.push(action(a));
+        }
         out.push(json!({
             "time": time.saturating_sub(start),
             "event": what,
@@ -235,14 +249,8 @@ fn records(s: &Step, time: i64, start: i64, what: &str, out: &mut Vec<Value>) {
             "cause": t.cause.to_string(),
         }));
     }
-    for a in &s.actions {
-        out.push(json!({
-            "time": time.saturating_sub(start),
-            "event": what,
-            "action": a.kind.to_string(),
-            "knob": a.cause.knob(),
-            "cause": a.cause.to_string(),
-        }));
+    for a in actions {
+        out.push(action(a));
     }
     for w in &s.warnings {
         out.push(json!({ "time": time.saturating_sub(start), "event": what, "warning": w }));

@@ -60,6 +60,14 @@ fn the_desktop_trace_suspends_then_vacates() {
     );
     let actions: Vec<&str> = records.iter().filter_map(|r| r["action"].as_str()).collect();
     assert_eq!(actions, ["AcceptClaim", "StartJob", "SuspendJob", "ContinueJob", "VacateJob(600 s)", "ReleaseClaim"]);
+    // In the order they happened: the suspended job is resumed before it
+    // retires, and vacated after it enters Preempting.
+    let at_1205: Vec<String> = records
+        .iter()
+        .filter(|r| r["time"] == 1205)
+        .map(|r| r["action"].as_str().map_or_else(|| format!("#{}", r["transition"]), str::to_string))
+        .collect();
+    assert_eq!(at_1205, ["ContinueJob", "#16", "#18", "VacateJob(600 s)"]);
     assert_eq!(doc["final"]["state"], "Owner");
 }
 

@@ -220,6 +220,9 @@ pub struct Action {
     pub kind: ActionKind,
     /// Why.
     pub cause: Cause,
+    /// How many of the step's transitions came before it (to put actions
+    /// and transitions back in one order).
+    pub after: usize,
 }
 
 /// The result of one [`step`](super::step).

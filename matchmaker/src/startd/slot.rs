@@ -498,7 +498,7 @@ impl Run<'_> {
     // ----- changes ----------------------------------------------------
 
     fn act(&mut self, kind: ActionKind, cause: Cause) {
-        self.actions.push(Action { kind, cause });
+        self.actions.push(Action { kind, cause, after: self.transitions.len() });
     }
 
     /// The activity a change into Preempting takes: Vacating, unless
