@@ -639,6 +639,7 @@ fn quick_and_fast_draining() {
     sim.run_job(0, job("alice"));
     let s = sim.on(10, Event::Drain { how: DrainHow::Quick, resume_on_completion: false });
     assert_eq!(s.path(), [(Claimed, Retiring), (Preempting, Vacating)]);
+    assert_eq!(s.transitions[1].cause.to_string(), "draining (quick): no retirement");
     let s = sim.on(11, Event::Drain { how: DrainHow::Fast, resume_on_completion: false });
     assert_eq!(numbers(&s), [Some(21)]);
     let s = sim.on(12, Event::JobExited);

@@ -475,13 +475,21 @@ impl Run<'_> {
 
     /// Why retirement ended.
     fn retirement_cause(&self) -> Cause {
+        let draining = self.slot.draining.map(|d| d.how);
         if self.claim_active() {
-            Cause::Timer { name: "MaxJobRetirementTime", seconds: self.granted_retirement() }
+            match draining {
+                Some(how @ (DrainHow::Quick | DrainHow::Fast)) => {
+                    because(format!("draining ({}): no retirement", format!("{how:?}").to_lowercase()))
+                }
+                _ => Cause::Timer { name: "MaxJobRetirementTime", seconds: self.granted_retirement() },
+            }
         } else if let Some(p) = &self.slot.pending {
             because(format!(
                 "preempting claim (by {}) and no job running",
                 if p.by_rank { "RANK" } else { "user priority" }
             ))
+        } else if draining.is_some() {
+            because("draining: the idle claim ends")
         } else {
             because("no job running: nothing to retire")
         }
