@@ -9,6 +9,8 @@
 //! can pass through several states (Claimed/Retiring -> Preempting/Vacating
 //! -> Owner/Idle -> Unclaimed/Idle when a retiring job exits).
 
+use std::sync::Arc;
+
 use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Semantics, Value};
 
 use super::claim::{Claim, Pending, VANILLA, VM};
@@ -142,6 +144,12 @@ impl Slot {
     pub fn ad(&self, policy: &Policy, base: &ClassAd, now: i64) -> ClassAd {
         let mut ad = base.clone();
         ad.update(policy.ad());
+        self.insert_dynamic(policy, now, &mut ad);
+        ad
+    }
+
+    /// What the startd maintains, inserted into `ad`.
+    fn insert_dynamic(&self, policy: &Policy, now: i64, ad: &mut ClassAd) {
         ad.insert("State", self.state.as_str());
         ad.insert("Activity", self.activity.as_str());
         ad.insert("EnteredCurrentState", self.entered_state);
@@ -183,7 +191,6 @@ impl Slot {
             }
             ad.insert("CurrentRank", claim.rank);
         }
-        ad
     }
 }
 
@@ -222,9 +229,11 @@ fn start_ref() -> Expr {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn step(policy: &Policy, slot: &Slot, base: &ClassAd, event: &Event, now: i64) -> Step {
+    let mut fixed = base.clone();
+    fixed.update(policy.ad());
     let mut run = Run {
         policy,
-        base,
+        fixed: Arc::new(fixed),
         now,
         options: EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(now)),
         slot: slot.clone(),
@@ -244,7 +253,9 @@ pub fn step(policy: &Policy, slot: &Slot, base: &ClassAd, event: &Event, now: i6
 /// One step in progress.
 struct Run<'a> {
     policy: &'a Policy,
-    base: &'a ClassAd,
+    /// The machine's attributes and the policy's expressions: the part of
+    /// the slot's ad that does not change during a step.
+    fixed: Arc<ClassAd>,
     now: i64,
     options: EvalOptions,
     slot: Slot,
@@ -291,8 +302,13 @@ fn because(why: impl Into<String>) -> Cause {
 impl Run<'_> {
     // ----- evaluation -------------------------------------------------
 
+    /// The slot's ad now: what the startd maintains, chained to the fixed
+    /// part (so that nothing big is copied).
     fn machine_ad(&self) -> ClassAd {
-        self.slot.ad(self.policy, self.base, self.now)
+        let mut ad = ClassAd::with_capacity(24);
+        ad.chain_to(Arc::clone(&self.fixed));
+        self.slot.insert_dynamic(self.policy, self.now, &mut ad);
+        ad
     }
 
     /// The claim's job, when there is a claim (the startd's TARGET).
@@ -307,7 +323,7 @@ impl Run<'_> {
     }
 
     fn value_in(&self, ad: &ClassAd, name: &str, job: Option<&ClassAd>) -> Value {
-        if !ad.contains(name) {
+        if ad.lookup(name).is_none() {
             return Value::Undefined;
         }
         let ctx = EvalContext::new(&self.options).my(ad);
