@@ -947,3 +947,51 @@ fn draining_a_slot_in_use_by_its_owner() {
     assert_eq!(numbers(&s), [Some(34)]); // the owner is still typing
     sim.is(Owner, Idle);
 }
+
+/// The manual's job-suspension policy on a one-core machine shown as two
+/// slots (slot 2 suspendable). The manual's `NonSuspendableSlotState` lacks
+/// a closing parenthesis; it is added here. `slot1_State` is what the
+/// startd publishes for the other slot (`STARTD_SLOT_ATTRS = State`); the
+/// caller supplies it.
+const SUSPENDABLE: &str = r#"
+RunBenchmarks = False
+DETECTED_CORES = 1
+IsSuspendableSlot = SlotID > $(DETECTED_CORES)
+NonSuspendableSlotState = eval(strcat("slot",SlotID-$(DETECTED_CORES),"_State"))
+STARTD_SLOT_ATTRS = $(STARTD_SLOT_ATTRS) State
+STARTD_ATTRS = $(STARTD_ATTRS) IsSuspendableSlot NonSuspendableSlotState
+MyNonSuspendableSlotIsIdle = (NonSuspendableSlotState =!= "Claimed" && NonSuspendableSlotState =!= "Preempting")
+START = IsSuspendableSlot!=True && IsSuspendableJob=!=True || IsSuspendableSlot && IsSuspendableJob==True && $(MyNonSuspendableSlotIsIdle)
+SUSPEND = IsSuspendableSlot && $(MyNonSuspendableSlotIsIdle)!=True
+WANT_SUSPEND = $(SUSPEND)
+CONTINUE = ($(SUSPEND)) != True
+"#;
+
+#[test]
+fn the_manuals_broken_suspension_example_is_reported() {
+    let broken = SUSPENDABLE.replace(r#""_State"))"#, r#""_State")"#);
+    let err = Policy::parse_str(&broken, "suspend.conf").unwrap_err();
+    assert!(err.to_string().starts_with("NonSuspendableSlotState = eval("), "{err}");
+}
+
+#[test]
+fn a_suspendable_slot_yields_to_its_twin() {
+    let mut sim = Sim::new(SUSPENDABLE);
+    sim.set(r#"SlotID = 2; slot1_State = "Unclaimed""#);
+    sim.tick(0);
+    let mut j = job("alice");
+    j.insert("IsSuspendableJob", true);
+    sim.run_job(10, j);
+    // Slot 1 gets a (nonsuspendable) job: slot 2's job is suspended...
+    sim.set(r#"slot1_State = "Claimed""#);
+    let s = sim.tick(100);
+    assert_eq!(numbers(&s), [Some(14)]);
+    // ...and resumes when slot 1 is free again.
+    sim.set(r#"slot1_State = "Unclaimed""#);
+    let s = sim.tick(500);
+    assert_eq!(numbers(&s), [Some(15)]);
+    // A nonsuspendable job is not for slot 2.
+    sim.on(600, Event::JobExited);
+    let s = sim.on(600, Event::JobStarted { job: Some(job("bob")) });
+    assert_eq!(s.action_kinds(), [RefuseActivation]);
+}
