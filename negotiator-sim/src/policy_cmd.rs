@@ -22,6 +22,8 @@
 //! `vacate fast`, `drain [graceful|quick|fast] [resume]`, `cancel-drain`,
 //! `benchmarks-done`, `backfill-start`, `backfill-exit`. Files are
 //! relative to the trace's directory. Times are seconds from `--start`.
+//! `set NAME=EXPR ...` changes attributes (an expression may contain
+//! spaces: `set LoadAvg=1.0 + 0.5 KeyboardIdle=0`).
 //! `set KeyboardIdle=N` (and `ConsoleIdle`) records when the keyboard was
 //! last used; later evaluations see it grow with time, as on a real
 //! machine. Other attributes keep the value set.
@@ -166,10 +168,8 @@ fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
                     return Err(at(format!("'{verb_word}' needs NAME=EXPR")));
                 }
                 let mut ad = ClassAd::new();
-                for a in &args {
-                    let (name, expr) =
-                        a.split_once('=').ok_or_else(|| at(format!("expected NAME=EXPR, found '{a}'")))?;
-                    ad.insert_expr(name.trim(), expr.trim()).map_err(|e| at(format!("{name}: {e}")))?;
+                for (name, expr) in assignments(&args).map_err(at)? {
+                    ad.insert_expr(name.as_str(), &expr).map_err(|e| at(format!("{name}: {e}")))?;
                 }
                 if verb_word == "set" {
                     Verb::Set(ad)
@@ -187,6 +187,30 @@ fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
         lines.push(Line { time, text, verb });
     }
     Ok(lines)
+}
+
+/// `NAME=EXPR` assignments from the words of a `set` line: a word that
+/// starts with a name and `=` (not `==`) begins one, other words continue
+/// the expression before (`set LoadAvg=1.0 + 0.5 KeyboardIdle=0`).
+fn assignments(words: &[&str]) -> Result<Vec<(String, String)>, String> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for w in words {
+        let starts = w.find('=').filter(|&i| {
+            let name = &w[..i];
+            !w[i + 1..].starts_with('=')
+                && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        });
+        match (starts, out.last_mut()) {
+            (Some(i), _) => out.push((w[..i].to_string(), w[i + 1..].to_string())),
+            (None, Some((_, expr))) => {
+                expr.push(' ');
+                expr.push_str(w);
+            }
+            (None, None) => return Err(format!("expected NAME=EXPR, found '{w}'")),
+        }
+    }
+    Ok(out)
 }
 
 /// The machine: its attributes, and when the keyboard and console were

@@ -81,6 +81,22 @@ fn text_output_names_each_transition_and_its_expression() {
 }
 
 #[test]
+fn set_takes_expressions_with_spaces() {
+    let dir = std::env::temp_dir().join(format!("policy-cmd-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let trace = dir.join("set.trace");
+    // Non-HTCondor load of 0.1 + 0.3 > 0.3 (0.1 alone is not): START is
+    // false for the desktop.
+    std::fs::write(&trace, "0 set LoadAvg=0.1 + 0.3 CondorLoadAvg=0.0\n0 tick\n").expect("write");
+    let (rc, out, err) = desktop(&["--json"], &trace);
+    assert_eq!(rc, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(doc["records"].as_array().map(Vec::len), Some(0));
+    assert_eq!(doc["final"]["state"], "Owner");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_bad_trace_line_is_reported_with_its_line() {
     let dir = std::env::temp_dir().join(format!("policy-cmd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
@@ -90,6 +106,8 @@ fn a_bad_trace_line_is_reported_with_its_line() {
         ("10 tick\n5 match\n", "line 2: time 5 is before the previous line's 10"),
         ("0 set KeyboardIdle\n", "line 1: expected NAME=EXPR, found 'KeyboardIdle'"),
         ("0 preempt\n", "line 1: 'preempt' needs the preempting job's ad file"),
+        ("0 set LoadAvg=(1.0\n", "line 1: LoadAvg:"),
+        ("0 set == 3\n", "line 1: expected NAME=EXPR, found '=='"),
         ("0 claim missing.ad\n", "missing.ad"),
     ] {
         let trace = dir.join("bad.trace");
