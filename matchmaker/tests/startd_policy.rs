@@ -720,8 +720,10 @@ mod any_sequence {
     fn event(kind: u8, who: u8, how: u8) -> Event {
         let j = job(["alice", "jones", "garrison", "coltrane"][usize::from(who % 4)]);
         let drain = [DrainHow::Graceful, DrainHow::Quick, DrainHow::Fast][usize::from(how % 3)];
-        match kind % 16 {
+        match kind % 18 {
             15 => Event::ScheddGone,
+            16 => Event::SuspendClaim,
+            17 => Event::ContinueClaim,
             0..=2 => Event::Tick,
             3 => Event::Matched,
             4 | 5 => Event::ClaimRequested { job: j },
@@ -994,4 +996,21 @@ fn a_suspendable_slot_yields_to_its_twin() {
     sim.on(600, Event::JobExited);
     let s = sim.on(600, Event::JobStarted { job: Some(job("bob")) });
     assert_eq!(s.action_kinds(), [RefuseActivation]);
+}
+
+#[test]
+fn condor_suspend_holds_until_condor_continue() {
+    let mut sim = Sim::new("RunBenchmarks = False\n");
+    sim.tick(0);
+    sim.run_job(10, job("alice"));
+    let s = sim.on(100, Event::SuspendClaim);
+    assert_eq!(numbers(&s), [Some(14)]);
+    assert_eq!(s.action_kinds(), [SuspendJob]);
+    // CONTINUE is True by default, but not for a suspension by command.
+    assert!(sim.tick(500).transitions.is_empty());
+    let s = sim.on(600, Event::ContinueClaim);
+    assert_eq!(numbers(&s), [Some(15)]);
+    assert_eq!(s.action_kinds(), [ContinueJob]);
+    // The suspension does not count as run time.
+    assert_eq!(sim.slot.claim().map(|c| c.job_run_time(600)), Some(90));
 }

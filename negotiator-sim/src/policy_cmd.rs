@@ -18,7 +18,8 @@
 //! Other events: `setjob NAME=EXPR ...` (the running job's ad changes),
 //! `preempt FILE` (a preempting claim for another job),
 //! `withdraw` (the preempting claim goes away), `release`, `schedd-gone`
-//! (the claim lease starts running out), `vacate`,
+//! (the claim lease starts running out), `suspend` and `continue`
+//! (`condor_suspend`, `condor_continue`), `vacate`,
 //! `vacate fast`, `drain [graceful|quick|fast] [resume]`, `cancel-drain`,
 //! `benchmarks-done`, `backfill-start`, `backfill-exit`. Files are
 //! relative to the trace's directory. Times are seconds from `--start`.
@@ -138,6 +139,8 @@ fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
             "exit" => no_args(&args).map(|()| Verb::Event(Event::JobExited))?,
             "release" => no_args(&args).map(|()| Verb::Event(Event::ClaimReleased))?,
             "schedd-gone" => no_args(&args).map(|()| Verb::Event(Event::ScheddGone))?,
+            "suspend" => no_args(&args).map(|()| Verb::Event(Event::SuspendClaim))?,
+            "continue" => no_args(&args).map(|()| Verb::Event(Event::ContinueClaim))?,
             "vacate" => match args.as_slice() {
                 [] => Verb::Event(Event::Vacate { fast: false }),
                 ["fast"] => Verb::Event(Event::Vacate { fast: true }),

@@ -43,6 +43,11 @@ pub enum Event {
         /// The attributes that changed.
         changes: ClassAd,
     },
+    /// `condor_suspend`: the job is suspended until `condor_continue`
+    /// (`CONTINUE` is not evaluated for it).
+    SuspendClaim,
+    /// `condor_continue`: a job suspended by command resumes.
+    ContinueClaim,
     /// The schedd releases the claim (`RELEASE_CLAIM`).
     ClaimReleased,
     /// The schedd stopped answering keep-alives (it is gone, or the

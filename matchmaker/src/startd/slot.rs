@@ -38,6 +38,7 @@ pub struct Slot {
     match_deadline: Option<i64>,
     last_benchmark: i64,
     was_benchmarking: bool,
+    suspended_by_command: bool,
     latches: Vec<Latch>,
 }
 
@@ -79,6 +80,7 @@ impl Slot {
             match_deadline: None,
             last_benchmark: 0,
             was_benchmarking: false,
+            suspended_by_command: false,
             latches: Vec::new(),
         }
     }
@@ -592,6 +594,9 @@ impl Run<'_> {
                 c.lease_deadline = None;
             }
         }
+        if self.slot.activity == Activity::Suspended {
+            self.slot.suspended_by_command = false;
+        }
         if self.slot.state == State::Claimed && self.slot.activity == Activity::Suspended && self.claim_active() {
             // Resumed before anything else (even to be vacated).
             self.act(ActionKind::ContinueJob, cause.clone());
@@ -1023,7 +1028,7 @@ impl Run<'_> {
                 return;
             }
         }
-        if act == Activity::Suspended {
+        if act == Activity::Suspended && !self.slot.suspended_by_command {
             let (cont, cause) = self.check("CONTINUE", true);
             if cont == Some(true) {
                 let to = if self.in_retirement() { Activity::Retiring } else { Activity::Busy };
@@ -1113,6 +1118,25 @@ impl Run<'_> {
                 None => self.warnings.push(format!("job update in {}: there is no claim", self.slot.state)),
             },
             Event::ClaimReleased => self.release_claim(because("the schedd released the claim")),
+            Event::SuspendClaim => {
+                if self.slot.state == State::Claimed && self.claim_active() {
+                    self.change_act(Activity::Suspended, because("condor_suspend"));
+                    self.slot.suspended_by_command = self.slot.activity == Activity::Suspended;
+                } else {
+                    self.warnings.push(format!(
+                        "condor_suspend in {}/{}: no job to suspend",
+                        self.slot.state, self.slot.activity
+                    ));
+                }
+            }
+            Event::ContinueClaim => {
+                if self.slot.activity == Activity::Suspended && self.slot.suspended_by_command {
+                    self.slot.suspended_by_command = false;
+                    self.change_act(Activity::Busy, because("condor_continue"));
+                } else {
+                    self.warnings.push("condor_continue: no job suspended by command".into());
+                }
+            }
             Event::ScheddGone => match self.slot.claim.as_mut() {
                 Some(c) if self.slot.state == State::Claimed || self.slot.activity == Activity::Vacating => {
                     c.lease_deadline = Some(now.saturating_add(c.lease));
