@@ -10,7 +10,8 @@
 //! by its timers (`MATCH_TIMEOUT`, `KILLING_TIMEOUT`), and as the
 //! negotiator, the schedd and the administrator act on it (matches, claim
 //! requests, preempting claims by rank or user priority, job starts and
-//! exits, releases, `condor_vacate`, `condor_drain`).
+//! exits, releases, claim leases, `condor_vacate`, `condor_drain`,
+//! `condor_suspend`).
 //!
 //! - [`Policy`]: the expressions and knobs, read once from a
 //!   [configuration](crate::config) ([`Policy::from_config`]).
