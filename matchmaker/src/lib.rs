@@ -6,7 +6,8 @@
 //!   HTCondor's accountant updates them, and the `condor_userprio` operations.
 //! - [`classad_log`]: HTCondor's ClassAd transaction log, the file format the
 //!   accountant persists itself in (`Accountantnew.log`).
-//! - [`groups`]: accounting-group names and which group a submitter is in.
+//! - [`groups`]: accounting-group names, which group a submitter is in, and
+//!   the hierarchical group quotas the negotiator assigns each cycle.
 //! - [`candidates`]: how a job may take a matching slot (unclaimed, rank or
 //!   priority preemption) and the order the negotiator prefers slots in.
 //! - [`autocluster`]: a queue's idle jobs grouped into resource requests.

@@ -388,6 +388,57 @@ impl Pool {
         chunks.concat()
     }
 
+    /// As [`matching_in_ranges`](Pool::matching_in_ranges), with the ads
+    /// split over rayon's thread pool. The result is the same, in the same
+    /// order.
+    #[cfg(feature = "parallel")]
+    pub fn par_matching_in_ranges(
+        &self,
+        prepared: &PreparedRequest<'_>,
+        request: &ClassAd,
+        ranges: &[Range<usize>],
+        keep: impl Fn(usize) -> bool + Sync,
+    ) -> Vec<usize> {
+        use rayon::prelude::*;
+        let keep = &keep;
+        let side = &prepared.0;
+        let ranges: Vec<Range<usize>> =
+            ranges.iter().map(|r| r.start.min(self.len())..r.end.min(self.len())).filter(|r| !r.is_empty()).collect();
+        let total: usize = ranges.iter().map(|r| r.len()).sum();
+        let tasks = rayon::current_num_threads() * 4;
+        let chunk = total.div_ceil(tasks).div_ceil(BLOCK).max(1) * BLOCK;
+        // Tasks of about `chunk` ads each: long ranges cut, short ones
+        // put together, all in order.
+        let mut work: Vec<Vec<Range<usize>>> = vec![Vec::new()];
+        let mut size = 0;
+        for range in ranges {
+            let mut start = range.start;
+            while start < range.end {
+                let end = (start + (chunk - size)).min(range.end);
+                if let Some(task) = work.last_mut() {
+                    task.push(start..end);
+                }
+                size += end - start;
+                start = end;
+                if size >= chunk {
+                    work.push(Vec::new());
+                    size = 0;
+                }
+            }
+        }
+        let chunks: Vec<Vec<usize>> = work
+            .into_par_iter()
+            .map(|task| {
+                let mut found = Vec::new();
+                for range in task {
+                    self.scan(side, request, range, keep, |index| found.push(index));
+                }
+                found
+            })
+            .collect();
+        chunks.concat()
+    }
+
     /// How many ads match `request`, without ranking them.
     pub fn count(&self, request: &ClassAd) -> usize {
         let side = self.request(request);

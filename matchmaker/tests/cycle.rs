@@ -197,3 +197,57 @@ fn concurrency_limits_refuse() {
     assert_eq!(outcome.rejections[0].reason, RejectReason::ConcurrencyLimit(vec!["matlab".to_string()]));
     assert_eq!(outcome.rejections[0].reason.to_string(), "concurrency limit matlab reached");
 }
+
+/// `n` idle one-core jobs of `user` in accounting group `group`.
+fn group_jobs(group: &str, user: &str, cluster: i64, n: usize) -> Vec<ClassAd> {
+    jobs(user, cluster, n)
+        .into_iter()
+        .map(|mut j| {
+            j.insert("AccountingGroup", format!("{group}.{user}").as_str());
+            j
+        })
+        .collect()
+}
+
+/// With groups, policy expressions see the group being negotiated and the
+/// submitter's group quota: here half the slots take only group `a`'s
+/// negotiation, the others only submitters of other groups whose quota is 5.
+#[test]
+fn group_attributes_reach_policy_expressions() {
+    let all: Vec<ClassAd> = [group_jobs("a", "amy", 1, 20), group_jobs("b", "bob", 2, 20), jobs("cal", 3, 20)].concat();
+    let mut slots = slots(5, r#"Start = TARGET.SubmitterNegotiatingGroup =?= "a""#);
+    let mut quota5 = self::slots(
+        10,
+        r#"Start = TARGET.SubmitterGroupQuota == 5 && TARGET.SubmitterAutoregroup =?= false && TARGET.SubmitterNegotiatingGroup =!= "a""#,
+    );
+    for (i, s) in quota5.iter_mut().enumerate() {
+        s.insert("Name", format!("q5slot{i}@node").as_str());
+    }
+    slots.extend(quota5);
+    let mut p = pool("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 5\nGROUP_QUOTA_b = 5\n", slots, &all);
+    let outcome = p.cycle();
+    // a: 5 (it negotiates first, at the same sort key, breadth first); b: 5;
+    // cal in <none> (quota 5) takes the last 5 of the quota-5 slots.
+    assert_eq!(
+        (outcome.matches_of("a.amy@site"), outcome.matches_of("b.bob@site"), outcome.matches_of("cal@site")),
+        (5, 5, 5)
+    );
+    let names: Vec<&str> = outcome.groups.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["<none>", "a", "b"]);
+}
+
+/// A submitter below its floor gets a floor round inside its group, first.
+#[test]
+fn floors_apply_inside_groups() {
+    let all: Vec<ClassAd> = [group_jobs("a", "amy", 1, 20), group_jobs("a", "ann", 2, 20)].concat();
+    let mut p = pool("GROUP_NAMES = a\nGROUP_QUOTA_a = 10\n", slots(20, ""), &all);
+    p.accountant.set_priority("a.amy@site", 0.5).expect("prio");
+    p.accountant.set_priority("a.ann@site", 50.0).expect("prio");
+    p.accountant.set_floor("a.ann@site", 6).expect("floor");
+    let outcome = p.cycle();
+    let floor_round = outcome.matches.iter().filter(|m| m.spin == 0).count();
+    assert_eq!(floor_round, 6);
+    // The group's quota holds both: 10 in all.
+    assert_eq!(outcome.matches_of("a.ann@site") + outcome.matches_of("a.amy@site"), 10);
+    assert_eq!(outcome.matches_of("a.ann@site"), 6);
+}

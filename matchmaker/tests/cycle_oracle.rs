@@ -289,3 +289,193 @@ fn the_manuals_rank_example() {
 fn round_up() {
     scenario("snap-roundup");
 }
+
+/// What condor_negotiator logged about its groups (cycle.log): per round,
+/// each group's `quota requested allocated unallocated` (breadth first),
+/// the round's totals, and the limits groups negotiated with, in order.
+#[derive(Debug, Default)]
+struct GroupLog {
+    rounds: Vec<Vec<(String, [f64; 4])>>,
+    totals: Vec<(f64, f64)>,
+    negotiations: Vec<(String, f64)>,
+    /// The table of assigned quotas: group, computed quota, configured quota.
+    assigned: Vec<(String, f64, f64)>,
+}
+
+fn group_log(dir: &Path) -> GroupLog {
+    let text = read_text(&file(dir, &["cycle.log", "cycle.log.gz"]));
+    let mut log = GroupLog::default();
+    let mut table = false;
+    let value = |line: &str, key: &str| -> f64 {
+        let at = line.find(key).unwrap_or_else(|| panic!("{key} in {line}")) + key.len();
+        line[at..].split_whitespace().next().expect("a value").parse().expect("a number")
+    };
+    for line in text.lines() {
+        // Each line starts with the date and time.
+        let body = line.splitn(3, ' ').nth(2).unwrap_or("");
+        if body.starts_with("Group ") && body.contains("Computed") {
+            table = true;
+            continue;
+        }
+        if table {
+            let f: Vec<&str> = body.split_whitespace().collect();
+            if f.first() == Some(&"Name") || body.starts_with("---") {
+                continue;
+            }
+            if f.len() >= 9 && f[1].parse::<f64>().is_ok() {
+                log.assigned.push((f[0].to_string(), f[1].parse().expect("quota"), f[2].parse().expect("config")));
+                continue;
+            }
+            table = false;
+        }
+        if body.starts_with("group quotas: allocation round") {
+            log.rounds.push(Vec::new());
+        } else if body.starts_with("group quotas: group= ") && body.contains("unallocated=") {
+            let name = body["group quotas: group= ".len()..].split_whitespace().next().expect("name").to_string();
+            let figures = [
+                value(body, "quota= "),
+                value(body, "requested= "),
+                value(body, " allocated= "),
+                value(body, "unallocated= "),
+            ];
+            log.rounds.last_mut().expect("a round").push((name, figures));
+        } else if body.starts_with("Round ") && body.contains("totals:") {
+            log.totals.push((value(body, "allocated= "), value(body, "usage= ")));
+        } else if let Some(rest) = body.strip_prefix("Group ") {
+            if let Some((name, limit)) = rest.split_once(" - BEGIN NEGOTIATION with a quota limit of ") {
+                log.negotiations.push((name.to_string(), limit.trim().parse().expect("limit")));
+            }
+        }
+    }
+    log
+}
+
+/// `%g`'s six significant digits.
+fn same(ours: f64, theirs: f64) -> bool {
+    (ours - theirs).abs() <= 1e-5 * theirs.abs().max(1.0)
+}
+
+/// Matches per allocation round, group and submitter (summary.txt's
+/// `matches_by_group`, spins added up).
+fn matches_by_group(dir: &Path) -> BTreeMap<(u32, String, String), usize> {
+    let text = std::fs::read_to_string(dir.join("summary.txt")).expect("summary.txt");
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        if let ["matches_by_group", round, group, _spin, submitter, n] = line.split('\t').collect::<Vec<_>>()[..] {
+            *out.entry((round.parse().expect("round"), group.to_string(), submitter.to_string())).or_default() +=
+                n.parse::<usize>().expect("count");
+        }
+    }
+    out
+}
+
+/// A group snapshot: matches per submitter and rejections as HTCondor's,
+/// and the negotiator's group figures equal to ours.
+fn group_scenario(name: &str) -> CycleOutcome {
+    let (outcome, _, _) = scenario(name);
+    let dir = data(name);
+    let log = group_log(&dir);
+    assert!(!log.rounds.is_empty(), "{name}: the log has the group figures");
+    // The quotas assigned.
+    for (group, quota, _) in &log.assigned {
+        let ours = outcome.groups.iter().find(|g| &g.name == group).unwrap_or_else(|| panic!("{name}: group {group}"));
+        assert!(same(ours.quota, *quota), "{name}: {group} quota: ours {}, HTCondor's {quota}", ours.quota);
+    }
+    // Round by round, each group's quota, demand and allocation.
+    assert_eq!(outcome.group_rounds.len(), log.rounds.len(), "{name}: allocation rounds");
+    for (r, round) in log.rounds.iter().enumerate() {
+        for (group, [quota, requested, allocated, unallocated]) in round {
+            let g = outcome.groups.iter().find(|g| &g.name == group).expect("group");
+            let f = &g.rounds[r];
+            for (what, a, b) in [
+                ("quota", f.quota, *quota),
+                ("requested", f.requested, *requested),
+                ("allocated", f.allocated, *allocated),
+                ("unallocated", f.unallocated, *unallocated),
+            ] {
+                assert!(same(a, b), "{name}: round {} {group} {what}: ours {a}, HTCondor's {b}", r + 1);
+            }
+        }
+        let (allocated, usage) = log.totals[r];
+        let t = &outcome.group_rounds[r];
+        assert!(
+            same(t.allocated, allocated) && same(t.usage, usage),
+            "{name}: round {} totals {t:?} vs {allocated} {usage}",
+            r + 1
+        );
+    }
+    // The limits each group negotiated with, in order (HTCondor logs them
+    // before cutting them to whole numbers).
+    let ours: Vec<(String, f64)> = outcome
+        .group_rounds
+        .iter()
+        .flat_map(|t| {
+            t.order.iter().filter_map(|group| {
+                let g = outcome.groups.iter().find(|g| &g.name == group).expect("group");
+                g.rounds[(t.round - 1) as usize].limits.first().map(|&l| (group.clone(), l))
+            })
+        })
+        .collect();
+    // A NaN limit reaches the negotiator as INT_MIN (x86-64's conversion).
+    let theirs: Vec<(String, f64)> = log
+        .negotiations
+        .iter()
+        .map(|(g, l)| (g.clone(), if l.is_nan() { f64::from(i32::MIN) } else { l.trunc() }))
+        .collect();
+    assert_eq!(ours, theirs, "{name}: the groups negotiated, with their limits");
+    // Matches per round, group and submitter.
+    let expected = matches_by_group(&dir);
+    let mut got: BTreeMap<(u32, String, String), usize> = BTreeMap::new();
+    for g in &outcome.groups {
+        for f in &g.rounds {
+            if f.matches > 0 {
+                got.insert((f.round, g.name.clone(), String::new()), f.matches);
+            }
+        }
+    }
+    let mut per_group: BTreeMap<(u32, String, String), usize> = BTreeMap::new();
+    for ((round, group, _), n) in &expected {
+        *per_group.entry((*round, group.clone(), String::new())).or_default() += n;
+    }
+    assert_eq!(got, per_group, "{name}: matches per round and group");
+    // The negotiator's published statistics: one pie per group negotiated.
+    let ad = std::fs::read_to_string(dir.join("negotiator-cycle0.ad")).expect("negotiator-cycle0.ad");
+    let stat = |attr: &str| -> u64 {
+        ad.lines()
+            .find_map(|l| l.strip_prefix(&format!("LastNegotiationCycle{attr}0 = ")))
+            .unwrap_or_else(|| panic!("{name}: {attr}"))
+            .trim()
+            .parse()
+            .expect("a number")
+    };
+    let s = &outcome.stats;
+    assert_eq!(
+        (u64::from(s.pies), u64::from(s.pie_spins), s.jobs_considered, s.rejections as u64),
+        (stat("Pies"), stat("PieSpins"), stat("NumJobsConsidered"), stat("Rejections")),
+        "{name}: pies, pie spins, requests considered, rejections"
+    );
+    outcome
+}
+
+#[test]
+fn group_quotas_static_dynamic_and_surplus() {
+    let outcome = group_scenario("snap-groups");
+    let sub1 = outcome.groups.iter().find(|g| g.name == "group_b.sub1").expect("group_b.sub1");
+    assert_eq!(sub1.matches, 0);
+    assert!(sub1.explanation.contains("held to 0 by group_b (no surplus"), "{}", sub1.explanation);
+}
+
+#[test]
+fn group_quotas_with_autoregroup() {
+    group_scenario("snap-groups-autoregroup");
+}
+
+#[test]
+fn group_tree_static_and_dynamic_with_slot_weights() {
+    group_scenario("snap-groups-tree");
+}
+
+#[test]
+fn group_tree_unweighted_with_remainders() {
+    group_scenario("snap-groups-tree-unweighted");
+}

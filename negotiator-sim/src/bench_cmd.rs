@@ -37,6 +37,11 @@ pub struct Args {
     /// benchmark's pool uses them).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
+    /// Put the users into this many accounting groups (user k in
+    /// `group_{k mod N}`), each with a dynamic quota of 1/N and accepting
+    /// surplus, so that the cycle negotiates with group quotas.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    groups: usize,
     /// Print one JSON line only.
     #[arg(long)]
     json: bool,
@@ -56,13 +61,16 @@ pub fn run(args: Args) -> ExitCode {
 fn bench(args: &Args) -> Result<(), String> {
     let progress = |m: &str| eprintln!("[bench] {m}");
     let spec = Spec { layout: if args.chained { Layout::Chained } else { Layout::Flat }, ..args.pool.spec() };
-    let config = match &args.config {
+    let mut config = match &args.config {
         Some(path) => Config::from_file(path).map_err(|e| e.to_string())?,
         None => Config::default(),
     };
     let timer = Instant::now();
     progress(&format!("building {} slots and {} jobs of {} users", spec.slots, spec.jobs, spec.users));
-    let pool = generate(&spec).map_err(|e| e.to_string())?;
+    let mut pool = generate(&spec).map_err(|e| e.to_string())?;
+    if args.groups > 0 {
+        add_groups(&mut config, &mut pool.jobs, args.groups)?;
+    }
     let generate_s = timer.elapsed().as_secs_f64();
     let mut negotiator = Negotiator::from_config(&config).map_err(|e| e.to_string())?;
     negotiator.settings.resend_matched_jobs = true;
@@ -105,6 +113,8 @@ fn bench(args: &Args) -> Result<(), String> {
         "autoclusters": autoclusters,
         "slot_attrs_mode": spec.attrs.name(),
         "layout": if args.chained { "chained" } else { "flat" },
+        "groups": args.groups,
+        "matches_by_group": outcome.groups.iter().map(|g| (g.name.clone(), g.matches)).collect::<std::collections::BTreeMap<_, _>>(),
         "generate_s": generate_s,
         "autocluster_s": autocluster_s,
         "cycle_s_median": median,
@@ -133,6 +143,30 @@ fn bench(args: &Args) -> Result<(), String> {
             times.len()
         );
         println!("{line}");
+    }
+    Ok(())
+}
+
+/// Puts each job's user into one of `n` accounting groups (by the number in
+/// its name) and configures the groups: dynamic quota 1/n each, surplus
+/// accepted.
+fn add_groups(config: &mut Config, jobs: &mut [classad::ClassAd], n: usize) -> Result<(), String> {
+    let names: Vec<String> = (0..n).map(|k| format!("group_{k}")).collect();
+    let source = matchmaker::config::Source::Default;
+    let mut set = |name: &str, value: &str| config.set(name, value, source.clone()).map_err(|e| e.to_string());
+    set("GROUP_NAMES", &names.join(", "))?;
+    set("GROUP_ACCEPT_SURPLUS", "True")?;
+    for name in &names {
+        set(&format!("GROUP_QUOTA_DYNAMIC_{name}"), &format!("{}", 1.0 / n as f64))?;
+    }
+    for job in jobs {
+        let user = match job.eval_attr("User") {
+            classad::Value::Str(u) => u.as_str().to_string(),
+            _ => continue,
+        };
+        let local = user.split('@').next().unwrap_or("");
+        let k: usize = local.trim_start_matches(|c: char| !c.is_ascii_digit()).parse().unwrap_or(0);
+        job.insert("AccountingGroup", format!("{}.{local}", names[k % n]).as_str());
     }
     Ok(())
 }

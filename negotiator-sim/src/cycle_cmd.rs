@@ -5,9 +5,17 @@
 //! priorities, groups the idle jobs into autoclusters as a schedd does,
 //! runs the cycle and prints what it decided: a table per submitter, the
 //! matches and the rejections, or all of it as JSON.
+//!
+//! With several `--config` files, several negotiators share the pool, as
+//! HTCondor's do when each has its own `NEGOTIATOR_SLOT_CONSTRAINT`,
+//! `NEGOTIATOR_JOB_CONSTRAINT` or `NEGOTIATOR_SUBMITTER_CONSTRAINT`: each
+//! runs its own cycle, with its own accountant, on the whole snapshot, and
+//! each is reported; a slot matched by more than one (their constraints
+//! overlap) is named.
 
+use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -27,9 +35,10 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     jobs: PathBuf,
     /// HTCondor configuration (`condor_config_val -dump` output works as
-    /// one). Default: HTCondor's defaults.
+    /// one). Default: HTCondor's defaults. Given more than once: one
+    /// negotiator per file, side by side on the same pool.
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    config: Vec<PathBuf>,
     /// Priorities from the accountant's log (`Accountantnew.log`).
     #[arg(long, value_name = "FILE", conflicts_with = "userprio")]
     accountant: Option<PathBuf>,
@@ -79,11 +88,100 @@ fn cycle(args: &Args) -> Result<(), String> {
         (None, Some(file)) => Priorities::Userprio(file.clone()),
         (None, None) => Priorities::Fresh,
     };
+    let configs: Vec<Option<&Path>> =
+        if args.config.is_empty() { vec![None] } else { args.config.iter().map(|p| Some(p.as_path())).collect() };
+    let mut outcomes = Vec::with_capacity(configs.len());
+    for config in &configs {
+        if configs.len() > 1 {
+            progress(&format!("negotiator {}", config.map(|p| p.display().to_string()).unwrap_or_default()));
+        }
+        outcomes.push(one_cycle(args, *config, &priorities, &progress)?);
+    }
+    let mut out = std::io::stdout().lock();
+    let written = if configs.len() == 1 {
+        if args.json {
+            serde_json::to_writer_pretty(&mut out, &to_json(&outcomes[0]))
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(out))
+        } else {
+            out.write_all(human(&outcomes[0]).as_bytes())
+        }
+    } else {
+        let names: Vec<String> = args.config.iter().map(|p| p.display().to_string()).collect();
+        let overlap = overlapping_slots(&outcomes);
+        if args.json {
+            let negotiators: Vec<Value> = names
+                .iter()
+                .zip(&outcomes)
+                .map(|(name, outcome)| {
+                    let mut v = to_json(outcome);
+                    v["config"] = json!(name);
+                    v
+                })
+                .collect();
+            let overlap: Vec<Value> =
+                overlap.iter().map(|(slot, by)| json!({"slot": slot, "negotiators": by})).collect();
+            serde_json::to_writer_pretty(&mut out, &json!({"negotiators": negotiators, "overlapping_slots": overlap}))
+                .map_err(std::io::Error::from)
+                .and_then(|()| writeln!(out))
+        } else {
+            let mut text = String::new();
+            for (name, outcome) in names.iter().zip(&outcomes) {
+                text.push_str(&format!("== negotiator {name}\n"));
+                text.push_str(&human(outcome));
+                text.push('\n');
+            }
+            if overlap.is_empty() {
+                text.push_str("No slot was matched by more than one negotiator.\n");
+            } else {
+                text.push_str(&format!(
+                    "{} slots were matched by more than one negotiator (their constraints overlap; the first claim \
+                     wins):\n",
+                    overlap.len()
+                ));
+                for (slot, by) in &overlap {
+                    let by: Vec<String> = by.iter().map(|&k| names[k].clone()).collect();
+                    text.push_str(&format!("  {slot}: {}\n", by.join(", ")));
+                }
+            }
+            out.write_all(text.as_bytes())
+        }
+    };
+    match written {
+        // Output cut short on purpose (`| head`): not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("writing the outcome: {e}")),
+    }
+}
+
+/// Slots matched by more than one negotiator, with the negotiators'
+/// indices.
+fn overlapping_slots(outcomes: &[CycleOutcome]) -> BTreeMap<String, Vec<usize>> {
+    let mut by_slot: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, outcome) in outcomes.iter().enumerate() {
+        for m in &outcome.matches {
+            let by = by_slot.entry(m.slot.clone()).or_default();
+            if by.last() != Some(&k) {
+                by.push(k);
+            }
+        }
+    }
+    by_slot.retain(|_, by| by.len() > 1);
+    by_slot
+}
+
+/// One negotiator's cycle on the snapshot, with its configuration and its
+/// own accountant.
+fn one_cycle(
+    args: &Args,
+    config: Option<&Path>,
+    priorities: &Priorities,
+    progress: &dyn Fn(&str),
+) -> Result<CycleOutcome, String> {
     let started = Instant::now();
     progress("reading the snapshot");
-    let mut snapshot =
-        Snapshot::read(&args.slots, &args.jobs, args.config.as_deref(), &priorities, args.submitters.as_deref())
-            .map_err(|e| e.to_string())?;
+    let mut snapshot = Snapshot::read(&args.slots, &args.jobs, config, priorities, args.submitters.as_deref())
+        .map_err(|e| e.to_string())?;
     let mut negotiator = Negotiator::from_config(&snapshot.config).map_err(|e| e.to_string())?;
     negotiator.settings.resend_matched_jobs = args.resend_matched_jobs;
     let queues = snapshot.queues(&negotiator);
@@ -105,19 +203,7 @@ fn cycle(args: &Args) -> Result<(), String> {
         outcome.rejections.len(),
         timer.elapsed().as_secs_f64()
     ));
-    let mut out = std::io::stdout().lock();
-    let written = if args.json {
-        serde_json::to_writer_pretty(&mut out, &to_json(&outcome))
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
-    } else {
-        out.write_all(human(&outcome).as_bytes())
-    };
-    match written {
-        // Output cut short on purpose (`| head`): not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(|e| format!("writing the outcome: {e}")),
-    }
+    Ok(outcome)
 }
 
 /// HTCondor's name of a way to take a slot.
@@ -162,6 +248,45 @@ pub fn to_json(outcome: &CycleOutcome) -> Value {
             "matches": r.matches,
             "rejections": r.rejections,
             "stopped": r.stopped.to_string(),
+        })).collect::<Vec<_>>(),
+        "groups": outcome.groups.iter().map(|g| json!({
+            "name": g.name,
+            "parent": g.parent,
+            "config_quota": g.config_quota,
+            "static_quota": g.static_quota,
+            "accept_surplus": g.accept_surplus,
+            "autoregroup": g.autoregroup,
+            "quota": g.quota,
+            "subtree_quota": g.subtree_quota,
+            "demand": g.demand,
+            "submitters": g.submitters,
+            "allocated": g.allocated,
+            "surplus": g.surplus,
+            "usage_before": g.usage_before,
+            "usage_after": g.usage_after,
+            "matches": g.matches,
+            "rounds": g.rounds.iter().map(|f| json!({
+                "round": f.round,
+                "quota": f.quota,
+                "requested": f.requested,
+                "allocated": f.allocated,
+                "unallocated": f.unallocated,
+                "sort_key": f.sort_key,
+                "limits": f.limits,
+                "skipped": f.skipped,
+                "capped_by": f.capped_by,
+                "matches": f.matches,
+                "usage_after": f.usage_after,
+            })).collect::<Vec<_>>(),
+            "explanation": g.explanation,
+        })).collect::<Vec<_>>(),
+        "group_rounds": outcome.group_rounds.iter().map(|t| json!({
+            "round": t.round,
+            "allocated": t.allocated,
+            "usage": t.usage,
+            "surplus": t.surplus,
+            "max_delta": t.max_delta,
+            "order": t.order,
         })).collect::<Vec<_>>(),
         "stats": {
             "TotalSlots": s.total_slots,
@@ -210,6 +335,10 @@ pub fn human(outcome: &CycleOutcome) -> String {
             r.stopped
         );
     }
+    if !outcome.groups.is_empty() {
+        out.push('\n');
+        out.push_str(&group_table(outcome));
+    }
     let s = &outcome.stats;
     let _ = writeln!(
         out,
@@ -231,6 +360,76 @@ pub fn human(outcome: &CycleOutcome) -> String {
         for r in &outcome.rejections {
             let _ = writeln!(out, "{:>3} {:>10} {} {}", r.spin, r.job.to_string(), r.submitter, r.reason);
         }
+    }
+    out
+}
+
+/// The group tree: each group indented under its parent, with its quota
+/// (configured, assigned, subtree), demand, allocation, usage and matches,
+/// then why each group got what it got.
+pub fn group_table(outcome: &CycleOutcome) -> String {
+    use std::fmt::Write as _;
+    let depth = |name: &str| if name == matchmaker::groups::ROOT { 0 } else { 1 + name.matches('.').count() };
+    let label = |name: &str| format!("{}{}", "  ".repeat(depth(name)), name);
+    let width = outcome.groups.iter().map(|g| label(&g.name).len()).max().unwrap_or(5).max(5);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<width$} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8} {:>7}",
+        "Group",
+        "Config",
+        "Quota",
+        "Subtree",
+        "Surplus",
+        "Demand",
+        "Allocated",
+        "UsedNow",
+        "UsedAfter",
+        "Matched",
+        "Rounds"
+    );
+    for g in &outcome.groups {
+        let config = match (g.parent.is_none(), g.static_quota) {
+            (true, _) => "-".to_string(),
+            (false, true) => format!("{}", g.config_quota),
+            (false, false) => format!("{}d", g.config_quota),
+        };
+        let surplus = match (g.accept_surplus, g.autoregroup) {
+            (true, true) => "yes+rg",
+            (true, false) => "yes",
+            (false, true) => "regroup",
+            (false, false) => "no",
+        };
+        let _ = writeln!(
+            out,
+            "{:<width$} {:>9} {:>9.2} {:>9.2} {:>8} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8} {:>7}",
+            label(&g.name),
+            config,
+            g.quota,
+            g.subtree_quota,
+            surplus,
+            g.demand,
+            g.allocated,
+            g.usage_before,
+            g.usage_after,
+            g.matches,
+            g.rounds.len()
+        );
+    }
+    for t in &outcome.group_rounds {
+        let _ = writeln!(
+            out,
+            "round {}: allocated {:.2}, used {:.2}, unallocated surplus {:.2}; order {}",
+            t.round,
+            t.allocated,
+            t.usage,
+            t.surplus,
+            t.order.join(", ")
+        );
+    }
+    out.push_str("\nWhy each group got what it got:\n");
+    for g in &outcome.groups {
+        let _ = writeln!(out, "  {}: {}", g.name, g.explanation);
     }
     out
 }

@@ -66,6 +66,49 @@ fn a_snapshot_as_a_table() {
     assert!(text.lines().any(|l| l.starts_with("bench03@anchor.local") && l.contains(" 58 ")), "{text}");
 }
 
+/// A cycle with group quotas (snap-groups): the group tree as a table and
+/// in JSON, with HTCondor's figures (group_a 40 + 5 surplus, group_b.sub1
+/// held to 0 by group_b, `<none>` keeping 35 of 100).
+#[test]
+fn group_quotas_as_a_table_and_json() {
+    let dir = snapshot("snap-groups");
+    let file = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let mut args = vec![
+        "cycle".to_string(),
+        "--slots".into(),
+        file("slots.ad.gz"),
+        "--jobs".into(),
+        file("jobs.ad.gz"),
+        "--config".into(),
+        file("config.dump"),
+        "--userprio".into(),
+        file("userprio-before.ad"),
+        "--submitters".into(),
+        file("submitters.ad"),
+        "--resend-matched-jobs".into(),
+        "-q".into(),
+    ];
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row =
+        |name: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{name} "))).unwrap_or("").to_string();
+    assert!(row("<none>").contains(" 35.00 "), "{text}");
+    let a: Vec<String> = row("group_a").split_whitespace().map(str::to_string).collect();
+    assert_eq!(a[..10], ["group_a", "40", "40.00", "40.00", "yes", "60.00", "45.00", "0.00", "45.00", "45"], "{text}");
+    assert!(text.contains("group_b.sub1: dynamic quota 0.5 of group_b: 7.5"), "{text}");
+    assert!(text.contains("round 1: allocated 107.50, used 100.00"), "{text}");
+    args.push("--json".into());
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let groups = json["groups"].as_array().expect("groups");
+    let names: Vec<&str> = groups.iter().map(|g| g["name"].as_str().unwrap_or("")).collect();
+    assert_eq!(names, ["<none>", "group_a", "group_b", "group_c", "group_b.sub1"]);
+    assert_eq!(groups[1]["surplus"], 5.0);
+    assert_eq!(groups[4]["rounds"][0]["capped_by"], "group_b");
+    assert_eq!(json["group_rounds"].as_array().map(Vec::len), Some(3));
+}
+
 /// A slot file with a syntax error is reported with its name and line,
 /// and nothing else is printed.
 #[test]
@@ -113,4 +156,81 @@ fn tempdir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("negotiator-sim-cycle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
+}
+
+/// Two negotiators splitting the 200-slot pool by `NEGOTIATOR_SLOT_CONSTRAINT`
+/// each see 100 slots and match no slot twice; with a third that sees the
+/// whole pool, the slots both matched are named.
+#[test]
+fn several_negotiators_side_by_side() {
+    let dir = tempdir().join("several");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("config written");
+        path.to_string_lossy().into_owned()
+    };
+    let low = write("low.conf", "NEGOTIATOR_SLOT_CONSTRAINT = SlotID <= 4\n");
+    let high = write("high.conf", "NEGOTIATOR_SLOT_CONSTRAINT = SlotID > 4\n");
+    let all = write("all.conf", "NEGOTIATOR_SUBMITTER_CONSTRAINT = Name == \"bench01@anchor.local\"\n");
+    let snap = snapshot("snap-200-200-3-6");
+    let file = |n: &str| snap.join(n).to_string_lossy().into_owned();
+    let base = ["cycle", "--slots", &file("slots.ad"), "--jobs", &file("jobs.ad.gz"), "-q", "--json"];
+    let run_with = |configs: &[&str]| -> serde_json::Value {
+        let mut args: Vec<&str> = base.to_vec();
+        for c in configs {
+            args.extend(["--config", c]);
+        }
+        let out = run(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let json = run_with(&[&low, &high]);
+    let negotiators = json["negotiators"].as_array().expect("negotiators");
+    assert_eq!(negotiators.len(), 2);
+    for n in negotiators {
+        assert_eq!(n["stats"]["TotalSlots"], 100, "{}", n["config"]);
+        assert!(n["matches"].as_array().map_or(0, Vec::len) > 0);
+    }
+    assert_eq!(json["overlapping_slots"].as_array().map(Vec::len), Some(0));
+    let json = run_with(&[&low, &all]);
+    let overlap = json["overlapping_slots"].as_array().expect("overlap");
+    assert!(!overlap.is_empty());
+    assert_eq!(overlap[0]["negotiators"], serde_json::json!([0, 1]));
+    // As a table: each negotiator's, then the overlap.
+    let mut args: Vec<&str> = base[..base.len() - 1].to_vec();
+    args.extend(["--config", &low, "--config", &all]);
+    let text = String::from_utf8_lossy(&run(&args).stdout).into_owned();
+    assert!(text.starts_with(&format!("== negotiator {low}")), "{text}");
+    assert!(text.contains("slots were matched by more than one negotiator"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `bench --groups`: the synthetic users in accounting groups, negotiated
+/// with group quotas.
+#[test]
+fn bench_with_groups() {
+    let out = run(&[
+        "bench",
+        "--slots",
+        "200",
+        "--jobs",
+        "200",
+        "--users",
+        "4",
+        "--autoclusters",
+        "4",
+        "--repeat",
+        "1",
+        "--groups",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let by_group = json["matches_by_group"].as_object().expect("groups");
+    let names: Vec<&str> = by_group.keys().map(String::as_str).collect();
+    assert_eq!(names, ["<none>", "group_0", "group_1"]);
+    let grouped: u64 = ["group_0", "group_1"].iter().map(|g| by_group[*g].as_u64().unwrap_or(0)).sum();
+    assert_eq!(Some(grouped), json["Matches"].as_u64());
 }

@@ -55,7 +55,7 @@ use crate::groups::{GroupTree, ROOT};
 pub use record::{CustomerRecord, ResourceRecord, ACCOUNTANT_KEY, CUSTOMER_PREFIX, RESOURCE_PREFIX};
 pub use report::{GroupQuotas, PriorityRow, UserprioTable};
 
-use record::{format_real, format_string};
+use record::{format_real, format_string, logged_real, Number};
 
 /// The smallest real user priority.
 pub const MIN_PRIORITY: f64 = 0.5;
@@ -296,7 +296,9 @@ impl Accountant {
         let (rows, last_update) = PriorityRow::from_userprio_ad(ad);
         let mut acct = Self::new(config);
         acct.last_update = last_update;
-        for row in rows.iter().filter(|r| r.name != ROOT) {
+        // Group rows are left out: their usage is recounted from the slots,
+        // and the negotiator reads no group's priority.
+        for row in rows.iter().filter(|r| r.name != ROOT && !r.is_group) {
             let name = row.name.as_str();
             if row.priority_factor >= MIN_PRIORITY_FACTOR {
                 acct.set_priority_factor(name, row.priority_factor)?;
@@ -588,13 +590,12 @@ impl Accountant {
     }
 
     fn slot_state(slot: &classad::ClassAd) -> SlotState {
-        static STATE: std::sync::OnceLock<classad::Name> = std::sync::OnceLock::new();
-        let state = *STATE.get_or_init(|| classad::Name::new("State"));
+        let state = slot_names().state;
         // Written as a string by every startd: read without evaluating.
         let text = match slot.lookup(state).map(classad::Expr::as_literal) {
             None => return SlotState::Other,
             Some(Some(classad::Literal::Str(s))) => Some(s.as_str().to_string()),
-            Some(_) => attr_string(slot, "State"),
+            Some(_) => attr_string(slot, state),
         };
         match text.as_deref() {
             Some("Claimed") => SlotState::Claimed,
@@ -606,7 +607,7 @@ impl Accountant {
 
     fn suspended(&self, slot: &classad::ClassAd) -> bool {
         self.config.discount_suspended
-            && attr_string(slot, "Activity").is_none_or(|a| a.eq_ignore_ascii_case("Suspended"))
+            && attr_string(slot, slot_names().activity).is_none_or(|a| a.eq_ignore_ascii_case("Suspended"))
     }
 
     /// The submitter a claimed (or preempting) slot is charged to.
@@ -615,7 +616,8 @@ impl Accountant {
             SlotState::Claimed | SlotState::Preempting => {}
             _ => return None,
         }
-        let user = attr_string(slot, "AccountingGroup").or_else(|| attr_string(slot, "RemoteUser"))?;
+        let user =
+            attr_string(slot, slot_names().accounting_group).or_else(|| attr_string(slot, slot_names().remote_user))?;
         if self.suspended(slot) {
             return None;
         }
@@ -628,7 +630,9 @@ impl Accountant {
             SlotState::Claimed | SlotState::Preempting => {}
             SlotState::Other => return false,
         }
-        let Some(user) = attr_string(slot, "AccountingGroup").or_else(|| attr_string(slot, "RemoteUser")) else {
+        let Some(user) =
+            attr_string(slot, slot_names().accounting_group).or_else(|| attr_string(slot, slot_names().remote_user))
+        else {
             return false;
         };
         user == customer && !self.suspended(slot)
@@ -642,8 +646,8 @@ impl Accountant {
         }
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
         let ctx = classad::EvalContext::new(&opts).my(slot);
-        let value = if slot.lookup("SlotWeight").is_some() {
-            ctx.eval_attr("SlotWeight")
+        let value = if slot.lookup(slot_names().slot_weight).is_some() {
+            ctx.eval_attr(slot_names().slot_weight)
         } else {
             match &self.config.slot_weight {
                 Some(expr) => ctx.eval(expr),
@@ -666,11 +670,12 @@ impl Accountant {
         let mut resource = resource_name(slot);
         let weight;
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        let cp_cost = match slot.lookup(CP_MATCH_COST).map(|e| classad::EvalContext::new(&opts).my(slot).eval(e)) {
-            Some(classad::Value::Int(i)) => Some(i as f64),
-            Some(classad::Value::Real(r)) => Some(r),
-            _ => None,
-        };
+        let cp_cost =
+            match slot.lookup(slot_names().cp_match_cost).map(|e| classad::EvalContext::new(&opts).my(slot).eval(e)) {
+                Some(classad::Value::Int(i)) => Some(i as f64),
+                Some(classad::Value::Real(r)) => Some(r),
+                _ => None,
+            };
         if let Some(cost) = cp_cost {
             // A consumption-policy match: one pseudo-resource per match.
             let count = self.resource(&resource).and_then(|r| r.num_cp_matches).unwrap_or(0);
@@ -692,49 +697,28 @@ impl Accountant {
             weight = self.slot_weight(slot);
         }
         let since_update = now - self.last_update;
-        let c = self.customer(customer).cloned().unwrap_or_default();
-        self.set_customer_int(customer, "ResourcesUsed", c.resources_used.unwrap_or(0) + 1)?;
-        self.set_customer_real(customer, "WeightedResourcesUsed", c.weighted_resources_used.unwrap_or(0.0) + weight)?;
-        self.set_customer_int(customer, "UnchargedTime", c.uncharged_time.unwrap_or(0) - since_update)?;
-        self.set_customer_real(
-            customer,
-            "WeightedUnchargedTime",
-            c.weighted_uncharged_time.unwrap_or(0.0) - since_update as f64 * weight,
-        )?;
+        self.charge(customer, weight, since_update, false)?;
         let group = self.group_of(customer).to_string();
-        let g = self.customer(&group).cloned().unwrap_or_default();
-        self.set_customer_real(&group, "WeightedResourcesUsed", g.weighted_resources_used.unwrap_or(0.0) + weight)?;
-        self.set_customer_int(&group, "ResourcesUsed", g.resources_used.unwrap_or(0) + 1)?;
-        self.set_customer_int(&group, "UnchargedTime", g.uncharged_time.unwrap_or(0) - since_update)?;
-        self.set_customer_real(
-            &group,
-            "WeightedUnchargedTime",
-            g.weighted_uncharged_time.unwrap_or(0.0) - since_update as f64 * weight,
-        )?;
+        self.charge(&group, weight, since_update, true)?;
         for part in group_path(&group) {
             let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
             self.set_customer_real(part, "HierWeightedResourcesUsed", hier + weight)?;
         }
-        let key = format!("{RESOURCE_PREFIX}{resource}");
         self.ensure_resource(&resource)?;
+        let limits = attr_string(slot, slot_names().matched_concurrency_limits);
         if self.log.is_some() {
+            let key = format!("{RESOURCE_PREFIX}{resource}");
             self.pending.set(&key, "RemoteUser", &format_string(customer))?;
-        }
-        if self.log.is_some() {
             self.pending.set(&key, "SlotWeight", &format_real(weight))?;
-        }
-        if self.log.is_some() {
             self.pending.set(&key, "StartTime", &now.to_string())?;
-        }
-        let limits = attr_string(slot, "MatchedConcurrencyLimits");
-        if let Some(limits) = &limits {
-            if self.log.is_some() {
+            if let Some(limits) = &limits {
                 self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
             }
         }
         let r = self.resource_mut(&resource);
         r.remote_user = Some(customer.to_string());
-        r.set_text("SlotWeight", &format_real(weight));
+        r.other.retain(|(n, _)| !n.eq_ignore_ascii_case("SlotWeight"));
+        r.slot_weight = Some(logged_real(weight).as_f64());
         r.start_time = Some(now);
         if limits.is_some() {
             r.matched_concurrency_limits = limits;
@@ -1039,23 +1023,53 @@ impl Accountant {
         }
     }
 
+    /// Adds a match of weight `weight` to a submitter's or group's usage,
+    /// the time since the last update taken off its uncharged time. A
+    /// group's weighted usage is written before its count, as HTCondor does.
+    fn charge(&mut self, name: &str, weight: f64, since_update: i64, group: bool) -> Result<(), AccountantError> {
+        let (used, weighted, uncharged, weighted_uncharged) = self.customer(name).map_or((0, 0.0, 0, 0.0), |c| {
+            (
+                c.resources_used.unwrap_or(0),
+                c.weighted_resources_used.unwrap_or(0.0),
+                c.uncharged_time.unwrap_or(0),
+                c.weighted_uncharged_time.unwrap_or(0.0),
+            )
+        });
+        if group {
+            self.set_customer_real(name, "WeightedResourcesUsed", weighted + weight)?;
+            self.set_customer_int(name, "ResourcesUsed", used + 1)?;
+        } else {
+            self.set_customer_int(name, "ResourcesUsed", used + 1)?;
+            self.set_customer_real(name, "WeightedResourcesUsed", weighted + weight)?;
+        }
+        self.set_customer_int(name, "UnchargedTime", uncharged - since_update)?;
+        self.set_customer_real(name, "WeightedUnchargedTime", weighted_uncharged - since_update as f64 * weight)
+    }
+
     fn set_customer_real(&mut self, name: &str, attr: &str, value: f64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
-        let text = format_real(value);
-        if self.log.is_some() {
-            self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        // Without a log, nothing needs the text: the record takes the
+        // number the text would read back as.
+        if self.log.is_some() || !self.customers[i].set_number(attr, logged_real(value)) {
+            self.set_customer_text(i, attr, &format_real(value))?;
         }
-        self.customers[i].set_text(attr, &text);
         Ok(())
     }
 
     fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
-        let text = value.to_string();
-        if self.log.is_some() {
-            self.pending.set(&format!("{CUSTOMER_PREFIX}{name}"), attr, &text)?;
+        if self.log.is_some() || !self.customers[i].set_number(attr, Number::Int(value)) {
+            self.set_customer_text(i, attr, &value.to_string())?;
         }
-        self.customers[i].set_text(attr, &text);
+        Ok(())
+    }
+
+    /// Sets an attribute of record `i` from its text, logged when there is a log.
+    fn set_customer_text(&mut self, i: usize, attr: &str, text: &str) -> Result<(), AccountantError> {
+        if self.log.is_some() {
+            self.pending.set(&format!("{CUSTOMER_PREFIX}{}", self.customers[i].name), attr, text)?;
+        }
+        self.customers[i].set_text(attr, text);
         Ok(())
     }
 
@@ -1221,24 +1235,57 @@ fn int_text(value: i64, buf: &mut [u8; 20]) -> &str {
 
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.
 pub fn resource_name(slot: &classad::ClassAd) -> String {
-    static NAMES: std::sync::OnceLock<(classad::Name, classad::Name)> = std::sync::OnceLock::new();
-    let (name, addr) = *NAMES.get_or_init(|| (classad::Name::new("Name"), classad::Name::new("StartdIpAddr")));
+    let (name, addr) = (slot_names().name, slot_names().startd_ip_addr);
     let literal = |n: classad::Name| match slot.lookup(n).and_then(classad::Expr::as_literal) {
         Some(classad::Literal::Str(s)) => Some(s.as_str()),
         _ => None,
     };
     match (literal(name), literal(addr)) {
         // Both written as strings, as startds write them: no evaluation.
-        (Some(n), Some(a)) => format!("{n}@{a}"),
+        (Some(n), Some(a)) => {
+            let mut out = String::with_capacity(n.len() + 1 + a.len());
+            out.push_str(n);
+            out.push('@');
+            out.push_str(a);
+            out
+        }
         _ => {
-            let name = attr_string(slot, "Name").unwrap_or_default();
-            let addr = attr_string(slot, "StartdIpAddr").unwrap_or_default();
+            let name = attr_string(slot, name).unwrap_or_default();
+            let addr = attr_string(slot, addr).unwrap_or_default();
             format!("{name}@{addr}")
         }
     }
 }
 
-fn attr_string(ad: &classad::ClassAd, name: &str) -> Option<String> {
+/// The slot attributes the accountant reads, interned once.
+struct SlotNames {
+    name: classad::Name,
+    startd_ip_addr: classad::Name,
+    state: classad::Name,
+    activity: classad::Name,
+    accounting_group: classad::Name,
+    remote_user: classad::Name,
+    slot_weight: classad::Name,
+    cp_match_cost: classad::Name,
+    matched_concurrency_limits: classad::Name,
+}
+
+fn slot_names() -> &'static SlotNames {
+    static NAMES: std::sync::OnceLock<SlotNames> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| SlotNames {
+        name: classad::Name::new("Name"),
+        startd_ip_addr: classad::Name::new("StartdIpAddr"),
+        state: classad::Name::new("State"),
+        activity: classad::Name::new("Activity"),
+        accounting_group: classad::Name::new("AccountingGroup"),
+        remote_user: classad::Name::new("RemoteUser"),
+        slot_weight: classad::Name::new("SlotWeight"),
+        cp_match_cost: classad::Name::new(CP_MATCH_COST),
+        matched_concurrency_limits: classad::Name::new("MatchedConcurrencyLimits"),
+    })
+}
+
+fn attr_string(ad: &classad::ClassAd, name: classad::Name) -> Option<String> {
     // Slot names and addresses are written as strings: no evaluation.
     match ad.lookup(name).map(|e| e.as_literal()) {
         None => return None,

@@ -92,6 +92,15 @@ impl Number {
     }
 }
 
+/// The value a real reads back as after the log writes it (six decimals):
+/// whole numbers unchanged, anything else rounded through its text.
+pub(crate) fn logged_real(value: f64) -> Number {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        return Number::Real(value);
+    }
+    parse_number(&format_real(value)).unwrap_or(Number::Real(value))
+}
+
 /// Reads a number from expression text: a literal quickly, anything else by
 /// evaluating the expression (in an empty ad).
 pub(crate) fn parse_number(text: &str) -> Option<Number> {
@@ -312,6 +321,36 @@ impl CustomerRecord {
             "lastusagetime" => set_num(&mut self.last_usage_time, o, name, text, Number::as_i64),
             _ => set_other(o, name, text),
         }
+    }
+
+    /// Sets an attribute that has a field of its own from the number its
+    /// log text reads as (what [`set_text`](Self::set_text) would store);
+    /// false, and nothing set, for any other attribute.
+    pub(crate) fn set_number(&mut self, name: &str, n: Number) -> bool {
+        let canonical = canonical(name, CUSTOMER_ATTRS);
+        if canonical.is_empty() {
+            return false;
+        }
+        if !self.other.is_empty() {
+            self.other.retain(|(o, _)| !o.eq_ignore_ascii_case(name));
+        }
+        match canonical {
+            "priority" => self.priority = Some(n.as_f64()),
+            "priorityfactor" => self.priority_factor = Some(n.as_f64()),
+            "ceiling" => self.ceiling = Some(n.as_i64()),
+            "floor" => self.floor = Some(n.as_i64()),
+            "resourcesused" => self.resources_used = Some(n.as_i64()),
+            "weightedresourcesused" => self.weighted_resources_used = Some(n.as_f64()),
+            "hierweightedresourcesused" => self.hier_weighted_resources_used = Some(n.as_f64()),
+            "unchargedtime" => self.uncharged_time = Some(n.as_i64()),
+            "weightedunchargedtime" => self.weighted_uncharged_time = Some(n.as_f64()),
+            "accumulatedusage" => self.accumulated_usage = Some(n.as_f64()),
+            "weightedaccumulatedusage" => self.weighted_accumulated_usage = Some(n.as_f64()),
+            "beginusagetime" => self.begin_usage_time = Some(n.as_i64()),
+            "lastusagetime" => self.last_usage_time = Some(n.as_i64()),
+            _ => return false,
+        }
+        true
     }
 
     /// Removes an attribute.

@@ -11,10 +11,11 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
+use classad::references::{external, trim_all, Side};
+use classad::{BinaryOp, ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Node, Semantics, Value};
 use rustc_hash::FxHashSet;
 
-use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList};
+use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Runs};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
@@ -24,7 +25,38 @@ use crate::candidates::{self, number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::matching::Pool;
-use crate::pie::{self, Pie};
+use crate::pie::{self, GroupLimit, Pie};
+
+mod group_phase;
+
+/// The quota a group negotiates under (HTCondor's `groupQuota` and
+/// `groupName` arguments of `negotiateWithGroup`).
+pub(super) struct GroupRun<'g> {
+    /// The pie is at most this (HTCondor's default: `INT_MAX`).
+    pub quota: f64,
+    /// The group whose usage is held to `quota`; `None` without groups and
+    /// for `<none>` negotiating the whole pool with autoregroup.
+    pub name: Option<&'g str>,
+}
+
+impl GroupRun<'_> {
+    /// The whole pool as one group.
+    fn pool() -> GroupRun<'static> {
+        GroupRun { quota: f64::from(i32::MAX), name: None }
+    }
+}
+
+/// What policy expressions are told about the group being negotiated.
+#[derive(Default)]
+pub(super) struct GroupContext {
+    /// The group negotiating (`SubmitterNegotiatingGroup`).
+    pub negotiating: String,
+    /// `SubmitterAutoregroup`: autoregroup is on and `<none>` negotiates.
+    pub autoregroup: bool,
+    /// Each group's quota this round, by lower-case name
+    /// (`SubmitterGroupQuota`).
+    pub quotas: rustc_hash::FxHashMap<String, f64>,
+}
 
 /// Pools at least this large are scanned on every core.
 const PARALLEL_FROM: usize = 4096;
@@ -47,6 +79,7 @@ impl RankConditions {
 struct Names {
     name: Name,
     rank: Name,
+    requirements: Name,
     concurrency_limits: Name,
     matched_concurrency_limits: Name,
     remote_user_prio: Name,
@@ -74,6 +107,7 @@ impl Names {
         Names {
             name: Name::new("Name"),
             rank: Name::new("Rank"),
+            requirements: Name::new("Requirements"),
             concurrency_limits: Name::new("ConcurrencyLimits"),
             matched_concurrency_limits: Name::new("MatchedConcurrencyLimits"),
             remote_user_prio: Name::new("RemoteUserPrio"),
@@ -122,12 +156,28 @@ struct Slot {
     running: Option<Arc<str>>,
 }
 
-/// Slots of one pre-job-rank shape, next to each other in the cycle's
-/// order.
+/// Slots of one pre-job-rank shape and one post-job-rank shape, next to
+/// each other in the cycle's order (and among them in input order).
 struct ShapeRange {
+    /// The pre-job-rank shape and its value for jobs that cannot change it.
     shape: u32,
     value: f64,
+    /// The same for the post-job rank.
+    post: u32,
+    post_value: f64,
     range: Range<usize>,
+    /// No slot of the range has a job that could be preempted.
+    idle: bool,
+}
+
+/// Where a candidate's job rank comes from.
+enum JobRank<'p, 'a> {
+    /// Evaluated for the slot.
+    Evaluate,
+    /// The request's `Rank`, prepared.
+    Prepared(&'p classad::Prepared<&'a ClassAd>),
+    /// Already known (the same on every slot of its range).
+    Known(f64),
 }
 
 /// How a request ended.
@@ -193,6 +243,8 @@ struct State<'a, 'p> {
     any_carved: bool,
     /// Every submitter's name, by index.
     submitter_names: Vec<String>,
+    /// With group quotas: the group negotiating and the quotas.
+    groups: Option<GroupContext>,
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
@@ -300,23 +352,41 @@ pub(super) fn run(
     // it (HTCondor's first sort key), so that a match list can take them a
     // group of equal rank at a time; `order` remembers where each came
     // from (equal candidates are taken in that order).
+    // Within a pre-job-rank shape, slots of one post-job-rank shape are
+    // put together too: a range of both ranks the same up to slot order
+    // for most jobs, which lets a match list read it without ranking it.
     let mut pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
-    let shapes: Vec<(u32, f64)> = ads.iter().enumerate().map(|(i, ad)| pre_job.shape_of(&opts, i, ad)).collect();
+    let mut post_job =
+        RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+    let shapes: Vec<(u32, f64, u32, f64)> = ads
+        .iter()
+        .enumerate()
+        .map(|(i, ad)| {
+            let (pre, pre_value) = pre_job.shape_of(&opts, i, ad);
+            let (post, post_value) = post_job.shape_of(&opts, i, ad);
+            (pre, pre_value, post, post_value)
+        })
+        .collect();
     let mut order: Vec<u32> = (0..ads.len() as u32).collect();
     order.sort_by(|&a, &b| {
         let (x, y) = (shapes[a as usize], shapes[b as usize]);
-        y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)).then(a.cmp(&b))
+        y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)).then(x.2.cmp(&y.2)).then(a.cmp(&b))
     });
     pre_job.reorder(&order);
+    post_job.reorder(&order);
     let ads = reorder(ads, &order);
     let slots = reorder(slots, &order);
     let weights = reorder(weights, &order);
     let mut ranges: Vec<ShapeRange> = Vec::new();
     for (position, &from) in order.iter().enumerate() {
-        let (shape, value) = shapes[from as usize];
+        let (shape, value, post, post_value) = shapes[from as usize];
+        let idle = !settings.consider_preemption || slots[position].running.is_none();
         match ranges.last_mut() {
-            Some(last) if last.shape == shape => last.range.end = position + 1,
-            _ => ranges.push(ShapeRange { shape, value, range: position..position + 1 }),
+            Some(last) if last.shape == shape && last.post == post => {
+                last.range.end = position + 1;
+                last.idle &= idle;
+            }
+            _ => ranges.push(ShapeRange { shape, value, post, post_value, range: position..position + 1, idle }),
         }
     }
     let pool = Pool::new(opts.clone(), ads);
@@ -330,7 +400,7 @@ pub(super) fn run(
         queues,
         now,
         &pool,
-        pre_job,
+        (pre_job, post_job),
         ranges,
         order,
         any_carved,
@@ -355,7 +425,7 @@ fn negotiate_pool(
     queues: &[SubmitterQueue],
     now: i64,
     pool: &Pool,
-    pre_job: RankCache,
+    (pre_job, post_job): (RankCache, RankCache),
     ranges: Vec<ShapeRange>,
     order: Vec<u32>,
     any_carved: bool,
@@ -367,11 +437,8 @@ fn negotiate_pool(
     let opts = opts.clone();
     let available = slots.iter().filter(|s| s.available).count();
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
-    let caches = Caches {
-        pre_job,
-        post_job: RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, pool.len()),
-        slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()),
-    };
+    let caches =
+        Caches { pre_job, post_job, slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()) };
     let mut state = State {
         negotiator,
         caches,
@@ -397,6 +464,7 @@ fn negotiate_pool(
         order,
         any_carved,
         submitter_names: Vec::new(),
+        groups: None,
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -429,19 +497,28 @@ fn negotiate_pool(
     state.outcome.stats.phase2_seconds = phase2.elapsed().as_secs_f64();
     let phase4 = Instant::now();
 
-    // A floor round for those below their floor, then the real one.
-    let below_floor: Vec<usize> = (0..subs.len())
-        .filter(|&i| {
-            let name = subs[i].queue.name.as_str();
-            let floor = state.accountant.floor(name) as f64;
-            floor > 0.0 && state.accountant.weighted_resources_used(name) < floor
-        })
-        .collect();
-    if !below_floor.is_empty() {
-        state.negotiate_with_group(&mut subs, below_floor, true, pool_weight, min_weight)?;
+    if negotiator.groups.enabled() {
+        // Hierarchical group quotas: each group in turn, round after round.
+        let (groups, rounds) = group_phase::run(&mut state, &mut subs, pool_weight, min_weight, now)?;
+        state.outcome.groups = groups;
+        state.outcome.group_rounds = rounds;
+    } else {
+        // A floor round for those below their floor, then the real one.
+        let everyone: Vec<usize> = (0..subs.len()).collect();
+        let mut below_floor = state.below_floor(&subs, &everyone);
+        if !below_floor.is_empty() {
+            state.negotiate_with_group(
+                &mut subs,
+                &mut below_floor,
+                true,
+                pool_weight,
+                min_weight,
+                &GroupRun::pool(),
+            )?;
+        }
+        let mut everyone = everyone;
+        state.negotiate_with_group(&mut subs, &mut everyone, false, pool_weight, min_weight, &GroupRun::pool())?;
     }
-    let everyone: Vec<usize> = (0..subs.len()).collect();
-    state.negotiate_with_group(&mut subs, everyone, false, pool_weight, min_weight)?;
 
     let mut outcome = std::mem::take(&mut state.outcome);
     for sub in &mut subs {
@@ -495,15 +572,31 @@ fn submitter_allowed(negotiator: &Negotiator, opts: &EvalOptions, queue: &Submit
 }
 
 impl State<'_, '_> {
+    /// Those of `members` with a floor above their usage (HTCondor's
+    /// `findBelowFloorSubmitters`).
+    fn below_floor(&self, subs: &[Sub<'_>], members: &[usize]) -> Vec<usize> {
+        members
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let name = subs[i].queue.name.as_str();
+                let floor = self.accountant.floor(name) as f64;
+                floor > 0.0 && self.accountant.weighted_resources_used(name) < floor
+            })
+            .collect()
+    }
+
     /// The pie spins of one group (HTCondor's `negotiateWithGroup`), over
-    /// the submitters `members` (indices into `subs`).
+    /// the submitters `members` (indices into `subs`); those served in full
+    /// leave `members`. `group` is the quota the group negotiates under.
     fn negotiate_with_group(
         &mut self,
         subs: &mut [Sub<'_>],
-        mut members: Vec<usize>,
+        members: &mut Vec<usize>,
         floor_round: bool,
         pool_weight: f64,
         min_weight: f64,
+        group: &GroupRun<'_>,
     ) -> Result<(), NegotiatorError> {
         let settings = self.negotiator.settings.clone();
         self.outcome.stats.pies += 1;
@@ -513,12 +606,19 @@ impl State<'_, '_> {
             self.spin = if floor_round { 0 } else { spin };
             self.outcome.stats.pie_spins += 1;
             let ignore_limit = spin == 1 && settings.consider_preemption;
+            let group_usage = group.name.map_or(0.0, |g| self.accountant.weighted_resources_used(g));
+            if !ignore_limit && group.name.is_some() && group_usage >= group.quota {
+                // The group has its quota.
+                break;
+            }
             self.match_list = None;
             if !settings.consider_preemption {
                 members.retain(|&i| subs[i].queue.idle_jobs() > 0);
             }
             let pie_subs: Vec<pie::Submitter> = members.iter().map(|&i| self.pie_submitter(subs[i].queue)).collect();
-            let pie = Pie::new(&pie_subs, pool_weight, None).consider_preemption(settings.consider_preemption);
+            let limit = group.name.map(|_| GroupLimit { quota: group.quota, usage: group_usage });
+            let pie = Pie::new(&pie_subs, pool_weight.min(group.quota), limit)
+                .consider_preemption(settings.consider_preemption);
             let (mut pie_left, starvation) = self.pie_left(&pie, &pie_subs);
             if !settings.consider_preemption && pie_left <= 0.0 {
                 break;
@@ -529,12 +629,17 @@ impl State<'_, '_> {
                 // the order does not depend on the input's.
                 let mut ordered: Vec<usize> = order.iter().map(|&k| members[k]).collect();
                 stable_name_ties(&mut ordered, &pie_subs, &starvation, &order, subs);
-                members = ordered;
+                *members = ordered;
             }
             let pie_left_before = pie_left;
             let count_before = members.len();
             let mut k = 0;
             while k < members.len() {
+                if !ignore_limit
+                    && group.name.is_some_and(|g| self.accountant.weighted_resources_used(g) >= group.quota)
+                {
+                    break;
+                }
                 let i = members[k];
                 let name = subs[i].queue.name.clone();
                 let idle = self.idle_jobs(&subs[i]);
@@ -753,15 +858,32 @@ impl State<'_, '_> {
         let n = &self.names;
         let mut ad = ClassAd::with_capacity(8);
         let eup = self.accountant.effective_priority(submitter);
-        ad.insert(n.submitter_negotiating_group, crate::groups::ROOT);
-        ad.insert(n.submitter_autoregroup, false);
+        match &self.groups {
+            Some(g) => {
+                ad.insert(n.submitter_negotiating_group, g.negotiating.as_str());
+                ad.insert(n.submitter_autoregroup, g.autoregroup);
+            }
+            None => {
+                ad.insert(n.submitter_negotiating_group, crate::groups::ROOT);
+                ad.insert(n.submitter_autoregroup, false);
+            }
+        }
         ad.insert(n.submittor_prio, eup);
         ad.insert(n.submitter_user_prio, eup);
         ad.insert(n.submitter_user_resources_in_use, self.accountant.weighted_resources_used(submitter));
         let group = self.accountant.group_of(submitter);
-        if group != crate::groups::ROOT {
-            ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
-            ad.insert(n.submitter_group, group);
+        match self.groups.as_ref().and_then(|g| g.quotas.get(&group.to_lowercase())) {
+            // With group quotas every submitter's group is told, `<none>` too.
+            Some(&quota) => {
+                ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
+                ad.insert(n.submitter_group, group);
+                ad.insert("SubmitterGroupQuota", quota);
+            }
+            None if group != crate::groups::ROOT => {
+                ad.insert(n.submitter_group_resources_in_use, self.accountant.weighted_resources_used(group));
+                ad.insert(n.submitter_group, group);
+            }
+            None => {}
         }
         ad.chain_to(Arc::clone(&request.ad));
         ad
@@ -856,18 +978,23 @@ impl State<'_, '_> {
             group: Vec::new(),
             group_sorted: 0,
             group_head: 0,
+            runs: Runs::default(),
+            rank_by_range: false,
+            tests: Vec::new(),
             diagnostics: Diagnostics::default(),
         };
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
         if lazy {
+            list.rank_by_range = !only_for_startd_rank && self.rank_by_range(ad);
             // Candidates come group by group, best first: the slots whose
             // pre-job rank this job can change are examined now, the others
             // a group of equal pre-job rank at a time, as the list is used.
             list.next_range = 0;
+            list.tests = self.range_tests(ad);
             let dependent: Vec<Range<usize>> = self
                 .ranges
                 .iter()
-                .filter(|r| !self.caches.pre_job.independent(r.shape, ad))
+                .filter(|r| !self.caches.pre_job.independent(r.shape, ad) && self.viable(&list.tests, ad, &r.range))
                 .map(|r| r.range.clone())
                 .collect();
             self.examine(&mut list, &dependent);
@@ -877,7 +1004,7 @@ impl State<'_, '_> {
                 (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
             let request = std::mem::take(&mut list.request);
             for slot in carved {
-                if let Some(c) = self.candidate(&mut list, &request, None, slot, true) {
+                if let Some(c) = self.candidate(&mut list, &request, JobRank::Evaluate, slot, true) {
                     list.entries.push(c);
                 }
             }
@@ -905,30 +1032,110 @@ impl State<'_, '_> {
         }
     }
 
-    /// Examines the static slots of `range` for the list's request: those
-    /// still available that match both ways become candidates.
-    fn examine(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
+    /// The static slots of `ranges` still available that match `request`
+    /// both ways, in slot order (in a buffer to give back to `self.found`).
+    fn matching(&mut self, request: &ClassAd, ranges: &[Range<usize>]) -> Vec<usize> {
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         let slots = &self.slots;
         let keep = |i: usize| slots[i].available && slots[i].current.is_none();
-        match ranges {
-            #[cfg(feature = "parallel")]
-            [range] if range.len() >= PARALLEL_FROM => {
-                found = self.pool.par_matching_in(&list.request, range.clone(), keep)
-            }
-            _ => {
-                let prepared = self.pool.prepare(&list.request);
-                self.pool.matching_in_ranges(&prepared, &list.request, ranges, keep, &mut found);
+        let prepared = self.pool.prepare(request);
+        #[cfg(feature = "parallel")]
+        if ranges.iter().map(|r| r.len()).sum::<usize>() >= PARALLEL_FROM {
+            found = self.pool.par_matching_in_ranges(&prepared, request, ranges, keep);
+            self.serial += 1;
+            return found;
+        }
+        self.pool.matching_in_ranges(&prepared, request, ranges, keep, &mut found);
+        self.serial += 1;
+        found
+    }
+
+    /// Whether a request's `Rank` has one value on all slots of a range:
+    /// it is a literal, or what it reads of a slot is among the names the
+    /// ranges are made by (and it calls no `random`).
+    fn rank_by_range(&self, ad: &ClassAd) -> bool {
+        let Some(rank) = ad.lookup(self.names.rank) else {
+            // The slot's own Rank is used, which may differ on every slot.
+            return false;
+        };
+        if rank.as_literal().is_some() {
+            return true;
+        }
+        if rank.to_string().to_ascii_lowercase().contains("random") {
+            return false;
+        }
+        let Ok(names) = external(&self.opts, ad, rank) else {
+            return false;
+        };
+        let reserved = ["target", "my", "self", "other", "parent", "root", "toplevel", "ad"];
+        trim_all(&names, Side::External).iter().all(|n| {
+            let name = Name::new(n.as_str());
+            !reserved.iter().any(|r| n.eq_ignore_ascii_case(r))
+                && (self.caches.pre_job.direct().contains(&name) || self.caches.post_job.direct().contains(&name))
+        })
+    }
+
+    /// The conjuncts of a request's `Requirements` that read nothing of a
+    /// slot but names the ranges are made by: each has one value on all
+    /// slots of a range.
+    fn range_tests(&self, ad: &ClassAd) -> Vec<Expr> {
+        fn conjuncts<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match expr.as_node() {
+                Some(Node::Binary(BinaryOp::And, left, right)) => {
+                    conjuncts(left, out);
+                    conjuncts(right, out);
+                }
+                Some(Node::Paren(inner)) => conjuncts(inner, out),
+                _ => out.push(expr),
             }
         }
-        self.serial += 1;
+        let Some(requirements) = ad.lookup(self.names.requirements) else {
+            return Vec::new();
+        };
+        let mut all = Vec::new();
+        conjuncts(requirements, &mut all);
+        let reserved = ["target", "my", "self", "other", "parent", "root", "toplevel", "ad"];
+        all.into_iter()
+            .filter(|conjunct| {
+                let Ok(names) = external(&self.opts, ad, conjunct) else {
+                    return false;
+                };
+                !conjunct.to_string().to_ascii_lowercase().contains("random")
+                    && trim_all(&names, Side::External).iter().all(|n| {
+                        let name = Name::new(n.as_str());
+                        !reserved.iter().any(|r| n.eq_ignore_ascii_case(r))
+                            && (self.caches.pre_job.direct().contains(&name)
+                                || self.caches.post_job.direct().contains(&name))
+                    })
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Whether the slots of `range` (a range of [`ShapeRange`]) may match
+    /// the request: a conjunct of [`range_tests`](Self::range_tests) that is
+    /// false, undefined or an error on its first slot is so on all, and then
+    /// `Requirements` is true on none.
+    fn viable(&self, tests: &[Expr], ad: &ClassAd, range: &Range<usize>) -> bool {
+        let Some(slot) = self.ads.get(range.start) else {
+            return false;
+        };
+        let ctx = EvalContext::new(&self.opts).my(ad).target(slot);
+        tests.iter().all(|test| !matches!(ctx.eval(test), Value::Bool(false) | Value::Undefined | Value::Error))
+    }
+
+    /// Examines the static slots of `range` for the list's request: those
+    /// still available that match both ways become candidates.
+    fn examine(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
+        let found = self.matching(&list.request, ranges);
         // The request is lent out while the list takes its candidates.
         let request = std::mem::take(&mut list.request);
         let opts = self.opts.clone();
         let job_rank = request.lookup(self.names.rank).map(|e| classad::Prepared::new(&opts, &request, e));
         for &slot in &found {
-            if let Some(c) = self.candidate(list, &request, job_rank.as_ref(), slot, false) {
+            let rank = job_rank.as_ref().map_or(JobRank::Evaluate, JobRank::Prepared);
+            if let Some(c) = self.candidate(list, &request, rank, slot, false) {
                 list.entries.push(c);
             }
         }
@@ -945,7 +1152,7 @@ impl State<'_, '_> {
         &mut self,
         list: &mut MatchList,
         ad: &ClassAd,
-        job_rank: Option<&classad::Prepared<&ClassAd>>,
+        job_rank: JobRank<'_, '_>,
         slot: usize,
         carved: bool,
     ) -> Option<Candidate> {
@@ -1022,9 +1229,12 @@ impl State<'_, '_> {
         } else {
             let serial = self.serial;
             let rank = match job_rank {
-                Some(prepared) => prepared.rank(slot_ad),
-                None if ad.lookup(self.names.rank).is_some() => candidates::job_rank(&self.opts, ad, slot_ad),
-                None => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
+                JobRank::Known(rank) => rank,
+                JobRank::Prepared(prepared) => prepared.rank(slot_ad),
+                JobRank::Evaluate if ad.lookup(self.names.rank).is_some() => {
+                    candidates::job_rank(&self.opts, ad, slot_ad)
+                }
+                JobRank::Evaluate => self.caches.slot_rank.value(&self.opts, slot, slot_ad, ad, serial),
             };
             Ranks {
                 pre_job: self.caches.pre_job.value(&self.opts, slot, slot_ad, ad, serial),
@@ -1040,35 +1250,12 @@ impl State<'_, '_> {
     /// The next candidate of a list in its order (HTCondor's sorted match
     /// list), the next group of slots examined when it is needed.
     fn next_candidate(&mut self, list: &mut MatchList) -> Option<Candidate> {
-        while list.group_head == list.group.len() && list.next_range < self.ranges.len() {
-            // The next group: the ranges of equal pre-job rank this job
-            // cannot change.
-            let value = self.ranges[list.next_range].value;
-            list.group.clear();
-            list.group_head = 0;
-            let mut ranges = Vec::new();
-            while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits()
-            {
-                let r = &self.ranges[list.next_range];
-                list.next_range += 1;
-                if self.caches.pre_job.independent(r.shape, &list.request) {
-                    ranges.push(r.range.clone());
-                }
-            }
-            let kept = list.entries.len();
-            self.examine(list, &ranges);
-            let mut group = std::mem::take(&mut list.entries);
-            list.group = group.split_off(kept);
-            list.group_sorted = 0;
-            list.entries = group;
-        }
+        let grouped = self.group_head(list);
         list.sort_up_to(list.head + 1);
-        sort_prefix(&mut list.group, &mut list.group_sorted, list.group_head + 1);
         let eager = list.entries.get(list.head).copied();
-        let grouped = list.group.get(list.group_head).copied();
         match (eager, grouped) {
             (Some(e), Some(g)) if best_first(&g, &e) == Ordering::Less => {
-                list.group_head += 1;
+                Self::group_advance(list);
                 Some(g)
             }
             (Some(e), _) => {
@@ -1076,11 +1263,111 @@ impl State<'_, '_> {
                 Some(e)
             }
             (None, Some(g)) => {
-                list.group_head += 1;
+                Self::group_advance(list);
                 Some(g)
             }
             (None, None) => None,
         }
+    }
+
+    /// The best candidate of the list's current group, the next groups
+    /// examined while it has none.
+    fn group_head(&mut self, list: &mut MatchList) -> Option<Candidate> {
+        loop {
+            let head = if list.runs.active {
+                if list.runs.pending.is_none() {
+                    let request = std::mem::take(&mut list.request);
+                    while let Some((slot, rank)) = list.runs.pop(&self.order) {
+                        if let Some(c) = self.candidate(list, &request, JobRank::Known(rank), slot, false) {
+                            list.runs.pending = Some(c);
+                            break;
+                        }
+                    }
+                    list.request = request;
+                }
+                list.runs.pending
+            } else {
+                sort_prefix(&mut list.group, &mut list.group_sorted, list.group_head + 1);
+                list.group.get(list.group_head).copied()
+            };
+            if head.is_some() || list.next_range >= self.ranges.len() {
+                return head;
+            }
+            self.examine_group(list);
+        }
+    }
+
+    /// Moves past the group's best candidate.
+    fn group_advance(list: &mut MatchList) {
+        if list.runs.active {
+            list.runs.pending = None;
+        } else {
+            list.group_head += 1;
+        }
+    }
+
+    /// Examines the next group: the ranges of equal pre-job rank this job
+    /// cannot change. When every slot of it ranks the same for the job up
+    /// to its range, its candidates are read range by range, ranked only
+    /// as they are read; otherwise each is ranked now.
+    fn examine_group(&mut self, list: &mut MatchList) {
+        let value = self.ranges[list.next_range].value;
+        let first = list.next_range;
+        while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits() {
+            list.next_range += 1;
+        }
+        let group: Vec<usize> = (first..list.next_range)
+            .filter(|&r| {
+                let range = &self.ranges[r];
+                self.caches.pre_job.independent(range.shape, &list.request)
+                    && self.viable(&list.tests, &list.request, &range.range)
+            })
+            .collect();
+        list.group.clear();
+        list.group_head = 0;
+        list.group_sorted = 0;
+        list.runs.clear();
+        let by_range = list.rank_by_range
+            && group.iter().all(|&r| {
+                let range = &self.ranges[r];
+                range.idle && !range.post_value.is_nan() && self.caches.post_job.independent(range.post, &list.request)
+            });
+        let ranges: Vec<Range<usize>> = group.iter().map(|&r| self.ranges[r].range.clone()).collect();
+        if by_range {
+            let found = self.matching(&list.request, &ranges);
+            let mut at = 0;
+            for &r in &group {
+                let range = &self.ranges[r];
+                let start = at;
+                while at < found.len() && found[at] < range.range.end {
+                    at += 1;
+                }
+                if start == at {
+                    continue;
+                }
+                let job = candidates::job_rank(&self.opts, &list.request, &self.ads[found[start]]);
+                if job.is_nan() {
+                    // NaN ranks order as the sort makes them: rank them all.
+                    list.runs.clear();
+                    self.found = found;
+                    return self.examine_ranked(list, &ranges);
+                }
+                list.runs.push(&found[start..at], job, range.post_value, &self.order);
+            }
+            list.runs.active = true;
+            self.found = found;
+        } else {
+            self.examine_ranked(list, &ranges);
+        }
+    }
+
+    /// Examines a group's ranges, ranking every candidate.
+    fn examine_ranked(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
+        let kept = list.entries.len();
+        self.examine(list, ranges);
+        list.group = list.entries.split_off(kept);
+        list.group_sorted = 0;
+        list.group_head = 0;
     }
 
     /// The name of submitter `who`.
@@ -1157,7 +1444,10 @@ impl State<'_, '_> {
         candidate: Candidate,
     ) -> Result<f64, NegotiatorError> {
         let slot = candidate.slot;
-        let preempting = self.names.remote_user(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]));
+        let preempting = match &self.slots[slot].current {
+            Some(current) => self.names.remote_user(current),
+            None => self.slots[slot].running.as_deref().map(String::from),
+        };
         let limits = match EvalContext::new(&self.opts)
             .my(ad)
             .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))

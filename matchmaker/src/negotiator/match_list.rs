@@ -3,6 +3,7 @@
 //! autocluster's next requests, and sorted only as far as it is read.
 
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 use classad::ClassAd;
 
@@ -53,7 +54,114 @@ pub(super) struct MatchList {
     pub(super) group: Vec<Candidate>,
     pub(super) group_sorted: usize,
     pub(super) group_head: usize,
+    /// The last group examined when it is read in order without ranking
+    /// every slot (see [`Runs`]); `group` is then empty.
+    pub(super) runs: Runs,
+    /// Whether the request's `Rank` has one value on every slot of a
+    /// range (it reads nothing of a slot but what the ranges are made by).
+    pub(super) rank_by_range: bool,
+    /// The conjuncts of the request's `Requirements` with one value on all
+    /// slots of a range: ranges where one is not true are not examined.
+    pub(super) tests: Vec<classad::Expr>,
     pub(super) diagnostics: Diagnostics,
+}
+
+/// A group of slots that matched a request, read best first without
+/// ranking each: the slots of a run (one range) rank the same up to slot
+/// order and are in slot order, so the group's order is a merge of the
+/// runs by their ranks and their heads' slot order. Only the slots read
+/// are ranked, when they are read.
+#[derive(Default)]
+pub(super) struct Runs {
+    /// Every run's slots, run after run.
+    slots: Vec<u32>,
+    runs: Vec<Run>,
+    /// The runs not yet read out, best head on top.
+    heads: BinaryHeap<Head>,
+    /// The candidate read and ranked but not yet taken.
+    pub(super) pending: Option<Candidate>,
+    /// Whether the current group is read through these runs.
+    pub(super) active: bool,
+}
+
+struct Run {
+    next: usize,
+    end: usize,
+    job: f64,
+    post: f64,
+}
+
+/// The next slot of a run, ordered so that the best is the greatest.
+struct Head {
+    job: f64,
+    post: f64,
+    order: u32,
+    run: u32,
+}
+
+impl Head {
+    fn cmp_best(&self, other: &Head) -> Ordering {
+        let by = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+        by(self.job, other.job).then(by(self.post, other.post)).then(other.order.cmp(&self.order))
+    }
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Head) -> bool {
+        self.cmp_best(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Head {}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Head) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Head) -> Ordering {
+        self.cmp_best(other)
+    }
+}
+
+impl Runs {
+    /// Starts a new group.
+    pub(super) fn clear(&mut self) {
+        self.slots.clear();
+        self.runs.clear();
+        self.heads.clear();
+        self.pending = None;
+        self.active = false;
+    }
+
+    /// Adds a run: `slots` in slot order (`order` gives each slot's), all
+    /// with job rank `job` and post-job rank `post`. Ranks must be numbers
+    /// (not NaN), so that they order like the candidates' ranks.
+    pub(super) fn push(&mut self, slots: &[usize], job: f64, post: f64, order: &[u32]) {
+        if slots.is_empty() {
+            return;
+        }
+        let start = self.slots.len();
+        self.slots.extend(slots.iter().map(|&s| s as u32));
+        let run = self.runs.len() as u32;
+        self.runs.push(Run { next: start, end: self.slots.len(), job, post });
+        self.heads.push(Head { job, post, order: order[slots[0]], run });
+    }
+
+    /// The next slot in the group's order, with its job rank.
+    pub(super) fn pop(&mut self, order: &[u32]) -> Option<(usize, f64)> {
+        let head = self.heads.pop()?;
+        let run = &mut self.runs[head.run as usize];
+        let slot = self.slots[run.next] as usize;
+        run.next += 1;
+        if run.next < run.end {
+            let next = self.slots[run.next] as usize;
+            self.heads.push(Head { job: run.job, post: run.post, order: order[next], run: head.run });
+        }
+        Some((slot, run.job))
+    }
 }
 
 /// The limits a search works within.

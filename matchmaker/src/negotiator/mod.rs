@@ -50,10 +50,12 @@
 //! ```
 
 mod cycle;
+mod group_report;
 mod match_list;
 mod outcome;
 mod rank_cache;
 
+pub use group_report::{GroupReport, GroupRoundFigures, GroupRoundTotals};
 pub use outcome::{CycleOutcome, CycleStats, MatchRecord, RejectReason, Rejection, Stopped, SubmitterReport};
 
 use classad::Expr;
@@ -63,6 +65,7 @@ use crate::autocluster::SubmitterQueue;
 use crate::candidates::RankExprs;
 use crate::concurrency::Capacities;
 use crate::config::{Config, ConfigError};
+use crate::groups::GroupQuotaConfig;
 
 /// Why a cycle could not run.
 #[derive(Debug, thiserror::Error)]
@@ -162,6 +165,9 @@ pub struct Negotiator {
     pub match_exprs: Vec<(String, Expr)>,
     /// Concurrency-limit capacities.
     pub capacities: Capacities,
+    /// Accounting groups and their quotas (GROUP_NAMES and the GROUP_*
+    /// knobs); with none configured the pool negotiates as one group.
+    pub groups: GroupQuotaConfig,
 }
 
 impl Negotiator {
@@ -178,6 +184,7 @@ impl Negotiator {
             submitter_constraint: None,
             match_exprs: Vec::new(),
             capacities: Capacities::default(),
+            groups: GroupQuotaConfig::none(),
         })
     }
 
@@ -202,6 +209,7 @@ impl Negotiator {
             submitter_constraint: config.get_expr_opt("NEGOTIATOR_SUBMITTER_CONSTRAINT")?,
             match_exprs,
             capacities: Capacities::from_config(config),
+            groups: GroupQuotaConfig::from_config(config)?,
         })
     }
 

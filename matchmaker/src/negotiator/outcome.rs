@@ -175,6 +175,11 @@ pub struct CycleOutcome {
     pub submitters: Vec<SubmitterReport>,
     /// The cycle's statistics.
     pub stats: CycleStats,
+    /// With group quotas: each group's figures, breadth first from `<none>`
+    /// (empty without groups).
+    pub groups: Vec<super::GroupReport>,
+    /// With group quotas: each allocation round's totals.
+    pub group_rounds: Vec<super::GroupRoundTotals>,
 }
 
 impl CycleOutcome {

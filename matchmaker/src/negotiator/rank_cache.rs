@@ -93,6 +93,12 @@ impl RankCache {
         }
     }
 
+    /// The names the expression refers to directly: the slots of a shape
+    /// agree on all of them.
+    pub(super) fn direct(&self) -> &[Name] {
+        &self.direct
+    }
+
     /// The rank of slot `index` (whose ad is `slot`) for `job`; `request`
     /// numbers the job (a different number for each job ad, so that what
     /// is learnt of one is not used for another).
@@ -172,15 +178,18 @@ impl RankCache {
         if let Some(&shape) = self.index.get(&key) {
             return shape;
         }
-        let Some(expr) = &self.expr else {
-            return UNKNOWN;
+        let (reads, value) = match &self.expr {
+            Some(expr) => {
+                let reserved = ["target", "my", "self", "other", "parent", "root"];
+                let reads = external(opts, slot, expr)
+                    .ok()
+                    .map(|names| trim_all(&names, Side::External))
+                    .filter(|names| !names.iter().any(|n| reserved.iter().any(|r| n.eq_ignore_ascii_case(r))));
+                (reads, self.conversion.apply(&EvalContext::new(opts).my(slot).target(&self.empty).eval(expr)))
+            }
+            // Not set: the lowest value, whatever the job.
+            None => (Some(Vec::new()), self.conversion.apply(&Value::Undefined)),
         };
-        let reserved = ["target", "my", "self", "other", "parent", "root"];
-        let reads = external(opts, slot, expr)
-            .ok()
-            .map(|names| trim_all(&names, Side::External))
-            .filter(|names| !names.iter().any(|n| reserved.iter().any(|r| n.eq_ignore_ascii_case(r))));
-        let value = self.conversion.apply(&EvalContext::new(opts).my(slot).target(&self.empty).eval(expr));
         let shape = self.shapes.len() as u32;
         self.shapes
             .push(Shape { reads: reads.map(|names| names.iter().map(|n| Name::new(n.as_str())).collect()), value });

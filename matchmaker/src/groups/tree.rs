@@ -1,24 +1,4 @@
-//! Accounting groups: the tree of configured group names (`GROUP_NAMES`)
-//! and which group a submitter belongs to.
-//!
-//! The tree is rooted at `<none>`; a dotted name (`group_physics.hep`) is a
-//! subgroup of its prefix (`group_physics`), which must be configured too.
-//! A submitter `group_physics.hep.alice@site` belongs to the deepest
-//! configured group along `group_physics.hep`; a submitter with no dot
-//! before its `@` belongs to `<none>`. Names compare case-insensitively.
-//!
-//! ```
-//! use matchmaker::groups::GroupTree;
-//!
-//! let tree = GroupTree::new(["group_physics", "group_physics.hep", "group_chem"]);
-//! let hep = tree.assigned_group("group_physics.hep.alice@site");
-//! assert_eq!(tree.name(hep), "group_physics.hep");
-//! // An unconfigured subgroup falls back to the deepest configured prefix.
-//! assert_eq!(tree.name(tree.assigned_group("group_physics.nuclear.bob@site")), "group_physics");
-//! assert_eq!(tree.name(tree.assigned_group("carol@site")), "<none>");
-//! // A name without `@` is a group's own record.
-//! assert!(GroupTree::is_group_name("group_chem"));
-//! ```
+//! The tree of configured group names and which group a submitter is in.
 
 use rustc_hash::FxHashMap;
 
@@ -133,6 +113,27 @@ impl GroupTree {
         self.groups[id.0].parent
     }
 
+    /// A group's subgroups, in the order HTCondor keeps them (their names
+    /// sorted case-insensitively).
+    pub fn children(&self, id: GroupId) -> Vec<GroupId> {
+        // Ids are given in sorted-name order, so filtering keeps that order.
+        self.ids().filter(|&g| self.groups[g.0].parent == Some(id)).collect()
+    }
+
+    /// Every group breadth first from the root, children in
+    /// [`children`](GroupTree::children) order: the order HTCondor lists
+    /// groups in (and, for equal GROUP_SORT_EXPR values, negotiates them).
+    pub fn breadth_first(&self) -> Vec<GroupId> {
+        let mut out = vec![self.root()];
+        let mut next = 0;
+        while next < out.len() {
+            let children = self.children(out[next]);
+            out.extend(children);
+            next += 1;
+        }
+        out
+    }
+
     /// The group configured under `name` (any case).
     pub fn find(&self, name: &str) -> Option<GroupId> {
         self.by_name.get(&name.to_lowercase()).copied()
@@ -183,6 +184,15 @@ mod tests {
         assert_eq!(tree.ignored().len(), 3);
         let bc = tree.find("B.C").expect("b.c configured");
         assert_eq!(tree.name(tree.parent(bc).expect("has a parent")), "b");
+    }
+
+    #[test]
+    fn breadth_first_lists_levels_in_name_order() {
+        let tree = GroupTree::new(["g_b.sub1", "g_c", "g_a", "g_b"]);
+        let names: Vec<&str> = tree.breadth_first().into_iter().map(|g| tree.name(g)).collect();
+        assert_eq!(names, ["<none>", "g_a", "g_b", "g_c", "g_b.sub1"]);
+        let b = tree.find("g_b").expect("configured");
+        assert_eq!(tree.children(b).len(), 1);
     }
 
     #[test]

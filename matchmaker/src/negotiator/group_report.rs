@@ -1,0 +1,93 @@
+//! What a cycle with group quotas reports about each group: its quota,
+//! demand, allocation, usage and matches, round by round, and in a
+//! sentence why it got what it got.
+
+/// One group's figures in one allocation round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRoundFigures {
+    /// 1 for the first round.
+    pub round: u32,
+    /// Its quota in the round (with autoregroup, `<none>`'s is the whole
+    /// pool).
+    pub quota: f64,
+    /// Its demand at the round's start (allocated plus unallocated).
+    pub requested: f64,
+    /// What fair share allocated it (its quota plus any surplus).
+    pub allocated: f64,
+    /// Demand left unallocated.
+    pub unallocated: f64,
+    /// GROUP_SORT_EXPR's value (groups negotiate in ascending order).
+    pub sort_key: f64,
+    /// The limits it negotiated with (empty: it was skipped).
+    pub limits: Vec<f64>,
+    /// Why it was skipped, if it was.
+    pub skipped: Option<String>,
+    /// The group that does not accept surplus and held its limit below
+    /// its allocation, if one did (strict enforcement).
+    pub capped_by: Option<String>,
+    /// Matches it made.
+    pub matches: usize,
+    /// Its own weighted usage when the round ended.
+    pub usage_after: f64,
+}
+
+/// One group's figures for the cycle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupReport {
+    /// The group's name (`<none>` for the root).
+    pub name: String,
+    /// Its parent (`None` for `<none>`).
+    pub parent: Option<String>,
+    /// GROUP_QUOTA_<g> (static) or GROUP_QUOTA_DYNAMIC_<g> (a fraction).
+    pub config_quota: f64,
+    /// Whether the configured quota is static.
+    pub static_quota: bool,
+    /// Whether it accepts surplus.
+    pub accept_surplus: bool,
+    /// Whether its submitters negotiate again in `<none>` (for `<none>`:
+    /// whether any group does).
+    pub autoregroup: bool,
+    /// The quota it was assigned this cycle (before autoregroup gives
+    /// `<none>` the whole pool).
+    pub quota: f64,
+    /// The quota its subtree received.
+    pub subtree_quota: f64,
+    /// Its submitters' demand (weighted running and idle jobs).
+    pub demand: f64,
+    /// Its submitters.
+    pub submitters: usize,
+    /// Its allocation in the last round.
+    pub allocated: f64,
+    /// Allocation beyond its quota (surplus it received; negative: quota
+    /// it left unused).
+    pub surplus: f64,
+    /// Its own weighted usage when the cycle began.
+    pub usage_before: f64,
+    /// Its own weighted usage when the cycle ended.
+    pub usage_after: f64,
+    /// Matches made while it negotiated (with autoregroup, matches made in
+    /// `<none>` count for `<none>`).
+    pub matches: usize,
+    /// Round by round.
+    pub rounds: Vec<GroupRoundFigures>,
+    /// Why it got what it got, in a sentence or two.
+    pub explanation: String,
+}
+
+/// One allocation round's totals, as the negotiator logs them
+/// (`Round N totals: allocated= ... usage= ...`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRoundTotals {
+    /// 1 for the first.
+    pub round: u32,
+    /// Σ allocations.
+    pub allocated: f64,
+    /// Σ min(usage, allocation) when the round ended.
+    pub usage: f64,
+    /// Surplus no group could take.
+    pub surplus: f64,
+    /// The largest allocation still to be used as the round began.
+    pub max_delta: f64,
+    /// The groups in the order they negotiated.
+    pub order: Vec<String>,
+}
