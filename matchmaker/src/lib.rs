@@ -20,6 +20,9 @@
 //! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
 //!   disjoint counts, each condition's machines, missing attributes,
 //!   suggestions ([`analysis::analyze`]).
+//! - [`startd`]: the condor_startd's policy state machine (states,
+//!   activities, `START`/`SUSPEND`/`PREEMPT`... and their transitions) as a
+//!   pure step function.
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
 //!
@@ -53,6 +56,7 @@ pub mod matching;
 pub mod negotiator;
 pub mod pie;
 pub mod snapshot;
+pub mod startd;
 
 /// The code in the repository's README (which uses both crates), compiled
 /// and run as a doc test.
@@ -69,6 +73,11 @@ struct AnalysisDocExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/negotiation.md")]
 struct NegotiationDocExamples;
+
+/// The code in `docs/startd-policy.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/startd-policy.md")]
+struct StartdPolicyDocExamples;
 
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]
