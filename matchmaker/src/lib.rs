@@ -21,6 +21,8 @@
 //!   suggestions ([`analysis::analyze`]).
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
+//! - [`schedd`]: the schedd's job transforms and submit requirements, and
+//!   `condor_transform_ads`' rules.
 //!
 //! The library reads no clock: every operation takes the time as an
 //! argument.
@@ -51,6 +53,7 @@ pub mod groups;
 pub mod matching;
 pub mod negotiator;
 pub mod pie;
+pub mod schedd;
 pub mod snapshot;
 
 /// The code in the repository's README (which uses both crates), compiled
