@@ -6,12 +6,14 @@
 //! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE] [--accountant LOG | --userprio FILE] [--json]
 //! negotiator-sim bench --slots N --jobs N --users N [--autoclusters N] [--lean] [--json]
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
+//! negotiator-sim transform [--config FILE] [--rules FILE]... [--jobtransforms NAMES]... [--submit-requirements] [--json] [KEY=VALUE]... JOBS...
 //! ```
 
 mod bench_cmd;
 mod config_cmd;
 mod cycle_cmd;
 mod generate_cmd;
+mod transform_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -39,6 +41,9 @@ enum Command {
     Generate(generate_cmd::Args),
     /// Time one cycle on the negotiation benchmark's synthetic pool.
     Bench(bench_cmd::Args),
+    /// Transform job ads as condor_transform_ads and the schedd's
+    /// JOB_TRANSFORM_NAMES do; check submit requirements.
+    Transform(transform_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -73,5 +78,6 @@ fn main() -> ExitCode {
         Command::Cycle(args) => cycle_cmd::run(args),
         Command::Generate(args) => generate_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
+        Command::Transform(args) => transform_cmd::run(args),
     }
 }

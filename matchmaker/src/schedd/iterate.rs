@@ -15,6 +15,7 @@
 pub struct Iteration {
     args: String,
     inline: Option<Vec<String>>,
+    pub(crate) line: u32,
 }
 
 /// An iteration with its arguments expanded.
@@ -56,7 +57,7 @@ impl Iteration {
             }
             inline = Some(items);
         }
-        Ok(Iteration { args, inline })
+        Ok(Iteration { args, inline, line: 0 })
     }
 
     /// The arguments as written.

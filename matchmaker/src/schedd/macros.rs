@@ -12,9 +12,10 @@
 //! text without quotes, any other expression as written). `$(NAME:default)`
 //! gives `default` when nothing defines `NAME`. Also expanded:
 //! `$(DOLLAR)`, `$ENV(X)`, `$INT(X)`, `$REAL(X)`, `$STRING(X)`,
-//! `$EVAL(expr)`, `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`
-//! and `$BASENAME(X)`. `$$(...)` is left as it is. Other macro functions
-//! (`$RANDOM_CHOICE`, `$F...`, `$DIRNAME`, formats given to `$INT` and
+//! `$EVAL(expr)` (where `expr` may be a name standing for its value),
+//! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`
+//! and `$Fq(X)` (X's value in double quotes). `$$(...)` is left as it is. Other macro functions
+//! (`$RANDOM_CHOICE`, the other `$F...`, `$DIRNAME`, formats given to `$INT` and
 //! `$REAL`) are refused with an error.
 
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Syntax, Value};
@@ -104,6 +105,7 @@ enum Func {
     Choice,
     Substr,
     Basename,
+    Quote,
     Refused,
 }
 
@@ -118,6 +120,7 @@ fn classify(name: &str) -> Option<Func> {
         "CHOICE" => Func::Choice,
         "SUBSTR" => Func::Substr,
         "BASENAME" => Func::Basename,
+        "Fq" => Func::Quote,
         "RANDOM_CHOICE" | "RANDOM_INTEGER" | "DIRNAME" | "UNPARSE" => Func::Refused,
         n if n.starts_with('F') && n[1..].bytes().all(|c| b"pnxdqabfwu".contains(&(c | 0x20))) => Func::Refused,
         _ => return None,
@@ -226,7 +229,9 @@ impl Expander<'_> {
                 Ok(Replacement::done(out))
             }
             Func::Eval => {
-                let value = evaluate(body, Some(self.ad));
+                // A name (of a variable or `MY.Attr`) stands for its value.
+                let text = self.lookup(body.trim()).map_or_else(|| body.to_string(), |r| r.text);
+                let value = evaluate(&text, Some(self.ad));
                 Ok(Replacement::done(match value {
                     Value::Str(t) => t.to_string(),
                     v => v.to_expr().display(Syntax::Old).to_string(),
@@ -279,6 +284,11 @@ impl Expander<'_> {
                 let text = self.lookup(body.trim()).map(|r| r.text).unwrap_or_default();
                 let base = text.rsplit(['/', '\\']).next().unwrap_or("");
                 Ok(Replacement::done(base.to_string()))
+            }
+            Func::Quote => {
+                let text = self.lookup(body.trim()).map(|r| r.text).unwrap_or_default();
+                let quoted = text.len() >= 2 && text.starts_with('"') && text.ends_with('"');
+                Ok(Replacement::done(if quoted { text } else { format!("\"{text}\"") }))
             }
             Func::Refused => Err(format!("${fname}(...) is not supported")),
         }
@@ -416,6 +426,8 @@ mod tests {
         assert_eq!(expand(&vars, ad, "$INT(N) $REAL(N) $REAL(R)").unwrap(), "5 5 0.3333333333333333");
         assert_eq!(expand(&vars, ad, "$CHOICE(1, a, b, c) $SUBSTR(MY.Owner, 1, 2)").unwrap(), "b li");
         assert_eq!(expand(&vars, ad, "$BASENAME(MY.Cmd) $EVAL(MY.Mem * 2)").unwrap(), "sleep 2048");
+        // HTCondor's: the name stands for its value, `alice`, which is undefined.
+        assert_eq!(expand(&vars, ad, "$EVAL(MY.Owner) $Fq(MY.Cmd)").unwrap(), r#"undefined "/bin/sleep""#);
         assert!(expand(&vars, ad, "$RANDOM_CHOICE(a,b)").unwrap_err().contains("not supported"));
         assert_eq!(expand(&vars, ad, "$NOTAFUNC(x)").unwrap(), "$NOTAFUNC(x)");
     }

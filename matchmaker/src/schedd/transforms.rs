@@ -208,9 +208,10 @@ impl JobTransforms {
         let empty = ClassAd::new();
         let expanded = Expander { vars: args, ad: &empty, config }
             .expand(iteration.args())
-            .map_err(|m| TransformError::expansion(last, 0, m))?;
+            .map_err(|m| TransformError::expansion(last, iteration.line, m))?;
         let read_file = |f: &str| std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"));
-        let plan = iteration.plan(&expanded, &read_file).map_err(|m| TransformError::syntax(last, 0, m))?;
+        let plan =
+            iteration.plan(&expanded, &read_file).map_err(|m| TransformError::syntax(last, iteration.line, m))?;
         let items: Vec<Option<&str>> = match &plan.items {
             Some(items) => items.iter().map(|s| Some(s.as_str())).collect(),
             None => vec![None],
