@@ -129,12 +129,8 @@ impl Iteration {
                                 }
                             }
                         } else {
-                            read_file(list.trim())?
-                                .lines()
-                                .map(str::trim)
-                                .filter(|l| !l.is_empty())
-                                .map(str::to_string)
-                                .collect()
+                            // Blank lines are items too, as in HTCondor.
+                            read_file(list.trim())?.lines().map(|l| l.trim().to_string()).collect()
                         }
                     }
                     _ => return Err("TRANSFORM ... matching (file globs) is not supported".to_string()),
@@ -177,7 +173,7 @@ mod tests {
     use super::*;
 
     fn plan(args: &str, following: &[&str]) -> Result<Plan, String> {
-        Iteration::parse(args, following)?.plan(args, &|f| Ok(format!("{f}-1\n\n{f}-2\n")))
+        Iteration::parse(args, following)?.plan(args, &|f| Ok(format!("{f}-1\n{f}-2\n")))
     }
 
     #[test]

@@ -281,12 +281,13 @@ impl Expander<'_> {
                 Ok(Replacement::done(chars[begin as usize..end as usize].iter().collect()))
             }
             Func::Basename => {
-                let text = self.lookup(body.trim()).map(|r| r.text).unwrap_or_default();
+                // A name nothing defines stands for itself, as in HTCondor.
+                let text = self.lookup(body.trim()).map_or_else(|| body.trim().to_string(), |r| r.text);
                 let base = text.rsplit(['/', '\\']).next().unwrap_or("");
                 Ok(Replacement::done(base.to_string()))
             }
             Func::Quote => {
-                let text = self.lookup(body.trim()).map(|r| r.text).unwrap_or_default();
+                let text = self.lookup(body.trim()).map_or_else(|| body.trim().to_string(), |r| r.text);
                 let quoted = text.len() >= 2 && text.starts_with('"') && text.ends_with('"');
                 Ok(Replacement::done(if quoted { text } else { format!("\"{text}\"") }))
             }

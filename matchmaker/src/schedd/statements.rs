@@ -156,7 +156,9 @@ pub(crate) fn parse_line(line: &str, source: &str, number: u32) -> Result<Stmt, 
     let first_end = line.find(|c: char| c.is_ascii_whitespace() || c == '=').unwrap_or(line.len());
     let first = &line[..first_end];
     let after = line[first_end..].trim_start();
-    if !first.is_empty() && after.starts_with('=') {
+    // `queue` is a statement of the submit language HTCondor reads
+    // transforms with, never a variable.
+    if !first.is_empty() && after.starts_with('=') && !first.eq_ignore_ascii_case("queue") {
         return Ok(Stmt::Assign { name: first.to_string(), value: after[1..].trim().to_string() });
     }
     let word_end = line.find(|c: char| c.is_ascii_whitespace()).unwrap_or(line.len());
@@ -351,6 +353,8 @@ mod tests {
         assert!(parse_line("DELETE", "t", 1).is_err());
         assert!(parse_line("COPY /a(/ b", "t", 1).unwrap_err().to_string().contains("invalid regex"));
         assert!(parse_line("include : x", "t", 1).is_err());
+        let e = parse_line("Queue = long", "t", 1).unwrap_err().to_string();
+        assert_eq!(e, "t, line 1: Queue is not a valid transform keyword");
     }
 
     #[test]

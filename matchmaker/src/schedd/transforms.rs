@@ -35,6 +35,7 @@ use crate::config::Config;
 pub struct JobTransforms {
     transforms: Vec<Transform>,
     messages: Vec<String>,
+    directory: Option<std::path::PathBuf>,
 }
 
 /// What applying the transforms to one ad did.
@@ -118,6 +119,12 @@ impl JobTransforms {
     /// ```
     pub fn classad_form(name: &str, text: &str, source: &str) -> Result<Transform, TransformError> {
         Self::read_classad_form(name, text, source)
+    }
+
+    /// Reads `TRANSFORM ... from FILE` items files named by a relative
+    /// path from `dir` (by default, from the current directory).
+    pub fn set_directory(&mut self, dir: impl Into<std::path::PathBuf>) {
+        self.directory = Some(dir.into());
     }
 
     /// Adds a transform, applied after the others.
@@ -209,7 +216,13 @@ impl JobTransforms {
         let expanded = Expander { vars: args, ad: &empty, config }
             .expand(iteration.args())
             .map_err(|m| TransformError::expansion(last, iteration.line, m))?;
-        let read_file = |f: &str| std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"));
+        let read_file = |f: &str| {
+            let path = match &self.directory {
+                Some(dir) => dir.join(f),
+                None => std::path::PathBuf::from(f),
+            };
+            std::fs::read_to_string(&path).map_err(|e| format!("can't open file {}: {e}", path.display()))
+        };
         let plan =
             iteration.plan(&expanded, &read_file).map_err(|m| TransformError::syntax(last, iteration.line, m))?;
         let items: Vec<Option<&str>> = match &plan.items {
