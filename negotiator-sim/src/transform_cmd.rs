@@ -110,14 +110,23 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     };
     let mut out_ads = Vec::new();
     let mut refused = 0usize;
-    for input in inputs {
+    // As condor_transform_ads: an ad whose transform fails ends the run,
+    // after the ads made before it are printed.
+    let mut failure = None;
+    'inputs: for input in inputs {
         for (n, ad) in read_ads(input)?.into_iter().enumerate() {
             let made = if tool_mode {
-                transforms.transform_ads(&ad, &vars, Some(&config))?
+                transforms.transform_ads(&ad, &vars, Some(&config))
             } else {
                 let mut ad = ad;
-                let applied = transforms.transform_job(&mut ad, Some(&config))?;
-                vec![(ad, applied)]
+                transforms.transform_job(&mut ad, Some(&config)).map(|applied| vec![(ad, applied)])
+            };
+            let made = match made {
+                Ok(made) => made,
+                Err(e) => {
+                    failure = Some(format!("{input}, ad {}: {e}", n + 1));
+                    break 'inputs;
+                }
             };
             for (ad, applied) in made {
                 let who = identity(&ad, n + 1);
@@ -128,12 +137,8 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     eprintln!("# {who}: transforms applied: {}", applied.names.join(", "));
                 }
                 if let Some(r) = &requirements {
-                    match r.check(&ad, schedd_ad.as_ref()) {
-                        Verdict::Accepted { warnings } => {
-                            for w in warnings {
-                                eprintln!("{who}: WARNING: {w}");
-                            }
-                        }
+                    let warnings = match r.check(&ad, schedd_ad.as_ref()) {
+                        Verdict::Accepted { warnings } => warnings,
                         Verdict::Refused { reason, warnings, .. } => {
                             for w in warnings {
                                 eprintln!("{who}: WARNING: {w}");
@@ -142,6 +147,9 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                             refused += 1;
                             continue;
                         }
+                    };
+                    for w in warnings {
+                        eprintln!("{who}: WARNING: {w}");
                     }
                 }
                 out_ads.push(sorted(&ad));
@@ -162,6 +170,10 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
     }
     stdout.flush()?;
+    if let Some(f) = failure {
+        eprintln!("negotiator-sim transform: {f}");
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(if refused > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 
