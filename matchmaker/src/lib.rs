@@ -72,6 +72,11 @@ struct AnalysisDocExamples;
 #[doc = include_str!("../../docs/negotiation.md")]
 struct NegotiationDocExamples;
 
+/// The code in `docs/transforms.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/transforms.md")]
+struct TransformsDocExamples;
+
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
