@@ -179,6 +179,39 @@ impl SubmitRequirements {
     }
 }
 
+impl SubmitRequirements {
+    /// Checks the jobs of one submission (a cluster): as the schedd
+    /// commits a cluster whole, the first job refused refuses them all;
+    /// otherwise the warnings of every job, in order.
+    ///
+    /// ```
+    /// use matchmaker::config::Config;
+    /// use matchmaker::schedd::{SubmitRequirements, Verdict};
+    /// let config = Config::parse_str(
+    ///     "SUBMIT_REQUIREMENT_NAMES = Small\nSUBMIT_REQUIREMENT_Small = RequestCpus <= 4\n",
+    ///     "schedd.conf",
+    /// )?;
+    /// let reqs = SubmitRequirements::from_config(&config);
+    /// let jobs: Vec<classad::ClassAd> = vec!["[ RequestCpus = 1 ]".parse()?, "[ RequestCpus = 8 ]".parse()?];
+    /// assert!(matches!(reqs.check_cluster(&jobs, None), Verdict::Refused { .. }));
+    /// assert_eq!(reqs.check_cluster(&jobs[..1], None), Verdict::Accepted { warnings: vec![] });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check_cluster(&self, jobs: &[ClassAd], schedd: Option<&ClassAd>) -> Verdict {
+        let mut all = Vec::new();
+        for job in jobs {
+            match self.check(job, schedd) {
+                Verdict::Accepted { warnings } => all.extend(warnings),
+                Verdict::Refused { name, reason, warnings } => {
+                    all.extend(warnings);
+                    return Verdict::Refused { name, reason, warnings: all };
+                }
+            }
+        }
+        Verdict::Accepted { warnings: all }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
