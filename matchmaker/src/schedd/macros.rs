@@ -26,7 +26,9 @@ use crate::config::Config;
 /// Most replacements while expanding one text.
 const MAX_EXPANSIONS: usize = 10_000;
 /// Longest text an expansion may produce.
-const MAX_TEXT: usize = 1 << 20;
+const MAX_TEXT: usize = 64 << 10;
+/// Deepest nesting of macros inside macros (`$(A:$(B:$(C)))`).
+const MAX_NESTING: usize = 32;
 
 /// A transform's variables: names are case-insensitive.
 ///
@@ -148,6 +150,13 @@ fn closing(s: &[u8], open: usize) -> Option<usize> {
 impl Expander<'_> {
     /// Expands the macros of `text`; the error says what failed.
     pub(crate) fn expand(&self, text: &str) -> Result<String, String> {
+        self.expand_at(text, 0)
+    }
+
+    fn expand_at(&self, text: &str, nesting: usize) -> Result<String, String> {
+        if nesting > MAX_NESTING {
+            return Err(format!("macros nested more than {MAX_NESTING} deep"));
+        }
         let mut s = text.to_string();
         let mut from = 0;
         let mut count = 0;
@@ -174,7 +183,7 @@ impl Expander<'_> {
             }
             let mut body = s[p + 1..close].to_string();
             if body.contains('$') {
-                body = self.expand_nested(&body, count)?;
+                body = self.expand_at(&body, nesting + 1)?;
             }
             let r = self.replace(func, &s[dollar + 1..p], &body)?;
             if s.len() - (close + 1 - dollar) + r.text.len() > MAX_TEXT {
@@ -184,13 +193,6 @@ impl Expander<'_> {
             from = if r.rescan { dollar } else { dollar + r.text.len() };
         }
         Ok(s)
-    }
-
-    fn expand_nested(&self, body: &str, depth: usize) -> Result<String, String> {
-        if depth > MAX_EXPANSIONS {
-            return Err("macros nested too deeply".to_string());
-        }
-        self.expand(body)
     }
 
     fn replace(&self, func: Func, fname: &str, body: &str) -> Result<Replacement, String> {
@@ -264,16 +266,16 @@ impl Expander<'_> {
                 let num = |t: &str| t.parse::<i64>().map_err(|_| format!("$SUBSTR({body}): {t} is not a number"));
                 let mut begin = num(start)?;
                 if begin < 0 {
-                    begin = (n + begin).max(0);
+                    begin = n.saturating_add(begin).max(0);
                 }
                 let begin = begin.min(n);
                 let end = match args.get(2) {
                     Some(l) => {
                         let len = num(l)?;
                         if len < 0 {
-                            (n + len).max(begin)
+                            n.saturating_add(len).max(begin)
                         } else {
-                            (begin + len).min(n)
+                            begin.saturating_add(len).min(n)
                         }
                     }
                     None => n,
@@ -434,8 +436,16 @@ mod tests {
     }
 
     #[test]
-    fn self_reference_is_an_error() {
+    fn self_reference_deep_nesting_and_growth_are_errors() {
         assert!(expand(&[("A", "$(A)")], "[]", "$(A)").is_err());
+        let deep = format!("{}x{}", "$(A:".repeat(10_000), ")".repeat(10_000));
+        assert!(expand(&[], "[]", &deep).unwrap_err().contains("nested"));
+        let doubling = [("A", "$(B)$(B)"), ("B", "$(C)$(C)"), ("C", "$(D)$(D)"), ("D", "xxxxxxxxxxxxxxxxxxxx")];
+        assert!(expand(&doubling, "[]", &"$(A)".repeat(2000)).is_err());
+        assert_eq!(
+            expand(&[("S", "abc")], "[]", "$SUBSTR(S, -9223372036854775807, 9223372036854775807)").unwrap(),
+            "abc"
+        );
     }
 
     #[test]

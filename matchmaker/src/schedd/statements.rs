@@ -280,7 +280,10 @@ fn read_regex(text: &str) -> Result<(Regex, usize), String> {
             }
             b'g' => {}
             _ if c.is_ascii_whitespace() => break,
-            _ => return Err(format!("invalid regex flag '{}' in {}", c as char, &text[..=i])),
+            _ => {
+                let flag = text[i..].chars().next().unwrap_or('?');
+                return Err(format!("invalid regex flag '{flag}' in {}", &text[..i]));
+            }
         }
         i += 1;
     }

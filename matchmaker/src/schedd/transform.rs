@@ -438,3 +438,45 @@ fn logical_lines(text: &str) -> Vec<(u32, String)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text either reads or gives an error, and applying what
+        /// reads gives ads or an error: no panic, no hang.
+        #[test]
+        fn arbitrary_rules_never_panic(text in "([A-Za-z$()/\\\\:=,.\"{}\\[\\] \\n@é#!]|SET |COPY |RENAME |DELETE |EVALSET |DEFAULT |EVALMACRO |if |else\\n|endif\\n|REQUIREMENTS |TRANSFORM ){0,60}") {
+            if let Ok(t) = Transform::parse("p", &text, "p.xform") {
+                let mut ad: ClassAd = r#"[ Owner = "a"; FooX = 1 ]"#.parse().expect("ad");
+                let _ = t.matches(&ad);
+                let _ = t.apply(&mut ad, &mut Macros::new(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn conditionals_nest_and_errors_name_the_line() {
+        let t = Transform::parse(
+            "c",
+            "if true\n if false\n SET A 1\n else\n SET A 2\n endif\nelse\n SET A 3\nendif\n",
+            "c.xform",
+        )
+        .expect("reads");
+        let mut ad = ClassAd::new();
+        t.apply(&mut ad, &mut Macros::new(), None).expect("applies");
+        assert_eq!(ad.to_string(), "[ A = 2 ]");
+        let t = Transform::parse("c", "SET A 1\nif $(X) > 3\nendif\n", "c.xform").expect("reads");
+        let e = t.apply(&mut ad, &mut Macros::new(), None).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "c.xform, line 2: $(X) > 3 is not a valid if condition because complex conditionals are not supported"
+        );
+        let t = Transform::parse("c", "if true\nSET A 1\n", "c.xform").expect("reads");
+        assert!(t.apply(&mut ad, &mut Macros::new(), None).unwrap_err().to_string().contains("if without endif"));
+        let e = Transform::parse("c", "X @=end\nno end\n", "c.xform").unwrap_err().to_string();
+        assert!(e.starts_with("c.xform, line 1: X @=end: no closing @end"), "{e}");
+    }
+}
