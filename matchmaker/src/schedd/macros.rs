@@ -136,7 +136,7 @@ fn closing(s: &[u8], open: usize) -> Option<usize> {
         match c {
             b'(' => depth += 1,
             b')' => {
-                depth -= 1;
+                depth = depth.checked_sub(1)?;
                 if depth == 0 {
                     return Some(i);
                 }
@@ -173,7 +173,7 @@ impl Expander<'_> {
                 p += 1;
             }
             let func = if bytes.get(p) == Some(&b'(') { classify(&s[dollar + 1..p]) } else { None };
-            let (Some(func), Some(close)) = (func, closing(bytes, p)) else {
+            let Some((func, close)) = func.and_then(|f| Some((f, closing(bytes, p)?))) else {
                 from = dollar + 1;
                 continue;
             };
@@ -433,6 +433,9 @@ mod tests {
         assert_eq!(expand(&vars, ad, "$EVAL(MY.Owner) $Fq(MY.Cmd)").unwrap(), r#"undefined "/bin/sleep""#);
         assert!(expand(&vars, ad, "$RANDOM_CHOICE(a,b)").unwrap_err().contains("not supported"));
         assert_eq!(expand(&vars, ad, "$NOTAFUNC(x)").unwrap(), "$NOTAFUNC(x)");
+        // A `$` before a `)` that closes nothing (found by the property test).
+        assert_eq!(expand(&vars, ad, "$)(").unwrap(), "$)(");
+        assert_eq!(expand(&vars, ad, "$(N").unwrap(), "$(N");
     }
 
     #[test]
