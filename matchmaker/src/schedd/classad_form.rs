@@ -13,7 +13,8 @@
 //!   the ad being transformed).
 //! - `copy_A = "B"` becomes `COPY A B`, `delete_A` `DELETE A`, `set_A = e`
 //!   `SET A e`, and `eval_set_A = e` `EVALSET A e` with `e` simplified
-//!   against the other attributes of the ad: in that order (copies first,
+//!   against the other attributes of the ad (and then its `TARGET.`
+//!   prefixes made `MY.`, when it refers to some of them): in that order (copies first,
 //!   then deletions, settings, evaluated settings), each group sorted by
 //!   attribute name.
 //! - Every other attribute becomes a variable (`A = value`, a string
@@ -50,7 +51,9 @@ pub(crate) fn convert(ad: &ClassAd, name: &mut String) -> String {
         } else if let Some(a) = prefixed(attr, "set_") {
             sets.insert(key(a), (a.to_string(), expr.display(Syntax::Old).to_string()));
         } else if let Some(a) = prefixed(attr, "eval_set_") {
+            // Simplified, `TARGET.` (the job, in a route) becomes `MY.`.
             let flat = simplify(&options, ad, expr, false);
+            let flat = if flat.same_as(expr) { flat } else { rename_scopes(&flat, &[("TARGET", "MY")]) };
             eval_sets.insert(key(a), (a.to_string(), flat.display(Syntax::Old).to_string()));
         } else if lower == "name" {
             if let classad::Value::Str(s) = ad.eval_attr(attr) {
