@@ -2,9 +2,9 @@
 //! schedd's submit-time transforms and submit requirements.
 //!
 //! With `--rules` files and `--jobtransforms` names, the ads are
-//! transformed as `condor_transform_ads` transforms them (the
-//! `--jobtransforms` transforms first, then the rules files; a `TRANSFORM`
-//! iteration in the last one makes several ads of each). With neither, the
+//! transformed as `condor_transform_ads` transforms them (in the order
+//! given; a `TRANSFORM` iteration in the last one makes several ads of
+//! each). With neither, the
 //! transforms `JOB_TRANSFORM_NAMES` lists are applied as the schedd
 //! applies them at submit time. `--submit-requirements` then checks
 //! `SUBMIT_REQUIREMENT_NAMES`: refused ads are left out and their reasons
@@ -86,11 +86,29 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let tool_mode = !args.rules.is_empty() || !args.jobtransforms.is_empty();
     let mut transforms = JobTransforms::new();
     if tool_mode {
-        for names in &args.jobtransforms {
-            transforms.add_from_config(&config, names);
+        // In the order given on the command line, as condor_transform_ads.
+        let mut rules = args.rules.iter();
+        let mut names = args.jobtransforms.iter();
+        for kind in source_order(std::env::args().skip(1)) {
+            match kind {
+                SourceKind::Rules => {
+                    if let Some(r) = rules.next() {
+                        transforms.add_rules_file(r)?;
+                    }
+                }
+                SourceKind::JobTransforms => {
+                    if let Some(n) = names.next() {
+                        transforms.add_from_config(&config, n);
+                    }
+                }
+            }
         }
-        for rules in &args.rules {
-            transforms.add_rules_file(rules)?;
+        // Whatever the scan missed (an unusual spelling), in a fixed order.
+        for n in names {
+            transforms.add_from_config(&config, n);
+        }
+        for r in rules {
+            transforms.add_rules_file(r)?;
         }
     } else {
         transforms = JobTransforms::from_config(&config);
@@ -177,6 +195,49 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     Ok(if refused > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 
+/// A `--rules` or a `--jobtransforms` option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SourceKind {
+    Rules,
+    JobTransforms,
+}
+
+/// The order of the `--rules` and `--jobtransforms` options (also spelled
+/// with one dash, or `--rules=FILE`) among the arguments.
+fn source_order(args: impl Iterator<Item = String>) -> Vec<SourceKind> {
+    let mut out = Vec::new();
+    let mut skip_value = false;
+    for arg in args {
+        if skip_value {
+            skip_value = false;
+            continue;
+        }
+        if arg == "--" {
+            break;
+        }
+        let name = arg.trim_start_matches('-');
+        if name.len() == arg.len() {
+            continue;
+        }
+        let (name, inline_value) = match name.split_once('=') {
+            Some((n, _)) => (n, true),
+            None => (name, false),
+        };
+        let kind = match name {
+            "rules" => SourceKind::Rules,
+            "jobtransforms" => SourceKind::JobTransforms,
+            "config" | "schedd-ad" => {
+                skip_value = !inline_value;
+                continue;
+            }
+            _ => continue,
+        };
+        out.push(kind);
+        skip_value = !inline_value;
+    }
+    out
+}
+
 /// `Job C.P`, or `Ad N`.
 fn identity(ad: &ClassAd, n: usize) -> String {
     match (ad.eval_attr("ClusterId"), ad.eval_attr("ProcId")) {
@@ -204,4 +265,16 @@ fn read_ads(path: &str) -> Result<Vec<ClassAd>, Box<dyn std::error::Error>> {
         std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
     };
     Ok(format::parse_ads(&text, None).map_err(|e| format!("{path}: {e}"))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_and_jobtransforms_keep_their_order() {
+        let args = ["transform", "--config", "-rules", "-rules", "a.xform", "--jobtransforms=A B", "--rules=b", "j.ad"];
+        let order = source_order(args.iter().map(|s| s.to_string()));
+        assert_eq!(order, [SourceKind::Rules, SourceKind::JobTransforms, SourceKind::Rules]);
+    }
 }

@@ -111,3 +111,19 @@ fn bad_rules_are_named_by_file_and_line() {
     assert!(stderr.contains("bad.xform, line 3: FROB is not a valid transform keyword"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn rules_and_jobtransforms_apply_in_command_line_order() {
+    let dir = std::env::temp_dir().join(format!("transform-cmd-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let conf = dir.join("c.conf");
+    std::fs::write(&conf, "JOB_TRANSFORM_T = SET X 2\n").expect("write");
+    let rules = dir.join("r.xform");
+    std::fs::write(&rules, "SET X 1\n").expect("write");
+    let (conf, rules) = (conf.to_string_lossy().to_string(), rules.to_string_lossy().to_string());
+    let out = run(&["--config", &conf, "-rules", &rules, "-jobtransforms", "T", "jobs/bob.ad"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("X = 2"));
+    let out = run(&["--config", &conf, "-jobtransforms", "T", "-rules", &rules, "jobs/bob.ad"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("X = 1"));
+    std::fs::remove_dir_all(&dir).ok();
+}
