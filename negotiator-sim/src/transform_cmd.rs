@@ -67,7 +67,10 @@ pub fn run(args: Args) -> ExitCode {
 
 fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let file = args.config.clone().or_else(|| std::env::var_os("CONDOR_CONFIG").map(PathBuf::from));
-    let loader = Loader::new().subsystem("TOOL");
+    let tool_mode = !args.rules.is_empty() || !args.jobtransforms.is_empty();
+    // condor_transform_ads reads the configuration as a tool; the schedd
+    // as SCHEDD (SCHEDD.JOB_TRANSFORM_NAMES wins over JOB_TRANSFORM_NAMES).
+    let loader = Loader::new().subsystem(if tool_mode { "TOOL" } else { "SCHEDD" });
     let config = match &file {
         Some(f) => loader.load_file(f)?,
         None => loader.defaults(),
@@ -83,7 +86,6 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if inputs.is_empty() {
         return Err("no input file of ads given".into());
     }
-    let tool_mode = !args.rules.is_empty() || !args.jobtransforms.is_empty();
     let mut transforms = JobTransforms::new();
     if tool_mode {
         // In the order given on the command line, as condor_transform_ads.
