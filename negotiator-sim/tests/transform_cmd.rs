@@ -1,7 +1,7 @@
 //! `negotiator-sim transform` from the command line: the transform corpus
 //! (`matchmaker/tests/data/transforms`) printed byte for byte as
-//! HTCondor's `condor_transform_ads` printed it; submit requirements; bad
-//! rules named by file and line.
+//! HTCondor's `condor_transform_ads` printed it, in the long form and as
+//! JSON; submit requirements; bad rules named by file and line.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,10 +40,17 @@ fn corpus_output_is_condor_transform_ads_output() {
     for jobs in names("jobs", "ad") {
         let job_file = format!("jobs/{jobs}.ad");
         for rules in names("rules", "xform") {
-            let out = run(&["-rules", &format!("rules/{rules}.xform"), &items, "SITE=east", &job_file]);
+            let rules_file = format!("rules/{rules}.xform");
+            let out = run(&["-rules", &rules_file, &items, "SITE=east", &job_file]);
             let expected = std::fs::read(corpus().join(format!("expected/{rules}__{jobs}.out"))).expect("expected");
             if out.stdout != expected {
                 differ.push(format!("{rules} x {jobs}"));
+            }
+            // condor_transform_ads -out:json -
+            let out = run(&["--json", "-rules", &rules_file, &items, "SITE=east", &job_file]);
+            let expected = std::fs::read(corpus().join(format!("expected/{rules}__{jobs}.json"))).expect("expected");
+            if out.stdout != expected {
+                differ.push(format!("{rules} x {jobs} (JSON)"));
             }
             compared += 1;
         }

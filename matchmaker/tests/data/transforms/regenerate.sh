@@ -9,7 +9,8 @@
 #   with an empty configuration (HTCondor's defaults only);
 # configurations as:    CONDOR_CONFIG=configs/X.conf condor_transform_ads -jobtransforms "NAMES" ITEMS=... SITE=east JOBS
 #   where NAMES is the "# jobtransforms:" line of the file.
-# Expected outputs: expected/<case>__<jobs>.out (stdout) and .err (stderr).
+# Expected outputs: expected/<case>__<jobs>.out (stdout) and .err (stderr);
+# for rules files also .json (the same run with -out:json -).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/transforms-corpus.$$
@@ -41,6 +42,8 @@ for jobs in "$here"/jobs/*.ad; do
         r=$(basename "$rules" .xform)
         run "$work/empty.conf" -rules "rules/$r.xform" ITEMS="$work/items" SITE=east "jobs/$j.ad" \
             > "$here/expected/${r}__$j.out" 2> "$here/expected/${r}__$j.err" || true
+        run "$work/empty.conf" -out:json - -rules "rules/$r.xform" ITEMS="$work/items" SITE=east "jobs/$j.ad" \
+            > "$here/expected/${r}__$j.json" 2> /dev/null || true
     done
     for conf in "$here"/configs/*.conf; do
         c=$(basename "$conf" .conf)
