@@ -58,10 +58,12 @@ impl PyJobTransforms {
         Ok(PyJobTransforms { transforms, config })
     }
 
-    /// Adds a transform from rules text, applied after the others.
+    /// Adds a transform from rules text, applied after the others; raises
+    /// `ClassAdException` for a line that does not read.
     #[pyo3(signature = (text, name="rules"))]
     fn add_rules(&mut self, text: &str, name: &str) -> PyResult<()> {
         let t = Transform::parse(name, text, name).map_err(|e| transform_error(&e))?;
+        t.validate().map_err(|e| transform_error(&e))?;
         self.transforms.push(t);
         Ok(())
     }

@@ -178,7 +178,10 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        stdout.write_all(format::to_string(&out_ads, Format::Json).as_bytes())?;
+        // Like condor_transform_ads, nothing at all (not `[]`) for no ads.
+        if !out_ads.is_empty() {
+            stdout.write_all(format::to_string(&out_ads, Format::Json).as_bytes())?;
+        }
     } else {
         for ad in &out_ads {
             let mut text = String::new();

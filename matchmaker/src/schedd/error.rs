@@ -22,10 +22,12 @@ impl fmt::Display for At {
 /// An error reading or applying a transform.
 ///
 /// ```
-/// use matchmaker::schedd::{Transform, TransformError};
-/// let err = Transform::parse("x", "SET A 1\nFROB B\n", "rules.xform").unwrap_err();
+/// use matchmaker::schedd::{Macros, Transform, TransformError};
+/// let t = Transform::parse("x", "SET A 1\nFROB B\n", "rules.xform")?;
+/// let err = t.apply(&mut classad::ClassAd::new(), &mut Macros::new(), None).unwrap_err();
 /// assert!(matches!(err, TransformError::Syntax { ref at, .. } if at.line == 2));
 /// assert_eq!(err.to_string(), "rules.xform, line 2: FROB is not a valid transform keyword");
+/// # Ok::<(), TransformError>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum TransformError {

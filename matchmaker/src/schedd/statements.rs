@@ -106,6 +106,10 @@ pub(crate) enum Stmt {
     /// commands, or from the first argument on for the others; `None` when
     /// the line ends after the keyword (allowed for `TRANSFORM` only).
     Command { keyword: Keyword, target: Option<Target>, rest: Option<String> },
+    /// A line that does not read (an unknown keyword, a command without its
+    /// arguments, a bad regex): an error when it is reached, as in HTCondor
+    /// (a line in an `if` branch not taken is never read).
+    Invalid(String),
 }
 
 /// A meta statement (`NAME`, `REQUIREMENTS`, `UNIVERSE`, `TRANSFORM`

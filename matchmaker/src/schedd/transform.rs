@@ -46,7 +46,10 @@ pub(crate) enum Origin {
 
 impl Transform {
     /// Reads a transform from its text; `source` names it in errors (a
-    /// file, or `JOB_TRANSFORM_<name>`).
+    /// file, or `JOB_TRANSFORM_<name>`). A `REQUIREMENTS` expression that
+    /// does not parse, a multi-line value without its end and a bad
+    /// `TRANSFORM` statement are errors here; other lines that do not read
+    /// are errors when they are reached (see [`validate`](Self::validate)).
     ///
     /// `NAME`, `REQUIREMENTS`, `UNIVERSE` and `TRANSFORM` statements are
     /// taken out wherever they are (the last of each wins); reading stops
@@ -127,9 +130,87 @@ impl Transform {
                 }
                 continue;
             }
-            t.statements.push((number, statements::parse_line(line, source, number)?));
+            let stmt = match statements::parse_line(line, source, number) {
+                Ok(stmt) => stmt,
+                Err(TransformError::Syntax { message, .. }) => Stmt::Invalid(message),
+                Err(e) => return Err(e),
+            };
+            t.statements.push((number, stmt));
         }
         Ok(t)
+    }
+
+    /// Checks every statement, as `condor_transform_ads` does when it
+    /// loads a rules file: the first line that does not read (an unknown
+    /// keyword, a command without its arguments, a bad regex). Such a line
+    /// is only an error for [`apply`](Self::apply) when it is reached.
+    ///
+    /// ```
+    /// use matchmaker::schedd::{Macros, Transform};
+    /// let t = Transform::parse("t", "if false\n  FROB X\nendif\nSET A 1\n", "t.xform")?;
+    /// let err = t.validate().unwrap_err();
+    /// assert_eq!(err.to_string(), "t.xform, line 2: FROB is not a valid transform keyword");
+    /// let mut ad = classad::ClassAd::new();
+    /// t.apply(&mut ad, &mut Macros::new(), None)?; // the line is in a branch not taken
+    /// assert_eq!(ad.to_string(), "[ A = 1 ]");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn validate(&self) -> Result<(), TransformError> {
+        match self.statements.iter().find(|(_, s)| matches!(s, Stmt::Invalid(_))) {
+            Some((number, Stmt::Invalid(message))) => {
+                Err(TransformError::syntax(&self.source, *number, message.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Walks the statements as `condor_transform_ads` does when it loads a
+    /// transform, with no job (`defined MY.x` is false): the commands
+    /// found before the first line that does not read, and that line's
+    /// error.
+    pub(crate) fn check(&self, config: Option<&Config>) -> (usize, Option<TransformError>) {
+        let empty = ClassAd::new();
+        let mut vars = Macros::new();
+        let mut conds: Vec<Cond> = Vec::new();
+        let mut commands = 0;
+        for (number, stmt) in &self.statements {
+            let enabled = conds.iter().all(|c| c.on);
+            match stmt {
+                Stmt::If(text) => {
+                    let on = match enabled.then(|| self.condition(text, *number, &empty, &vars, config)) {
+                        Some(Ok(on)) => on,
+                        Some(Err(e)) => return (commands, Some(e)),
+                        None => false,
+                    };
+                    conds.push(Cond { on, taken: on, parent_on: enabled, in_else: false });
+                }
+                Stmt::Elif(text) => {
+                    let Some(c) = conds.last() else { return (commands, None) };
+                    let (parent_on, taken) = (c.parent_on, c.taken);
+                    let on =
+                        parent_on && !taken && self.condition(text, *number, &empty, &vars, config).unwrap_or(false);
+                    if let Some(c) = conds.last_mut() {
+                        c.on = on;
+                        c.taken |= on;
+                    }
+                }
+                Stmt::Else => {
+                    if let Some(c) = conds.last_mut() {
+                        c.on = c.parent_on && !c.taken;
+                    }
+                }
+                Stmt::Endif => {
+                    conds.pop();
+                }
+                _ if !enabled => {}
+                Stmt::Assign { name, value } => vars.set(name, value),
+                Stmt::Command { .. } => commands += 1,
+                Stmt::Invalid(message) => {
+                    return (commands, Some(TransformError::syntax(&self.source, *number, message.clone())));
+                }
+            }
+        }
+        (commands, None)
     }
 
     /// The transform's name (a `NAME` statement's, in a rules file).
@@ -237,6 +318,7 @@ impl Transform {
                 }
                 _ if !enabled => {}
                 Stmt::Assign { name, value } => vars.set(name, value),
+                Stmt::Invalid(message) => return Err(TransformError::syntax(&self.source, number, message.clone())),
                 Stmt::Command { keyword, target, rest } => {
                     self.command(*keyword, target.as_ref(), rest.as_deref(), number, ad, vars, config, &mut log)?;
                 }

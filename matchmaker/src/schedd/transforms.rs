@@ -59,7 +59,7 @@ impl JobTransforms {
     pub fn from_config(config: &Config) -> JobTransforms {
         let mut out = JobTransforms::new();
         let names = config.lookup("JOB_TRANSFORM_NAMES").map(|l| l.value).unwrap_or_default();
-        out.add_from_config(config, &names);
+        out.add_named(config, &names, false);
         out
     }
 
@@ -70,7 +70,14 @@ impl JobTransforms {
     /// in the transform language. Names that are not defined, empty
     /// values and transforms that cannot be read are skipped, with a
     /// message in [`messages`](Self::messages), as the schedd skips them.
+    /// As `condor_transform_ads` checks them (see
+    /// [`Transform::validate`]), a transform with a line that does not read
+    /// before any command that does is left out too.
     pub fn add_from_config(&mut self, config: &Config, names: &str) {
+        self.add_named(config, names, true);
+    }
+
+    fn add_named(&mut self, config: &Config, names: &str, tool: bool) {
         for name in names.split([',', ' ', '\t', '\r', '\n']).filter(|n| !n.is_empty()) {
             if name.eq_ignore_ascii_case("NAMES") {
                 continue;
@@ -95,7 +102,12 @@ impl JobTransforms {
                 Transform::read(name, raw, &source, Origin::Config)
             };
             match read {
-                Ok(t) => self.transforms.push(t),
+                Ok(t) => {
+                    if tool && !self.checked(&t, name, Some(config)) {
+                        continue;
+                    }
+                    self.transforms.push(t);
+                }
                 Err(e) => self.messages.push(format!("{knob} malformed, ignoring: {e}")),
             }
         }
@@ -133,12 +145,30 @@ impl JobTransforms {
     }
 
     /// Reads a rules file (as `condor_transform_ads -rules` does) and adds
-    /// its transform.
+    /// its transform. A line that does not read is reported in
+    /// [`messages`](Self::messages) (and is an error when an ad reaches
+    /// it); a file with no command before such a line, or none at all (a
+    /// file of variables only), is left out, as `condor_transform_ads`
+    /// leaves it out.
     pub fn add_rules_file(&mut self, path: &str) -> Result<(), TransformError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| TransformError::Io { file: path.to_string(), source })?;
-        self.transforms.push(Transform::parse(path, &text, path)?);
+        let t = Transform::parse(path, &text, path)?;
+        if self.checked(&t, path, None) {
+            self.transforms.push(t);
+        }
         Ok(())
+    }
+
+    /// `condor_transform_ads`' check of a transform it loads: a line that
+    /// does not read is reported; a transform with no command before it
+    /// (or none at all) is left out. Whether it is kept.
+    fn checked(&mut self, t: &Transform, name: &str, config: Option<&Config>) -> bool {
+        let (commands, error) = t.check(config);
+        if let Some(e) = error {
+            self.messages.push(format!("Invalid rules file {name} : {e}"));
+        }
+        commands > 0
     }
 
     /// The transforms, in order.
