@@ -123,3 +123,14 @@ fn job_transform_configurations_match_condor_transform_ads() {
     }
     assert!(problems.is_empty(), "{} differences:\n{}", problems.len(), problems.join("\n"));
 }
+
+#[test]
+fn only_the_last_transform_may_iterate() {
+    let mut transforms = JobTransforms::new();
+    let first = data().join("rules/09_iterate_in.xform");
+    let second = data().join("rules/01_set_default.xform");
+    transforms.add_rules_file(&first.to_string_lossy()).expect("rules");
+    transforms.add_rules_file(&second.to_string_lossy()).expect("rules");
+    let err = transforms.transform_ads(&ClassAd::new(), &Macros::new(), None).unwrap_err().to_string();
+    assert!(err.contains("09_iterate_in.xform, line 3: an iterating transform"), "{err}");
+}

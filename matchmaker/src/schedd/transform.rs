@@ -121,8 +121,9 @@ impl Transform {
                                 Origin::File => lines[i..].iter().map(|(_, l)| l.as_str()).collect(),
                                 Origin::Config => Vec::new(),
                             };
-                            let it =
+                            let mut it =
                                 Iteration::parse(args, &rest).map_err(|m| TransformError::syntax(source, number, m))?;
+                            it.line = number;
                             t.iteration = Some(it);
                         }
                         break;

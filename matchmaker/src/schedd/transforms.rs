@@ -216,8 +216,10 @@ impl JobTransforms {
     /// Transforms one ad as `condor_transform_ads` does: like
     /// [`transform_job`](Self::transform_job), with `args` (`key=value`
     /// arguments) set first, and when the last transform has a
-    /// `TRANSFORM` iteration, once per iteration step on a copy of `ad`.
-    /// Returns the ads made, each with what applying did.
+    /// `TRANSFORM` iteration, once per iteration step on a copy of `ad`
+    /// (an iteration in another transform is an error, as in
+    /// `condor_transform_ads`). Returns the ads made, each with what
+    /// applying did.
     ///
     /// ```
     /// use matchmaker::schedd::{JobTransforms, Macros, Transform};
@@ -234,6 +236,15 @@ impl JobTransforms {
         args: &Macros,
         config: Option<&Config>,
     ) -> Result<Vec<(ClassAd, Applied)>, TransformError> {
+        let n = self.transforms.len();
+        if let Some(t) = self.transforms.iter().take(n.saturating_sub(1)).find(|t| t.iteration().is_some()) {
+            let line = t.iteration().map_or(0, |i| i.line);
+            return Err(TransformError::syntax(
+                t.source(),
+                line,
+                "an iterating transform (TRANSFORM with items or a count) must be the last one",
+            ));
+        }
         let last = self.transforms.last();
         let Some(iteration) = last.and_then(Transform::iteration) else {
             let mut out = ad.clone();
