@@ -11,16 +11,18 @@
 //! in the configuration; `$(MY.Attr)` is the job's attribute (a string's
 //! text without quotes, any other expression as written). `$(NAME:default)`
 //! gives `default` when nothing defines `NAME`. Also expanded:
-//! `$(DOLLAR)`, `$ENV(X)`, `$INT(X)`, `$REAL(X)`, `$STRING(X)`,
+//! `$(DOLLAR)`, `$ENV(X)`, `$INT(X[, format])`, `$REAL(X[, format])`,
+//! `$STRING(X[, format])` (a C `printf` format with one conversion),
 //! `$EVAL(expr)` (where `expr` may be a name standing for its value),
 //! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`
 //! and `$Fq(X)` (X's value in double quotes). `$$(...)` is left as it is. Other macro functions
-//! (`$RANDOM_CHOICE`, the other `$F...`, `$DIRNAME`, formats given to `$INT` and
-//! `$REAL`) are refused with an error.
+//! (`$RANDOM_CHOICE`, the other `$F...`, `$DIRNAME`) are refused with an
+//! error.
 
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Syntax, Value};
 use rustc_hash::FxHashMap;
 
+use super::printf::{self, Arg};
 use crate::config::Config;
 
 /// Most replacements while expanding one text.
@@ -204,28 +206,36 @@ impl Expander<'_> {
                     Some((n, f)) => (n.trim(), Some(f.trim())),
                     None => (body.trim(), None),
                 };
-                if format.is_some() {
-                    return Err(format!("${fname}({body}): formats are not supported"));
-                }
                 let text = self.lookup(name).map(|r| r.text).unwrap_or_else(|| name.to_string());
                 let value = evaluate(&text, None);
-                let out = match (func, &value) {
-                    (Func::Int, Value::Int(i)) => i.to_string(),
-                    (Func::Int, Value::Real(r)) => (r.trunc() as i64).to_string(),
-                    (Func::Int, Value::Bool(b)) => i64::from(*b).to_string(),
-                    (Func::Real, Value::Int(i)) => format_g16(*i as f64),
-                    (Func::Real, Value::Real(r)) => format_g16(*r),
-                    (Func::Str, Value::Str(t)) => t.to_string(),
-                    (Func::Str, v) if !v.is_error() && !v.is_undefined() => {
-                        v.to_expr().display(Syntax::Old).to_string()
-                    }
-                    _ => {
-                        let what = match func {
-                            Func::Int => "an integer",
-                            Func::Real => "a number",
-                            _ => "a string",
-                        };
-                        return Err(format!("${fname}() macro: {name} does not evaluate to {what}"));
+                let what = match func {
+                    Func::Int => "an integer",
+                    Func::Real => "a real",
+                    _ => "a string",
+                };
+                let not = || format!("${fname}() macro: {text} does not evaluate to {what}");
+                let arg = match (func, &value) {
+                    (Func::Int, Value::Int(i)) => Arg::Int(*i),
+                    (Func::Int, Value::Real(r)) => Arg::Int(r.trunc() as i64),
+                    (Func::Int, Value::Bool(b)) => Arg::Int(i64::from(*b)),
+                    (Func::Real, Value::Int(i)) => Arg::Real(*i as f64),
+                    (Func::Real, Value::Real(r)) => Arg::Real(*r),
+                    (Func::Str, Value::Str(t)) => Arg::Str(t.as_ref()),
+                    // Anything else is the text itself, as in HTCondor.
+                    (Func::Str, _) => Arg::Str(&text),
+                    _ => return Err(not()),
+                };
+                let out = match (format, &arg) {
+                    (None, Arg::Int(i)) => i.to_string(),
+                    (None, Arg::Real(r)) => format_g16(*r),
+                    (None, Arg::Str(s)) => (*s).to_string(),
+                    (Some(f), arg) => {
+                        let mut out = printf::format(f, arg).map_err(|e| format!("${fname}() macro: {e}"))?;
+                        // A formatted real always looks like one.
+                        if matches!(arg, Arg::Real(_)) && !out.contains('.') {
+                            out.push_str(".0");
+                        }
+                        out
                     }
                 };
                 Ok(Replacement::done(out))

@@ -40,6 +40,7 @@ mod classad_form;
 mod error;
 mod iterate;
 mod macros;
+mod printf;
 mod scopes;
 mod statements;
 mod submit_requirements;
