@@ -14,10 +14,10 @@
 //! `$(DOLLAR)`, `$ENV(X)`, `$INT(X[, format])`, `$REAL(X[, format])`,
 //! `$STRING(X[, format])` (a C `printf` format with one conversion),
 //! `$EVAL(expr)` (where `expr` may be a name standing for its value),
-//! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`
-//! and `$Fq(X)` (X's value in double quotes). `$$(...)` is left as it is. Other macro functions
-//! (`$RANDOM_CHOICE`, the other `$F...`, `$DIRNAME`) are refused with an
-//! error.
+//! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`,
+//! `$DIRNAME(X)` and the file-name parts `$F[pdnxqawub](X)`. `$$(...)` is left as it is. Other macro functions
+//! (`$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$Ff...` full paths) are
+//! refused with an error.
 
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Syntax, Value};
 use rustc_hash::FxHashMap;
@@ -108,8 +108,8 @@ enum Func {
     Eval,
     Choice,
     Substr,
-    Basename,
-    Quote,
+    /// `$BASENAME` (`nx`), `$DIRNAME` (`p`) and `$F<letters>`.
+    Filename,
     Refused,
 }
 
@@ -123,10 +123,15 @@ fn classify(name: &str) -> Option<Func> {
         "EVAL" => Func::Eval,
         "CHOICE" => Func::Choice,
         "SUBSTR" => Func::Substr,
-        "BASENAME" => Func::Basename,
-        "Fq" => Func::Quote,
-        "RANDOM_CHOICE" | "RANDOM_INTEGER" | "DIRNAME" | "UNPARSE" => Func::Refused,
-        n if n.starts_with('F') && n[1..].bytes().all(|c| b"pnxdqabfwu".contains(&(c | 0x20))) => Func::Refused,
+        "BASENAME" | "DIRNAME" => Func::Filename,
+        "RANDOM_CHOICE" | "RANDOM_INTEGER" | "UNPARSE" => Func::Refused,
+        n if n.starts_with('F') && n[1..].bytes().all(|c| b"pnxdqabfwu".contains(&(c | 0x20))) => {
+            if n[1..].bytes().any(|c| c | 0x20 == b'f') {
+                Func::Refused
+            } else {
+                Func::Filename
+            }
+        }
         _ => return None,
     })
 }
@@ -292,16 +297,15 @@ impl Expander<'_> {
                 };
                 Ok(Replacement::done(chars[begin as usize..end as usize].iter().collect()))
             }
-            Func::Basename => {
+            Func::Filename => {
                 // A name nothing defines stands for itself, as in HTCondor.
                 let text = self.lookup(body.trim()).map_or_else(|| body.trim().to_string(), |r| r.text);
-                let base = text.rsplit(['/', '\\']).next().unwrap_or("");
-                Ok(Replacement::done(base.to_string()))
-            }
-            Func::Quote => {
-                let text = self.lookup(body.trim()).map_or_else(|| body.trim().to_string(), |r| r.text);
-                let quoted = text.len() >= 2 && text.starts_with('"') && text.ends_with('"');
-                Ok(Replacement::done(if quoted { text } else { format!("\"{text}\"") }))
+                let letters = match fname {
+                    "BASENAME" => "nx",
+                    "DIRNAME" => "p",
+                    f => &f[1..],
+                };
+                Ok(Replacement::done(filename_parts(&text, letters)))
             }
             Func::Refused => Err(format!("${fname}(...) is not supported")),
         }
@@ -338,6 +342,58 @@ impl Expander<'_> {
         }
         let config = self.config?;
         config.lookup(name).map(|l| Replacement::done(l.value))
+    }
+}
+
+/// The parts of a file name `$F<letters>(X)` keeps: `p` the directory
+/// (with its final `/`), `d` the parent directory's name (with its `/`),
+/// `n` the name less its last extension, `x` that extension (with its
+/// dot), all of it when none of these is given; `w` and `u` turn the
+/// separators to `\` and `/`; `q` puts the result in double quotes and `a`
+/// in single quotes (otherwise quotes around the value are taken off).
+fn filename_parts(value: &str, letters: &str) -> String {
+    let has = |c: char| letters.chars().any(|l| l.eq_ignore_ascii_case(&c));
+    let v = value.trim();
+    let v = v.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(v);
+    let cut = v.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    let (dir, file) = v.split_at(cut);
+    let (name, ext) = match file.rfind('.') {
+        Some(i) => file.split_at(i),
+        None => (file, ""),
+    };
+    let parent = {
+        let trimmed = &dir[..dir.len().saturating_sub(1)];
+        let start = trimmed.rfind(['/', '\\']).map_or(0, |i| i + 1);
+        &dir[start..]
+    };
+    let mut out = if has('p') || has('d') || has('n') || has('x') {
+        let mut out = String::new();
+        if has('p') {
+            out.push_str(dir);
+        } else if has('d') {
+            out.push_str(parent);
+        }
+        if has('n') {
+            out.push_str(name);
+        }
+        if has('x') {
+            out.push_str(ext);
+        }
+        out
+    } else {
+        v.to_string()
+    };
+    if has('w') {
+        out = out.replace('/', "\\");
+    } else if has('u') {
+        out = out.replace('\\', "/");
+    }
+    if has('q') {
+        format!("\"{out}\"")
+    } else if has('a') {
+        format!("'{out}'")
+    } else {
+        out
     }
 }
 
@@ -459,6 +515,21 @@ mod tests {
             expand(&[("S", "abc")], "[]", "$SUBSTR(S, -9223372036854775807, 9223372036854775807)").unwrap(),
             "abc"
         );
+    }
+
+    #[test]
+    fn file_name_parts_as_htcondor_gives_them() {
+        let vars = [("P", "/home/bob/work/data.tar.gz"), ("B", "plain"), ("Q", "\"quoted name.txt\"")];
+        let e = |t: &str| expand(&vars, "[]", t).unwrap();
+        assert_eq!(
+            e("$Fp(P)|$Fn(P)|$Fx(P)|$Fd(P)|$Fnx(P)|$Fpn(P)|$Fdn(P)"),
+            "/home/bob/work/|data.tar|.gz|work/|data.tar.gz|/home/bob/work/data.tar|work/data.tar"
+        );
+        assert_eq!(e("$Fp(B)|$Fn(B)|$Fx(B)|$Fd(B)|$Fnx(B)"), "|plain|||plain");
+        assert_eq!(e("$DIRNAME(P)|$DIRNAME(B)|$BASENAME(P)"), "/home/bob/work/||data.tar.gz");
+        assert_eq!(e("$Fn(Q)|$Fx(Q)|$Fq(Q)|$Fqn(P)"), "quoted name|.txt|\"quoted name.txt\"|\"data.tar\"");
+        assert_eq!(e("$Fw(P)"), r"\home\bob\work\data.tar.gz");
+        assert!(expand(&vars, "[]", "$Ff(P)").is_err());
     }
 
     #[test]
