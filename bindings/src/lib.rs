@@ -15,6 +15,7 @@ mod expr_tree;
 mod functions;
 mod matching;
 mod parsing;
+mod schedd;
 mod semantics;
 
 use pyo3::prelude::*;
@@ -34,6 +35,9 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<matching::PyMatch>()?;
     m.add_class::<matching::PyAnalysis>()?;
     m.add_function(wrap_pyfunction!(matching::analyze, m)?)?;
+    m.add_class::<schedd::PyJobTransforms>()?;
+    m.add_class::<schedd::PySubmitRequirements>()?;
+    m.add_class::<schedd::PySubmitVerdict>()?;
     m.add_function(wrap_pyfunction!(functions::register, m)?)?;
     m.add_function(wrap_pyfunction!(functions::unregister, m)?)?;
     m.add_function(wrap_pyfunction!(expr_tree::attribute, m)?)?;

@@ -25,6 +25,8 @@
 //!   pure step function.
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
+//! - [`schedd`]: the schedd's job transforms and submit requirements, and
+//!   `condor_transform_ads`' rules.
 //!
 //! The library reads no clock: every operation takes the time as an
 //! argument.
@@ -55,6 +57,7 @@ pub mod groups;
 pub mod matching;
 pub mod negotiator;
 pub mod pie;
+pub mod schedd;
 pub mod snapshot;
 pub mod startd;
 
@@ -78,6 +81,11 @@ struct NegotiationDocExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/startd-policy.md")]
 struct StartdPolicyDocExamples;
+
+/// The code in `docs/transforms.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/transforms.md")]
+struct TransformsDocExamples;
 
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]

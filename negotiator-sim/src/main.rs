@@ -7,6 +7,7 @@
 //! negotiator-sim bench --slots N --jobs N --users N [--autoclusters N] [--lean] [--json]
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
+//! negotiator-sim transform [--config FILE] [--rules FILE]... [--jobtransforms NAMES]... [--submit-requirements] [--json] [KEY=VALUE]... JOBS...
 //! ```
 
 mod bench_cmd;
@@ -14,6 +15,7 @@ mod config_cmd;
 mod cycle_cmd;
 mod generate_cmd;
 mod policy_cmd;
+mod transform_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -44,6 +46,9 @@ enum Command {
     /// Drive one slot through a trace of events under a startd policy and
     /// print its states, activities and actions with their causes.
     Policy(policy_cmd::Args),
+    /// Transform job ads as condor_transform_ads and the schedd's
+    /// JOB_TRANSFORM_NAMES do; check submit requirements.
+    Transform(transform_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -79,5 +84,6 @@ fn main() -> ExitCode {
         Command::Generate(args) => generate_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
         Command::Policy(args) => policy_cmd::run(args),
+        Command::Transform(args) => transform_cmd::run(args),
     }
 }

@@ -144,14 +144,14 @@ fn test(expr: &str, config: &Config, warnings: &mut Vec<String>) -> Result<bool,
     Ok(value != inverted)
 }
 
-fn looks_numeric(s: &str) -> bool {
+pub(crate) fn looks_numeric(s: &str) -> bool {
     let s = s.strip_prefix('-').unwrap_or(s);
     !s.is_empty()
         && s.bytes().any(|c| c.is_ascii_digit())
         && s.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
 }
 
-fn crufty_bool(s: &str) -> Option<bool> {
+pub(crate) fn crufty_bool(s: &str) -> Option<bool> {
     let t = s.trim();
     if ["true", "yes", "t"].iter().any(|w| t.eq_ignore_ascii_case(w)) {
         Some(true)
@@ -186,7 +186,7 @@ fn evaluate(expr: &str, config: &Config) -> Result<bool, String> {
 }
 
 /// `text` without its first word `word` (any case), if it starts with it.
-fn strip_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
+pub(crate) fn strip_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
     let head = text.get(..word.len())?;
     if !head.eq_ignore_ascii_case(word) {
         return None;
@@ -195,7 +195,7 @@ fn strip_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
     (rest.is_empty() || !rest.as_bytes()[0].is_ascii_alphanumeric()).then_some(rest)
 }
 
-fn version(rest: &str) -> Result<bool, String> {
+pub(crate) fn version(rest: &str) -> Result<bool, String> {
     let mut p = rest.trim_start();
     let negated = p.starts_with('!');
     if negated {

@@ -37,7 +37,7 @@
 //! `$RANDOM_INTEGER(...)`, `$RANDOM_CHOICE(...)` and the other
 //! `$FUNCTION(...)` macros are left unexpanded, with a warning.
 
-mod conditional;
+pub(crate) mod conditional;
 mod defaults;
 mod error;
 mod expand;

@@ -1,0 +1,542 @@
+//! Transform variables and `$(...)` expansion.
+//!
+//! A transform's `NAME = value` statements, `EVALMACRO` results,
+//! `TRANSFORM` loop variables and command-line `key=value` arguments are
+//! *variables*. Values are stored raw and expanded where they are used,
+//! with the value a variable has at that point of the transform (not its
+//! last value, as in a configuration file).
+//!
+//! `$(NAME)` looks in the variables, then in the built-in values
+//! (`IsLinux`, `Iterating`, and while iterating `Row`, `Step`, ...), then
+//! in the configuration; `$(MY.Attr)` is the job's attribute (a string's
+//! text without quotes, any other expression as written). `$(NAME:default)`
+//! gives `default` when nothing defines `NAME`. Also expanded:
+//! `$(DOLLAR)`, `$ENV(X)`, `$INT(X[, format])`, `$REAL(X[, format])`,
+//! `$STRING(X[, format])` (a C `printf` format with one conversion),
+//! `$EVAL(expr)` (where `expr` may be a name standing for its value),
+//! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`,
+//! `$DIRNAME(X)` and the file-name parts `$F[pdnxqawub](X)`. `$$(...)` is left as it is. Other macro functions
+//! (`$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$Ff...` full paths) are
+//! refused with an error.
+
+use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Syntax, Value};
+use rustc_hash::FxHashMap;
+
+use super::printf::{self, Arg};
+use crate::config::Config;
+
+/// Most replacements while expanding one text.
+const MAX_EXPANSIONS: usize = 10_000;
+/// Longest text an expansion may produce.
+const MAX_TEXT: usize = 64 << 10;
+/// Deepest nesting of macros inside macros (`$(A:$(B:$(C)))`).
+const MAX_NESTING: usize = 32;
+
+/// A transform's variables: names are case-insensitive.
+///
+/// ```
+/// use matchmaker::schedd::Macros;
+/// let mut vars = Macros::new();
+/// vars.set("Queue", "short");
+/// assert_eq!(vars.get("QUEUE"), Some("short"));
+/// assert_eq!(vars.get("other"), None);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Macros {
+    map: FxHashMap<String, String>,
+}
+
+impl Macros {
+    /// No variables.
+    pub fn new() -> Macros {
+        Macros::default()
+    }
+
+    /// Sets `name` to the raw `value`.
+    pub fn set(&mut self, name: &str, value: &str) {
+        self.map.insert(name.to_ascii_lowercase(), value.to_string());
+    }
+
+    /// The raw value of `name`, if set.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.map.get(&name.to_ascii_lowercase()).map(String::as_str)
+    }
+
+    /// Removes `name`.
+    pub fn remove(&mut self, name: &str) {
+        self.map.remove(&name.to_ascii_lowercase());
+    }
+}
+
+/// The built-in values a transform sees when no variable of that name is
+/// set (HTCondor's table for non-iterating transforms).
+pub(crate) fn builtin(name: &str) -> Option<&'static str> {
+    const TABLE: [(&str, &str); 5] =
+        [("IsClusterAd", "0"), ("IsLinux", "1"), ("IsWindows", "0"), ("Iterating", "0"), ("LateMaterialization", "0")];
+    TABLE.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+}
+
+/// What `$(...)` expands against.
+pub(crate) struct Expander<'a> {
+    pub(crate) vars: &'a Macros,
+    pub(crate) ad: &'a ClassAd,
+    pub(crate) config: Option<&'a Config>,
+}
+
+/// One replacement: its text, and whether that text is scanned again (raw
+/// variable values are; the job's attributes and configuration values,
+/// already expanded, are not).
+struct Replacement {
+    text: String,
+    rescan: bool,
+}
+
+impl Replacement {
+    fn done(text: String) -> Replacement {
+        Replacement { text, rescan: false }
+    }
+}
+
+/// The kinds of `$NAME(` prefixes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Func {
+    Plain,
+    Env,
+    Int,
+    Real,
+    Str,
+    Eval,
+    Choice,
+    Substr,
+    /// `$BASENAME` (`nx`), `$DIRNAME` (`p`) and `$F<letters>`.
+    Filename,
+    Refused,
+}
+
+fn classify(name: &str) -> Option<Func> {
+    Some(match name {
+        "" => Func::Plain,
+        "ENV" => Func::Env,
+        "INT" => Func::Int,
+        "REAL" => Func::Real,
+        "STRING" => Func::Str,
+        "EVAL" => Func::Eval,
+        "CHOICE" => Func::Choice,
+        "SUBSTR" => Func::Substr,
+        "BASENAME" | "DIRNAME" => Func::Filename,
+        "RANDOM_CHOICE" | "RANDOM_INTEGER" | "UNPARSE" => Func::Refused,
+        n if n.starts_with('F') && n[1..].bytes().all(|c| b"pnxdqabfwu".contains(&(c | 0x20))) => {
+            if n[1..].bytes().any(|c| c | 0x20 == b'f') {
+                Func::Refused
+            } else {
+                Func::Filename
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Finds the `)` closing the `(` at `open`, counting nested parentheses.
+fn closing(s: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in s.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+impl Expander<'_> {
+    /// Expands the macros of `text`; the error says what failed.
+    pub(crate) fn expand(&self, text: &str) -> Result<String, String> {
+        self.expand_at(text, 0)
+    }
+
+    fn expand_at(&self, text: &str, nesting: usize) -> Result<String, String> {
+        if nesting > MAX_NESTING {
+            return Err(format!("macros nested more than {MAX_NESTING} deep"));
+        }
+        let mut s = text.to_string();
+        let mut from = 0;
+        let mut count = 0;
+        while let Some(rel) = s.get(from..).and_then(|rest| rest.find('$')) {
+            let dollar = from + rel;
+            let bytes = s.as_bytes();
+            if bytes.get(dollar + 1) == Some(&b'$') {
+                // `$$(...)` is kept for later (the negotiator's).
+                from = dollar + 2;
+                continue;
+            }
+            let mut p = dollar + 1;
+            while p < bytes.len() && (bytes[p].is_ascii_alphanumeric() || bytes[p] == b'_') {
+                p += 1;
+            }
+            let func = if bytes.get(p) == Some(&b'(') { classify(&s[dollar + 1..p]) } else { None };
+            let Some((func, close)) = func.and_then(|f| Some((f, closing(bytes, p)?))) else {
+                from = dollar + 1;
+                continue;
+            };
+            count += 1;
+            if count > MAX_EXPANSIONS {
+                return Err(format!("more than {MAX_EXPANSIONS} macro replacements (a macro that refers to itself?)"));
+            }
+            let mut body = s[p + 1..close].to_string();
+            if body.contains('$') {
+                body = self.expand_at(&body, nesting + 1)?;
+            }
+            let r = self.replace(func, &s[dollar + 1..p], &body)?;
+            if s.len() - (close + 1 - dollar) + r.text.len() > MAX_TEXT {
+                return Err(format!("the expansion is longer than {MAX_TEXT} bytes"));
+            }
+            s.replace_range(dollar..=close, &r.text);
+            from = if r.rescan { dollar } else { dollar + r.text.len() };
+        }
+        Ok(s)
+    }
+
+    fn replace(&self, func: Func, fname: &str, body: &str) -> Result<Replacement, String> {
+        match func {
+            Func::Plain => Ok(self.plain(body)),
+            Func::Env => Ok(Replacement::done(std::env::var(body.trim()).unwrap_or_default())),
+            Func::Int | Func::Real | Func::Str => {
+                let (name, format) = match body.split_once(',') {
+                    Some((n, f)) => (n.trim(), Some(f.trim())),
+                    None => (body.trim(), None),
+                };
+                let text = self.lookup(name).map(|r| r.text).unwrap_or_else(|| name.to_string());
+                let value = evaluate(&text, None);
+                let what = match func {
+                    Func::Int => "an integer",
+                    Func::Real => "a real",
+                    _ => "a string",
+                };
+                let not = || format!("${fname}() macro: {text} does not evaluate to {what}");
+                let arg = match (func, &value) {
+                    (Func::Int, Value::Int(i)) => Arg::Int(*i),
+                    (Func::Int, Value::Real(r)) => Arg::Int(r.trunc() as i64),
+                    (Func::Int, Value::Bool(b)) => Arg::Int(i64::from(*b)),
+                    (Func::Real, Value::Int(i)) => Arg::Real(*i as f64),
+                    (Func::Real, Value::Real(r)) => Arg::Real(*r),
+                    (Func::Str, Value::Str(t)) => Arg::Str(t.as_ref()),
+                    // Anything else is the text itself, as in HTCondor.
+                    (Func::Str, _) => Arg::Str(&text),
+                    _ => return Err(not()),
+                };
+                let out = match (format, &arg) {
+                    (None, Arg::Int(i)) => i.to_string(),
+                    (None, Arg::Real(r)) => format_g16(*r),
+                    (None, Arg::Str(s)) => (*s).to_string(),
+                    (Some(f), arg) => {
+                        let mut out = printf::format(f, arg).map_err(|e| format!("${fname}() macro: {e}"))?;
+                        // A formatted real always looks like one.
+                        if matches!(arg, Arg::Real(_)) && !out.contains('.') {
+                            out.push_str(".0");
+                        }
+                        out
+                    }
+                };
+                Ok(Replacement::done(out))
+            }
+            Func::Eval => {
+                // A name (of a variable or `MY.Attr`) stands for its value.
+                let text = self.lookup(body.trim()).map_or_else(|| body.to_string(), |r| r.text);
+                let value = evaluate(&text, Some(self.ad));
+                Ok(Replacement::done(match value {
+                    Value::Str(t) => t.to_string(),
+                    v => v.to_expr().display(Syntax::Old).to_string(),
+                }))
+            }
+            Func::Choice => {
+                let mut parts = body.split(',');
+                let index = parts.next().unwrap_or("").trim();
+                let items: Vec<&str> = parts.map(str::trim).collect();
+                let idx_text = self.lookup(index).map(|r| r.text).unwrap_or_else(|| index.to_string());
+                let i = match evaluate(&idx_text, None) {
+                    Value::Int(i) => i,
+                    _ => return Err(format!("$CHOICE() macro: {index} is not a valid index")),
+                };
+                usize::try_from(i)
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .map(|s| Replacement::done((*s).to_string()))
+                    .ok_or_else(|| format!("$CHOICE() macro: index {i} is out of range"))
+            }
+            Func::Substr => {
+                let args: Vec<&str> = body.split(',').map(str::trim).collect();
+                let (name, start) = match args.as_slice() {
+                    [n, s] | [n, s, _] => (*n, *s),
+                    _ => return Err(format!("$SUBSTR({body}): expected a name, a start and an optional length")),
+                };
+                let text = self.lookup(name).map(|r| r.text).unwrap_or_default();
+                let chars: Vec<char> = text.chars().collect();
+                let n = chars.len() as i64;
+                let num = |t: &str| t.parse::<i64>().map_err(|_| format!("$SUBSTR({body}): {t} is not a number"));
+                let mut begin = num(start)?;
+                if begin < 0 {
+                    begin = n.saturating_add(begin).max(0);
+                }
+                let begin = begin.min(n);
+                let end = match args.get(2) {
+                    Some(l) => {
+                        let len = num(l)?;
+                        if len < 0 {
+                            n.saturating_add(len).max(begin)
+                        } else {
+                            begin.saturating_add(len).min(n)
+                        }
+                    }
+                    None => n,
+                };
+                Ok(Replacement::done(chars[begin as usize..end as usize].iter().collect()))
+            }
+            Func::Filename => {
+                // A name nothing defines stands for itself, as in HTCondor.
+                let text = self.lookup(body.trim()).map_or_else(|| body.trim().to_string(), |r| r.text);
+                let letters = match fname {
+                    "BASENAME" => "nx",
+                    "DIRNAME" => "p",
+                    f => &f[1..],
+                };
+                Ok(Replacement::done(filename_parts(&text, letters)))
+            }
+            Func::Refused => Err(format!("${fname}(...) is not supported")),
+        }
+    }
+
+    /// `$(NAME)` or `$(NAME:default)`.
+    fn plain(&self, body: &str) -> Replacement {
+        let (name, default) = match body.split_once(':') {
+            Some((n, d)) => (n.trim(), Some(d)),
+            None => (body.trim(), None),
+        };
+        if name.eq_ignore_ascii_case("DOLLAR") {
+            return Replacement::done("$".to_string());
+        }
+        match (self.lookup(name), default) {
+            (Some(r), _) => r,
+            (None, Some(d)) => Replacement { text: d.to_string(), rescan: true },
+            (None, None) => Replacement::done(String::new()),
+        }
+    }
+
+    /// The value of `name`: `MY.Attr`, a variable, a built-in value or a
+    /// configuration value.
+    fn lookup(&self, name: &str) -> Option<Replacement> {
+        if let Some(attr) = strip_prefix_ci(name, "MY.") {
+            let expr = self.ad.lookup(attr)?;
+            return Some(Replacement::done(attr_text(expr)));
+        }
+        if let Some(v) = self.vars.get(name) {
+            return Some(Replacement { text: v.to_string(), rescan: true });
+        }
+        if let Some(v) = builtin(name) {
+            return Some(Replacement::done(v.to_string()));
+        }
+        let config = self.config?;
+        config.lookup(name).map(|l| Replacement::done(l.value))
+    }
+}
+
+/// The parts of a file name `$F<letters>(X)` keeps: `p` the directory
+/// (with its final `/`), `d` the parent directory's name (with its `/`),
+/// `n` the name less its last extension, `x` that extension (with its
+/// dot), all of it when none of these is given; `w` and `u` turn the
+/// separators to `\` and `/`; `q` puts the result in double quotes and `a`
+/// in single quotes (otherwise quotes around the value are taken off).
+fn filename_parts(value: &str, letters: &str) -> String {
+    let has = |c: char| letters.chars().any(|l| l.eq_ignore_ascii_case(&c));
+    let v = value.trim();
+    let v = v.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(v);
+    let cut = v.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    let (dir, file) = v.split_at(cut);
+    let (name, ext) = match file.rfind('.') {
+        Some(i) => file.split_at(i),
+        None => (file, ""),
+    };
+    let parent = {
+        let trimmed = &dir[..dir.len().saturating_sub(1)];
+        let start = trimmed.rfind(['/', '\\']).map_or(0, |i| i + 1);
+        &dir[start..]
+    };
+    let mut out = if has('p') || has('d') || has('n') || has('x') {
+        let mut out = String::new();
+        if has('p') {
+            out.push_str(dir);
+        } else if has('d') {
+            out.push_str(parent);
+        }
+        if has('n') {
+            out.push_str(name);
+        }
+        if has('x') {
+            out.push_str(ext);
+        }
+        out
+    } else {
+        v.to_string()
+    };
+    if has('w') {
+        out = out.replace('/', "\\");
+    } else if has('u') {
+        out = out.replace('\\', "/");
+    }
+    if has('q') {
+        format!("\"{out}\"")
+    } else if has('a') {
+        format!("'{out}'")
+    } else {
+        out
+    }
+}
+
+/// `$(MY.Attr)`: a string literal's text, or the expression as written.
+pub(crate) fn attr_text(expr: &Expr) -> String {
+    match expr.as_literal() {
+        Some(Literal::Str(t)) => t.to_string(),
+        _ => expr.display(Syntax::Old).to_string(),
+    }
+}
+
+pub(crate) fn strip_prefix_ci<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
+    if s.len() >= prefix.len() && s.is_char_boundary(prefix.len()) && s[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        Some(&s[prefix.len()..])
+    } else {
+        None
+    }
+}
+
+/// The evaluation options of transforms and submit requirements: old
+/// ClassAd semantics, as HTCondor's schedd and tools evaluate (`MY.x`
+/// names the ad's attribute; unscoped names fall through to TARGET).
+pub(crate) fn options() -> EvalOptions {
+    EvalOptions::new().semantics(classad::Semantics::Old)
+}
+
+/// Evaluates `text` as a ClassAd expression (new syntax), in `ad` if given;
+/// a text that does not parse is an error value.
+pub(crate) fn evaluate(text: &str, ad: Option<&ClassAd>) -> Value {
+    let Ok(expr) = classad::parse_expr(text) else {
+        return Value::Error;
+    };
+    let options = options();
+    match ad {
+        Some(ad) => EvalContext::new(&options).my(ad).eval(&expr),
+        None => EvalContext::new(&options).eval(&expr),
+    }
+}
+
+/// A real as C's `%.16G` writes it.
+pub(crate) fn format_g16(x: f64) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "NAN".into()
+        } else if x > 0.0 {
+            "INF".into()
+        } else {
+            "-INF".into()
+        };
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let exp = format!("{x:.15e}");
+    let (mantissa, e) = exp.split_once('e').unwrap_or((&exp, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    if !(-4..16).contains(&e) {
+        let m = trim_zeros(mantissa);
+        return format!("{m}E{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    }
+    let decimals = usize::try_from(15 - e).unwrap_or(0);
+    trim_zeros(&format!("{x:.decimals$}")).to_string()
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(vars: &[(&str, &str)], ad: &str, text: &str) -> Result<String, String> {
+        let mut m = Macros::new();
+        for (k, v) in vars {
+            m.set(k, v);
+        }
+        let ad: ClassAd = ad.parse().expect("ad");
+        Expander { vars: &m, ad: &ad, config: None }.expand(text)
+    }
+
+    #[test]
+    fn plain_defaults_and_ad_attributes() {
+        let ad = r#"[ Owner = "alice"; Mem = 2 * 1024 ]"#;
+        assert_eq!(expand(&[("X", "$(Y)!"), ("y", "why")], ad, "$(X) $(Z:dflt) $(Z)|").unwrap(), "why! dflt |");
+        assert_eq!(expand(&[], ad, "$(MY.Owner)/$(my.mem)/$(MY.None:n)").unwrap(), "alice/2 * 1024/n");
+        assert_eq!(expand(&[], ad, "$(DOLLAR)(X) $$(Cpus)").unwrap(), "$(X) $$(Cpus)");
+        assert_eq!(expand(&[], ad, "$(IsLinux)$(Iterating)").unwrap(), "10");
+    }
+
+    #[test]
+    fn functions() {
+        let ad = r#"[ Owner = "alice"; Cmd = "/bin/sleep"; Mem = 1024 ]"#;
+        let vars = [("N", "5"), ("R", "1.0/3")];
+        assert_eq!(expand(&vars, ad, "$INT(N) $REAL(N) $REAL(R)").unwrap(), "5 5 0.3333333333333333");
+        assert_eq!(expand(&vars, ad, "$CHOICE(1, a, b, c) $SUBSTR(MY.Owner, 1, 2)").unwrap(), "b li");
+        assert_eq!(expand(&vars, ad, "$BASENAME(MY.Cmd) $EVAL(MY.Mem * 2)").unwrap(), "sleep 2048");
+        // HTCondor's: the name stands for its value, `alice`, which is undefined.
+        assert_eq!(expand(&vars, ad, "$EVAL(MY.Owner) $Fq(MY.Cmd)").unwrap(), r#"undefined "/bin/sleep""#);
+        assert!(expand(&vars, ad, "$RANDOM_CHOICE(a,b)").unwrap_err().contains("not supported"));
+        assert_eq!(expand(&vars, ad, "$NOTAFUNC(x)").unwrap(), "$NOTAFUNC(x)");
+        // A `$` before a `)` that closes nothing (found by the property test).
+        assert_eq!(expand(&vars, ad, "$)(").unwrap(), "$)(");
+        assert_eq!(expand(&vars, ad, "$(N").unwrap(), "$(N");
+    }
+
+    #[test]
+    fn self_reference_deep_nesting_and_growth_are_errors() {
+        assert!(expand(&[("A", "$(A)")], "[]", "$(A)").is_err());
+        let deep = format!("{}x{}", "$(A:".repeat(10_000), ")".repeat(10_000));
+        assert!(expand(&[], "[]", &deep).unwrap_err().contains("nested"));
+        let doubling = [("A", "$(B)$(B)"), ("B", "$(C)$(C)"), ("C", "$(D)$(D)"), ("D", "xxxxxxxxxxxxxxxxxxxx")];
+        assert!(expand(&doubling, "[]", &"$(A)".repeat(2000)).is_err());
+        assert_eq!(
+            expand(&[("S", "abc")], "[]", "$SUBSTR(S, -9223372036854775807, 9223372036854775807)").unwrap(),
+            "abc"
+        );
+    }
+
+    #[test]
+    fn file_name_parts_as_htcondor_gives_them() {
+        let vars = [("P", "/home/bob/work/data.tar.gz"), ("B", "plain"), ("Q", "\"quoted name.txt\"")];
+        let e = |t: &str| expand(&vars, "[]", t).unwrap();
+        assert_eq!(
+            e("$Fp(P)|$Fn(P)|$Fx(P)|$Fd(P)|$Fnx(P)|$Fpn(P)|$Fdn(P)"),
+            "/home/bob/work/|data.tar|.gz|work/|data.tar.gz|/home/bob/work/data.tar|work/data.tar"
+        );
+        assert_eq!(e("$Fp(B)|$Fn(B)|$Fx(B)|$Fd(B)|$Fnx(B)"), "|plain|||plain");
+        assert_eq!(e("$DIRNAME(P)|$DIRNAME(B)|$BASENAME(P)"), "/home/bob/work/||data.tar.gz");
+        assert_eq!(e("$Fn(Q)|$Fx(Q)|$Fq(Q)|$Fqn(P)"), "quoted name|.txt|\"quoted name.txt\"|\"data.tar\"");
+        assert_eq!(e("$Fw(P)"), r"\home\bob\work\data.tar.gz");
+        assert!(expand(&vars, "[]", "$Ff(P)").is_err());
+    }
+
+    #[test]
+    fn g16() {
+        assert_eq!(format_g16(5.0), "5");
+        assert_eq!(format_g16(1e20), "1E+20");
+        assert_eq!(format_g16(0.25), "0.25");
+        assert_eq!(format_g16(1.0 / 3.0), "0.3333333333333333");
+    }
+}

@@ -1,0 +1,136 @@
+//! `negotiator-sim transform` from the command line: the transform corpus
+//! (`matchmaker/tests/data/transforms`) printed byte for byte as
+//! HTCondor's `condor_transform_ads` printed it, in the long form and as
+//! JSON; submit requirements; bad rules named by file and line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../matchmaker/tests/data/transforms")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_negotiator-sim"))
+        .arg("transform")
+        .args(args)
+        .current_dir(corpus())
+        .env_remove("CONDOR_CONFIG")
+        .output()
+        .expect("negotiator-sim runs")
+}
+
+fn names(dir: &str, ext: &str) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(corpus().join(dir))
+        .expect("corpus")
+        .filter_map(|e| {
+            let p = e.expect("entry").path();
+            (p.extension()? == ext).then(|| p.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn corpus_output_is_condor_transform_ads_output() {
+    let items = format!("ITEMS={}", corpus().join("items").display());
+    let mut differ = Vec::new();
+    let mut compared = 0;
+    for jobs in names("jobs", "ad") {
+        let job_file = format!("jobs/{jobs}.ad");
+        for rules in names("rules", "xform") {
+            let rules_file = format!("rules/{rules}.xform");
+            let out = run(&["-rules", &rules_file, &items, "SITE=east", &job_file]);
+            let expected = std::fs::read(corpus().join(format!("expected/{rules}__{jobs}.out"))).expect("expected");
+            if out.stdout != expected {
+                differ.push(format!("{rules} x {jobs}"));
+            }
+            // condor_transform_ads -out:json -
+            let out = run(&["--json", "-rules", &rules_file, &items, "SITE=east", &job_file]);
+            let expected = std::fs::read(corpus().join(format!("expected/{rules}__{jobs}.json"))).expect("expected");
+            if out.stdout != expected {
+                differ.push(format!("{rules} x {jobs} (JSON)"));
+            }
+            compared += 1;
+        }
+        for conf in names("configs", "conf") {
+            let path = format!("configs/{conf}.conf");
+            let text = std::fs::read_to_string(corpus().join(&path)).expect("config");
+            let list = text.lines().find_map(|l| l.strip_prefix("# jobtransforms:")).expect("names").trim();
+            let out = run(&["--config", &path, "-jobtransforms", list, &items, "SITE=east", &job_file]);
+            let expected = std::fs::read(corpus().join(format!("expected/{conf}__{jobs}.out"))).expect("expected");
+            if out.stdout != expected {
+                differ.push(format!("{conf} x {jobs}"));
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 51, "{compared} cases");
+    assert!(differ.is_empty(), "output differs from condor_transform_ads for {differ:?}");
+}
+
+#[test]
+fn schedd_transforms_then_submit_requirements() {
+    let dir = std::env::temp_dir().join(format!("transform-cmd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let conf = dir.join("schedd.conf");
+    std::fs::write(
+        &conf,
+        "JOB_TRANSFORM_NAMES = Cap\n\
+         JOB_TRANSFORM_Cap @=end\n\
+           REQUIREMENTS RequestMemory > 4096\n\
+           SET RequestMemory 4096\n\
+         @end\n\
+         SUBMIT_REQUIREMENT_NAMES = NoGpu Project\n\
+         SUBMIT_REQUIREMENT_NoGpu = WantGPU =!= true\n\
+         SUBMIT_REQUIREMENT_NoGpu_REASON = strcat(\"no GPUs here, \", Owner)\n\
+         SUBMIT_REQUIREMENT_Project = ProjectName isnt undefined\n\
+         SUBMIT_REQUIREMENT_Project_IS_WARNING = true\n",
+    )
+    .expect("write config");
+    let conf = conf.to_string_lossy().to_string();
+    // bob wants a GPU: refused; alice has no project: warned, accepted.
+    let out = run(&["--config", &conf, "--submit-requirements", "jobs/alice.ad", "jobs/bob.ad"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("Job 11.3: REFUSED: no GPUs here, bob"), "{stderr}");
+    assert!(stderr.contains("Job 10.0: WARNING: Submit requirement Project not met."), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Owner = \"alice\"") && !stdout.contains("Owner = \"bob\""), "{stdout}");
+    // The transform capped carol's second job before the requirements ran.
+    let out = run(&["--config", &conf, "--json", "jobs/two.ad"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    assert_eq!(json[1]["RequestMemory"], 4096);
+    assert_eq!(json[0]["RequestMemory"], 512);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_rules_are_named_by_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("transform-cmd-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let rules = dir.join("bad.xform");
+    std::fs::write(&rules, "SET A 1\n\nFROB B 2\n").expect("write");
+    let out = run(&["--rules", &rules.to_string_lossy(), "jobs/alice.ad"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("bad.xform, line 3: FROB is not a valid transform keyword"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn rules_and_jobtransforms_apply_in_command_line_order() {
+    let dir = std::env::temp_dir().join(format!("transform-cmd-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let conf = dir.join("c.conf");
+    std::fs::write(&conf, "JOB_TRANSFORM_T = SET X 2\n").expect("write");
+    let rules = dir.join("r.xform");
+    std::fs::write(&rules, "SET X 1\n").expect("write");
+    let (conf, rules) = (conf.to_string_lossy().to_string(), rules.to_string_lossy().to_string());
+    let out = run(&["--config", &conf, "-rules", &rules, "-jobtransforms", "T", "jobs/bob.ad"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("X = 2"));
+    let out = run(&["--config", &conf, "-jobtransforms", "T", "-rules", &rules, "jobs/bob.ad"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("X = 1"));
+    std::fs::remove_dir_all(&dir).ok();
+}
