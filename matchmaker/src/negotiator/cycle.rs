@@ -444,8 +444,14 @@ fn negotiate_pool(
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     let available = slots.iter().filter(|s| s.available).count();
-    let free: Vec<u32> =
-        (0..=slots.len()).map(|i| if slots.get(i).is_some_and(|s| !s.available) { i + 1 } else { i } as u32).collect();
+    // Slots trimmed, and slots whose own Requirements no job can make
+    // true, are skipped from the start.
+    let free: Vec<u32> = (0..=slots.len())
+        .map(|i| {
+            let skip = slots.get(i).is_some_and(|s| !s.available) || (i < slots.len() && pool.accepts_nothing(i));
+            (if skip { i + 1 } else { i }) as u32
+        })
+        .collect();
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
     let caches =
         Caches { pre_job, post_job, slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()) };
@@ -986,6 +992,8 @@ impl State<'_, '_> {
             sorted: 0,
             head: 0,
             next_range: self.ranges.len(),
+            dependent: Vec::new(),
+            next_dependent: 0,
             group: Vec::new(),
             group_sorted: 0,
             group_head: 0,
@@ -998,18 +1006,28 @@ impl State<'_, '_> {
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
         if lazy {
             list.rank_by_range = !only_for_startd_rank && self.rank_by_range(ad);
-            // Candidates come group by group, best first: the slots whose
-            // pre-job rank this job can change are examined now, the others
-            // a group of equal pre-job rank at a time, as the list is used.
+            // Candidates come group by group of equal pre-job rank, best
+            // first, as the list is used. Ranges whose pre-job rank this job
+            // changes join the group of their value for it, or, when their
+            // slots may differ, are examined now.
             list.next_range = 0;
             list.tests = self.range_tests(ad);
-            let dependent: Vec<Range<usize>> = self
-                .ranges
-                .iter()
-                .filter(|r| !self.caches.pre_job.independent(r.shape, ad) && self.viable(&list.tests, ad, &r.range))
-                .map(|r| r.range.clone())
-                .collect();
-            self.examine(&mut list, &dependent);
+            let serial = self.serial;
+            let mut eager: Vec<Range<usize>> = Vec::new();
+            for (r, range) in self.ranges.iter().enumerate() {
+                if self.caches.pre_job.independent(range.shape, ad) || !self.viable(&list.tests, ad, &range.range) {
+                    continue;
+                }
+                if self.caches.pre_job.uniform(range.shape) {
+                    let first = range.range.start;
+                    let value = self.caches.pre_job.value(&self.opts, first, &self.ads[first], ad, serial);
+                    list.dependent.push((value, r));
+                } else {
+                    eager.push(range.range.clone());
+                }
+            }
+            list.dependent.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            self.examine(&mut list, &eager);
         } else {
             self.examine(&mut list, std::slice::from_ref(&(0..self.ads.len())));
             let carved: Vec<usize> =
@@ -1305,7 +1323,7 @@ impl State<'_, '_> {
                 sort_prefix(&mut list.group, &mut list.group_sorted, list.group_head + 1);
                 list.group.get(list.group_head).copied()
             };
-            if head.is_some() || list.next_range >= self.ranges.len() {
+            if head.is_some() || (list.next_range >= self.ranges.len() && list.next_dependent >= list.dependent.len()) {
                 return head;
             }
             self.examine_group(list);
@@ -1326,18 +1344,34 @@ impl State<'_, '_> {
     /// to its range, its candidates are read range by range, ranked only
     /// as they are read; otherwise each is ranked now.
     fn examine_group(&mut self, list: &mut MatchList) {
-        let value = self.ranges[list.next_range].value;
+        // The best value left among the cycle's ranges and the job's own.
+        let fixed = self.ranges.get(list.next_range).map(|r| r.value);
+        let own = list.dependent.get(list.next_dependent).map(|d| d.0);
+        let Some(value) = (match (fixed, own) {
+            (Some(a), Some(b)) => Some(if b.total_cmp(&a) == Ordering::Greater { b } else { a }),
+            (a, b) => a.or(b),
+        }) else {
+            return;
+        };
+        let same = |v: f64| v == value || v.to_bits() == value.to_bits();
         let first = list.next_range;
-        while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits() {
+        while list.next_range < self.ranges.len() && same(self.ranges[list.next_range].value) {
             list.next_range += 1;
         }
-        let group: Vec<usize> = (first..list.next_range)
+        let mut group: Vec<usize> = (first..list.next_range)
             .filter(|&r| {
                 let range = &self.ranges[r];
                 self.caches.pre_job.independent(range.shape, &list.request)
                     && self.viable(&list.tests, &list.request, &range.range)
             })
             .collect();
+        while let Some(&(v, r)) = list.dependent.get(list.next_dependent) {
+            if !same(v) {
+                break;
+            }
+            group.push(r);
+            list.next_dependent += 1;
+        }
         list.group.clear();
         list.group_head = 0;
         list.group_sorted = 0;

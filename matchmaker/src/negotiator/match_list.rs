@@ -49,6 +49,11 @@ pub(super) struct MatchList {
     pub(super) head: usize,
     /// The next of the cycle's slot ranges (by pre-job rank) to examine.
     pub(super) next_range: usize,
+    /// The ranges whose pre-job rank this job changes but which have one
+    /// value on all their slots: `(value, range)`, best first, examined
+    /// with the groups of the same value from `next_dependent` on.
+    pub(super) dependent: Vec<(f64, usize)>,
+    pub(super) next_dependent: usize,
     /// The candidates of the last group examined, from `group_head`;
     /// `group[..group_sorted]` in their final order, the rest sorted as
     /// they are needed.
