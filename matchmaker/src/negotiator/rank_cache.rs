@@ -38,7 +38,7 @@ impl Conversion {
 
 /// What a slot has for one of the names the expression reads directly.
 #[derive(Clone, PartialEq, Eq, Hash)]
-enum Part {
+pub(super) enum Part {
     Missing,
     Int(i64),
     Real(u64),
@@ -48,6 +48,25 @@ enum Part {
     Expr(String),
     /// Anything else: the slot is a shape of its own.
     Own(usize),
+}
+
+impl Part {
+    /// What slot `index` (whose ad is `slot`) has for `name`.
+    pub(super) fn of(opts: &EvalOptions, slot: &ClassAd, index: usize, name: Name) -> Part {
+        match slot.lookup(name) {
+            None => Part::Missing,
+            Some(e) => match e.as_literal() {
+                Some(Literal::Int(i)) => Part::Int(*i),
+                Some(Literal::Real(r)) => Part::Real(r.to_bits()),
+                Some(Literal::Bool(b)) => Part::Bool(*b),
+                Some(Literal::Str(s)) => Part::Str(s.as_str().to_string()),
+                // An expression that reads nothing of the slot has the same
+                // value on every slot for a given job.
+                _ if internal(opts, slot, e).is_ok_and(|names| names.is_empty()) => Part::Expr(e.to_string()),
+                _ => Part::Own(index),
+            },
+        }
+    }
 }
 
 struct Shape {
@@ -96,6 +115,21 @@ impl RankCache {
             index: FxHashMap::default(),
             checked: Vec::new(),
             empty,
+        }
+    }
+
+    /// Slot shapes by the values of `names` alone (no expression: every
+    /// value is the lowest).
+    pub(super) fn of_names(names: Vec<Name>, slots: usize) -> RankCache {
+        RankCache {
+            expr: None,
+            conversion: Conversion::Negotiator,
+            direct: names,
+            shape_of: vec![UNKNOWN; slots],
+            shapes: Vec::new(),
+            index: FxHashMap::default(),
+            checked: Vec::new(),
+            empty: ClassAd::new(),
         }
     }
 
@@ -172,23 +206,7 @@ impl RankCache {
 
     /// The shape of slot `index`, made on first sight.
     fn shape(&mut self, opts: &EvalOptions, index: usize, slot: &ClassAd) -> u32 {
-        let key: Vec<Part> = self
-            .direct
-            .iter()
-            .map(|name| match slot.lookup(*name) {
-                None => Part::Missing,
-                Some(e) => match e.as_literal() {
-                    Some(Literal::Int(i)) => Part::Int(*i),
-                    Some(Literal::Real(r)) => Part::Real(r.to_bits()),
-                    Some(Literal::Bool(b)) => Part::Bool(*b),
-                    Some(Literal::Str(s)) => Part::Str(s.as_str().to_string()),
-                    // An expression that reads nothing of the slot has the
-                    // same value on every slot for a given job.
-                    _ if internal(opts, slot, e).is_ok_and(|names| names.is_empty()) => Part::Expr(e.to_string()),
-                    _ => Part::Own(index),
-                },
-            })
-            .collect();
+        let key: Vec<Part> = self.direct.iter().map(|name| Part::of(opts, slot, index, *name)).collect();
         if let Some(&shape) = self.index.get(&key) {
             return shape;
         }
