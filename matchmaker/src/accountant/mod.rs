@@ -202,7 +202,8 @@ pub struct Accountant {
     /// stored once, in its record).
     customer_index: hashbrown::HashTable<usize>,
     resources: Vec<ResourceRecord>,
-    resource_index: FxHashMap<Box<str>, usize>,
+    /// `resources` by name (hashed with `name_hash`).
+    resource_index: hashbrown::HashTable<usize>,
     /// Records under other keys, kept as they are.
     others: Vec<OtherRecord>,
     last_update: i64,
@@ -228,7 +229,7 @@ impl Accountant {
             customers: Vec::new(),
             customer_index: hashbrown::HashTable::new(),
             resources: Vec::new(),
-            resource_index: FxHashMap::default(),
+            resource_index: hashbrown::HashTable::new(),
             others: Vec::new(),
             last_update: 0,
             accountant_other: Vec::new(),
@@ -353,7 +354,7 @@ impl Accountant {
 
     /// The record of a claimed slot (`<Name>@<StartdIpAddr>`).
     pub fn resource(&self, name: &str) -> Option<&ResourceRecord> {
-        self.resource_index.get(name).map(|&i| &self.resources[i])
+        self.resource_at(name).map(|i| &self.resources[i])
     }
 
     /// Every claimed-slot record.
@@ -680,11 +681,11 @@ impl Accountant {
             // A consumption-policy match: one pseudo-resource per match.
             let count = self.resource(&resource).and_then(|r| r.num_cp_matches).unwrap_or(0);
             let key = format!("{RESOURCE_PREFIX}{resource}");
-            self.ensure_resource(&resource)?;
+            let i = self.ensure_resource(&resource)?;
             if self.log.is_some() {
                 self.pending.set(&key, "NumCpMatches", &(count + 1).to_string())?;
             }
-            self.resource_mut(&resource).num_cp_matches = Some(count + 1);
+            self.resources[i].num_cp_matches = Some(count + 1);
             resource = format!("{resource}_cp_match_{count:03}");
             weight = cost;
         } else {
@@ -704,7 +705,7 @@ impl Accountant {
             let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
             self.set_customer_real(part, "HierWeightedResourcesUsed", hier + weight)?;
         }
-        self.ensure_resource(&resource)?;
+        let i = self.ensure_resource(&resource)?;
         let limits = attr_string(slot, slot_names().matched_concurrency_limits);
         if self.log.is_some() {
             let key = format!("{RESOURCE_PREFIX}{resource}");
@@ -715,7 +716,7 @@ impl Accountant {
                 self.pending.set(&key, "MatchedConcurrencyLimits", &format_string(limits))?;
             }
         }
-        let r = self.resource_mut(&resource);
+        let r = &mut self.resources[i];
         r.remote_user = Some(customer.to_string());
         r.other.retain(|(n, _)| !n.eq_ignore_ascii_case("SlotWeight"));
         r.slot_weight = Some(logged_real(weight).as_f64());
@@ -1073,20 +1074,29 @@ impl Accountant {
         Ok(())
     }
 
-    fn ensure_resource(&mut self, name: &str) -> Result<(), AccountantError> {
-        if !self.resource_index.contains_key(name) {
-            if self.log.is_some() {
-                self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
-            }
-            self.resource_index.insert(name.to_string().into_boxed_str(), self.resources.len());
-            self.resources.push(ResourceRecord::new(name));
+    /// The index of a claimed slot's record, made if missing.
+    fn ensure_resource(&mut self, name: &str) -> Result<usize, AccountantError> {
+        if let Some(i) = self.resource_at(name) {
+            return Ok(i);
         }
-        Ok(())
+        if self.log.is_some() {
+            self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+        }
+        Ok(self.insert_resource(ResourceRecord::new(name)))
     }
 
-    fn resource_mut(&mut self, name: &str) -> &mut ResourceRecord {
-        let i = self.resource_index[name];
-        &mut self.resources[i]
+    /// The index of a claimed slot's record.
+    fn resource_at(&self, name: &str) -> Option<usize> {
+        self.resource_index.find(name_hash(name), |&i| self.resources[i].name == name).copied()
+    }
+
+    fn insert_resource(&mut self, record: ResourceRecord) -> usize {
+        let i = self.resources.len();
+        let hash = name_hash(&record.name);
+        self.resources.push(record);
+        let resources = &self.resources;
+        self.resource_index.insert_unique(hash, i, |&j| name_hash(&resources[j].name));
+        i
     }
 
     fn destroy_resource(&mut self, name: &str, key: &str) -> Result<(), AccountantError> {
@@ -1099,11 +1109,18 @@ impl Accountant {
 
     /// Drops a resource record from memory (the log is the caller's).
     fn forget_resource(&mut self, name: &str) {
-        if let Some(i) = self.resource_index.remove(name) {
-            self.resources.swap_remove(i);
-            if i < self.resources.len() {
-                let moved = self.resources[i].name.clone();
-                self.resource_index.insert(moved.into_boxed_str(), i);
+        let Some(i) = self.resource_at(name) else {
+            return;
+        };
+        if let Ok(entry) = self.resource_index.find_entry(name_hash(name), |&j| j == i) {
+            entry.remove();
+        }
+        self.resources.swap_remove(i);
+        // The last record moved into the gap.
+        let last = self.resources.len();
+        if i < last {
+            if let Some(slot) = self.resource_index.find_mut(name_hash(&self.resources[i].name), |&j| j == last) {
+                *slot = i;
             }
         }
     }
@@ -1120,11 +1137,10 @@ impl LogTable for Accountant {
                 }
             }
         } else if let Some(name) = key.strip_prefix(RESOURCE_PREFIX) {
-            match self.resource_index.get(name) {
-                Some(&i) => self.resources[i] = ResourceRecord::new(name),
+            match self.resource_at(name) {
+                Some(i) => self.resources[i] = ResourceRecord::new(name),
                 None => {
-                    self.resource_index.insert(name.into(), self.resources.len());
-                    self.resources.push(ResourceRecord::new(name));
+                    self.insert_resource(ResourceRecord::new(name));
                 }
             }
         } else if key == ACCOUNTANT_KEY {
@@ -1166,7 +1182,7 @@ impl LogTable for Accountant {
                 self.customers[i].set_text(name, value);
             }
         } else if let Some(resource) = key.strip_prefix(RESOURCE_PREFIX) {
-            if let Some(&i) = self.resource_index.get(resource) {
+            if let Some(i) = self.resource_at(resource) {
                 self.resources[i].set_text(name, value);
             }
         } else if key == ACCOUNTANT_KEY {
@@ -1191,7 +1207,7 @@ impl LogTable for Accountant {
                 self.customers[i].delete(name);
             }
         } else if let Some(resource) = key.strip_prefix(RESOURCE_PREFIX) {
-            if let Some(&i) = self.resource_index.get(resource) {
+            if let Some(i) = self.resource_at(resource) {
                 self.resources[i].delete(name);
             }
         } else if key == ACCOUNTANT_KEY {

@@ -165,8 +165,8 @@ enum JobRank<'p, 'a> {
     Evaluate,
     /// The request's `Rank`, prepared.
     Prepared(&'p classad::Prepared<&'a ClassAd>),
-    /// Already known (the same on every slot of its range).
-    Known(f64),
+    /// All three ranks already known (the same on every slot of its range).
+    Range { pre: f64, job: f64, post: f64 },
 }
 
 /// How a request ended.
@@ -1150,8 +1150,16 @@ impl State<'_, '_> {
             self.ranks(ad, slot_ad, claim, candidates::job_rank(&self.opts, ad, slot_ad))
         } else {
             let serial = self.serial;
+            if let JobRank::Range { pre, job, post } = job_rank {
+                let preemption = self.preemption_rank(ad, slot_ad, claim);
+                return Some(Candidate {
+                    slot,
+                    order: self.order[slot],
+                    ranks: Ranks { pre_job: pre, job, post_job: post, claim, preemption },
+                });
+            }
             let rank = match job_rank {
-                JobRank::Known(rank) => rank,
+                JobRank::Range { job, .. } => job,
                 JobRank::Prepared(prepared) => prepared.rank(slot_ad),
                 JobRank::Evaluate if ad.lookup(self.names.rank).is_some() => {
                     candidates::job_rank(&self.opts, ad, slot_ad)
@@ -1211,14 +1219,16 @@ impl State<'_, '_> {
                                 list.runs.push(run, &self.order);
                             }
                         }
-                        let Some((slot, rank, run)) = list.runs.pop() else {
+                        let Some((slot, ranks, run)) = list.runs.pop() else {
                             break;
                         };
                         if list.runs.run_mut(run).drained() {
                             self.scan(&list.prepared, &request, list.runs.run_mut(run));
                         }
                         list.runs.requeue(run, &self.order);
-                        if let Some(c) = self.candidate(list, &request, JobRank::Known(rank), slot, false) {
+                        let (pre, job, post) = ranks;
+                        if let Some(c) = self.candidate(list, &request, JobRank::Range { pre, job, post }, slot, false)
+                        {
                             list.runs.pending = Some(c);
                             break;
                         }
@@ -1308,6 +1318,7 @@ impl State<'_, '_> {
                 end: range.range.end,
                 found: Vec::new(),
                 next: 0,
+                pre: value,
                 job,
                 post: range.post_value,
             });
@@ -1433,12 +1444,15 @@ impl State<'_, '_> {
             Some(current) => self.names.remote_user(current),
             None => self.slots[slot].running.as_deref().map(String::from),
         };
-        let limits = match EvalContext::new(&self.opts)
-            .my(ad)
-            .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))
-            .eval_attr(self.names.concurrency_limits)
-        {
-            Value::Str(list) => Some(list.as_str().to_ascii_lowercase()),
+        // The job's own attribute, evaluated against the slot (a job
+        // without one names no limits).
+        let limits = match ad.lookup(self.names.concurrency_limits).map(|e| {
+            EvalContext::new(&self.opts)
+                .my(ad)
+                .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))
+                .eval(e)
+        }) {
+            Some(Value::Str(list)) => Some(list.as_str().to_ascii_lowercase()),
             _ => None,
         };
         let cost;

@@ -102,7 +102,9 @@ pub(super) struct Run {
     /// Matching slots scanned and not yet read, from `next` on.
     pub(super) found: Vec<usize>,
     pub(super) next: usize,
-    /// The job rank and post-job rank of every slot of the range.
+    /// The pre-job rank, job rank and post-job rank of every slot of the
+    /// range.
+    pub(super) pre: f64,
     pub(super) job: f64,
     pub(super) post: f64,
 }
@@ -197,15 +199,16 @@ impl Runs {
         self.requeue(self.runs.len() - 1, order);
     }
 
-    /// The next slot in the group's order, with its job rank and its run.
-    /// The run is out of the order until [`requeue`](Self::requeue)d
-    /// (after a new scan if it is [`drained`](Run::drained)).
-    pub(super) fn pop(&mut self) -> Option<(usize, f64, usize)> {
+    /// The next slot in the group's order, with its pre-job, job and
+    /// post-job ranks and its run. The run is out of the order until
+    /// [`requeue`](Self::requeue)d (after a new scan if it is
+    /// [`drained`](Run::drained)).
+    pub(super) fn pop(&mut self) -> Option<(usize, (f64, f64, f64), usize)> {
         let head = self.heads.pop()?;
         let run = &mut self.runs[head.run as usize];
         let slot = run.found[run.next];
         run.next += 1;
-        Some((slot, run.job, head.run as usize))
+        Some((slot, (run.pre, run.job, run.post), head.run as usize))
     }
 
     /// Run `id`, to scan further.
