@@ -20,6 +20,8 @@
 //! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
 //!   disjoint counts, each condition's machines, missing attributes,
 //!   suggestions ([`analysis::analyze`]).
+//! - [`startd`]: the execute side: slot layouts, dynamic slots and
+//!   draining ([`startd::slots`]).
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
 //!
@@ -53,6 +55,7 @@ pub mod matching;
 pub mod negotiator;
 pub mod pie;
 pub mod snapshot;
+pub mod startd;
 
 /// The code in the repository's README (which uses both crates), compiled
 /// and run as a doc test.
