@@ -109,9 +109,12 @@ impl Startd {
             ad.insert(name.as_str(), expr.clone());
         }
         for c in &totals.custom {
-            if let Some(d) = &c.detected {
-                ad.insert(format!("Detected{}", c.name).as_str(), d.to_expr());
-            }
+            // the count, or what an inventory reported
+            let detected = match &c.detected {
+                Some(d @ Value::Str(_)) => d.to_expr(),
+                _ => num(c.total),
+            };
+            ad.insert(format!("Detected{}", c.name).as_str(), detected);
         }
         ad.insert("DetectedCpus", i64::from(self.machine.cpus));
         ad.insert("DetectedMemory", self.machine.memory);
@@ -141,7 +144,7 @@ impl Startd {
             if let Some(ids) = slot.ids.get(&c.name) {
                 ad.insert(format!("Assigned{}", c.name).as_str(), ids.join(","));
             }
-            ad.insert(format!("Total{}", c.name).as_str(), c.total.trunc() as i64);
+            ad.insert(format!("Total{}", c.name).as_str(), num(c.total));
         }
         ad.insert("TotalCpus", totals.cpus as f64);
         ad.insert("TotalMemory", totals.memory);
@@ -159,6 +162,7 @@ impl Startd {
         match slot.kind {
             SlotKind::Partitionable => {
                 ad.insert("PartitionableSlot", true);
+                ad.insert("PslotRollupInformation", true);
                 ad.insert("NumDynamicSlots", children.len() as i64);
                 self.child_lists(&mut ad, children, &custom);
             }
@@ -174,7 +178,7 @@ impl Startd {
             Some(job) => {
                 ad.insert("State", "Claimed");
                 ad.insert("Activity", "Busy");
-                for (from, to) in [("User", "RemoteUser"), ("Owner", "RemoteOwner")] {
+                for (from, to) in [("User", "RemoteUser"), ("User", "RemoteOwner")] {
                     if let Value::Str(s) = job.eval_attr(from) {
                         ad.insert(to, s.to_string());
                     }
@@ -314,6 +318,6 @@ impl Startd {
             )
         };
         ad.insert("ChildRemoteUser", users("User"));
-        ad.insert("ChildRemoteOwner", users("Owner"));
+        ad.insert("ChildRemoteOwner", users("User"));
     }
 }

@@ -191,12 +191,20 @@ impl Startd {
         }
 
         // 5: ids and sub-id.
+        // The partitionable slot keeps advertising all its ids; the ids its
+        // dynamic slots hold are not free.
         let mut ids = std::collections::BTreeMap::new();
         let mut parent_after = parent.clone();
-        for (name, free) in &parent.ids {
+        for (name, all) in &parent.ids {
             let want = custom.get(name).copied().unwrap_or(0.0).ceil() as usize;
-            let taken: Vec<String> = free.iter().take(want).cloned().collect();
-            parent_after.ids.insert(name.clone(), free.iter().skip(want).cloned().collect());
+            let held: Vec<&String> = self
+                .dynamic
+                .iter()
+                .filter(|d| d.slot.id == parent.id)
+                .filter_map(|d| d.slot.ids.get(name))
+                .flatten()
+                .collect();
+            let taken: Vec<String> = all.iter().filter(|id| !held.contains(id)).take(want).cloned().collect();
             ids.insert(name.clone(), taken);
         }
         let mut sub_id = 1;
@@ -249,6 +257,7 @@ impl Startd {
             .iter()
             .position(|d| self.slot_name(&d.slot) == name)
             .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
+        // its device ids become free again with its removal
         let d = self.dynamic.remove(pos).slot;
         let parent = self
             .layout
@@ -264,16 +273,6 @@ impl Startd {
         }
         for (res, v) in &d.custom {
             *parent.custom.entry(res.clone()).or_insert(0.0) += v;
-        }
-        // Device ids go back in the machine's order.
-        let order: Vec<(String, Vec<String>)> =
-            self.layout.totals.custom.iter().map(|c| (c.name.clone(), c.ids.clone())).collect();
-        for (res, back) in d.ids {
-            let entry = parent.ids.entry(res.clone()).or_default();
-            entry.extend(back);
-            if let Some((_, all)) = order.iter().find(|(n, _)| *n == res) {
-                entry.sort_by_key(|id| all.iter().position(|a| a == id));
-            }
         }
         Ok(())
     }
@@ -337,6 +336,8 @@ mod tests {
         assert_eq!(c.name, "slot1_1@h");
         assert_eq!(s.ad(&c.name).map(|d| d.eval_attr("AssignedGPUs")), Some(Value::Str("g0".into())));
         assert_eq!(s.ad("slot1@h").map(|p| p.eval_attr("GPUs")), Some(Value::Int(1)));
+        // the partitionable slot still lists all its devices
+        assert_eq!(s.ad("slot1@h").map(|p| p.eval_attr("AssignedGPUs")), Some(Value::Str("g0,g1,g2".into())));
         Ok(())
     }
 

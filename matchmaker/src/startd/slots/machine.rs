@@ -210,13 +210,15 @@ impl Machine {
                         "disk" => m.disk = int(&value)?,
                         "swap" => m.swap = int(&value)?,
                         "total_virtual_memory" => m.total_virtual_memory = Some(int(&value)?),
-                        _ => return Err(machine_err(
-                            origin,
-                            line_no,
-                            format!(
+                        _ => {
+                            return Err(machine_err(
+                                origin,
+                                line_no,
+                                format!(
                                 "unknown key '{key}' (expected name, cpus, memory, disk, swap, total_virtual_memory)"
                             ),
-                        )),
+                            ))
+                        }
                     }
                 }
                 "resources" => match value {
