@@ -6,12 +6,14 @@
 //! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE]... [--accountant LOG | --userprio FILE] [--json]
 //! negotiator-sim bench --slots N --jobs N --users N [--autoclusters N] [--lean] [--json]
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
+//! negotiator-sim slots [--config FILE] [--machine FILE] [--cpus N --memory MB --disk KB ...] [--claim JOBS]... [--json]
 //! ```
 
 mod bench_cmd;
 mod config_cmd;
 mod cycle_cmd;
 mod generate_cmd;
+mod slots_cmd;
 mod userprio_cmd;
 
 use std::process::ExitCode;
@@ -39,6 +41,9 @@ enum Command {
     Generate(generate_cmd::Args),
     /// Time one cycle on the negotiation benchmark's synthetic pool.
     Bench(bench_cmd::Args),
+    /// Print the slot ads a startd would advertise for a machine and a
+    /// configuration (optionally after jobs claim dynamic slots).
+    Slots(slots_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -73,5 +78,6 @@ fn main() -> ExitCode {
         Command::Cycle(args) => cycle_cmd::run(args),
         Command::Generate(args) => generate_cmd::run(args),
         Command::Bench(args) => bench_cmd::run(args),
+        Command::Slots(args) => slots_cmd::run(args),
     }
 }
