@@ -73,6 +73,11 @@ struct AnalysisDocExamples;
 #[doc = include_str!("../../docs/negotiation.md")]
 struct NegotiationDocExamples;
 
+/// The code in `docs/slot-layouts.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/slot-layouts.md")]
+struct SlotLayoutsDocExamples;
+
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -114,7 +114,8 @@ impl Startd {
         let mut cpus: f64;
         let mut memory: i64;
         let disk_fraction: f64;
-        let mut swap_fraction: Option<f64> = None;
+        // no swap unless the job asks for some
+        let mut swap_fraction: Option<f64> = Some(0.0);
         let mut custom: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
         let mut fractional = false;
         if self.has_consumption_policy(&parent) && consumption::has_policy(&parent_ad) {

@@ -46,7 +46,9 @@ pub struct Machine {
     pub memory: i64,
     /// Free disk of the execute directory in KB (`DISK` overrides).
     pub disk: i64,
-    /// Swap in KB, shared among slots as `VirtualMemory`.
+    /// Virtual memory in KB shared among the slots as their
+    /// `VirtualMemory` (the startd shares what it detects as
+    /// `TotalVirtualMemory`; 0 leaves every slot 0).
     pub swap: i64,
     /// `TotalVirtualMemory` (KB), if known.
     pub total_virtual_memory: Option<i64>,
