@@ -64,7 +64,11 @@ const COMPARED: &[&str] = &[
     "RemoteOwner",
     "JobId",
     "IsLocalStartd",
+    "NumClaims",
+    // STARTD_ATTRS of the layouts
     "SiteName",
+    "HasScratch",
+    "IS_OWNER",
 ];
 
 /// Expressions compared as expressions (printed the same after parsing).
@@ -160,7 +164,6 @@ const IGNORED: &[(&str, &str)] = &[
     ("ChildGPUs", "compared as a resource list below"),
     // the job on a claimed slot (copied from the job ad, not modelled)
     ("RemoteGroup", "the job's accounting group"),
-    ("NumClaims", "compared when a consumption policy is set"),
     ("ImageSize", "the running job's size"),
     ("ExecutableSize", "the running job's size"),
     ("DiskUsage", "the running job's size"),
@@ -278,7 +281,11 @@ fn compare(layout: &str, real: &[ClassAd], ours: &[ClassAd]) -> Vec<String> {
                 }
             }
         }
-        for attr in COMPARED_EXPRS {
+        let mut exprs: Vec<String> = COMPARED_EXPRS.iter().map(|s| s.to_string()).collect();
+        for res in ["Cpus", "Memory", "Disk"].into_iter().map(str::to_string).chain(custom_resources(r)) {
+            exprs.push(format!("Consumption{res}"));
+        }
+        for attr in &exprs {
             let (a, b) = (printed(r, attr), printed(o, attr));
             if a != b {
                 diffs.push(format!("{layout} {n}: {attr} real {a:?}, ours {b:?}"));
@@ -287,7 +294,7 @@ fn compare(layout: &str, real: &[ClassAd], ours: &[ClassAd]) -> Vec<String> {
         for (attr, _) in r.iter() {
             let attr = attr.as_str();
             let known = compared.iter().any(|c| c.eq_ignore_ascii_case(attr))
-                || COMPARED_EXPRS.iter().any(|c| c.eq_ignore_ascii_case(attr))
+                || exprs.iter().any(|c| c.eq_ignore_ascii_case(attr))
                 || ignored(attr).is_some();
             if !known {
                 diffs.push(format!("{layout} {n}: attribute {attr} neither compared nor ignored"));

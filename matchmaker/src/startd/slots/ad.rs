@@ -72,10 +72,7 @@ impl Startd {
     /// Whether slots of `type_id` have a consumption policy
     /// (`CONSUMPTION_POLICY`, per type).
     pub(crate) fn has_consumption_policy(&self, slot: &Slot) -> bool {
-        slot.kind != SlotKind::Static && {
-            let global = type_bool(&self.config, u32::MAX, "CONSUMPTION_POLICY", false);
-            type_bool(&self.config, slot.type_id, "CONSUMPTION_POLICY", global)
-        }
+        slot.kind != SlotKind::Static && type_bool(&self.config, slot.type_id, "CONSUMPTION_POLICY", false)
     }
 
     fn expr_or(&self, text: &str, warnings: &mut Vec<String>, what: &str) -> Option<Expr> {

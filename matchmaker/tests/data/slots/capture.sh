@@ -25,7 +25,7 @@ ROOT=${ROOT:?set ROOT to the pool file system root}
 OVERRIDE=${OVERRIDE:-/etc/condor/anchor-override.config}
 KNOBS="START RANK SUSPEND CONTINUE PREEMPT KILL WANT_SUSPEND WANT_VACATE IS_OWNER STARTD_ATTRS SLOT_WEIGHT"
 layouts=("$@")
-[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot)
+[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs)
 
 run() { "$POOL" run "$@"; }
 
