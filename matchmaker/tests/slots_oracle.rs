@@ -5,7 +5,8 @@
 //! real startd had from its other configuration files), the ads it
 //! advertised (`slots.ads`, `condor_status -l`) and, for layouts with a
 //! partitionable slot, the job it ran (`job.ads`) and the ads while the
-//! job held a dynamic slot (`claimed.ads`). `capture.sh` regenerates them.
+//! job held a dynamic slot (`claimed.ads`). Layouts the startd refuses hold
+//! its error lines instead (`startd.log`). `capture.sh` regenerates them.
 //!
 //! The machine is read from the captured ads (host name, detected CPUs
 //! and memory, disk, inventory results); the layouts override CPUs, memory
@@ -308,7 +309,7 @@ fn layouts() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(data())
         .expect("tests/data/slots")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("slots.ads").exists())
+        .filter(|p| p.join("slots.ads").exists() && !p.join("expect-failure").exists())
         .collect();
     dirs.sort();
     dirs
@@ -357,6 +358,49 @@ fn dynamic_slots_match_the_real_startd() {
     }
     assert!(seen >= 1, "no claimed layouts captured");
     assert!(diffs.is_empty(), "{} differences:\n{}", diffs.len(), diffs.join("\n"));
+}
+
+/// Layouts the real startd refuses: ours are errors too, naming the same
+/// slot, type, request and availability.
+#[test]
+fn refused_layouts_are_refused_alike() {
+    let mut seen = 0;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(data())
+        .expect("tests/data/slots")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("expect-failure").exists())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let log = std::fs::read_to_string(dir.join("startd.log")).expect("startd.log");
+        let machine = Machine { name: "vm".into(), cpus: 2, memory: 24105, ..Machine::default() };
+        let err = match Startd::new(machine, &config(&dir)) {
+            Ok(_) => panic!("{}: the real startd refused this layout", dir.display()),
+            Err(e) => e.to_string(),
+        };
+        if let Some(line) = log.lines().find(|l| l.starts_with("ERROR: Can't allocate ")) {
+            // "ERROR: Can't allocate 3rd slot of type 1"
+            let what = line.trim_start_matches("ERROR: Can't allocate ").to_ascii_lowercase();
+            assert!(err.starts_with(&format!("can't allocate {what}:")), "{err}\nvs {line}");
+            for key in ["Requesting:", "Available:"] {
+                let real = log
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix(key))
+                    .unwrap_or_else(|| panic!("{key} in {}", dir.display()))
+                    .trim();
+                assert!(err.contains(real), "{err}\nlacks {key} {real}");
+            }
+        } else if let Some(line) = log.lines().find(|l| l.starts_with("ERROR: Bad description of slot type ")) {
+            // ERROR: Bad description of slot type 1: "4" is invalid.
+            let rest = line.trim_start_matches("ERROR: ");
+            let head = rest.split(" is invalid").next().unwrap_or(rest).to_ascii_lowercase();
+            assert!(err.starts_with(&head), "{err}\nvs {line}");
+        } else {
+            panic!("{}: no error line recognised in startd.log", dir.display());
+        }
+        seen += 1;
+    }
+    assert!(seen >= 2, "expected the refused layouts");
 }
 
 #[test]

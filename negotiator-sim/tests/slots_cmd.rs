@@ -75,7 +75,7 @@ fn errors_are_reported_not_panics() {
     let (code, out, err) = run(&["--config", conf.to_str().expect("utf-8")]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert!(err.contains("can't allocate slot 2 of type 1"), "{err}");
+    assert!(err.contains("can't allocate 2nd slot of type 1"), "{err}");
     let bad = write_temp("bad.toml", "cpus = many\n");
     let (code, _, err) = run(&["--machine", bad.to_str().expect("utf-8")]);
     assert_eq!(code, 1);

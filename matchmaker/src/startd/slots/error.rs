@@ -20,15 +20,16 @@ pub enum SlotError {
         /// What is wrong, naming the offending item.
         message: String,
     },
-    /// The slot types ask for more than the machine has (the startd's
-    /// "Can't allocate ... slot of type ..." followed by "Ran out of system
-    /// resources").
+    /// The slot types ask for more than the machine has (the startd logs
+    /// "ERROR: Can't allocate 3rd slot of type 1", what the slot requests and
+    /// what is available, and exits with "Ran out of system resources").
     #[error(
-        "can't allocate slot {slot} of type {type_id}: requesting {requesting}; available {available} (ran out of system resources)"
+        "can't allocate {} slot of type {type_id}: requesting {requesting}; available {available} (ran out of system resources)",
+        ordinal(*nth)
     )]
     Overcommitted {
-        /// The slot number that did not fit (counted over all types).
-        slot: u32,
+        /// Which slot of its type did not fit (1 for the first).
+        nth: u32,
         /// Its slot type.
         type_id: u32,
         /// What the slot asked for.
@@ -88,4 +89,16 @@ pub enum SlotError {
         /// The parse error.
         message: String,
     },
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

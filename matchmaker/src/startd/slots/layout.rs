@@ -262,8 +262,7 @@ impl Layout {
             let partitionable = type_bool(&config, type_id, "PARTITIONABLE", type_id == 0);
             let fractional = cpus.is_some_and(|c| c > 0.0 && c < 0.9);
             let req = Request { type_id, cpus, memory, disk, swap, custom, fractional, partitionable };
-            for _ in 0..n {
-                let slot_no = requests.len() as u32 + 1;
+            for nth in 0..n {
                 let new_cpus = match req.cpus {
                     Some(c) if !(req.fractional && c < 0.5) => (avail_cpus as f64 - c).trunc() as i64,
                     _ => avail_cpus,
@@ -286,7 +285,7 @@ impl Layout {
                     || new_disk < FLOOR
                 {
                     return Err(SlotError::Overcommitted {
-                        slot: slot_no,
+                        nth: u32::try_from(nth + 1).unwrap_or(u32::MAX),
                         type_id,
                         requesting: describe(&req),
                         available: format!(
@@ -413,21 +412,22 @@ impl Layout {
     }
 }
 
+/// A request as the startd logs it (`Cpus: 2.000000, Memory: 3000, Swap:
+/// auto, ...`).
 fn describe(req: &Request) -> String {
-    let show = |v: Option<f64>, pct: bool| match v {
-        None => "auto".to_string(),
-        Some(v) if pct => format!("{:.2}%", v * 100.0),
-        Some(v) => format!("{v}"),
-    };
+    let pct = |v: Option<f64>| v.map_or_else(|| "auto".to_string(), |v| format!("{:.2}%", v * 100.0));
     let mut s = format!(
         "Cpus: {}, Memory: {}, Swap: {}, Disk: {}",
-        show(req.cpus, false),
-        show(req.memory.map(|m| m as f64), false),
-        show(req.swap, true),
-        show(req.disk, true)
+        req.cpus.map_or_else(|| "auto".to_string(), |c| format!("{c:.6}")),
+        req.memory.map_or_else(|| "auto".to_string(), |m| m.to_string()),
+        pct(req.swap),
+        pct(req.disk)
     );
     for (n, v) in &req.custom {
-        s.push_str(&format!(", {n}: {}", show(*v, false)));
+        match v {
+            Some(v) => s.push_str(&format!(", {n}: {}", v.trunc() as i64)),
+            None => s.push_str(&format!(", {n}: auto")),
+        }
     }
     s
 }
@@ -477,7 +477,7 @@ mod tests {
     #[test]
     fn overcommitment_is_an_error() {
         let err = layout("SLOT_TYPE_1 = cpus=4, memory=1024\nNUM_SLOTS_TYPE_1 = 3\n").unwrap_err();
-        assert!(matches!(err, SlotError::Overcommitted { slot: 3, type_id: 1, .. }), "{err}");
+        assert!(matches!(err, SlotError::Overcommitted { nth: 3, type_id: 1, .. }), "{err}");
         assert!(err.to_string().contains("Cpus: 0, Memory: 14336"), "{err}");
         let err = layout("SLOT_TYPE_1 = cpus=8\nNUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_2 = auto\nNUM_SLOTS_TYPE_2 = 1\n")
             .unwrap_err();

@@ -12,6 +12,8 @@
 #                         job runs (a dynamic slot carved from a
 #                         partitionable slot)
 #   <layout>/job.ads      that job's ad (`condor_q -l`) while it runs
+#   <layout>/startd.log   if <layout>/expect-failure exists: the startd's
+#                         error lines (it refuses the layout and exits)
 #
 # Needs a personal pool driven by a `pool` command with start/stop/run
 # sub-commands that reads extra configuration from $OVERRIDE (in the pool's
@@ -23,9 +25,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 POOL=${POOL:?set POOL to the pool control script}
 ROOT=${ROOT:?set ROOT to the pool file system root}
 OVERRIDE=${OVERRIDE:-/etc/condor/anchor-override.config}
+LOGDIR=${LOGDIR:-/var/lib/condor-anchor/log}   # the pool's LOG directory
 KNOBS="START RANK SUSPEND CONTINUE PREEMPT KILL WANT_SUSPEND WANT_VACATE IS_OWNER STARTD_ATTRS SLOT_WEIGHT"
 layouts=("$@")
-[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs)
+[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs overcommit bad_description)
 
 run() { "$POOL" run "$@"; }
 
@@ -51,7 +54,15 @@ for layout in "${layouts[@]}"; do
 	  echo "MOUNT_PRIVATE_DEV_SHM = False"
 	  echo "USE_PID_NAMESPACES = False"
 	} > "$ROOT$OVERRIDE"
+	[ -f "$ROOT$LOGDIR/StartLog" ] && : > "$ROOT$LOGDIR/StartLog"
 	ANCHOR_STARTD=1 "$POOL" start >/dev/null
+	if [ -f "$d/expect-failure" ]; then
+		sleep 20
+		grep -E "ERROR|Can't|Ran out|Requesting|Available|You must|description" "$ROOT$LOGDIR/StartLog" \
+			| sed -E 's/^[0-9/]+ [0-9:.]+ //' | awk '!seen[$0]++' > "$d/startd.log" || true
+		echo "   $(wc -l < "$d/startd.log") error lines"
+		continue
+	fi
 	wait_slots
 	run condor_status -l > "$d/slots.ads"
 	: > "$d/base.conf"
