@@ -104,6 +104,11 @@ pub struct DefragDecision {
     pub cancel: Vec<String>,
     /// Slots to drain (one per host), best first.
     pub drain: Vec<String>,
+    /// Every slot that could be drained this poll (one per host), best
+    /// first: `drain` is its beginning. The daemon goes down this list
+    /// until `num_to_drain` drain requests have succeeded, so when some
+    /// fail it drains further down.
+    pub candidates: Vec<String>,
     /// Why nothing was drained, when nothing was.
     pub idle_reason: Option<String>,
 }
@@ -328,10 +333,10 @@ impl DefragPolicy {
                 continue;
             }
             done.insert(host);
-            d.drain.push(name);
-            if d.drain.len() as i64 >= d.num_to_drain {
-                break;
+            if (d.drain.len() as i64) < d.num_to_drain {
+                d.drain.push(name.clone());
             }
+            d.candidates.push(name);
         }
         if d.drain.is_empty() {
             d.idle_reason = Some("no machine matches DEFRAG_REQUIREMENTS".into());
