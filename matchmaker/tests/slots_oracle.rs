@@ -5,7 +5,8 @@
 //! real startd had from its other configuration files), the ads it
 //! advertised (`slots.ads`, `condor_status -l`) and, for layouts with a
 //! partitionable slot, the job it ran (`job.ads`) and the ads while the
-//! job held a dynamic slot (`claimed.ads`). Layouts the startd refuses hold
+//! job held a dynamic slot (`claimed.ads`) and after it left
+//! (`released.ads`). Layouts the startd refuses hold
 //! its error lines instead (`startd.log`). `capture.sh` regenerates them.
 //!
 //! The machine is read from the captured ads (host name, detected CPUs
@@ -174,6 +175,7 @@ const IGNORED: &[(&str, &str)] = &[
     ("JobUniverse", "the running job"),
     ("GlobalJobId", "the running job"),
     ("CpusUsage", "the running job's measured CPU use"),
+    ("MemoryUsage", "the running job's measured memory use"),
     ("JobBusy*", "the running job"),
     ("Machine*Rank", "the running job"),
     ("PreemptingRank", "the running job"),
@@ -352,9 +354,16 @@ fn dynamic_slots_match_the_real_startd() {
                 _ => String::new(),
             })
             .expect("a partitionable slot with a dynamic slot");
-        startd.claim(&parent, &jobs[0]).expect("the claim succeeds");
+        let claim = startd.claim(&parent, &jobs[0]).expect("the claim succeeds");
         diffs.extend(compare(&format!("{layout} (claimed)"), &real, &startd.ads()));
         seen += 1;
+        // and after the job left: the dynamic slot is gone, its resources back
+        let released = dir.join("released.ads");
+        if released.exists() {
+            let real = read_ads(&released).expect("released.ads");
+            startd.release(&claim.name).expect("the release succeeds");
+            diffs.extend(compare(&format!("{layout} (released)"), &real, &startd.ads()));
+        }
     }
     assert!(seen >= 1, "no claimed layouts captured");
     assert!(diffs.is_empty(), "{} differences:\n{}", diffs.len(), diffs.join("\n"));

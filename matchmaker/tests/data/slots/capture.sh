@@ -12,6 +12,8 @@
 #                         job runs (a dynamic slot carved from a
 #                         partitionable slot)
 #   <layout>/job.ads      that job's ad (`condor_q -l`) while it runs
+#   <layout>/released.ads `condor_status -l` after the job is removed and
+#                         its dynamic slot is gone
 #   <layout>/startd.log   if <layout>/expect-failure exists: the startd's
 #                         error lines (it refuses the layout and exits)
 #
@@ -84,6 +86,13 @@ for layout in "${layouts[@]}"; do
 		run condor_status -l > "$d/claimed.ads"
 		run condor_q -all -l > "$d/job.ads"
 		run condor_rm -all >/dev/null 2>&1 || true
+		# once the claim is gone the dynamic slot goes and its resources return
+		for _ in $(seq 1 60); do
+			run condor_status -af DynamicSlot 2>/dev/null | grep -q true || break
+			sleep 2
+		done
+		sleep 6
+		run condor_status -l > "$d/released.ads"
 	fi
 	echo "   $(grep -c '^Name = ' "$d/slots.ads") slots"
 done
