@@ -45,7 +45,7 @@ mod share;
 
 pub use dynamic::Claim;
 pub use error::SlotError;
-pub use layout::{Layout, Slot, SlotKind};
+pub use layout::{Layout, Slot, SlotKind, MAX_SLOTS};
 pub use machine::Machine;
 pub use node::{DynamicSlot, Startd};
 pub use resources::{CustomResource, MachineTotals};

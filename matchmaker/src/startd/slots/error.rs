@@ -49,6 +49,14 @@ pub enum SlotError {
         /// The resource that ran out.
         what: String,
     },
+    /// The configuration asks for more slots than the library builds.
+    #[error("{count} slots requested; at most {limit} are built")]
+    TooManySlots {
+        /// How many the configuration asks for (at least).
+        count: i64,
+        /// The limit ([`MAX_SLOTS`](crate::startd::slots::MAX_SLOTS)).
+        limit: usize,
+    },
     /// A custom machine resource is declared badly.
     #[error("machine resource {name}: {message}")]
     BadResource {

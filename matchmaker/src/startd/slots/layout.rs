@@ -48,6 +48,10 @@ use super::share::{parse_slot_type, Share};
 use super::{Machine, MachineTotals, SlotError};
 use crate::config::Config;
 
+/// The most slots a layout may have (HTCondor has no limit; this bounds
+/// the memory a configuration can make the library use).
+pub const MAX_SLOTS: usize = 100_000;
+
 /// What kind of slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SlotKind {
@@ -216,6 +220,10 @@ impl Layout {
             let pslot = type_bool(&config, 0, "PARTITIONABLE", true);
             let n = int_or(&config, "NUM_SLOTS", if pslot { 1 } else { totals.cpus })?;
             counts.push((0, n.max(0)));
+        }
+        let requested: i64 = counts.iter().map(|(_, n)| *n).fold(0i64, i64::saturating_add);
+        if requested > MAX_SLOTS as i64 {
+            return Err(SlotError::TooManySlots { count: requested, limit: MAX_SLOTS });
         }
         let custom_names: Vec<String> = totals.custom.iter().map(|c| c.name.clone()).collect();
         let total_of = |name: &str| totals.custom.iter().find(|c| c.name == name).map_or(0.0, |c| c.total);

@@ -152,7 +152,9 @@ impl MachineTotals {
             if lookup.source == Source::Default || lookup.value.trim().is_empty() {
                 continue;
             }
-            if tag.len() > "INVENTORY_".len() && tag[.."INVENTORY_".len()].eq_ignore_ascii_case("INVENTORY_") {
+            if tag.len() > "INVENTORY_".len()
+                && tag.get(.."INVENTORY_".len()).is_some_and(|p| p.eq_ignore_ascii_case("INVENTORY_"))
+            {
                 let tag = &tag["INVENTORY_".len()..];
                 let r = match lookup_ci(&machine.resources, tag) {
                     Some(ids) => inventory(tag, ids.clone()),
