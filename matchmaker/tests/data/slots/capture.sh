@@ -30,7 +30,7 @@ OVERRIDE=${OVERRIDE:-/etc/condor/anchor-override.config}
 LOGDIR=${LOGDIR:-/var/lib/condor-anchor/log}   # the pool's LOG directory
 KNOBS="START RANK SUSPEND CONTINUE PREEMPT KILL WANT_SUSPEND WANT_VACATE IS_OWNER STARTD_ATTRS SLOT_WEIGHT"
 layouts=("$@")
-[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs overcommit bad_description)
+[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs two_pslots fractional overcommit bad_description)
 
 run() { "$POOL" run "$@"; }
 
