@@ -26,13 +26,31 @@ use super::layout::{advertise_cpus, type_bool, type_param};
 use super::node::{DynamicSlot, Startd};
 use super::{Slot, SlotKind};
 
-/// `WithinResourceLimits` without a consumption policy.
-fn within_resource_limits(custom: &[String]) -> String {
-    let mut s = String::from(
-        "(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk",
-    );
+/// `WithinResourceLimits` without a consumption policy; `full` is the
+/// `STARTD_JOB_HAS_REQUEST_ATTRS` form, which prefers the schedd's
+/// `_condor_Request*` values and tolerates jobs without requests.
+fn within_resource_limits(custom: &[String], full: bool) -> String {
+    let mut s = if full {
+        let one = |r: &str, none: &str| {
+            format!(
+                "ifThenElse(TARGET._condor_Request{r} =!= UNDEFINED,MY.{r} > 0 && TARGET._condor_Request{r} <= MY.{r},\
+                 ifThenElse(TARGET.Request{r} =!= UNDEFINED,MY.{r} > 0 && TARGET.Request{r} <= MY.{r},{none}))"
+            )
+        };
+        format!("({} && {} && {}", one("Cpus", "1 <= MY.Cpus"), one("Memory", "FALSE"), one("Disk", "FALSE"))
+    } else {
+        String::from(
+            "(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk",
+        )
+    };
     for r in custom {
-        s.push_str(&format!(" && (TARGET.Request{r} is UNDEFINED || MY.{r} >= TARGET.Request{r})"));
+        if full {
+            s.push_str(&format!(
+                " && (TARGET.Request{r} is UNDEFINED ||MY.{r} >= ifThenElse(TARGET._condor_Request{r} is UNDEFINED,TARGET.Request{r},TARGET._condor_Request{r}))"
+            ));
+        } else {
+            s.push_str(&format!(" && (TARGET.Request{r} is UNDEFINED || MY.{r} >= TARGET.Request{r})"));
+        }
     }
     s.push(')');
     s
@@ -204,7 +222,10 @@ impl Startd {
             let wrl = match type_param(&self.config, slot.type_id, "WithinResourceLimits") {
                 Some(v) if !v.trim().is_empty() => v,
                 _ if cp => within_resource_limits_cp(&custom),
-                _ => within_resource_limits(&custom),
+                _ => within_resource_limits(
+                    &custom,
+                    type_bool(&self.config, slot.type_id, "STARTD_JOB_HAS_REQUEST_ATTRS", false),
+                ),
             };
             if let Some(e) = self.expr_or(&wrl, warnings, "WithinResourceLimits") {
                 ad.insert("WithinResourceLimits", e);
@@ -316,5 +337,30 @@ impl Startd {
         };
         ad.insert("ChildRemoteUser", users("User"));
         ad.insert("ChildRemoteOwner", users("User"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn within_resource_limits_forms_parse_and_judge_jobs() {
+        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+        let slot: ClassAd = "[ Cpus = 2; Memory = 1000; Disk = 500; GPUs = 1 ]".parse().expect("slot");
+        for full in [false, true] {
+            let text = within_resource_limits(&["GPUs".to_string()], full);
+            let expr = classad::parse_expr(&text).expect("parses");
+            for (job, fits) in [
+                ("[ RequestCpus = 2; RequestMemory = 1000; RequestDisk = 500 ]", true),
+                ("[ RequestCpus = 3; RequestMemory = 1000; RequestDisk = 500 ]", false),
+                ("[ RequestCpus = 1; RequestMemory = 10; RequestDisk = 5; RequestGPUs = 2 ]", false),
+                ("[ RequestCpus = 9; _condor_RequestCpus = 1; RequestMemory = 10; RequestDisk = 5 ]", full),
+            ] {
+                let job: ClassAd = job.parse().expect("job");
+                let v = classad::EvalContext::new(&opts).my(&slot).target(&job).eval(&expr);
+                assert_eq!(v, Value::Bool(fits), "{job} full={full}");
+            }
+        }
     }
 }
