@@ -148,10 +148,14 @@ impl Startd {
             memory = int("RequestMemory").ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
             let disk = int("RequestDisk").ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
             disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
-            if let Some(swap) = int("RequestVirtualMemory") {
-                if totals.swap > 0 {
-                    swap_fraction = Some(swap / totals.swap as f64);
+            match int("RequestVirtualMemory") {
+                Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
+                Some(_) => {}
+                None if self.config.get_bool("PROPORTIONAL_SWAP_ASSIGNMENT").unwrap_or(false) => {
+                    // the same part of the swap as of the memory
+                    swap_fraction = Some(memory as f64 / totals.memory as f64);
                 }
+                None => {}
             }
             for c in &totals.custom {
                 let v = eval_number(&ctx, &format!("Request{}", c.name)).unwrap_or(0.0);
@@ -309,6 +313,17 @@ mod tests {
         assert_eq!(p.eval_attr("Memory"), Value::Int(16384 - 1024));
         assert_eq!(p.eval_attr("NumDynamicSlots"), Value::Int(1));
         assert!(c.leftovers.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn proportional_swap() -> Result<(), Box<dyn std::error::Error>> {
+        let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, swap: 1_600_000, ..Machine::default() };
+        let config = Config::parse_str("STARTD_DETECT_GPUS = false\nPROPORTIONAL_SWAP_ASSIGNMENT = true\n", "t.conf")?;
+        let mut s = Startd::new(machine, &config)?;
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 4096; RequestDisk = 1 ]".parse()?;
+        let c = s.claim("slot1", &job)?;
+        assert_eq!(s.ad(&c.name).map(|d| d.eval_attr("VirtualMemory")), Some(Value::Int(400_000)));
         Ok(())
     }
 
