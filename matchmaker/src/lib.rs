@@ -20,9 +20,10 @@
 //! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
 //!   disjoint counts, each condition's machines, missing attributes,
 //!   suggestions ([`analysis::analyze`]).
-//! - [`startd`]: the condor_startd's policy state machine (states,
+//! - [`startd`]: the condor_startd: its policy state machine (states,
 //!   activities, `START`/`SUSPEND`/`PREEMPT`... and their transitions) as a
-//!   pure step function.
+//!   pure step function, and slot layouts, dynamic slots and draining
+//!   ([`startd::slots`]).
 //! - [`pie`]: each submitter's share and limit in a pie spin, and the order
 //!   submitters negotiate in.
 //! - [`schedd`]: the schedd's job transforms and submit requirements, and
@@ -86,6 +87,11 @@ struct StartdPolicyDocExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/transforms.md")]
 struct TransformsDocExamples;
+
+/// The code in `docs/slot-layouts.md`, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/slot-layouts.md")]
+struct SlotLayoutsDocExamples;
 
 /// The code in this crate's README, compiled and run as a doc test.
 #[cfg(doctest)]

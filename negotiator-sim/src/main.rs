@@ -8,6 +8,7 @@
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
 //! negotiator-sim transform [--config FILE] [--rules FILE]... [--jobtransforms NAMES]... [--submit-requirements] [--json] [KEY=VALUE]... JOBS...
+//! negotiator-sim slots [--config FILE] [--machine FILE] [--cpus N --memory MB --disk KB ...] [--claim JOBS]... [--json]
 //! ```
 
 mod bench_cmd;
@@ -15,6 +16,7 @@ mod config_cmd;
 mod cycle_cmd;
 mod generate_cmd;
 mod policy_cmd;
+mod slots_cmd;
 mod transform_cmd;
 mod userprio_cmd;
 
@@ -49,6 +51,9 @@ enum Command {
     /// Transform job ads as condor_transform_ads and the schedd's
     /// JOB_TRANSFORM_NAMES do; check submit requirements.
     Transform(transform_cmd::Args),
+    /// Print the slot ads a startd would advertise for a machine and a
+    /// configuration (optionally after jobs claim dynamic slots).
+    Slots(slots_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -85,5 +90,6 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench_cmd::run(args),
         Command::Policy(args) => policy_cmd::run(args),
         Command::Transform(args) => transform_cmd::run(args),
+        Command::Slots(args) => slots_cmd::run(args),
     }
 }

@@ -22,6 +22,10 @@
 //!   (the expression and value, or the timer), the [`Action`]s (suspend,
 //!   vacate, kill the job, tell the schedd...), and when to check next.
 //!
+//! [`slots`] is the other half of the startd: from a machine description
+//! and the configuration to the slot ads it advertises, dynamic slots
+//! carved from partitionable ones, and the `condor_defrag` draining policy.
+//!
 //! Nothing here reads a clock or starts a thread: the caller says what
 //! time it is and what the machine looks like (`KeyboardIdle`,
 //! `LoadAvg`, ...).
@@ -55,6 +59,7 @@ mod claim;
 mod event;
 mod policy;
 mod slot;
+pub mod slots;
 mod state;
 
 pub use claim::{Claim, Pending};

@@ -1,0 +1,373 @@
+//! Dynamic slots: carving a slot for one job out of a partitionable slot,
+//! and giving its resources back when the claim ends.
+//!
+//! What the startd does with a request (HTCondor 23.9):
+//! 1. It rounds the job's `RequestCpus`, `RequestMemory` and `RequestDisk`
+//!    with `MODIFY_REQUEST_EXPR_REQUESTCPUS` (default
+//!    `quantize(RequestCpus, {1})`), `..._REQUESTMEMORY`
+//!    (`quantize(RequestMemory, {128})`) and `..._REQUESTDISK`
+//!    (`quantize(RequestDisk, {1024})`), evaluated with the job as MY and
+//!    the slot as TARGET; an expression that does not give an integer
+//!    leaves the request as it was.
+//! 2. The partitionable slot's `Requirements` must accept the rounded job;
+//!    if they do not, the unrounded job is tried (unless
+//!    `MUST_MODIFY_REQUEST_EXPRS` is true).
+//! 3. With a consumption policy, the slot's `Consumption<Res>` expressions
+//!    (see [`crate::consumption`]) give what the job takes; otherwise the
+//!    requests do (`_condor_Request<Res>` first): CPUs default to 1, a
+//!    job without a memory or disk request is refused, custom resources
+//!    default to 0.
+//! 4. Disk is taken as a fraction of the machine's disk with a little
+//!    slack: `(request + max(1024, total / 2^20)) / total`.
+//! 5. The dynamic slot gets the lowest free `DSlotId` of its parent and the
+//!    parent's first free device ids.
+//!
+//! `CLAIM_PARTITIONABLE_LEFTOVERS` (default true) hands what is left of the
+//! partitionable slot back to the claiming schedd;
+//! [`Claim::leftovers`] is that slot's ad when it is on.
+
+use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
+
+use super::layout::type_param;
+use super::node::{DynamicSlot, Startd};
+use super::{Slot, SlotError, SlotKind};
+use crate::consumption;
+
+/// The outcome of a claim on a partitionable slot.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The new dynamic slot's name (`slot1_1@host`).
+    pub name: String,
+    /// The job as the startd kept it (requests rounded).
+    pub job: ClassAd,
+    /// The partitionable slot's ad after the split, when
+    /// `CLAIM_PARTITIONABLE_LEFTOVERS` gives it to the schedd.
+    pub leftovers: Option<ClassAd>,
+}
+
+fn options() -> EvalOptions {
+    EvalOptions::new().semantics(Semantics::Old)
+}
+
+fn eval_number(ctx: &EvalContext<'_>, attr: &str) -> Option<f64> {
+    match ctx.eval_attr(attr) {
+        Value::Int(i) => Some(i as f64),
+        Value::Real(r) => Some(r),
+        Value::Bool(b) => Some(f64::from(u8::from(b))),
+        _ => None,
+    }
+}
+
+impl Startd {
+    fn requirements_accept(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        let opts = options();
+        matches!(EvalContext::new(&opts).my(slot_ad).target(job).eval_attr("Requirements"), Value::Bool(true))
+    }
+
+    /// Creates a dynamic slot of partitionable slot `slot` (a name such as
+    /// `slot1@host`, `slot1`, or an id) for `job`. Errors: no such slot, not
+    /// partitionable, its `Requirements` refuse the job, a request is
+    /// missing, or the slot has not enough left.
+    pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<Claim, SlotError> {
+        let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
+        let parent = self.layout.slots[index].clone();
+        let parent_name = self.slot_name(&parent);
+        if parent.kind != SlotKind::Partitionable {
+            return Err(SlotError::NotPartitionable(parent_name));
+        }
+        let parent_ad = self.ad(&parent_name).ok_or_else(|| SlotError::NoSuchSlot(parent_name.clone()))?;
+        let totals = self.layout.totals.clone();
+        let does_not_fit = |reason: String| SlotError::RequestDoesNotFit { slot: parent_name.clone(), reason };
+
+        // 1-2: round the requests; keep the rounding only if it still matches.
+        let mut modified = job.clone();
+        let opts = options();
+        for attr in ["RequestCpus", "RequestDisk", "RequestMemory"] {
+            let knob = format!("MODIFY_REQUEST_EXPR_{}", attr.to_ascii_uppercase());
+            let Some(text) = type_param(&self.config, parent.type_id, &knob).filter(|t| !t.trim().is_empty()) else {
+                continue;
+            };
+            let Ok(expr) = classad::parse_expr(text.trim()) else { continue };
+            let value = EvalContext::new(&opts).my(&modified).target(&parent_ad).eval(&expr);
+            if let Value::Int(v) = value {
+                modified.insert(attr, v);
+            }
+        }
+        let must_modify = {
+            let text = self.config.lookup("MUST_MODIFY_REQUEST_EXPRS").map(|l| l.value).unwrap_or_default();
+            classad::parse_expr(text.trim())
+                .ok()
+                .map(|e| EvalContext::new(&opts).my(&modified).target(&parent_ad).eval(&e))
+                .is_some_and(|v| matches!(v, Value::Bool(true)))
+        };
+        let request = if Self::requirements_accept(&parent_ad, &modified) {
+            modified
+        } else if !must_modify && Self::requirements_accept(&parent_ad, job) {
+            job.clone()
+        } else {
+            return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
+        };
+
+        // 3: what the job takes.
+        let total_disk = totals.disk as f64;
+        let disk_slop = (total_disk / (1024.0 * 1024.0)).max(1024.0);
+        let mut cpus: f64;
+        let mut memory: i64;
+        let disk_fraction: f64;
+        // no swap unless the job asks for some
+        let mut swap_fraction: Option<f64> = Some(0.0);
+        let mut custom: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+        let mut fractional = false;
+        if self.has_consumption_policy(&parent) && consumption::has_policy(&parent_ad) {
+            let taken = consumption::of(&request, &parent_ad);
+            cpus = 0.0;
+            memory = 0;
+            let mut disk = 0.0;
+            for (res, amount) in taken {
+                if amount < 0.0 {
+                    return Err(does_not_fit(format!("Consumption{res} is not a non-negative number")));
+                }
+                if res.eq_ignore_ascii_case("cpus") {
+                    cpus = amount.max(1.0 / 128.0);
+                    fractional = cpus < 1.0;
+                } else if res.eq_ignore_ascii_case("memory") {
+                    memory = amount as i64;
+                } else if res.eq_ignore_ascii_case("disk") {
+                    disk = amount;
+                } else if let Some(c) = totals.custom.iter().find(|c| c.name.eq_ignore_ascii_case(&res)) {
+                    custom.insert(c.name.clone(), amount);
+                }
+            }
+            disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
+        } else {
+            let ctx = EvalContext::new(&opts).my(&request).target(&parent_ad);
+            let int = |attr: &str| {
+                eval_number(&ctx, &format!("_condor_{attr}")).or_else(|| eval_number(&ctx, attr)).map(|v| v.trunc())
+            };
+            cpus = int("RequestCpus").unwrap_or(1.0);
+            memory = int("RequestMemory").ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
+            let disk = int("RequestDisk").ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
+            disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
+            match int("RequestVirtualMemory") {
+                Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
+                Some(_) => {}
+                None if self.config.get_bool("PROPORTIONAL_SWAP_ASSIGNMENT").unwrap_or(false) => {
+                    // the same part of the swap as of the memory
+                    swap_fraction = Some(memory as f64 / totals.memory as f64);
+                }
+                None => {}
+            }
+            for c in &totals.custom {
+                let v = eval_number(&ctx, &format!("Request{}", c.name)).unwrap_or(0.0);
+                custom.insert(c.name.clone(), v);
+            }
+        }
+        if cpus <= 0.0 {
+            return Err(does_not_fit("the job requests no CPUs".into()));
+        }
+        if !fractional {
+            cpus = cpus.max(1.0);
+            memory = memory.max(1);
+        }
+
+        // Does it fit what is left?
+        let mut short = Vec::new();
+        if cpus > parent.cpus + 1e-9 {
+            short.push(format!("Cpus: {} requested, {} left", cpus, parent.cpus));
+        }
+        if memory > parent.memory {
+            short.push(format!("Memory: {} requested, {} left", memory, parent.memory));
+        }
+        if disk_fraction > parent.disk_fraction + 1e-12 {
+            short.push(format!(
+                "Disk: {} requested, {} left",
+                (disk_fraction * total_disk).ceil() as i64,
+                parent.disk(totals.disk)
+            ));
+        }
+        for (name, want) in &custom {
+            let have = parent.custom.get(name).copied().unwrap_or(0.0);
+            if *want > have + 1e-9 {
+                short.push(format!("{name}: {want} requested, {have} left"));
+            }
+        }
+        if !short.is_empty() {
+            return Err(does_not_fit(short.join("; ")));
+        }
+
+        // 5: ids and sub-id.
+        // The partitionable slot keeps advertising all its ids; the ids its
+        // dynamic slots hold are not free.
+        let mut ids = std::collections::BTreeMap::new();
+        let mut parent_after = parent.clone();
+        for (name, all) in &parent.ids {
+            let want = custom.get(name).copied().unwrap_or(0.0).ceil() as usize;
+            let held: Vec<&String> = self
+                .dynamic
+                .iter()
+                .filter(|d| d.slot.id == parent.id)
+                .filter_map(|d| d.slot.ids.get(name))
+                .flatten()
+                .collect();
+            let taken: Vec<String> = all.iter().filter(|id| !held.contains(id)).take(want).cloned().collect();
+            ids.insert(name.clone(), taken);
+        }
+        let mut sub_id = 1;
+        while self.dynamic.iter().any(|d| d.slot.id == parent.id && d.slot.sub_id == sub_id) {
+            sub_id += 1;
+        }
+        let disk_kb = (total_disk * disk_fraction).ceil() as i64;
+        let dslot = Slot {
+            id: parent.id,
+            sub_id,
+            type_id: parent.type_id,
+            kind: SlotKind::Dynamic,
+            cpus,
+            total_cpus: cpus,
+            fractional_cpus: fractional,
+            memory,
+            total_memory: memory,
+            disk_fraction,
+            total_disk: disk_kb,
+            swap_fraction,
+            custom_total: custom.clone(),
+            custom: custom.clone(),
+            ids,
+        };
+        parent_after.cpus -= cpus;
+        parent_after.memory -= memory;
+        parent_after.disk_fraction -= disk_fraction;
+        if let (Some(p), Some(d)) = (parent_after.swap_fraction, swap_fraction) {
+            parent_after.swap_fraction = Some(p - d);
+        }
+        for (name, v) in parent_after.custom.iter_mut() {
+            *v -= custom.get(name).copied().unwrap_or(0.0);
+        }
+        self.layout.slots[index] = parent_after;
+        let name = self.slot_name(&dslot);
+        self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone() });
+        let leftovers = if self.config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS").unwrap_or(true) {
+            self.ad(&parent_name)
+        } else {
+            None
+        };
+        Ok(Claim { name, job: request, leftovers })
+    }
+
+    /// Ends the claim of dynamic slot `name`: the slot goes away and its
+    /// resources and device ids return to its partitionable slot.
+    pub fn release(&mut self, name: &str) -> Result<(), SlotError> {
+        let pos = self
+            .dynamic
+            .iter()
+            .position(|d| self.slot_name(&d.slot) == name)
+            .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
+        // its device ids become free again with its removal
+        let d = self.dynamic.remove(pos).slot;
+        let parent = self
+            .layout
+            .slots
+            .iter_mut()
+            .find(|s| s.id == d.id)
+            .ok_or_else(|| SlotError::NoSuchSlot(format!("parent of {name}")))?;
+        parent.cpus += d.cpus;
+        parent.memory += d.memory;
+        parent.disk_fraction += d.disk_fraction;
+        if let (Some(p), Some(s)) = (parent.swap_fraction, d.swap_fraction) {
+            parent.swap_fraction = Some(p + s);
+        }
+        for (res, v) in &d.custom {
+            *parent.custom.entry(res.clone()).or_insert(0.0) += v;
+        }
+        Ok(())
+    }
+}
+
+/// `Expr` of a number, integer when whole (for tests).
+#[cfg(test)]
+fn n(v: i64) -> classad::Expr {
+    classad::Expr::from(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::startd::slots::Machine;
+
+    fn startd(text: &str) -> Result<Startd, SlotError> {
+        let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
+        Startd::new(machine, &Config::parse_str(text, "t.conf")?)
+    }
+
+    #[test]
+    fn requests_are_quantized_and_disk_gets_slack() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd("STARTD_DETECT_GPUS = false\n")?;
+        let job: ClassAd = "[ RequestCpus = 3; RequestMemory = 1000; RequestDisk = 100000 ]".parse()?;
+        let c = s.claim("slot1", &job)?;
+        assert_eq!(c.job.lookup("RequestMemory").map(|e| e.same_as(&n(1024))), Some(true));
+        let d = s.ad("slot1_1@h").ok_or("no d-slot")?;
+        assert_eq!(d.eval_attr("Disk"), Value::Int(100352 + 1024));
+        assert_eq!(d.eval_attr("Cpus"), Value::Int(3));
+        let p = s.ad("slot1@h").ok_or("no p-slot")?;
+        assert_eq!(p.eval_attr("Memory"), Value::Int(16384 - 1024));
+        assert_eq!(p.eval_attr("NumDynamicSlots"), Value::Int(1));
+        assert!(c.leftovers.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn proportional_swap() -> Result<(), Box<dyn std::error::Error>> {
+        let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, swap: 1_600_000, ..Machine::default() };
+        let config = Config::parse_str("STARTD_DETECT_GPUS = false\nPROPORTIONAL_SWAP_ASSIGNMENT = true\n", "t.conf")?;
+        let mut s = Startd::new(machine, &config)?;
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 4096; RequestDisk = 1 ]".parse()?;
+        let c = s.claim("slot1", &job)?;
+        assert_eq!(s.ad(&c.name).map(|d| d.eval_attr("VirtualMemory")), Some(Value::Int(400_000)));
+        Ok(())
+    }
+
+    #[test]
+    fn refusals_are_errors() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd("STARTD_DETECT_GPUS = false\n")?;
+        let big: ClassAd = "[ RequestCpus = 9; RequestMemory = 1; RequestDisk = 1 ]".parse()?;
+        assert!(matches!(s.claim("slot1", &big), Err(SlotError::RequestDoesNotFit { .. })));
+        assert!(matches!(s.claim("slot7", &big), Err(SlotError::NoSuchSlot(_))));
+        let mut st = startd("SLOT_TYPE_1 = auto\nNUM_SLOTS_TYPE_1 = 2\n")?;
+        assert!(matches!(st.claim("slot1", &big), Err(SlotError::NotPartitionable(_))));
+        assert!(matches!(s.release("slot1_9@h"), Err(SlotError::NoSuchSlot(_))));
+        Ok(())
+    }
+
+    #[test]
+    fn sub_ids_and_device_ids_are_reused() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd("MACHINE_RESOURCE_GPUs = g0, g1, g2\n")?;
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 128; RequestDisk = 1; RequestGPUs = 1 ]".parse()?;
+        let a = s.claim("slot1", &job)?;
+        let b = s.claim("slot1", &job)?;
+        assert_eq!((a.name.as_str(), b.name.as_str()), ("slot1_1@h", "slot1_2@h"));
+        assert_eq!(s.ad(&b.name).map(|d| d.eval_attr("AssignedGPUs")), Some(Value::Str("g1".into())));
+        s.release(&a.name)?;
+        let c = s.claim("slot1", &job)?;
+        assert_eq!(c.name, "slot1_1@h");
+        assert_eq!(s.ad(&c.name).map(|d| d.eval_attr("AssignedGPUs")), Some(Value::Str("g0".into())));
+        assert_eq!(s.ad("slot1@h").map(|p| p.eval_attr("GPUs")), Some(Value::Int(1)));
+        // the partitionable slot still lists all its devices
+        assert_eq!(s.ad("slot1@h").map(|p| p.eval_attr("AssignedGPUs")), Some(Value::Str("g0,g1,g2".into())));
+        Ok(())
+    }
+
+    #[test]
+    fn consumption_policy_decides_what_is_taken() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd(
+            "STARTD_DETECT_GPUS = false\nCONSUMPTION_POLICY = true\nCONSUMPTION_MEMORY = quantize(target.RequestMemory, {1000})\n",
+        )?;
+        let p = s.ad("slot1@h").ok_or("no p-slot")?;
+        assert!(p.lookup("ConsumptionCpus").is_some());
+        assert_eq!(p.eval_attr("NumClaims"), Value::Int(8));
+        let job: ClassAd = "[ RequestCpus = 2; RequestMemory = 1500; RequestDisk = 1000 ]".parse()?;
+        let c = s.claim("slot1", &job)?;
+        assert_eq!(s.ad(&c.name).map(|d| d.eval_attr("Memory")), Some(Value::Int(2000)));
+        Ok(())
+    }
+}

@@ -1,0 +1,152 @@
+//! A startd's slots over time: the layout, plus the dynamic slots claims
+//! carve from partitionable slots.
+//!
+//! ```
+//! use classad::{ClassAd, Value};
+//! use matchmaker::config::Config;
+//! use matchmaker::startd::slots::{Machine, Startd};
+//!
+//! let config = Config::parse_str("NUM_CPUS = 8\nMEMORY = 16384\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+//! let machine = Machine { name: "node1".into(), disk: 8_000_000, ..Machine::default() };
+//! let mut startd = Startd::new(machine, &config)?;
+//! let ads = startd.ads();
+//! assert_eq!(ads.len(), 1); // one partitionable slot by default
+//! assert_eq!(ads[0].eval_attr("Name"), Value::Str("slot1@node1".into()));
+//!
+//! let job: ClassAd = "[ RequestCpus = 3; RequestMemory = 1000; RequestDisk = 100000 ]".parse()?;
+//! let claim = startd.claim("slot1@node1", &job)?;
+//! assert_eq!(claim.name, "slot1_1@node1");
+//! let d = startd.ad(&claim.name).expect("the new dynamic slot");
+//! assert_eq!(d.eval_attr("Memory"), Value::Int(1024)); // rounded up to a multiple of 128
+//! let p = startd.ad("slot1@node1").expect("the partitionable slot");
+//! assert_eq!(p.eval_attr("Cpus"), Value::Int(5));
+//! startd.release(&claim.name)?;
+//! assert_eq!(startd.ad("slot1@node1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(8)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use classad::ClassAd;
+
+use super::layout::Layout;
+use super::resources::with_detected;
+use super::{Machine, Slot, SlotError, SlotKind};
+use crate::config::Config;
+
+/// A dynamic slot and the claim it serves.
+#[derive(Debug, Clone)]
+pub struct DynamicSlot {
+    /// Its resources.
+    pub slot: Slot,
+    /// The job (request) it was created for, with the startd's rounding
+    /// of its requests applied.
+    pub job: ClassAd,
+}
+
+/// A startd: a machine, its configuration, its slots.
+#[derive(Debug, Clone)]
+pub struct Startd {
+    pub(crate) machine: Machine,
+    pub(crate) config: Config,
+    pub(crate) layout: Layout,
+    pub(crate) dynamic: Vec<DynamicSlot>,
+    pub(crate) host: String,
+    pub(crate) warnings: Vec<String>,
+}
+
+impl Startd {
+    /// Lays out `machine` as `config` asks (see [`Layout::new`]).
+    pub fn new(machine: Machine, config: &Config) -> Result<Startd, SlotError> {
+        let config = with_detected(&machine, config)?;
+        let layout = Layout::new(&machine, &config)?;
+        let host = match config.lookup("STARTD_NAME").map(|l| l.value).filter(|v| !v.trim().is_empty()) {
+            Some(n) if n.contains('@') => n.trim().to_string(),
+            Some(n) => format!("{}@{}", n.trim(), machine.name),
+            None => machine.name.clone(),
+        };
+        let mut startd = Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new() };
+        // Report unparsable STARTD_ATTRS values once.
+        startd.ads();
+        Ok(startd)
+    }
+
+    /// The machine.
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// The layout: totals and the static and partitionable slots.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The dynamic slots, in creation order.
+    pub fn dynamic_slots(&self) -> &[DynamicSlot] {
+        &self.dynamic
+    }
+
+    /// Configuration values that could not be published (a `STARTD_ATTRS`
+    /// value that is not a ClassAd expression), as the startd logs them.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The name of a slot: `slot<N>@host`, `slot<N>_<M>@host` for a
+    /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
+    /// `STARTD_RESOURCE_PREFIX`, else `slot`).
+    pub fn slot_name(&self, slot: &Slot) -> String {
+        let prefix = self
+            .config
+            .lookup(&format!("SLOT_TYPE_{}_NAME_PREFIX", slot.type_id))
+            .map(|l| l.value)
+            .or_else(|| self.config.lookup("STARTD_RESOURCE_PREFIX").map(|l| l.value))
+            .filter(|p| !p.trim().is_empty())
+            .unwrap_or_else(|| "slot".to_string());
+        if slot.kind == SlotKind::Dynamic {
+            format!("{}{}_{}@{}", prefix.trim(), slot.id, slot.sub_id, self.host)
+        } else {
+            format!("{}{}@{}", prefix.trim(), slot.id, self.host)
+        }
+    }
+
+    /// Finds a static or partitionable slot by name (`slot1@host`), by
+    /// short name (`slot1`) or by id (`1`).
+    pub(crate) fn find_slot(&self, key: &str) -> Option<usize> {
+        self.layout.slots.iter().position(|s| {
+            let name = self.slot_name(s);
+            name == key || name.split('@').next() == Some(key) || s.id.to_string() == key
+        })
+    }
+
+    /// The slot ads, static and partitionable slots by id, each followed by
+    /// its dynamic slots.
+    pub fn ads(&mut self) -> Vec<ClassAd> {
+        let mut warnings = Vec::new();
+        let mut out = Vec::new();
+        for i in 0..self.layout.slots.len() {
+            let slot = &self.layout.slots[i];
+            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
+            out.push(self.build_ad(slot, None, &children, &mut warnings));
+            for d in children {
+                out.push(self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings));
+            }
+        }
+        warnings.sort();
+        warnings.dedup();
+        self.warnings = warnings;
+        out
+    }
+
+    /// The ad of one slot, by name.
+    pub fn ad(&self, name: &str) -> Option<ClassAd> {
+        let mut warnings = Vec::new();
+        if let Some(i) = self.find_slot(name) {
+            let slot = &self.layout.slots[i];
+            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
+            return Some(self.build_ad(slot, None, &children, &mut warnings));
+        }
+        self.dynamic
+            .iter()
+            .find(|d| self.slot_name(&d.slot) == name)
+            .map(|d| self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings))
+    }
+}
