@@ -148,20 +148,33 @@ impl Snapshot {
     /// The submitters' resource requests, grouped as the schedd groups
     /// them for `negotiator`, with the tie-breaks of the submitter ads.
     pub fn queues(&self, negotiator: &Negotiator) -> Vec<SubmitterQueue> {
-        let significant = autocluster::significant_attributes(&self.slots, &negotiator.expressions());
-        let mut queues = autocluster::queues(&self.jobs, &significant);
-        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        for ad in &self.submitters {
-            let ctx = classad::EvalContext::new(&opts).my(ad);
-            let (classad::Value::Str(name), classad::Value::Int(heard)) =
-                (ctx.eval_attr("Name"), ctx.eval_attr("LastHeardFrom"))
-            else {
-                continue;
-            };
-            if let Some(q) = queues.iter_mut().find(|q| q.name == name.as_str()) {
-                q.tie_break = heard % 1009;
-            }
-        }
-        queues
+        queues(&self.slots, &self.jobs, &self.submitters, negotiator)
     }
+}
+
+/// The submitters' resource requests of `jobs`, grouped into autoclusters
+/// as the schedd groups them for `negotiator` (on the attributes `slots`
+/// and its expressions reference), with the tie-breaks of the submitter
+/// ads (`LastHeardFrom`; `submitters` may be empty).
+pub fn queues(
+    slots: &[ClassAd],
+    jobs: &[ClassAd],
+    submitters: &[ClassAd],
+    negotiator: &Negotiator,
+) -> Vec<SubmitterQueue> {
+    let significant = autocluster::significant_attributes(slots, &negotiator.expressions());
+    let mut queues = autocluster::queues(jobs, &significant);
+    let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+    for ad in submitters {
+        let ctx = classad::EvalContext::new(&opts).my(ad);
+        let (classad::Value::Str(name), classad::Value::Int(heard)) =
+            (ctx.eval_attr("Name"), ctx.eval_attr("LastHeardFrom"))
+        else {
+            continue;
+        };
+        if let Some(q) = queues.iter_mut().find(|q| q.name == name.as_str()) {
+            q.tie_break = heard % 1009;
+        }
+    }
+    queues
 }
