@@ -46,6 +46,7 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<accountant::PyAccountant>()?;
     m.add_class::<accountant::PyPriorityRow>()?;
     m.add_class::<negotiator::PyNegotiator>()?;
+    m.add_class::<negotiator::PyJobQueues>()?;
     m.add_class::<negotiator::PyCycleOutcome>()?;
     m.add_class::<negotiator::PyCycleMatch>()?;
     m.add_class::<negotiator::PyRejection>()?;

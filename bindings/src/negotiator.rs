@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use classad::ClassAd;
 use matchmaker::accountant::Accountant;
+use matchmaker::autocluster::SubmitterQueue;
 use matchmaker::candidates::Claim;
 use matchmaker::config::{Config, Loader};
 use matchmaker::negotiator::{
@@ -31,17 +32,75 @@ pub(crate) enum Ads<'py> {
     List(Vec<PyRef<'py, PyClassAd>>),
 }
 
+/// Ads borrowed from a list, or read from a file.
+enum AdsView<'a> {
+    Refs(Vec<&'a ClassAd>),
+    Owned(Vec<ClassAd>),
+}
+
+/// Jobs as ads, or already grouped into submitters' queues.
+#[derive(FromPyObject)]
+pub(crate) enum Jobs<'py> {
+    Queues(PyRef<'py, PyJobQueues>),
+    Ads(Ads<'py>),
+}
+
+/// The idle jobs of a queue grouped into autoclusters, as a schedd groups
+/// them for a negotiator (`Negotiator.queues`): given to `cycle` in place
+/// of the jobs, they are not grouped again.
+#[pyclass(name = "JobQueues", module = "classad_rs", frozen)]
+pub(crate) struct PyJobQueues {
+    queues: Vec<SubmitterQueue>,
+}
+
+#[pymethods]
+impl PyJobQueues {
+    /// The submitters, in the order their queues were made.
+    #[getter]
+    fn submitters(&self) -> Vec<String> {
+        self.queues.iter().map(|q| q.name.clone()).collect()
+    }
+
+    /// Idle jobs in all queues.
+    #[getter]
+    fn idle_jobs(&self) -> u64 {
+        self.queues.iter().map(SubmitterQueue::idle_jobs).sum()
+    }
+
+    /// Autoclusters (resource requests) in all queues.
+    #[getter]
+    fn autoclusters(&self) -> usize {
+        self.queues.iter().map(|q| q.requests.len()).sum()
+    }
+
+    fn __len__(&self) -> usize {
+        self.queues.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("JobQueues({} submitters, {} autoclusters)", self.queues.len(), self.autoclusters())
+    }
+}
+
 /// Borrowed ads, or ads read from a file (read with the GIL released).
 enum AdsRef<'a> {
     Borrowed(Vec<&'a ClassAd>),
     File(PathBuf),
 }
 
-impl AdsRef<'_> {
-    fn of<'a>(ads: &'a Ads<'_>) -> AdsRef<'a> {
+impl<'a> AdsRef<'a> {
+    fn of(ads: &'a Ads<'_>) -> AdsRef<'a> {
         match ads {
             Ads::Path(p) => AdsRef::File(p.clone()),
             Ads::List(list) => AdsRef::Borrowed(list.iter().map(|a| &a.ad).collect()),
+        }
+    }
+
+    /// The ads, not copied when they are a list's, read when a file.
+    fn view(self) -> Result<AdsView<'a>, String> {
+        match self {
+            AdsRef::Borrowed(ads) => Ok(AdsView::Refs(ads)),
+            AdsRef::File(path) => read_ads(&path).map(AdsView::Owned).map_err(|e| e.to_string()),
         }
     }
 
@@ -51,6 +110,19 @@ impl AdsRef<'_> {
             AdsRef::Borrowed(ads) => Ok(ads.into_iter().cloned().collect()),
             AdsRef::File(path) => read_ads(&path).map_err(|e| e.to_string()),
         }
+    }
+}
+
+/// The submitters' queues of `jobs`, grouped for `negotiator`.
+fn group(
+    slots: &[ClassAd],
+    jobs: &AdsView<'_>,
+    submitters: &[ClassAd],
+    negotiator: &Negotiator,
+) -> Vec<SubmitterQueue> {
+    match jobs {
+        AdsView::Refs(r) => snapshot::queues(slots, r, submitters, negotiator),
+        AdsView::Owned(o) => snapshot::queues(slots, o, submitters, negotiator),
     }
 }
 
@@ -96,10 +168,40 @@ impl PyNegotiator {
         PyConfig { config: self.config.clone() }
     }
 
+    /// The idle jobs of `jobs` (a list of `ClassAd`s or a file path)
+    /// grouped into autoclusters as a schedd groups them for this
+    /// negotiator and these `slots`, with the tie-breaks of `submitters`;
+    /// `cycle` takes them in place of the jobs. The GIL is released.
+    #[pyo3(signature = (slots, jobs, submitters=None))]
+    fn queues(
+        &self,
+        py: Python<'_>,
+        slots: Ads<'_>,
+        jobs: Ads<'_>,
+        submitters: Option<Ads<'_>>,
+    ) -> PyResult<PyJobQueues> {
+        let (slots, jobs) = (AdsRef::of(&slots), AdsRef::of(&jobs));
+        let submitters = submitters.as_ref().map(AdsRef::of);
+        let negotiator = &self.negotiator;
+        let queues = py
+            .detach(move || -> Result<_, String> {
+                let slots = slots.load()?;
+                let jobs = jobs.view()?;
+                let submitters = match submitters {
+                    Some(s) => s.load()?,
+                    None => Vec::new(),
+                };
+                Ok(group(&slots, &jobs, &submitters, negotiator))
+            })
+            .map_err(error)?;
+        Ok(PyJobQueues { queues })
+    }
+
     /// Runs one negotiation cycle: `slots` (every slot ad, claimed ones
     /// included) and `jobs` (idle jobs are negotiated; running ones are
     /// counted), each a list of `ClassAd`s or a file path; the idle jobs
-    /// are grouped into autoclusters as a schedd groups them.
+    /// are grouped into autoclusters as a schedd groups them (or `jobs`
+    /// is a `JobQueues`, already grouped).
     /// `accountant` holds the priorities and is charged the matches (a
     /// fresh one, everybody at the lowest priority, when `None`);
     /// `submitters` (submitter ads) break ties between equal priorities.
@@ -110,7 +212,7 @@ impl PyNegotiator {
         &self,
         py: Python<'_>,
         slots: Ads<'_>,
-        jobs: Ads<'_>,
+        jobs: Jobs<'_>,
         accountant: Option<PyRefMut<'_, PyAccountant>>,
         now: Option<i64>,
         submitters: Option<Ads<'_>>,
@@ -124,20 +226,35 @@ impl PyNegotiator {
                 &mut fresh
             }
         };
-        let (slots, jobs) = (AdsRef::of(&slots), AdsRef::of(&jobs));
+        let slots = AdsRef::of(&slots);
+        let (jobs, grouped) = match &jobs {
+            Jobs::Ads(ads) => (Some(AdsRef::of(ads)), None),
+            Jobs::Queues(q) => (None, Some(q.queues.as_slice())),
+        };
+        if grouped.is_some() && submitters.is_some() {
+            return Err(error("give submitters to Negotiator.queues, not with a JobQueues".to_string()));
+        }
         let submitters = submitters.as_ref().map(AdsRef::of);
         let negotiator = &self.negotiator;
         let outcome = py
             .detach(move || {
                 let slots = slots.load()?;
-                let jobs = jobs.load()?;
-                let submitters = match submitters {
-                    Some(s) => s.load()?,
-                    None => Vec::new(),
+                let made;
+                let queues = match (grouped, jobs) {
+                    (Some(q), _) => q,
+                    (None, Some(jobs)) => {
+                        let jobs = jobs.view()?;
+                        let submitters = match submitters {
+                            Some(s) => s.load()?,
+                            None => Vec::new(),
+                        };
+                        made = group(&slots, &jobs, &submitters, negotiator);
+                        made.as_slice()
+                    }
+                    (None, None) => &[],
                 };
-                let queues = snapshot::queues(&slots, &jobs, &submitters, negotiator);
                 let now = now.unwrap_or_else(|| acct.last_update());
-                negotiator.cycle_owned(acct, slots, &queues, now).map_err(|e| e.to_string())
+                negotiator.cycle_owned(acct, slots, queues, now).map_err(|e| e.to_string())
             })
             .map_err(error)?;
         Ok(PyCycleOutcome { outcome })

@@ -220,6 +220,23 @@ def test_extension_a_cycle_takes_lists_of_ads_as_well_as_files():
     assert slots[0].get("Name") is not None  # the inputs are not consumed
 
 
+def test_extension_jobs_grouped_once_serve_several_cycles():
+    d = snapshot("snap-1000-1000-4-8")
+    config = classad_rs.Config(file=os.path.join(d, "config.dump"), subsystem="NEGOTIATOR")
+    negotiator = classad_rs.Negotiator(config, resend_matched_jobs=True)
+    slots = list(classad_rs.parseAds(open(os.path.join(d, "slots.ad.gz"), "rb")))
+    jobs = list(classad_rs.parseAds(open(os.path.join(d, "jobs.ad.gz"), "rb")))
+    queues = negotiator.queues(slots, jobs, submitters=os.path.join(d, "submitters.ad"))
+    assert len(queues) == 4 and queues.idle_jobs == 1000 and queues.autoclusters == 8
+    assert sorted(queues.submitters) == [f"bench0{i}@anchor.local" for i in range(1, 5)]
+    direct = negotiator.cycle(slots, jobs, submitters=os.path.join(d, "submitters.ad"))
+    for _ in range(2):
+        again = negotiator.cycle(slots, queues)
+        assert [(m.job, m.slot) for m in again.matches] == [(m.job, m.slot) for m in direct.matches]
+    with pytest.raises(classad_rs.ClassAdException, match="submitters"):
+        negotiator.cycle(slots, queues, submitters=[])
+
+
 def test_extension_a_cycle_with_group_quotas_gives_the_group_tree():
     outcome, _ = oracle_cycle("snap-groups", prio="before")
     per_submitter, total, _ = expected("snap-groups")

@@ -67,6 +67,10 @@ def main() -> None:
         os.path.join(SNAP, "slots.ad.gz"), os.path.join(SNAP, "jobs.ad.gz"), acct, now=0,
         submitters=os.path.join(SNAP, "submitters.ad"),
     )
+    queues: classad_rs.JobQueues = negotiator.queues(os.path.join(SNAP, "slots.ad.gz"), os.path.join(SNAP, "jobs.ad.gz"))
+    check(queues.idle_jobs, int)
+    check(queues.autoclusters, int)
+    check_list(queues.submitters, str)
     matches: list[classad_rs.CycleMatch] = outcome.matches
     check_list(matches, classad_rs.CycleMatch)
     m = matches[0]

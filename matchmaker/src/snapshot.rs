@@ -155,10 +155,11 @@ impl Snapshot {
 /// The submitters' resource requests of `jobs`, grouped into autoclusters
 /// as the schedd groups them for `negotiator` (on the attributes `slots`
 /// and its expressions reference), with the tie-breaks of the submitter
-/// ads (`LastHeardFrom`; `submitters` may be empty).
-pub fn queues(
+/// ads (`LastHeardFrom`; `submitters` may be empty). The jobs may be ads
+/// or references to ads.
+pub fn queues<J: std::borrow::Borrow<ClassAd>>(
     slots: &[ClassAd],
-    jobs: &[ClassAd],
+    jobs: &[J],
     submitters: &[ClassAd],
     negotiator: &Negotiator,
 ) -> Vec<SubmitterQueue> {

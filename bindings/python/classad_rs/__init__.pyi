@@ -358,13 +358,20 @@ class CycleOutcome:
     def to_arrow(self, table: TableName = "matches") -> Any: ...
     def to_pandas(self, table: TableName = "matches") -> Any: ...
 
+class JobQueues:
+    submitters: list[str]
+    idle_jobs: int
+    autoclusters: int
+    def __len__(self) -> int: ...
+
 class Negotiator:
     config: Config
     def __init__(self, config: Optional[Config] = None, resend_matched_jobs: bool = False) -> None: ...
+    def queues(self, slots: AdsArg, jobs: AdsArg, submitters: Optional[AdsArg] = None) -> JobQueues: ...
     def cycle(
         self,
         slots: AdsArg,
-        jobs: AdsArg,
+        jobs: Union[AdsArg, JobQueues],
         accountant: Optional[Accountant] = None,
         now: Optional[int] = None,
         submitters: Optional[AdsArg] = None,
