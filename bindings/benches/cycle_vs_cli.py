@@ -16,9 +16,12 @@ Default snapshot: matchmaker/tests/data/cycle/snap-10000-10000-10-10
   cycle alone, after reading and grouping the jobs);
 * cli process: the whole negotiator-sim command (read, group, cycle,
   print);
-* py cycle (lists): Negotiator.cycle on slot and job ClassAds read once
-  into Python: the call copies the ads, groups the jobs and runs the
-  cycle with the GIL released;
+* py cycle (queues): Negotiator.cycle on slot ClassAds read once into
+  Python and the jobs grouped once (Negotiator.queues): the same work as
+  the CLI's timed cycle (copy the slots, run the cycle), with the GIL
+  released;
+* py cycle (lists): Negotiator.cycle on slot and job ClassAds: the call
+  also groups the jobs into autoclusters (outside the CLI's timing);
 * py cycle (files): Negotiator.cycle given the file paths (reads them in
   Rust, as the CLI does).
 
@@ -26,6 +29,7 @@ The outcomes are checked equal (matches per submitter and in total).
 """
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -58,7 +62,6 @@ def main():
     cli = [a.cli, "cycle", "--slots", slots_f, "--jobs", jobs_f, "--config", config_f, "--userprio", userprio_f,
            "--submitters", subs_f, "--resend-matched-jobs", "--json"]
     cli_cycle, cli_process = [], []
-    import json
     for _ in range(a.reps):
         t = time.perf_counter()
         run = subprocess.run(cli, capture_output=True, text=True, check=True)
@@ -74,8 +77,13 @@ def main():
     with open(jobs_f, "rb") as f:
         jobs = list(classad_rs.parseAds(f))
     submitters = list(classad_rs.parseAds(open(subs_f, "rb")))
-    py_lists, py_files = [], []
+    py_lists, py_files, py_queues = [], [], []
+    queues = negotiator.queues(slots, jobs, submitters=submitters)
     for _ in range(a.reps):
+        acct = classad_rs.Accountant.from_userprio(userprio_f, config)
+        t = time.perf_counter()
+        grouped = negotiator.cycle(slots, queues, acct)
+        py_queues.append(time.perf_counter() - t)
         acct = classad_rs.Accountant.from_userprio(userprio_f, config)
         t = time.perf_counter()
         outcome = negotiator.cycle(slots, jobs, acct, submitters=submitters)
@@ -88,11 +96,13 @@ def main():
     ours = {s.name: s.matches for s in outcome.submitters}
     theirs = {s["name"]: s["matches"] for s in cli_out["submitters"]}
     assert ours == theirs == {s.name: s.matches for s in from_files.submitters}, (ours, theirs)
+    assert ours == {s.name: s.matches for s in grouped.submitters}
     assert [(m.job, m.slot) for m in outcome.matches] == [(m["job"], m["slot"]) for m in cli_out["matches"]]
     print(f"{d}: {len(slots)} slots, {len(jobs)} jobs, {outcome.stats.matches} matches (same as the CLI's)")
     best = min
     print(f"cli cycle            {best(cli_cycle):8.3f} s")
-    print(f"py cycle (lists)     {best(py_lists):8.3f} s   ratio to cli cycle   {best(py_lists) / best(cli_cycle):.3f}")
+    print(f"py cycle (queues)    {best(py_queues):8.3f} s   ratio to cli cycle   {best(py_queues) / best(cli_cycle):.3f}")
+    print(f"py cycle (lists)     {best(py_lists):8.3f} s")
     print(f"cli process          {best(cli_process):8.3f} s")
     print(f"py cycle (files)     {best(py_files):8.3f} s   ratio to cli process {best(py_files) / best(cli_process):.3f}")
 
