@@ -6,6 +6,7 @@ that directory's README), as matchmaker/tests/cycle_oracle.rs checks the
 library."""
 
 import os
+import sys
 import threading
 import time
 
@@ -362,3 +363,17 @@ def test_extension_startd_timers_and_bad_events():
         policy.step(s.slot, "claim_requested", 61)
     with pytest.raises(classad_rs.ClassAdException, match="PREEMPT"):
         classad_rs.StartdPolicy.from_text("PREEMPT = (\n", "bad.conf")
+
+
+def test_extension_tables_without_pyarrow(monkeypatch):
+    outcome = classad_rs.Negotiator().cycle(
+        os.path.join(snapshot("snap-200-200-3-6"), "slots.ad"), os.path.join(snapshot("snap-200-200-3-6"), "jobs.ad.gz")
+    )
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
+    with pytest.raises(ImportError, match="pip install pyarrow"):
+        outcome.to_arrow()
+    pd = pytest.importorskip("pandas")
+    frame = outcome.to_pandas("submitters")  # from the columns as lists
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame["name"]) == [s.name for s in outcome.submitters]
+    assert list(frame["matches"]) == [s.matches for s in outcome.submitters]
