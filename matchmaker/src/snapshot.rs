@@ -157,6 +157,22 @@ impl Snapshot {
 /// and its expressions reference), with the tie-breaks of the submitter
 /// ads (`LastHeardFrom`; `submitters` may be empty). The jobs may be ads
 /// or references to ads.
+///
+/// ```
+/// use classad::ClassAd;
+/// use matchmaker::negotiator::Negotiator;
+/// let job = |id: i64, cpus: i64| -> ClassAd {
+///     format!(r#"[ User = "amy@site"; ClusterId = 1; ProcId = {id}; JobStatus = 1; RequestCpus = {cpus} ]"#)
+///         .parse()
+///         .expect("parses")
+/// };
+/// let jobs = [job(0, 1), job(1, 1), job(2, 4)];
+/// let borrowed: Vec<&ClassAd> = jobs.iter().collect();
+/// let queues = matchmaker::snapshot::queues(&[], &borrowed, &[], &Negotiator::new());
+/// assert_eq!(queues.len(), 1);
+/// assert_eq!(queues[0].name, "amy@site");
+/// assert_eq!(queues[0].requests.iter().map(|r| r.count).collect::<Vec<_>>(), [2, 1]);
+/// ```
 pub fn queues<J: std::borrow::Borrow<ClassAd>>(
     slots: &[ClassAd],
     jobs: &[J],
