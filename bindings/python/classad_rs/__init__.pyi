@@ -169,6 +169,7 @@ PathArg = Union[str, os.PathLike[str]]
 AdsArg = Union[str, os.PathLike[str], Sequence[ClassAd]]
 TableName = typing.Literal["matches", "rejections", "submitters", "groups"]
 
+@typing.final
 class Config:
     files: list[str]
     warnings: list[str]
@@ -178,7 +179,7 @@ class Config:
     @staticmethod
     def from_file(path: PathArg, subsystem: Optional[str] = None) -> Config: ...
     @overload
-    def get(self, name: str) -> Optional[str]: ...
+    def get(self, name: str, default: None = None) -> Optional[str]: ...
     @overload
     def get(self, name: str, default: str) -> str: ...
     def raw(self, name: str) -> Optional[str]: ...
@@ -191,11 +192,12 @@ class Config:
     def expand(self, text: str) -> str: ...
     def set(self, name: str, value: str) -> None: ...
     def names(self) -> list[str]: ...
-    def __getitem__(self, name: str) -> str: ...
-    def __contains__(self, name: object) -> bool: ...
+    def __getitem__(self, name: str, /) -> str: ...
+    def __contains__(self, name: object, /) -> bool: ...
     def __iter__(self) -> Iterator[str]: ...
     def __len__(self) -> int: ...
 
+@typing.final
 class PriorityRow:
     name: str
     is_group: bool
@@ -211,6 +213,7 @@ class PriorityRow:
     begin_usage_time: int
     last_usage_time: int
 
+@typing.final
 class Accountant:
     log_path: Optional[pathlib.Path]
     last_update: int
@@ -248,9 +251,10 @@ class Accountant:
     def reset_all_usage(self, now: int) -> None: ...
     def delete(self, name: str) -> bool: ...
     def compact(self) -> None: ...
-    def __contains__(self, name: object) -> bool: ...
+    def __contains__(self, name: object, /) -> bool: ...
     def __len__(self) -> int: ...
 
+@typing.final
 class CycleMatch:
     submitter: str
     job: str
@@ -264,6 +268,7 @@ class CycleMatch:
     cost: float
     spin: int
 
+@typing.final
 class Rejection:
     submitter: str
     job: str
@@ -271,6 +276,7 @@ class Rejection:
     reason: str
     spin: int
 
+@typing.final
 class SubmitterFigures:
     name: str
     effective_priority: float
@@ -284,6 +290,7 @@ class SubmitterFigures:
     rejections: int
     stopped: str
 
+@typing.final
 class GroupRound:
     round: int
     quota: float
@@ -297,6 +304,7 @@ class GroupRound:
     matches: int
     usage_after: float
 
+@typing.final
 class GroupFigures:
     name: str
     parent: Optional[str]
@@ -316,6 +324,7 @@ class GroupFigures:
     rounds: list[GroupRound]
     explanation: str
 
+@typing.final
 class GroupRoundTotals:
     round: int
     allocated: float
@@ -324,6 +333,7 @@ class GroupRoundTotals:
     max_delta: float
     order: list[str]
 
+@typing.final
 class CycleStats:
     total_slots: int
     trimmed_slots: int
@@ -344,6 +354,7 @@ class CycleStats:
 
 ArrowBuffers = tuple[str, typing.Literal["f64", "i64", "bool", "str"], int, Optional[bytes], bytes, Optional[bytes]]
 
+@typing.final
 class CycleOutcome:
     matches: list[CycleMatch]
     rejections: list[Rejection]
@@ -358,12 +369,14 @@ class CycleOutcome:
     def to_arrow(self, table: TableName = "matches") -> Any: ...
     def to_pandas(self, table: TableName = "matches") -> Any: ...
 
+@typing.final
 class JobQueues:
     submitters: list[str]
     idle_jobs: int
     autoclusters: int
     def __len__(self) -> int: ...
 
+@typing.final
 class Negotiator:
     config: Config
     def __init__(self, config: Optional[Config] = None, resend_matched_jobs: bool = False) -> None: ...
@@ -399,6 +412,7 @@ StartdEvent = typing.Literal[
 SlotStateName = typing.Literal["Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Backfill", "Drained"]
 ActivityName = typing.Literal["Idle", "Benchmarking", "Busy", "Suspended", "Retiring", "Vacating", "Killing"]
 
+@typing.final
 class SlotState:
     state: SlotStateName
     activity: ActivityName
@@ -411,6 +425,7 @@ class SlotState:
     def __init__(self, now: int = 0) -> None: ...
     def ad(self, policy: StartdPolicy, now: int, machine: Optional[ClassAd] = None) -> ClassAd: ...
 
+@typing.final
 class Transition:
     from_state: SlotStateName
     from_activity: ActivityName
@@ -420,6 +435,7 @@ class Transition:
     cause: str
     knob: Optional[str]
 
+@typing.final
 class StartdAction:
     kind: str
     detail: str
@@ -429,6 +445,7 @@ class StartdAction:
     knob: Optional[str]
     after: int
 
+@typing.final
 class StartdStep:
     slot: SlotState
     transitions: list[Transition]
@@ -436,6 +453,7 @@ class StartdStep:
     next_check: int
     warnings: list[str]
 
+@typing.final
 class StartdPolicy:
     match_timeout: int
     killing_timeout: int
