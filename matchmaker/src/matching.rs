@@ -332,6 +332,27 @@ impl Pool {
         PreparedRequest(self.request(request), PhantomData)
     }
 
+    /// Whether ad `index` accepts no request at all: its `Requirements`
+    /// is missing, or is not true whatever the request (known when the pool
+    /// was made or the ad replaced).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions};
+    /// use matchmaker::matching::Pool;
+    ///
+    /// let slots: Vec<ClassAd> = vec![
+    ///     "[ Requirements = KeyboardIdle > 900; KeyboardIdle = 5 ]".parse()?,
+    ///     "[ Requirements = TARGET.RequestCpus <= 4 ]".parse()?,
+    /// ];
+    /// let pool = Pool::new(EvalOptions::new(), slots);
+    /// assert!(pool.accepts_nothing(0));
+    /// assert!(!pool.accepts_nothing(1));
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn accepts_nothing(&self, index: usize) -> bool {
+        self.known.get(index).is_some_and(|k| k.accepts == Some(false))
+    }
+
     /// As [`matching_in`](Pool::matching_in), for several ranges, with the
     /// request prepared once by [`prepare`](Pool::prepare) (`request` is
     /// the ad it was prepared from).

@@ -11,11 +11,11 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use classad::references::{external, trim_all, Side};
-use classad::{BinaryOp, ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Node, Semantics, Value};
-use rustc_hash::FxHashSet;
+use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Run, Runs};
+use super::ranges::{RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
@@ -84,7 +84,6 @@ impl RankConditions {
 struct Names {
     name: Name,
     rank: Name,
-    requirements: Name,
     concurrency_limits: Name,
     matched_concurrency_limits: Name,
     remote_user_prio: Name,
@@ -112,7 +111,6 @@ impl Names {
         Names {
             name: Name::new("Name"),
             rank: Name::new("Rank"),
-            requirements: Name::new("Requirements"),
             concurrency_limits: Name::new("ConcurrencyLimits"),
             matched_concurrency_limits: Name::new("MatchedConcurrencyLimits"),
             remote_user_prio: Name::new("RemoteUserPrio"),
@@ -159,20 +157,6 @@ struct Slot {
     name: String,
     /// Who runs on it (see [`Names::remote_user`]), looked up once.
     running: Option<Arc<str>>,
-}
-
-/// Slots of one pre-job-rank shape and one post-job-rank shape, next to
-/// each other in the cycle's order (and among them in input order).
-struct ShapeRange {
-    /// The pre-job-rank shape and its value for jobs that cannot change it.
-    shape: u32,
-    value: f64,
-    /// The same for the post-job rank.
-    post: u32,
-    post_value: f64,
-    range: Range<usize>,
-    /// No slot of the range has a job that could be preempted.
-    idle: bool,
 }
 
 /// Where a candidate's job rank comes from.
@@ -240,8 +224,10 @@ struct State<'a, 'p> {
     /// The concurrency limits refused (HTCondor's
     /// `rejectedConcurrencyLimits`), named in rejections.
     rejected_limits: BTreeSet<String>,
-    /// The slots' ranges of equal pre-job-rank shape, best first.
+    /// The slots' ranges (see `ranges`), best pre-job rank first.
     ranges: Vec<ShapeRange>,
+    /// The names the ranges are keyed by.
+    key_names: Vec<Name>,
     /// Each slot's position in the cycle's input.
     order: Vec<u32>,
     /// Whether some slot is carved by a consumption policy.
@@ -356,47 +342,19 @@ pub(super) fn run(
     stats.candidate_slots = available;
     let any_carved = slots.iter().any(|s| s.current.is_some());
 
-    // The slots in order of their pre-job rank for jobs that cannot change
-    // it (HTCondor's first sort key), so that a match list can take them a
-    // group of equal rank at a time; `order` remembers where each came
-    // from (equal candidates are taken in that order).
-    // Within a pre-job-rank shape, slots of one post-job-rank shape are
-    // put together too: a range of both ranks the same up to slot order
-    // for most jobs, which lets a match list read it without ranking it.
-    let mut pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
-    let mut post_job =
-        RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
-    let shapes: Vec<(u32, f64, u32, f64)> = ads
-        .iter()
-        .enumerate()
-        .map(|(i, ad)| {
-            let (pre, pre_value) = pre_job.shape_of(&opts, i, ad);
-            let (post, post_value) = post_job.shape_of(&opts, i, ad);
-            (pre, pre_value, post, post_value)
-        })
-        .collect();
-    let mut order: Vec<u32> = (0..ads.len() as u32).collect();
-    order.sort_by(|&a, &b| {
-        let (x, y) = (shapes[a as usize], shapes[b as usize]);
-        y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)).then(x.2.cmp(&y.2)).then(a.cmp(&b))
-    });
-    pre_job.reorder(&order);
-    post_job.reorder(&order);
+    // The slots in ranges of slots alike (see `ranges`), best pre-job rank
+    // first; `order` remembers where each came from (equal candidates are
+    // taken in that order).
+    let pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+    let post_job = RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+    let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, queues);
+    let order = shapes.order(&opts, &ads);
     let ads = reorder(ads, &order);
     let slots = reorder(slots, &order);
     let weights = reorder(weights, &order);
-    let mut ranges: Vec<ShapeRange> = Vec::new();
-    for (position, &from) in order.iter().enumerate() {
-        let (shape, value, post, post_value) = shapes[from as usize];
-        let idle = !settings.consider_preemption || slots[position].running.is_none();
-        match ranges.last_mut() {
-            Some(last) if last.shape == shape && last.post == post => {
-                last.range.end = position + 1;
-                last.idle &= idle;
-            }
-            _ => ranges.push(ShapeRange { shape, value, post, post_value, range: position..position + 1, idle }),
-        }
-    }
+    let (ranges, key_names) =
+        shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
+    let (pre_job, post_job) = shapes.into_caches();
     let pool = Pool::new(opts.clone(), ads);
     let outcome = negotiate_pool(
         negotiator,
@@ -409,7 +367,7 @@ pub(super) fn run(
         now,
         &pool,
         (pre_job, post_job),
-        ranges,
+        (ranges, key_names),
         order,
         any_carved,
         stats,
@@ -434,7 +392,7 @@ fn negotiate_pool(
     now: i64,
     pool: &Pool,
     (pre_job, post_job): (RankCache, RankCache),
-    ranges: Vec<ShapeRange>,
+    (ranges, key_names): (Vec<ShapeRange>, Vec<Name>),
     order: Vec<u32>,
     any_carved: bool,
     stats: CycleStats,
@@ -444,8 +402,14 @@ fn negotiate_pool(
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     let available = slots.iter().filter(|s| s.available).count();
-    let free: Vec<u32> =
-        (0..=slots.len()).map(|i| if slots.get(i).is_some_and(|s| !s.available) { i + 1 } else { i } as u32).collect();
+    // Slots trimmed, and slots whose own Requirements no job can make
+    // true, are skipped from the start.
+    let free: Vec<u32> = (0..=slots.len())
+        .map(|i| {
+            let skip = slots.get(i).is_some_and(|s| !s.available) || (i < slots.len() && pool.accepts_nothing(i));
+            (if skip { i + 1 } else { i }) as u32
+        })
+        .collect();
     let my_rank: Expr = "MY.Rank".parse().unwrap_or_else(|_| Expr::from(0i64));
     let caches =
         Caches { pre_job, post_job, slot_rank: RankCache::new(&opts, Some(&my_rank), Conversion::Rank, pool.len()) };
@@ -471,6 +435,7 @@ fn negotiate_pool(
         found: Vec::new(),
         rejected_limits: BTreeSet::new(),
         ranges,
+        key_names,
         order,
         any_carved,
         submitter_names: Vec::new(),
@@ -986,30 +951,50 @@ impl State<'_, '_> {
             sorted: 0,
             head: 0,
             next_range: self.ranges.len(),
+            dependent: Vec::new(),
+            next_dependent: 0,
             group: Vec::new(),
             group_sorted: 0,
             group_head: 0,
             runs: Runs::default(),
-            rank_by_range: false,
-            tests: Vec::new(),
+            rank: None,
+            tests: RangeTests::default(),
             prepared: self.pool.prepare(ad).into_owned(),
             diagnostics: Diagnostics::default(),
         };
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
         if lazy {
-            list.rank_by_range = !only_for_startd_rank && self.rank_by_range(ad);
-            // Candidates come group by group, best first: the slots whose
-            // pre-job rank this job can change are examined now, the others
-            // a group of equal pre-job rank at a time, as the list is used.
+            if !only_for_startd_rank {
+                list.rank = RangeRank::new(&self.opts, ad, &self.key_names);
+            }
+            // Candidates come group by group of equal pre-job rank, best
+            // first, as the list is used. Ranges whose pre-job rank this job
+            // changes join the group of their value for it, or, when their
+            // slots may differ, are examined now.
             list.next_range = 0;
-            list.tests = self.range_tests(ad);
-            let dependent: Vec<Range<usize>> = self
-                .ranges
-                .iter()
-                .filter(|r| !self.caches.pre_job.independent(r.shape, ad) && self.viable(&list.tests, ad, &r.range))
-                .map(|r| r.range.clone())
-                .collect();
-            self.examine(&mut list, &dependent);
+            list.tests = RangeTests::new(&self.opts, ad, &self.key_names);
+            let serial = self.serial;
+            let mut eager: Vec<Range<usize>> = Vec::new();
+            // A uniform shape has one value for the job: computed once.
+            let mut values: FxHashMap<u32, f64> = FxHashMap::default();
+            for (r, range) in self.ranges.iter().enumerate() {
+                if self.caches.pre_job.independent(range.shape, ad)
+                    || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start])
+                {
+                    continue;
+                }
+                if self.caches.pre_job.uniform(range.shape) {
+                    let first = range.range.start;
+                    let value = *values
+                        .entry(range.shape)
+                        .or_insert_with(|| self.caches.pre_job.value(&self.opts, first, &self.ads[first], ad, serial));
+                    list.dependent.push((value, r));
+                } else {
+                    eager.push(range.range.clone());
+                }
+            }
+            list.dependent.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            self.examine(&mut list, &eager);
         } else {
             self.examine(&mut list, std::slice::from_ref(&(0..self.ads.len())));
             let carved: Vec<usize> =
@@ -1060,80 +1045,6 @@ impl State<'_, '_> {
         self.pool.matching_in_ranges(prepared, request, ranges, keep, &mut found);
         self.serial += 1;
         found
-    }
-
-    /// Whether a request's `Rank` has one value on all slots of a range:
-    /// it is a literal, or what it reads of a slot is among the names the
-    /// ranges are made by (and it calls no `random`).
-    fn rank_by_range(&self, ad: &ClassAd) -> bool {
-        let Some(rank) = ad.lookup(self.names.rank) else {
-            // The slot's own Rank is used, which may differ on every slot.
-            return false;
-        };
-        if rank.as_literal().is_some() {
-            return true;
-        }
-        if rank.to_string().to_ascii_lowercase().contains("random") {
-            return false;
-        }
-        let Ok(names) = external(&self.opts, ad, rank) else {
-            return false;
-        };
-        let reserved = ["target", "my", "self", "other", "parent", "root", "toplevel", "ad"];
-        trim_all(&names, Side::External).iter().all(|n| {
-            let name = Name::new(n.as_str());
-            !reserved.iter().any(|r| n.eq_ignore_ascii_case(r))
-                && (self.caches.pre_job.direct().contains(&name) || self.caches.post_job.direct().contains(&name))
-        })
-    }
-
-    /// The conjuncts of a request's `Requirements` that read nothing of a
-    /// slot but names the ranges are made by: each has one value on all
-    /// slots of a range.
-    fn range_tests(&self, ad: &ClassAd) -> Vec<Expr> {
-        fn conjuncts<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
-            match expr.as_node() {
-                Some(Node::Binary(BinaryOp::And, left, right)) => {
-                    conjuncts(left, out);
-                    conjuncts(right, out);
-                }
-                Some(Node::Paren(inner)) => conjuncts(inner, out),
-                _ => out.push(expr),
-            }
-        }
-        let Some(requirements) = ad.lookup(self.names.requirements) else {
-            return Vec::new();
-        };
-        let mut all = Vec::new();
-        conjuncts(requirements, &mut all);
-        let reserved = ["target", "my", "self", "other", "parent", "root", "toplevel", "ad"];
-        all.into_iter()
-            .filter(|conjunct| {
-                let Ok(names) = external(&self.opts, ad, conjunct) else {
-                    return false;
-                };
-                !conjunct.to_string().to_ascii_lowercase().contains("random")
-                    && trim_all(&names, Side::External).iter().all(|n| {
-                        let name = Name::new(n.as_str());
-                        !reserved.iter().any(|r| n.eq_ignore_ascii_case(r))
-                            && (self.caches.pre_job.direct().contains(&name)
-                                || self.caches.post_job.direct().contains(&name))
-                    })
-            })
-            .cloned()
-            .collect()
-    }
-
-    /// Whether the slots of `range` (a range of [`ShapeRange`]) may match
-    /// the request: a conjunct of [`range_tests`](Self::range_tests) that is
-    /// false, undefined or an error on its first slot is so on all, and then
-    /// `Requirements` is true on none.
-    fn viable(&self, tests: &[Expr], ad: &ClassAd, range: &Range<usize>) -> bool {
-        let Some(slot) = self.ads.get(range.start) else {
-            return false;
-        };
-        let ctx = EvalContext::new(&self.opts).my(ad).target(slot);
-        tests.iter().all(|test| !matches!(ctx.eval(test), Value::Bool(false) | Value::Undefined | Value::Error))
     }
 
     /// Examines the static slots of `range` for the list's request: those
@@ -1288,7 +1199,21 @@ impl State<'_, '_> {
             let head = if list.runs.active {
                 if list.runs.pending.is_none() {
                     let request = std::mem::take(&mut list.request);
-                    while let Some((slot, rank, run)) = list.runs.pop() {
+                    loop {
+                        // The runs that may hold the next slot are scanned first.
+                        loop {
+                            let tier = list.runs.next_tier();
+                            if tier.is_empty() {
+                                break;
+                            }
+                            for mut run in tier {
+                                self.scan(&list.prepared, &request, &mut run);
+                                list.runs.push(run, &self.order);
+                            }
+                        }
+                        let Some((slot, rank, run)) = list.runs.pop() else {
+                            break;
+                        };
                         if list.runs.run_mut(run).drained() {
                             self.scan(&list.prepared, &request, list.runs.run_mut(run));
                         }
@@ -1305,7 +1230,7 @@ impl State<'_, '_> {
                 sort_prefix(&mut list.group, &mut list.group_sorted, list.group_head + 1);
                 list.group.get(list.group_head).copied()
             };
-            if head.is_some() || list.next_range >= self.ranges.len() {
+            if head.is_some() || (list.next_range >= self.ranges.len() && list.next_dependent >= list.dependent.len()) {
                 return head;
             }
             self.examine_group(list);
@@ -1326,23 +1251,39 @@ impl State<'_, '_> {
     /// to its range, its candidates are read range by range, ranked only
     /// as they are read; otherwise each is ranked now.
     fn examine_group(&mut self, list: &mut MatchList) {
-        let value = self.ranges[list.next_range].value;
+        // The best value left among the cycle's ranges and the job's own.
+        let fixed = self.ranges.get(list.next_range).map(|r| r.value);
+        let own = list.dependent.get(list.next_dependent).map(|d| d.0);
+        let Some(value) = (match (fixed, own) {
+            (Some(a), Some(b)) => Some(if b.total_cmp(&a) == Ordering::Greater { b } else { a }),
+            (a, b) => a.or(b),
+        }) else {
+            return;
+        };
+        let same = |v: f64| v == value || v.to_bits() == value.to_bits();
         let first = list.next_range;
-        while list.next_range < self.ranges.len() && self.ranges[list.next_range].value.to_bits() == value.to_bits() {
+        while list.next_range < self.ranges.len() && same(self.ranges[list.next_range].value) {
             list.next_range += 1;
         }
-        let group: Vec<usize> = (first..list.next_range)
+        let mut group: Vec<usize> = (first..list.next_range)
             .filter(|&r| {
                 let range = &self.ranges[r];
                 self.caches.pre_job.independent(range.shape, &list.request)
-                    && self.viable(&list.tests, &list.request, &range.range)
+                    && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start])
             })
             .collect();
+        while let Some(&(v, r)) = list.dependent.get(list.next_dependent) {
+            if !same(v) {
+                break;
+            }
+            group.push(r);
+            list.next_dependent += 1;
+        }
         list.group.clear();
         list.group_head = 0;
         list.group_sorted = 0;
         list.runs.clear();
-        let by_range = list.rank_by_range
+        let by_range = list.rank.is_some()
             && group.iter().all(|&r| {
                 let range = &self.ranges[r];
                 range.idle && !range.post_value.is_nan() && self.caches.post_job.independent(range.post, &list.request)
@@ -1351,10 +1292,13 @@ impl State<'_, '_> {
         if !by_range {
             return self.examine_ranked(list, &ranges);
         }
+        let Some(rank) = list.rank.as_mut() else {
+            return self.examine_ranked(list, &ranges);
+        };
         let mut runs = Vec::with_capacity(group.len());
         for &r in &group {
             let range = &self.ranges[r];
-            let job = candidates::job_rank(&self.opts, &list.request, &self.ads[range.range.start]);
+            let job = rank.value(&self.opts, &list.request, range, &self.ads[range.range.start]);
             if job.is_nan() {
                 // NaN ranks order as the sort makes them: rank them all.
                 return self.examine_ranked(list, &ranges);
@@ -1369,10 +1313,7 @@ impl State<'_, '_> {
             });
         }
         self.serial += 1;
-        for mut run in runs {
-            self.scan(&list.prepared, &list.request, &mut run);
-            list.runs.push(run, &self.order);
-        }
+        list.runs.wait(runs);
         list.runs.active = true;
     }
 

@@ -7,6 +7,7 @@ use std::collections::BinaryHeap;
 
 use classad::ClassAd;
 
+use super::ranges::{RangeRank, RangeTests};
 use crate::candidates::Ranks;
 use crate::matching::PreparedRequest;
 
@@ -49,6 +50,11 @@ pub(super) struct MatchList {
     pub(super) head: usize,
     /// The next of the cycle's slot ranges (by pre-job rank) to examine.
     pub(super) next_range: usize,
+    /// The ranges whose pre-job rank this job changes but which have one
+    /// value on all their slots: `(value, range)`, best first, examined
+    /// with the groups of the same value from `next_dependent` on.
+    pub(super) dependent: Vec<(f64, usize)>,
+    pub(super) next_dependent: usize,
     /// The candidates of the last group examined, from `group_head`;
     /// `group[..group_sorted]` in their final order, the rest sorted as
     /// they are needed.
@@ -60,10 +66,10 @@ pub(super) struct MatchList {
     pub(super) runs: Runs,
     /// Whether the request's `Rank` has one value on every slot of a
     /// range (it reads nothing of a slot but what the ranges are made by).
-    pub(super) rank_by_range: bool,
+    pub(super) rank: Option<RangeRank>,
     /// The conjuncts of the request's `Requirements` with one value on all
     /// slots of a range: ranges where one is not true are not examined.
-    pub(super) tests: Vec<classad::Expr>,
+    pub(super) tests: RangeTests,
     /// The request prepared for matching against the cycle's pool.
     pub(super) prepared: PreparedRequest<'static>,
     pub(super) diagnostics: Diagnostics,
@@ -77,7 +83,10 @@ pub(super) struct MatchList {
 #[derive(Default)]
 pub(super) struct Runs {
     runs: Vec<Run>,
-    /// The runs with a next slot, best head on top.
+    /// The runs not yet scanned, best ranks last; runs of equal ranks (a
+    /// tier) are scanned together, when the tier could hold the next slot.
+    waiting: Vec<Run>,
+    /// The runs scanned that have a next slot, best head on top.
     heads: BinaryHeap<Head>,
     /// The candidate read and ranked but not yet taken.
     pub(super) pending: Option<Candidate>,
@@ -144,14 +153,42 @@ impl Runs {
     /// Starts a new group.
     pub(super) fn clear(&mut self) {
         self.runs.clear();
+        self.waiting.clear();
         self.heads.clear();
         self.pending = None;
         self.active = false;
     }
 
-    /// Adds a run (scanned up to its first match, or to its end). Ranks
-    /// must be numbers (not NaN), so that they order like the candidates'
-    /// ranks; `order` gives each slot's position in the input.
+    /// Sets the group's runs, none scanned yet. Ranks must be numbers (not
+    /// NaN), so that they order like the candidates' ranks.
+    pub(super) fn wait(&mut self, mut runs: Vec<Run>) {
+        let by = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+        runs.sort_by(|a, b| by(a.job, b.job).then(by(a.post, b.post)));
+        self.waiting = runs;
+    }
+
+    /// The runs of the best tier still waiting, when the next slot may be
+    /// in it: the tier ranks at least as well as the best head scanned
+    /// (or nothing is scanned). The caller scans them and
+    /// [`push`](Self::push)es them back.
+    pub(super) fn next_tier(&mut self) -> Vec<Run> {
+        let Some(best) = self.waiting.last() else {
+            return Vec::new();
+        };
+        let key = (best.job, best.post);
+        if let Some(top) = self.heads.peek() {
+            let by = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
+            if by(top.job, key.0).then(by(top.post, key.1)) == Ordering::Greater {
+                return Vec::new();
+            }
+        }
+        let same = |r: &Run| r.job == key.0 && r.post == key.1;
+        let start = self.waiting.iter().rposition(|r| !same(r)).map_or(0, |i| i + 1);
+        self.waiting.split_off(start)
+    }
+
+    /// Adds a run (scanned up to its first match, or to its end);
+    /// `order` gives each slot's position in the input.
     pub(super) fn push(&mut self, run: Run, order: &[u32]) {
         if run.drained() {
             return;

@@ -53,6 +53,7 @@ mod cycle;
 mod group_report;
 mod match_list;
 mod outcome;
+mod ranges;
 mod rank_cache;
 
 pub use group_report::{GroupReport, GroupRoundFigures, GroupRoundTotals};

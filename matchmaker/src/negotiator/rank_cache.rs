@@ -12,7 +12,7 @@
 //! whose referenced attributes are expressions of its own) the expression
 //! is evaluated.
 
-use classad::references::{external, trim_all, Side};
+use classad::references::{external, internal, trim_all, Side};
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Name, Value};
 use rustc_hash::FxHashMap;
 
@@ -38,14 +38,35 @@ impl Conversion {
 
 /// What a slot has for one of the names the expression reads directly.
 #[derive(Clone, PartialEq, Eq, Hash)]
-enum Part {
+pub(super) enum Part {
     Missing,
     Int(i64),
     Real(u64),
     Bool(bool),
     Str(String),
+    /// An expression reading nothing of the slot, by its text.
+    Expr(String),
     /// Anything else: the slot is a shape of its own.
     Own(usize),
+}
+
+impl Part {
+    /// What slot `index` (whose ad is `slot`) has for `name`.
+    pub(super) fn of(opts: &EvalOptions, slot: &ClassAd, index: usize, name: Name) -> Part {
+        match slot.lookup(name) {
+            None => Part::Missing,
+            Some(e) => match e.as_literal() {
+                Some(Literal::Int(i)) => Part::Int(*i),
+                Some(Literal::Real(r)) => Part::Real(r.to_bits()),
+                Some(Literal::Bool(b)) => Part::Bool(*b),
+                Some(Literal::Str(s)) => Part::Str(s.as_str().to_string()),
+                // An expression that reads nothing of the slot has the same
+                // value on every slot for a given job.
+                _ if internal(opts, slot, e).is_ok_and(|names| names.is_empty()) => Part::Expr(e.to_string()),
+                _ => Part::Own(index),
+            },
+        }
+    }
 }
 
 struct Shape {
@@ -54,6 +75,10 @@ struct Shape {
     reads: Option<Vec<Name>>,
     /// Its value against a job that defines none of them.
     value: f64,
+    /// Whether the slots of the shape have one value for any job: every
+    /// name the expression reads of them is a literal or an expression
+    /// reading nothing of the slot.
+    uniform: bool,
 }
 
 /// One expression, cached per slot shape.
@@ -90,6 +115,21 @@ impl RankCache {
             index: FxHashMap::default(),
             checked: Vec::new(),
             empty,
+        }
+    }
+
+    /// Slot shapes by the values of `names` alone (no expression: every
+    /// value is the lowest).
+    pub(super) fn of_names(names: Vec<Name>, slots: usize) -> RankCache {
+        RankCache {
+            expr: None,
+            conversion: Conversion::Negotiator,
+            direct: names,
+            shape_of: vec![UNKNOWN; slots],
+            shapes: Vec::new(),
+            index: FxHashMap::default(),
+            checked: Vec::new(),
+            empty: ClassAd::new(),
         }
     }
 
@@ -153,6 +193,11 @@ impl RankCache {
             .is_some_and(|names| names.iter().all(|n| job.lookup(*n).is_none()))
     }
 
+    /// Whether every slot of `shape` has the same value for any job.
+    pub(super) fn uniform(&self, shape: u32) -> bool {
+        self.shapes.get(shape as usize).is_some_and(|s| s.uniform)
+    }
+
     /// Puts the slots in a new order: slot `i` of the new order is slot
     /// `order[i]` of the old.
     pub(super) fn reorder(&mut self, order: &[u32]) {
@@ -161,23 +206,11 @@ impl RankCache {
 
     /// The shape of slot `index`, made on first sight.
     fn shape(&mut self, opts: &EvalOptions, index: usize, slot: &ClassAd) -> u32 {
-        let key: Vec<Part> = self
-            .direct
-            .iter()
-            .map(|name| match slot.lookup(*name) {
-                None => Part::Missing,
-                Some(e) => match e.as_literal() {
-                    Some(Literal::Int(i)) => Part::Int(*i),
-                    Some(Literal::Real(r)) => Part::Real(r.to_bits()),
-                    Some(Literal::Bool(b)) => Part::Bool(*b),
-                    Some(Literal::Str(s)) => Part::Str(s.as_str().to_string()),
-                    _ => Part::Own(index),
-                },
-            })
-            .collect();
+        let key: Vec<Part> = self.direct.iter().map(|name| Part::of(opts, slot, index, *name)).collect();
         if let Some(&shape) = self.index.get(&key) {
             return shape;
         }
+        let uniform = !key.iter().any(|part| matches!(part, Part::Own(_)));
         let (reads, value) = match &self.expr {
             Some(expr) => {
                 let reserved = ["target", "my", "self", "other", "parent", "root"];
@@ -191,8 +224,11 @@ impl RankCache {
             None => (Some(Vec::new()), self.conversion.apply(&Value::Undefined)),
         };
         let shape = self.shapes.len() as u32;
-        self.shapes
-            .push(Shape { reads: reads.map(|names| names.iter().map(|n| Name::new(n.as_str())).collect()), value });
+        self.shapes.push(Shape {
+            reads: reads.map(|names| names.iter().map(|n| Name::new(n.as_str())).collect()),
+            value,
+            uniform,
+        });
         self.checked.push((u64::MAX, false));
         self.index.insert(key, shape);
         shape

@@ -1,0 +1,327 @@
+//! The cycle's slots cut into ranges of slots that look alike to the
+//! negotiator, so that a match list can skip, order and read them a range
+//! at a time instead of a slot at a time.
+//!
+//! Slots are put in order of their pre-job rank for jobs that cannot change
+//! it (HTCondor's first sort key), then by the shapes (see
+//! [`RankCache`]) of three sets of names: those `NEGOTIATOR_PRE_JOB_RANK`
+//! reads, those `NEGOTIATOR_POST_JOB_RANK` reads, and the slot attributes
+//! the requests' `Requirements` compare (when they take few values), and
+//! equal ones in input order. A range is a run of slots of one shape for
+//! all three: they have the same value for every one of those names, so
+//!
+//! * a conjunct of a request's `Requirements` that reads nothing else of a
+//!   slot ([`RangeTests`]) has one value on the whole range: when it is not
+//!   true on its first slot, no slot of the range matches;
+//! * both ranks, and a job `Rank` that reads nothing else, have one value
+//!   on the whole range.
+
+use std::ops::Range;
+
+use classad::references::{external, trim_all, Side};
+use classad::{BinaryOp, ClassAd, EvalContext, EvalOptions, Expr, Name, Node, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::rank_cache::{Part, RankCache};
+use crate::autocluster::SubmitterQueue;
+
+/// A requirement attribute with more values than this among the slots is
+/// not used to cut ranges (ranges of a slot or two cost more than they
+/// save).
+const MAX_VALUES_PER_NAME: usize = 32;
+
+/// Names that are scopes, not attributes.
+const RESERVED: [&str; 8] = ["target", "my", "self", "other", "parent", "root", "toplevel", "ad"];
+
+/// Slots of one shape for the pre-job rank, the post-job rank and the
+/// requirement attributes, next to each other in the cycle's order (and
+/// among them in input order).
+pub(super) struct ShapeRange {
+    /// The pre-job-rank shape and its value for jobs that cannot change it.
+    pub(super) shape: u32,
+    pub(super) value: f64,
+    /// The same for the post-job rank.
+    pub(super) post: u32,
+    pub(super) post_value: f64,
+    pub(super) range: Range<usize>,
+    /// No slot of the range has a job that could be preempted.
+    pub(super) idle: bool,
+    /// The requirement-attribute shape.
+    requirements: u32,
+    /// For each of the cycle's key names: a number for what the range's
+    /// slots have for it (equal numbers, equal values).
+    key: Box<[u32]>,
+}
+
+/// The slot shapes the ranges are made by.
+pub(super) struct Shapes {
+    pub(super) pre_job: RankCache,
+    pub(super) post_job: RankCache,
+    requirements: RankCache,
+}
+
+impl Shapes {
+    /// The shapes of `ads`: `pre_job` and `post_job` caches (empty), and
+    /// the attributes the requests of `queues` compare with few values.
+    pub(super) fn new(
+        opts: &EvalOptions,
+        ads: &[ClassAd],
+        mut pre_job: RankCache,
+        mut post_job: RankCache,
+        queues: &[SubmitterQueue],
+    ) -> Shapes {
+        for (i, ad) in ads.iter().enumerate() {
+            pre_job.shape_of(opts, i, ad);
+            post_job.shape_of(opts, i, ad);
+        }
+        let mut known: Vec<Name> = pre_job.direct().to_vec();
+        known.extend_from_slice(post_job.direct());
+        let names = requirement_names(opts, ads, queues, &known);
+        let mut requirements = RankCache::of_names(names, ads.len());
+        for (i, ad) in ads.iter().enumerate() {
+            requirements.shape_of(opts, i, ad);
+        }
+        Shapes { pre_job, post_job, requirements }
+    }
+
+    /// The order of the slots: slot `i` of the new order is slot
+    /// `order[i]` of the old. The caches are put in that order.
+    pub(super) fn order(&mut self, opts: &EvalOptions, ads: &[ClassAd]) -> Vec<u32> {
+        let key = |i: usize, ad: &ClassAd, shapes: &mut Shapes| {
+            let (pre, value) = shapes.pre_job.shape_of(opts, i, ad);
+            (value, pre, shapes.post_job.shape_of(opts, i, ad).0, shapes.requirements.shape_of(opts, i, ad).0)
+        };
+        let keys: Vec<(f64, u32, u32, u32)> = ads.iter().enumerate().map(|(i, ad)| key(i, ad, self)).collect();
+        let mut order: Vec<u32> = (0..ads.len() as u32).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (keys[a as usize], keys[b as usize]);
+            y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)).then(x.3.cmp(&y.3)).then(a.cmp(&b))
+        });
+        self.pre_job.reorder(&order);
+        self.post_job.reorder(&order);
+        self.requirements.reorder(&order);
+        order
+    }
+
+    /// The ranges of `ads` (in the order made by [`order`](Self::order));
+    /// `idle(i)` tells whether slot `i` has no job that could be
+    /// preempted. Also returns the key names the ranges record.
+    pub(super) fn ranges(
+        &mut self,
+        opts: &EvalOptions,
+        ads: &[ClassAd],
+        idle: impl Fn(usize) -> bool,
+    ) -> (Vec<ShapeRange>, Vec<Name>) {
+        let mut names: Vec<Name> = Vec::new();
+        for name in self.pre_job.direct().iter().chain(self.post_job.direct()).chain(self.requirements.direct()) {
+            if !names.contains(name) {
+                names.push(*name);
+            }
+        }
+        let mut ids: FxHashMap<Part, u32> = FxHashMap::default();
+        let mut ranges: Vec<ShapeRange> = Vec::new();
+        for (i, ad) in ads.iter().enumerate() {
+            let (shape, value) = self.pre_job.shape_of(opts, i, ad);
+            let (post, post_value) = self.post_job.shape_of(opts, i, ad);
+            let requirements = self.requirements.shape_of(opts, i, ad).0;
+            match ranges.last_mut() {
+                Some(last) if last.shape == shape && last.post == post && last.requirements == requirements => {
+                    last.range.end = i + 1;
+                    last.idle &= idle(i);
+                }
+                _ => {
+                    let key = names
+                        .iter()
+                        .map(|name| {
+                            let next = ids.len() as u32;
+                            *ids.entry(Part::of(opts, ad, i, *name)).or_insert(next)
+                        })
+                        .collect();
+                    ranges.push(ShapeRange {
+                        shape,
+                        value,
+                        post,
+                        post_value,
+                        range: i..i + 1,
+                        idle: idle(i),
+                        requirements,
+                        key,
+                    });
+                }
+            }
+        }
+        (ranges, names)
+    }
+
+    /// The pre- and post-job-rank caches, for the cycle.
+    pub(super) fn into_caches(self) -> (RankCache, RankCache) {
+        (self.pre_job, self.post_job)
+    }
+}
+
+/// The slot attributes the `Requirements` of the requests of `queues`
+/// compare, other than `known`, that take at most
+/// [`MAX_VALUES_PER_NAME`] values among `ads`.
+fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQueue], known: &[Name]) -> Vec<Name> {
+    let requirements = Name::new("Requirements");
+    let mut texts: FxHashSet<String> = FxHashSet::default();
+    let mut names: Vec<Name> = Vec::new();
+    for request in queues.iter().flat_map(|q| q.requests.iter()) {
+        let Some(expr) = request.ad.lookup(requirements) else {
+            continue;
+        };
+        let Ok(refs) = external(opts, &request.ad, expr) else {
+            continue;
+        };
+        for text in trim_all(&refs, Side::External) {
+            if RESERVED.iter().any(|r| text.eq_ignore_ascii_case(r)) || !texts.insert(text.to_ascii_lowercase()) {
+                continue;
+            }
+            let name = Name::new(text.as_str());
+            if !known.contains(&name) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names.retain(|name| {
+        let mut values: FxHashSet<Part> = FxHashSet::default();
+        for (i, ad) in ads.iter().enumerate() {
+            values.insert(Part::of(opts, ad, i, *name));
+            if values.len() > MAX_VALUES_PER_NAME {
+                return false;
+            }
+        }
+        true
+    });
+    names
+}
+
+/// Values remembered by what a range has for some of the key names.
+#[derive(Default)]
+struct ByKey<T> {
+    /// The key names (indices into the key).
+    names: Vec<usize>,
+    seen: FxHashMap<Box<[u32]>, T>,
+    scratch: Vec<u32>,
+}
+
+impl<T: Copy> ByKey<T> {
+    fn new(names: Vec<usize>) -> ByKey<T> {
+        ByKey { names, seen: FxHashMap::default(), scratch: Vec::new() }
+    }
+
+    /// The value for `range`: remembered for a range with the same values
+    /// of the names, or made by `make`.
+    fn get(&mut self, range: &ShapeRange, make: impl FnOnce() -> T) -> T {
+        self.scratch.clear();
+        self.scratch.extend(self.names.iter().map(|&k| range.key[k]));
+        if let Some(&known) = self.seen.get(self.scratch.as_slice()) {
+            return known;
+        }
+        let value = make();
+        self.seen.insert(self.scratch.clone().into_boxed_slice(), value);
+        value
+    }
+}
+
+/// The key names (indices into `key_names`) an expression evaluated with
+/// the request `ad` as MY reads of a slot; `None` when it reads anything
+/// else, or cannot be told.
+fn key_reads(opts: &EvalOptions, ad: &ClassAd, expr: &Expr, key_names: &[Name]) -> Option<Vec<usize>> {
+    let refs = external(opts, ad, expr).ok()?;
+    if expr.to_string().to_ascii_lowercase().contains("random") {
+        return None;
+    }
+    let mut read = Vec::new();
+    for text in trim_all(&refs, Side::External) {
+        if RESERVED.iter().any(|r| text.eq_ignore_ascii_case(r)) {
+            return None;
+        }
+        let name = Name::new(text.as_str());
+        let k = key_names.iter().position(|k| *k == name)?;
+        if !read.contains(&k) {
+            read.push(k);
+        }
+    }
+    Some(read)
+}
+
+/// A request's `Rank` when it reads nothing of a slot but the key names:
+/// one value on all slots of a range, remembered by the range's values.
+pub(super) struct RangeRank {
+    by_key: ByKey<f64>,
+}
+
+impl RangeRank {
+    /// The request `ad`'s `Rank`, if it has one value per range (a literal,
+    /// or an expression reading only key names of a slot).
+    pub(super) fn new(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> Option<RangeRank> {
+        // Without a Rank the slot's own is used, which may differ on every slot.
+        let rank = ad.lookup("Rank")?;
+        let names = if rank.as_literal().is_some() { Vec::new() } else { key_reads(opts, ad, rank, key_names)? };
+        Some(RangeRank { by_key: ByKey::new(names) })
+    }
+
+    /// The request's rank of the slots of `range`, whose first slot is `slot`.
+    pub(super) fn value(&mut self, opts: &EvalOptions, ad: &ClassAd, range: &ShapeRange, slot: &ClassAd) -> f64 {
+        self.by_key.get(range, || crate::candidates::job_rank(opts, ad, slot))
+    }
+}
+
+/// The conjuncts of a request's `Requirements` that read nothing of a slot
+/// but the cycle's key names, each with one value on all slots of a range,
+/// and what they gave on the ranges seen so far.
+#[derive(Default)]
+pub(super) struct RangeTests {
+    tests: Vec<Expr>,
+    /// Whether a range may match, by what it has for the names the tests read.
+    by_key: ByKey<bool>,
+}
+
+impl RangeTests {
+    /// The tests of the request `ad` for ranges keyed by `key_names`.
+    pub(super) fn new(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> RangeTests {
+        fn conjuncts<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match expr.as_node() {
+                Some(Node::Binary(BinaryOp::And, left, right)) => {
+                    conjuncts(left, out);
+                    conjuncts(right, out);
+                }
+                Some(Node::Paren(inner)) => conjuncts(inner, out),
+                _ => out.push(expr),
+            }
+        }
+        let Some(requirements) = ad.lookup("Requirements") else {
+            return RangeTests::default();
+        };
+        let mut all = Vec::new();
+        conjuncts(requirements, &mut all);
+        let mut tests = Vec::new();
+        let mut names: Vec<usize> = Vec::new();
+        for conjunct in all {
+            if let Some(read) = key_reads(opts, ad, conjunct, key_names) {
+                tests.push(conjunct.clone());
+                for k in read {
+                    if !names.contains(&k) {
+                        names.push(k);
+                    }
+                }
+            }
+        }
+        RangeTests { tests, by_key: ByKey::new(names) }
+    }
+
+    /// Whether the slots of `range` may match the request `ad`: a test that
+    /// is false, undefined or an error on its first slot `slot` is so on
+    /// all, and then `Requirements` is true on none.
+    pub(super) fn viable(&mut self, opts: &EvalOptions, ad: &ClassAd, range: &ShapeRange, slot: &ClassAd) -> bool {
+        if self.tests.is_empty() {
+            return true;
+        }
+        let tests = &self.tests;
+        self.by_key.get(range, || {
+            let ctx = EvalContext::new(opts).my(ad).target(slot);
+            tests.iter().all(|test| !matches!(ctx.eval(test), Value::Bool(false) | Value::Undefined | Value::Error))
+        })
+    }
+}
