@@ -8,15 +8,19 @@
 //! [`semantics`]); nothing in the module changes it behind the caller's
 //! back.
 
+mod accountant;
 mod ad;
+mod config;
 mod convert;
 mod errors;
 mod expr_tree;
 mod functions;
 mod matching;
+mod negotiator;
 mod parsing;
 mod schedd;
 mod semantics;
+mod startd;
 
 use pyo3::prelude::*;
 
@@ -38,6 +42,24 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<schedd::PyJobTransforms>()?;
     m.add_class::<schedd::PySubmitRequirements>()?;
     m.add_class::<schedd::PySubmitVerdict>()?;
+    m.add_class::<config::PyConfig>()?;
+    m.add_class::<accountant::PyAccountant>()?;
+    m.add_class::<accountant::PyPriorityRow>()?;
+    m.add_class::<negotiator::PyNegotiator>()?;
+    m.add_class::<negotiator::PyJobQueues>()?;
+    m.add_class::<negotiator::PyCycleOutcome>()?;
+    m.add_class::<negotiator::PyCycleMatch>()?;
+    m.add_class::<negotiator::PyRejection>()?;
+    m.add_class::<negotiator::PySubmitterFigures>()?;
+    m.add_class::<negotiator::PyGroupFigures>()?;
+    m.add_class::<negotiator::PyGroupRound>()?;
+    m.add_class::<negotiator::PyGroupRoundTotals>()?;
+    m.add_class::<negotiator::PyCycleStats>()?;
+    m.add_class::<startd::PyStartdPolicy>()?;
+    m.add_class::<startd::PySlotState>()?;
+    m.add_class::<startd::PyTransition>()?;
+    m.add_class::<startd::PyStartdAction>()?;
+    m.add_class::<startd::PyStep>()?;
     m.add_function(wrap_pyfunction!(functions::register, m)?)?;
     m.add_function(wrap_pyfunction!(functions::unregister, m)?)?;
     m.add_function(wrap_pyfunction!(expr_tree::attribute, m)?)?;

@@ -205,10 +205,13 @@ fn key_names(job: &ClassAd, significant: &[String]) -> Vec<String> {
 /// running ones 2) into each submitter's resource requests. Jobs are taken
 /// in the schedd's order (higher `JobPrio` first, then by id); an
 /// autocluster's request is its first idle job, in the order its first
-/// job comes. Submitters are returned by name.
-pub fn queues(jobs: &[ClassAd], significant: &[String]) -> Vec<SubmitterQueue> {
+/// job comes. Submitters are returned by name. The jobs may be ads or
+/// references to ads (`&[&ClassAd]`), so that a caller holding them
+/// elsewhere need not copy them.
+pub fn queues<J: std::borrow::Borrow<ClassAd>>(jobs: &[J], significant: &[String]) -> Vec<SubmitterQueue> {
     let mut order: Vec<(i64, JobId, usize)> = jobs
         .iter()
+        .map(J::borrow)
         .enumerate()
         .map(|(i, job)| {
             (-int(job, "JobPrio", 0), JobId { cluster: int(job, "ClusterId", 0), proc: int(job, "ProcId", 0) }, i)
@@ -221,7 +224,7 @@ pub fn queues(jobs: &[ClassAd], significant: &[String]) -> Vec<SubmitterQueue> {
     // Jobs of one submit share their significant names; key them once per shape.
     let mut names_cache: FxHashMap<String, Vec<String>> = FxHashMap::default();
     for (_, id, i) in order {
-        let job = &jobs[i];
+        let job: &ClassAd = jobs[i].borrow();
         let name = submitter_of(job);
         let at = *by_name.entry(name.clone()).or_insert_with(|| {
             out.push(SubmitterQueue { name, schedd: schedd_of(job), ..SubmitterQueue::default() });

@@ -148,20 +148,50 @@ impl Snapshot {
     /// The submitters' resource requests, grouped as the schedd groups
     /// them for `negotiator`, with the tie-breaks of the submitter ads.
     pub fn queues(&self, negotiator: &Negotiator) -> Vec<SubmitterQueue> {
-        let significant = autocluster::significant_attributes(&self.slots, &negotiator.expressions());
-        let mut queues = autocluster::queues(&self.jobs, &significant);
-        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        for ad in &self.submitters {
-            let ctx = classad::EvalContext::new(&opts).my(ad);
-            let (classad::Value::Str(name), classad::Value::Int(heard)) =
-                (ctx.eval_attr("Name"), ctx.eval_attr("LastHeardFrom"))
-            else {
-                continue;
-            };
-            if let Some(q) = queues.iter_mut().find(|q| q.name == name.as_str()) {
-                q.tie_break = heard % 1009;
-            }
-        }
-        queues
+        queues(&self.slots, &self.jobs, &self.submitters, negotiator)
     }
+}
+
+/// The submitters' resource requests of `jobs`, grouped into autoclusters
+/// as the schedd groups them for `negotiator` (on the attributes `slots`
+/// and its expressions reference), with the tie-breaks of the submitter
+/// ads (`LastHeardFrom`; `submitters` may be empty). The jobs may be ads
+/// or references to ads.
+///
+/// ```
+/// use classad::ClassAd;
+/// use matchmaker::negotiator::Negotiator;
+/// let job = |id: i64, cpus: i64| -> ClassAd {
+///     format!(r#"[ User = "amy@site"; ClusterId = 1; ProcId = {id}; JobStatus = 1; RequestCpus = {cpus} ]"#)
+///         .parse()
+///         .expect("parses")
+/// };
+/// let jobs = [job(0, 1), job(1, 1), job(2, 4)];
+/// let borrowed: Vec<&ClassAd> = jobs.iter().collect();
+/// let queues = matchmaker::snapshot::queues(&[], &borrowed, &[], &Negotiator::new());
+/// assert_eq!(queues.len(), 1);
+/// assert_eq!(queues[0].name, "amy@site");
+/// assert_eq!(queues[0].requests.iter().map(|r| r.count).collect::<Vec<_>>(), [2, 1]);
+/// ```
+pub fn queues<J: std::borrow::Borrow<ClassAd>>(
+    slots: &[ClassAd],
+    jobs: &[J],
+    submitters: &[ClassAd],
+    negotiator: &Negotiator,
+) -> Vec<SubmitterQueue> {
+    let significant = autocluster::significant_attributes(slots, &negotiator.expressions());
+    let mut queues = autocluster::queues(jobs, &significant);
+    let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+    for ad in submitters {
+        let ctx = classad::EvalContext::new(&opts).my(ad);
+        let (classad::Value::Str(name), classad::Value::Int(heard)) =
+            (ctx.eval_attr("Name"), ctx.eval_attr("LastHeardFrom"))
+        else {
+            continue;
+        };
+        if let Some(q) = queues.iter_mut().find(|q| q.name == name.as_str()) {
+            q.tie_break = heard % 1009;
+        }
+    }
+    queues
 }

@@ -2,11 +2,16 @@
 import datetime
 import enum
 import os
-from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, ValuesView
-from typing import IO, Any, Literal, Optional, Union
+import pathlib
+import typing
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Sequence, ValuesView
+from typing import IO, Any, Optional, Union, overload
 
-Semantics = Literal["new", "old"]
-FormatName = Literal["auto", "new", "old", "long", "json", "xml"]
+Semantics = typing.Literal["new", "old"]
+__all__: list[str]
+__version__: str
+
+FormatName = typing.Literal["auto", "new", "old", "long", "json", "xml"]
 
 class Value(enum.IntEnum):
     Error = 1
@@ -39,8 +44,8 @@ class ExprTree:
     def simplify(
         self, scope: Optional[ClassAd] = None, target: Optional[ClassAd] = None, semantics: Optional[Semantics] = None
     ) -> ExprTree: ...
-    def __eq__(self, other: object) -> bool: ...  # type: ignore[override]
-    def __ne__(self, other: object) -> bool: ...  # type: ignore[override]
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
     def sameAs(self, other: ExprTree) -> bool: ...
     def __lt__(self, other: Any) -> ExprTree: ...
     def __le__(self, other: Any) -> ExprTree: ...
@@ -159,6 +164,323 @@ class SubmitRequirements:
     messages: list[str]
     def __init__(self, config: Optional[str] = None, config_file: Optional[str] = None) -> None: ...
     def check(self, job: ClassAd, schedd: Optional[ClassAd] = None) -> SubmitVerdict: ...
+# The matchmaker: configuration, priorities, negotiation cycles, startd policy.
+PathArg = Union[str, os.PathLike[str]]
+AdsArg = Union[str, os.PathLike[str], Sequence[ClassAd]]
+TableName = typing.Literal["matches", "rejections", "submitters", "groups"]
+
+@typing.final
+class Config:
+    files: list[str]
+    warnings: list[str]
+    def __init__(
+        self, text: Optional[str] = None, *, file: Optional[PathArg] = None, subsystem: Optional[str] = None, name: str = "<config>"
+    ) -> None: ...
+    @staticmethod
+    def from_file(path: PathArg, subsystem: Optional[str] = None) -> Config: ...
+    @overload
+    def get(self, name: str, default: None = None) -> Optional[str]: ...
+    @overload
+    def get(self, name: str, default: str) -> str: ...
+    def raw(self, name: str) -> Optional[str]: ...
+    def source(self, name: str) -> Optional[str]: ...
+    def get_bool(self, name: str) -> bool: ...
+    def get_int(self, name: str) -> int: ...
+    def get_real(self, name: str) -> float: ...
+    def get_string(self, name: str) -> str: ...
+    def get_expr(self, name: str) -> Optional[ExprTree]: ...
+    def expand(self, text: str) -> str: ...
+    def set(self, name: str, value: str) -> None: ...
+    def names(self) -> list[str]: ...
+    def __getitem__(self, name: str, /) -> str: ...
+    def __contains__(self, name: object, /) -> bool: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+
+@typing.final
+class PriorityRow:
+    name: str
+    is_group: bool
+    accounting_group: str
+    effective_priority: float
+    priority_factor: float
+    ceiling: int
+    floor: int
+    resources_used: int
+    weighted_resources_used: float
+    accumulated_usage: float
+    weighted_accumulated_usage: float
+    begin_usage_time: int
+    last_usage_time: int
+
+@typing.final
+class Accountant:
+    log_path: Optional[pathlib.Path]
+    last_update: int
+    def __init__(self, config: Optional[Config] = None) -> None: ...
+    @staticmethod
+    def load(path: PathArg, config: Optional[Config] = None) -> Accountant: ...
+    @staticmethod
+    def open(path: PathArg, now: int, config: Optional[Config] = None) -> Accountant: ...
+    @staticmethod
+    def from_log_text(text: str, config: Optional[Config] = None) -> Accountant: ...
+    @staticmethod
+    def from_userprio(source: Union[ClassAd, PathArg], config: Optional[Config] = None) -> Accountant: ...
+    def save(self, path: PathArg, now: int = 0) -> None: ...
+    def take_warnings(self) -> list[str]: ...
+    def names(self) -> list[str]: ...
+    def rows(self) -> list[PriorityRow]: ...
+    def real_priority(self, name: str) -> float: ...
+    def effective_priority(self, name: str) -> float: ...
+    def priority_factor(self, name: str) -> float: ...
+    def ceiling(self, name: str) -> Optional[int]: ...
+    def floor(self, name: str) -> int: ...
+    def usage(self, name: str) -> float: ...
+    def resources_used(self, name: str) -> int: ...
+    def group_of(self, name: str) -> str: ...
+    def update_priorities(self, now: int) -> None: ...
+    def check_matches(self, now: int, slots: Sequence[ClassAd]) -> None: ...
+    def set_priority(self, name: str, priority: float) -> None: ...
+    def set_priority_factor(self, name: str, factor: float) -> None: ...
+    def set_ceiling(self, name: str, ceiling: int) -> None: ...
+    def set_floor(self, name: str, floor: int) -> None: ...
+    def set_accumulated_usage(self, name: str, usage: float) -> None: ...
+    def set_begin_time(self, name: str, time: int) -> None: ...
+    def set_last_time(self, name: str, time: int) -> None: ...
+    def reset_usage(self, name: str, now: int) -> None: ...
+    def reset_all_usage(self, now: int) -> None: ...
+    def delete(self, name: str) -> bool: ...
+    def compact(self) -> None: ...
+    def __contains__(self, name: object, /) -> bool: ...
+    def __len__(self) -> int: ...
+
+@typing.final
+class CycleMatch:
+    submitter: str
+    job: str
+    cluster: int
+    proc: int
+    autocluster: int
+    slot: str
+    slot_index: int
+    claim: typing.Literal["no preemption", "rank preemption", "priority preemption"]
+    preempting: Optional[str]
+    cost: float
+    spin: int
+
+@typing.final
+class Rejection:
+    submitter: str
+    job: str
+    autocluster: int
+    reason: str
+    spin: int
+
+@typing.final
+class SubmitterFigures:
+    name: str
+    effective_priority: float
+    priority_factor: float
+    share: float
+    limit: float
+    usage_before: float
+    usage_after: float
+    idle_jobs: int
+    matches: int
+    rejections: int
+    stopped: str
+
+@typing.final
+class GroupRound:
+    round: int
+    quota: float
+    requested: float
+    allocated: float
+    unallocated: float
+    sort_key: float
+    limits: list[float]
+    skipped: Optional[str]
+    capped_by: Optional[str]
+    matches: int
+    usage_after: float
+
+@typing.final
+class GroupFigures:
+    name: str
+    parent: Optional[str]
+    config_quota: float
+    static_quota: bool
+    accept_surplus: bool
+    autoregroup: bool
+    quota: float
+    subtree_quota: float
+    demand: float
+    submitters: int
+    allocated: float
+    surplus: float
+    usage_before: float
+    usage_after: float
+    matches: int
+    rounds: list[GroupRound]
+    explanation: str
+
+@typing.final
+class GroupRoundTotals:
+    round: int
+    allocated: float
+    usage: float
+    surplus: float
+    max_delta: float
+    order: list[str]
+
+@typing.final
+class CycleStats:
+    total_slots: int
+    trimmed_slots: int
+    candidate_slots: int
+    slot_weight_total: float
+    min_slot_weight: float
+    matches: int
+    rejections: int
+    pies: int
+    pie_spins: int
+    jobs_considered: int
+    idle_jobs: int
+    active_submitters: int
+    submitters_share_limit: list[str]
+    match_lists: int
+    phase2_seconds: float
+    phase4_seconds: float
+
+ArrowBuffers = tuple[str, typing.Literal["f64", "i64", "bool", "str"], int, Optional[bytes], bytes, Optional[bytes]]
+
+@typing.final
+class CycleOutcome:
+    matches: list[CycleMatch]
+    rejections: list[Rejection]
+    submitters: list[SubmitterFigures]
+    groups: list[GroupFigures]
+    group_rounds: list[GroupRoundTotals]
+    stats: CycleStats
+    def matches_of(self, submitter: str) -> int: ...
+    def columns(self, table: TableName = "matches") -> dict[str, list[Any]]: ...
+    def arrow_buffers(self, table: TableName = "matches") -> list[ArrowBuffers]: ...
+    # A pyarrow.Table and a pandas.DataFrame (optional dependencies).
+    def to_arrow(self, table: TableName = "matches") -> Any: ...
+    def to_pandas(self, table: TableName = "matches") -> Any: ...
+
+@typing.final
+class JobQueues:
+    submitters: list[str]
+    idle_jobs: int
+    autoclusters: int
+    def __len__(self) -> int: ...
+
+@typing.final
+class Negotiator:
+    config: Config
+    def __init__(self, config: Optional[Config] = None, resend_matched_jobs: bool = False) -> None: ...
+    def queues(self, slots: AdsArg, jobs: AdsArg, submitters: Optional[AdsArg] = None) -> JobQueues: ...
+    def cycle(
+        self,
+        slots: AdsArg,
+        jobs: Union[AdsArg, JobQueues],
+        accountant: Optional[Accountant] = None,
+        now: Optional[int] = None,
+        submitters: Optional[AdsArg] = None,
+    ) -> CycleOutcome: ...
+
+StartdEvent = typing.Literal[
+    "tick",
+    "matched",
+    "claim_requested",
+    "preempting_claim_withdrawn",
+    "job_started",
+    "job_exited",
+    "job_updated",
+    "suspend_claim",
+    "continue_claim",
+    "claim_released",
+    "schedd_gone",
+    "vacate",
+    "drain",
+    "cancel_drain",
+    "benchmarks_done",
+    "backfill_started",
+    "backfill_exited",
+]
+SlotStateName = typing.Literal["Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Backfill", "Drained"]
+ActivityName = typing.Literal["Idle", "Benchmarking", "Busy", "Suspended", "Retiring", "Vacating", "Killing"]
+
+@typing.final
+class SlotState:
+    state: SlotStateName
+    activity: ActivityName
+    entered_state: int
+    entered_activity: int
+    is_draining: bool
+    claim_job: Optional[ClassAd]
+    job_start: Optional[int]
+    preempting_job: Optional[ClassAd]
+    def __init__(self, now: int = 0) -> None: ...
+    def ad(self, policy: StartdPolicy, now: int, machine: Optional[ClassAd] = None) -> ClassAd: ...
+
+@typing.final
+class Transition:
+    from_state: SlotStateName
+    from_activity: ActivityName
+    to_state: SlotStateName
+    to_activity: ActivityName
+    number: Optional[int]
+    cause: str
+    knob: Optional[str]
+
+@typing.final
+class StartdAction:
+    kind: str
+    detail: str
+    max_vacate_time: Optional[int]
+    soft: Optional[bool]
+    cause: str
+    knob: Optional[str]
+    after: int
+
+@typing.final
+class StartdStep:
+    slot: SlotState
+    transitions: list[Transition]
+    actions: list[StartdAction]
+    next_check: int
+    warnings: list[str]
+
+@typing.final
+class StartdPolicy:
+    match_timeout: int
+    killing_timeout: int
+    polling_interval: int
+    update_interval: int
+    backfill: bool
+    @staticmethod
+    def from_config(config: Config) -> StartdPolicy: ...
+    @staticmethod
+    def from_text(text: str, name: str = "<policy>") -> StartdPolicy: ...
+    def expr(self, name: str) -> Optional[ExprTree]: ...
+    def set_expr(self, name: str, text: str) -> None: ...
+    def ad(self) -> ClassAd: ...
+    def step(
+        self,
+        slot: SlotState,
+        event: StartdEvent,
+        now: int,
+        machine: Optional[ClassAd] = None,
+        *,
+        job: Optional[ClassAd] = None,
+        changes: Optional[ClassAd] = None,
+        fast: bool = False,
+        how: typing.Literal["graceful", "quick", "fast"] = "graceful",
+        resume_on_completion: bool = False,
+    ) -> StartdStep: ...
+
 def version() -> str: ...
 AdsInput = Union[str, bytes, IO[str], IO[bytes], os.PathLike[str]]
 

@@ -1,0 +1,352 @@
+//! User priorities (`matchmaker::accountant`): `Accountant`, loaded from
+//! and saved to HTCondor's accountant log (`Accountantnew.log`) or read
+//! from `condor_userprio -l` output, with `condor_userprio`'s admin
+//! operations.
+
+use std::path::{Path, PathBuf};
+
+use matchmaker::accountant::{Accountant, AccountantConfig, AccountantError, PriorityRow};
+use matchmaker::classad_log::{LoadReport, LogWriter};
+use matchmaker::snapshot::read_ads;
+use pyo3::prelude::*;
+
+use crate::ad::PyClassAd;
+use crate::config::{config_error, PyConfig};
+use crate::errors::error;
+
+pub(crate) fn accountant_error(e: &AccountantError) -> PyErr {
+    error(e.to_string())
+}
+
+/// The accountant's settings (`PRIORITY_HALFLIFE`, `DEFAULT_PRIO_FACTOR`,
+/// the groups...) from `config`, HTCondor's defaults without one.
+pub(crate) fn accountant_config(config: Option<&PyConfig>) -> PyResult<AccountantConfig> {
+    match config {
+        Some(c) => AccountantConfig::from_config(&c.config).map_err(|e| config_error(&e)),
+        None => AccountantConfig::from_config(&matchmaker::config::Loader::new().subsystem("NEGOTIATOR").defaults())
+            .map_err(|e| config_error(&e)),
+    }
+}
+
+/// A ClassAd given as one, or a file of ads given by its path.
+#[derive(FromPyObject)]
+pub(crate) enum AdOrPath<'py> {
+    Ad(PyRef<'py, PyClassAd>),
+    Path(PathBuf),
+}
+
+/// User priorities: each submitter's real priority, factor, usage,
+/// ceiling and floor, updated as HTCondor's accountant updates them.
+///
+/// `Accountant(config=None)` has no records (every submitter at the lowest
+/// priority); `Accountant.load(path)` reads an `Accountantnew.log`,
+/// `Accountant.open(path, now)` also keeps appending to it as the
+/// negotiator does, and `Accountant.from_userprio(ad_or_path)` takes
+/// `condor_userprio -allusers -l` output. The settings (half-life,
+/// default factor, groups) come from `config`.
+#[pyclass(name = "Accountant", module = "classad_rs")]
+pub(crate) struct PyAccountant {
+    pub(crate) acct: Accountant,
+    warnings: Vec<String>,
+}
+
+/// One row of `condor_userprio -l`: a submitter or a group.
+#[pyclass(name = "PriorityRow", module = "classad_rs", frozen, get_all)]
+pub(crate) struct PyPriorityRow {
+    /// The submitter or group.
+    name: String,
+    /// Whether it is a group.
+    is_group: bool,
+    /// The group its usage is charged to.
+    accounting_group: String,
+    /// Its effective priority.
+    effective_priority: f64,
+    /// Its priority factor.
+    priority_factor: f64,
+    /// Its ceiling (-1: none).
+    ceiling: i64,
+    /// Its floor (0: none).
+    floor: i64,
+    /// Slots used now.
+    resources_used: i64,
+    /// Weighted slots used now.
+    weighted_resources_used: f64,
+    /// Accumulated usage, seconds.
+    accumulated_usage: f64,
+    /// Weighted accumulated usage.
+    weighted_accumulated_usage: f64,
+    /// When usage began (epoch seconds).
+    begin_usage_time: i64,
+    /// When usage was last seen.
+    last_usage_time: i64,
+}
+
+#[pymethods]
+impl PyPriorityRow {
+    fn __repr__(&self) -> String {
+        format!(
+            "PriorityRow(name={:?}, effective_priority={}, priority_factor={}, weighted_resources_used={})",
+            self.name, self.effective_priority, self.priority_factor, self.weighted_resources_used
+        )
+    }
+}
+
+impl From<PriorityRow> for PyPriorityRow {
+    fn from(r: PriorityRow) -> Self {
+        PyPriorityRow {
+            name: r.name,
+            is_group: r.is_group,
+            accounting_group: r.accounting_group,
+            effective_priority: r.effective_priority,
+            priority_factor: r.priority_factor,
+            ceiling: r.ceiling,
+            floor: r.floor,
+            resources_used: r.resources_used,
+            weighted_resources_used: r.weighted_resources_used,
+            accumulated_usage: r.accumulated_usage,
+            weighted_accumulated_usage: r.weighted_accumulated_usage,
+            begin_usage_time: r.begin_usage_time,
+            last_usage_time: r.last_usage_time,
+        }
+    }
+}
+
+impl PyAccountant {
+    fn wrap(acct: Accountant, warnings: Vec<String>) -> PyAccountant {
+        PyAccountant { acct, warnings }
+    }
+}
+
+#[pymethods]
+impl PyAccountant {
+    #[new]
+    #[pyo3(signature = (config=None))]
+    fn new(config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
+        Ok(PyAccountant::wrap(Accountant::new(accountant_config(config.as_deref())?), Vec::new()))
+    }
+
+    /// Reads the accountant log at `path` without writing to it (a missing
+    /// file is an empty accountant). A torn tail is skipped with a warning.
+    #[staticmethod]
+    #[pyo3(signature = (path, config=None))]
+    fn load(path: PathBuf, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
+        let (acct, report) =
+            Accountant::load(accountant_config(config.as_deref())?, &path).map_err(|e| accountant_error(&e))?;
+        Ok(PyAccountant::wrap(acct, report.warnings))
+    }
+
+    /// Opens the accountant log at `path` (created if missing, dated
+    /// `now`) and appends every later change to it, as the negotiator
+    /// does.
+    #[staticmethod]
+    #[pyo3(signature = (path, now, config=None))]
+    fn open(path: PathBuf, now: i64, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
+        let (acct, report) =
+            Accountant::open(accountant_config(config.as_deref())?, &path, now).map_err(|e| accountant_error(&e))?;
+        Ok(PyAccountant::wrap(acct, report.warnings))
+    }
+
+    /// Reads an accountant log from its text.
+    #[staticmethod]
+    #[pyo3(signature = (text, config=None))]
+    fn from_log_text(text: &str, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
+        let (acct, report) =
+            Accountant::from_log_text(accountant_config(config.as_deref())?, text).map_err(|e| accountant_error(&e))?;
+        Ok(PyAccountant::wrap(acct, report.warnings))
+    }
+
+    /// The priorities `condor_userprio -allusers -l` shows: its one ad, or
+    /// the path of a file holding it.
+    #[staticmethod]
+    #[pyo3(signature = (source, config=None))]
+    fn from_userprio(source: AdOrPath<'_>, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
+        let settings = accountant_config(config.as_deref())?;
+        let acct = match source {
+            AdOrPath::Ad(ad) => Accountant::from_userprio_ad(settings, &ad.ad),
+            AdOrPath::Path(path) => {
+                let ads = read_ads(&path).map_err(|e| error(e.to_string()))?;
+                let [ad] = ads.as_slice() else {
+                    return Err(error(format!(
+                        "{}: condor_userprio -l output holds one ad, this file holds {}",
+                        path.display(),
+                        ads.len()
+                    )));
+                };
+                Accountant::from_userprio_ad(settings, ad)
+            }
+        };
+        Ok(PyAccountant::wrap(acct.map_err(|e| accountant_error(&e))?, Vec::new()))
+    }
+
+    /// Writes every record to `path` as a compacted accountant log (dated
+    /// `now` when the file is new), replacing the file; `Accountant.load`
+    /// and HTCondor's negotiator read it.
+    #[pyo3(signature = (path, now=0))]
+    fn save(&self, path: PathBuf, now: i64) -> PyResult<()> {
+        let records = self.acct.snapshot().map_err(|e| error(e.to_string()))?;
+        let report = LoadReport::default();
+        let fresh = tmp_path(&path);
+        let _ = std::fs::remove_file(&fresh);
+        let mut log =
+            LogWriter::open(&fresh, &report, now, || Ok(records.clone())).map_err(|e| error(e.to_string()))?;
+        log.compact(&records).map_err(|e| error(e.to_string()))?;
+        drop(log);
+        std::fs::rename(&fresh, &path).map_err(|e| error(format!("{}: {e}", path.display())))
+    }
+
+    /// The log this accountant appends to (`open`), if any.
+    #[getter]
+    fn log_path(&self) -> Option<PathBuf> {
+        self.acct.log_path().map(Path::to_path_buf)
+    }
+
+    /// When priorities were last updated (epoch seconds; 0 if never).
+    #[getter]
+    fn last_update(&self) -> i64 {
+        self.acct.last_update()
+    }
+
+    /// Problems met reading or writing the log; each is given once.
+    fn take_warnings(&mut self) -> Vec<String> {
+        let mut out = std::mem::take(&mut self.warnings);
+        out.extend(self.acct.take_warnings());
+        out
+    }
+
+    /// The names of the submitters and groups with a record.
+    fn names(&self) -> Vec<String> {
+        self.acct.customers().iter().map(|c| c.name.clone()).collect()
+    }
+
+    /// The rows `condor_userprio -l` shows: groups first, then submitters.
+    fn rows(&self) -> Vec<PyPriorityRow> {
+        self.acct.priority_rows().into_iter().map(PyPriorityRow::from).collect()
+    }
+
+    /// A submitter's real priority (at least 0.5).
+    fn real_priority(&self, name: &str) -> f64 {
+        self.acct.real_priority(name)
+    }
+
+    /// A submitter's effective priority: real priority times factor.
+    fn effective_priority(&self, name: &str) -> f64 {
+        self.acct.effective_priority(name)
+    }
+
+    /// A submitter's priority factor (its own, or the default for it).
+    fn priority_factor(&self, name: &str) -> f64 {
+        self.acct.priority_factor(name)
+    }
+
+    /// A submitter's ceiling, `None` for none.
+    fn ceiling(&self, name: &str) -> Option<i64> {
+        self.acct.ceiling(name)
+    }
+
+    /// A submitter's floor (0: none).
+    fn floor(&self, name: &str) -> i64 {
+        self.acct.floor(name)
+    }
+
+    /// Weighted slots a submitter or group uses now.
+    fn usage(&self, name: &str) -> f64 {
+        self.acct.weighted_resources_used(name)
+    }
+
+    /// Slots a submitter or group uses now.
+    fn resources_used(&self, name: &str) -> i64 {
+        self.acct.resources_used(name)
+    }
+
+    /// The accounting group a submitter is charged to.
+    fn group_of(&self, name: &str) -> String {
+        self.acct.group_of(name).to_string()
+    }
+
+    /// Decays every priority towards usage up to `now`, as the negotiator
+    /// does at the start of a cycle.
+    fn update_priorities(&mut self, now: i64) -> PyResult<()> {
+        self.acct.update_priorities(now).map_err(|e| accountant_error(&e))
+    }
+
+    /// Recounts who uses what from the slot ads (claimed slots'
+    /// `RemoteUser`), as the negotiator does each cycle.
+    fn check_matches(&mut self, now: i64, slots: Vec<PyRef<'_, PyClassAd>>) -> PyResult<()> {
+        let slots: Vec<classad::ClassAd> = slots.iter().map(|s| s.ad.clone()).collect();
+        self.acct.check_matches(now, &slots).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setprio`: sets the real priority.
+    fn set_priority(&mut self, name: &str, priority: f64) -> PyResult<()> {
+        self.acct.set_priority(name, priority).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setfactor`: sets the priority factor (at least 1).
+    fn set_priority_factor(&mut self, name: &str, factor: f64) -> PyResult<()> {
+        self.acct.set_priority_factor(name, factor).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setceiling` (-1: no ceiling).
+    fn set_ceiling(&mut self, name: &str, ceiling: i64) -> PyResult<()> {
+        self.acct.set_ceiling(name, ceiling).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setfloor` (0: no floor).
+    fn set_floor(&mut self, name: &str, floor: i64) -> PyResult<()> {
+        self.acct.set_floor(name, floor).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setaccum`: the weighted accumulated usage.
+    fn set_accumulated_usage(&mut self, name: &str, usage: f64) -> PyResult<()> {
+        self.acct.set_accumulated_usage(name, usage).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setbegin`.
+    fn set_begin_time(&mut self, name: &str, time: i64) -> PyResult<()> {
+        self.acct.set_begin_time(name, time).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -setlast`.
+    fn set_last_time(&mut self, name: &str, time: i64) -> PyResult<()> {
+        self.acct.set_last_time(name, time).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -resetusage`: accumulated usage back to zero.
+    fn reset_usage(&mut self, name: &str, now: i64) -> PyResult<()> {
+        self.acct.reset_usage(name, now).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -resetall`.
+    fn reset_all_usage(&mut self, now: i64) -> PyResult<()> {
+        self.acct.reset_all_usage(now).map_err(|e| accountant_error(&e))
+    }
+
+    /// `condor_userprio -delete`: removes a record; whether there was one.
+    fn delete(&mut self, name: &str) -> PyResult<bool> {
+        self.acct.delete_record(name).map_err(|e| accountant_error(&e))
+    }
+
+    /// Rewrites the open log as its current records only.
+    fn compact(&mut self) -> PyResult<()> {
+        self.acct.compact().map_err(|e| accountant_error(&e))
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.acct.customer(name).is_some()
+    }
+
+    fn __len__(&self) -> usize {
+        self.acct.customers().len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Accountant({} records, last_update={})", self.acct.customers().len(), self.acct.last_update())
+    }
+}
+
+/// A sibling of `path` to write before renaming over it.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".new");
+    PathBuf::from(name)
+}
