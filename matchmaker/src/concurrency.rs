@@ -167,8 +167,9 @@ impl ConcurrencyLimits {
     /// Counts what the slots' jobs use: each slot's `ConcurrencyLimits` and
     /// `PreemptingConcurrencyLimits`.
     pub fn add_slots(&mut self, slots: &[classad::ClassAd]) {
+        let attrs = [classad::Name::new("ConcurrencyLimits"), classad::Name::new("PreemptingConcurrencyLimits")];
         for slot in slots {
-            for attr in ["ConcurrencyLimits", "PreemptingConcurrencyLimits"] {
+            for attr in attrs {
                 if let Some(classad::Literal::Str(list)) = slot.lookup(attr).and_then(classad::Expr::as_literal) {
                     self.add(list.as_str());
                 }

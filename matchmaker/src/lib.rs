@@ -57,6 +57,7 @@ pub mod consumption;
 pub mod groups;
 pub mod matching;
 pub mod negotiator;
+mod parallel;
 pub mod pie;
 pub mod schedd;
 pub mod snapshot;

@@ -3,5 +3,7 @@
 //!
 //! * [`synthetic`]: the synthetic pool of the project's HTCondor
 //!   negotiation benchmark (slots, jobs, users), built in memory.
+//! * [`table`]: column tables, the form of the simulator's results.
 
 pub mod synthetic;
+pub mod table;

@@ -564,6 +564,9 @@ impl Accountant {
     /// is removed; a claimed slot with no record is added, charged to its
     /// `AccountingGroup`, else its `RemoteUser`.
     pub fn check_matches(&mut self, now: i64, slots: &[classad::ClassAd]) -> Result<(), AccountantError> {
+        // Room for a record of every slot, as a cycle may match them all.
+        let resources = &self.resources;
+        self.resource_index.reserve(slots.len(), |&i| name_hash(&resources[i].name));
         let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
         if !self.resources.is_empty() {
             by_name.reserve(slots.len());

@@ -25,6 +25,7 @@ use crate::candidates::{self, number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::matching::{Pool, PreparedRequest};
+use crate::parallel;
 use crate::pie::{self, GroupLimit, Pie};
 
 mod group_phase;
@@ -263,24 +264,28 @@ pub(super) fn run(
 
     // Phase 1: the slots the collector would give (NEGOTIATOR_SLOT_CONSTRAINT).
     let mut ads = input_slots;
-    ads.retain(|ad| {
+    let keep = parallel::map_indexed(&ads, |_, ad| {
         ad.lookup(names.name).is_some()
             && negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
     });
+    let mut kept = keep.into_iter();
+    ads.retain(|_| kept.next().unwrap_or(false));
 
     // Phase 2: accounting.
     accountant.update_priorities(now)?;
     accountant.check_matches(now, &ads)?;
     let mut stats = CycleStats { total_slots: ads.len(), ..CycleStats::default() };
-    let weights: Vec<f64> = ads.iter().map(|ad| accountant.slot_weight(ad)).collect();
     let ghost = |ad: &ClassAd| match EvalContext::new(&opts).my(ad).eval_attr("GhostMultiplier") {
         Value::Int(i) => i as f64,
         _ => 1.0,
     };
+    let shared: &Accountant = accountant;
+    let (weights, ghosts): (Vec<f64>, Vec<f64>) =
+        parallel::map_indexed(&ads, |_, ad| (shared.slot_weight(ad), ghost(ad))).into_iter().unzip();
     let mut min_weight = f64::MAX;
     let mut weight_total = 0.0;
-    for (ad, w) in ads.iter().zip(&weights) {
-        let w = w * ghost(ad);
+    for (w, g) in weights.iter().zip(&ghosts) {
+        let w = w * g;
         weight_total += w;
         min_weight = min_weight.min(w);
     }
@@ -310,8 +315,9 @@ pub(super) fn run(
     limits.add_slots(&ads);
 
     // Trim, then give the slots what policy expressions read of them.
-    let mut slots: Vec<Slot> = Vec::with_capacity(ads.len());
-    for ad in &mut ads {
+    let shared: &Accountant = accountant;
+    let slots: Vec<Slot> = parallel::map_mut(&mut ads, |ad| {
+        let accountant = shared;
         let gone = trimmed(negotiator, &opts, &names, ad);
         for (name, expr) in &negotiator.match_exprs {
             ad.insert(name.as_str(), expr.clone());
@@ -335,8 +341,8 @@ pub(super) fn run(
             }
         }
         let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
-        slots.push(Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running });
-    }
+        Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running }
+    });
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
     stats.candidate_slots = available;
@@ -953,6 +959,8 @@ impl State<'_, '_> {
             next_range: self.ranges.len(),
             dependent: Vec::new(),
             next_dependent: 0,
+            pre_independent: Vec::new(),
+            post_independent: Vec::new(),
             group: Vec::new(),
             group_sorted: 0,
             group_head: 0,
@@ -973,12 +981,14 @@ impl State<'_, '_> {
             // slots may differ, are examined now.
             list.next_range = 0;
             list.tests = RangeTests::new(&self.opts, ad, &self.key_names);
+            list.pre_independent = self.caches.pre_job.independence(ad);
+            list.post_independent = self.caches.post_job.independence(ad);
             let serial = self.serial;
             let mut eager: Vec<Range<usize>> = Vec::new();
             // A uniform shape has one value for the job: computed once.
             let mut values: FxHashMap<u32, f64> = FxHashMap::default();
             for (r, range) in self.ranges.iter().enumerate() {
-                if self.caches.pre_job.independent(range.shape, ad)
+                if list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
                     || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start])
                 {
                     continue;
@@ -1278,7 +1288,7 @@ impl State<'_, '_> {
         let mut group: Vec<usize> = (first..list.next_range)
             .filter(|&r| {
                 let range = &self.ranges[r];
-                self.caches.pre_job.independent(range.shape, &list.request)
+                list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
                     && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start])
             })
             .collect();
@@ -1296,7 +1306,9 @@ impl State<'_, '_> {
         let by_range = list.rank.is_some()
             && group.iter().all(|&r| {
                 let range = &self.ranges[r];
-                range.idle && !range.post_value.is_nan() && self.caches.post_job.independent(range.post, &list.request)
+                range.idle
+                    && !range.post_value.is_nan()
+                    && list.post_independent.get(range.post as usize).copied().unwrap_or(false)
             });
         let ranges: Vec<Range<usize>> = group.iter().map(|&r| self.ranges[r].range.clone()).collect();
         if !by_range {

@@ -55,6 +55,10 @@ pub(super) struct MatchList {
     /// with the groups of the same value from `next_dependent` on.
     pub(super) dependent: Vec<(f64, usize)>,
     pub(super) next_dependent: usize,
+    /// Per pre-job-rank and post-job-rank shape: whether the request leaves
+    /// its value as for a job without attributes.
+    pub(super) pre_independent: Vec<bool>,
+    pub(super) post_independent: Vec<bool>,
     /// The candidates of the last group examined, from `group_head`;
     /// `group[..group_sorted]` in their final order, the rest sorted as
     /// they are needed.

@@ -70,17 +70,13 @@ impl Shapes {
         mut post_job: RankCache,
         queues: &[SubmitterQueue],
     ) -> Shapes {
-        for (i, ad) in ads.iter().enumerate() {
-            pre_job.shape_of(opts, i, ad);
-            post_job.shape_of(opts, i, ad);
-        }
+        pre_job.shape_all(opts, ads);
+        post_job.shape_all(opts, ads);
         let mut known: Vec<Name> = pre_job.direct().to_vec();
         known.extend_from_slice(post_job.direct());
         let names = requirement_names(opts, ads, queues, &known);
         let mut requirements = RankCache::of_names(names, ads.len());
-        for (i, ad) in ads.iter().enumerate() {
-            requirements.shape_of(opts, i, ad);
-        }
+        requirements.shape_all(opts, ads);
         Shapes { pre_job, post_job, requirements }
     }
 
@@ -183,16 +179,29 @@ fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQue
             }
         }
     }
-    names.retain(|name| {
-        let mut values: FxHashSet<Part> = FxHashSet::default();
-        for (i, ad) in ads.iter().enumerate() {
-            values.insert(Part::of(opts, ad, i, *name));
-            if values.len() > MAX_VALUES_PER_NAME {
-                return false;
+    // A name's values, counted on a share of the slots per thread (each
+    // share stops as soon as it alone has too many).
+    let values = |name: Name| {
+        let sets: Vec<Option<FxHashSet<Part>>> = crate::parallel::map_shares(ads, 8, |offset, share| {
+            let mut values: FxHashSet<Part> = FxHashSet::default();
+            for (i, ad) in share.iter().enumerate() {
+                values.insert(Part::of(opts, ad, offset + i, name));
+                if values.len() > MAX_VALUES_PER_NAME {
+                    return None;
+                }
+            }
+            Some(values)
+        });
+        let mut all: FxHashSet<Part> = FxHashSet::default();
+        for set in sets {
+            all.extend(set?);
+            if all.len() > MAX_VALUES_PER_NAME {
+                return None;
             }
         }
-        true
-    });
+        Some(all.len())
+    };
+    names.retain(|name| values(*name).is_some());
     names
 }
 

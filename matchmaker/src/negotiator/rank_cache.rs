@@ -43,7 +43,7 @@ pub(super) enum Part {
     Int(i64),
     Real(u64),
     Bool(bool),
-    Str(String),
+    Str(classad::Text),
     /// An expression reading nothing of the slot, by its text.
     Expr(String),
     /// Anything else: the slot is a shape of its own.
@@ -59,7 +59,7 @@ impl Part {
                 Some(Literal::Int(i)) => Part::Int(*i),
                 Some(Literal::Real(r)) => Part::Real(r.to_bits()),
                 Some(Literal::Bool(b)) => Part::Bool(*b),
-                Some(Literal::Str(s)) => Part::Str(s.as_str().to_string()),
+                Some(Literal::Str(s)) => Part::Str(s.clone()),
                 // An expression that reads nothing of the slot has the same
                 // value on every slot for a given job.
                 _ if internal(opts, slot, e).is_ok_and(|names| names.is_empty()) => Part::Expr(e.to_string()),
@@ -184,13 +184,17 @@ impl RankCache {
         (shape, self.shapes[shape as usize].value)
     }
 
-    /// Whether the value for the slots of `shape` is the same for `job` as
-    /// for a job without attributes.
-    pub(super) fn independent(&self, shape: u32, job: &ClassAd) -> bool {
+    /// For each shape, whether its value is the same for `job` as for a job
+    /// without attributes (the job defines none of the names it reads).
+    pub(super) fn independence(&self, job: &ClassAd) -> Vec<bool> {
+        let mut seen: FxHashMap<&[Name], bool> = FxHashMap::default();
         self.shapes
-            .get(shape as usize)
-            .and_then(|s| s.reads.as_ref())
-            .is_some_and(|names| names.iter().all(|n| job.lookup(*n).is_none()))
+            .iter()
+            .map(|s| match &s.reads {
+                Some(names) => *seen.entry(names).or_insert_with(|| names.iter().all(|n| job.lookup(*n).is_none())),
+                None => false,
+            })
+            .collect()
     }
 
     /// Whether every slot of `shape` has the same value for any job.
@@ -207,6 +211,58 @@ impl RankCache {
     /// The shape of slot `index`, made on first sight.
     fn shape(&mut self, opts: &EvalOptions, index: usize, slot: &ClassAd) -> u32 {
         let key: Vec<Part> = self.direct.iter().map(|name| Part::of(opts, slot, index, *name)).collect();
+        self.intern(opts, slot, key)
+    }
+
+    /// The shapes of all of `ads` (slot `i` is `ads[i]`), numbered as
+    /// [`shape_of`](Self::shape_of) on each in turn would number them. The
+    /// slots are read a share per thread, each share telling its distinct
+    /// shapes apart; the shares' shapes are then numbered in order.
+    pub(super) fn shape_all(&mut self, opts: &EvalOptions, ads: &[ClassAd]) {
+        let direct = &self.direct;
+        let local = crate::parallel::map_shares(ads, 16, |start, share| {
+            let mut seen: FxHashMap<Vec<Part>, u32> = FxHashMap::default();
+            let mut first: Vec<(Vec<Part>, usize)> = Vec::new();
+            let mut ids: Vec<u32> = Vec::with_capacity(share.len());
+            let mut last: Option<(Vec<Part>, u32)> = None;
+            for (j, ad) in share.iter().enumerate() {
+                let i = start + j;
+                let key: Vec<Part> = direct.iter().map(|name| Part::of(opts, ad, i, *name)).collect();
+                // Neighbours (a machine's slots) often look alike.
+                if let Some((previous, id)) = &last {
+                    if *previous == key {
+                        ids.push(*id);
+                        continue;
+                    }
+                }
+                let id = match seen.get(&key) {
+                    Some(&id) => id,
+                    None => {
+                        let id = first.len() as u32;
+                        first.push((key.clone(), i));
+                        seen.insert(key.clone(), id);
+                        id
+                    }
+                };
+                ids.push(id);
+                last = Some((key, id));
+            }
+            (first, ids)
+        });
+        let mut i = 0;
+        for (first, ids) in local {
+            let shapes: Vec<u32> = first.into_iter().map(|(key, i)| self.intern(opts, &ads[i], key)).collect();
+            for id in ids {
+                if self.shape_of[i] == UNKNOWN {
+                    self.shape_of[i] = shapes[id as usize];
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// The shape of a slot (`slot`) with `key`, made on first sight.
+    fn intern(&mut self, opts: &EvalOptions, slot: &ClassAd, key: Vec<Part>) -> u32 {
         if let Some(&shape) = self.index.get(&key) {
             return shape;
         }
