@@ -156,6 +156,8 @@ struct Slot {
     current: Option<ClassAd>,
     /// Its `Name`.
     name: String,
+    /// Its accountant record's name (`Name@StartdIpAddr`), until matched.
+    resource: String,
     /// Who runs on it (see [`Names::remote_user`]), looked up once.
     running: Option<Arc<str>>,
 }
@@ -341,7 +343,8 @@ pub(super) fn run(
             }
         }
         let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
-        Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running }
+        let resource = crate::accountant::resource_name(ad);
+        Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), resource, running }
     });
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
@@ -1496,13 +1499,17 @@ impl State<'_, '_> {
             }
         } else {
             cost = self.weights[slot];
+            let resource = match std::mem::take(&mut self.slots[slot].resource) {
+                known if !known.is_empty() => known,
+                _ => crate::accountant::resource_name(&self.ads[slot]),
+            };
             match &limits {
                 Some(l) => {
                     let mut charged = ClassAd::clone(&self.ads[slot]);
                     charged.insert(self.names.matched_concurrency_limits, l.as_str());
-                    self.accountant.add_match(submitter, &charged, self.now)?;
+                    self.accountant.add_match_named(submitter, &charged, resource, self.now)?;
                 }
-                None => self.accountant.add_match(submitter, &self.ads[slot], self.now)?,
+                None => self.accountant.add_match_named(submitter, &self.ads[slot], resource, self.now)?,
             }
             self.slots[slot].available = false;
             self.free[slot] = slot as u32 + 1;
