@@ -15,7 +15,7 @@ use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, V
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Run, Runs};
-use super::ranges::{RangeRank, RangeTests, ShapeRange, Shapes};
+use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
@@ -365,6 +365,8 @@ pub(super) fn run(
         shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
     let (pre_job, post_job) = shapes.into_caches();
     let pool = Pool::new(opts.clone(), ads);
+    // The columns of what the requests compare, gathered a name per thread.
+    pool.build_columns(&ranges::compared_names(&opts, queues));
     let outcome = negotiate_pool(
         negotiator,
         accountant,
