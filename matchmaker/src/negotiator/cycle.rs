@@ -441,7 +441,15 @@ fn negotiate_pool(
         match_list: None,
         now,
         spin: 0,
-        outcome: CycleOutcome { stats, ..CycleOutcome::default() },
+        outcome: CycleOutcome {
+            stats,
+            // Room for as many matches as there can be (no copies as the
+            // list grows).
+            matches: Vec::with_capacity(
+                (queues.iter().map(|q| q.idle_jobs()).sum::<u64>()).min(available as u64) as usize
+            ),
+            ..CycleOutcome::default()
+        },
         share_limited: FxHashSet::default(),
         found: Vec::new(),
         rejected_limits: BTreeSet::new(),
