@@ -4,6 +4,8 @@
 //! * [`synthetic`]: the synthetic pool of the project's HTCondor
 //!   negotiation benchmark (slots, jobs, users), built in memory.
 //! * [`table`]: column tables, the form of the simulator's results.
+//! * [`output`]: the tables written as CSV and Parquet files, and CSV read back.
 
+pub mod output;
 pub mod synthetic;
 pub mod table;
