@@ -1,0 +1,1 @@
+//! Two runs compared.
