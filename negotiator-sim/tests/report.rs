@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use negotiator_sim::report::compare::{compare, measures, ALL};
 use negotiator_sim::report::{self, build, chart::Style, svg, Images};
 use negotiator_sim::table::{Column, Table};
 
@@ -35,7 +36,9 @@ fn run() -> Vec<Table> {
     users.push("accumulated_usage", Column::Float(acc));
     users.push("rup", Column::Float(rup.clone()));
     users.push("eup", Column::Float(rup.iter().map(|r| r * 1000.0).collect()));
-    users.push("share", Column::Float(usage.iter().map(|u| u / 10.0).collect()));
+    // The fraction of the slots in use: 8 before 5 minutes, 10 after.
+    let busy: Vec<f64> = time.iter().map(|&t| if t < 300 { 8.0 } else { 10.0 }).collect();
+    users.push("share", Column::Float(usage.iter().zip(&busy).map(|(u, b)| u / b).collect()));
     users.push("idle", Column::Int(vec![3; 20]));
     users.push("running", Column::Int(usage.iter().map(|&u| u as i64).collect()));
     let mut groups = Table::new("groups");
@@ -223,5 +226,83 @@ fn a_table_without_a_needed_column_is_a_clear_error() {
     assert_eq!(
         build("x", &[]).unwrap_err().to_string(),
         "no result table (users, groups, cycles or jobs) to report on"
+    );
+}
+
+/// Run B: the same jobs, the pool split 5 and 5 throughout, bob's job
+/// started after 100 s.
+fn run_b() -> Vec<Table> {
+    let mut tables = run();
+    for (name, column) in tables[0].columns.iter_mut() {
+        match (name.as_str(), column) {
+            ("usage", Column::Float(v)) => v.iter_mut().for_each(|x| *x = 5.0),
+            ("share", Column::Float(v)) => v.iter_mut().for_each(|x| *x = 0.5),
+            ("running", Column::Int(v)) => v.iter_mut().for_each(|x| *x = 5),
+            _ => {}
+        }
+    }
+    for (name, column) in tables[2].columns.iter_mut() {
+        if let ("busy_slots", Column::Float(v)) = (name.as_str(), column) {
+            v.iter_mut().for_each(|x| *x = 10.0);
+        }
+    }
+    for (name, column) in tables[3].columns.iter_mut() {
+        if let ("wait", Column::Int(v)) = (name.as_str(), column) {
+            v[19] = 100;
+        }
+    }
+    tables
+}
+
+#[test]
+fn fair_share_error_utilisation_and_waits_of_two_runs() {
+    let a = measures(&run()).unwrap();
+    // Both users have idle jobs and equal factors: each deserves half of
+    // what is handed out. A gave alice 6 of 8 (0.75) and then 4 of 10 (0.4):
+    // errors 0.25 for five cycles and 0.1 for five, mean 0.175; bob the same.
+    let alice = a["alice@site"];
+    assert!((alice.fair_share_error - 0.175).abs() < 1e-12, "{alice:?}");
+    assert!((a["bob@site"].fair_share_error - 0.175).abs() < 1e-12);
+    assert!((a[ALL].fair_share_error - 0.175).abs() < 1e-12);
+    // Utilisation: alice (5×6 + 5×4) / 10 cycles / 10 slots, bob (5×2 + 5×6) / 100.
+    assert!((alice.utilisation - 0.5).abs() < 1e-12 && (a["bob@site"].utilisation - 0.4).abs() < 1e-12);
+    assert!((a[ALL].utilisation - 0.9).abs() < 1e-12);
+    assert_eq!((alice.mean_wait, alice.p95_wait, alice.jobs), (540.0, 1080.0, 19));
+    let b = measures(&run_b()).unwrap();
+    assert!(b["alice@site"].fair_share_error.abs() < 1e-12);
+    assert_eq!(b[ALL].utilisation, 1.0);
+
+    let c = compare(&run(), &run_b()).unwrap();
+    let t = c.table();
+    assert_eq!(t.column("user"), Some(&strs(vec![ALL, "alice@site", "bob@site"])));
+    let Some(Column::Float(diff)) = t.column("fair_share_error_diff") else { panic!() };
+    assert!(diff.iter().all(|d| (d + 0.175).abs() < 1e-12), "{diff:?}");
+    let Some(Column::Float(p95)) = t.column("p95_wait_b") else { panic!() };
+    // (all) in B: 20 waits, the 19th smallest is 1020 s.
+    assert_eq!(p95, &vec![1020.0, 1080.0, 100.0]);
+    let text = c.text();
+    assert!(
+        text.contains("bob@site\n  fair share error                   0.1750         0.0000        -0.1750\n"),
+        "{text}"
+    );
+    assert!(text.contains("  mean wait                          5000 s          100 s        -4900 s\n"), "{text}");
+    assert!(text.contains("  utilisation                        90.0 %        100.0 %        +10.0 %\n"), "{text}");
+}
+
+#[test]
+fn a_user_of_one_run_only_shows_dashes_in_the_other() {
+    let mut b = run_b();
+    for (name, column) in b[3].columns.iter_mut() {
+        if let ("user", Column::Str(v)) = (name.as_str(), column) {
+            v[19] = "carol@site".into();
+        }
+    }
+    let c = compare(&run(), &b).unwrap();
+    let carol = c.rows.iter().find(|r| r.0 == "carol@site").unwrap();
+    assert!(carol.1.is_none() && carol.2.is_some_and(|m| m.jobs == 1));
+    assert!(
+        c.text().contains("carol@site\n  fair share error                        -         0.0000              -\n"),
+        "{}",
+        c.text()
     );
 }
