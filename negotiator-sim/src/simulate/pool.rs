@@ -1,0 +1,377 @@
+//! The simulated pool: its slots, which job holds each, and the
+//! partitionable slots' dynamic slots, carved and given back by the
+//! matchmaker's startd model ([`matchmaker::startd::slots::Startd`]).
+//!
+//! Static slots and partitionable slots live as long as the run; a
+//! dynamic slot is created when a job claims part of a partitionable slot
+//! and goes away when its claim ends (its resources return to the
+//! partitionable slot).
+
+use std::sync::Arc;
+
+use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
+use matchmaker::accountant::Accountant;
+use matchmaker::config::Config;
+use matchmaker::startd::slots::{Machine, Startd};
+
+use super::scenario::{MachineType, Scenario};
+use super::SimError;
+
+/// What kind of slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotKind {
+    /// A static slot (from a layout or a `condor_status` dump).
+    Static,
+    /// A partitionable slot of host `host`.
+    Partitionable {
+        /// Index of its host.
+        host: usize,
+    },
+    /// A dynamic slot carved from partitionable slot `parent`.
+    Dynamic {
+        /// Index of its host.
+        host: usize,
+        /// The partitionable slot's index.
+        parent: usize,
+    },
+}
+
+/// Who holds a slot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The job (index in the run's jobs).
+    pub job: usize,
+    /// The job's submitter (index).
+    pub submitter: usize,
+    /// The job's autocluster (index).
+    pub class: usize,
+    /// When the claim began (for `CLAIM_WORKLIFE`).
+    pub since: i64,
+}
+
+/// One slot.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// `Name`.
+    pub name: String,
+    /// Its kind.
+    pub kind: SlotKind,
+    /// Its ad as the startd advertises it without a job (a dynamic slot's
+    /// as the startd made it).
+    pub ad: ClassAd,
+    /// Its `SlotWeight`.
+    pub weight: f64,
+    /// Whether its `Rank` is an expression (so that it may prefer another
+    /// job: rank preemption).
+    pub rank_varies: bool,
+    /// The claim, if any.
+    pub claim: Option<Claim>,
+    /// False for a dynamic slot that is gone.
+    pub alive: bool,
+}
+
+struct Host {
+    startd: Startd,
+}
+
+/// The pool.
+pub struct Pool {
+    /// Every slot ever (dead dynamic slots are reused).
+    pub slots: Vec<Slot>,
+    hosts: Vec<Host>,
+    free_indices: Vec<usize>,
+    weigher: Accountant,
+    /// The weight of every live slot (claimed or not).
+    pub total_weight: f64,
+    /// The weight of the claimed slots.
+    pub busy_weight: f64,
+}
+
+fn options() -> EvalOptions {
+    EvalOptions::new().semantics(Semantics::Old)
+}
+
+fn rank_varies(ad: &ClassAd) -> bool {
+    ad.lookup("Rank").is_some_and(|e| e.as_literal().is_none())
+}
+
+/// Host attributes kept from a `condor_status` dump's partitionable slot.
+const HOST_ATTRIBUTES: &[&str] = &[
+    "Arch",
+    "OpSys",
+    "OpSysAndVer",
+    "OpSysMajorVer",
+    "OpSysName",
+    "OpSysVer",
+    "FileSystemDomain",
+    "UidDomain",
+    "HasFileTransfer",
+    "KFlops",
+    "Mips",
+    "HasDocker",
+    "HasSingularity",
+    "CondorVersion",
+];
+
+impl Pool {
+    /// The pool of a scenario: its machine types and its `condor_status`
+    /// dump. `weigher` gives slot weights (its `SLOT_WEIGHT`).
+    pub fn build(scenario: &Scenario, weigher: Accountant) -> Result<Pool, SimError> {
+        let mut pool = Pool {
+            slots: Vec::new(),
+            hosts: Vec::new(),
+            free_indices: Vec::new(),
+            weigher,
+            total_weight: 0.0,
+            busy_weight: 0.0,
+        };
+        for (k, m) in scenario.machines.iter().enumerate() {
+            pool.add_machines(scenario, k, m)?;
+        }
+        if let Some(path) = &scenario.condor_status {
+            let ads = matchmaker::snapshot::read_ads(path).map_err(|e| SimError::Pool(e.to_string()))?;
+            pool.add_dump(scenario, path, ads)?;
+        }
+        if pool.slots.is_empty() {
+            return Err(SimError::Pool("the pool has no slot".into()));
+        }
+        Ok(pool)
+    }
+
+    fn add_machines(&mut self, scenario: &Scenario, k: usize, m: &MachineType) -> Result<(), SimError> {
+        let mut text = scenario.config.clone();
+        text.push_str(&format!(
+            "\nNUM_CPUS = {}\nMEMORY = {}\nDISK = {}\nSTARTD_DETECT_GPUS = false\n",
+            m.cpus, m.memory, m.disk
+        ));
+        if !m.partitionable {
+            text.push_str("SLOT_TYPE_0_PARTITIONABLE = false\n");
+        }
+        text.push_str(&m.startd_config);
+        let origin = format!("{} (pool.machines[{k}])", scenario.path.display());
+        let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
+        let mut attributes = Vec::new();
+        for (name, value) in &m.attributes {
+            let expr = classad::parse_expr(value).map_err(|e| SimError::Pool(format!("{origin}: {name}: {e}")))?;
+            attributes.push((name.clone(), expr));
+        }
+        let digits = (m.count.max(1) as f64).log10().floor() as usize + 1;
+        let width = digits.max(4);
+        for i in 0..m.count {
+            let machine = Machine {
+                name: format!("{}{:0width$}", m.name, i + 1),
+                cpus: m.cpus,
+                memory: m.memory,
+                disk: m.disk,
+                attributes: attributes.clone(),
+                ..Machine::default()
+            };
+            self.add_startd(machine, &config, &origin)?;
+        }
+        Ok(())
+    }
+
+    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str) -> Result<(), SimError> {
+        let mut startd = Startd::new(machine, config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
+        let host = self.hosts.len();
+        let ads = startd.ads();
+        let partitionable: Vec<bool> = startd
+            .layout()
+            .slots
+            .iter()
+            .map(|s| s.kind == matchmaker::startd::slots::SlotKind::Partitionable)
+            .collect();
+        for (ad, p) in ads.into_iter().zip(partitionable) {
+            let kind = if p { SlotKind::Partitionable { host } } else { SlotKind::Static };
+            self.push_slot(ad, kind);
+        }
+        self.hosts.push(Host { startd });
+        Ok(())
+    }
+
+    fn add_dump(&mut self, scenario: &Scenario, path: &std::path::Path, ads: Vec<ClassAd>) -> Result<(), SimError> {
+        let config = Config::parse_str(&scenario.config, &scenario.path.display().to_string())
+            .map_err(|e| SimError::Pool(e.to_string()))?;
+        let opts = options();
+        for (k, ad) in ads.into_iter().enumerate() {
+            let ctx = EvalContext::new(&opts).my(&ad);
+            if matches!(ctx.eval_attr("DynamicSlot"), Value::Bool(true)) {
+                continue; // its resources are its partitionable slot's
+            }
+            if matches!(ctx.eval_attr("PartitionableSlot"), Value::Bool(true)) {
+                let mut machine = Machine::from_slot_ad(&ad, HOST_ATTRIBUTES);
+                let int = |name: &str| match ctx.eval_attr(name) {
+                    Value::Int(i) => Some(i),
+                    Value::Real(r) => Some(r as i64),
+                    _ => None,
+                };
+                machine.cpus = int("TotalSlotCpus").or(int("Cpus")).and_then(|c| u32::try_from(c).ok()).unwrap_or(1);
+                machine.memory = int("TotalSlotMemory").or(int("Memory")).unwrap_or(1024);
+                machine.disk = int("TotalSlotDisk").or(int("Disk")).unwrap_or(1_000_000);
+                let mut text = scenario.config.clone();
+                text.push_str(&format!(
+                    "\nNUM_CPUS = {}\nMEMORY = {}\nDISK = {}\nSTARTD_DETECT_GPUS = false\n",
+                    machine.cpus, machine.memory, machine.disk
+                ));
+                let origin = format!("{}, ad {}", path.display(), k + 1);
+                let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
+                self.add_startd(machine, &config, &origin)?;
+                continue;
+            }
+            let mut ad = ad;
+            for attr in
+                ["RemoteUser", "RemoteOwner", "AccountingGroup", "JobId", "CurrentRank", "RetirementTimeRemaining"]
+            {
+                ad.remove(attr);
+            }
+            ad.insert("State", "Unclaimed");
+            ad.insert("Activity", "Idle");
+            if ad.lookup("Name").is_none() {
+                return Err(SimError::Pool(format!("{}: ad {}: a slot without Name", path.display(), k + 1)));
+            }
+            let _ = &config;
+            self.push_slot(ad, SlotKind::Static);
+        }
+        Ok(())
+    }
+
+    fn push_slot(&mut self, ad: ClassAd, kind: SlotKind) -> usize {
+        let name = match ad.eval_attr("Name") {
+            Value::Str(s) => s.as_str().to_string(),
+            _ => String::new(),
+        };
+        let weight = self.weigher.slot_weight(&ad);
+        self.total_weight += weight;
+        let slot = Slot { name, kind, rank_varies: rank_varies(&ad), ad, weight, claim: None, alive: true };
+        match self.free_indices.pop() {
+            Some(i) => {
+                self.slots[i] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        }
+    }
+
+    /// Whether slot `i` can be offered to the negotiator as it is (a live,
+    /// unclaimed slot with something left).
+    pub fn offerable(&self, i: usize) -> bool {
+        let s = &self.slots[i];
+        if !s.alive || s.claim.is_some() || matches!(s.kind, SlotKind::Dynamic { .. }) {
+            return false;
+        }
+        match s.kind {
+            SlotKind::Partitionable { .. } => {
+                let opts = options();
+                let ctx = EvalContext::new(&opts).my(&s.ad);
+                matches!(ctx.eval_attr("Cpus"), Value::Int(c) if c > 0)
+                    || matches!(ctx.eval_attr("Cpus"), Value::Real(c) if c > 0.0)
+            }
+            _ => true,
+        }
+    }
+
+    /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
+    /// its index, or `None` when the job does not fit.
+    pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
+        let SlotKind::Partitionable { host } = self.slots[pslot].kind else {
+            return None;
+        };
+        let name = self.slots[pslot].name.clone();
+        let claim = self.hosts[host].startd.claim(&name, job).ok()?;
+        let ad = self.hosts[host].startd.ad(&claim.name)?;
+        self.refresh(pslot);
+        Some(self.push_slot(ad, SlotKind::Dynamic { host, parent: pslot }))
+    }
+
+    /// Re-reads a partitionable slot's ad from its startd.
+    fn refresh(&mut self, pslot: usize) {
+        let SlotKind::Partitionable { host } = self.slots[pslot].kind else {
+            return;
+        };
+        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[pslot].name) {
+            let weight = self.weigher.slot_weight(&ad);
+            self.total_weight += weight - self.slots[pslot].weight;
+            let s = &mut self.slots[pslot];
+            s.weight = weight;
+            s.ad = ad;
+        }
+    }
+
+    /// Gives slot `i` to `claim`.
+    pub fn claim(&mut self, i: usize, claim: Claim) {
+        if self.slots[i].claim.is_none() {
+            self.busy_weight += self.slots[i].weight;
+        }
+        self.slots[i].claim = Some(claim);
+    }
+
+    /// Ends the claim on slot `i`: a static slot becomes free, a dynamic
+    /// slot goes away and its resources return to its partitionable slot.
+    pub fn release(&mut self, i: usize) {
+        if self.slots[i].claim.take().is_some() {
+            self.busy_weight -= self.slots[i].weight;
+        }
+        if let SlotKind::Dynamic { host, parent } = self.slots[i].kind {
+            let name = std::mem::take(&mut self.slots[i].name);
+            // A slot the startd made: it knows it.
+            let _ = self.hosts[host].startd.release(&name);
+            self.total_weight -= self.slots[i].weight;
+            self.slots[i].alive = false;
+            self.slots[i].ad = ClassAd::new();
+            self.free_indices.push(i);
+            self.refresh(parent);
+        }
+    }
+
+    /// The ad of claimed slot `i` as the collector has it: `Claimed`,
+    /// `Busy`, who runs there (`RemoteUser`, `AccountingGroup`) and how the
+    /// slot ranks the job (`CurrentRank`).
+    pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd) -> ClassAd {
+        let s = &self.slots[i];
+        let mut ad = s.ad.clone();
+        ad.insert("State", "Claimed");
+        ad.insert("Activity", "Busy");
+        ad.insert("RemoteUser", user);
+        ad.insert("RemoteOwner", user);
+        if submitter != user {
+            ad.insert("AccountingGroup", submitter);
+        }
+        let opts = options();
+        let rank = match EvalContext::new(&opts).my(&s.ad).target(job).eval_attr("Rank") {
+            Value::Int(i) => i as f64,
+            Value::Real(r) => r,
+            _ => 0.0,
+        };
+        ad.insert("CurrentRank", rank);
+        ad
+    }
+}
+
+/// An ad standing for all the slots a submitter holds that the cycle need
+/// not see one by one: their total weight, charged to the submitter, and
+/// nothing a job can match. Named by the submitter and the weight, so that
+/// the accountant sees a new claim whenever the weight changes.
+pub fn placeholder(submitter: &str, user: &str, weight: f64) -> ClassAd {
+    let mut ad = ClassAd::new();
+    ad.insert("Name", format!("claims-of-{submitter}-{weight}"));
+    ad.insert("MyType", "Machine");
+    ad.insert("State", "Claimed");
+    ad.insert("Activity", "Busy");
+    ad.insert("RemoteUser", user);
+    if submitter != user {
+        ad.insert("AccountingGroup", submitter);
+    }
+    ad.insert("SlotWeight", weight);
+    ad.insert("Cpus", weight);
+    ad.insert("Start", false);
+    ad.insert("Requirements", false);
+    ad.insert("Rank", 0.0);
+    ad
+}
+
+/// The job ads of the simulation are shared among the jobs of an
+/// autocluster.
+pub type JobAd = Arc<ClassAd>;
