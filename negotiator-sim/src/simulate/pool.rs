@@ -7,6 +7,7 @@
 //! and goes away when its claim ends (its resources return to the
 //! partitionable slot).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
@@ -375,3 +376,54 @@ pub fn placeholder(submitter: &str, user: &str, weight: f64) -> ClassAd {
 /// The job ads of the simulation are shared among the jobs of an
 /// autocluster.
 pub type JobAd = Arc<ClassAd>;
+
+impl Pool {
+    /// Checks that no machine hands out more than it has: each
+    /// partitionable slot's CPUs and memory plus those of its dynamic
+    /// slots are the machine's, the busy weight is that of the claimed
+    /// slots and the total that of the live ones.
+    pub fn check(&self) -> Result<(), String> {
+        let number = |ad: &ClassAd, name: &str| match ad.eval_attr(name) {
+            Value::Int(i) => i as f64,
+            Value::Real(r) => r,
+            _ => 0.0,
+        };
+        let mut used: HashMap<usize, (f64, f64)> = HashMap::new();
+        let (mut busy, mut total) = (0.0, 0.0);
+        for s in self.slots.iter().filter(|s| s.alive) {
+            total += s.weight;
+            if s.claim.is_some() {
+                busy += s.weight;
+            }
+            if let SlotKind::Dynamic { parent, .. } = s.kind {
+                let u = used.entry(parent).or_default();
+                u.0 += number(&s.ad, "Cpus");
+                u.1 += number(&s.ad, "Memory");
+            }
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            if let (true, SlotKind::Partitionable { .. }) = (s.alive, s.kind) {
+                let (cpus, memory) = used.get(&i).copied().unwrap_or_default();
+                let (left_cpus, left_memory) = (number(&s.ad, "Cpus"), number(&s.ad, "Memory"));
+                let (all_cpus, all_memory) = (number(&s.ad, "TotalSlotCpus"), number(&s.ad, "TotalSlotMemory"));
+                if left_cpus < 0.0
+                    || left_memory < 0.0
+                    || cpus + left_cpus > all_cpus
+                    || memory + left_memory > all_memory
+                {
+                    return Err(format!(
+                        "{}: dynamic slots hold {cpus} CPUs and {memory} MB, {left_cpus} and {left_memory} are left, of {all_cpus} and {all_memory}",
+                        s.name
+                    ));
+                }
+            }
+        }
+        if (busy - self.busy_weight).abs() > 1e-6 || (total - self.total_weight).abs() > 1e-6 {
+            return Err(format!(
+                "busy weight {} and total {} counted, the slots say {busy} and {total}",
+                self.busy_weight, self.total_weight
+            ));
+        }
+        Ok(())
+    }
+}

@@ -142,41 +142,42 @@ impl Recorder {
         self.c_spins.push(row.pie_spins);
     }
 
-    pub(super) fn finish(
-        self,
-        jobs: impl Iterator<Item = JobRow>,
+    pub(super) fn snapshot(
+        &self,
+        jobs: &mut dyn Iterator<Item = JobRow>,
         cycles: u64,
         full_cycles: u64,
         events: u64,
     ) -> Results {
+        let c = self;
         let mut users = Table::new("users");
-        users.push("time", Column::Int(self.u_time));
-        users.push("user", Column::Str(self.u_user));
-        users.push("group", Column::Str(self.u_group));
-        users.push("usage", Column::Float(self.u_usage));
-        users.push("accumulated_usage", Column::Float(self.u_accumulated));
-        users.push("rup", Column::Float(self.u_rup));
-        users.push("eup", Column::Float(self.u_eup));
-        users.push("share", Column::Float(self.u_share));
-        users.push("idle", Column::Int(self.u_idle));
-        users.push("running", Column::Int(self.u_running));
+        users.push("time", Column::Int(c.u_time.clone()));
+        users.push("user", Column::Str(c.u_user.clone()));
+        users.push("group", Column::Str(c.u_group.clone()));
+        users.push("usage", Column::Float(c.u_usage.clone()));
+        users.push("accumulated_usage", Column::Float(c.u_accumulated.clone()));
+        users.push("rup", Column::Float(c.u_rup.clone()));
+        users.push("eup", Column::Float(c.u_eup.clone()));
+        users.push("share", Column::Float(c.u_share.clone()));
+        users.push("idle", Column::Int(c.u_idle.clone()));
+        users.push("running", Column::Int(c.u_running.clone()));
         let mut groups = Table::new("groups");
-        groups.push("time", Column::Int(self.g_time));
-        groups.push("group", Column::Str(self.g_group));
-        groups.push("quota", Column::Float(self.g_quota));
-        groups.push("demand", Column::Float(self.g_demand));
-        groups.push("allocated", Column::Float(self.g_allocated));
-        groups.push("usage", Column::Float(self.g_usage));
+        groups.push("time", Column::Int(c.g_time.clone()));
+        groups.push("group", Column::Str(c.g_group.clone()));
+        groups.push("quota", Column::Float(c.g_quota.clone()));
+        groups.push("demand", Column::Float(c.g_demand.clone()));
+        groups.push("allocated", Column::Float(c.g_allocated.clone()));
+        groups.push("usage", Column::Float(c.g_usage.clone()));
         let mut table = Table::new("cycles");
-        table.push("time", Column::Int(self.c_time));
-        table.push("matches", Column::Int(self.c_matches));
-        table.push("rejections", Column::Int(self.c_rejections));
-        table.push("preemptions", Column::Int(self.c_preemptions));
-        table.push("idle_jobs", Column::Int(self.c_idle));
-        table.push("running_jobs", Column::Int(self.c_running));
-        table.push("busy_slots", Column::Float(self.c_busy));
-        table.push("total_slots", Column::Float(self.c_total));
-        table.push("pie_spins", Column::Int(self.c_spins));
+        table.push("time", Column::Int(c.c_time.clone()));
+        table.push("matches", Column::Int(c.c_matches.clone()));
+        table.push("rejections", Column::Int(c.c_rejections.clone()));
+        table.push("preemptions", Column::Int(c.c_preemptions.clone()));
+        table.push("idle_jobs", Column::Int(c.c_idle.clone()));
+        table.push("running_jobs", Column::Int(c.c_running.clone()));
+        table.push("busy_slots", Column::Float(c.c_busy.clone()));
+        table.push("total_slots", Column::Float(c.c_total.clone()));
+        table.push("pie_spins", Column::Int(c.c_spins.clone()));
         let mut job = JobColumns::default();
         let mut summary = Summary { cycles, full_cycles, events, ..Summary::default() };
         for row in jobs {

@@ -474,7 +474,11 @@ impl Simulation {
                 job.badput += now - job.started;
                 self.submitters[submitter].running -= 1;
             }
-            State::Matched => self.submitters[submitter].matched -= 1,
+            State::Matched => {
+                // Matched but not started: it waited all along.
+                job.wait += now - job.idle_since;
+                self.submitters[submitter].matched -= 1;
+            }
             _ => return,
         }
         job.preemptions += 1;
@@ -751,36 +755,139 @@ impl Simulation {
         if let Some(u) = until {
             self.until = u.max(0);
         }
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.until {
-                break;
-            }
-            let Some((now, event)) = self.queue.pop() else { break };
-            self.events += 1;
-            match event {
-                Event::Cycle => {
-                    let full = self.on_cycle(now)?;
-                    self.queue.schedule(now + self.interval, Event::Cycle);
-                    progress(&Progress {
-                        time: now,
-                        until: self.until,
-                        events: self.events,
-                        cycles: self.cycles,
-                        full_cycles: self.full_cycles,
-                        after_full_cycle: full,
-                    });
-                }
-                Event::Arrival { source } => self.on_arrival(now, source),
-                Event::Trace { next } => self.on_trace(now, next),
-                Event::Start { job, epoch } => self.on_start(now, job, epoch),
-                Event::Complete { job, epoch } => self.on_complete(now, job, epoch),
-            }
-        }
+        while self.step(progress)? {}
         Ok(self.finish())
     }
 
+    /// Ends the run at `until` seconds instead of the scenario's duration.
+    pub fn set_until(&mut self, until: i64) {
+        self.until = until.max(0);
+    }
+
+    /// Handles the next event; false when the run is over.
+    pub fn step(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<bool, SimError> {
+        match self.queue.peek_time() {
+            Some(t) if t <= self.until => {}
+            _ => return Ok(false),
+        }
+        let Some((now, event)) = self.queue.pop() else { return Ok(false) };
+        self.events += 1;
+        match event {
+            Event::Cycle => {
+                let full = self.on_cycle(now)?;
+                self.queue.schedule(now + self.interval, Event::Cycle);
+                progress(&Progress {
+                    time: now,
+                    until: self.until,
+                    events: self.events,
+                    cycles: self.cycles,
+                    full_cycles: self.full_cycles,
+                    after_full_cycle: full,
+                });
+            }
+            Event::Arrival { source } => self.on_arrival(now, source),
+            Event::Trace { next } => self.on_trace(now, next),
+            Event::Start { job, epoch } => self.on_start(now, job, epoch),
+            Event::Complete { job, epoch } => self.on_complete(now, job, epoch),
+        }
+        Ok(true)
+    }
+
+    /// The time of the last event, seconds since the start.
+    pub fn now(&self) -> i64 {
+        self.queue.now()
+    }
+
+    /// The results so far (the run can go on).
+    pub fn results(&self) -> Results {
+        self.job_rows_and(|rows| self.recorder.snapshot(rows, self.cycles, self.full_cycles, self.events))
+    }
+
+    /// Checks that the run is consistent: every job is in exactly one
+    /// state and holds at most one slot, the slot it holds names it, no
+    /// slot holds two jobs, the counts per submitter are the jobs', and no
+    /// machine hands out more CPUs or memory than it has. Meant for tests;
+    /// the message says what is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        let mut holder: HashMap<usize, usize> = HashMap::new();
+        let mut counts = vec![(0u32, 0u32, 0u32); self.submitters.len()];
+        let mut weights = vec![0.0f64; self.submitters.len()];
+        for (j, job) in self.jobs.iter().enumerate() {
+            let in_idle = self.classes[job.class].idle.contains(&(job.id, j));
+            match job.state {
+                State::Idle => {
+                    counts[job.submitter].0 += 1;
+                    if !in_idle || job.slot.is_some() {
+                        return Err(format!("idle job {} is not queued or holds a slot", job.id));
+                    }
+                }
+                State::Matched | State::Running => {
+                    if job.state == State::Matched {
+                        counts[job.submitter].1 += 1;
+                    } else {
+                        counts[job.submitter].2 += 1;
+                    }
+                    let Some(slot) = job.slot else {
+                        return Err(format!("job {} runs without a slot", job.id));
+                    };
+                    if in_idle {
+                        return Err(format!("job {} is queued and holds a slot", job.id));
+                    }
+                    let s = &self.pool.slots[slot];
+                    if !s.alive || s.claim.as_ref().map(|c| c.job) != Some(j) {
+                        return Err(format!("job {} holds slot {} which does not name it", job.id, s.name));
+                    }
+                    if holder.insert(slot, j).is_some() {
+                        return Err(format!("slot {} holds two jobs", s.name));
+                    }
+                    weights[job.submitter] += s.weight;
+                }
+                State::Done => {
+                    if in_idle || job.slot.is_some() {
+                        return Err(format!("finished job {} is queued or holds a slot", job.id));
+                    }
+                    if job.end - job.submit != job.wait + job.badput + job.runtime {
+                        return Err(format!(
+                            "job {}: {} s from submission to end, but waited {} s, lost {} s and ran {} s",
+                            job.id,
+                            job.end - job.submit,
+                            job.wait,
+                            job.badput,
+                            job.runtime
+                        ));
+                    }
+                }
+            }
+        }
+        for (i, s) in self.pool.slots.iter().enumerate() {
+            if let (true, Some(c)) = (s.alive, &s.claim) {
+                if holder.get(&i) != Some(&c.job) {
+                    return Err(format!("slot {} is claimed for a job that does not hold it", s.name));
+                }
+            }
+        }
+        for (k, s) in self.submitters.iter().enumerate() {
+            if (s.idle, s.matched, s.running) != counts[k] {
+                return Err(format!(
+                    "{}: counted {:?} idle/matched/running, the jobs say {:?}",
+                    s.name,
+                    (s.idle, s.matched, s.running),
+                    counts[k]
+                ));
+            }
+            if (s.weight - weights[k]).abs() > 1e-6 {
+                return Err(format!("{}: holds weight {}, its slots weigh {}", s.name, s.weight, weights[k]));
+            }
+        }
+        self.pool.check()
+    }
+
     fn finish(self) -> Results {
-        let rows = self.jobs.iter().map(|j| {
+        self.results()
+    }
+
+    fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
+        let mut rows = self.jobs.iter().map(|j| {
             let s = &self.submitters[j.submitter];
             let (wait, run) = match j.state {
                 State::Idle | State::Matched => (j.wait + (self.until - j.idle_since).max(0), 0),
@@ -801,7 +908,7 @@ impl Simulation {
                 slot: j.last_slot.clone(),
             }
         });
-        self.recorder.finish(rows, self.cycles, self.full_cycles, self.events)
+        f(&mut rows)
     }
 }
 
