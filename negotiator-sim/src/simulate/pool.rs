@@ -7,7 +7,7 @@
 //! and goes away when its claim ends (its resources return to the
 //! partitionable slot).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
@@ -27,6 +27,8 @@ pub enum SlotKind {
     Partitionable {
         /// Index of its host.
         host: usize,
+        /// Its place in the host's layout.
+        layout: usize,
     },
     /// A dynamic slot carved from partitionable slot `parent`.
     Dynamic {
@@ -58,8 +60,8 @@ pub struct Slot {
     /// Its kind.
     pub kind: SlotKind,
     /// Its ad as the startd advertises it without a job (a dynamic slot's
-    /// as the startd made it).
-    pub ad: ClassAd,
+    /// as the startd made it); shared with the cycles that see it.
+    pub ad: Arc<ClassAd>,
     /// Its `SlotWeight`.
     pub weight: f64,
     /// Whether its `Rank` is an expression (so that it may prefer another
@@ -79,6 +81,13 @@ struct Host {
 pub struct Pool {
     /// Every slot ever (dead dynamic slots are reused).
     pub slots: Vec<Slot>,
+    /// The slots a cycle may be offered: live, unclaimed, not dynamic, with
+    /// something left.
+    free: BTreeSet<usize>,
+    /// Partitionable slots whose ad is out of date (rebuilt by [`Pool::sync`]).
+    dirty: BTreeSet<usize>,
+    /// Some slot's `Rank` is an expression.
+    pub any_rank_varies: bool,
     hosts: Vec<Host>,
     free_indices: Vec<usize>,
     weigher: Accountant,
@@ -120,6 +129,9 @@ impl Pool {
     pub fn build(scenario: &Scenario, weigher: Accountant) -> Result<Pool, SimError> {
         let mut pool = Pool {
             slots: Vec::new(),
+            free: BTreeSet::new(),
+            dirty: BTreeSet::new(),
+            any_rank_varies: false,
             hosts: Vec::new(),
             free_indices: Vec::new(),
             weigher,
@@ -182,8 +194,8 @@ impl Pool {
             .iter()
             .map(|s| s.kind == matchmaker::startd::slots::SlotKind::Partitionable)
             .collect();
-        for (ad, p) in ads.into_iter().zip(partitionable) {
-            let kind = if p { SlotKind::Partitionable { host } } else { SlotKind::Static };
+        for (layout, (ad, p)) in ads.into_iter().zip(partitionable).enumerate() {
+            let kind = if p { SlotKind::Partitionable { host, layout } } else { SlotKind::Static };
             self.push_slot(ad, kind);
         }
         self.hosts.push(Host { startd });
@@ -243,8 +255,10 @@ impl Pool {
         };
         let weight = self.weigher.slot_weight(&ad);
         self.total_weight += weight;
-        let slot = Slot { name, kind, rank_varies: rank_varies(&ad), ad, weight, claim: None, alive: true };
-        match self.free_indices.pop() {
+        let varies = rank_varies(&ad);
+        self.any_rank_varies |= varies;
+        let slot = Slot { name, kind, rank_varies: varies, ad: Arc::new(ad), weight, claim: None, alive: true };
+        let i = match self.free_indices.pop() {
             Some(i) => {
                 self.slots[i] = slot;
                 i
@@ -253,52 +267,74 @@ impl Pool {
                 self.slots.push(slot);
                 self.slots.len() - 1
             }
+        };
+        self.update_free(i);
+        i
+    }
+
+    /// Puts slot `i` in the free set or takes it out.
+    fn update_free(&mut self, i: usize) {
+        let s = &self.slots[i];
+        let offerable = s.alive
+            && s.claim.is_none()
+            && match s.kind {
+                SlotKind::Static => true,
+                SlotKind::Dynamic { .. } => false,
+                SlotKind::Partitionable { host, layout } => {
+                    self.hosts.get(host).and_then(|h| h.startd.layout().slots.get(layout)).map_or_else(
+                        || matches!(s.ad.eval_attr("Cpus"), Value::Int(c) if c > 0),
+                        |slot| slot.advertised_cpus() > 0.0,
+                    )
+                }
+            };
+        if offerable {
+            self.free.insert(i);
+        } else {
+            self.free.remove(&i);
         }
     }
 
-    /// Whether slot `i` can be offered to the negotiator as it is (a live,
-    /// unclaimed slot with something left).
-    pub fn offerable(&self, i: usize) -> bool {
-        let s = &self.slots[i];
-        if !s.alive || s.claim.is_some() || matches!(s.kind, SlotKind::Dynamic { .. }) {
-            return false;
-        }
-        match s.kind {
-            SlotKind::Partitionable { .. } => {
-                let opts = options();
-                let ctx = EvalContext::new(&opts).my(&s.ad);
-                matches!(ctx.eval_attr("Cpus"), Value::Int(c) if c > 0)
-                    || matches!(ctx.eval_attr("Cpus"), Value::Real(c) if c > 0.0)
+    /// The slots a cycle may be offered, in order.
+    pub fn free(&self) -> impl Iterator<Item = usize> + '_ {
+        self.free.iter().copied()
+    }
+
+    /// Whether slot `i` may be offered.
+    pub fn is_free(&self, i: usize) -> bool {
+        self.free.contains(&i)
+    }
+
+    /// Whether some slot may be offered.
+    pub fn has_free(&self) -> bool {
+        !self.free.is_empty()
+    }
+
+    /// Rebuilds the ads of the partitionable slots that changed.
+    pub fn sync(&mut self) {
+        for i in std::mem::take(&mut self.dirty) {
+            let SlotKind::Partitionable { host, .. } = self.slots[i].kind else { continue };
+            if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
+                let weight = self.weigher.slot_weight(&ad);
+                self.total_weight += weight - self.slots[i].weight;
+                let s = &mut self.slots[i];
+                s.weight = weight;
+                s.ad = Arc::new(ad);
             }
-            _ => true,
         }
     }
 
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
     /// its index, or `None` when the job does not fit.
     pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
-        let SlotKind::Partitionable { host } = self.slots[pslot].kind else {
+        let SlotKind::Partitionable { host, .. } = self.slots[pslot].kind else {
             return None;
         };
         let name = self.slots[pslot].name.clone();
         let claim = self.hosts[host].startd.claim(&name, job).ok()?;
         let ad = self.hosts[host].startd.ad(&claim.name)?;
-        self.refresh(pslot);
+        self.dirty.insert(pslot);
+        self.update_free(pslot);
         Some(self.push_slot(ad, SlotKind::Dynamic { host, parent: pslot }))
-    }
-
-    /// Re-reads a partitionable slot's ad from its startd.
-    fn refresh(&mut self, pslot: usize) {
-        let SlotKind::Partitionable { host } = self.slots[pslot].kind else {
-            return;
-        };
-        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[pslot].name) {
-            let weight = self.weigher.slot_weight(&ad);
-            self.total_weight += weight - self.slots[pslot].weight;
-            let s = &mut self.slots[pslot];
-            s.weight = weight;
-            s.ad = ad;
-        }
     }
 
     /// Gives slot `i` to `claim`.
@@ -307,6 +343,7 @@ impl Pool {
             self.busy_weight += self.slots[i].weight;
         }
         self.slots[i].claim = Some(claim);
+        self.free.remove(&i);
     }
 
     /// Ends the claim on slot `i`: a static slot becomes free, a dynamic
@@ -321,9 +358,12 @@ impl Pool {
             let _ = self.hosts[host].startd.release(&name);
             self.total_weight -= self.slots[i].weight;
             self.slots[i].alive = false;
-            self.slots[i].ad = ClassAd::new();
+            self.slots[i].ad = Arc::new(ClassAd::new());
             self.free_indices.push(i);
-            self.refresh(parent);
+            self.dirty.insert(parent);
+            self.update_free(parent);
+        } else {
+            self.update_free(i);
         }
     }
 
@@ -332,7 +372,8 @@ impl Pool {
     /// slot ranks the job (`CurrentRank`).
     pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd) -> ClassAd {
         let s = &self.slots[i];
-        let mut ad = s.ad.clone();
+        let mut ad = ClassAd::new();
+        ad.chain_to(s.ad.clone());
         ad.insert("State", "Claimed");
         ad.insert("Activity", "Busy");
         ad.insert("RemoteUser", user);
@@ -382,7 +423,8 @@ impl Pool {
     /// partitionable slot's CPUs and memory plus those of its dynamic
     /// slots are the machine's, the busy weight is that of the claimed
     /// slots and the total that of the live ones.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&mut self) -> Result<(), String> {
+        self.sync();
         let number = |ad: &ClassAd, name: &str| match ad.eval_attr(name) {
             Value::Int(i) => i as f64,
             Value::Real(r) => r,
@@ -403,6 +445,9 @@ impl Pool {
         }
         for (i, s) in self.slots.iter().enumerate() {
             if let (true, SlotKind::Partitionable { .. }) = (s.alive, s.kind) {
+                if self.free.contains(&i) != (number(&s.ad, "Cpus") > 0.0) {
+                    return Err(format!("{}: in the free set or out of it by mistake", s.name));
+                }
                 let (cpus, memory) = used.get(&i).copied().unwrap_or_default();
                 let (left_cpus, left_memory) = (number(&s.ad, "Cpus"), number(&s.ad, "Memory"));
                 let (all_cpus, all_memory) = (number(&s.ad, "TotalSlotCpus"), number(&s.ad, "TotalSlotMemory"));

@@ -555,37 +555,48 @@ impl Simulation {
         self.cycles += 1;
         let epoch_now = self.epoch0 + now;
         let mut row = CycleRow::default();
+        self.pool.sync();
         let has_idle = self.idle_jobs() > 0;
-        let free = (0..self.pool.slots.len()).any(|i| self.pool.offerable(i));
-        let preemptible =
-            self.priority_preemption || self.pool.slots.iter().any(|s| s.alive && s.claim.is_some() && s.rank_varies);
-        let full = has_idle && (free || preemptible) && !self.quiet_since_futile_cycle;
+        let preemptible = self.priority_preemption || self.pool.any_rank_varies;
+        let full = has_idle && (self.pool.has_free() || preemptible) && !self.quiet_since_futile_cycle;
         if full {
             self.full_cycles += 1;
             let mut ads = Vec::new();
             let mut index = Vec::new();
             let mut folded: Vec<f64> = self.submitters.iter().map(|s| s.weight).collect();
-            for i in 0..self.pool.slots.len() {
-                let s = &self.pool.slots[i];
-                if !s.alive {
-                    continue;
+            let chained = |ad: &Arc<ClassAd>| {
+                let mut child = ClassAd::new();
+                child.chain_to(ad.clone());
+                child
+            };
+            if !self.aggregate || preemptible {
+                for i in 0..self.pool.slots.len() {
+                    let s = &self.pool.slots[i];
+                    if !s.alive {
+                        continue;
+                    }
+                    match &s.claim {
+                        None => {
+                            if self.pool.is_free(i) {
+                                ads.push(chained(&s.ad));
+                                index.push(Some(i));
+                            }
+                        }
+                        Some(c) => {
+                            if !self.aggregate || self.priority_preemption || s.rank_varies {
+                                let sub = &self.submitters[c.submitter];
+                                let job_ad = &self.classes[c.class].ad;
+                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad));
+                                index.push(Some(i));
+                                folded[c.submitter] -= s.weight;
+                            }
+                        }
+                    }
                 }
-                match &s.claim {
-                    None => {
-                        if self.pool.offerable(i) {
-                            ads.push(s.ad.clone());
-                            index.push(Some(i));
-                        }
-                    }
-                    Some(c) => {
-                        if !self.aggregate || self.priority_preemption || s.rank_varies {
-                            let sub = &self.submitters[c.submitter];
-                            let job_ad = &self.classes[c.class].ad;
-                            ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad));
-                            index.push(Some(i));
-                            folded[c.submitter] -= s.weight;
-                        }
-                    }
+            } else {
+                for i in self.pool.free() {
+                    ads.push(chained(&self.pool.slots[i].ad));
+                    index.push(Some(i));
                 }
             }
             self.push_placeholders(&folded, &mut ads, &mut index);
@@ -623,7 +634,7 @@ impl Simulation {
                                 let sub = &self.submitters[c.submitter];
                                 self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad)
                             }
-                            None => s.ad.clone(),
+                            None => (*s.ad).clone(),
                         });
                     }
                 }
@@ -631,6 +642,7 @@ impl Simulation {
             self.accountant.update_priorities(epoch_now)?;
             self.accountant.check_matches(epoch_now, &ads)?;
         }
+        self.pool.sync();
         row.idle = self.submitters.iter().map(|s| i64::from(s.idle + s.matched)).sum();
         row.running = self.submitters.iter().map(|s| i64::from(s.running)).sum();
         row.busy = self.pool.busy_weight;
@@ -808,7 +820,7 @@ impl Simulation {
     /// slot holds two jobs, the counts per submitter are the jobs', and no
     /// machine hands out more CPUs or memory than it has. Meant for tests;
     /// the message says what is wrong.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&mut self) -> Result<(), String> {
         let mut holder: HashMap<usize, usize> = HashMap::new();
         let mut counts = vec![(0u32, 0u32, 0u32); self.submitters.len()];
         let mut weights = vec![0.0f64; self.submitters.len()];
