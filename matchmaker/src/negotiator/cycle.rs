@@ -1231,23 +1231,14 @@ impl State<'_, '_> {
                 if list.runs.pending.is_none() {
                     let request = std::mem::take(&mut list.request);
                     loop {
-                        // The runs that may hold the next slot are scanned first.
-                        loop {
-                            let tier = list.runs.next_tier();
-                            if tier.is_empty() {
-                                break;
-                            }
-                            for mut run in tier {
-                                self.scan(&list.prepared, &request, &mut run);
-                                list.runs.push(run, &self.order);
-                            }
+                        // A run that may hold the next slot is scanned first.
+                        while let Some(run) = list.runs.to_scan() {
+                            self.scan(&list.prepared, &request, list.runs.run_mut(run));
+                            list.runs.requeue(run, &self.order);
                         }
                         let Some((slot, ranks, run)) = list.runs.pop() else {
                             break;
                         };
-                        if list.runs.run_mut(run).drained() {
-                            self.scan(&list.prepared, &request, list.runs.run_mut(run));
-                        }
                         list.runs.requeue(run, &self.order);
                         let (pre, job, post) = ranks;
                         if let Some(c) = self.candidate(list, &request, JobRank::Range { pre, job, post }, slot, false)
@@ -1349,7 +1340,7 @@ impl State<'_, '_> {
             });
         }
         self.serial += 1;
-        list.runs.wait(runs);
+        list.runs.wait(runs, &self.order);
         list.runs.active = true;
     }
 
