@@ -1232,7 +1232,7 @@ impl State<'_, '_> {
                     let request = std::mem::take(&mut list.request);
                     loop {
                         // A run that may hold the next slot is scanned first.
-                        while let Some(run) = list.runs.to_scan() {
+                        while let Some(run) = list.runs.next_to_scan() {
                             self.scan(&list.prepared, &request, list.runs.run_mut(run));
                             list.runs.requeue(run, &self.order);
                         }

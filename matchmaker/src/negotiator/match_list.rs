@@ -172,7 +172,7 @@ impl Runs {
 
     /// The run on top of the merge when it must be scanned before the next
     /// slot is known; the caller scans it and [`requeue`](Self::requeue)s it.
-    pub(super) fn to_scan(&mut self) -> Option<usize> {
+    pub(super) fn next_to_scan(&mut self) -> Option<usize> {
         if !self.heads.peek()?.unscanned {
             return None;
         }
