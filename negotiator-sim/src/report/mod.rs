@@ -71,6 +71,9 @@ pub enum ReportError {
     /// Drawing or encoding a PNG failed.
     #[error("PNG: {0}")]
     Png(String),
+    /// A worked example could not be computed.
+    #[error("worked example: {0}")]
+    Example(String),
     /// Reading the tables failed.
     #[error(transparent)]
     Output(#[from] OutputError),
