@@ -17,7 +17,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn sim(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_negotiator-sim")).arg("report").args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_negotiator-sim")).arg("report").args(args).output().expect("negotiator-sim runs")
 }
 
 #[test]
