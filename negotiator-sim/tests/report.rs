@@ -8,7 +8,7 @@ use common::{run, run_b, strs};
 
 use negotiator_sim::report::compare::{compare, measures, ALL};
 use negotiator_sim::report::{self, build, chart::Style, svg, Images};
-use negotiator_sim::table::{Column, Table};
+use negotiator_sim::table::Column;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
