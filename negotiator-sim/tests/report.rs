@@ -8,7 +8,7 @@ use common::{run, run_b, strs};
 
 use negotiator_sim::report::compare::{compare, measures, ALL};
 use negotiator_sim::report::{self, build, chart::Style, svg, Images};
-use negotiator_sim::table::Column;
+use negotiator_sim::table::{Column, Table};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -213,4 +213,70 @@ fn a_user_of_one_run_only_shows_dashes_in_the_other() {
         "{}",
         c.text()
     );
+}
+
+/// A run of 150 users over 3000 cycles and 60,000 jobs.
+fn big_run() -> Vec<Table> {
+    let (users_n, cycles_n) = (150usize, 3000i64);
+    let mut time = Vec::new();
+    let mut user = Vec::new();
+    let mut usage = Vec::new();
+    for c in 0..cycles_n {
+        for u in 0..users_n {
+            time.push(c * 60);
+            user.push(format!("user{u:03}@site"));
+            // user000 uses the most, then less and less.
+            usage.push((users_n - u) as f64 / 10.0);
+        }
+    }
+    let n = time.len();
+    let mut users = Table::new("users");
+    users.push("time", Column::Int(time));
+    users.push("user", Column::Str(user));
+    users.push("group", Column::Str(vec![String::new(); n]));
+    users.push("usage", Column::Float(usage.clone()));
+    users.push("accumulated_usage", Column::Float(vec![0.0; n]));
+    users.push("rup", Column::Float(usage.clone()));
+    users.push("eup", Column::Float(usage));
+    users.push("share", Column::Float(vec![0.0; n]));
+    users.push("idle", Column::Int(vec![1; n]));
+    users.push("running", Column::Int(vec![1; n]));
+    let mut cycles = Table::new("cycles");
+    let c = cycles_n as usize;
+    cycles.push("time", Column::Int((0..cycles_n).map(|c| c * 60).collect()));
+    cycles.push("busy_slots", Column::Float(vec![1132.5; c]));
+    cycles.push("total_slots", Column::Float(vec![1200.0; c]));
+    let mut jobs = Table::new("jobs");
+    let j = 60_000usize;
+    jobs.push("user", Column::Str((0..j).map(|i| format!("user{:03}@site", i % users_n)).collect()));
+    jobs.push("group", Column::Str(vec![String::new(); j]));
+    jobs.push("start", Column::Int(vec![0; j]));
+    jobs.push("wait", Column::Int((0..j as i64).map(|i| (i * 7919) % 36_000).collect()));
+    vec![users, cycles, jobs]
+}
+
+#[test]
+fn big_runs_are_thinned_to_a_light_page() {
+    let r = build("Big run", &big_run()).unwrap();
+    let usage = &r.charts[0];
+    // Nine users drawn one by one (the heaviest), the other 141 together.
+    assert_eq!(usage.series.len(), 10 + 1);
+    assert_eq!(usage.series[0].name, "user000@site");
+    assert_eq!(usage.series[9].name, "141 other users");
+    assert!(usage.series.iter().all(|s| s.points.len() <= 1000));
+    // The stack still adds up to all users' usage: 15 + 14.9 + ... + 0.1.
+    let top = usage.series[9].points.last().unwrap().1;
+    assert!((top - 1132.5).abs() < 1e-6, "{top}");
+    assert_eq!(usage.series[9].points.last().unwrap().0, 2999.0 / 60.0);
+    let rup = r.charts.iter().find(|c| c.id == "rup").unwrap();
+    assert_eq!(rup.series.len(), 9);
+    let cdf = r.charts.iter().find(|c| c.id == "wait_cdf").unwrap();
+    assert!(cdf.series.iter().all(|s| s.points.len() <= 1001));
+    // Waits are spread evenly over 10 hours: the median is near 5 hours.
+    let all = &cdf.series.last().unwrap().points;
+    let median = all.iter().find(|p| p.1 >= 0.5).unwrap().0;
+    assert!((median - 5.0).abs() < 0.05, "{median}");
+    let html = r.html();
+    assert!(html.len() < 1_000_000, "{} bytes", html.len());
+    assert_eq!(r.summary.as_ref().unwrap().rows(), 150);
 }

@@ -11,15 +11,47 @@
 //! * [`utilisation`]: busy over total slots, cycle by cycle.
 //!
 //! Users and groups are drawn in the order of their names, so the same
-//! tables always give the same chart.
+//! tables always give the same chart. Big runs are thinned so that pages
+//! stay light: at most [`MAX_USERS`] users are drawn one by one (those with
+//! the most usage, or the most jobs for the wait charts), the rest stacked
+//! together as "other users"; a series has at most [`MAX_POINTS`] times,
+//! evenly spread over the run (the values at those cycles, not averages).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::chart::{colour, tick_step, Chart, Series, Style};
 use super::columns::{floats, ints, strs};
 use super::stats::TimeUnit;
 use super::ReportError;
 use crate::table::Table;
+
+/// The most users drawn one by one in a chart.
+pub const MAX_USERS: usize = 10;
+/// The most times drawn in a series.
+pub const MAX_POINTS: usize = 1000;
+
+/// At most `max` evenly spread items of `all`, the first and last included.
+fn thin<T: Copy>(all: &[T], max: usize) -> Vec<T> {
+    if all.len() <= max || max < 2 {
+        return all.to_vec();
+    }
+    (0..max).map(|i| all[(i * (all.len() - 1) + (max - 1) / 2) / (max - 1)]).collect()
+}
+
+/// The `max` keys of largest `weight` (ties by name), in order of name, and
+/// the others, in order of name.
+fn top_keys(keys: &[String], weight: impl Fn(&str) -> f64, max: usize) -> (Vec<String>, Vec<String>) {
+    if keys.len() <= max {
+        return (keys.to_vec(), Vec::new());
+    }
+    let mut ranked: Vec<(f64, &String)> = keys.iter().map(|k| (weight(k), k)).collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let mut top: Vec<String> = ranked[..max - 1].iter().map(|(_, k)| (*k).clone()).collect();
+    let mut rest: Vec<String> = ranked[max - 1..].iter().map(|(_, k)| (*k).clone()).collect();
+    top.sort();
+    rest.sort();
+    (top, rest)
+}
 
 /// The unit for the times of a table's `time` column.
 fn time_unit(times: &[i64]) -> TimeUnit {
@@ -32,24 +64,49 @@ fn time_unit(times: &[i64]) -> TimeUnit {
 struct Grid {
     times: Vec<i64>,
     keys: Vec<String>,
-    values: BTreeMap<(String, i64), f64>,
+    key_index: HashMap<String, usize>,
+    /// By (key index, time index); a key missing at a time has no entry.
+    values: HashMap<(usize, usize), f64>,
+    totals: Vec<f64>,
 }
 
 impl Grid {
     fn new(times: &[i64], keys: &[String], values: &[f64]) -> Grid {
+        let mut sorted_times = times.to_vec();
+        sorted_times.sort_unstable();
+        sorted_times.dedup();
+        let names: BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+        let key_index: HashMap<String, usize> = names.iter().enumerate().map(|(i, k)| (k.to_string(), i)).collect();
         let mut grid = Grid {
-            times: times.iter().copied().collect::<BTreeSet<_>>().into_iter().collect(),
-            keys: keys.iter().cloned().collect::<BTreeSet<_>>().into_iter().collect(),
-            values: BTreeMap::new(),
+            keys: names.iter().map(|k| k.to_string()).collect(),
+            totals: vec![0.0; names.len()],
+            times: sorted_times,
+            key_index,
+            values: HashMap::with_capacity(times.len()),
         };
         for ((t, k), v) in times.iter().zip(keys).zip(values) {
-            *grid.values.entry((k.clone(), *t)).or_insert(0.0) += v;
+            let (Some(&ki), Ok(ti)) = (grid.key_index.get(k.as_str()), grid.times.binary_search(t)) else {
+                continue;
+            };
+            *grid.values.entry((ki, ti)).or_insert(0.0) += v;
+            grid.totals[ki] += v;
         }
         grid
     }
 
     fn get(&self, key: &str, time: i64) -> Option<f64> {
-        self.values.get(&(key.to_string(), time)).copied()
+        let ki = *self.key_index.get(key)?;
+        let ti = self.times.binary_search(&time).ok()?;
+        self.values.get(&(ki, ti)).copied()
+    }
+
+    fn total(&self, key: &str) -> f64 {
+        self.key_index.get(key).map_or(0.0, |&i| self.totals[i])
+    }
+
+    /// The users to draw one by one, and the others.
+    fn top_users(&self) -> (Vec<String>, Vec<String>) {
+        top_keys(&self.keys, |k| self.total(k), MAX_USERS)
     }
 }
 
@@ -60,26 +117,32 @@ pub fn usage_by_user(users: &Table, cycles: Option<&Table>) -> Result<Chart, Rep
     let unit = time_unit(times);
     let mut chart =
         Chart::new("usage_by_user", "Usage by user", &format!("time ({})", unit.name), "weighted slots in use");
-    let mut lower = vec![0.0; grid.times.len()];
-    for (i, user) in grid.keys.iter().enumerate() {
-        let upper: Vec<f64> =
-            grid.times.iter().zip(&lower).map(|(&t, l)| l + grid.get(user, t).unwrap_or(0.0)).collect();
-        let points = grid.times.iter().zip(&upper).map(|(&t, &u)| (t as f64 / unit.seconds, u)).collect();
-        chart.series.push(Series {
-            name: user.clone(),
-            points,
-            style: Style::Area { lower: lower.clone() },
-            colour: colour(i),
-        });
+    let times = thin(&grid.times, MAX_POINTS);
+    let (top, rest) = grid.top_users();
+    let mut layers: Vec<(String, Vec<String>, String)> =
+        top.iter().enumerate().map(|(i, u)| (u.clone(), vec![u.clone()], colour(i))).collect();
+    if !rest.is_empty() {
+        layers.push((format!("{} other users", rest.len()), rest, "#bbbbbb".to_string()));
+    }
+    let mut lower = vec![0.0; times.len()];
+    for (name, members, colour) in layers {
+        let upper: Vec<f64> = times
+            .iter()
+            .zip(&lower)
+            .map(|(&t, l)| l + members.iter().map(|m| grid.get(m, t).unwrap_or(0.0)).sum::<f64>())
+            .collect();
+        let points = times.iter().zip(&upper).map(|(&t, &u)| (t as f64 / unit.seconds, u)).collect();
+        chart.series.push(Series { name, points, style: Style::Area { lower: lower.clone() }, colour });
         lower = upper;
     }
     if let Some(cycles) = cycles {
         let t = ints(cycles, "time")?;
         let total = floats(cycles, "total_slots")?;
         if !t.is_empty() {
+            let points: Vec<(f64, f64)> = t.iter().zip(total).map(|(&t, &v)| (t as f64 / unit.seconds, v)).collect();
             chart.series.push(Series {
                 name: "pool (total slots)".into(),
-                points: t.iter().zip(total).map(|(&t, &v)| (t as f64 / unit.seconds, v)).collect(),
+                points: thin(&points, MAX_POINTS),
                 style: Style::Dashed,
                 colour: "#000000".into(),
             });
@@ -107,8 +170,10 @@ pub fn usage_by_group(groups: &Table) -> Result<Option<Chart>, ReportError> {
     );
     for (i, group) in usage.keys.iter().enumerate() {
         for (grid, style, suffix) in [(&usage, Style::Line, "usage"), (&quota, Style::Dashed, "quota")] {
-            let points =
-                grid.times.iter().filter_map(|&t| grid.get(group, t).map(|v| (t as f64 / unit.seconds, v))).collect();
+            let points = thin(&grid.times, MAX_POINTS)
+                .iter()
+                .filter_map(|&t| grid.get(group, t).map(|v| (t as f64 / unit.seconds, v)))
+                .collect();
             chart.series.push(Series { name: format!("{group} {suffix}"), points, style, colour: colour(i) });
         }
     }
@@ -127,9 +192,11 @@ pub fn priorities(users: &Table, column: &str) -> Result<Chart, ReportError> {
         ("rup", "Real user priority (RUP)", "RUP")
     };
     let mut chart = Chart::new(id, title, &format!("time ({})", unit.name), label);
-    for (i, user) in grid.keys.iter().enumerate() {
-        let points =
-            grid.times.iter().filter_map(|&t| grid.get(user, t).map(|v| (t as f64 / unit.seconds, v))).collect();
+    // The same users as the usage chart.
+    let (top, _) = Grid::new(times, strs(users, "user")?, floats(users, "usage")?).top_users();
+    let sampled = thin(&grid.times, MAX_POINTS);
+    for (i, user) in top.iter().enumerate() {
+        let points = sampled.iter().filter_map(|&t| grid.get(user, t).map(|v| (t as f64 / unit.seconds, v))).collect();
         chart.series.push(Series { name: user.clone(), points, style: Style::Line, colour: colour(i) });
     }
     chart.fit();
@@ -184,6 +251,15 @@ pub fn wait_cdf(jobs: &Table) -> Result<Chart, ReportError> {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len() as f64;
+        if v.len() > MAX_POINTS {
+            // Quantiles: the wait below which k / MAX_POINTS of the jobs are.
+            let mut points = vec![(0.0, 0.0)];
+            for k in 1..=MAX_POINTS {
+                let i = (k * v.len()).div_ceil(MAX_POINTS) - 1;
+                points.push((v[i] / unit.seconds, k as f64 / MAX_POINTS as f64));
+            }
+            return points;
+        }
         let mut points = Vec::with_capacity(2 * v.len() + 1);
         points.push((0.0, 0.0));
         let mut i = 0;
@@ -198,7 +274,10 @@ pub fn wait_cdf(jobs: &Table) -> Result<Chart, ReportError> {
         }
         points
     };
-    for (i, (user, values)) in per_user.iter().enumerate() {
+    let names: Vec<String> = per_user.keys().cloned().collect();
+    let (top, _) = top_keys(&names, |u| per_user.get(u).map_or(0.0, |v| v.len() as f64), MAX_USERS);
+    for (i, user) in top.iter().enumerate() {
+        let values = per_user.get(user).map(Vec::as_slice).unwrap_or(&[]);
         chart.series.push(Series { name: user.clone(), points: cdf(values), style: Style::Line, colour: colour(i) });
     }
     if per_user.len() > 1 {
@@ -226,7 +305,13 @@ pub fn utilisation(cycles: &Table) -> Result<Chart, ReportError> {
         .zip(busy.iter().zip(total))
         .map(|(&t, (&b, &n))| (t as f64 / unit.seconds, if n > 0.0 { b / n } else { 0.0 }))
         .collect();
-    chart.series.push(Series { name: "utilisation".into(), points, style: Style::Line, colour: colour(2) });
+    let points: Vec<(f64, f64)> = points;
+    chart.series.push(Series {
+        name: "utilisation".into(),
+        points: thin(&points, MAX_POINTS),
+        style: Style::Line,
+        colour: colour(2),
+    });
     chart.fit();
     chart.y_range = (0.0, 1.0);
     Ok(chart)
