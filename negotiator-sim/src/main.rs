@@ -8,6 +8,7 @@
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
 //! negotiator-sim transform [--config FILE] [--rules FILE]... [--jobtransforms NAMES]... [--submit-requirements] [--json] [KEY=VALUE]... JOBS...
+//! negotiator-sim simulate SCENARIO.toml [--seed N] [--out DIR] [--until DURATION] [--quiet] [--timings]
 //! negotiator-sim slots [--config FILE] [--machine FILE] [--cpus N --memory MB --disk KB ...] [--claim JOBS]... [--json]
 //! negotiator-sim report DIR [--out DIR] [--title TEXT] [--no-png] [--compare B_DIR]
 //! ```
@@ -18,6 +19,7 @@ mod cycle_cmd;
 mod generate_cmd;
 mod policy_cmd;
 mod report_cmd;
+mod simulate_cmd;
 mod slots_cmd;
 mod transform_cmd;
 mod userprio_cmd;
@@ -59,6 +61,8 @@ enum Command {
     /// Write the HTML report and charts of a results directory (CSV
     /// tables); compare it with another run's.
     Report(report_cmd::Args),
+    /// Simulate a pool over time with the real negotiation cycle.
+    Simulate(simulate_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -97,5 +101,6 @@ fn main() -> ExitCode {
         Command::Transform(args) => transform_cmd::run(args),
         Command::Slots(args) => slots_cmd::run(args),
         Command::Report(args) => report_cmd::run(args),
+        Command::Simulate(args) => simulate_cmd::run(args),
     }
 }
