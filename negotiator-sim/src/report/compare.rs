@@ -35,8 +35,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use super::chart::{colour, Chart, Series, Style};
 use super::columns::{find, floats, ints, strs};
-use super::stats::{mean, percentile};
+use super::figures::{all_waits, cdf_points, table_time_unit, utilisation_points};
+use super::stats::{mean, percentile, TimeUnit};
+use super::svg::escape;
 use super::ReportError;
 use crate::table::{Column, Table};
 
@@ -232,10 +235,9 @@ impl Comparison {
         t
     }
 
-    /// The comparison as text: one block per user, a line per measure with
-    /// A, B and B − A.
-    pub fn text(&self) -> String {
-        let mut s = String::new();
+    /// The measures shown for people: per user, per measure, its name
+    /// and A, B and B − A as text (`-` where a run lacks the user).
+    pub fn cells(&self) -> Vec<(String, Vec<[String; 4]>)> {
         let show = |name: &str, x: f64| -> String {
             if x.is_nan() {
                 "-".to_string()
@@ -249,9 +251,9 @@ impl Comparison {
                 format!("{x:.4}")
             }
         };
-        let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>14}", "", "A", "B", "B - A");
+        let mut out = Vec::new();
         for (user, a, b) in &self.rows {
-            let _ = writeln!(s, "{user}");
+            let mut lines = Vec::new();
             for &(name, get) in MEASURES {
                 let x = a.as_ref().map_or(f64::NAN, get);
                 let y = b.as_ref().map_or(f64::NAN, get);
@@ -267,16 +269,106 @@ impl Comparison {
                         shown
                     }
                 };
-                let _ = writeln!(
-                    s,
-                    "  {:<26} {:>14} {:>14} {:>14}",
-                    name.replace('_', " "),
-                    show(name, x),
-                    show(name, y),
-                    d
-                );
+                lines.push([name.replace('_', " "), show(name, x), show(name, y), d]);
+            }
+            out.push((user.clone(), lines));
+        }
+        out
+    }
+
+    /// The comparison as text: one block per user, a line per measure with
+    /// A, B and B − A.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>14}", "", "A", "B", "B - A");
+        for (user, lines) in self.cells() {
+            let _ = writeln!(s, "{user}");
+            for [name, a, b, d] in lines {
+                let _ = writeln!(s, "  {name:<26} {a:>14} {b:>14} {d:>14}");
             }
         }
         s
     }
+
+    /// The comparison as an HTML table: a heading row per user, a row per
+    /// measure.
+    pub fn html(&self) -> String {
+        let mut s =
+            String::from("<table class=\"compare\">\n<tr><th>measure</th><th>A</th><th>B</th><th>B − A</th></tr>\n");
+        for (user, lines) in self.cells() {
+            let _ = writeln!(s, "<tr><th colspan=\"4\">{}</th></tr>", escape(&user));
+            for [name, a, b, d] in lines {
+                let _ = writeln!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&name),
+                    escape(&a),
+                    escape(&b),
+                    escape(&d)
+                );
+            }
+        }
+        s.push_str("</table>\n");
+        s
+    }
+}
+
+/// Charts of the two runs over each other: `compare_utilisation` (busy
+/// over total slots, A and B) and `compare_wait_cdf` (the distribution of
+/// all jobs' waits, A and B), from whichever tables both runs have.
+pub fn charts(a: &[Table], b: &[Table]) -> Result<Vec<Chart>, ReportError> {
+    let mut out = Vec::new();
+    if let (Some(ca), Some(cb)) = (find(a, "cycles"), find(b, "cycles")) {
+        // One unit for both: that of the longer run.
+        let (ua, ub) = (table_time_unit(ca)?, table_time_unit(cb)?);
+        let unit = if ua.seconds >= ub.seconds { ua } else { ub };
+        let mut c = Chart::new(
+            "compare_utilisation",
+            "Utilisation, A and B",
+            &format!("time ({})", unit.name),
+            "busy / total slots",
+        );
+        c.series.push(Series {
+            name: "A".into(),
+            points: utilisation_points(ca, unit)?,
+            style: Style::Line,
+            colour: colour(0),
+        });
+        c.series.push(Series {
+            name: "B".into(),
+            points: utilisation_points(cb, unit)?,
+            style: Style::Line,
+            colour: colour(1),
+        });
+        c.fit();
+        c.y_range = (0.0, 1.0);
+        out.push(c);
+    }
+    if let (Some(ja), Some(jb)) = (find(a, "jobs"), find(b, "jobs")) {
+        let (wa, wb) = (all_waits(ja)?, all_waits(jb)?);
+        let max = wa.iter().chain(&wb).copied().fold(0.0, f64::max);
+        let unit = TimeUnit::for_span(max);
+        let mut c = Chart::new(
+            "compare_wait_cdf",
+            "Wait time distribution, A and B",
+            &format!("wait ({})", unit.name),
+            "fraction of jobs",
+        );
+        c.series.push(Series {
+            name: "A".into(),
+            points: cdf_points(&wa, unit),
+            style: Style::Line,
+            colour: colour(0),
+        });
+        c.series.push(Series {
+            name: "B".into(),
+            points: cdf_points(&wb, unit),
+            style: Style::Line,
+            colour: colour(1),
+        });
+        c.fit();
+        c.y_range = (0.0, 1.0);
+        out.push(c);
+    }
+    Ok(out)
 }

@@ -247,33 +247,7 @@ pub fn wait_cdf(jobs: &Table) -> Result<Chart, ReportError> {
     let unit = TimeUnit::for_span(max);
     let mut chart =
         Chart::new("wait_cdf", "Wait time distribution (CDF)", &format!("wait ({})", unit.name), "fraction of jobs");
-    let cdf = |values: &[f64]| -> Vec<(f64, f64)> {
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
-        let n = v.len() as f64;
-        if v.len() > MAX_POINTS {
-            // Quantiles: the wait below which k / MAX_POINTS of the jobs are.
-            let mut points = vec![(0.0, 0.0)];
-            for k in 1..=MAX_POINTS {
-                let i = (k * v.len()).div_ceil(MAX_POINTS) - 1;
-                points.push((v[i] / unit.seconds, k as f64 / MAX_POINTS as f64));
-            }
-            return points;
-        }
-        let mut points = Vec::with_capacity(2 * v.len() + 1);
-        points.push((0.0, 0.0));
-        let mut i = 0;
-        while i < v.len() {
-            let x = v[i];
-            let below = i as f64 / n;
-            while i < v.len() && v[i] == x {
-                i += 1;
-            }
-            points.push((x / unit.seconds, below));
-            points.push((x / unit.seconds, i as f64 / n));
-        }
-        points
-    };
+    let cdf = |values: &[f64]| cdf_points(values, unit);
     let names: Vec<String> = per_user.keys().cloned().collect();
     let (top, _) = top_keys(&names, |u| per_user.get(u).map_or(0.0, |v| v.len() as f64), MAX_USERS);
     for (i, user) in top.iter().enumerate() {
@@ -293,22 +267,68 @@ pub fn wait_cdf(jobs: &Table) -> Result<Chart, ReportError> {
     Ok(chart)
 }
 
-/// Busy over total slots, cycle by cycle (0 when the pool is empty).
-pub fn utilisation(cycles: &Table) -> Result<Chart, ReportError> {
+/// The points of the cumulative distribution of `values` (seconds) in
+/// `unit`: a step per distinct value, or the 1,000 quantiles of more than
+/// 1,000 values.
+pub(crate) fn cdf_points(values: &[f64], unit: TimeUnit) -> Vec<(f64, f64)> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    if v.len() > MAX_POINTS {
+        // Quantiles: the wait below which k / MAX_POINTS of the jobs are.
+        let mut points = vec![(0.0, 0.0)];
+        for k in 1..=MAX_POINTS {
+            let i = (k * v.len()).div_ceil(MAX_POINTS) - 1;
+            points.push((v[i] / unit.seconds, k as f64 / MAX_POINTS as f64));
+        }
+        return points;
+    }
+    let mut points = Vec::with_capacity(2 * v.len() + 1);
+    points.push((0.0, 0.0));
+    let mut i = 0;
+    while i < v.len() {
+        let x = v[i];
+        let below = i as f64 / n;
+        while i < v.len() && v[i] == x {
+            i += 1;
+        }
+        points.push((x / unit.seconds, below));
+        points.push((x / unit.seconds, i as f64 / n));
+    }
+    points
+}
+
+/// The waits of all jobs, seconds.
+pub(crate) fn all_waits(jobs: &Table) -> Result<Vec<f64>, ReportError> {
+    Ok(ints(jobs, "wait")?.iter().map(|&w| w as f64).collect())
+}
+
+/// Busy over total slots per cycle, times in `unit` (at most
+/// [`MAX_POINTS`]).
+pub(crate) fn utilisation_points(cycles: &Table, unit: TimeUnit) -> Result<Vec<(f64, f64)>, ReportError> {
     let times = ints(cycles, "time")?;
     let busy = floats(cycles, "busy_slots")?;
     let total = floats(cycles, "total_slots")?;
-    let unit = time_unit(times);
-    let mut chart = Chart::new("utilisation", "Utilisation", &format!("time ({})", unit.name), "busy / total slots");
-    let points = times
+    let points: Vec<(f64, f64)> = times
         .iter()
         .zip(busy.iter().zip(total))
         .map(|(&t, (&b, &n))| (t as f64 / unit.seconds, if n > 0.0 { b / n } else { 0.0 }))
         .collect();
-    let points: Vec<(f64, f64)> = points;
+    Ok(thin(&points, MAX_POINTS))
+}
+
+/// The unit for the `time` column of `table`.
+pub(crate) fn table_time_unit(table: &Table) -> Result<TimeUnit, ReportError> {
+    Ok(time_unit(ints(table, "time")?))
+}
+
+/// Busy over total slots, cycle by cycle (0 when the pool is empty).
+pub fn utilisation(cycles: &Table) -> Result<Chart, ReportError> {
+    let unit = table_time_unit(cycles)?;
+    let mut chart = Chart::new("utilisation", "Utilisation", &format!("time ({})", unit.name), "busy / total slots");
     chart.series.push(Series {
         name: "utilisation".into(),
-        points: thin(&points, MAX_POINTS),
+        points: utilisation_points(cycles, unit)?,
         style: Style::Line,
         colour: colour(2),
     });
