@@ -280,3 +280,14 @@ fn big_runs_are_thinned_to_a_light_page() {
     assert!(html.len() < 1_000_000, "{} bytes", html.len());
     assert_eq!(r.summary.as_ref().unwrap().rows(), 150);
 }
+
+#[test]
+fn columns_of_unequal_length_are_an_error_not_a_panic() {
+    let mut tables = run();
+    if let Some((_, Column::Int(v))) = tables[3].columns.iter_mut().find(|(n, _)| n == "wait") {
+        v.pop();
+    }
+    let err = build("x", &tables).unwrap_err().to_string();
+    assert_eq!(err, "table jobs: column wait has 19 values, the table 20 rows");
+    assert_eq!(compare(&tables, &run()).unwrap_err().to_string(), err);
+}

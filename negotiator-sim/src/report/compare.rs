@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::chart::{colour, Chart, Series, Style};
-use super::columns::{find, floats, ints, strs};
+use super::columns::{check_lengths, find, floats, ints, strs};
 use super::figures::{all_waits, cdf_points, table_time_unit, utilisation_points};
 use super::stats::{mean, percentile, TimeUnit};
 use super::svg::escape;
@@ -71,6 +71,8 @@ pub fn water_fill(capacity: f64, weights: &[f64], caps: &[f64]) -> Vec<f64> {
 /// The fair share of every row of `users` (see the module's doc), given
 /// each cycle's `total_slots` in `cycles`.
 pub fn fair_shares(users: &Table, cycles: &Table) -> Result<Vec<f64>, ReportError> {
+    check_lengths(users)?;
+    check_lengths(cycles)?;
     let time = ints(users, "time")?;
     let usage = floats(users, "usage")?;
     let rup = floats(users, "rup")?;
@@ -135,6 +137,9 @@ pub fn measures(tables: &[Table]) -> Result<BTreeMap<String, Measures>, ReportEr
     let users = need("users")?;
     let cycles = need("cycles")?;
     let jobs = need("jobs")?;
+    for table in [users, cycles, jobs] {
+        check_lengths(table)?;
+    }
     let mut out: BTreeMap<String, Measures> = BTreeMap::new();
     let fair = fair_shares(users, cycles)?;
     let names = strs(users, "user")?;
@@ -195,6 +200,41 @@ pub struct Comparison {
 }
 
 /// Compares the tables of run A with those of run B.
+///
+/// ```
+/// use negotiator_sim::report::compare::compare;
+/// use negotiator_sim::table::{Column, Table};
+///
+/// // One cycle, a pool of 4 slots, two users with idle jobs and equal
+/// // factors; run A gives alice 3 slots and bob 1, run B 2 and 2.
+/// fn run(alice: f64, bob_wait: i64) -> Vec<Table> {
+///     let mut users = Table::new("users");
+///     users.push("time", Column::Int(vec![0, 0]));
+///     users.push("user", Column::Str(vec!["alice".into(), "bob".into()]));
+///     users.push("usage", Column::Float(vec![alice, 4.0 - alice]));
+///     users.push("rup", Column::Float(vec![1.0, 1.0]));
+///     users.push("eup", Column::Float(vec![1.0, 1.0]));
+///     users.push("share", Column::Float(vec![alice / 4.0, 1.0 - alice / 4.0]));
+///     users.push("idle", Column::Int(vec![5, 5]));
+///     users.push("running", Column::Int(vec![alice as i64, 4 - alice as i64]));
+///     let mut cycles = Table::new("cycles");
+///     cycles.push("time", Column::Int(vec![0]));
+///     cycles.push("busy_slots", Column::Float(vec![4.0]));
+///     cycles.push("total_slots", Column::Float(vec![4.0]));
+///     let mut jobs = Table::new("jobs");
+///     jobs.push("user", Column::Str(vec!["alice".into(), "bob".into()]));
+///     jobs.push("wait", Column::Int(vec![0, bob_wait]));
+///     vec![users, cycles, jobs]
+/// }
+/// let c = compare(&run(3.0, 600), &run(2.0, 60))?;
+/// let t = c.table();
+/// assert_eq!(t.column("user"), Some(&Column::Str(vec!["(all)".into(), "alice".into(), "bob".into()])));
+/// // Each deserved half: A was a quarter off for both, B exact.
+/// assert_eq!(t.column("fair_share_error_a"), Some(&Column::Float(vec![0.25, 0.25, 0.25])));
+/// assert_eq!(t.column("fair_share_error_diff"), Some(&Column::Float(vec![-0.25, -0.25, -0.25])));
+/// assert!(c.text().contains("  mean wait                           600 s           60 s         -540 s"));
+/// # Ok::<(), negotiator_sim::report::ReportError>(())
+/// ```
 pub fn compare(a: &[Table], b: &[Table]) -> Result<Comparison, ReportError> {
     let ma = measures(a)?;
     let mb = measures(b)?;

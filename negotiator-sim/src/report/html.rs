@@ -45,7 +45,8 @@ pub fn page(report: &Report) -> String {
             get("p95_wait"),
             get("usage_share"),
         ) {
-            for i in 0..user.len() {
+            let rows = [user.len(), group.len(), jobs.len(), started.len(), mean.len(), p95.len(), share.len()];
+            for i in 0..rows.into_iter().min().unwrap_or(0) {
                 let _ = writeln!(
                     s,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1} %</td></tr>",

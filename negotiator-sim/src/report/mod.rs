@@ -105,6 +105,9 @@ pub fn build(title: &str, tables: &[Table]) -> Result<Report, ReportError> {
     if users.is_none() && groups.is_none() && cycles.is_none() && jobs.is_none() {
         return Err(ReportError::NoTables);
     }
+    for table in [users, groups, cycles, jobs].into_iter().flatten() {
+        columns::check_lengths(table)?;
+    }
     let mut charts = Vec::new();
     let mut facts = Vec::new();
     if let Some(users) = users {

@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use super::columns::{floats, ints, strs};
+use super::columns::{check_lengths, floats, ints, strs};
 use super::stats::{mean, percentile};
 use super::ReportError;
 use crate::table::{Column, Table};
@@ -41,6 +41,10 @@ struct Row {
 /// The per-user summary of a run (`users` gives the usage shares; without
 /// it they are 0), users in order of name.
 pub fn summary(users: Option<&Table>, jobs: &Table) -> Result<Table, ReportError> {
+    check_lengths(jobs)?;
+    if let Some(users) = users {
+        check_lengths(users)?;
+    }
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let names = strs(jobs, "user")?;
     let groups = strs(jobs, "group")?;
