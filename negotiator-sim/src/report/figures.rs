@@ -211,7 +211,12 @@ fn waits(jobs: &Table) -> Result<Waits, ReportError> {
     let users = strs(jobs, "user")?;
     let mut per_user: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (u, &w) in users.iter().zip(wait) {
-        per_user.entry(u.clone()).or_default().push(w as f64);
+        match per_user.get_mut(u.as_str()) {
+            Some(v) => v.push(w as f64),
+            None => {
+                per_user.insert(u.clone(), vec![w as f64]);
+            }
+        }
     }
     Ok((wait.iter().map(|&w| w as f64).collect(), per_user))
 }
