@@ -148,6 +148,21 @@ fn png_areas_follow_the_usage() {
     // Slot-minutes: alice 6×4 + 5 + 4×4 = 45, bob 2×4 + 4 + 6×4 = 36.
     assert!(alice > 20_000.0 && bob > 15_000.0, "{alice} {bob}");
     assert!((alice / bob - 45.0 / 36.0).abs() < 0.05, "{alice} / {bob}");
+    // The title is set in the embedded font: dark pixels in the band above
+    // the plot, centred, and none at the band's far left.
+    let dark = |x0: u32, x1: u32, y0: u32, y1: u32| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let i = 3 * (y * w + x) as usize;
+                pixels[i..i + 3].iter().all(|&c| c < 100)
+            })
+            .count()
+    };
+    assert!(dark(200, 400, 5, 26) > 100, "{}", dark(200, 400, 5, 26));
+    assert_eq!(dark(0, 60, 5, 22), 0);
+    // Legend text beside the swatches.
+    assert!(dark(636, 760, 35, 60) > 50);
 }
 
 #[test]
@@ -290,4 +305,26 @@ fn columns_of_unequal_length_are_an_error_not_a_panic() {
     let err = build("x", &tables).unwrap_err().to_string();
     assert_eq!(err, "table jobs: column wait has 19 values, the table 20 rows");
     assert_eq!(compare(&tables, &run()).unwrap_err().to_string(), err);
+}
+
+#[test]
+fn sparse_tables_stack_the_same() {
+    // 2000 users, each with a single row at its own time: the stack is 1
+    // slot high at every time, whoever it belongs to.
+    let n = 2000;
+    let mut users = Table::new("users");
+    users.push("time", Column::Int((0..n).map(|u| u * 60).collect()));
+    users.push("user", Column::Str((0..n).map(|u| format!("u{u:04}")).collect()));
+    users.push("usage", Column::Float((0..n).map(|u| if u == 7 { 5.0 } else { 1.0 }).collect()));
+    let chart = report::figures::usage_by_user(&users, None).unwrap();
+    let top = chart.series.last().unwrap();
+    assert_eq!(top.name, "1991 other users");
+    // The heaviest (u0007), then ties broken by name, drawn in name order.
+    let names: Vec<&str> = chart.series[..9].iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["u0000", "u0001", "u0002", "u0003", "u0004", "u0005", "u0006", "u0007", "u0008"]);
+    assert_eq!(top.points.len(), 1000);
+    for &(x, y) in &top.points {
+        let expected = if x == 7.0 * 60.0 / 3600.0 { 5.0 } else { 1.0 };
+        assert_eq!(y, expected, "at {x}");
+    }
 }

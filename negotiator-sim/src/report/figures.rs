@@ -17,7 +17,7 @@
 //! together as "other users"; a series has at most [`MAX_POINTS`] times,
 //! evenly spread over the run (the values at those cycles, not averages).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use super::chart::{colour, tick_step, Chart, Series, Style};
 use super::columns::{floats, ints, strs};
@@ -65,9 +65,15 @@ struct Grid {
     times: Vec<i64>,
     keys: Vec<String>,
     key_index: HashMap<String, usize>,
-    /// By (key index, time index); a key missing at a time has no entry.
-    values: HashMap<(usize, usize), f64>,
+    values: Store,
     totals: Vec<f64>,
+}
+
+/// A grid's values by (key index, time index): dense (NaN: no row) when
+/// most keys have a row at most times, as in the simulator's tables.
+enum Store {
+    Dense(Vec<f64>),
+    Sparse(HashMap<(usize, usize), f64>),
 }
 
 impl Grid {
@@ -75,29 +81,60 @@ impl Grid {
         let mut sorted_times = times.to_vec();
         sorted_times.sort_unstable();
         sorted_times.dedup();
-        let names: BTreeSet<&str> = keys.iter().map(String::as_str).collect();
-        let key_index: HashMap<String, usize> = names.iter().enumerate().map(|(i, k)| (k.to_string(), i)).collect();
-        let mut grid = Grid {
-            keys: names.iter().map(|k| k.to_string()).collect(),
-            totals: vec![0.0; names.len()],
-            times: sorted_times,
-            key_index,
-            values: HashMap::with_capacity(times.len()),
-        };
-        for ((t, k), v) in times.iter().zip(keys).zip(values) {
-            let (Some(&ki), Ok(ti)) = (grid.key_index.get(k.as_str()), grid.times.binary_search(t)) else {
-                continue;
-            };
-            *grid.values.entry((ki, ti)).or_insert(0.0) += v;
-            grid.totals[ki] += v;
+        // Keys numbered as met, then renumbered in order of name.
+        let mut met: HashMap<&str, usize> = HashMap::new();
+        let row_keys: Vec<usize> = keys
+            .iter()
+            .map(|k| {
+                let n = met.len();
+                *met.entry(k.as_str()).or_insert(n)
+            })
+            .collect();
+        let mut names: Vec<(&str, usize)> = met.into_iter().collect();
+        names.sort_unstable();
+        let mut renumber = vec![0; names.len()];
+        for (sorted, &(_, first)) in names.iter().enumerate() {
+            renumber[first] = sorted;
         }
-        grid
+        let (nk, nt) = (names.len(), sorted_times.len());
+        let dense = nk.saturating_mul(nt) <= 4 * times.len() + 1024;
+        let mut store = if dense { Store::Dense(vec![f64::NAN; nk * nt]) } else { Store::Sparse(HashMap::new()) };
+        let mut totals = vec![0.0; nk];
+        let mut last_time = (i64::MIN, 0);
+        for ((&t, &k), &v) in times.iter().zip(&row_keys).zip(values) {
+            let ti = if t == last_time.0 {
+                last_time.1
+            } else {
+                let Ok(ti) = sorted_times.binary_search(&t) else { continue };
+                last_time = (t, ti);
+                ti
+            };
+            let ki = renumber[k];
+            match &mut store {
+                Store::Dense(cells) => {
+                    let cell = &mut cells[ki * nt + ti];
+                    *cell = if cell.is_nan() { v } else { *cell + v };
+                }
+                Store::Sparse(map) => *map.entry((ki, ti)).or_insert(0.0) += v,
+            }
+            totals[ki] += v;
+        }
+        Grid {
+            key_index: names.iter().enumerate().map(|(i, (k, _))| (k.to_string(), i)).collect(),
+            keys: names.iter().map(|(k, _)| k.to_string()).collect(),
+            times: sorted_times,
+            values: store,
+            totals,
+        }
     }
 
     fn get(&self, key: &str, time: i64) -> Option<f64> {
         let ki = *self.key_index.get(key)?;
         let ti = self.times.binary_search(&time).ok()?;
-        self.values.get(&(ki, ti)).copied()
+        match &self.values {
+            Store::Dense(cells) => cells.get(ki * self.times.len() + ti).copied().filter(|v| !v.is_nan()),
+            Store::Sparse(map) => map.get(&(ki, ti)).copied(),
+        }
     }
 
     fn total(&self, key: &str) -> f64 {
