@@ -3,79 +3,12 @@
 
 use std::path::PathBuf;
 
+mod common;
+use common::{run, run_b, strs};
+
 use negotiator_sim::report::compare::{compare, measures, ALL};
 use negotiator_sim::report::{self, build, chart::Style, svg, Images};
 use negotiator_sim::table::{Column, Table};
-
-fn strs(v: Vec<&str>) -> Column {
-    Column::Str(v.into_iter().map(str::to_string).collect())
-}
-
-/// A run of 10 cycles a minute apart on a 10-slot pool: alice holds 6
-/// slots, then 4 from cycle 5; bob (in group_b, quota 4) holds 2, then 6.
-fn run() -> Vec<Table> {
-    let mut users = Table::new("users");
-    let (mut time, mut user, mut group, mut usage, mut acc, mut rup) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut acc_a, mut acc_b) = (0.0, 0.0);
-    for c in 0..10i64 {
-        let (a, b) = if c < 5 { (6.0, 2.0) } else { (4.0, 6.0) };
-        for (name, g, u, total) in [("alice@site", "", a, &mut acc_a), ("bob@site", "group_b", b, &mut acc_b)] {
-            time.push(c * 60);
-            user.push(name);
-            group.push(g);
-            usage.push(u);
-            acc.push(*total);
-            *total += u * 60.0;
-            rup.push(0.5 + u * c as f64 / 10.0);
-        }
-    }
-    users.push("time", Column::Int(time.clone()));
-    users.push("user", strs(user));
-    users.push("group", strs(group));
-    users.push("usage", Column::Float(usage.clone()));
-    users.push("accumulated_usage", Column::Float(acc));
-    users.push("rup", Column::Float(rup.clone()));
-    users.push("eup", Column::Float(rup.iter().map(|r| r * 1000.0).collect()));
-    // The fraction of the slots in use: 8 before 5 minutes, 10 after.
-    let busy: Vec<f64> = time.iter().map(|&t| if t < 300 { 8.0 } else { 10.0 }).collect();
-    users.push("share", Column::Float(usage.iter().zip(&busy).map(|(u, b)| u / b).collect()));
-    users.push("idle", Column::Int(vec![3; 20]));
-    users.push("running", Column::Int(usage.iter().map(|&u| u as i64).collect()));
-    let mut groups = Table::new("groups");
-    groups.push("time", Column::Int((0..10).map(|c| c * 60).collect()));
-    groups.push("group", strs(vec!["group_b"; 10]));
-    groups.push("quota", Column::Float(vec![4.0; 10]));
-    groups.push("demand", Column::Float(vec![8.0; 10]));
-    groups.push("allocated", Column::Float(vec![4.0; 10]));
-    groups.push("usage", Column::Float((0..10).map(|c| if c < 5 { 2.0 } else { 6.0 }).collect()));
-    let mut cycles = Table::new("cycles");
-    cycles.push("time", Column::Int((0..10).map(|c| c * 60).collect()));
-    for name in ["matches", "rejections", "preemptions", "idle_jobs", "running_jobs"] {
-        cycles.push(name, Column::Int(vec![1; 10]));
-    }
-    cycles.push("busy_slots", Column::Float((0..10).map(|c| if c < 5 { 8.0 } else { 10.0 }).collect()));
-    cycles.push("total_slots", Column::Float(vec![10.0; 10]));
-    cycles.push("pie_spins", Column::Int(vec![1; 10]));
-    let mut jobs = Table::new("jobs");
-    let waits: Vec<i64> =
-        vec![0, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 660, 720, 780, 840, 900, 960, 1020, 1080, 5000];
-    let n = waits.len();
-    jobs.push("job", Column::Str((0..n).map(|i| format!("{i}.0")).collect()));
-    jobs.push(
-        "user",
-        Column::Str((0..n).map(|i| if i < 19 { "alice@site" } else { "bob@site" }.to_string()).collect()),
-    );
-    jobs.push("group", Column::Str((0..n).map(|i| if i < 19 { "" } else { "group_b" }.to_string()).collect()));
-    jobs.push("submit", Column::Int(vec![0; n]));
-    jobs.push("start", Column::Int((0..n).map(|i| if i < 19 { waits[i] } else { -1 }).collect()));
-    jobs.push("end", Column::Int(vec![-1; n]));
-    jobs.push("wait", Column::Int(waits));
-    jobs.push("run", Column::Int(vec![0; n]));
-    jobs.push("badput", Column::Int(vec![0; n]));
-    jobs.push("preemptions", Column::Int(vec![0; n]));
-    jobs.push("slot", strs(vec![""; n]));
-    vec![users, groups, cycles, jobs]
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -215,6 +148,21 @@ fn png_areas_follow_the_usage() {
     // Slot-minutes: alice 6×4 + 5 + 4×4 = 45, bob 2×4 + 4 + 6×4 = 36.
     assert!(alice > 20_000.0 && bob > 15_000.0, "{alice} {bob}");
     assert!((alice / bob - 45.0 / 36.0).abs() < 0.05, "{alice} / {bob}");
+    // The title is set in the embedded font: dark pixels in the band above
+    // the plot, centred, and none at the band's far left.
+    let dark = |x0: u32, x1: u32, y0: u32, y1: u32| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let i = 3 * (y * w + x) as usize;
+                pixels[i..i + 3].iter().all(|&c| c < 100)
+            })
+            .count()
+    };
+    assert!(dark(200, 400, 5, 26) > 100, "{}", dark(200, 400, 5, 26));
+    assert_eq!(dark(0, 60, 5, 22), 0);
+    // Legend text beside the swatches.
+    assert!(dark(636, 760, 35, 60) > 50);
 }
 
 #[test]
@@ -227,31 +175,6 @@ fn a_table_without_a_needed_column_is_a_clear_error() {
         build("x", &[]).unwrap_err().to_string(),
         "no result table (users, groups, cycles or jobs) to report on"
     );
-}
-
-/// Run B: the same jobs, the pool split 5 and 5 throughout, bob's job
-/// started after 100 s.
-fn run_b() -> Vec<Table> {
-    let mut tables = run();
-    for (name, column) in tables[0].columns.iter_mut() {
-        match (name.as_str(), column) {
-            ("usage", Column::Float(v)) => v.iter_mut().for_each(|x| *x = 5.0),
-            ("share", Column::Float(v)) => v.iter_mut().for_each(|x| *x = 0.5),
-            ("running", Column::Int(v)) => v.iter_mut().for_each(|x| *x = 5),
-            _ => {}
-        }
-    }
-    for (name, column) in tables[2].columns.iter_mut() {
-        if let ("busy_slots", Column::Float(v)) = (name.as_str(), column) {
-            v.iter_mut().for_each(|x| *x = 10.0);
-        }
-    }
-    for (name, column) in tables[3].columns.iter_mut() {
-        if let ("wait", Column::Int(v)) = (name.as_str(), column) {
-            v[19] = 100;
-        }
-    }
-    tables
 }
 
 #[test]
@@ -305,4 +228,103 @@ fn a_user_of_one_run_only_shows_dashes_in_the_other() {
         "{}",
         c.text()
     );
+}
+
+/// A run of 150 users over 3000 cycles and 60,000 jobs.
+fn big_run() -> Vec<Table> {
+    let (users_n, cycles_n) = (150usize, 3000i64);
+    let mut time = Vec::new();
+    let mut user = Vec::new();
+    let mut usage = Vec::new();
+    for c in 0..cycles_n {
+        for u in 0..users_n {
+            time.push(c * 60);
+            user.push(format!("user{u:03}@site"));
+            // user000 uses the most, then less and less.
+            usage.push((users_n - u) as f64 / 10.0);
+        }
+    }
+    let n = time.len();
+    let mut users = Table::new("users");
+    users.push("time", Column::Int(time));
+    users.push("user", Column::Str(user));
+    users.push("group", Column::Str(vec![String::new(); n]));
+    users.push("usage", Column::Float(usage.clone()));
+    users.push("accumulated_usage", Column::Float(vec![0.0; n]));
+    users.push("rup", Column::Float(usage.clone()));
+    users.push("eup", Column::Float(usage));
+    users.push("share", Column::Float(vec![0.0; n]));
+    users.push("idle", Column::Int(vec![1; n]));
+    users.push("running", Column::Int(vec![1; n]));
+    let mut cycles = Table::new("cycles");
+    let c = cycles_n as usize;
+    cycles.push("time", Column::Int((0..cycles_n).map(|c| c * 60).collect()));
+    cycles.push("busy_slots", Column::Float(vec![1132.5; c]));
+    cycles.push("total_slots", Column::Float(vec![1200.0; c]));
+    let mut jobs = Table::new("jobs");
+    let j = 60_000usize;
+    jobs.push("user", Column::Str((0..j).map(|i| format!("user{:03}@site", i % users_n)).collect()));
+    jobs.push("group", Column::Str(vec![String::new(); j]));
+    jobs.push("start", Column::Int(vec![0; j]));
+    jobs.push("wait", Column::Int((0..j as i64).map(|i| (i * 7919) % 36_000).collect()));
+    vec![users, cycles, jobs]
+}
+
+#[test]
+fn big_runs_are_thinned_to_a_light_page() {
+    let r = build("Big run", &big_run()).unwrap();
+    let usage = &r.charts[0];
+    // Nine users drawn one by one (the heaviest), the other 141 together.
+    assert_eq!(usage.series.len(), 10 + 1);
+    assert_eq!(usage.series[0].name, "user000@site");
+    assert_eq!(usage.series[9].name, "141 other users");
+    assert!(usage.series.iter().all(|s| s.points.len() <= 1000));
+    // The stack still adds up to all users' usage: 15 + 14.9 + ... + 0.1.
+    let top = usage.series[9].points.last().unwrap().1;
+    assert!((top - 1132.5).abs() < 1e-6, "{top}");
+    assert_eq!(usage.series[9].points.last().unwrap().0, 2999.0 / 60.0);
+    let rup = r.charts.iter().find(|c| c.id == "rup").unwrap();
+    assert_eq!(rup.series.len(), 9);
+    let cdf = r.charts.iter().find(|c| c.id == "wait_cdf").unwrap();
+    assert!(cdf.series.iter().all(|s| s.points.len() <= 1001));
+    // Waits are spread evenly over 10 hours: the median is near 5 hours.
+    let all = &cdf.series.last().unwrap().points;
+    let median = all.iter().find(|p| p.1 >= 0.5).unwrap().0;
+    assert!((median - 5.0).abs() < 0.05, "{median}");
+    let html = r.html();
+    assert!(html.len() < 1_000_000, "{} bytes", html.len());
+    assert_eq!(r.summary.as_ref().unwrap().rows(), 150);
+}
+
+#[test]
+fn columns_of_unequal_length_are_an_error_not_a_panic() {
+    let mut tables = run();
+    if let Some((_, Column::Int(v))) = tables[3].columns.iter_mut().find(|(n, _)| n == "wait") {
+        v.pop();
+    }
+    let err = build("x", &tables).unwrap_err().to_string();
+    assert_eq!(err, "table jobs: column wait has 19 values, the table 20 rows");
+    assert_eq!(compare(&tables, &run()).unwrap_err().to_string(), err);
+}
+
+#[test]
+fn sparse_tables_stack_the_same() {
+    // 2000 users, each with a single row at its own time: the stack is 1
+    // slot high at every time, whoever it belongs to.
+    let n = 2000;
+    let mut users = Table::new("users");
+    users.push("time", Column::Int((0..n).map(|u| u * 60).collect()));
+    users.push("user", Column::Str((0..n).map(|u| format!("u{u:04}")).collect()));
+    users.push("usage", Column::Float((0..n).map(|u| if u == 7 { 5.0 } else { 1.0 }).collect()));
+    let chart = report::figures::usage_by_user(&users, None).unwrap();
+    let top = chart.series.last().unwrap();
+    assert_eq!(top.name, "1991 other users");
+    // The heaviest (u0007), then ties broken by name, drawn in name order.
+    let names: Vec<&str> = chart.series[..9].iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["u0000", "u0001", "u0002", "u0003", "u0004", "u0005", "u0006", "u0007", "u0008"]);
+    assert_eq!(top.points.len(), 1000);
+    for &(x, y) in &top.points {
+        let expected = if x == 7.0 * 60.0 / 3600.0 { 5.0 } else { 1.0 };
+        assert_eq!(y, expected, "at {x}");
+    }
 }

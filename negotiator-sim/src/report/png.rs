@@ -121,15 +121,18 @@ pub fn render(chart: &Chart) -> Result<Vec<u8>, ReportError> {
             let y = 48 + 18 * i as i32;
             let colour = rgb(&series.colour);
             match series.style {
-                Style::Line | Style::Dashed => legend
+                Style::Line => legend
                     .draw(&PathElement::new(vec![(12, y), (30, y)], colour.stroke_width(2)))
+                    .map_err(draw_error)?,
+                Style::Dashed => legend
+                    .draw(&DashedPathElement::new(vec![(12, y), (30, y)], 4, 3, colour.stroke_width(2)))
                     .map_err(draw_error)?,
                 Style::Area { .. } | Style::Bars { .. } => {
                     legend.draw(&Rectangle::new([(12, y - 5), (30, y + 5)], colour.filled())).map_err(draw_error)?
                 }
             }
             legend
-                .draw(&Text::new(shorten(&series.name, 22), (36, y - 7), (FONT, 12).into_font().color(&BLACK)))
+                .draw(&Text::new(shorten(&series.name, 24), (36, y - 7), (FONT, 12).into_font().color(&BLACK)))
                 .map_err(draw_error)?;
         }
         root.present().map_err(draw_error)?;

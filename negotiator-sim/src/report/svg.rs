@@ -211,7 +211,7 @@ pub fn render(chart: &Chart) -> String {
             "{swatch}<text x=\"{}\" y=\"{:.1}\">{}</text>",
             RIGHT + 36.0,
             y + 4.0,
-            escape(&shorten(&series.name, 22))
+            escape(&shorten(&series.name, 24))
         );
     }
     s.push_str("</svg>\n");
