@@ -75,6 +75,8 @@ pub struct Slot {
 
 struct Host {
     startd: Startd,
+    /// Hosts of one machine type share it (slots alike weigh the same).
+    type_key: usize,
 }
 
 /// The pool.
@@ -88,6 +90,10 @@ pub struct Pool {
     dirty: BTreeSet<usize>,
     /// Some slot's `Rank` is an expression.
     pub any_rank_varies: bool,
+    /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
+    stale: BTreeSet<usize>,
+    /// Weights of slots alike: by host type and resources.
+    weights: HashMap<(usize, String), f64>,
     hosts: Vec<Host>,
     free_indices: Vec<usize>,
     weigher: Accountant,
@@ -132,6 +138,8 @@ impl Pool {
             free: BTreeSet::new(),
             dirty: BTreeSet::new(),
             any_rank_varies: false,
+            stale: BTreeSet::new(),
+            weights: HashMap::new(),
             hosts: Vec::new(),
             free_indices: Vec::new(),
             weigher,
@@ -161,6 +169,9 @@ impl Pool {
             text.push_str("SLOT_TYPE_0_PARTITIONABLE = false\n");
         }
         text.push_str(&m.startd_config);
+        // What is left of a partitionable slot after a claim is the
+        // simulation's business (see `run`), not the startd's.
+        text.push_str("\nCLAIM_PARTITIONABLE_LEFTOVERS = false\n");
         let origin = format!("{} (pool.machines[{k}])", scenario.path.display());
         let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
         let mut attributes = Vec::new();
@@ -179,12 +190,12 @@ impl Pool {
                 attributes: attributes.clone(),
                 ..Machine::default()
             };
-            self.add_startd(machine, &config, &origin)?;
+            self.add_startd(machine, &config, &origin, k)?;
         }
         Ok(())
     }
 
-    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str) -> Result<(), SimError> {
+    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str, type_key: usize) -> Result<(), SimError> {
         let mut startd = Startd::new(machine, config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
         let host = self.hosts.len();
         let ads = startd.ads();
@@ -198,7 +209,7 @@ impl Pool {
             let kind = if p { SlotKind::Partitionable { host, layout } } else { SlotKind::Static };
             self.push_slot(ad, kind);
         }
-        self.hosts.push(Host { startd });
+        self.hosts.push(Host { startd, type_key });
         Ok(())
     }
 
@@ -226,9 +237,10 @@ impl Pool {
                     "\nNUM_CPUS = {}\nMEMORY = {}\nDISK = {}\nSTARTD_DETECT_GPUS = false\n",
                     machine.cpus, machine.memory, machine.disk
                 ));
+                text.push_str("CLAIM_PARTITIONABLE_LEFTOVERS = false\n");
                 let origin = format!("{}, ad {}", path.display(), k + 1);
                 let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
-                self.add_startd(machine, &config, &origin)?;
+                self.add_startd(machine, &config, &origin, scenario.machines.len() + k)?;
                 continue;
             }
             let mut ad = ad;
@@ -309,18 +321,74 @@ impl Pool {
         !self.free.is_empty()
     }
 
-    /// Rebuilds the ads of the partitionable slots that changed.
+    /// Brings the partitionable slots that changed up to date: their
+    /// weight, and the ad of those that may be offered (the others' ads
+    /// wait for [`Pool::ensure_ads`]).
     pub fn sync(&mut self) {
         for i in std::mem::take(&mut self.dirty) {
-            let SlotKind::Partitionable { host, .. } = self.slots[i].kind else { continue };
-            if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
-                let weight = self.weigher.slot_weight(&ad);
-                self.total_weight += weight - self.slots[i].weight;
-                let s = &mut self.slots[i];
-                s.weight = weight;
-                s.ad = Arc::new(ad);
+            let SlotKind::Partitionable { host, layout } = self.slots[i].kind else { continue };
+            let weight = self.weight_of(host, layout, None);
+            self.total_weight += weight - self.slots[i].weight;
+            self.slots[i].weight = weight;
+            if self.free.contains(&i) {
+                self.rebuild(i);
+            } else {
+                self.stale.insert(i);
             }
         }
+    }
+
+    /// Rebuilds every ad that is out of date.
+    pub fn ensure_ads(&mut self) {
+        self.sync();
+        for i in std::mem::take(&mut self.stale) {
+            self.rebuild(i);
+        }
+    }
+
+    fn rebuild(&mut self, i: usize) {
+        self.stale.remove(&i);
+        let host = match self.slots[i].kind {
+            SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+            SlotKind::Static => return,
+        };
+        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
+            self.slots[i].ad = Arc::new(ad);
+        }
+    }
+
+    /// The weight of a slot of host `host`: its layout slot `layout`, or
+    /// its dynamic slot `dynamic`; computed from its ad once per host type
+    /// and resources.
+    fn weight_of(&mut self, host: usize, layout: usize, dynamic: Option<usize>) -> f64 {
+        let startd = &self.hosts[host].startd;
+        let slot = match dynamic {
+            Some(d) => startd.dynamic_slots().get(d).map(|d| &d.slot),
+            None => startd.layout().slots.get(layout),
+        };
+        let Some(slot) = slot else { return 0.0 };
+        let key = (
+            self.hosts[host].type_key,
+            format!(
+                "{:?}",
+                (
+                    slot.kind,
+                    slot.type_id,
+                    slot.cpus,
+                    slot.memory,
+                    slot.disk_fraction,
+                    &slot.custom,
+                    slot.fractional_cpus
+                )
+            ),
+        );
+        if let Some(&w) = self.weights.get(&key) {
+            return w;
+        }
+        let name = startd.slot_name(slot);
+        let w = startd.ad(&name).map_or(0.0, |ad| self.weigher.slot_weight(&ad));
+        self.weights.insert(key, w);
+        w
     }
 
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
@@ -331,10 +399,33 @@ impl Pool {
         };
         let name = self.slots[pslot].name.clone();
         let claim = self.hosts[host].startd.claim(&name, job).ok()?;
-        let ad = self.hosts[host].startd.ad(&claim.name)?;
         self.dirty.insert(pslot);
         self.update_free(pslot);
-        Some(self.push_slot(ad, SlotKind::Dynamic { host, parent: pslot }))
+        let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
+        let weight = self.weight_of(host, 0, Some(d));
+        let varies = self.slots[pslot].rank_varies;
+        let slot = Slot {
+            name: claim.name,
+            kind: SlotKind::Dynamic { host, parent: pslot },
+            rank_varies: varies,
+            ad: Arc::new(ClassAd::new()),
+            weight,
+            claim: None,
+            alive: true,
+        };
+        self.total_weight += weight;
+        let i = match self.free_indices.pop() {
+            Some(i) => {
+                self.slots[i] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        };
+        self.stale.insert(i);
+        Some(i)
     }
 
     /// Gives slot `i` to `claim`.
@@ -360,6 +451,7 @@ impl Pool {
             self.slots[i].alive = false;
             self.slots[i].ad = Arc::new(ClassAd::new());
             self.free_indices.push(i);
+            self.stale.remove(&i);
             self.dirty.insert(parent);
             self.update_free(parent);
         } else {
@@ -424,7 +516,7 @@ impl Pool {
     /// slots are the machine's, the busy weight is that of the claimed
     /// slots and the total that of the live ones.
     pub fn check(&mut self) -> Result<(), String> {
-        self.sync();
+        self.ensure_ads();
         let number = |ad: &ClassAd, name: &str| match ad.eval_attr(name) {
             Value::Int(i) => i as f64,
             Value::Real(r) => r,

@@ -131,6 +131,9 @@ pub struct Simulation {
     claim_delay: i64,
     interval: i64,
     worklife: i64,
+    /// CLAIM_PARTITIONABLE_LEFTOVERS: the schedd goes on carving a matched
+    /// partitionable slot for the autocluster's next jobs.
+    leftovers: bool,
     record_every: i64,
     negotiator: Negotiator,
     accountant: Accountant,
@@ -186,6 +189,11 @@ impl Simulation {
         let pool = Pool::build(scenario, Accountant::new(accountant_config))?;
         let interval = config_int(&config, "NEGOTIATOR_INTERVAL", 60)?.max(1);
         let worklife = config_int(&config, "CLAIM_WORKLIFE", 1200)?;
+        let leftovers = match config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS") {
+            Ok(v) => v,
+            Err(ConfigError::Undefined { .. }) => true,
+            Err(e) => return Err(e.into()),
+        };
         let priority_preemption = negotiator.settings.consider_preemption
             && !negotiator
                 .preemption_requirements
@@ -200,6 +208,7 @@ impl Simulation {
             claim_delay: scenario.claim_delay.max(0),
             interval,
             worklife,
+            leftovers,
             record_every: scenario.record_every,
             negotiator,
             accountant,
@@ -570,6 +579,7 @@ impl Simulation {
                 child
             };
             if !self.aggregate || preemptible {
+                self.pool.ensure_ads();
                 for i in 0..self.pool.slots.len() {
                     let s = &self.pool.slots[i];
                     if !s.alive {
@@ -626,6 +636,7 @@ impl Simulation {
             if self.aggregate {
                 self.push_placeholders(&folded, &mut ads, &mut index);
             } else {
+                self.pool.ensure_ads();
                 for i in 0..self.pool.slots.len() {
                     let s = &self.pool.slots[i];
                     if s.alive {
@@ -688,7 +699,7 @@ impl Simulation {
                 let ad = self.classes[class].ad.clone();
                 let Some(d) = self.pool.carve(slot, &ad) else { return };
                 self.assign(now, j, d, self.claim_delay);
-                while let Some(&(_, next)) = self.classes[class].idle.first() {
+                while let (true, Some(&(_, next))) = (self.leftovers, self.classes[class].idle.first()) {
                     let Some(d) = self.pool.carve(slot, &ad) else { break };
                     self.assign(now, next, d, self.claim_delay);
                 }
