@@ -78,7 +78,9 @@ struct Job {
     badput: i64,
     preemptions: i64,
     slot: Option<usize>,
-    last_slot: String,
+    /// The last slot's name, as an index into `Simulation::slot_names`
+    /// (`u32::MAX`: none).
+    last_slot: u32,
     epoch: u32,
 }
 
@@ -163,6 +165,9 @@ pub struct Simulation {
     /// Nothing changed since a cycle that matched nothing, every request
     /// rejected as matching no slot.
     quiet_since_futile_cycle: bool,
+    /// Names of the slots jobs were given, each once.
+    slot_names: Vec<String>,
+    slot_name_index: HashMap<String, u32>,
 }
 
 fn config_int(config: &Config, name: &str, default: i64) -> Result<i64, ConfigError> {
@@ -232,6 +237,8 @@ impl Simulation {
             last_groups: Vec::new(),
             last_recorded: None,
             quiet_since_futile_cycle: false,
+            slot_names: Vec::new(),
+            slot_name_index: HashMap::new(),
         };
         sim.accountant.update_priorities(sim.epoch0)?;
         let mut stream = 0u64;
@@ -376,8 +383,9 @@ impl Simulation {
             },
         };
         s.fired = true;
-        let t = t.ceil() as i64;
-        (t <= self.until).then_some(t)
+        // Events past the end stay in the queue: the run stops before them
+        // (and an `until` beyond the scenario's duration still has them).
+        Some(t.ceil() as i64)
     }
 
     fn add_job(&mut self, now: i64, submitter: usize, class: usize, id: JobId, runtime: i64) {
@@ -397,7 +405,7 @@ impl Simulation {
             badput: 0,
             preemptions: 0,
             slot: None,
-            last_slot: String::new(),
+            last_slot: u32::MAX,
             epoch: 0,
         });
         self.classes[class].idle.insert((id, j));
@@ -448,10 +456,7 @@ impl Simulation {
             next += 1;
         }
         if let Some(job) = self.trace.get(next) {
-            let t = job.submit - self.trace_offset;
-            if t <= self.until {
-                self.queue.schedule(t, Event::Trace { next });
-            }
+            self.queue.schedule(job.submit - self.trace_offset, Event::Trace { next });
         }
     }
 
@@ -461,7 +466,18 @@ impl Simulation {
         self.classes[job.class].idle.remove(&(job.id, j));
         job.state = State::Matched;
         job.slot = Some(slot);
-        job.last_slot = self.pool.slots[slot].name.clone();
+        let name = &self.pool.slots[slot].name;
+        let next = u32::try_from(self.slot_names.len()).unwrap_or(u32::MAX);
+        let id = match self.slot_name_index.get(name) {
+            Some(&id) => id,
+            None => {
+                self.slot_names.push(name.clone());
+                self.slot_name_index.insert(name.clone(), next);
+                next
+            }
+        };
+        let job = &mut self.jobs[j];
+        job.last_slot = id;
         job.epoch += 1;
         let (submitter, class, epoch) = (job.submitter, job.class, job.epoch);
         let s = &mut self.submitters[submitter];
@@ -928,7 +944,7 @@ impl Simulation {
                 run,
                 badput: j.badput,
                 preemptions: j.preemptions,
-                slot: j.last_slot.clone(),
+                slot: self.slot_names.get(j.last_slot as usize).cloned().unwrap_or_default(),
             }
         });
         f(&mut rows)
