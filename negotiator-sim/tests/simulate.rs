@@ -252,7 +252,7 @@ fn history_trace_replays_submission_and_run_times() {
     )
     .expect("writes");
     let s = Scenario::from_toml_str(
-        "duration = \"1h\"\nconfig = \"NEGOTIATOR_INTERVAL = 30\"\n[[pool.machines]]\ncpus = 4\nmemory = 8192\n\
+        "duration = \"1h\"\nconfig = \"NEGOTIATOR_INTERVAL = 30\"\nfirst_cycle = 10\n[[pool.machines]]\ncpus = 4\nmemory = 8192\n\
          [trace]\nfile = \"history.json\"\n",
         &dir.join("s.toml"),
     )
@@ -261,7 +261,8 @@ fn history_trace_replays_submission_and_run_times() {
     let jobs = r.table("jobs").expect("jobs");
     assert_eq!(strs(jobs, "job"), ["7.0", "7.1", "8.0"]);
     assert_eq!(ints(jobs, "submit"), [0, 0, 125]);
-    assert_eq!(ints(jobs, "start"), [0, 0, 150]);
+    // Cycles at 10, 40, 70, 100, 130, ...
+    assert_eq!(ints(jobs, "start"), [10, 10, 130]);
     assert_eq!(ints(jobs, "run"), [300, 200, 60]);
     assert_eq!(strs(jobs, "user"), ["amy@sim", "amy@sim", "bob@sim"]);
     assert_eq!(strs(jobs, "group"), ["", "", "group_x"]);

@@ -289,7 +289,7 @@ impl Simulation {
             }
             sim.trace = jobs;
         }
-        sim.queue.schedule(0, Event::Cycle);
+        sim.queue.schedule(scenario.first_cycle, Event::Cycle);
         Ok(sim)
     }
 
