@@ -138,6 +138,52 @@ fn static_pool_with_preemption_stays_consistent() {
 }
 
 #[test]
+fn retirement_time_protects_young_jobs_from_preemption() {
+    // The early user's jobs (4 h) hold every slot; the late user, with a
+    // better priority, may preempt them (PREEMPTION_REQUIREMENTS), but
+    // only jobs that have run their hour of retirement; and once the late
+    // user runs, its priority is still too good for the early one to take
+    // the slots back (its factor is ten times the late one's).
+    let text = |retirement: &str| {
+        format!(
+            r#"
+            duration = "3h"
+            config = """
+            NEGOTIATOR_INTERVAL = 60
+            PRIORITY_HALFLIFE = 600
+            PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+            {retirement}
+            """
+            [[pool.machines]]
+            count = 4
+            cpus = 1
+            memory = 2048
+            partitionable = false
+            [[users]]
+            name = "early"
+            priority_factor = 10000
+            arrival = {{ process = "burst", at = 0, jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            [[users]]
+            name = "late"
+            arrival = {{ process = "burst", at = "10m", jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            "#
+        )
+    };
+    let badput = |r: &Results| -> Vec<i64> {
+        let jobs = r.table("jobs").expect("jobs");
+        let users = strs(jobs, "user");
+        (0..users.len()).filter(|&i| users[i] == "early@sim").map(|i| ints(jobs, "badput")[i]).collect()
+    };
+    let without = run_checked(&scenario(&text("")));
+    // Preempted at the first cycle after the late jobs came (at 10 min).
+    assert_eq!(badput(&without), [600, 600, 600, 600]);
+    let with = run_checked(&scenario(&text("MaxJobRetirementTime = 3600")));
+    assert_eq!(badput(&with), [3600, 3600, 3600, 3600]);
+}
+
+#[test]
 fn partitionable_pool_stays_consistent_and_splits() {
     let r = run_checked(&scenario(PARTITIONABLE));
     let jobs = r.table("jobs").expect("jobs");

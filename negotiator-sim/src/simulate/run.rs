@@ -612,7 +612,8 @@ impl Simulation {
                             if !self.aggregate || self.priority_preemption || s.rank_varies {
                                 let sub = &self.submitters[c.submitter];
                                 let job_ad = &self.classes[c.class].ad;
-                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad));
+                                let ran = self.ran(c.job, now);
+                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad, ran));
                                 index.push(Some(i));
                                 folded[c.submitter] -= s.weight;
                             }
@@ -634,8 +635,12 @@ impl Simulation {
             if !outcome.groups.is_empty() {
                 self.last_groups = outcome.groups.clone();
             }
-            let futile =
-                outcome.matches.is_empty() && outcome.rejections.iter().all(|r| r.reason == RejectReason::NoMatch);
+            // Without preemption, a cycle that matched nothing because no
+            // slot fits would do the same again until a job or a slot
+            // comes (with preemption, priorities and retirement times move).
+            let futile = !preemptible
+                && outcome.matches.is_empty()
+                && outcome.rejections.iter().all(|r| r.reason == RejectReason::NoMatch);
             for m in &outcome.matches {
                 let Some(Some(slot)) = index.get(m.slot_index).copied() else { continue };
                 if m.claim != ClaimKind::Unclaimed {
@@ -659,7 +664,8 @@ impl Simulation {
                         ads.push(match &s.claim {
                             Some(c) => {
                                 let sub = &self.submitters[c.submitter];
-                                self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad)
+                                let ran = self.ran(c.job, now);
+                                self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad, ran)
                             }
                             None => (*s.ad).clone(),
                         });
@@ -684,6 +690,14 @@ impl Simulation {
             self.record_users(now);
         }
         Ok(full)
+    }
+
+    /// Seconds job `j` has run at `now` (0 when not running).
+    fn ran(&self, j: usize, now: i64) -> i64 {
+        match self.jobs.get(j) {
+            Some(job) if job.state == State::Running => now - job.started,
+            _ => 0,
+        }
     }
 
     fn push_placeholders(&self, weights: &[f64], ads: &mut Vec<ClassAd>, index: &mut Vec<Option<usize>>) {
