@@ -936,32 +936,37 @@ impl Simulation {
     }
 
     fn finish(self) -> Results {
-        self.results()
+        let Simulation { recorder, jobs, submitters, slot_names, until, cycles, full_cycles, events, .. } = self;
+        let mut rows = jobs.iter().map(|j| job_row(j, &submitters, &slot_names, until));
+        recorder.finish(&mut rows, cycles, full_cycles, events)
     }
 
     fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
-        let mut rows = self.jobs.iter().map(|j| {
-            let s = &self.submitters[j.submitter];
-            let (wait, run) = match j.state {
-                State::Idle | State::Matched => (j.wait + (self.until - j.idle_since).max(0), 0),
-                State::Running => (j.wait, 0),
-                State::Done => (j.wait, j.runtime),
-            };
-            JobRow {
-                job: j.id.to_string(),
-                user: s.user.clone(),
-                group: s.group.clone(),
-                submit: j.submit,
-                start: j.first_start,
-                end: j.end,
-                wait,
-                run,
-                badput: j.badput,
-                preemptions: j.preemptions,
-                slot: self.slot_names.get(j.last_slot as usize).cloned().unwrap_or_default(),
-            }
-        });
+        let mut rows = self.jobs.iter().map(|j| job_row(j, &self.submitters, &self.slot_names, self.until));
         f(&mut rows)
+    }
+}
+
+/// One job's row of the `jobs` table at the end `until`.
+fn job_row(j: &Job, submitters: &[Submitter], slot_names: &[String], until: i64) -> JobRow {
+    let s = &submitters[j.submitter];
+    let (wait, run) = match j.state {
+        State::Idle | State::Matched => (j.wait + (until - j.idle_since).max(0), 0),
+        State::Running => (j.wait, 0),
+        State::Done => (j.wait, j.runtime),
+    };
+    JobRow {
+        job: j.id.to_string(),
+        user: s.user.clone(),
+        group: s.group.clone(),
+        submit: j.submit,
+        start: j.first_start,
+        end: j.end,
+        wait,
+        run,
+        badput: j.badput,
+        preemptions: j.preemptions,
+        slot: slot_names.get(j.last_slot as usize).cloned().unwrap_or_default(),
     }
 }
 
