@@ -424,3 +424,25 @@ fn print_digests() {
         println!("digest {:016x} {:?}", h.finish(), r.summary);
     }
 }
+
+#[test]
+fn extreme_values_do_not_overflow() {
+    // Run times of a heavy tail far beyond any horizon, a huge interval.
+    let s = scenario(
+        r#"
+        duration = "1d"
+        config = "NEGOTIATOR_INTERVAL = 9223372036854775000"
+        [[pool.machines]]
+        cpus = 2
+        memory = 4096
+        [[users]]
+        name = "u"
+        arrival = { process = "poisson", mean_interval = "1m" }
+        runtime = { distribution = "lognormal", median = "1h", sigma = 60 }
+        "#,
+    );
+    let r = run_checked(&s);
+    let cycles = r.table("cycles").expect("cycles");
+    assert_eq!(ints(cycles, "time"), [0]);
+    assert!(r.summary.jobs > 1000);
+}

@@ -29,6 +29,10 @@ use super::scenario::{Arrival, Scenario, TraceFormat};
 use super::trace::{read_trace, TraceJob};
 use super::SimError;
 
+/// The longest run time a job is given (a hundred years): longer draws
+/// of a heavy-tailed distribution are cut to it.
+const MAX_RUNTIME: i64 = 100 * 365 * 86400;
+
 /// Where a run is, for a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
@@ -395,7 +399,7 @@ impl Simulation {
             submitter,
             class,
             submit: now,
-            runtime: runtime.max(0),
+            runtime: runtime.clamp(0, MAX_RUNTIME),
             state: State::Idle,
             idle_since: now,
             started: -1,
@@ -485,7 +489,7 @@ impl Simulation {
         s.matched += 1;
         s.weight += self.pool.slots[slot].weight;
         self.pool.claim(slot, Claim { job: j, submitter, class, since: now });
-        self.queue.schedule(now + delay, Event::Start { job: j, epoch });
+        self.queue.schedule(now.saturating_add(delay), Event::Start { job: j, epoch });
     }
 
     /// Job `j` loses its slot at `now` and is idle again; the work done is
@@ -537,7 +541,7 @@ impl Simulation {
         let s = &mut self.submitters[job.submitter];
         s.matched -= 1;
         s.running += 1;
-        self.queue.schedule(now + job.runtime, Event::Complete { job: j, epoch });
+        self.queue.schedule(now.saturating_add(job.runtime), Event::Complete { job: j, epoch });
     }
 
     fn on_complete(&mut self, now: i64, j: usize, epoch: u32) {
@@ -828,7 +832,7 @@ impl Simulation {
         match event {
             Event::Cycle => {
                 let full = self.on_cycle(now)?;
-                self.queue.schedule(now + self.interval, Event::Cycle);
+                self.queue.schedule(now.saturating_add(self.interval), Event::Cycle);
                 progress(&Progress {
                     time: now,
                     until: self.until,
