@@ -71,10 +71,14 @@ pub struct Slot {
     pub claim: Option<Claim>,
     /// False for a dynamic slot that is gone.
     pub alive: bool,
+    /// The startd's `MaxJobRetirementTime`, if set.
+    pub retirement: Option<classad::Expr>,
 }
 
 struct Host {
     startd: Startd,
+    /// Hosts of one machine type share it (slots alike weigh the same).
+    type_key: usize,
 }
 
 /// The pool.
@@ -88,6 +92,12 @@ pub struct Pool {
     dirty: BTreeSet<usize>,
     /// Some slot's `Rank` is an expression.
     pub any_rank_varies: bool,
+    /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
+    stale: BTreeSet<usize>,
+    /// Weights of slots alike: by host type and resources.
+    weights: HashMap<(usize, String), f64>,
+    /// `MaxJobRetirementTime` of the slots being added.
+    retirement: Option<classad::Expr>,
     hosts: Vec<Host>,
     free_indices: Vec<usize>,
     weigher: Accountant,
@@ -132,6 +142,9 @@ impl Pool {
             free: BTreeSet::new(),
             dirty: BTreeSet::new(),
             any_rank_varies: false,
+            stale: BTreeSet::new(),
+            weights: HashMap::new(),
+            retirement: None,
             hosts: Vec::new(),
             free_indices: Vec::new(),
             weigher,
@@ -161,6 +174,9 @@ impl Pool {
             text.push_str("SLOT_TYPE_0_PARTITIONABLE = false\n");
         }
         text.push_str(&m.startd_config);
+        // What is left of a partitionable slot after a claim is the
+        // simulation's business (see `run`), not the startd's.
+        text.push_str("\nCLAIM_PARTITIONABLE_LEFTOVERS = false\n");
         let origin = format!("{} (pool.machines[{k}])", scenario.path.display());
         let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
         let mut attributes = Vec::new();
@@ -179,12 +195,13 @@ impl Pool {
                 attributes: attributes.clone(),
                 ..Machine::default()
             };
-            self.add_startd(machine, &config, &origin)?;
+            self.add_startd(machine, &config, &origin, k)?;
         }
         Ok(())
     }
 
-    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str) -> Result<(), SimError> {
+    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str, type_key: usize) -> Result<(), SimError> {
+        self.retirement = config.get_expr_opt("MaxJobRetirementTime").map_err(|e| SimError::Pool(e.to_string()))?;
         let mut startd = Startd::new(machine, config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
         let host = self.hosts.len();
         let ads = startd.ads();
@@ -198,13 +215,14 @@ impl Pool {
             let kind = if p { SlotKind::Partitionable { host, layout } } else { SlotKind::Static };
             self.push_slot(ad, kind);
         }
-        self.hosts.push(Host { startd });
+        self.hosts.push(Host { startd, type_key });
         Ok(())
     }
 
     fn add_dump(&mut self, scenario: &Scenario, path: &std::path::Path, ads: Vec<ClassAd>) -> Result<(), SimError> {
         let config = Config::parse_str(&scenario.config, &scenario.path.display().to_string())
             .map_err(|e| SimError::Pool(e.to_string()))?;
+        let retirement = config.get_expr_opt("MaxJobRetirementTime").map_err(|e| SimError::Pool(e.to_string()))?;
         let opts = options();
         for (k, ad) in ads.into_iter().enumerate() {
             let ctx = EvalContext::new(&opts).my(&ad);
@@ -226,9 +244,10 @@ impl Pool {
                     "\nNUM_CPUS = {}\nMEMORY = {}\nDISK = {}\nSTARTD_DETECT_GPUS = false\n",
                     machine.cpus, machine.memory, machine.disk
                 ));
+                text.push_str("CLAIM_PARTITIONABLE_LEFTOVERS = false\n");
                 let origin = format!("{}, ad {}", path.display(), k + 1);
                 let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
-                self.add_startd(machine, &config, &origin)?;
+                self.add_startd(machine, &config, &origin, scenario.machines.len() + k)?;
                 continue;
             }
             let mut ad = ad;
@@ -242,7 +261,7 @@ impl Pool {
             if ad.lookup("Name").is_none() {
                 return Err(SimError::Pool(format!("{}: ad {}: a slot without Name", path.display(), k + 1)));
             }
-            let _ = &config;
+            self.retirement = retirement.clone();
             self.push_slot(ad, SlotKind::Static);
         }
         Ok(())
@@ -257,7 +276,16 @@ impl Pool {
         self.total_weight += weight;
         let varies = rank_varies(&ad);
         self.any_rank_varies |= varies;
-        let slot = Slot { name, kind, rank_varies: varies, ad: Arc::new(ad), weight, claim: None, alive: true };
+        let slot = Slot {
+            name,
+            kind,
+            rank_varies: varies,
+            ad: Arc::new(ad),
+            weight,
+            claim: None,
+            alive: true,
+            retirement: self.retirement.clone(),
+        };
         let i = match self.free_indices.pop() {
             Some(i) => {
                 self.slots[i] = slot;
@@ -309,18 +337,74 @@ impl Pool {
         !self.free.is_empty()
     }
 
-    /// Rebuilds the ads of the partitionable slots that changed.
+    /// Brings the partitionable slots that changed up to date: their
+    /// weight, and the ad of those that may be offered (the others' ads
+    /// wait for [`Pool::ensure_ads`]).
     pub fn sync(&mut self) {
         for i in std::mem::take(&mut self.dirty) {
-            let SlotKind::Partitionable { host, .. } = self.slots[i].kind else { continue };
-            if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
-                let weight = self.weigher.slot_weight(&ad);
-                self.total_weight += weight - self.slots[i].weight;
-                let s = &mut self.slots[i];
-                s.weight = weight;
-                s.ad = Arc::new(ad);
+            let SlotKind::Partitionable { host, layout } = self.slots[i].kind else { continue };
+            let weight = self.weight_of(host, layout, None);
+            self.total_weight += weight - self.slots[i].weight;
+            self.slots[i].weight = weight;
+            if self.free.contains(&i) {
+                self.rebuild(i);
+            } else {
+                self.stale.insert(i);
             }
         }
+    }
+
+    /// Rebuilds every ad that is out of date.
+    pub fn ensure_ads(&mut self) {
+        self.sync();
+        for i in std::mem::take(&mut self.stale) {
+            self.rebuild(i);
+        }
+    }
+
+    fn rebuild(&mut self, i: usize) {
+        self.stale.remove(&i);
+        let host = match self.slots[i].kind {
+            SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+            SlotKind::Static => return,
+        };
+        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
+            self.slots[i].ad = Arc::new(ad);
+        }
+    }
+
+    /// The weight of a slot of host `host`: its layout slot `layout`, or
+    /// its dynamic slot `dynamic`; computed from its ad once per host type
+    /// and resources.
+    fn weight_of(&mut self, host: usize, layout: usize, dynamic: Option<usize>) -> f64 {
+        let startd = &self.hosts[host].startd;
+        let slot = match dynamic {
+            Some(d) => startd.dynamic_slots().get(d).map(|d| &d.slot),
+            None => startd.layout().slots.get(layout),
+        };
+        let Some(slot) = slot else { return 0.0 };
+        let key = (
+            self.hosts[host].type_key,
+            format!(
+                "{:?}",
+                (
+                    slot.kind,
+                    slot.type_id,
+                    slot.cpus,
+                    slot.memory,
+                    slot.disk_fraction,
+                    &slot.custom,
+                    slot.fractional_cpus
+                )
+            ),
+        );
+        if let Some(&w) = self.weights.get(&key) {
+            return w;
+        }
+        let name = startd.slot_name(slot);
+        let w = startd.ad(&name).map_or(0.0, |ad| self.weigher.slot_weight(&ad));
+        self.weights.insert(key, w);
+        w
     }
 
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
@@ -331,10 +415,34 @@ impl Pool {
         };
         let name = self.slots[pslot].name.clone();
         let claim = self.hosts[host].startd.claim(&name, job).ok()?;
-        let ad = self.hosts[host].startd.ad(&claim.name)?;
         self.dirty.insert(pslot);
         self.update_free(pslot);
-        Some(self.push_slot(ad, SlotKind::Dynamic { host, parent: pslot }))
+        let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
+        let weight = self.weight_of(host, 0, Some(d));
+        let varies = self.slots[pslot].rank_varies;
+        let slot = Slot {
+            name: claim.name,
+            kind: SlotKind::Dynamic { host, parent: pslot },
+            rank_varies: varies,
+            ad: Arc::new(ClassAd::new()),
+            weight,
+            claim: None,
+            alive: true,
+            retirement: self.slots[pslot].retirement.clone(),
+        };
+        self.total_weight += weight;
+        let i = match self.free_indices.pop() {
+            Some(i) => {
+                self.slots[i] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        };
+        self.stale.insert(i);
+        Some(i)
     }
 
     /// Gives slot `i` to `claim`.
@@ -360,6 +468,7 @@ impl Pool {
             self.slots[i].alive = false;
             self.slots[i].ad = Arc::new(ClassAd::new());
             self.free_indices.push(i);
+            self.stale.remove(&i);
             self.dirty.insert(parent);
             self.update_free(parent);
         } else {
@@ -368,9 +477,12 @@ impl Pool {
     }
 
     /// The ad of claimed slot `i` as the collector has it: `Claimed`,
-    /// `Busy`, who runs there (`RemoteUser`, `AccountingGroup`) and how the
-    /// slot ranks the job (`CurrentRank`).
-    pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd) -> ClassAd {
+    /// `Busy`, who runs there (`RemoteUser`, `AccountingGroup`), how the
+    /// slot ranks the job (`CurrentRank`) and, with a
+    /// `MaxJobRetirementTime`, the retirement left to a job that has run
+    /// `ran` seconds (`RetirementTimeRemaining`: the negotiator leaves
+    /// such slots alone unless `NEGOTIATOR_CONSIDER_EARLY_PREEMPTION`).
+    pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd, ran: i64) -> ClassAd {
         let s = &self.slots[i];
         let mut ad = ClassAd::new();
         ad.chain_to(s.ad.clone());
@@ -388,6 +500,14 @@ impl Pool {
             _ => 0.0,
         };
         ad.insert("CurrentRank", rank);
+        if let Some(expr) = &s.retirement {
+            let most = match EvalContext::new(&opts).my(&s.ad).target(job).eval(expr) {
+                Value::Int(i) => i,
+                Value::Real(r) if r.is_finite() => r as i64,
+                _ => 0,
+            };
+            ad.insert("RetirementTimeRemaining", (most - ran.max(0)).max(0));
+        }
         ad
     }
 }
@@ -424,7 +544,7 @@ impl Pool {
     /// slots are the machine's, the busy weight is that of the claimed
     /// slots and the total that of the live ones.
     pub fn check(&mut self) -> Result<(), String> {
-        self.sync();
+        self.ensure_ads();
         let number = |ad: &ClassAd, name: &str| match ad.eval_attr(name) {
             Value::Int(i) => i as f64,
             Value::Real(r) => r,
