@@ -49,52 +49,111 @@ fn sim_error(e: SimError) -> PyErr {
 /// users and their workloads (or a recorded trace), the duration and the
 /// seed, from TOML (the format of `negotiator-sim simulate`).
 ///
-/// `Scenario(text, path=None, seed=None)`: from TOML text; `path` names
-/// it in errors and anchors its relative file names (the current
-/// directory without it); `seed` overrides the scenario's.
-/// `Scenario.read(path)` reads a file. Scenarios pickle (as their text).
+/// `Scenario(text, path=None, seed=None, config=None)`: from TOML text;
+/// `path` names it in errors and anchors its relative file names (the
+/// current directory without it); `seed` overrides the scenario's;
+/// `config` is HTCondor configuration read after the scenario's own (its
+/// definitions win: a policy to try). `Scenario.read(path)` reads a file.
+/// Scenarios pickle (as their text).
 #[pyclass(name = "Scenario", module = "classad_rs", frozen)]
 pub(crate) struct PyScenario {
     pub(crate) scenario: Scenario,
     text: String,
     origin: Option<PathBuf>,
+    /// Configuration added after the scenario's.
+    extra_config: String,
 }
 
 impl PyScenario {
-    fn parse(py: Python<'_>, text: String, origin: Option<PathBuf>, seed: Option<u64>) -> PyResult<PyScenario> {
-        let path = origin.clone().unwrap_or_else(|| PathBuf::from(TEXT_ORIGIN));
-        let mut scenario = py.detach(|| Scenario::from_toml_str(&text, &path)).map_err(scenario_error)?;
-        if let Some(seed) = seed {
-            scenario.seed = seed;
+    fn copy(&self) -> PyScenario {
+        PyScenario {
+            scenario: self.scenario.clone(),
+            text: self.text.clone(),
+            origin: self.origin.clone(),
+            extra_config: self.extra_config.clone(),
         }
-        Ok(PyScenario { scenario, text, origin })
+    }
+
+    fn parse(
+        py: Python<'_>,
+        text: String,
+        origin: Option<PathBuf>,
+        seed: Option<u64>,
+        config: Option<String>,
+    ) -> PyResult<PyScenario> {
+        let path = origin.clone().unwrap_or_else(|| PathBuf::from(TEXT_ORIGIN));
+        let scenario = py.detach(|| Scenario::from_toml_str(&text, &path)).map_err(scenario_error)?;
+        let mut me = PyScenario { scenario, text, origin, extra_config: String::new() };
+        if let Some(seed) = seed {
+            me.scenario.seed = seed;
+        }
+        if let Some(config) = config {
+            me.add_config(&config);
+        }
+        Ok(me)
+    }
+
+    fn add_config(&mut self, config: &str) {
+        for text in [&mut self.scenario.config, &mut self.extra_config] {
+            text.push_str(config);
+            if !config.ends_with('\n') {
+                text.push('\n');
+            }
+        }
     }
 }
 
 #[pymethods]
 impl PyScenario {
     #[new]
-    #[pyo3(signature = (text, path=None, seed=None))]
-    fn new(py: Python<'_>, text: String, path: Option<PathBuf>, seed: Option<u64>) -> PyResult<PyScenario> {
-        PyScenario::parse(py, text, path, seed)
+    #[pyo3(signature = (text, path=None, seed=None, config=None))]
+    fn new(
+        py: Python<'_>,
+        text: String,
+        path: Option<PathBuf>,
+        seed: Option<u64>,
+        config: Option<String>,
+    ) -> PyResult<PyScenario> {
+        PyScenario::parse(py, text, path, seed, config)
     }
 
     /// The scenario in the TOML file at `path` (`OSError` when it cannot be
     /// read, `ClassAdException` when it is wrong).
     #[classmethod]
-    #[pyo3(signature = (path, seed=None))]
-    fn read(_cls: &Bound<'_, PyType>, py: Python<'_>, path: PathBuf, seed: Option<u64>) -> PyResult<PyScenario> {
+    #[pyo3(signature = (path, seed=None, config=None))]
+    fn read(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        path: PathBuf,
+        seed: Option<u64>,
+        config: Option<String>,
+    ) -> PyResult<PyScenario> {
         let text = py
             .detach(|| std::fs::read_to_string(&path))
             .map_err(|source| scenario_error(ScenarioError::Io { path: path.clone(), source }))?;
-        PyScenario::parse(py, text, Some(path), seed)
+        PyScenario::parse(py, text, Some(path), seed, config)
     }
 
     /// The same scenario with seed `seed`.
     fn with_seed(&self, seed: u64) -> PyScenario {
-        let mut scenario = self.scenario.clone();
-        scenario.seed = seed;
-        PyScenario { scenario, text: self.text.clone(), origin: self.origin.clone() }
+        let mut copy = self.copy();
+        copy.scenario.seed = seed;
+        copy
+    }
+
+    /// The same scenario with HTCondor configuration `config` read after
+    /// its own (`"PRIORITY_HALFLIFE = 600"`): its definitions win.
+    fn with_config(&self, config: &str) -> PyScenario {
+        let mut copy = self.copy();
+        copy.add_config(config);
+        copy
+    }
+
+    /// The configuration added to the scenario's (`config`,
+    /// `with_config`), `""` without.
+    #[getter]
+    fn extra_config(&self) -> &str {
+        &self.extra_config
     }
 
     /// The seed of its random numbers.
@@ -121,8 +180,8 @@ impl PyScenario {
         &self.text
     }
 
-    /// Its HTCondor configuration text (the `config_file`'s contents, then
-    /// the inline `config`).
+    /// Its HTCondor configuration text (the `config_file`'s contents, the
+    /// inline `config`, then what `with_config` added).
     #[getter]
     fn config(&self) -> &str {
         &self.scenario.config
@@ -136,12 +195,19 @@ impl PyScenario {
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let me = slf.get();
-        let args = (me.text.clone(), me.origin.clone(), me.scenario.seed);
+        let extra = (!me.extra_config.is_empty()).then(|| me.extra_config.clone());
+        let args = (me.text.clone(), me.origin.clone(), me.scenario.seed, extra);
         PyTuple::new(slf.py(), [slf.get_type().into_any(), args.into_pyobject(slf.py())?.into_any()])
     }
 
+    /// Scenarios are equal when made from the same text, path, seed and
+    /// added configuration.
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyScenario>().is_ok_and(|o| o.get().scenario == self.scenario)
+        other.cast::<PyScenario>().is_ok_and(|o| {
+            let o = o.get();
+            (&o.text, &o.origin, o.scenario.seed, &o.extra_config)
+                == (&self.text, &self.origin, self.scenario.seed, &self.extra_config)
+        })
     }
 
     fn __repr__(&self) -> String {

@@ -2,6 +2,7 @@
 cluster when given a client, else in parallel threads of this process
 (a simulation releases the GIL while it runs)."""
 
+import importlib
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -12,9 +13,10 @@ from . import Scenario, Simulation, SimulationResults
 ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
 
 # One run: the scenario's TOML text, the file it came from (absolute, so
-# that its relative file names resolve in any worker), the seed and the
-# end. Plain values, so that a Dask worker gets them pickled.
-_Spec = tuple[str, Optional[str], Optional[int], Optional[int]]
+# that its relative file names resolve in any worker), the seed, the
+# configuration added to the scenario's, and the end. Plain values, so
+# that a Dask worker gets them pickled.
+_Spec = tuple[str, Optional[str], Optional[int], Optional[str], Optional[int]]
 
 
 def _is_toml_text(text: str) -> bool:
@@ -25,20 +27,22 @@ def _is_toml_text(text: str) -> bool:
 
 def _spec(item: ScenarioLike, seed: Optional[int], until: Optional[int]) -> _Spec:
     if isinstance(item, Scenario):
-        path = item.path
-        return (item.text, None if path is None else os.path.abspath(path), item.seed if seed is None else seed, until)
+        origin = None if item.path is None else os.path.abspath(item.path)
+        return (item.text, origin, item.seed if seed is None else seed, item.extra_config or None, until)
     if isinstance(item, str) and _is_toml_text(item):
-        return (item, None, seed, until)
+        return (item, None, seed, None, until)
     if isinstance(item, (str, os.PathLike)):
         path = os.path.abspath(os.fspath(item))
         with open(path, encoding="utf-8") as f:
-            return (f.read(), path, seed, until)
+            return (f.read(), path, seed, None, until)
     raise TypeError(f"sweep: a scenario is a Scenario, TOML text or a path, not {type(item).__name__}")
 
 
-def _run(text: str, path: Optional[str], seed: Optional[int], until: Optional[int]) -> SimulationResults:
+def _run(
+    text: str, path: Optional[str], seed: Optional[int], config: Optional[str], until: Optional[int]
+) -> SimulationResults:
     """One simulation, from plain values: what a worker runs."""
-    scenario = Scenario(text, path, seed)
+    scenario = Scenario(text, path, seed, config)
     return Simulation(scenario).run(until)
 
 
@@ -78,9 +82,8 @@ def sweep(
     if client is not None:
         futures = [client.submit(_run, *spec, pure=False) for spec in specs]
         if progress is not None:
-            from distributed import as_completed as dask_completed
-
-            for _ in dask_completed(futures):
+            distributed = importlib.import_module("distributed")
+            for _ in distributed.as_completed(futures):
                 done += 1
                 progress(done, total)
         results: list[SimulationResults] = client.gather(futures)
