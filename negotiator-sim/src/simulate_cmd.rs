@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use negotiator_sim::output::{write_tables, Format};
 use negotiator_sim::simulate::results::Results;
 use negotiator_sim::simulate::run::{Progress, Simulation};
 use negotiator_sim::simulate::scenario::{parse_duration, Scenario};
@@ -19,9 +20,14 @@ pub struct Args {
     /// The seed (default: the scenario's).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
-    /// Write the result tables into this directory.
+    /// Write the result tables into this directory (`users`, `groups`,
+    /// `cycles`, `jobs`; `negotiator-sim report DIR` charts them).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// File formats of the tables: `csv`, `parquet`, or both
+    /// (`csv,parquet`).
+    #[arg(long, value_name = "LIST", default_value = "csv")]
+    format: String,
     /// Simulate this long instead of the scenario's duration (`90m`,
     /// `7d`, seconds).
     #[arg(long, value_name = "DURATION")]
@@ -55,6 +61,14 @@ fn simulate(args: &Args) -> Result<(), String> {
     if let Some(dir) = &args.out {
         // Checked before the run, so that a long run is not lost.
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut formats = Vec::new();
+    for name in args.format.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        formats.push(match name {
+            "csv" => Format::Csv,
+            "parquet" => Format::Parquet,
+            other => return Err(format!("--format: `{other}` is not csv or parquet")),
+        });
     }
     let started = Instant::now();
     let sim = Simulation::with_seed(&scenario, args.seed.unwrap_or(scenario.seed)).map_err(|e| e.to_string())?;
@@ -108,10 +122,10 @@ fn simulate(args: &Args) -> Result<(), String> {
         eprintln!("{}", summary(&results, built.as_secs_f64(), wall));
     }
     if let Some(dir) = &args.out {
-        return Err(format!(
-            "writing the tables to {} needs the CSV/Parquet writers, which this build does not have yet",
-            dir.display()
-        ));
+        let written = write_tables(dir, &results.tables, &formats).map_err(|e| e.to_string())?;
+        if !args.quiet {
+            eprintln!("wrote {} files in {}", written.len(), dir.display());
+        }
     }
     Ok(())
 }

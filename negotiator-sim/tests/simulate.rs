@@ -363,3 +363,17 @@ proptest! {
         }
     }
 }
+
+/// Prints a digest of the results of the test scenarios (to compare two
+/// versions of the simulator that should decide the same).
+#[test]
+#[ignore]
+fn print_digests() {
+    use std::hash::{Hash, Hasher};
+    for text in [STATIC_PREEMPTING, PARTITIONABLE] {
+        let r = Simulation::new(&scenario(text)).expect("builds").run(None, &mut |_| {}).expect("runs");
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", r.tables).hash(&mut h);
+        println!("digest {:016x} {:?}", h.finish(), r.summary);
+    }
+}

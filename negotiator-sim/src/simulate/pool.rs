@@ -7,7 +7,7 @@
 //! and goes away when its claim ends (its resources return to the
 //! partitionable slot).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
@@ -27,6 +27,8 @@ pub enum SlotKind {
     Partitionable {
         /// Index of its host.
         host: usize,
+        /// Its place in the host's layout.
+        layout: usize,
     },
     /// A dynamic slot carved from partitionable slot `parent`.
     Dynamic {
@@ -58,8 +60,8 @@ pub struct Slot {
     /// Its kind.
     pub kind: SlotKind,
     /// Its ad as the startd advertises it without a job (a dynamic slot's
-    /// as the startd made it).
-    pub ad: ClassAd,
+    /// as the startd made it); shared with the cycles that see it.
+    pub ad: Arc<ClassAd>,
     /// Its `SlotWeight`.
     pub weight: f64,
     /// Whether its `Rank` is an expression (so that it may prefer another
@@ -73,12 +75,25 @@ pub struct Slot {
 
 struct Host {
     startd: Startd,
+    /// Hosts of one machine type share it (slots alike weigh the same).
+    type_key: usize,
 }
 
 /// The pool.
 pub struct Pool {
     /// Every slot ever (dead dynamic slots are reused).
     pub slots: Vec<Slot>,
+    /// The slots a cycle may be offered: live, unclaimed, not dynamic, with
+    /// something left.
+    free: BTreeSet<usize>,
+    /// Partitionable slots whose ad is out of date (rebuilt by [`Pool::sync`]).
+    dirty: BTreeSet<usize>,
+    /// Some slot's `Rank` is an expression.
+    pub any_rank_varies: bool,
+    /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
+    stale: BTreeSet<usize>,
+    /// Weights of slots alike: by host type and resources.
+    weights: HashMap<(usize, String), f64>,
     hosts: Vec<Host>,
     free_indices: Vec<usize>,
     weigher: Accountant,
@@ -120,6 +135,11 @@ impl Pool {
     pub fn build(scenario: &Scenario, weigher: Accountant) -> Result<Pool, SimError> {
         let mut pool = Pool {
             slots: Vec::new(),
+            free: BTreeSet::new(),
+            dirty: BTreeSet::new(),
+            any_rank_varies: false,
+            stale: BTreeSet::new(),
+            weights: HashMap::new(),
             hosts: Vec::new(),
             free_indices: Vec::new(),
             weigher,
@@ -149,6 +169,9 @@ impl Pool {
             text.push_str("SLOT_TYPE_0_PARTITIONABLE = false\n");
         }
         text.push_str(&m.startd_config);
+        // What is left of a partitionable slot after a claim is the
+        // simulation's business (see `run`), not the startd's.
+        text.push_str("\nCLAIM_PARTITIONABLE_LEFTOVERS = false\n");
         let origin = format!("{} (pool.machines[{k}])", scenario.path.display());
         let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
         let mut attributes = Vec::new();
@@ -167,12 +190,12 @@ impl Pool {
                 attributes: attributes.clone(),
                 ..Machine::default()
             };
-            self.add_startd(machine, &config, &origin)?;
+            self.add_startd(machine, &config, &origin, k)?;
         }
         Ok(())
     }
 
-    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str) -> Result<(), SimError> {
+    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str, type_key: usize) -> Result<(), SimError> {
         let mut startd = Startd::new(machine, config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
         let host = self.hosts.len();
         let ads = startd.ads();
@@ -182,11 +205,11 @@ impl Pool {
             .iter()
             .map(|s| s.kind == matchmaker::startd::slots::SlotKind::Partitionable)
             .collect();
-        for (ad, p) in ads.into_iter().zip(partitionable) {
-            let kind = if p { SlotKind::Partitionable { host } } else { SlotKind::Static };
+        for (layout, (ad, p)) in ads.into_iter().zip(partitionable).enumerate() {
+            let kind = if p { SlotKind::Partitionable { host, layout } } else { SlotKind::Static };
             self.push_slot(ad, kind);
         }
-        self.hosts.push(Host { startd });
+        self.hosts.push(Host { startd, type_key });
         Ok(())
     }
 
@@ -214,9 +237,10 @@ impl Pool {
                     "\nNUM_CPUS = {}\nMEMORY = {}\nDISK = {}\nSTARTD_DETECT_GPUS = false\n",
                     machine.cpus, machine.memory, machine.disk
                 ));
+                text.push_str("CLAIM_PARTITIONABLE_LEFTOVERS = false\n");
                 let origin = format!("{}, ad {}", path.display(), k + 1);
                 let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
-                self.add_startd(machine, &config, &origin)?;
+                self.add_startd(machine, &config, &origin, scenario.machines.len() + k)?;
                 continue;
             }
             let mut ad = ad;
@@ -243,8 +267,10 @@ impl Pool {
         };
         let weight = self.weigher.slot_weight(&ad);
         self.total_weight += weight;
-        let slot = Slot { name, kind, rank_varies: rank_varies(&ad), ad, weight, claim: None, alive: true };
-        match self.free_indices.pop() {
+        let varies = rank_varies(&ad);
+        self.any_rank_varies |= varies;
+        let slot = Slot { name, kind, rank_varies: varies, ad: Arc::new(ad), weight, claim: None, alive: true };
+        let i = match self.free_indices.pop() {
             Some(i) => {
                 self.slots[i] = slot;
                 i
@@ -253,52 +279,153 @@ impl Pool {
                 self.slots.push(slot);
                 self.slots.len() - 1
             }
+        };
+        self.update_free(i);
+        i
+    }
+
+    /// Puts slot `i` in the free set or takes it out.
+    fn update_free(&mut self, i: usize) {
+        let s = &self.slots[i];
+        let offerable = s.alive
+            && s.claim.is_none()
+            && match s.kind {
+                SlotKind::Static => true,
+                SlotKind::Dynamic { .. } => false,
+                SlotKind::Partitionable { host, layout } => {
+                    self.hosts.get(host).and_then(|h| h.startd.layout().slots.get(layout)).map_or_else(
+                        || matches!(s.ad.eval_attr("Cpus"), Value::Int(c) if c > 0),
+                        |slot| slot.advertised_cpus() > 0.0,
+                    )
+                }
+            };
+        if offerable {
+            self.free.insert(i);
+        } else {
+            self.free.remove(&i);
         }
     }
 
-    /// Whether slot `i` can be offered to the negotiator as it is (a live,
-    /// unclaimed slot with something left).
-    pub fn offerable(&self, i: usize) -> bool {
-        let s = &self.slots[i];
-        if !s.alive || s.claim.is_some() || matches!(s.kind, SlotKind::Dynamic { .. }) {
-            return false;
-        }
-        match s.kind {
-            SlotKind::Partitionable { .. } => {
-                let opts = options();
-                let ctx = EvalContext::new(&opts).my(&s.ad);
-                matches!(ctx.eval_attr("Cpus"), Value::Int(c) if c > 0)
-                    || matches!(ctx.eval_attr("Cpus"), Value::Real(c) if c > 0.0)
+    /// The slots a cycle may be offered, in order.
+    pub fn free(&self) -> impl Iterator<Item = usize> + '_ {
+        self.free.iter().copied()
+    }
+
+    /// Whether slot `i` may be offered.
+    pub fn is_free(&self, i: usize) -> bool {
+        self.free.contains(&i)
+    }
+
+    /// Whether some slot may be offered.
+    pub fn has_free(&self) -> bool {
+        !self.free.is_empty()
+    }
+
+    /// Brings the partitionable slots that changed up to date: their
+    /// weight, and the ad of those that may be offered (the others' ads
+    /// wait for [`Pool::ensure_ads`]).
+    pub fn sync(&mut self) {
+        for i in std::mem::take(&mut self.dirty) {
+            let SlotKind::Partitionable { host, layout } = self.slots[i].kind else { continue };
+            let weight = self.weight_of(host, layout, None);
+            self.total_weight += weight - self.slots[i].weight;
+            self.slots[i].weight = weight;
+            if self.free.contains(&i) {
+                self.rebuild(i);
+            } else {
+                self.stale.insert(i);
             }
-            _ => true,
         }
+    }
+
+    /// Rebuilds every ad that is out of date.
+    pub fn ensure_ads(&mut self) {
+        self.sync();
+        for i in std::mem::take(&mut self.stale) {
+            self.rebuild(i);
+        }
+    }
+
+    fn rebuild(&mut self, i: usize) {
+        self.stale.remove(&i);
+        let host = match self.slots[i].kind {
+            SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+            SlotKind::Static => return,
+        };
+        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
+            self.slots[i].ad = Arc::new(ad);
+        }
+    }
+
+    /// The weight of a slot of host `host`: its layout slot `layout`, or
+    /// its dynamic slot `dynamic`; computed from its ad once per host type
+    /// and resources.
+    fn weight_of(&mut self, host: usize, layout: usize, dynamic: Option<usize>) -> f64 {
+        let startd = &self.hosts[host].startd;
+        let slot = match dynamic {
+            Some(d) => startd.dynamic_slots().get(d).map(|d| &d.slot),
+            None => startd.layout().slots.get(layout),
+        };
+        let Some(slot) = slot else { return 0.0 };
+        let key = (
+            self.hosts[host].type_key,
+            format!(
+                "{:?}",
+                (
+                    slot.kind,
+                    slot.type_id,
+                    slot.cpus,
+                    slot.memory,
+                    slot.disk_fraction,
+                    &slot.custom,
+                    slot.fractional_cpus
+                )
+            ),
+        );
+        if let Some(&w) = self.weights.get(&key) {
+            return w;
+        }
+        let name = startd.slot_name(slot);
+        let w = startd.ad(&name).map_or(0.0, |ad| self.weigher.slot_weight(&ad));
+        self.weights.insert(key, w);
+        w
     }
 
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
     /// its index, or `None` when the job does not fit.
     pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
-        let SlotKind::Partitionable { host } = self.slots[pslot].kind else {
+        let SlotKind::Partitionable { host, .. } = self.slots[pslot].kind else {
             return None;
         };
         let name = self.slots[pslot].name.clone();
         let claim = self.hosts[host].startd.claim(&name, job).ok()?;
-        let ad = self.hosts[host].startd.ad(&claim.name)?;
-        self.refresh(pslot);
-        Some(self.push_slot(ad, SlotKind::Dynamic { host, parent: pslot }))
-    }
-
-    /// Re-reads a partitionable slot's ad from its startd.
-    fn refresh(&mut self, pslot: usize) {
-        let SlotKind::Partitionable { host } = self.slots[pslot].kind else {
-            return;
+        self.dirty.insert(pslot);
+        self.update_free(pslot);
+        let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
+        let weight = self.weight_of(host, 0, Some(d));
+        let varies = self.slots[pslot].rank_varies;
+        let slot = Slot {
+            name: claim.name,
+            kind: SlotKind::Dynamic { host, parent: pslot },
+            rank_varies: varies,
+            ad: Arc::new(ClassAd::new()),
+            weight,
+            claim: None,
+            alive: true,
         };
-        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[pslot].name) {
-            let weight = self.weigher.slot_weight(&ad);
-            self.total_weight += weight - self.slots[pslot].weight;
-            let s = &mut self.slots[pslot];
-            s.weight = weight;
-            s.ad = ad;
-        }
+        self.total_weight += weight;
+        let i = match self.free_indices.pop() {
+            Some(i) => {
+                self.slots[i] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        };
+        self.stale.insert(i);
+        Some(i)
     }
 
     /// Gives slot `i` to `claim`.
@@ -307,6 +434,7 @@ impl Pool {
             self.busy_weight += self.slots[i].weight;
         }
         self.slots[i].claim = Some(claim);
+        self.free.remove(&i);
     }
 
     /// Ends the claim on slot `i`: a static slot becomes free, a dynamic
@@ -321,9 +449,13 @@ impl Pool {
             let _ = self.hosts[host].startd.release(&name);
             self.total_weight -= self.slots[i].weight;
             self.slots[i].alive = false;
-            self.slots[i].ad = ClassAd::new();
+            self.slots[i].ad = Arc::new(ClassAd::new());
             self.free_indices.push(i);
-            self.refresh(parent);
+            self.stale.remove(&i);
+            self.dirty.insert(parent);
+            self.update_free(parent);
+        } else {
+            self.update_free(i);
         }
     }
 
@@ -332,7 +464,8 @@ impl Pool {
     /// slot ranks the job (`CurrentRank`).
     pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd) -> ClassAd {
         let s = &self.slots[i];
-        let mut ad = s.ad.clone();
+        let mut ad = ClassAd::new();
+        ad.chain_to(s.ad.clone());
         ad.insert("State", "Claimed");
         ad.insert("Activity", "Busy");
         ad.insert("RemoteUser", user);
@@ -382,7 +515,8 @@ impl Pool {
     /// partitionable slot's CPUs and memory plus those of its dynamic
     /// slots are the machine's, the busy weight is that of the claimed
     /// slots and the total that of the live ones.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&mut self) -> Result<(), String> {
+        self.ensure_ads();
         let number = |ad: &ClassAd, name: &str| match ad.eval_attr(name) {
             Value::Int(i) => i as f64,
             Value::Real(r) => r,
@@ -403,6 +537,9 @@ impl Pool {
         }
         for (i, s) in self.slots.iter().enumerate() {
             if let (true, SlotKind::Partitionable { .. }) = (s.alive, s.kind) {
+                if self.free.contains(&i) != (number(&s.ad, "Cpus") > 0.0) {
+                    return Err(format!("{}: in the free set or out of it by mistake", s.name));
+                }
                 let (cpus, memory) = used.get(&i).copied().unwrap_or_default();
                 let (left_cpus, left_memory) = (number(&s.ad, "Cpus"), number(&s.ad, "Memory"));
                 let (all_cpus, all_memory) = (number(&s.ad, "TotalSlotCpus"), number(&s.ad, "TotalSlotMemory"));

@@ -131,6 +131,9 @@ pub struct Simulation {
     claim_delay: i64,
     interval: i64,
     worklife: i64,
+    /// CLAIM_PARTITIONABLE_LEFTOVERS: the schedd goes on carving a matched
+    /// partitionable slot for the autocluster's next jobs.
+    leftovers: bool,
     record_every: i64,
     negotiator: Negotiator,
     accountant: Accountant,
@@ -186,6 +189,11 @@ impl Simulation {
         let pool = Pool::build(scenario, Accountant::new(accountant_config))?;
         let interval = config_int(&config, "NEGOTIATOR_INTERVAL", 60)?.max(1);
         let worklife = config_int(&config, "CLAIM_WORKLIFE", 1200)?;
+        let leftovers = match config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS") {
+            Ok(v) => v,
+            Err(ConfigError::Undefined { .. }) => true,
+            Err(e) => return Err(e.into()),
+        };
         let priority_preemption = negotiator.settings.consider_preemption
             && !negotiator
                 .preemption_requirements
@@ -200,6 +208,7 @@ impl Simulation {
             claim_delay: scenario.claim_delay.max(0),
             interval,
             worklife,
+            leftovers,
             record_every: scenario.record_every,
             negotiator,
             accountant,
@@ -555,37 +564,49 @@ impl Simulation {
         self.cycles += 1;
         let epoch_now = self.epoch0 + now;
         let mut row = CycleRow::default();
+        self.pool.sync();
         let has_idle = self.idle_jobs() > 0;
-        let free = (0..self.pool.slots.len()).any(|i| self.pool.offerable(i));
-        let preemptible =
-            self.priority_preemption || self.pool.slots.iter().any(|s| s.alive && s.claim.is_some() && s.rank_varies);
-        let full = has_idle && (free || preemptible) && !self.quiet_since_futile_cycle;
+        let preemptible = self.priority_preemption || self.pool.any_rank_varies;
+        let full = has_idle && (self.pool.has_free() || preemptible) && !self.quiet_since_futile_cycle;
         if full {
             self.full_cycles += 1;
             let mut ads = Vec::new();
             let mut index = Vec::new();
             let mut folded: Vec<f64> = self.submitters.iter().map(|s| s.weight).collect();
-            for i in 0..self.pool.slots.len() {
-                let s = &self.pool.slots[i];
-                if !s.alive {
-                    continue;
+            let chained = |ad: &Arc<ClassAd>| {
+                let mut child = ClassAd::new();
+                child.chain_to(ad.clone());
+                child
+            };
+            if !self.aggregate || preemptible {
+                self.pool.ensure_ads();
+                for i in 0..self.pool.slots.len() {
+                    let s = &self.pool.slots[i];
+                    if !s.alive {
+                        continue;
+                    }
+                    match &s.claim {
+                        None => {
+                            if self.pool.is_free(i) {
+                                ads.push(chained(&s.ad));
+                                index.push(Some(i));
+                            }
+                        }
+                        Some(c) => {
+                            if !self.aggregate || self.priority_preemption || s.rank_varies {
+                                let sub = &self.submitters[c.submitter];
+                                let job_ad = &self.classes[c.class].ad;
+                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad));
+                                index.push(Some(i));
+                                folded[c.submitter] -= s.weight;
+                            }
+                        }
+                    }
                 }
-                match &s.claim {
-                    None => {
-                        if self.pool.offerable(i) {
-                            ads.push(s.ad.clone());
-                            index.push(Some(i));
-                        }
-                    }
-                    Some(c) => {
-                        if !self.aggregate || self.priority_preemption || s.rank_varies {
-                            let sub = &self.submitters[c.submitter];
-                            let job_ad = &self.classes[c.class].ad;
-                            ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad));
-                            index.push(Some(i));
-                            folded[c.submitter] -= s.weight;
-                        }
-                    }
+            } else {
+                for i in self.pool.free() {
+                    ads.push(chained(&self.pool.slots[i].ad));
+                    index.push(Some(i));
                 }
             }
             self.push_placeholders(&folded, &mut ads, &mut index);
@@ -615,6 +636,7 @@ impl Simulation {
             if self.aggregate {
                 self.push_placeholders(&folded, &mut ads, &mut index);
             } else {
+                self.pool.ensure_ads();
                 for i in 0..self.pool.slots.len() {
                     let s = &self.pool.slots[i];
                     if s.alive {
@@ -623,7 +645,7 @@ impl Simulation {
                                 let sub = &self.submitters[c.submitter];
                                 self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad)
                             }
-                            None => s.ad.clone(),
+                            None => (*s.ad).clone(),
                         });
                     }
                 }
@@ -631,6 +653,7 @@ impl Simulation {
             self.accountant.update_priorities(epoch_now)?;
             self.accountant.check_matches(epoch_now, &ads)?;
         }
+        self.pool.sync();
         row.idle = self.submitters.iter().map(|s| i64::from(s.idle + s.matched)).sum();
         row.running = self.submitters.iter().map(|s| i64::from(s.running)).sum();
         row.busy = self.pool.busy_weight;
@@ -676,7 +699,7 @@ impl Simulation {
                 let ad = self.classes[class].ad.clone();
                 let Some(d) = self.pool.carve(slot, &ad) else { return };
                 self.assign(now, j, d, self.claim_delay);
-                while let Some(&(_, next)) = self.classes[class].idle.first() {
+                while let (true, Some(&(_, next))) = (self.leftovers, self.classes[class].idle.first()) {
                     let Some(d) = self.pool.carve(slot, &ad) else { break };
                     self.assign(now, next, d, self.claim_delay);
                 }
@@ -808,7 +831,7 @@ impl Simulation {
     /// slot holds two jobs, the counts per submitter are the jobs', and no
     /// machine hands out more CPUs or memory than it has. Meant for tests;
     /// the message says what is wrong.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&mut self) -> Result<(), String> {
         let mut holder: HashMap<usize, usize> = HashMap::new();
         let mut counts = vec![(0u32, 0u32, 0u32); self.submitters.len()];
         let mut weights = vec![0.0f64; self.submitters.len()];
