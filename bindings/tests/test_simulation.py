@@ -3,6 +3,8 @@ GIL released), ``SimulationResults`` (columns, Arrow, pandas, pickle),
 ``sweep`` over threads and over a Dask cluster, and examples/sweep.py.
 The scenarios are tiny: the whole file runs in seconds."""
 
+import csv
+import importlib.util
 import os
 import pickle
 import re
@@ -124,19 +126,20 @@ def test_extension_a_scenario_and_seed_give_the_same_results():
     assert one.seed == 11 and one.cycles == 121
 
 
-def cli_summary(scenario_path, seed):
+def cli_run(scenario_path, seed, out, formats):
     """`negotiator-sim simulate`'s summary of a run (the figures of its
-    first and last lines), or None without cargo."""
+    first and last lines), its tables written to `out`; None without
+    cargo."""
     cargo = shutil.which("cargo")
     if cargo is None:
         return None
     run = subprocess.run(
         [cargo, "run", "--quiet", "--locked", "-p", "negotiator-sim", "--bin", "negotiator-sim", "--"]
-        + ["simulate", str(scenario_path), "--seed", str(seed)],
+        + ["simulate", str(scenario_path), "--seed", str(seed), "--out", str(out), "--format", formats],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=600,
+        timeout=900,
     )
     assert run.returncode == 0, run.stderr
     first = re.search(
@@ -148,10 +151,23 @@ def cli_summary(scenario_path, seed):
     return [int(x) for x in first.groups()] + [int(wait.group(1))] + [int(x) for x in last.groups()]
 
 
+def read_csv(path, like):
+    """The CSV table at `path` as columns, each value read as the type of
+    the same column in `like` (the columns of the same table)."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    assert header == list(like)
+    kinds = {name: type(values[0]) if values else str for name, values in like.items()}
+    return {name: [kinds[name](row[k]) for row in rows] for k, name in enumerate(header)}
+
+
 def test_extension_a_run_gives_what_the_command_line_gives(tmp_path):
     path = tmp_path / "tiny.toml"
     path.write_text(TINY)
-    expected = cli_summary(path, 5)
+    out = tmp_path / "out"
+    have_pyarrow = importlib.util.find_spec("pyarrow") is not None
+    expected = cli_run(path, 5, out, "csv,parquet" if have_pyarrow else "csv")
     if expected is None:
         pytest.skip("cargo is not installed: negotiator-sim cannot be run")
     r = classad_rs.Simulation(classad_rs.Scenario.read(path), seed=5).run()
@@ -160,6 +176,14 @@ def test_extension_a_run_gives_what_the_command_line_gives(tmp_path):
     got = [r.jobs, r.finished, r.cycles, r.full_cycles, r.events, round(sum(waits) / len(waits))]
     got += [sum(cycles["matches"]), sum(cycles["preemptions"])]
     assert got == expected
+    # Every table, value for value.
+    for name in r.tables():
+        columns = r.columns(name)
+        assert read_csv(out / f"{name}.csv", columns) == columns, name
+        if have_pyarrow:
+            import pyarrow.parquet as pq
+
+            assert pq.read_table(out / f"{name}.parquet").to_pydict() == r.to_arrow(name).to_pydict() == columns
 
 
 def test_extension_progress_is_reported_with_the_gil_held():
