@@ -13,7 +13,7 @@ use negotiator_sim::simulate::scenario::{Scenario, ScenarioError};
 use negotiator_sim::simulate::SimError;
 use negotiator_sim::table::{Column as SimColumn, Table};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
 use crate::arrow::{self, Column};
 use crate::errors::error;
@@ -390,9 +390,30 @@ fn kind(column: &SimColumn) -> &'static str {
     }
 }
 
+/// Numbers as their little-endian bytes, one after the other.
+fn le_bytes<T: Copy>(values: &[T], bytes: impl Fn(T) -> [u8; 8]) -> Vec<u8> {
+    values.iter().flat_map(|&x| bytes(x)).collect()
+}
+
+/// Numbers from their little-endian bytes; `None` when the length is not
+/// a multiple of 8.
+fn from_le_bytes<T>(bytes: &[u8], number: impl Fn([u8; 8]) -> T) -> Option<Vec<T>> {
+    let chunks = bytes.chunks_exact(8);
+    if !chunks.remainder().is_empty() {
+        return None;
+    }
+    chunks.map(|c| c.try_into().ok().map(&number)).collect()
+}
+
+/// The error for bytes that are not 8-byte numbers.
+fn odd(at: String) -> PyErr {
+    error(format!("{at}: the bytes are not a whole number of 8-byte values"))
+}
+
 /// What pickle keeps of results: the seed, the totals `(cycles,
 /// full_cycles, events, jobs, finished)`, and per table its name and
-/// columns `(name, type, values)`.
+/// columns `(name, type, values)`, the values a list, or for numbers
+/// their little-endian bytes.
 type State<'py> = (u64, (u64, u64, u64, u64, u64), Vec<(String, Vec<(String, String, Bound<'py, PyAny>)>)>);
 
 impl PySimulationResults {
@@ -416,11 +437,17 @@ impl PySimulationResults {
             let mut table = Table::new(&name);
             let mut rows = None;
             for (column, kind, values) in columns {
-                let values = match kind.as_str() {
-                    "i64" => SimColumn::Int(values.extract()?),
-                    "f64" => SimColumn::Float(values.extract()?),
-                    "str" => SimColumn::Str(values.extract()?),
-                    other => return Err(error(format!("table {name}, column {column}: no column type {other:?}"))),
+                let bytes = values.cast::<PyBytes>().ok().map(|b| b.as_bytes());
+                let at = || format!("table {name}, column {column}");
+                let values = match (kind.as_str(), bytes) {
+                    ("i64", Some(b)) => SimColumn::Int(from_le_bytes(b, i64::from_le_bytes).ok_or_else(|| odd(at()))?),
+                    ("f64", Some(b)) => {
+                        SimColumn::Float(from_le_bytes(b, f64::from_le_bytes).ok_or_else(|| odd(at()))?)
+                    }
+                    ("i64", None) => SimColumn::Int(values.extract()?),
+                    ("f64", None) => SimColumn::Float(values.extract()?),
+                    ("str", _) => SimColumn::Str(values.extract()?),
+                    (other, _) => return Err(error(format!("{}: no column type {other:?}", at()))),
                 };
                 if *rows.get_or_insert(values.len()) != values.len() {
                     return Err(error(format!("table {name}, column {column}: a different number of rows")));
@@ -513,10 +540,11 @@ impl PySimulationResults {
         for table in &me.results.tables {
             let columns = PyList::empty(py);
             for (name, column) in &table.columns {
+                // Numbers as little-endian bytes: quick to pickle.
                 let values = match column {
-                    SimColumn::Int(v) => PyList::new(py, v)?,
-                    SimColumn::Float(v) => PyList::new(py, v)?,
-                    SimColumn::Str(v) => PyList::new(py, v)?,
+                    SimColumn::Int(v) => PyBytes::new(py, &le_bytes(v, |x| x.to_le_bytes())).into_any(),
+                    SimColumn::Float(v) => PyBytes::new(py, &le_bytes(v, |x| x.to_le_bytes())).into_any(),
+                    SimColumn::Str(v) => PyList::new(py, v)?.into_any(),
                 };
                 columns.append((name, kind(column), values))?;
             }

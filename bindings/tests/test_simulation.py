@@ -253,6 +253,15 @@ def test_extension_results_and_scenarios_pickle(results):
     assert back.tables() == results.tables() and back.columns("jobs") == results.columns("jobs")
     for figure in ("seed", "cycles", "full_cycles", "events", "jobs", "finished"):
         assert getattr(back, figure) == getattr(results, figure)
+    # The state: numbers as bytes; lists do too.
+    seed, totals, tables = results.__reduce__()[1][0]
+    assert {k for _, columns in tables for _, k, v in columns if isinstance(v, bytes)} == {"i64", "f64"}
+    as_lists = [(n, [(c, k, results.columns(n)[c]) for c, k, _ in columns]) for n, columns in tables]
+    assert classad_rs.SimulationResults((seed, totals, as_lists)) == results
+    with pytest.raises(classad_rs.ClassAdException, match="table jobs, column submit: .* 8-byte"):
+        classad_rs.SimulationResults((seed, totals, [("jobs", [("submit", "i64", b"1234")])]))
+    with pytest.raises(classad_rs.ClassAdException, match="a different number of rows"):
+        classad_rs.SimulationResults((seed, totals, [("jobs", [("a", "i64", [1]), ("b", "str", [])])]))
     s = classad_rs.Scenario(TINY).with_seed(4).with_config("PRIORITY_HALFLIFE = 60")
     s2 = pickle.loads(pickle.dumps(s))
     assert s2 == s and s2.seed == 4 and s2.extra_config == s.extra_config
