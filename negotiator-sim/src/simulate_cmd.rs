@@ -35,8 +35,8 @@ pub struct Args {
     /// No progress bar, no summary.
     #[arg(long, short)]
     quiet: bool,
-    /// Also keep a `timings` table: the wall-clock seconds of each cycle
-    /// (not reproducible, unlike the other tables).
+    /// Also keep a `timings` table: per cycle, the wall-clock seconds since
+    /// the previous one ended (not reproducible, unlike the other tables).
     #[arg(long)]
     timings: bool,
 }

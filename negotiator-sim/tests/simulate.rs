@@ -138,6 +138,52 @@ fn static_pool_with_preemption_stays_consistent() {
 }
 
 #[test]
+fn retirement_time_protects_young_jobs_from_preemption() {
+    // The early user's jobs (4 h) hold every slot; the late user, with a
+    // better priority, may preempt them (PREEMPTION_REQUIREMENTS), but
+    // only jobs that have run their hour of retirement; and once the late
+    // user runs, its priority is still too good for the early one to take
+    // the slots back (its factor is ten times the late one's).
+    let text = |retirement: &str| {
+        format!(
+            r#"
+            duration = "3h"
+            config = """
+            NEGOTIATOR_INTERVAL = 60
+            PRIORITY_HALFLIFE = 600
+            PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+            {retirement}
+            """
+            [[pool.machines]]
+            count = 4
+            cpus = 1
+            memory = 2048
+            partitionable = false
+            [[users]]
+            name = "early"
+            priority_factor = 10000
+            arrival = {{ process = "burst", at = 0, jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            [[users]]
+            name = "late"
+            arrival = {{ process = "burst", at = "10m", jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            "#
+        )
+    };
+    let badput = |r: &Results| -> Vec<i64> {
+        let jobs = r.table("jobs").expect("jobs");
+        let users = strs(jobs, "user");
+        (0..users.len()).filter(|&i| users[i] == "early@sim").map(|i| ints(jobs, "badput")[i]).collect()
+    };
+    let without = run_checked(&scenario(&text("")));
+    // Preempted at the first cycle after the late jobs came (at 10 min).
+    assert_eq!(badput(&without), [600, 600, 600, 600]);
+    let with = run_checked(&scenario(&text("MaxJobRetirementTime = 3600")));
+    assert_eq!(badput(&with), [3600, 3600, 3600, 3600]);
+}
+
+#[test]
 fn partitionable_pool_stays_consistent_and_splits() {
     let r = run_checked(&scenario(PARTITIONABLE));
     let jobs = r.table("jobs").expect("jobs");
@@ -252,7 +298,7 @@ fn history_trace_replays_submission_and_run_times() {
     )
     .expect("writes");
     let s = Scenario::from_toml_str(
-        "duration = \"1h\"\nconfig = \"NEGOTIATOR_INTERVAL = 30\"\n[[pool.machines]]\ncpus = 4\nmemory = 8192\n\
+        "duration = \"1h\"\nconfig = \"NEGOTIATOR_INTERVAL = 30\"\nfirst_cycle = 10\n[[pool.machines]]\ncpus = 4\nmemory = 8192\n\
          [trace]\nfile = \"history.json\"\n",
         &dir.join("s.toml"),
     )
@@ -261,7 +307,8 @@ fn history_trace_replays_submission_and_run_times() {
     let jobs = r.table("jobs").expect("jobs");
     assert_eq!(strs(jobs, "job"), ["7.0", "7.1", "8.0"]);
     assert_eq!(ints(jobs, "submit"), [0, 0, 125]);
-    assert_eq!(ints(jobs, "start"), [0, 0, 150]);
+    // Cycles at 10, 40, 70, 100, 130, ...
+    assert_eq!(ints(jobs, "start"), [10, 10, 130]);
     assert_eq!(ints(jobs, "run"), [300, 200, 60]);
     assert_eq!(strs(jobs, "user"), ["amy@sim", "amy@sim", "bob@sim"]);
     assert_eq!(strs(jobs, "group"), ["", "", "group_x"]);
@@ -376,4 +423,26 @@ fn print_digests() {
         format!("{:?}", r.tables).hash(&mut h);
         println!("digest {:016x} {:?}", h.finish(), r.summary);
     }
+}
+
+#[test]
+fn extreme_values_do_not_overflow() {
+    // Run times of a heavy tail far beyond any horizon, a huge interval.
+    let s = scenario(
+        r#"
+        duration = "1d"
+        config = "NEGOTIATOR_INTERVAL = 9223372036854775000"
+        [[pool.machines]]
+        cpus = 2
+        memory = 4096
+        [[users]]
+        name = "u"
+        arrival = { process = "poisson", mean_interval = "1m" }
+        runtime = { distribution = "lognormal", median = "1h", sigma = 60 }
+        "#,
+    );
+    let r = run_checked(&s);
+    let cycles = r.table("cycles").expect("cycles");
+    assert_eq!(ints(cycles, "time"), [0]);
+    assert!(r.summary.jobs > 1000);
 }

@@ -71,6 +71,8 @@ pub struct Slot {
     pub claim: Option<Claim>,
     /// False for a dynamic slot that is gone.
     pub alive: bool,
+    /// The startd's `MaxJobRetirementTime`, if set.
+    pub retirement: Option<classad::Expr>,
 }
 
 struct Host {
@@ -94,6 +96,8 @@ pub struct Pool {
     stale: BTreeSet<usize>,
     /// Weights of slots alike: by host type and resources.
     weights: HashMap<(usize, String), f64>,
+    /// `MaxJobRetirementTime` of the slots being added.
+    retirement: Option<classad::Expr>,
     hosts: Vec<Host>,
     free_indices: Vec<usize>,
     weigher: Accountant,
@@ -140,6 +144,7 @@ impl Pool {
             any_rank_varies: false,
             stale: BTreeSet::new(),
             weights: HashMap::new(),
+            retirement: None,
             hosts: Vec::new(),
             free_indices: Vec::new(),
             weigher,
@@ -196,6 +201,7 @@ impl Pool {
     }
 
     fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str, type_key: usize) -> Result<(), SimError> {
+        self.retirement = config.get_expr_opt("MaxJobRetirementTime").map_err(|e| SimError::Pool(e.to_string()))?;
         let mut startd = Startd::new(machine, config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
         let host = self.hosts.len();
         let ads = startd.ads();
@@ -216,6 +222,7 @@ impl Pool {
     fn add_dump(&mut self, scenario: &Scenario, path: &std::path::Path, ads: Vec<ClassAd>) -> Result<(), SimError> {
         let config = Config::parse_str(&scenario.config, &scenario.path.display().to_string())
             .map_err(|e| SimError::Pool(e.to_string()))?;
+        let retirement = config.get_expr_opt("MaxJobRetirementTime").map_err(|e| SimError::Pool(e.to_string()))?;
         let opts = options();
         for (k, ad) in ads.into_iter().enumerate() {
             let ctx = EvalContext::new(&opts).my(&ad);
@@ -254,7 +261,7 @@ impl Pool {
             if ad.lookup("Name").is_none() {
                 return Err(SimError::Pool(format!("{}: ad {}: a slot without Name", path.display(), k + 1)));
             }
-            let _ = &config;
+            self.retirement = retirement.clone();
             self.push_slot(ad, SlotKind::Static);
         }
         Ok(())
@@ -269,7 +276,16 @@ impl Pool {
         self.total_weight += weight;
         let varies = rank_varies(&ad);
         self.any_rank_varies |= varies;
-        let slot = Slot { name, kind, rank_varies: varies, ad: Arc::new(ad), weight, claim: None, alive: true };
+        let slot = Slot {
+            name,
+            kind,
+            rank_varies: varies,
+            ad: Arc::new(ad),
+            weight,
+            claim: None,
+            alive: true,
+            retirement: self.retirement.clone(),
+        };
         let i = match self.free_indices.pop() {
             Some(i) => {
                 self.slots[i] = slot;
@@ -412,6 +428,7 @@ impl Pool {
             weight,
             claim: None,
             alive: true,
+            retirement: self.slots[pslot].retirement.clone(),
         };
         self.total_weight += weight;
         let i = match self.free_indices.pop() {
@@ -460,9 +477,12 @@ impl Pool {
     }
 
     /// The ad of claimed slot `i` as the collector has it: `Claimed`,
-    /// `Busy`, who runs there (`RemoteUser`, `AccountingGroup`) and how the
-    /// slot ranks the job (`CurrentRank`).
-    pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd) -> ClassAd {
+    /// `Busy`, who runs there (`RemoteUser`, `AccountingGroup`), how the
+    /// slot ranks the job (`CurrentRank`) and, with a
+    /// `MaxJobRetirementTime`, the retirement left to a job that has run
+    /// `ran` seconds (`RetirementTimeRemaining`: the negotiator leaves
+    /// such slots alone unless `NEGOTIATOR_CONSIDER_EARLY_PREEMPTION`).
+    pub fn claimed_ad(&self, i: usize, submitter: &str, user: &str, job: &ClassAd, ran: i64) -> ClassAd {
         let s = &self.slots[i];
         let mut ad = ClassAd::new();
         ad.chain_to(s.ad.clone());
@@ -480,6 +500,14 @@ impl Pool {
             _ => 0.0,
         };
         ad.insert("CurrentRank", rank);
+        if let Some(expr) = &s.retirement {
+            let most = match EvalContext::new(&opts).my(&s.ad).target(job).eval(expr) {
+                Value::Int(i) => i,
+                Value::Real(r) if r.is_finite() => r as i64,
+                _ => 0,
+            };
+            ad.insert("RetirementTimeRemaining", (most - ran.max(0)).max(0));
+        }
         ad
     }
 }

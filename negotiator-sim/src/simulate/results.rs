@@ -65,7 +65,7 @@ impl Results {
 }
 
 /// Rows as they come, kept as columns.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct Recorder {
     u_time: Vec<i64>,
     u_user: Vec<String>,
@@ -142,6 +142,7 @@ impl Recorder {
         self.c_spins.push(row.pie_spins);
     }
 
+    /// The tables so far (a copy: the run goes on).
     pub(super) fn snapshot(
         &self,
         jobs: &mut dyn Iterator<Item = JobRow>,
@@ -149,35 +150,46 @@ impl Recorder {
         full_cycles: u64,
         events: u64,
     ) -> Results {
+        self.clone().finish(jobs, cycles, full_cycles, events)
+    }
+
+    /// The tables, the columns moved into them.
+    pub(super) fn finish(
+        self,
+        jobs: &mut dyn Iterator<Item = JobRow>,
+        cycles: u64,
+        full_cycles: u64,
+        events: u64,
+    ) -> Results {
         let c = self;
         let mut users = Table::new("users");
-        users.push("time", Column::Int(c.u_time.clone()));
-        users.push("user", Column::Str(c.u_user.clone()));
-        users.push("group", Column::Str(c.u_group.clone()));
-        users.push("usage", Column::Float(c.u_usage.clone()));
-        users.push("accumulated_usage", Column::Float(c.u_accumulated.clone()));
-        users.push("rup", Column::Float(c.u_rup.clone()));
-        users.push("eup", Column::Float(c.u_eup.clone()));
-        users.push("share", Column::Float(c.u_share.clone()));
-        users.push("idle", Column::Int(c.u_idle.clone()));
-        users.push("running", Column::Int(c.u_running.clone()));
+        users.push("time", Column::Int(c.u_time));
+        users.push("user", Column::Str(c.u_user));
+        users.push("group", Column::Str(c.u_group));
+        users.push("usage", Column::Float(c.u_usage));
+        users.push("accumulated_usage", Column::Float(c.u_accumulated));
+        users.push("rup", Column::Float(c.u_rup));
+        users.push("eup", Column::Float(c.u_eup));
+        users.push("share", Column::Float(c.u_share));
+        users.push("idle", Column::Int(c.u_idle));
+        users.push("running", Column::Int(c.u_running));
         let mut groups = Table::new("groups");
-        groups.push("time", Column::Int(c.g_time.clone()));
-        groups.push("group", Column::Str(c.g_group.clone()));
-        groups.push("quota", Column::Float(c.g_quota.clone()));
-        groups.push("demand", Column::Float(c.g_demand.clone()));
-        groups.push("allocated", Column::Float(c.g_allocated.clone()));
-        groups.push("usage", Column::Float(c.g_usage.clone()));
+        groups.push("time", Column::Int(c.g_time));
+        groups.push("group", Column::Str(c.g_group));
+        groups.push("quota", Column::Float(c.g_quota));
+        groups.push("demand", Column::Float(c.g_demand));
+        groups.push("allocated", Column::Float(c.g_allocated));
+        groups.push("usage", Column::Float(c.g_usage));
         let mut table = Table::new("cycles");
-        table.push("time", Column::Int(c.c_time.clone()));
-        table.push("matches", Column::Int(c.c_matches.clone()));
-        table.push("rejections", Column::Int(c.c_rejections.clone()));
-        table.push("preemptions", Column::Int(c.c_preemptions.clone()));
-        table.push("idle_jobs", Column::Int(c.c_idle.clone()));
-        table.push("running_jobs", Column::Int(c.c_running.clone()));
-        table.push("busy_slots", Column::Float(c.c_busy.clone()));
-        table.push("total_slots", Column::Float(c.c_total.clone()));
-        table.push("pie_spins", Column::Int(c.c_spins.clone()));
+        table.push("time", Column::Int(c.c_time));
+        table.push("matches", Column::Int(c.c_matches));
+        table.push("rejections", Column::Int(c.c_rejections));
+        table.push("preemptions", Column::Int(c.c_preemptions));
+        table.push("idle_jobs", Column::Int(c.c_idle));
+        table.push("running_jobs", Column::Int(c.c_running));
+        table.push("busy_slots", Column::Float(c.c_busy));
+        table.push("total_slots", Column::Float(c.c_total));
+        table.push("pie_spins", Column::Int(c.c_spins));
         let mut job = JobColumns::default();
         let mut summary = Summary { cycles, full_cycles, events, ..Summary::default() };
         for row in jobs {

@@ -29,6 +29,10 @@ use super::scenario::{Arrival, Scenario, TraceFormat};
 use super::trace::{read_trace, TraceJob};
 use super::SimError;
 
+/// The longest run time a job is given (a hundred years): longer draws
+/// of a heavy-tailed distribution are cut to it.
+const MAX_RUNTIME: i64 = 100 * 365 * 86400;
+
 /// Where a run is, for a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Progress {
@@ -78,7 +82,9 @@ struct Job {
     badput: i64,
     preemptions: i64,
     slot: Option<usize>,
-    last_slot: String,
+    /// The last slot's name, as an index into `Simulation::slot_names`
+    /// (`u32::MAX`: none).
+    last_slot: u32,
     epoch: u32,
 }
 
@@ -163,6 +169,9 @@ pub struct Simulation {
     /// Nothing changed since a cycle that matched nothing, every request
     /// rejected as matching no slot.
     quiet_since_futile_cycle: bool,
+    /// Names of the slots jobs were given, each once.
+    slot_names: Vec<String>,
+    slot_name_index: HashMap<String, u32>,
 }
 
 fn config_int(config: &Config, name: &str, default: i64) -> Result<i64, ConfigError> {
@@ -232,6 +241,8 @@ impl Simulation {
             last_groups: Vec::new(),
             last_recorded: None,
             quiet_since_futile_cycle: false,
+            slot_names: Vec::new(),
+            slot_name_index: HashMap::new(),
         };
         sim.accountant.update_priorities(sim.epoch0)?;
         let mut stream = 0u64;
@@ -282,7 +293,7 @@ impl Simulation {
             }
             sim.trace = jobs;
         }
-        sim.queue.schedule(0, Event::Cycle);
+        sim.queue.schedule(scenario.first_cycle, Event::Cycle);
         Ok(sim)
     }
 
@@ -376,8 +387,9 @@ impl Simulation {
             },
         };
         s.fired = true;
-        let t = t.ceil() as i64;
-        (t <= self.until).then_some(t)
+        // Events past the end stay in the queue: the run stops before them
+        // (and an `until` beyond the scenario's duration still has them).
+        Some(t.ceil() as i64)
     }
 
     fn add_job(&mut self, now: i64, submitter: usize, class: usize, id: JobId, runtime: i64) {
@@ -387,7 +399,7 @@ impl Simulation {
             submitter,
             class,
             submit: now,
-            runtime: runtime.max(0),
+            runtime: runtime.clamp(0, MAX_RUNTIME),
             state: State::Idle,
             idle_since: now,
             started: -1,
@@ -397,7 +409,7 @@ impl Simulation {
             badput: 0,
             preemptions: 0,
             slot: None,
-            last_slot: String::new(),
+            last_slot: u32::MAX,
             epoch: 0,
         });
         self.classes[class].idle.insert((id, j));
@@ -448,10 +460,7 @@ impl Simulation {
             next += 1;
         }
         if let Some(job) = self.trace.get(next) {
-            let t = job.submit - self.trace_offset;
-            if t <= self.until {
-                self.queue.schedule(t, Event::Trace { next });
-            }
+            self.queue.schedule(job.submit - self.trace_offset, Event::Trace { next });
         }
     }
 
@@ -461,7 +470,18 @@ impl Simulation {
         self.classes[job.class].idle.remove(&(job.id, j));
         job.state = State::Matched;
         job.slot = Some(slot);
-        job.last_slot = self.pool.slots[slot].name.clone();
+        let name = &self.pool.slots[slot].name;
+        let next = u32::try_from(self.slot_names.len()).unwrap_or(u32::MAX);
+        let id = match self.slot_name_index.get(name) {
+            Some(&id) => id,
+            None => {
+                self.slot_names.push(name.clone());
+                self.slot_name_index.insert(name.clone(), next);
+                next
+            }
+        };
+        let job = &mut self.jobs[j];
+        job.last_slot = id;
         job.epoch += 1;
         let (submitter, class, epoch) = (job.submitter, job.class, job.epoch);
         let s = &mut self.submitters[submitter];
@@ -469,7 +489,7 @@ impl Simulation {
         s.matched += 1;
         s.weight += self.pool.slots[slot].weight;
         self.pool.claim(slot, Claim { job: j, submitter, class, since: now });
-        self.queue.schedule(now + delay, Event::Start { job: j, epoch });
+        self.queue.schedule(now.saturating_add(delay), Event::Start { job: j, epoch });
     }
 
     /// Job `j` loses its slot at `now` and is idle again; the work done is
@@ -521,7 +541,7 @@ impl Simulation {
         let s = &mut self.submitters[job.submitter];
         s.matched -= 1;
         s.running += 1;
-        self.queue.schedule(now + job.runtime, Event::Complete { job: j, epoch });
+        self.queue.schedule(now.saturating_add(job.runtime), Event::Complete { job: j, epoch });
     }
 
     fn on_complete(&mut self, now: i64, j: usize, epoch: u32) {
@@ -596,7 +616,8 @@ impl Simulation {
                             if !self.aggregate || self.priority_preemption || s.rank_varies {
                                 let sub = &self.submitters[c.submitter];
                                 let job_ad = &self.classes[c.class].ad;
-                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad));
+                                let ran = self.ran(c.job, now);
+                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad, ran));
                                 index.push(Some(i));
                                 folded[c.submitter] -= s.weight;
                             }
@@ -618,8 +639,12 @@ impl Simulation {
             if !outcome.groups.is_empty() {
                 self.last_groups = outcome.groups.clone();
             }
-            let futile =
-                outcome.matches.is_empty() && outcome.rejections.iter().all(|r| r.reason == RejectReason::NoMatch);
+            // Without preemption, a cycle that matched nothing because no
+            // slot fits would do the same again until a job or a slot
+            // comes (with preemption, priorities and retirement times move).
+            let futile = !preemptible
+                && outcome.matches.is_empty()
+                && outcome.rejections.iter().all(|r| r.reason == RejectReason::NoMatch);
             for m in &outcome.matches {
                 let Some(Some(slot)) = index.get(m.slot_index).copied() else { continue };
                 if m.claim != ClaimKind::Unclaimed {
@@ -643,7 +668,8 @@ impl Simulation {
                         ads.push(match &s.claim {
                             Some(c) => {
                                 let sub = &self.submitters[c.submitter];
-                                self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad)
+                                let ran = self.ran(c.job, now);
+                                self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad, ran)
                             }
                             None => (*s.ad).clone(),
                         });
@@ -668,6 +694,14 @@ impl Simulation {
             self.record_users(now);
         }
         Ok(full)
+    }
+
+    /// Seconds job `j` has run at `now` (0 when not running).
+    fn ran(&self, j: usize, now: i64) -> i64 {
+        match self.jobs.get(j) {
+            Some(job) if job.state == State::Running => now - job.started,
+            _ => 0,
+        }
     }
 
     fn push_placeholders(&self, weights: &[f64], ads: &mut Vec<ClassAd>, index: &mut Vec<Option<usize>>) {
@@ -798,7 +832,7 @@ impl Simulation {
         match event {
             Event::Cycle => {
                 let full = self.on_cycle(now)?;
-                self.queue.schedule(now + self.interval, Event::Cycle);
+                self.queue.schedule(now.saturating_add(self.interval), Event::Cycle);
                 progress(&Progress {
                     time: now,
                     until: self.until,
@@ -906,32 +940,37 @@ impl Simulation {
     }
 
     fn finish(self) -> Results {
-        self.results()
+        let Simulation { recorder, jobs, submitters, slot_names, until, cycles, full_cycles, events, .. } = self;
+        let mut rows = jobs.iter().map(|j| job_row(j, &submitters, &slot_names, until));
+        recorder.finish(&mut rows, cycles, full_cycles, events)
     }
 
     fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
-        let mut rows = self.jobs.iter().map(|j| {
-            let s = &self.submitters[j.submitter];
-            let (wait, run) = match j.state {
-                State::Idle | State::Matched => (j.wait + (self.until - j.idle_since).max(0), 0),
-                State::Running => (j.wait, 0),
-                State::Done => (j.wait, j.runtime),
-            };
-            JobRow {
-                job: j.id.to_string(),
-                user: s.user.clone(),
-                group: s.group.clone(),
-                submit: j.submit,
-                start: j.first_start,
-                end: j.end,
-                wait,
-                run,
-                badput: j.badput,
-                preemptions: j.preemptions,
-                slot: j.last_slot.clone(),
-            }
-        });
+        let mut rows = self.jobs.iter().map(|j| job_row(j, &self.submitters, &self.slot_names, self.until));
         f(&mut rows)
+    }
+}
+
+/// One job's row of the `jobs` table at the end `until`.
+fn job_row(j: &Job, submitters: &[Submitter], slot_names: &[String], until: i64) -> JobRow {
+    let s = &submitters[j.submitter];
+    let (wait, run) = match j.state {
+        State::Idle | State::Matched => (j.wait + (until - j.idle_since).max(0), 0),
+        State::Running => (j.wait, 0),
+        State::Done => (j.wait, j.runtime),
+    };
+    JobRow {
+        job: j.id.to_string(),
+        user: s.user.clone(),
+        group: s.group.clone(),
+        submit: j.submit,
+        start: j.first_start,
+        end: j.end,
+        wait,
+        run,
+        badput: j.badput,
+        preemptions: j.preemptions,
+        slot: slot_names.get(j.last_slot as usize).cloned().unwrap_or_default(),
     }
 }
 

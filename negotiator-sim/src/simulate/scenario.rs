@@ -132,6 +132,7 @@ struct File {
     start_time: Option<i64>,
     claim_delay: Option<Duration>,
     record_every: Option<Duration>,
+    first_cycle: Option<Duration>,
     config: Option<String>,
     config_file: Option<PathBuf>,
     #[serde(default)]
@@ -335,6 +336,9 @@ pub struct Scenario {
     pub start_time: i64,
     /// Seconds from a match until its job starts.
     pub claim_delay: i64,
+    /// Seconds from the start to the first negotiation cycle (then one
+    /// every `NEGOTIATOR_INTERVAL`).
+    pub first_cycle: i64,
     /// Seconds between rows of the `users` and `groups` tables (0: every
     /// cycle).
     pub record_every: i64,
@@ -518,6 +522,7 @@ impl Scenario {
             duration,
             start_time: file.start_time.unwrap_or(1_700_000_000),
             claim_delay: file.claim_delay.map_or(0.0, |d| d.0).round() as i64,
+            first_cycle: file.first_cycle.map_or(0.0, |d| d.0).round() as i64,
             record_every: file.record_every.map_or(0.0, |d| d.0).round() as i64,
             config,
             machines,
