@@ -341,7 +341,9 @@ impl PySimulation {
                     break;
                 }
             }
-            let results = sim.results();
+            // Every event is handled: `run` only hands the tables over
+            // (moved, not copied).
+            let results = sim.run(None, &mut |_| {}).map_err(sim_error)?;
             last.time = until;
             last.events = results.summary.events;
             report(&last, true)?;
