@@ -188,6 +188,34 @@ impl Pool {
         Pool { options, sides, known, columns }
     }
 
+    /// Gathers the pool's values of `names` now (the attributes requests
+    /// will compare), a name per thread with the `parallel` feature,
+    /// rather than as the first request reading each one is matched.
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Name, Semantics};
+    /// use matchmaker::matching::Pool;
+    ///
+    /// let slots: Vec<ClassAd> = ["[ Memory = 1024; Requirements = true ]", "[ Memory = 4096; Requirements = true ]"]
+    ///     .iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    /// let pool = Pool::new(EvalOptions::new().semantics(Semantics::Old), slots);
+    /// pool.build_columns(&[Name::new("Memory")]);
+    /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+    /// assert_eq!(pool.matches(&job).iter().map(|m| m.index).collect::<Vec<_>>(), [1]);
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn build_columns(&self, names: &[classad::Name]) {
+        #[cfg(feature = "parallel")]
+        if self.columns.len() >= PARALLEL_PREPARE_FROM {
+            use rayon::prelude::*;
+            names.par_iter().for_each(|&name| self.columns.build(name));
+            return;
+        }
+        for &name in names {
+            self.columns.build(name);
+        }
+    }
+
     /// The ads, in the order [`Match::index`] refers to.
     pub fn ads(&self) -> &[Arc<ClassAd>] {
         self.columns.ads()

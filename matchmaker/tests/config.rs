@@ -148,7 +148,8 @@ fn macro_cycles_and_explosions_are_errors() {
 
     // A reference to itself hidden in a default makes the value grow at
     // each step (HTCondor never finishes on this one; found by the random
-    // corpus): an error within the time bound.
+    // corpus): an error, in bounded time (a generous bound: debug builds
+    // on a loaded machine take seconds).
     let c = Config::parse_str(
         "tool.e = $(NOPE:-7 $($(G $(C.D:$(tool.e $($(G $($(G $$(Cpus $(C.D:=?= $(G $($(TOOL.E) x $($(TOOL.E))\n",
         "grow.conf",
@@ -157,7 +158,7 @@ fn macro_cycles_and_explosions_are_errors() {
     let start = std::time::Instant::now();
     let err = c.get_string("TOOL.E").expect_err("grows without end");
     assert!(err.to_string().contains("cycle through $(TOOL.E)"), "{err}");
-    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    assert!(start.elapsed() < std::time::Duration::from_secs(60), "{:?}", start.elapsed());
 
     let mut text = String::from("A0 = xxxxxxxxxxxxxxxx\n");
     for i in 1..64 {
@@ -166,7 +167,7 @@ fn macro_cycles_and_explosions_are_errors() {
     let c = Config::parse_str(&text, "boom.conf").expect("reads");
     let start = std::time::Instant::now();
     assert!(matches!(c.get_string("A63"), Err(ConfigError::Expansion { .. })));
-    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    assert!(start.elapsed() < std::time::Duration::from_secs(60), "{:?}", start.elapsed());
 }
 
 #[test]

@@ -9,11 +9,13 @@
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
 //! negotiator-sim transform [--config FILE] [--rules FILE]... [--jobtransforms NAMES]... [--submit-requirements] [--json] [KEY=VALUE]... JOBS...
 //! negotiator-sim simulate SCENARIO.toml [--seed N] [--out DIR] [--until DURATION] [--quiet] [--timings]
+//! negotiator-sim compare A.toml B.toml [--seed N] [--until DURATION] [--out DIR] [--quiet]
 //! negotiator-sim slots [--config FILE] [--machine FILE] [--cpus N --memory MB --disk KB ...] [--claim JOBS]... [--json]
 //! negotiator-sim report DIR [--out DIR] [--title TEXT] [--no-png] [--compare B_DIR]
 //! ```
 
 mod bench_cmd;
+mod compare_cmd;
 mod config_cmd;
 mod cycle_cmd;
 mod generate_cmd;
@@ -63,6 +65,9 @@ enum Command {
     Report(report_cmd::Args),
     /// Simulate a pool over time with the real negotiation cycle.
     Simulate(simulate_cmd::Args),
+    /// Simulate two scenarios (two policies on one workload) and compare
+    /// how their users fared.
+    Compare(compare_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -102,5 +107,6 @@ fn main() -> ExitCode {
         Command::Slots(args) => slots_cmd::run(args),
         Command::Report(args) => report_cmd::run(args),
         Command::Simulate(args) => simulate_cmd::run(args),
+        Command::Compare(args) => compare_cmd::run(args),
     }
 }

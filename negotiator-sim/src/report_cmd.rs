@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use negotiator_sim::output::{read_tables, write_tables, Format};
-use negotiator_sim::report::{build, compare::compare, Images, ReportError};
+use negotiator_sim::report::{build, Images, ReportError};
 
 /// Arguments of `negotiator-sim report`.
 #[derive(clap::Args)]
@@ -24,7 +24,8 @@ pub struct Args {
     #[arg(long)]
     no_png: bool,
     /// Compare with the results of run B in this directory: print the
-    /// differences and write compare.csv beside the report.
+    /// differences, write compare.csv beside the report and add them (with
+    /// charts of both runs) to the page.
     #[arg(long, value_name = "B_DIR")]
     compare: Option<PathBuf>,
 }
@@ -47,16 +48,18 @@ fn report(args: &Args) -> Result<(), ReportError> {
         let name = args.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         format!("Simulation results: {name}")
     });
-    let report = build(&title, &tables)?;
-    eprintln!("negotiator-sim report: {} tables read, drawing {} charts", tables.len(), report.charts.len());
-    let written = report.write(&out, Images { svg: true, png: !args.no_png })?;
+    let mut report = build(&title, &tables)?;
     if let Some(b_dir) = &args.compare {
         let b = read_tables(b_dir)?;
-        let comparison = compare(&tables, &b)?;
-        print!("{}", comparison.text());
-        write_tables(&out, &[comparison.table()], &[Format::Csv])?;
-        eprintln!("negotiator-sim report: wrote {}", out.join("compare.csv").display());
+        report.add_comparison(&tables, &b)?;
+        if let Some(comparison) = &report.comparison {
+            print!("{}", comparison.text());
+            write_tables(&out, &[comparison.table()], &[Format::Csv])?;
+            eprintln!("negotiator-sim report: wrote {}", out.join("compare.csv").display());
+        }
     }
+    eprintln!("negotiator-sim report: {} tables read, drawing {} charts", tables.len(), report.charts.len());
+    let written = report.write(&out, Images { svg: true, png: !args.no_png })?;
     eprintln!("negotiator-sim report: wrote {} ({} files)", out.join("report.html").display(), written.len());
     Ok(())
 }

@@ -8,7 +8,7 @@ use common::{run, run_b, strs};
 
 use negotiator_sim::report::compare::{compare, measures, ALL};
 use negotiator_sim::report::{self, build, chart::Style, svg, Images};
-use negotiator_sim::table::Column;
+use negotiator_sim::table::{Column, Table};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -148,6 +148,21 @@ fn png_areas_follow_the_usage() {
     // Slot-minutes: alice 6×4 + 5 + 4×4 = 45, bob 2×4 + 4 + 6×4 = 36.
     assert!(alice > 20_000.0 && bob > 15_000.0, "{alice} {bob}");
     assert!((alice / bob - 45.0 / 36.0).abs() < 0.05, "{alice} / {bob}");
+    // The title is set in the embedded font: dark pixels in the band above
+    // the plot, centred, and none at the band's far left.
+    let dark = |x0: u32, x1: u32, y0: u32, y1: u32| {
+        (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let i = 3 * (y * w + x) as usize;
+                pixels[i..i + 3].iter().all(|&c| c < 100)
+            })
+            .count()
+    };
+    assert!(dark(200, 400, 5, 26) > 100, "{}", dark(200, 400, 5, 26));
+    assert_eq!(dark(0, 60, 5, 22), 0);
+    // Legend text beside the swatches.
+    assert!(dark(636, 760, 35, 60) > 50);
 }
 
 #[test]
@@ -213,4 +228,103 @@ fn a_user_of_one_run_only_shows_dashes_in_the_other() {
         "{}",
         c.text()
     );
+}
+
+/// A run of 150 users over 3000 cycles and 60,000 jobs.
+fn big_run() -> Vec<Table> {
+    let (users_n, cycles_n) = (150usize, 3000i64);
+    let mut time = Vec::new();
+    let mut user = Vec::new();
+    let mut usage = Vec::new();
+    for c in 0..cycles_n {
+        for u in 0..users_n {
+            time.push(c * 60);
+            user.push(format!("user{u:03}@site"));
+            // user000 uses the most, then less and less.
+            usage.push((users_n - u) as f64 / 10.0);
+        }
+    }
+    let n = time.len();
+    let mut users = Table::new("users");
+    users.push("time", Column::Int(time));
+    users.push("user", Column::Str(user));
+    users.push("group", Column::Str(vec![String::new(); n]));
+    users.push("usage", Column::Float(usage.clone()));
+    users.push("accumulated_usage", Column::Float(vec![0.0; n]));
+    users.push("rup", Column::Float(usage.clone()));
+    users.push("eup", Column::Float(usage));
+    users.push("share", Column::Float(vec![0.0; n]));
+    users.push("idle", Column::Int(vec![1; n]));
+    users.push("running", Column::Int(vec![1; n]));
+    let mut cycles = Table::new("cycles");
+    let c = cycles_n as usize;
+    cycles.push("time", Column::Int((0..cycles_n).map(|c| c * 60).collect()));
+    cycles.push("busy_slots", Column::Float(vec![1132.5; c]));
+    cycles.push("total_slots", Column::Float(vec![1200.0; c]));
+    let mut jobs = Table::new("jobs");
+    let j = 60_000usize;
+    jobs.push("user", Column::Str((0..j).map(|i| format!("user{:03}@site", i % users_n)).collect()));
+    jobs.push("group", Column::Str(vec![String::new(); j]));
+    jobs.push("start", Column::Int(vec![0; j]));
+    jobs.push("wait", Column::Int((0..j as i64).map(|i| (i * 7919) % 36_000).collect()));
+    vec![users, cycles, jobs]
+}
+
+#[test]
+fn big_runs_are_thinned_to_a_light_page() {
+    let r = build("Big run", &big_run()).unwrap();
+    let usage = &r.charts[0];
+    // Nine users drawn one by one (the heaviest), the other 141 together.
+    assert_eq!(usage.series.len(), 10 + 1);
+    assert_eq!(usage.series[0].name, "user000@site");
+    assert_eq!(usage.series[9].name, "141 other users");
+    assert!(usage.series.iter().all(|s| s.points.len() <= 1000));
+    // The stack still adds up to all users' usage: 15 + 14.9 + ... + 0.1.
+    let top = usage.series[9].points.last().unwrap().1;
+    assert!((top - 1132.5).abs() < 1e-6, "{top}");
+    assert_eq!(usage.series[9].points.last().unwrap().0, 2999.0 / 60.0);
+    let rup = r.charts.iter().find(|c| c.id == "rup").unwrap();
+    assert_eq!(rup.series.len(), 9);
+    let cdf = r.charts.iter().find(|c| c.id == "wait_cdf").unwrap();
+    assert!(cdf.series.iter().all(|s| s.points.len() <= 1001));
+    // Waits are spread evenly over 10 hours: the median is near 5 hours.
+    let all = &cdf.series.last().unwrap().points;
+    let median = all.iter().find(|p| p.1 >= 0.5).unwrap().0;
+    assert!((median - 5.0).abs() < 0.05, "{median}");
+    let html = r.html();
+    assert!(html.len() < 1_000_000, "{} bytes", html.len());
+    assert_eq!(r.summary.as_ref().unwrap().rows(), 150);
+}
+
+#[test]
+fn columns_of_unequal_length_are_an_error_not_a_panic() {
+    let mut tables = run();
+    if let Some((_, Column::Int(v))) = tables[3].columns.iter_mut().find(|(n, _)| n == "wait") {
+        v.pop();
+    }
+    let err = build("x", &tables).unwrap_err().to_string();
+    assert_eq!(err, "table jobs: column wait has 19 values, the table 20 rows");
+    assert_eq!(compare(&tables, &run()).unwrap_err().to_string(), err);
+}
+
+#[test]
+fn sparse_tables_stack_the_same() {
+    // 2000 users, each with a single row at its own time: the stack is 1
+    // slot high at every time, whoever it belongs to.
+    let n = 2000;
+    let mut users = Table::new("users");
+    users.push("time", Column::Int((0..n).map(|u| u * 60).collect()));
+    users.push("user", Column::Str((0..n).map(|u| format!("u{u:04}")).collect()));
+    users.push("usage", Column::Float((0..n).map(|u| if u == 7 { 5.0 } else { 1.0 }).collect()));
+    let chart = report::figures::usage_by_user(&users, None).unwrap();
+    let top = chart.series.last().unwrap();
+    assert_eq!(top.name, "1991 other users");
+    // The heaviest (u0007), then ties broken by name, drawn in name order.
+    let names: Vec<&str> = chart.series[..9].iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["u0000", "u0001", "u0002", "u0003", "u0004", "u0005", "u0006", "u0007", "u0008"]);
+    assert_eq!(top.points.len(), 1000);
+    for &(x, y) in &top.points {
+        let expected = if x == 7.0 * 60.0 / 3600.0 { 5.0 } else { 1.0 };
+        assert_eq!(y, expected, "at {x}");
+    }
 }

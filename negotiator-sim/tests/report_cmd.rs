@@ -30,11 +30,38 @@ fn report_of_a_results_directory_with_comparison() {
     let o = sim(&[a.as_os_str(), "--out".as_ref(), out.as_os_str(), "--compare".as_ref(), b.as_os_str()]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
-    assert!(stderr.contains("4 tables read, drawing 7 charts"), "{stderr}");
+    assert!(stderr.contains("4 tables read, drawing 9 charts"), "{stderr}");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<title>Simulation results: cli_a</title>"));
     assert!(html.contains("<tr><td>bob@site</td><td>group_b</td><td>1</td><td>0</td><td>01:23:20</td>"), "{html}");
-    for id in ["usage_by_user", "usage_by_group", "rup", "eup", "utilisation", "wait_histogram", "wait_cdf"] {
+    assert!(html.contains("<h2>Compared with run B</h2>"));
+    assert!(html.contains("<tr><th colspan=\"4\">bob@site</th></tr>\n<tr><td>fair share error</td><td>0.1750</td><td>0.0000</td><td>-0.1750</td></tr>"), "{html}");
+    // Run B's utilisation is 1 throughout: its line is flat at the top.
+    let util = std::fs::read_to_string(out.join("charts/compare_utilisation.svg")).unwrap();
+    let b_line = util.split("<polyline").nth(2).unwrap();
+    assert!(b_line.contains("<title>B</title>"));
+    let ys: Vec<&str> = b_line
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|p| p.split(',').nth(1).unwrap())
+        .collect();
+    assert!(ys.len() == 10 && ys.iter().all(|y| *y == "40.0"), "{ys:?}");
+    for id in [
+        "usage_by_user",
+        "usage_by_group",
+        "rup",
+        "eup",
+        "utilisation",
+        "wait_histogram",
+        "wait_cdf",
+        "compare_utilisation",
+        "compare_wait_cdf",
+    ] {
         assert!(out.join(format!("charts/{id}.svg")).is_file() && out.join(format!("charts/{id}.png")).is_file());
     }
     let stdout = String::from_utf8(o.stdout).unwrap();

@@ -408,6 +408,16 @@ proptest! {
             prop_assert!(start[i] == -1 || start[i] >= submit[i]);
             prop_assert!(end[i] == -1 || (start[i] >= 0 && end[i] >= start[i]));
         }
+        // Usage is conserved: the users' usage adds up to the busy pool at
+        // every cycle, never more than the pool.
+        let (users, cycles) = (r.table("users").expect("users"), r.table("cycles").expect("cycles"));
+        let (times, usage) = (ints(users, "time"), floats(users, "usage"));
+        let (busy, total) = (floats(cycles, "busy_slots"), floats(cycles, "total_slots"));
+        for (k, &t) in ints(cycles, "time").iter().enumerate() {
+            let sum: f64 = (0..times.len()).filter(|&i| times[i] == t).map(|i| usage[i]).sum();
+            prop_assert!((sum - busy[k]).abs() < 1e-6);
+            prop_assert!(busy[k] <= total[k] + 1e-9);
+        }
     }
 }
 

@@ -565,6 +565,7 @@ impl Accountant {
     /// `AccountingGroup`, else its `RemoteUser`.
     pub fn check_matches(&mut self, now: i64, slots: &[classad::ClassAd]) -> Result<(), AccountantError> {
         // Room for a record of every slot, as a cycle may match them all.
+        self.resources.reserve(slots.len());
         let resources = &self.resources;
         self.resource_index.reserve(slots.len(), |&i| name_hash(&resources[i].name));
         let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
@@ -671,7 +672,19 @@ impl Accountant {
     /// A slot already charged to another customer is first removed from it;
     /// one already charged to this customer is left alone.
     pub fn add_match(&mut self, customer: &str, slot: &classad::ClassAd, now: i64) -> Result<(), AccountantError> {
-        let mut resource = resource_name(slot);
+        self.add_match_named(customer, slot, resource_name(slot), now)
+    }
+
+    /// [`add_match`](Self::add_match) with the slot's [`resource_name`]
+    /// already known (the negotiator reads every slot's once, a share per
+    /// thread, rather than one by one as it matches them).
+    pub(crate) fn add_match_named(
+        &mut self,
+        customer: &str,
+        slot: &classad::ClassAd,
+        mut resource: String,
+        now: i64,
+    ) -> Result<(), AccountantError> {
         let weight;
         let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
         let cp_cost =
@@ -692,7 +705,7 @@ impl Accountant {
             resource = format!("{resource}_cp_match_{count:03}");
             weight = cost;
         } else {
-            if let Some(user) = self.resource(&resource).and_then(|r| r.remote_user.clone()) {
+            if let Some(user) = self.resource(&resource).and_then(|r| r.remote_user.as_deref()) {
                 if user == customer {
                     return Ok(());
                 }
@@ -708,10 +721,18 @@ impl Accountant {
             let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
             self.set_customer_real(part, "HierWeightedResourcesUsed", hier + weight)?;
         }
-        let i = self.ensure_resource(&resource)?;
         let limits = attr_string(slot, slot_names().matched_concurrency_limits);
+        let i = match self.resource_at(&resource) {
+            Some(i) => i,
+            None => {
+                if self.log.is_some() {
+                    self.pending.new_ad(&format!("{RESOURCE_PREFIX}{resource}"), "*")?;
+                }
+                self.insert_resource(ResourceRecord { name: resource, ..ResourceRecord::default() })
+            }
+        };
         if self.log.is_some() {
-            let key = format!("{RESOURCE_PREFIX}{resource}");
+            let key = format!("{RESOURCE_PREFIX}{}", self.resources[i].name);
             self.pending.set(&key, "RemoteUser", &format_string(customer))?;
             self.pending.set(&key, "SlotWeight", &format_real(weight))?;
             self.pending.set(&key, "StartTime", &now.to_string())?;
@@ -1031,27 +1052,37 @@ impl Accountant {
     /// the time since the last update taken off its uncharged time. A
     /// group's weighted usage is written before its count, as HTCondor does.
     fn charge(&mut self, name: &str, weight: f64, since_update: i64, group: bool) -> Result<(), AccountantError> {
-        let (used, weighted, uncharged, weighted_uncharged) = self.customer(name).map_or((0, 0.0, 0, 0.0), |c| {
-            (
-                c.resources_used.unwrap_or(0),
-                c.weighted_resources_used.unwrap_or(0.0),
-                c.uncharged_time.unwrap_or(0),
-                c.weighted_uncharged_time.unwrap_or(0.0),
-            )
-        });
+        let i = self.ensure_customer(name)?;
+        let c = &self.customers[i];
+        let (used, weighted, uncharged, weighted_uncharged) = (
+            c.resources_used.unwrap_or(0),
+            c.weighted_resources_used.unwrap_or(0.0),
+            c.uncharged_time.unwrap_or(0),
+            c.weighted_uncharged_time.unwrap_or(0.0),
+        );
         if group {
-            self.set_customer_real(name, "WeightedResourcesUsed", weighted + weight)?;
-            self.set_customer_int(name, "ResourcesUsed", used + 1)?;
+            self.set_real_at(i, "WeightedResourcesUsed", weighted + weight)?;
+            self.set_int_at(i, "ResourcesUsed", used + 1)?;
         } else {
-            self.set_customer_int(name, "ResourcesUsed", used + 1)?;
-            self.set_customer_real(name, "WeightedResourcesUsed", weighted + weight)?;
+            self.set_int_at(i, "ResourcesUsed", used + 1)?;
+            self.set_real_at(i, "WeightedResourcesUsed", weighted + weight)?;
         }
-        self.set_customer_int(name, "UnchargedTime", uncharged - since_update)?;
-        self.set_customer_real(name, "WeightedUnchargedTime", weighted_uncharged - since_update as f64 * weight)
+        self.set_int_at(i, "UnchargedTime", uncharged - since_update)?;
+        self.set_real_at(i, "WeightedUnchargedTime", weighted_uncharged - since_update as f64 * weight)
     }
 
     fn set_customer_real(&mut self, name: &str, attr: &str, value: f64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
+        self.set_real_at(i, attr, value)
+    }
+
+    fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
+        let i = self.ensure_customer(name)?;
+        self.set_int_at(i, attr, value)
+    }
+
+    /// Sets a real attribute of customer record `i`.
+    fn set_real_at(&mut self, i: usize, attr: &str, value: f64) -> Result<(), AccountantError> {
         // Without a log, nothing needs the text: the record takes the
         // number the text would read back as.
         if self.log.is_some() || !self.customers[i].set_number(attr, logged_real(value)) {
@@ -1060,8 +1091,8 @@ impl Accountant {
         Ok(())
     }
 
-    fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
-        let i = self.ensure_customer(name)?;
+    /// Sets an integer attribute of customer record `i`.
+    fn set_int_at(&mut self, i: usize, attr: &str, value: i64) -> Result<(), AccountantError> {
         if self.log.is_some() || !self.customers[i].set_number(attr, Number::Int(value)) {
             self.set_customer_text(i, attr, &value.to_string())?;
         }

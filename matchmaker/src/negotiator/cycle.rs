@@ -15,7 +15,7 @@ use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, V
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Run, Runs};
-use super::ranges::{RangeRank, RangeTests, ShapeRange, Shapes};
+use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
@@ -156,6 +156,8 @@ struct Slot {
     current: Option<ClassAd>,
     /// Its `Name`.
     name: String,
+    /// Its accountant record's name (`Name@StartdIpAddr`), until matched.
+    resource: String,
     /// Who runs on it (see [`Names::remote_user`]), looked up once.
     running: Option<Arc<str>>,
 }
@@ -341,7 +343,8 @@ pub(super) fn run(
             }
         }
         let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
-        Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), running }
+        let resource = crate::accountant::resource_name(ad);
+        Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), resource, running }
     });
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
@@ -362,6 +365,8 @@ pub(super) fn run(
         shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
     let (pre_job, post_job) = shapes.into_caches();
     let pool = Pool::new(opts.clone(), ads);
+    // The columns of what the requests compare, gathered a name per thread.
+    pool.build_columns(&ranges::compared_names(&opts, queues));
     let outcome = negotiate_pool(
         negotiator,
         accountant,
@@ -436,7 +441,15 @@ fn negotiate_pool(
         match_list: None,
         now,
         spin: 0,
-        outcome: CycleOutcome { stats, ..CycleOutcome::default() },
+        outcome: CycleOutcome {
+            stats,
+            // Room for as many matches as there can be (no copies as the
+            // list grows).
+            matches: Vec::with_capacity(
+                (queues.iter().map(|q| q.idle_jobs()).sum::<u64>()).min(available as u64) as usize
+            ),
+            ..CycleOutcome::default()
+        },
         share_limited: FxHashSet::default(),
         found: Vec::new(),
         rejected_limits: BTreeSet::new(),
@@ -1218,23 +1231,14 @@ impl State<'_, '_> {
                 if list.runs.pending.is_none() {
                     let request = std::mem::take(&mut list.request);
                     loop {
-                        // The runs that may hold the next slot are scanned first.
-                        loop {
-                            let tier = list.runs.next_tier();
-                            if tier.is_empty() {
-                                break;
-                            }
-                            for mut run in tier {
-                                self.scan(&list.prepared, &request, &mut run);
-                                list.runs.push(run, &self.order);
-                            }
+                        // A run that may hold the next slot is scanned first.
+                        while let Some(run) = list.runs.next_to_scan() {
+                            self.scan(&list.prepared, &request, list.runs.run_mut(run));
+                            list.runs.requeue(run, &self.order);
                         }
                         let Some((slot, ranks, run)) = list.runs.pop() else {
                             break;
                         };
-                        if list.runs.run_mut(run).drained() {
-                            self.scan(&list.prepared, &request, list.runs.run_mut(run));
-                        }
                         list.runs.requeue(run, &self.order);
                         let (pre, job, post) = ranks;
                         if let Some(c) = self.candidate(list, &request, JobRank::Range { pre, job, post }, slot, false)
@@ -1336,7 +1340,7 @@ impl State<'_, '_> {
             });
         }
         self.serial += 1;
-        list.runs.wait(runs);
+        list.runs.wait(runs, &self.order);
         list.runs.active = true;
     }
 
@@ -1496,13 +1500,17 @@ impl State<'_, '_> {
             }
         } else {
             cost = self.weights[slot];
+            let resource = match std::mem::take(&mut self.slots[slot].resource) {
+                known if !known.is_empty() => known,
+                _ => crate::accountant::resource_name(&self.ads[slot]),
+            };
             match &limits {
                 Some(l) => {
                     let mut charged = ClassAd::clone(&self.ads[slot]);
                     charged.insert(self.names.matched_concurrency_limits, l.as_str());
-                    self.accountant.add_match(submitter, &charged, self.now)?;
+                    self.accountant.add_match_named(submitter, &charged, resource, self.now)?;
                 }
-                None => self.accountant.add_match(submitter, &self.ads[slot], self.now)?,
+                None => self.accountant.add_match_named(submitter, &self.ads[slot], resource, self.now)?,
             }
             self.slots[slot].available = false;
             self.free[slot] = slot as u32 + 1;

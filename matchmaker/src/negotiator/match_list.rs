@@ -83,14 +83,13 @@ pub(super) struct MatchList {
 /// run (one range) rank the same up to slot order, so the group's order
 /// is a merge of the runs by their ranks and their heads' slot order. A
 /// run is scanned for matching slots only as far as it is read, and only
-/// the slots read are ranked.
+/// when it may hold the next slot: until scanned, a run stands in the
+/// merge with its first unscanned slot's order, which no slot it may
+/// still find comes before (a range's slots are in input order).
 #[derive(Default)]
 pub(super) struct Runs {
     runs: Vec<Run>,
-    /// The runs not yet scanned, best ranks last; runs of equal ranks (a
-    /// tier) are scanned together, when the tier could hold the next slot.
-    waiting: Vec<Run>,
-    /// The runs scanned that have a next slot, best head on top.
+    /// Every run with slots left, best head on top.
     heads: BinaryHeap<Head>,
     /// The candidate read and ranked but not yet taken.
     pub(super) pending: Option<Candidate>,
@@ -113,19 +112,16 @@ pub(super) struct Run {
     pub(super) post: f64,
 }
 
-impl Run {
-    /// Whether every slot scanned so far has been read.
-    pub(super) fn drained(&self) -> bool {
-        self.next >= self.found.len()
-    }
-}
-
 /// The next slot of a run, ordered so that the best is the greatest.
 struct Head {
     job: f64,
     post: f64,
+    /// The slot's order, or for a run to scan, the order of its first
+    /// unscanned slot.
     order: u32,
     run: u32,
+    /// The run must be scanned before it can be read.
+    unscanned: bool,
 }
 
 impl Head {
@@ -159,48 +155,28 @@ impl Runs {
     /// Starts a new group.
     pub(super) fn clear(&mut self) {
         self.runs.clear();
-        self.waiting.clear();
         self.heads.clear();
         self.pending = None;
         self.active = false;
     }
 
-    /// Sets the group's runs, none scanned yet. Ranks must be numbers (not
-    /// NaN), so that they order like the candidates' ranks.
-    pub(super) fn wait(&mut self, mut runs: Vec<Run>) {
-        let by = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
-        runs.sort_by(|a, b| by(a.job, b.job).then(by(a.post, b.post)));
-        self.waiting = runs;
+    /// Sets the group's runs, none scanned yet; `order` gives each slot's
+    /// position in the input. Ranks must be numbers (not NaN), so that
+    /// they order like the candidates' ranks.
+    pub(super) fn wait(&mut self, runs: Vec<Run>, order: &[u32]) {
+        self.runs = runs;
+        for id in 0..self.runs.len() {
+            self.requeue(id, order);
+        }
     }
 
-    /// The runs of the best tier still waiting, when the next slot may be
-    /// in it: the tier ranks at least as well as the best head scanned
-    /// (or nothing is scanned). The caller scans them and
-    /// [`push`](Self::push)es them back.
-    pub(super) fn next_tier(&mut self) -> Vec<Run> {
-        let Some(best) = self.waiting.last() else {
-            return Vec::new();
-        };
-        let key = (best.job, best.post);
-        if let Some(top) = self.heads.peek() {
-            let by = |a: f64, b: f64| a.partial_cmp(&b).unwrap_or(Ordering::Equal);
-            if by(top.job, key.0).then(by(top.post, key.1)) == Ordering::Greater {
-                return Vec::new();
-            }
+    /// The run on top of the merge when it must be scanned before the next
+    /// slot is known; the caller scans it and [`requeue`](Self::requeue)s it.
+    pub(super) fn next_to_scan(&mut self) -> Option<usize> {
+        if !self.heads.peek()?.unscanned {
+            return None;
         }
-        let same = |r: &Run| r.job == key.0 && r.post == key.1;
-        let start = self.waiting.iter().rposition(|r| !same(r)).map_or(0, |i| i + 1);
-        self.waiting.split_off(start)
-    }
-
-    /// Adds a run (scanned up to its first match, or to its end);
-    /// `order` gives each slot's position in the input.
-    pub(super) fn push(&mut self, run: Run, order: &[u32]) {
-        if run.drained() {
-            return;
-        }
-        self.runs.push(run);
-        self.requeue(self.runs.len() - 1, order);
+        self.heads.pop().map(|head| head.run as usize)
     }
 
     /// The next slot in the group's order, with its pre-job, job and
@@ -208,6 +184,7 @@ impl Runs {
     /// [`requeue`](Self::requeue)d (after a new scan if it is
     /// [`drained`](Run::drained)).
     pub(super) fn pop(&mut self) -> Option<(usize, (f64, f64, f64), usize)> {
+        debug_assert!(self.heads.peek().is_none_or(|h| !h.unscanned), "the top run is scanned first");
         let head = self.heads.pop()?;
         let run = &mut self.runs[head.run as usize];
         let slot = run.found[run.next];
@@ -220,12 +197,16 @@ impl Runs {
         &mut self.runs[id]
     }
 
-    /// Puts run `id` back in the order if it has a next slot.
+    /// Puts run `id` back in the merge: by its next slot when it has one
+    /// scanned, by its first unscanned slot when it has slots left.
     pub(super) fn requeue(&mut self, id: usize, order: &[u32]) {
         let run = &self.runs[id];
-        if let Some(&slot) = run.found.get(run.next) {
-            self.heads.push(Head { job: run.job, post: run.post, order: order[slot], run: id as u32 });
-        }
+        let (slot, unscanned) = match run.found.get(run.next) {
+            Some(&slot) => (slot, false),
+            None if run.cursor < run.end => (run.cursor, true),
+            None => return,
+        };
+        self.heads.push(Head { job: run.job, post: run.post, order: order[slot], run: id as u32, unscanned });
     }
 }
 

@@ -155,10 +155,9 @@ impl Shapes {
     }
 }
 
-/// The slot attributes the `Requirements` of the requests of `queues`
-/// compare, other than `known`, that take at most
-/// [`MAX_VALUES_PER_NAME`] values among `ads`.
-fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQueue], known: &[Name]) -> Vec<Name> {
+/// The slot attributes the requests' `Requirements` read, each once, in
+/// the order first met.
+pub(super) fn compared_names(opts: &EvalOptions, queues: &[SubmitterQueue]) -> Vec<Name> {
     let requirements = Name::new("Requirements");
     let mut texts: FxHashSet<String> = FxHashSet::default();
     let mut names: Vec<Name> = Vec::new();
@@ -174,11 +173,20 @@ fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQue
                 continue;
             }
             let name = Name::new(text.as_str());
-            if !known.contains(&name) && !names.contains(&name) {
+            if !names.contains(&name) {
                 names.push(name);
             }
         }
     }
+    names
+}
+
+/// The slot attributes the `Requirements` of the requests of `queues`
+/// compare, other than `known`, that take at most
+/// [`MAX_VALUES_PER_NAME`] values among `ads`.
+fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQueue], known: &[Name]) -> Vec<Name> {
+    let mut names = compared_names(opts, queues);
+    names.retain(|name| !known.contains(name));
     // A name's values, counted on a share of the slots per thread (each
     // share stops as soon as it alone has too many).
     let values = |name: Name| {

@@ -28,8 +28,9 @@
 //! # Ok::<(), negotiator_sim::output::OutputError>(())
 //! ```
 
+use std::borrow::Cow;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::output::schema::{self, ColumnType};
 use crate::output::{io_error, OutputError};
@@ -123,40 +124,65 @@ pub fn from_csv_str(name: &str, text: &str) -> Result<Table, OutputError> {
 }
 
 /// One field: its text, whether it was quoted, and the line it began on.
-struct Field {
-    text: String,
+struct Field<'a> {
+    text: Cow<'a, str>,
     quoted: bool,
     line: usize,
 }
 
 fn parse(name: &str, text: &str, path: &Path) -> Result<Table, OutputError> {
     let err = |line: usize, message: String| OutputError::Csv { path: path.to_path_buf(), line, message };
-    let records = split_records(text, path)?;
-    let mut records = records.into_iter();
-    let Some(header) = records.next() else {
+    let mut fields = Fields { text, pos: 0, line: 1, path };
+    // The header.
+    let mut names: Vec<String> = Vec::new();
+    while let Some((field, end)) = fields.next_field()? {
+        names.push(field.text.into_owned());
+        if end {
+            break;
+        }
+    }
+    if names.is_empty() || (names.len() == 1 && names[0].is_empty()) {
         return Err(err(1, "empty file: no header line".into()));
-    };
-    let names: Vec<String> = header.iter().map(|f| f.text.clone()).collect();
+    }
     for (i, n) in names.iter().enumerate() {
         if names[..i].contains(n) {
             return Err(err(1, format!("column {n:?} appears twice")));
         }
     }
     let mut cells: Vec<Vec<Field>> = names.iter().map(|_| Vec::new()).collect();
-    for record in records {
-        let line = record.first().map_or(0, |f| f.line);
-        if record.len() != names.len() {
-            return Err(err(line, format!("{} fields, but the header names {} columns", record.len(), names.len())));
+    let mut col = 0;
+    let mut record_line = fields.line;
+    while let Some((field, end)) = fields.next_field()? {
+        if col == 0 {
+            record_line = field.line;
+            // A blank line (at the end of the file): no record.
+            if end && !field.quoted && field.text.is_empty() {
+                continue;
+            }
         }
-        for (col, field) in cells.iter_mut().zip(record) {
-            col.push(field);
+        if col < names.len() {
+            cells[col].push(field);
         }
+        col += 1;
+        if end {
+            if col != names.len() {
+                return Err(err(record_line, format!("{col} fields, but the header names {} columns", names.len())));
+            }
+            col = 0;
+        }
+    }
+    if col != 0 {
+        // The text ended right after a comma: an empty last field.
+        if col + 1 != names.len() {
+            return Err(err(record_line, format!("{} fields, but the header names {} columns", col + 1, names.len())));
+        }
+        cells[col].push(Field { text: Cow::Borrowed(""), quoted: false, line: fields.line });
     }
     let mut table = Table::new(name);
     for (column_name, fields) in names.iter().zip(cells) {
         let ty = schema::column_type(name, column_name).unwrap_or_else(|| infer(&fields));
         let column = match ty {
-            ColumnType::Str => Column::Str(fields.into_iter().map(|f| f.text).collect()),
+            ColumnType::Str => Column::Str(fields.into_iter().map(|f| f.text.into_owned()).collect()),
             ColumnType::Int => Column::Int(
                 fields
                     .iter()
@@ -202,82 +228,86 @@ fn infer(fields: &[Field]) -> ColumnType {
     }
 }
 
-/// Splits text into records of fields (RFC 4180: quoted fields may hold
-/// commas, doubled quotes and line breaks). Blank lines at the end are
-/// ignored.
-fn split_records(text: &str, path: &Path) -> Result<Vec<Vec<Field>>, OutputError> {
-    let err =
-        |line: usize, message: &str| OutputError::Csv { path: PathBuf::from(path), line, message: message.to_string() };
-    let mut records = Vec::new();
-    let mut record: Vec<Field> = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut line = 1;
-    loop {
-        // At the start of a field.
-        let start_line = line;
-        let mut field = String::new();
-        let quoted = chars.peek() == Some(&'"');
-        if quoted {
-            chars.next();
+/// The fields of CSV text, one after the other (RFC 4180: quoted fields
+/// may hold commas, doubled quotes and line breaks). Fields borrow the
+/// text unless a doubled quote must be undone.
+struct Fields<'a> {
+    text: &'a str,
+    pos: usize,
+    line: usize,
+    path: &'a Path,
+}
+
+impl<'a> Fields<'a> {
+    fn error(&self, line: usize, message: &str) -> OutputError {
+        OutputError::Csv { path: self.path.to_path_buf(), line, message: message.to_string() }
+    }
+
+    /// The next field and whether it ends its record; `None` at the end.
+    fn next_field(&mut self) -> Result<Option<(Field<'a>, bool)>, OutputError> {
+        let bytes = self.text.as_bytes();
+        if self.pos >= bytes.len() {
+            return Ok(None);
+        }
+        let line = self.line;
+        let (text, quoted) = if bytes[self.pos] == b'"' {
+            let start = self.pos + 1;
+            let mut i = start;
+            let mut doubled = false;
             loop {
-                match chars.next() {
-                    None => return Err(err(start_line, "a quoted field is not closed")),
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
+                match memchr::memchr2(b'"', b'\n', &bytes[i..]) {
+                    None => return Err(self.error(line, "a quoted field is not closed")),
+                    Some(k) if bytes[i + k] == b'\n' => {
+                        self.line += 1;
+                        i += k + 1;
                     }
-                    Some('"') => break,
-                    Some(c) => {
-                        if c == '\n' {
-                            line += 1;
+                    Some(k) => {
+                        if bytes.get(i + k + 1) == Some(&b'"') {
+                            doubled = true;
+                            i += k + 2;
+                        } else {
+                            i += k;
+                            break;
                         }
-                        field.push(c);
                     }
                 }
             }
-        }
-        // Unquoted text, or what follows the closing quote.
-        loop {
-            match chars.peek() {
-                None | Some(',') | Some('\n') => break,
-                Some('\r') => {
-                    chars.next();
-                    if chars.peek() != Some(&'\n') {
-                        return Err(err(line, "a carriage return outside quotes not followed by a line feed"));
-                    }
-                }
-                Some('"') => return Err(err(line, "a quote inside an unquoted field (quote the whole field)")),
-                Some(&c) => {
-                    if quoted {
-                        return Err(err(line, "text after a closing quote"));
-                    }
-                    chars.next();
-                    field.push(c);
-                }
+            let raw = &self.text[start..i];
+            self.pos = i + 1;
+            (if doubled { Cow::Owned(raw.replace("\"\"", "\"")) } else { Cow::Borrowed(raw) }, true)
+        } else {
+            let start = self.pos;
+            let k = memchr::memchr3(b',', b'\n', b'"', &bytes[start..]).map_or(bytes.len(), |k| start + k);
+            if bytes.get(k) == Some(&b'"') {
+                return Err(self.error(line, "a quote inside an unquoted field (quote the whole field)"));
             }
-        }
-        record.push(Field { text: field, quoted, line: start_line });
-        match chars.next() {
-            Some(',') => {}
-            Some('\n') => {
-                line += 1;
-                records.push(std::mem::take(&mut record));
+            self.pos = k;
+            let mut raw = &self.text[start..k];
+            if let Some(stripped) = raw.strip_suffix('\r') {
+                raw = stripped;
             }
-            _ => {
-                // End of text: a last line without its line feed.
-                let blank = record.len() == 1 && !record[0].quoted && record[0].text.is_empty();
-                if !blank {
-                    records.push(record);
-                }
-                break;
+            if raw.contains('\r') {
+                return Err(self.error(line, "a carriage return outside quotes not followed by a line feed"));
             }
+            (Cow::Borrowed(raw), false)
+        };
+        // What follows the field: a comma, a line end or the end.
+        let mut pos = self.pos;
+        if quoted && bytes.get(pos) == Some(&b'\r') && bytes.get(pos + 1) == Some(&b'\n') {
+            pos += 1;
         }
+        let end = match bytes.get(pos) {
+            None => true,
+            Some(b',') => false,
+            Some(b'\n') => {
+                self.line += 1;
+                true
+            }
+            Some(_) => return Err(self.error(self.line, "text after a closing quote")),
+        };
+        self.pos = pos + 1;
+        Ok(Some((Field { text, quoted, line }, end)))
     }
-    // Trailing blank lines.
-    while records.last().is_some_and(|r| r.len() == 1 && !r[0].quoted && r[0].text.is_empty()) {
-        records.pop();
-    }
-    Ok(records)
 }
 
 #[cfg(test)]
@@ -357,6 +387,25 @@ mod tests {
         assert_eq!(e, "t:2: text after a closing quote");
         let e = from_csv_str("t", "").unwrap_err().to_string();
         assert_eq!(e, "t:1: empty file: no header line");
+    }
+
+    #[test]
+    fn empty_fields_and_line_breaks_in_quotes() {
+        let t = from_csv_str("t", "a,b,c\n1,,\"x\ny\"\n2,\"\",\n").unwrap();
+        assert_eq!(t.column("b"), Some(&Column::Str(vec!["".into(), "".into()])));
+        assert_eq!(t.column("c"), Some(&Column::Str(vec!["x\ny".into(), "".into()])));
+        // Line numbers count the line breaks inside quotes.
+        let e = from_csv_str("t", "a,b\n\"x\ny\",1\n2\n").unwrap_err().to_string();
+        assert_eq!(e, "t:4: 1 fields, but the header names 2 columns");
+        // A last line ending in a comma has an empty last field.
+        let t = from_csv_str("t", "a,b\n\"1\",").unwrap();
+        assert_eq!(t.column("b"), Some(&Column::Str(vec!["".into()])));
+        let e = from_csv_str("t", "a,b,c\n1,").unwrap_err().to_string();
+        assert_eq!(e, "t:2: 2 fields, but the header names 3 columns");
+        let e = from_csv_str("t", "a\nx\"y\n").unwrap_err().to_string();
+        assert_eq!(e, "t:2: a quote inside an unquoted field (quote the whole field)");
+        let e = from_csv_str("t", "a,a\n").unwrap_err().to_string();
+        assert_eq!(e, "t:1: column \"a\" appears twice");
     }
 
     #[test]

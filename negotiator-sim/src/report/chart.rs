@@ -97,7 +97,8 @@ impl Chart {
     }
 
     /// Sets the ranges to hold every point (and the areas' lower edges and
-    /// bars' widths), the y range from 0 and rounded up to a tick.
+    /// bars' widths), the y range from 0 (or below, for negative values)
+    /// and rounded up to half a tick step.
     pub fn fit(&mut self) {
         let mut x0 = f64::INFINITY;
         let mut x1 = f64::NEG_INFINITY;
@@ -125,7 +126,8 @@ impl Chart {
         if y1 <= y0 {
             y1 = y0 + 1.0;
         }
-        let step = tick_step(y1 - y0);
+        // Rounded out to half a tick step: little empty space above.
+        let step = tick_step(y1 - y0) / 2.0;
         self.x_range = (x0, x1);
         self.y_range = ((y0 / step).floor() * step, (y1 / step - 1e-9).ceil() * step);
     }

@@ -40,3 +40,17 @@ fn missing(table: &Table, name: &str, wanted: &str, found: Option<&Column>) -> R
 pub fn find<'t>(tables: &'t [Table], name: &str) -> Option<&'t Table> {
     tables.iter().find(|t| t.name == name)
 }
+
+/// Checks that every column of `table` has as many values as the first.
+pub fn check_lengths(table: &Table) -> Result<(), ReportError> {
+    let rows = table.rows();
+    for (name, column) in &table.columns {
+        if column.len() != rows {
+            return Err(ReportError::Table {
+                table: table.name.clone(),
+                message: format!("column {name} has {} values, the table {rows} rows", column.len()),
+            });
+        }
+    }
+    Ok(())
+}

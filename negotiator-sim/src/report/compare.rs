@@ -35,8 +35,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use super::columns::{find, floats, ints, strs};
-use super::stats::{mean, percentile};
+use super::chart::{colour, Chart, Series, Style};
+use super::columns::{check_lengths, find, floats, ints, strs};
+use super::figures::{all_waits, cdf_points, table_time_unit, utilisation_points};
+use super::stats::{mean, percentile, TimeUnit};
+use super::svg::escape;
 use super::ReportError;
 use crate::table::{Column, Table};
 
@@ -68,6 +71,8 @@ pub fn water_fill(capacity: f64, weights: &[f64], caps: &[f64]) -> Vec<f64> {
 /// The fair share of every row of `users` (see the module's doc), given
 /// each cycle's `total_slots` in `cycles`.
 pub fn fair_shares(users: &Table, cycles: &Table) -> Result<Vec<f64>, ReportError> {
+    check_lengths(users)?;
+    check_lengths(cycles)?;
     let time = ints(users, "time")?;
     let usage = floats(users, "usage")?;
     let rup = floats(users, "rup")?;
@@ -132,6 +137,9 @@ pub fn measures(tables: &[Table]) -> Result<BTreeMap<String, Measures>, ReportEr
     let users = need("users")?;
     let cycles = need("cycles")?;
     let jobs = need("jobs")?;
+    for table in [users, cycles, jobs] {
+        check_lengths(table)?;
+    }
     let mut out: BTreeMap<String, Measures> = BTreeMap::new();
     let fair = fair_shares(users, cycles)?;
     let names = strs(users, "user")?;
@@ -192,6 +200,41 @@ pub struct Comparison {
 }
 
 /// Compares the tables of run A with those of run B.
+///
+/// ```
+/// use negotiator_sim::report::compare::compare;
+/// use negotiator_sim::table::{Column, Table};
+///
+/// // One cycle, a pool of 4 slots, two users with idle jobs and equal
+/// // factors; run A gives alice 3 slots and bob 1, run B 2 and 2.
+/// fn run(alice: f64, bob_wait: i64) -> Vec<Table> {
+///     let mut users = Table::new("users");
+///     users.push("time", Column::Int(vec![0, 0]));
+///     users.push("user", Column::Str(vec!["alice".into(), "bob".into()]));
+///     users.push("usage", Column::Float(vec![alice, 4.0 - alice]));
+///     users.push("rup", Column::Float(vec![1.0, 1.0]));
+///     users.push("eup", Column::Float(vec![1.0, 1.0]));
+///     users.push("share", Column::Float(vec![alice / 4.0, 1.0 - alice / 4.0]));
+///     users.push("idle", Column::Int(vec![5, 5]));
+///     users.push("running", Column::Int(vec![alice as i64, 4 - alice as i64]));
+///     let mut cycles = Table::new("cycles");
+///     cycles.push("time", Column::Int(vec![0]));
+///     cycles.push("busy_slots", Column::Float(vec![4.0]));
+///     cycles.push("total_slots", Column::Float(vec![4.0]));
+///     let mut jobs = Table::new("jobs");
+///     jobs.push("user", Column::Str(vec!["alice".into(), "bob".into()]));
+///     jobs.push("wait", Column::Int(vec![0, bob_wait]));
+///     vec![users, cycles, jobs]
+/// }
+/// let c = compare(&run(3.0, 600), &run(2.0, 60))?;
+/// let t = c.table();
+/// assert_eq!(t.column("user"), Some(&Column::Str(vec!["(all)".into(), "alice".into(), "bob".into()])));
+/// // Each deserved half: A was a quarter off for both, B exact.
+/// assert_eq!(t.column("fair_share_error_a"), Some(&Column::Float(vec![0.25, 0.25, 0.25])));
+/// assert_eq!(t.column("fair_share_error_diff"), Some(&Column::Float(vec![-0.25, -0.25, -0.25])));
+/// assert!(c.text().contains("  mean wait                           600 s           60 s         -540 s"));
+/// # Ok::<(), negotiator_sim::report::ReportError>(())
+/// ```
 pub fn compare(a: &[Table], b: &[Table]) -> Result<Comparison, ReportError> {
     let ma = measures(a)?;
     let mb = measures(b)?;
@@ -232,10 +275,9 @@ impl Comparison {
         t
     }
 
-    /// The comparison as text: one block per user, a line per measure with
-    /// A, B and B − A.
-    pub fn text(&self) -> String {
-        let mut s = String::new();
+    /// The measures shown for people: per user, per measure, its name
+    /// and A, B and B − A as text (`-` where a run lacks the user).
+    pub fn cells(&self) -> Vec<(String, Vec<[String; 4]>)> {
         let show = |name: &str, x: f64| -> String {
             if x.is_nan() {
                 "-".to_string()
@@ -249,9 +291,9 @@ impl Comparison {
                 format!("{x:.4}")
             }
         };
-        let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>14}", "", "A", "B", "B - A");
+        let mut out = Vec::new();
         for (user, a, b) in &self.rows {
-            let _ = writeln!(s, "{user}");
+            let mut lines = Vec::new();
             for &(name, get) in MEASURES {
                 let x = a.as_ref().map_or(f64::NAN, get);
                 let y = b.as_ref().map_or(f64::NAN, get);
@@ -267,16 +309,106 @@ impl Comparison {
                         shown
                     }
                 };
-                let _ = writeln!(
-                    s,
-                    "  {:<26} {:>14} {:>14} {:>14}",
-                    name.replace('_', " "),
-                    show(name, x),
-                    show(name, y),
-                    d
-                );
+                lines.push([name.replace('_', " "), show(name, x), show(name, y), d]);
+            }
+            out.push((user.clone(), lines));
+        }
+        out
+    }
+
+    /// The comparison as text: one block per user, a line per measure with
+    /// A, B and B − A.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{:<28} {:>14} {:>14} {:>14}", "", "A", "B", "B - A");
+        for (user, lines) in self.cells() {
+            let _ = writeln!(s, "{user}");
+            for [name, a, b, d] in lines {
+                let _ = writeln!(s, "  {name:<26} {a:>14} {b:>14} {d:>14}");
             }
         }
         s
     }
+
+    /// The comparison as an HTML table: a heading row per user, a row per
+    /// measure.
+    pub fn html(&self) -> String {
+        let mut s =
+            String::from("<table class=\"compare\">\n<tr><th>measure</th><th>A</th><th>B</th><th>B − A</th></tr>\n");
+        for (user, lines) in self.cells() {
+            let _ = writeln!(s, "<tr><th colspan=\"4\">{}</th></tr>", escape(&user));
+            for [name, a, b, d] in lines {
+                let _ = writeln!(
+                    s,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&name),
+                    escape(&a),
+                    escape(&b),
+                    escape(&d)
+                );
+            }
+        }
+        s.push_str("</table>\n");
+        s
+    }
+}
+
+/// Charts of the two runs over each other: `compare_utilisation` (busy
+/// over total slots, A and B) and `compare_wait_cdf` (the distribution of
+/// all jobs' waits, A and B), from whichever tables both runs have.
+pub fn charts(a: &[Table], b: &[Table]) -> Result<Vec<Chart>, ReportError> {
+    let mut out = Vec::new();
+    if let (Some(ca), Some(cb)) = (find(a, "cycles"), find(b, "cycles")) {
+        // One unit for both: that of the longer run.
+        let (ua, ub) = (table_time_unit(ca)?, table_time_unit(cb)?);
+        let unit = if ua.seconds >= ub.seconds { ua } else { ub };
+        let mut c = Chart::new(
+            "compare_utilisation",
+            "Utilisation, A and B",
+            &format!("time ({})", unit.name),
+            "busy / total slots",
+        );
+        c.series.push(Series {
+            name: "A".into(),
+            points: utilisation_points(ca, unit)?,
+            style: Style::Line,
+            colour: colour(0),
+        });
+        c.series.push(Series {
+            name: "B".into(),
+            points: utilisation_points(cb, unit)?,
+            style: Style::Line,
+            colour: colour(1),
+        });
+        c.fit();
+        c.y_range = (0.0, 1.0);
+        out.push(c);
+    }
+    if let (Some(ja), Some(jb)) = (find(a, "jobs"), find(b, "jobs")) {
+        let (wa, wb) = (all_waits(ja)?, all_waits(jb)?);
+        let max = wa.iter().chain(&wb).copied().fold(0.0, f64::max);
+        let unit = TimeUnit::for_span(max);
+        let mut c = Chart::new(
+            "compare_wait_cdf",
+            "Wait time distribution, A and B",
+            &format!("wait ({})", unit.name),
+            "fraction of jobs",
+        );
+        c.series.push(Series {
+            name: "A".into(),
+            points: cdf_points(&wa, unit),
+            style: Style::Line,
+            colour: colour(0),
+        });
+        c.series.push(Series {
+            name: "B".into(),
+            points: cdf_points(&wb, unit),
+            style: Style::Line,
+            colour: colour(1),
+        });
+        c.fit();
+        c.y_range = (0.0, 1.0);
+        out.push(c);
+    }
+    Ok(out)
 }

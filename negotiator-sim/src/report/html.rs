@@ -45,7 +45,8 @@ pub fn page(report: &Report) -> String {
             get("p95_wait"),
             get("usage_share"),
         ) {
-            for i in 0..user.len() {
+            let rows = [user.len(), group.len(), jobs.len(), started.len(), mean.len(), p95.len(), share.len()];
+            for i in 0..rows.into_iter().min().unwrap_or(0) {
                 let _ = writeln!(
                     s,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1} %</td></tr>",
@@ -60,6 +61,11 @@ pub fn page(report: &Report) -> String {
             }
         }
         s.push_str("</table>\n<p>Wait: from submission to start (to the end of the run for a job that never started); p95: the 95th percentile (nearest rank). Usage share: the user's weighted slot-seconds over all users'.</p>\n");
+    }
+    if let Some(comparison) = &report.comparison {
+        s.push_str("<h2>Compared with run B</h2>\n");
+        s.push_str(&comparison.html());
+        s.push_str("<p>Fair-share error: the mean over cycles of |share − fair share|, the fair share being the pool split among the users with jobs by 1 / priority factor, none getting more than it asks for.</p>\n");
     }
     if !report.charts.is_empty() {
         s.push_str("<h2>Charts</h2>\n");

@@ -90,6 +90,9 @@ pub struct Report {
     pub summary: Option<Table>,
     /// The charts, in the page's order.
     pub charts: Vec<Chart>,
+    /// The comparison with another run, if any (shown after the summary;
+    /// [`Report::add_comparison`]).
+    pub comparison: Option<compare::Comparison>,
 }
 
 /// Builds the report of the tables (any of `users`, `groups`, `cycles`,
@@ -101,6 +104,9 @@ pub fn build(title: &str, tables: &[Table]) -> Result<Report, ReportError> {
     let jobs = find(tables, "jobs");
     if users.is_none() && groups.is_none() && cycles.is_none() && jobs.is_none() {
         return Err(ReportError::NoTables);
+    }
+    for table in [users, groups, cycles, jobs].into_iter().flatten() {
+        columns::check_lengths(table)?;
     }
     let mut charts = Vec::new();
     let mut facts = Vec::new();
@@ -138,7 +144,7 @@ pub fn build(title: &str, tables: &[Table]) -> Result<Report, ReportError> {
         facts.push(("jobs".to_string(), ints(jobs, "wait")?.len().to_string()));
         summary = Some(s);
     }
-    Ok(Report { title: title.to_string(), facts, summary, charts })
+    Ok(Report { title: title.to_string(), facts, summary, charts, comparison: None })
 }
 
 /// The mean over cycles of busy over total slots (cycles without slots
@@ -174,6 +180,14 @@ pub struct Images {
 }
 
 impl Report {
+    /// Adds the comparison of this run (A, `a`) with run B (`b`): its
+    /// table and the charts of [`compare::charts`].
+    pub fn add_comparison(&mut self, a: &[Table], b: &[Table]) -> Result<(), ReportError> {
+        self.comparison = Some(compare::compare(a, b)?);
+        self.charts.extend(compare::charts(a, b)?);
+        Ok(())
+    }
+
     /// The page as one self-contained HTML document.
     pub fn html(&self) -> String {
         html::page(self)

@@ -25,7 +25,7 @@
 
 use std::collections::BTreeMap;
 
-use super::columns::{floats, ints, strs};
+use super::columns::{check_lengths, floats, ints, strs};
 use super::stats::{mean, percentile};
 use super::ReportError;
 use crate::table::{Column, Table};
@@ -41,16 +41,23 @@ struct Row {
 /// The per-user summary of a run (`users` gives the usage shares; without
 /// it they are 0), users in order of name.
 pub fn summary(users: Option<&Table>, jobs: &Table) -> Result<Table, ReportError> {
+    check_lengths(jobs)?;
+    if let Some(users) = users {
+        check_lengths(users)?;
+    }
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let names = strs(jobs, "user")?;
     let groups = strs(jobs, "group")?;
     let start = ints(jobs, "start")?;
     let wait = ints(jobs, "wait")?;
-    for i in 0..names.len() {
-        let row = rows.entry(names[i].clone()).or_default();
-        row.group = groups[i].clone();
-        row.waits.push(wait[i] as f64);
-        row.started += i64::from(start[i] >= 0);
+    for (((name, group), &start), &wait) in names.iter().zip(groups).zip(start).zip(wait) {
+        if !rows.contains_key(name.as_str()) {
+            rows.insert(name.clone(), Row { group: group.clone(), ..Row::default() });
+        }
+        if let Some(row) = rows.get_mut(name.as_str()) {
+            row.waits.push(wait as f64);
+            row.started += i64::from(start >= 0);
+        }
     }
     let mut total = 0.0;
     if let Some(users) = users {
@@ -59,14 +66,18 @@ pub fn summary(users: Option<&Table>, jobs: &Table) -> Result<Table, ReportError
         let groups = strs(users, "group")?;
         let acc = floats(users, "accumulated_usage")?;
         let mut last: BTreeMap<&str, (i64, f64)> = BTreeMap::new();
-        for i in 0..names.len() {
-            let e = last.entry(&names[i]).or_insert((i64::MIN, 0.0));
-            if times[i] >= e.0 {
-                *e = (times[i], acc[i]);
+        for (((name, group), &time), &acc) in names.iter().zip(groups).zip(times).zip(acc) {
+            let e = last.entry(name).or_insert((i64::MIN, 0.0));
+            if time >= e.0 {
+                *e = (time, acc);
             }
-            let row = rows.entry(names[i].clone()).or_default();
-            if row.group.is_empty() {
-                row.group = groups[i].clone();
+            if !rows.contains_key(name.as_str()) {
+                rows.insert(name.clone(), Row::default());
+            }
+            if let Some(row) = rows.get_mut(name.as_str()) {
+                if row.group.is_empty() && !group.is_empty() {
+                    row.group = group.clone();
+                }
             }
         }
         for (name, (_, a)) in last {

@@ -144,6 +144,32 @@ impl Columns {
         self.ads.push(ad);
     }
 
+    /// Builds the column of `name` now if it is not built yet, rather than
+    /// when a kernel first reads it: a caller that knows which attributes
+    /// its kernels will compare can build their columns ahead, one per
+    /// thread (the columns may be shared between threads).
+    ///
+    /// ```
+    /// use classad::{ClassAd, EvalOptions, Name, Prepared, Semantics};
+    /// use classad::eval::Columns;
+    ///
+    /// let machines: Vec<ClassAd> = ["[ Memory = 1024 ]", "[ Memory = 4096 ]"].iter().map(|m| m.parse()).collect::<Result<_, _>>()?;
+    /// let columns = Columns::new(machines);
+    /// std::thread::scope(|s| {
+    ///     for name in ["Memory", "Cpus"] {
+    ///         let columns = &columns;
+    ///         s.spawn(move || columns.build(Name::new(name)));
+    ///     }
+    /// });
+    /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 2048 ]".parse()?;
+    /// let requirements = Prepared::attribute(&EvalOptions::new().semantics(Semantics::Old), job, "Requirements");
+    /// assert!(requirements.bind(&columns).is_some());
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn build(&self, name: Name) {
+        self.column(name);
+    }
+
     /// The column of `name`, built on first use.
     fn column(&self, name: Name) -> Arc<Column> {
         if let Some(column) = self.built.read().get(&name) {
