@@ -10,6 +10,7 @@
 
 mod accountant;
 mod ad;
+mod arrow;
 mod config;
 mod convert;
 mod errors;
@@ -20,6 +21,7 @@ mod negotiator;
 mod parsing;
 mod schedd;
 mod semantics;
+mod simulation;
 mod startd;
 
 use pyo3::prelude::*;
@@ -55,6 +57,10 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<negotiator::PyGroupRound>()?;
     m.add_class::<negotiator::PyGroupRoundTotals>()?;
     m.add_class::<negotiator::PyCycleStats>()?;
+    m.add_class::<simulation::PyScenario>()?;
+    m.add_class::<simulation::PySimulation>()?;
+    m.add_class::<simulation::PySimulationProgress>()?;
+    m.add_class::<simulation::PySimulationResults>()?;
     m.add_class::<startd::PyStartdPolicy>()?;
     m.add_class::<startd::PySlotState>()?;
     m.add_class::<startd::PyTransition>()?;

@@ -17,10 +17,11 @@ use matchmaker::negotiator::{
 };
 use matchmaker::snapshot::{self, read_ads};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyDict, PyList};
 
 use crate::accountant::{accountant_config, PyAccountant};
 use crate::ad::PyClassAd;
+use crate::arrow::{self, Column};
 use crate::config::{config_error, PyConfig};
 use crate::errors::error;
 
@@ -630,41 +631,6 @@ pub(crate) struct PyCycleOutcome {
     outcome: CycleOutcome,
 }
 
-/// A column of an outcome table.
-enum Column {
-    F64(Vec<f64>),
-    I64(Vec<i64>),
-    Bool(Vec<bool>),
-    Str(Vec<Option<String>>),
-}
-
-impl Column {
-    fn len(&self) -> usize {
-        match self {
-            Column::F64(v) => v.len(),
-            Column::I64(v) => v.len(),
-            Column::Bool(v) => v.len(),
-            Column::Str(v) => v.len(),
-        }
-    }
-}
-
-/// Bits packed least significant first, as Arrow packs them.
-fn bitmap(bits: impl Iterator<Item = bool>) -> Vec<u8> {
-    let mut out = Vec::new();
-    for (i, b) in bits.enumerate() {
-        if i % 8 == 0 {
-            out.push(0);
-        }
-        if b {
-            if let Some(last) = out.last_mut() {
-                *last |= 1 << (i % 8);
-            }
-        }
-    }
-    out
-}
-
 fn table(outcome: &CycleOutcome, which: &str) -> PyResult<Vec<(&'static str, Column)>> {
     let s = |v: &str| Some(v.to_string());
     Ok(match which {
@@ -788,17 +754,7 @@ impl PyCycleOutcome {
     /// missing value).
     #[pyo3(signature = (table="matches"))]
     fn columns<'py>(&self, py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyDict>> {
-        let out = PyDict::new(py);
-        for (name, column) in self::table(&self.outcome, table)? {
-            let list = match column {
-                Column::F64(v) => PyList::new(py, v)?,
-                Column::I64(v) => PyList::new(py, v)?,
-                Column::Bool(v) => PyList::new(py, v)?,
-                Column::Str(v) => PyList::new(py, v)?,
-            };
-            out.set_item(name, list)?;
-        }
-        Ok(out)
+        arrow::columns(py, &self::table(&self.outcome, table)?)
     }
 
     /// A table as Arrow buffers: per column `(name, type, length,
@@ -808,42 +764,7 @@ impl PyCycleOutcome {
     /// `pyarrow.Array.from_buffers` wraps them without copying.
     #[pyo3(signature = (table="matches"))]
     fn arrow_buffers<'py>(&self, py: Python<'py>, table: &str) -> PyResult<Bound<'py, PyList>> {
-        let out = PyList::empty(py);
-        for (name, column) in self::table(&self.outcome, table)? {
-            let n = column.len();
-            let none: Option<Bound<'py, PyBytes>> = None;
-            let (kind, validity, data, offsets) = match &column {
-                Column::F64(v) => {
-                    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                    ("f64", none.clone(), PyBytes::new(py, &bytes), none.clone())
-                }
-                Column::I64(v) => {
-                    let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                    ("i64", none.clone(), PyBytes::new(py, &bytes), none.clone())
-                }
-                Column::Bool(v) => ("bool", none.clone(), PyBytes::new(py, &bitmap(v.iter().copied())), none.clone()),
-                Column::Str(v) => {
-                    let validity = v.iter().any(Option::is_none).then(|| bitmap(v.iter().map(Option::is_some)));
-                    let mut data = Vec::new();
-                    let mut offsets: Vec<u8> = Vec::with_capacity((n + 1) * 4);
-                    offsets.extend_from_slice(&0i32.to_le_bytes());
-                    for s in v {
-                        data.extend_from_slice(s.as_deref().unwrap_or("").as_bytes());
-                        let end = i32::try_from(data.len())
-                            .map_err(|_| error(format!("column {name} is too large for 32-bit string offsets")))?;
-                        offsets.extend_from_slice(&end.to_le_bytes());
-                    }
-                    (
-                        "str",
-                        validity.map(|b| PyBytes::new(py, &b)),
-                        PyBytes::new(py, &data),
-                        Some(PyBytes::new(py, &offsets)),
-                    )
-                }
-            };
-            out.append((name, kind, n, validity, data, offsets))?;
-        }
-        Ok(out)
+        arrow::buffers(py, &self::table(&self.outcome, table)?)
     }
 
     /// A table as a `pyarrow.Table`, its columns wrapping the buffers of

@@ -36,6 +36,10 @@ from ._classad_rs import (
     Pool,
     PriorityRow,
     Rejection,
+    Scenario,
+    Simulation,
+    SimulationProgress,
+    SimulationResults,
     SlotState,
     StartdAction,
     StartdPolicy,
@@ -56,6 +60,7 @@ from ._classad_rs import (
     unregister,
     __version__,
 )
+from ._sweep import sweep
 
 __all__ = [
     "Accountant",
@@ -82,6 +87,10 @@ __all__ = [
     "Pool",
     "PriorityRow",
     "Rejection",
+    "Scenario",
+    "Simulation",
+    "SimulationProgress",
+    "SimulationResults",
     "SlotState",
     "StartdAction",
     "StartdPolicy",
@@ -98,6 +107,7 @@ __all__ = [
     "parseOne",
     "quote",
     "register",
+    "sweep",
     "unquote",
     "unregister",
     "version",

@@ -369,6 +369,83 @@ class CycleOutcome:
     def to_arrow(self, table: TableName = "matches") -> Any: ...
     def to_pandas(self, table: TableName = "matches") -> Any: ...
 
+SimulationTable = typing.Literal["users", "groups", "cycles", "jobs"]
+# What pickle keeps of SimulationResults: seed, (cycles, full_cycles, events, jobs, finished), and
+# per table its columns (name, type, values); values a list, or numbers as little-endian bytes.
+SimulationColumn = tuple[str, typing.Literal["i64", "f64", "str"], Union[list[Any], bytes]]
+SimulationState = tuple[int, tuple[int, int, int, int, int], list[tuple[str, list[SimulationColumn]]]]
+
+@typing.final
+class Scenario:
+    seed: int
+    duration: int
+    path: Optional[pathlib.Path]
+    text: str
+    config: str
+    extra_config: str
+    users: list[str]
+    def __init__(
+        self,
+        text: str,
+        path: Union[None, str, os.PathLike[str]] = None,
+        seed: Optional[int] = None,
+        config: Optional[str] = None,
+    ) -> None: ...
+    @classmethod
+    def read(
+        cls, path: Union[str, os.PathLike[str]], seed: Optional[int] = None, config: Optional[str] = None
+    ) -> Scenario: ...
+    def with_seed(self, seed: int) -> Scenario: ...
+    def with_config(self, config: str) -> Scenario: ...
+    def __reduce__(self) -> tuple[type[Scenario], tuple[str, Optional[pathlib.Path], int, Optional[str]]]: ...
+
+@typing.final
+class SimulationProgress:
+    time: int
+    until: int
+    events: int
+    cycles: int
+    full_cycles: int
+    fraction: float
+    done: bool
+
+@typing.final
+class SimulationResults:
+    seed: int
+    cycles: int
+    full_cycles: int
+    events: int
+    jobs: int
+    finished: int
+    def __init__(self, state: SimulationState) -> None: ...
+    def tables(self) -> list[SimulationTable]: ...
+    def columns(self, table: SimulationTable = "users") -> dict[str, list[Any]]: ...
+    def arrow_buffers(self, table: SimulationTable = "users") -> list[ArrowBuffers]: ...
+    # A pyarrow.Table and a pandas.DataFrame (optional dependencies).
+    def to_arrow(self, table: SimulationTable = "users") -> Any: ...
+    def to_pandas(self, table: SimulationTable = "users") -> Any: ...
+    def __reduce__(self) -> tuple[type[SimulationResults], tuple[SimulationState]]: ...
+
+@typing.final
+class Simulation:
+    seed: int
+    def __init__(self, scenario: Scenario, seed: Optional[int] = None) -> None: ...
+    def run(
+        self, until: Optional[int] = None, progress: Optional[Callable[[SimulationProgress], object]] = None
+    ) -> SimulationResults: ...
+
+ScenarioLike = Union[Scenario, str, os.PathLike[str]]
+
+def sweep(
+    scenarios: Union[ScenarioLike, Iterable[ScenarioLike]],
+    client: Any = None,
+    *,
+    seeds: Optional[Iterable[int]] = None,
+    until: Optional[int] = None,
+    workers: Optional[int] = None,
+    progress: Optional[Callable[[int, int], object]] = None,
+) -> list[SimulationResults]: ...
+
 @typing.final
 class JobQueues:
     submitters: list[str]

@@ -1,21 +1,23 @@
-"""A cycle outcome's tables as pyarrow tables and pandas data frames
-(both optional dependencies, imported when asked for)."""
+"""The tables of a cycle's outcome or a simulation's results as pyarrow
+tables and pandas data frames (both optional dependencies, imported when
+asked for)."""
 
 import importlib
 from typing import Any
 
 
-def _import(name: str, what: str) -> Any:
+def _import(name: str, owner: Any, what: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as e:
-        raise ImportError(f"CycleOutcome.{what} needs {name}: pip install {name}") from e
+        raise ImportError(f"{type(owner).__name__}.{what} needs {name}: pip install {name}") from e
 
 
 def to_arrow(outcome: Any, table: str = "matches") -> Any:
     """``outcome``'s ``table`` as a ``pyarrow.Table``: each column wraps the
-    bytes ``CycleOutcome.arrow_buffers`` made in Rust, without copying."""
-    pa = _import("pyarrow", "to_arrow")
+    bytes ``arrow_buffers`` made in Rust (of a ``CycleOutcome`` or a
+    ``SimulationResults``), without copying."""
+    pa = _import("pyarrow", outcome, "to_arrow")
     types = {"f64": pa.float64(), "i64": pa.int64(), "bool": pa.bool_(), "str": pa.string()}
     names, arrays = [], []
     for name, kind, length, validity, data, offsets in outcome.arrow_buffers(table):
@@ -32,7 +34,7 @@ def to_arrow(outcome: Any, table: str = "matches") -> Any:
 def to_pandas(outcome: Any, table: str = "matches") -> Any:
     """``outcome``'s ``table`` as a ``pandas.DataFrame``: through pyarrow when
     it is installed, else from the columns as lists."""
-    pd = _import("pandas", "to_pandas")
+    pd = _import("pandas", outcome, "to_pandas")
     try:
         importlib.import_module("pyarrow")
     except ImportError:
