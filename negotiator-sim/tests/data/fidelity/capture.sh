@@ -156,7 +156,8 @@ grep -E '^(NEGOTIATOR_|PRIORITY_HALFLIFE|DEFAULT_PRIO_FACTOR|NICE_USER|REMOTE_PR
 	"$OUT/config.full.tmp" > "$OUT/config.txt" || true
 rm -f "$OUT/config.full.tmp"
 L=$ROOT$LOGDIR
-grep -E 'Started Negotiation Cycle|Finished Negotiation Cycle|Negotiating with|Matched |Submitter |matched|Phase|Got NO_MORE|Rejected|prio|Prio' "$L/NegotiatorLog" > "$OUT/negotiator.log" || true
+grep -E 'Started Negotiation Cycle|Finished Negotiation Cycle|Negotiating with|Matched |Submitter |matched|Got NO_MORE|Rejected|prio|Prio' "$L/NegotiatorLog" \
+	| sed -E 's/ ?<[0-9.]+:[0-9]+\?[^>]*>//g' > "$OUT/negotiator.log" || true
 grep -E 'Starting add_shadow|[Ss]hadow .*(pid|exited)|Match record|claim|Claim|[Rr]euse|[Rr]elinquish|Sent ad|[Nn]o more jobs' "$L/SchedLog" \
 	| grep -v -E 'Authentication|DaemonCore' > "$OUT/schedd.log" || true
 grep -E 'Changing state|Changing activity|match|Got activate_claim|Got request|[Cc]laim' "$L/StartLog" > "$OUT/startd.log" || true
