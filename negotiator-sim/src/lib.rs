@@ -4,6 +4,12 @@
 //! * [`synthetic`]: the synthetic pool of the project's HTCondor
 //!   negotiation benchmark (slots, jobs, users), built in memory.
 //! * [`table`]: column tables, the form of the simulator's results.
+//! * [`output`]: the tables written as CSV and Parquet files, and CSV read back.
+//! * [`report`]: charts and an HTML report of a run; two runs compared.
+//! * [`simulate`]: a pool over simulated time, negotiated by the real cycle.
 
+pub mod output;
+pub mod report;
+pub mod simulate;
 pub mod synthetic;
 pub mod table;

@@ -8,7 +8,9 @@
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
 //! negotiator-sim transform [--config FILE] [--rules FILE]... [--jobtransforms NAMES]... [--submit-requirements] [--json] [KEY=VALUE]... JOBS...
+//! negotiator-sim simulate SCENARIO.toml [--seed N] [--out DIR] [--until DURATION] [--quiet] [--timings]
 //! negotiator-sim slots [--config FILE] [--machine FILE] [--cpus N --memory MB --disk KB ...] [--claim JOBS]... [--json]
+//! negotiator-sim report DIR [--out DIR] [--title TEXT] [--no-png] [--compare B_DIR]
 //! ```
 
 mod bench_cmd;
@@ -16,6 +18,8 @@ mod config_cmd;
 mod cycle_cmd;
 mod generate_cmd;
 mod policy_cmd;
+mod report_cmd;
+mod simulate_cmd;
 mod slots_cmd;
 mod transform_cmd;
 mod userprio_cmd;
@@ -54,6 +58,11 @@ enum Command {
     /// Print the slot ads a startd would advertise for a machine and a
     /// configuration (optionally after jobs claim dynamic slots).
     Slots(slots_cmd::Args),
+    /// Write the HTML report and charts of a results directory (CSV
+    /// tables); compare it with another run's.
+    Report(report_cmd::Args),
+    /// Simulate a pool over time with the real negotiation cycle.
+    Simulate(simulate_cmd::Args),
 }
 
 /// HTCondor's tools spell long options with one dash (`-setprio`,
@@ -91,5 +100,7 @@ fn main() -> ExitCode {
         Command::Policy(args) => policy_cmd::run(args),
         Command::Transform(args) => transform_cmd::run(args),
         Command::Slots(args) => slots_cmd::run(args),
+        Command::Report(args) => report_cmd::run(args),
+        Command::Simulate(args) => simulate_cmd::run(args),
     }
 }

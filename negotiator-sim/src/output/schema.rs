@@ -1,0 +1,131 @@
+//! The fixed columns of the simulator's four tables (`users`, `groups`,
+//! `cycles`, `jobs`) and their types: used to type the columns of a CSV
+//! file read back, and to check a table before the report reads it.
+//!
+//! ```
+//! use negotiator_sim::output::schema::{column_type, ColumnType};
+//!
+//! assert_eq!(column_type("users", "rup"), Some(ColumnType::Float));
+//! assert_eq!(column_type("jobs", "slot"), Some(ColumnType::Str));
+//! assert_eq!(column_type("mine", "x"), None);
+//! ```
+
+use crate::output::OutputError;
+use crate::table::{Column, Table};
+
+/// The type of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// [`Column::Int`].
+    Int,
+    /// [`Column::Float`].
+    Float,
+    /// [`Column::Str`].
+    Str,
+}
+
+impl ColumnType {
+    /// The type of `column`.
+    pub fn of(column: &Column) -> ColumnType {
+        match column {
+            Column::Int(_) => ColumnType::Int,
+            Column::Float(_) => ColumnType::Float,
+            Column::Str(_) => ColumnType::Str,
+        }
+    }
+}
+
+use ColumnType::{Float as F, Int as I, Str as S};
+
+/// `users`: one row per user per cycle.
+pub const USERS: &[(&str, ColumnType)] = &[
+    ("time", I),
+    ("user", S),
+    ("group", S),
+    ("usage", F),
+    ("accumulated_usage", F),
+    ("rup", F),
+    ("eup", F),
+    ("share", F),
+    ("idle", I),
+    ("running", I),
+];
+
+/// `groups`: one row per group per cycle.
+pub const GROUPS: &[(&str, ColumnType)] =
+    &[("time", I), ("group", S), ("quota", F), ("demand", F), ("allocated", F), ("usage", F)];
+
+/// `cycles`: one row per negotiation cycle.
+pub const CYCLES: &[(&str, ColumnType)] = &[
+    ("time", I),
+    ("matches", I),
+    ("rejections", I),
+    ("preemptions", I),
+    ("idle_jobs", I),
+    ("running_jobs", I),
+    ("busy_slots", F),
+    ("total_slots", F),
+    ("pie_spins", I),
+];
+
+/// `jobs`: one row per job.
+pub const JOBS: &[(&str, ColumnType)] = &[
+    ("job", S),
+    ("user", S),
+    ("group", S),
+    ("submit", I),
+    ("start", I),
+    ("end", I),
+    ("wait", I),
+    ("run", I),
+    ("badput", I),
+    ("preemptions", I),
+    ("slot", S),
+];
+
+/// The columns of the table called `table`, if it is one of the four.
+pub fn columns(table: &str) -> Option<&'static [(&'static str, ColumnType)]> {
+    match table {
+        "users" => Some(USERS),
+        "groups" => Some(GROUPS),
+        "cycles" => Some(CYCLES),
+        "jobs" => Some(JOBS),
+        _ => None,
+    }
+}
+
+/// The type of column `column` of table `table`, if both are known.
+pub fn column_type(table: &str, column: &str) -> Option<ColumnType> {
+    columns(table)?.iter().find(|(n, _)| *n == column).map(|&(_, t)| t)
+}
+
+/// Checks that `table` has every column its name calls for, each of its
+/// type (extra columns are allowed); tables of other names pass.
+///
+/// ```
+/// use negotiator_sim::output::schema::check;
+/// use negotiator_sim::table::{Column, Table};
+///
+/// let mut t = Table::new("cycles");
+/// t.push("time", Column::Float(vec![0.0]));
+/// let err = check(&t).unwrap_err().to_string();
+/// assert!(err.contains("time"), "{err}");
+/// ```
+pub fn check(table: &Table) -> Result<(), OutputError> {
+    let Some(cols) = columns(&table.name) else { return Ok(()) };
+    for &(name, ty) in cols {
+        match table.column(name) {
+            None => {
+                return Err(OutputError::Schema { table: table.name.clone(), message: format!("no column {name}") })
+            }
+            Some(c) if ColumnType::of(c) != ty => {
+                return Err(OutputError::Schema {
+                    table: table.name.clone(),
+                    message: format!("column {name} is {:?}, expected {ty:?}", ColumnType::of(c)),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}

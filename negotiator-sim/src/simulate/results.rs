@@ -1,0 +1,251 @@
+//! What a run leaves: the `users`, `groups`, `cycles` and `jobs` tables
+//! (their columns are fixed: writers and charts rely on them) and a few
+//! totals.
+
+use crate::table::{Column, Table};
+
+/// One job's figures, for the `jobs` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRow {
+    /// `cluster.proc`.
+    pub job: String,
+    /// `user@domain`.
+    pub user: String,
+    /// Accounting group, `""` without one.
+    pub group: String,
+    /// Submission, seconds since the start.
+    pub submit: i64,
+    /// First start (−1: never started).
+    pub start: i64,
+    /// Completion (−1: not finished).
+    pub end: i64,
+    /// Seconds idle in total (up to the end of the run for a job still
+    /// waiting).
+    pub wait: i64,
+    /// Seconds of the run that completed (0 when none did).
+    pub run: i64,
+    /// Seconds of work lost to preemptions.
+    pub badput: i64,
+    /// Times preempted.
+    pub preemptions: i64,
+    /// The last slot it was given (`""`: none).
+    pub slot: String,
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Negotiation cycles.
+    pub cycles: u64,
+    /// Cycles that ran the match phase (the others only updated the
+    /// accountant: nothing could be matched).
+    pub full_cycles: u64,
+    /// Events handled.
+    pub events: u64,
+    /// Jobs submitted.
+    pub jobs: u64,
+    /// Jobs finished.
+    pub finished: u64,
+}
+
+/// The tables of a run, in the order `users`, `groups`, `cycles`, `jobs`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Results {
+    /// The tables.
+    pub tables: Vec<Table>,
+    /// Totals.
+    pub summary: Summary,
+}
+
+impl Results {
+    /// The table called `name`.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+/// Rows as they come, kept as columns.
+#[derive(Default, Clone)]
+pub(super) struct Recorder {
+    u_time: Vec<i64>,
+    u_user: Vec<String>,
+    u_group: Vec<String>,
+    u_usage: Vec<f64>,
+    u_accumulated: Vec<f64>,
+    u_rup: Vec<f64>,
+    u_eup: Vec<f64>,
+    u_share: Vec<f64>,
+    u_idle: Vec<i64>,
+    u_running: Vec<i64>,
+    g_time: Vec<i64>,
+    g_group: Vec<String>,
+    g_quota: Vec<f64>,
+    g_demand: Vec<f64>,
+    g_allocated: Vec<f64>,
+    g_usage: Vec<f64>,
+    c_time: Vec<i64>,
+    c_matches: Vec<i64>,
+    c_rejections: Vec<i64>,
+    c_preemptions: Vec<i64>,
+    c_idle: Vec<i64>,
+    c_running: Vec<i64>,
+    c_busy: Vec<f64>,
+    c_total: Vec<f64>,
+    c_spins: Vec<i64>,
+}
+
+impl Recorder {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn user(
+        &mut self,
+        time: i64,
+        user: &str,
+        group: &str,
+        usage: f64,
+        accumulated: f64,
+        rup: f64,
+        eup: f64,
+        share: f64,
+        idle: i64,
+        running: i64,
+    ) {
+        self.u_time.push(time);
+        self.u_user.push(user.to_string());
+        self.u_group.push(group.to_string());
+        self.u_usage.push(usage);
+        self.u_accumulated.push(accumulated);
+        self.u_rup.push(rup);
+        self.u_eup.push(eup);
+        self.u_share.push(share);
+        self.u_idle.push(idle);
+        self.u_running.push(running);
+    }
+
+    pub(super) fn group(&mut self, time: i64, group: &str, quota: f64, demand: f64, allocated: f64, usage: f64) {
+        self.g_time.push(time);
+        self.g_group.push(group.to_string());
+        self.g_quota.push(quota);
+        self.g_demand.push(demand);
+        self.g_allocated.push(allocated);
+        self.g_usage.push(usage);
+    }
+
+    pub(super) fn cycle(&mut self, time: i64, row: &super::run::CycleRow) {
+        self.c_time.push(time);
+        self.c_matches.push(row.matches);
+        self.c_rejections.push(row.rejections);
+        self.c_preemptions.push(row.preemptions);
+        self.c_idle.push(row.idle);
+        self.c_running.push(row.running);
+        self.c_busy.push(row.busy);
+        self.c_total.push(row.total);
+        self.c_spins.push(row.pie_spins);
+    }
+
+    /// The tables so far (a copy: the run goes on).
+    pub(super) fn snapshot(
+        &self,
+        jobs: &mut dyn Iterator<Item = JobRow>,
+        cycles: u64,
+        full_cycles: u64,
+        events: u64,
+    ) -> Results {
+        self.clone().finish(jobs, cycles, full_cycles, events)
+    }
+
+    /// The tables, the columns moved into them.
+    pub(super) fn finish(
+        self,
+        jobs: &mut dyn Iterator<Item = JobRow>,
+        cycles: u64,
+        full_cycles: u64,
+        events: u64,
+    ) -> Results {
+        let c = self;
+        let mut users = Table::new("users");
+        users.push("time", Column::Int(c.u_time));
+        users.push("user", Column::Str(c.u_user));
+        users.push("group", Column::Str(c.u_group));
+        users.push("usage", Column::Float(c.u_usage));
+        users.push("accumulated_usage", Column::Float(c.u_accumulated));
+        users.push("rup", Column::Float(c.u_rup));
+        users.push("eup", Column::Float(c.u_eup));
+        users.push("share", Column::Float(c.u_share));
+        users.push("idle", Column::Int(c.u_idle));
+        users.push("running", Column::Int(c.u_running));
+        let mut groups = Table::new("groups");
+        groups.push("time", Column::Int(c.g_time));
+        groups.push("group", Column::Str(c.g_group));
+        groups.push("quota", Column::Float(c.g_quota));
+        groups.push("demand", Column::Float(c.g_demand));
+        groups.push("allocated", Column::Float(c.g_allocated));
+        groups.push("usage", Column::Float(c.g_usage));
+        let mut table = Table::new("cycles");
+        table.push("time", Column::Int(c.c_time));
+        table.push("matches", Column::Int(c.c_matches));
+        table.push("rejections", Column::Int(c.c_rejections));
+        table.push("preemptions", Column::Int(c.c_preemptions));
+        table.push("idle_jobs", Column::Int(c.c_idle));
+        table.push("running_jobs", Column::Int(c.c_running));
+        table.push("busy_slots", Column::Float(c.c_busy));
+        table.push("total_slots", Column::Float(c.c_total));
+        table.push("pie_spins", Column::Int(c.c_spins));
+        let mut job = JobColumns::default();
+        let mut summary = Summary { cycles, full_cycles, events, ..Summary::default() };
+        for row in jobs {
+            summary.jobs += 1;
+            if row.end >= 0 {
+                summary.finished += 1;
+            }
+            job.push(row);
+        }
+        Results { tables: vec![users, groups, table, job.table()], summary }
+    }
+}
+
+#[derive(Default)]
+struct JobColumns {
+    job: Vec<String>,
+    user: Vec<String>,
+    group: Vec<String>,
+    submit: Vec<i64>,
+    start: Vec<i64>,
+    end: Vec<i64>,
+    wait: Vec<i64>,
+    run: Vec<i64>,
+    badput: Vec<i64>,
+    preemptions: Vec<i64>,
+    slot: Vec<String>,
+}
+
+impl JobColumns {
+    fn push(&mut self, r: JobRow) {
+        self.job.push(r.job);
+        self.user.push(r.user);
+        self.group.push(r.group);
+        self.submit.push(r.submit);
+        self.start.push(r.start);
+        self.end.push(r.end);
+        self.wait.push(r.wait);
+        self.run.push(r.run);
+        self.badput.push(r.badput);
+        self.preemptions.push(r.preemptions);
+        self.slot.push(r.slot);
+    }
+
+    fn table(self) -> Table {
+        let mut t = Table::new("jobs");
+        t.push("job", Column::Str(self.job));
+        t.push("user", Column::Str(self.user));
+        t.push("group", Column::Str(self.group));
+        t.push("submit", Column::Int(self.submit));
+        t.push("start", Column::Int(self.start));
+        t.push("end", Column::Int(self.end));
+        t.push("wait", Column::Int(self.wait));
+        t.push("run", Column::Int(self.run));
+        t.push("badput", Column::Int(self.badput));
+        t.push("preemptions", Column::Int(self.preemptions));
+        t.push("slot", Column::Str(self.slot));
+        t
+    }
+}

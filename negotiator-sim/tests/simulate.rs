@@ -1,0 +1,448 @@
+//! The simulator end to end: determinism, consistency after every event,
+//! conservation of usage, priorities with the half-life, traces.
+
+use std::path::Path;
+
+use negotiator_sim::simulate::results::Results;
+use negotiator_sim::simulate::run::Simulation;
+use negotiator_sim::simulate::scenario::Scenario;
+use negotiator_sim::table::{Column, Table};
+use proptest::prelude::*;
+
+fn scenario(text: &str) -> Scenario {
+    Scenario::from_toml_str(text, Path::new("test.toml")).expect("a valid scenario")
+}
+
+/// Runs the scenario event by event, checking the simulation after each.
+fn run_checked(s: &Scenario) -> Results {
+    let mut sim = Simulation::new(s).expect("builds");
+    let mut steps = 0u64;
+    while sim.step(&mut |_| {}).expect("steps") {
+        steps += 1;
+        if let Err(e) = sim.check() {
+            panic!("after event {steps} at t={}: {e}", sim.now());
+        }
+    }
+    sim.results()
+}
+
+fn ints<'a>(t: &'a Table, name: &str) -> &'a [i64] {
+    match t.column(name) {
+        Some(Column::Int(v)) => v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+fn floats<'a>(t: &'a Table, name: &str) -> &'a [f64] {
+    match t.column(name) {
+        Some(Column::Float(v)) => v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
+    match t.column(name) {
+        Some(Column::Str(v)) => v,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+const STATIC_PREEMPTING: &str = r#"
+    seed = 3
+    duration = "8h"
+    claim_delay = 7
+    config = """
+    NEGOTIATOR_INTERVAL = 120
+    PRIORITY_HALFLIFE = 1800
+    PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+    CLAIM_WORKLIFE = 600
+    """
+    [[pool.machines]]
+    count = 3
+    cpus = 4
+    memory = 8192
+    partitionable = false
+    [[users]]
+    name = "early"
+    arrival = { process = "burst", at = 0, jobs = 60 }
+    runtime = { distribution = "exponential", mean = "2h" }
+    [[users]]
+    name = "late"
+    arrival = { process = "poisson", mean_interval = "4m" }
+    runtime = { distribution = "uniform", min = "10m", max = "50m" }
+"#;
+
+const PARTITIONABLE: &str = r#"
+    seed = 11
+    duration = "12h"
+    claim_delay = "30s"
+    config = """
+    NEGOTIATOR_INTERVAL = 60
+    PRIORITY_HALFLIFE = 3600
+    """
+    [[pool.machines]]
+    count = 4
+    cpus = 8
+    memory = 16384
+    [[pool.machines]]
+    name = "big"
+    count = 1
+    cpus = 32
+    memory = 131072
+    [[users]]
+    name = "small"
+    count = 3
+    arrival = { process = "poisson", mean_interval = "2m", diurnal_amplitude = 0.8 }
+    runtime = { distribution = "lognormal", median = "20m", sigma = 1.0 }
+    [[users]]
+    name = "wide"
+    arrival = { process = "poisson", mean_interval = "10m" }
+    runtime = { distribution = "fixed", value = "1h" }
+    request_cpus = 6
+    request_memory = 10000
+"#;
+
+#[test]
+fn same_seed_same_results_other_seed_other_results() {
+    for text in [STATIC_PREEMPTING, PARTITIONABLE] {
+        let s = scenario(text);
+        let a = Simulation::new(&s).expect("builds").run(None, &mut |_| {}).expect("runs");
+        let b = Simulation::new(&s).expect("builds").run(None, &mut |_| {}).expect("runs");
+        assert_eq!(a, b);
+        // Bit for bit, floats included.
+        for (x, y) in a.tables.iter().zip(&b.tables) {
+            for ((_, cx), (_, cy)) in x.columns.iter().zip(&y.columns) {
+                if let (Column::Float(u), Column::Float(v)) = (cx, cy) {
+                    assert!(u.iter().zip(v).all(|(p, q)| p.to_bits() == q.to_bits()));
+                }
+            }
+        }
+        let c = Simulation::with_seed(&s, s.seed + 1).expect("builds").run(None, &mut |_| {}).expect("runs");
+        assert_ne!(a.table("jobs"), c.table("jobs"));
+    }
+}
+
+#[test]
+fn static_pool_with_preemption_stays_consistent() {
+    let r = run_checked(&scenario(STATIC_PREEMPTING));
+    let cycles = r.table("cycles").expect("cycles");
+    let preemptions: i64 = ints(cycles, "preemptions").iter().sum();
+    assert!(preemptions > 0, "the late user's better priority preempts the early one");
+    let jobs = r.table("jobs").expect("jobs");
+    let badput: i64 = ints(jobs, "badput").iter().sum();
+    assert!(badput > 0);
+    // Never more jobs running than slots.
+    assert!(ints(cycles, "running_jobs").iter().all(|&n| n <= 12));
+    assert!(floats(cycles, "busy_slots").iter().zip(floats(cycles, "total_slots")).all(|(b, t)| b <= t));
+    assert_eq!(floats(cycles, "total_slots")[0], 12.0);
+}
+
+#[test]
+fn retirement_time_protects_young_jobs_from_preemption() {
+    // The early user's jobs (4 h) hold every slot; the late user, with a
+    // better priority, may preempt them (PREEMPTION_REQUIREMENTS), but
+    // only jobs that have run their hour of retirement; and once the late
+    // user runs, its priority is still too good for the early one to take
+    // the slots back (its factor is ten times the late one's).
+    let text = |retirement: &str| {
+        format!(
+            r#"
+            duration = "3h"
+            config = """
+            NEGOTIATOR_INTERVAL = 60
+            PRIORITY_HALFLIFE = 600
+            PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+            {retirement}
+            """
+            [[pool.machines]]
+            count = 4
+            cpus = 1
+            memory = 2048
+            partitionable = false
+            [[users]]
+            name = "early"
+            priority_factor = 10000
+            arrival = {{ process = "burst", at = 0, jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            [[users]]
+            name = "late"
+            arrival = {{ process = "burst", at = "10m", jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            "#
+        )
+    };
+    let badput = |r: &Results| -> Vec<i64> {
+        let jobs = r.table("jobs").expect("jobs");
+        let users = strs(jobs, "user");
+        (0..users.len()).filter(|&i| users[i] == "early@sim").map(|i| ints(jobs, "badput")[i]).collect()
+    };
+    let without = run_checked(&scenario(&text("")));
+    // Preempted at the first cycle after the late jobs came (at 10 min).
+    assert_eq!(badput(&without), [600, 600, 600, 600]);
+    let with = run_checked(&scenario(&text("MaxJobRetirementTime = 3600")));
+    assert_eq!(badput(&with), [3600, 3600, 3600, 3600]);
+}
+
+#[test]
+fn partitionable_pool_stays_consistent_and_splits() {
+    let r = run_checked(&scenario(PARTITIONABLE));
+    let jobs = r.table("jobs").expect("jobs");
+    let slots = strs(jobs, "slot");
+    assert!(
+        slots.iter().any(|s| s.starts_with("slot1_") && s.ends_with("@big0001")),
+        "dynamic slots of the big machine"
+    );
+    let cycles = r.table("cycles").expect("cycles");
+    // Total weight is the pool's CPUs whatever the split.
+    assert!(floats(cycles, "total_slots").iter().all(|&t| t == 64.0));
+    let finished = ints(jobs, "end").iter().filter(|&&e| e >= 0).count();
+    assert!(finished > 100, "{finished}");
+}
+
+#[test]
+fn jobs_start_after_the_claim_delay_and_reuse_claims() {
+    // One slot, jobs of 100 s, a claim delay of 10 s, one cycle an hour:
+    // the first job starts at 10, the next ones on the same claim right
+    // after each other while CLAIM_WORKLIFE (250 s) allows.
+    let s = scenario(
+        r#"
+        duration = "1h"
+        claim_delay = 10
+        config = "NEGOTIATOR_INTERVAL = 3600\nCLAIM_WORKLIFE = 250"
+        [[pool.machines]]
+        cpus = 1
+        memory = 2048
+        partitionable = false
+        [[users]]
+        name = "u"
+        arrival = { process = "burst", at = 0, jobs = 5 }
+        runtime = { distribution = "fixed", value = 100 }
+        "#,
+    );
+    let r = run_checked(&s);
+    let jobs = r.table("jobs").expect("jobs");
+    assert_eq!(ints(jobs, "start"), [10, 110, 210, -1, -1]);
+    assert_eq!(ints(jobs, "end"), [110, 210, 310, -1, -1]);
+    // The claim began at 0 (matched); at 310 it is 310 s old: released,
+    // and the next cycle is at 3600, the end.
+    assert_eq!(ints(jobs, "wait"), [10, 110, 210, 3600, 3600]);
+}
+
+#[test]
+fn priorities_decay_with_the_half_life() {
+    // Ten slots busy from the first cycle: after one half-life the real
+    // priority is halfway from 0.5 to 10.
+    let s = scenario(
+        r#"
+        duration = "3h"
+        config = "NEGOTIATOR_INTERVAL = 60\nPRIORITY_HALFLIFE = 3600"
+        [[pool.machines]]
+        count = 10
+        cpus = 1
+        memory = 2048
+        partitionable = false
+        [[users]]
+        name = "u"
+        arrival = { process = "burst", at = 0, jobs = 10 }
+        runtime = { distribution = "fixed", value = "1d" }
+        "#,
+    );
+    let r = Simulation::new(&s).expect("builds").run(None, &mut |_| {}).expect("runs");
+    let users = r.table("users").expect("users");
+    let at = ints(users, "time").iter().position(|&t| t == 3600).expect("a row at one hour");
+    let rup = floats(users, "rup")[at];
+    assert!((rup - 5.25).abs() < 1e-3, "{rup}");
+    assert!((floats(users, "eup")[at] - 1000.0 * rup).abs() < 1.0);
+    assert!((floats(users, "accumulated_usage")[at] - 36000.0).abs() < 1e-6);
+    assert_eq!(floats(users, "usage")[at], 10.0);
+    assert_eq!(floats(users, "share")[at], 1.0);
+}
+
+#[test]
+fn user_usage_adds_up_to_the_busy_pool() {
+    let r = run_checked(&scenario(PARTITIONABLE));
+    let users = r.table("users").expect("users");
+    let cycles = r.table("cycles").expect("cycles");
+    let (times, usage, share) = (ints(users, "time"), floats(users, "usage"), floats(users, "share"));
+    for (k, &t) in ints(cycles, "time").iter().enumerate() {
+        let rows: Vec<usize> = (0..times.len()).filter(|&i| times[i] == t).collect();
+        let sum: f64 = rows.iter().map(|&i| usage[i]).sum();
+        assert!((sum - floats(cycles, "busy_slots")[k]).abs() < 1e-6, "t={t}");
+        let shares: f64 = rows.iter().map(|&i| share[i]).sum();
+        assert!(sum == 0.0 || (shares - 1.0).abs() < 1e-9);
+    }
+    // The accountant charged what the slots were busy for, cycle by cycle
+    // (it sees the pool at each cycle), within what the claims begun or
+    // ended between two cycles make of a difference.
+    let accumulated: f64 = {
+        let last = *times.last().expect("rows");
+        (0..times.len()).filter(|&i| times[i] == last).map(|i| floats(users, "accumulated_usage")[i]).sum()
+    };
+    let busy: f64 = floats(cycles, "busy_slots")[..ints(cycles, "time").len() - 1].iter().map(|b| b * 60.0).sum();
+    assert!((accumulated - busy).abs() < 0.05 * busy, "accountant {accumulated}, pool {busy}");
+}
+
+#[test]
+fn history_trace_replays_submission_and_run_times() {
+    let dir = std::env::temp_dir().join(format!("sim-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let history = dir.join("history.json");
+    std::fs::write(
+        &history,
+        r#"[
+        {"ClusterId": 7, "ProcId": 0, "Owner": "amy", "QDate": 1000000, "JobCurrentStartDate": 1000010, "CompletionDate": 1000310, "RequestCpus": 1, "RequestMemory": 512},
+        {"ClusterId": 7, "ProcId": 1, "Owner": "amy", "QDate": 1000000, "RemoteWallClockTime": 200.0, "RequestCpus": 1, "RequestMemory": 512},
+        {"ClusterId": 8, "ProcId": 0, "Owner": "bob", "QDate": 1000125, "RemoteWallClockTime": 60.0, "AccountingGroup": "group_x.bob"},
+        {"ClusterId": 9, "ProcId": 0, "Owner": "bob", "QDate": 1000200}
+        ]"#,
+    )
+    .expect("writes");
+    let s = Scenario::from_toml_str(
+        "duration = \"1h\"\nconfig = \"NEGOTIATOR_INTERVAL = 30\"\nfirst_cycle = 10\n[[pool.machines]]\ncpus = 4\nmemory = 8192\n\
+         [trace]\nfile = \"history.json\"\n",
+        &dir.join("s.toml"),
+    )
+    .expect("reads");
+    let r = run_checked(&s);
+    let jobs = r.table("jobs").expect("jobs");
+    assert_eq!(strs(jobs, "job"), ["7.0", "7.1", "8.0"]);
+    assert_eq!(ints(jobs, "submit"), [0, 0, 125]);
+    // Cycles at 10, 40, 70, 100, 130, ...
+    assert_eq!(ints(jobs, "start"), [10, 10, 130]);
+    assert_eq!(ints(jobs, "run"), [300, 200, 60]);
+    assert_eq!(strs(jobs, "user"), ["amy@sim", "amy@sim", "bob@sim"]);
+    assert_eq!(strs(jobs, "group"), ["", "", "group_x"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn group_quotas_give_group_rows() {
+    let s = scenario(
+        r#"
+        duration = "2h"
+        config = """
+        GROUP_NAMES = group_a, group_b
+        GROUP_QUOTA_group_a = 6
+        GROUP_QUOTA_group_b = 2
+        GROUP_ACCEPT_SURPLUS = true
+        """
+        [[pool.machines]]
+        count = 8
+        cpus = 1
+        memory = 2048
+        partitionable = false
+        [[users]]
+        name = "amy"
+        group = "group_a"
+        arrival = { process = "burst", at = 0, jobs = 20 }
+        runtime = { distribution = "fixed", value = "3h" }
+        [[users]]
+        name = "bob"
+        group = "group_b"
+        arrival = { process = "burst", at = 0, jobs = 20 }
+        runtime = { distribution = "fixed", value = "3h" }
+        "#,
+    );
+    let r = run_checked(&s);
+    let groups = r.table("groups").expect("groups");
+    let names = strs(groups, "group");
+    let a = names.iter().position(|g| g == "group_a").expect("group_a");
+    let b = names.iter().position(|g| g == "group_b").expect("group_b");
+    assert_eq!((floats(groups, "quota")[a], floats(groups, "quota")[b]), (6.0, 2.0));
+    assert_eq!((floats(groups, "usage")[a], floats(groups, "usage")[b]), (6.0, 2.0));
+    let users = r.table("users").expect("users");
+    assert_eq!(&strs(users, "group")[..2], ["group_a", "group_b"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+
+    /// Arbitrary small pools and workloads: after every event, no job is
+    /// lost or runs twice, no slot holds two jobs, no machine hands out
+    /// more than it has, and the counts agree.
+    #[test]
+    fn arbitrary_runs_stay_consistent(
+        seed in 0u64..1000,
+        machines in 1u32..5,
+        cpus in 1u32..9,
+        partitionable in any::<bool>(),
+        preemption in any::<bool>(),
+        users in 1u32..4,
+        interval in 1u32..30,
+        mean_runtime in 1u32..120,
+        request_cpus in 1u32..4,
+        delay in 0u32..90,
+        worklife in -1i32..900,
+    ) {
+        let text = format!(r#"
+            seed = {seed}
+            duration = "4h"
+            claim_delay = {delay}
+            config = """
+            NEGOTIATOR_INTERVAL = 60
+            PRIORITY_HALFLIFE = 600
+            CLAIM_WORKLIFE = {worklife}
+            {}
+            """
+            [[pool.machines]]
+            count = {machines}
+            cpus = {cpus}
+            memory = {}
+            partitionable = {partitionable}
+            [[users]]
+            name = "u"
+            count = {users}
+            arrival = {{ process = "poisson", mean_interval = "{interval}m" }}
+            runtime = {{ distribution = "exponential", mean = "{mean_runtime}m" }}
+            request_cpus = {request_cpus}
+            request_memory = 700
+            "#,
+            if preemption { "PREEMPTION_REQUIREMENTS = True" } else { "" },
+            cpus * 1024,
+        );
+        let s = scenario(&text);
+        let r = run_checked(&s);
+        let jobs = r.table("jobs").expect("jobs");
+        let (submit, start, end) = (ints(jobs, "submit"), ints(jobs, "start"), ints(jobs, "end"));
+        for i in 0..submit.len() {
+            prop_assert!(start[i] == -1 || start[i] >= submit[i]);
+            prop_assert!(end[i] == -1 || (start[i] >= 0 && end[i] >= start[i]));
+        }
+    }
+}
+
+/// Prints a digest of the results of the test scenarios (to compare two
+/// versions of the simulator that should decide the same).
+#[test]
+#[ignore]
+fn print_digests() {
+    use std::hash::{Hash, Hasher};
+    for text in [STATIC_PREEMPTING, PARTITIONABLE] {
+        let r = Simulation::new(&scenario(text)).expect("builds").run(None, &mut |_| {}).expect("runs");
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", r.tables).hash(&mut h);
+        println!("digest {:016x} {:?}", h.finish(), r.summary);
+    }
+}
+
+#[test]
+fn extreme_values_do_not_overflow() {
+    // Run times of a heavy tail far beyond any horizon, a huge interval.
+    let s = scenario(
+        r#"
+        duration = "1d"
+        config = "NEGOTIATOR_INTERVAL = 9223372036854775000"
+        [[pool.machines]]
+        cpus = 2
+        memory = 4096
+        [[users]]
+        name = "u"
+        arrival = { process = "poisson", mean_interval = "1m" }
+        runtime = { distribution = "lognormal", median = "1h", sigma = 60 }
+        "#,
+    );
+    let r = run_checked(&s);
+    let cycles = r.table("cycles").expect("cycles");
+    assert_eq!(ints(cycles, "time"), [0]);
+    assert!(r.summary.jobs > 1000);
+}
