@@ -31,7 +31,8 @@
 # around it.  Runs as root; WIPES the pool's state (job queue, accountant).  Usage:
 #   POOL=/path/to/pool.sh ROOT=/path/to/chroot ./capture.sh
 # DURATION (seconds, default 2400) is the length of the run after the first submission;
-# WORKLOAD (default workload.tsv) the submissions; OUT (default here) the output directory.
+# WORKLOAD (default workload.tsv) the submissions; OUT (default here) the output directory;
+# EXTRA_CONFIG, configuration lines added to the pool's (e.g. CLAIM_WORKLIFE = 300).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 POOL=${POOL:?set POOL to the pool control script}
@@ -73,6 +74,7 @@ USE_PID_NAMESPACES = False
 SCHEDD_DEBUG = D_SUB_SECOND
 STARTD_DEBUG = D_SUB_SECOND
 EOF
+[ -z "${EXTRA_CONFIG:-}" ] || printf '## EXTRA_CONFIG\n%s\n' "$EXTRA_CONFIG" >> "$ROOT$OVERRIDE"
 
 for u in $USERS; do
 	run id "$u" >/dev/null 2>&1 || run useradd -m -s /bin/sh "$u"
