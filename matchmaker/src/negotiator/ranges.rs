@@ -189,7 +189,7 @@ fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQue
     names.retain(|name| !known.contains(name));
     // A name's values, counted on a share of the slots per thread (each
     // share stops as soon as it alone has too many).
-    let values = |name: Name| {
+    let few_values = |name: Name| {
         let sets: Vec<Option<FxHashSet<Part>>> = crate::parallel::map_shares(ads, 8, |offset, share| {
             let mut values: FxHashSet<Part> = FxHashSet::default();
             for (i, ad) in share.iter().enumerate() {
@@ -202,14 +202,15 @@ fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQue
         });
         let mut all: FxHashSet<Part> = FxHashSet::default();
         for set in sets {
-            all.extend(set?);
+            let Some(set) = set else { return false };
+            all.extend(set);
             if all.len() > MAX_VALUES_PER_NAME {
-                return None;
+                return false;
             }
         }
-        Some(all.len())
+        true
     };
-    names.retain(|name| values(*name).is_some());
+    names.retain(|name| few_values(*name));
     names
 }
 

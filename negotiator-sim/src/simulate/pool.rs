@@ -286,16 +286,7 @@ impl Pool {
             alive: true,
             retirement: self.retirement.clone(),
         };
-        let i = match self.free_indices.pop() {
-            Some(i) => {
-                self.slots[i] = slot;
-                i
-            }
-            None => {
-                self.slots.push(slot);
-                self.slots.len() - 1
-            }
-        };
+        let i = self.place(slot);
         self.update_free(i);
         i
     }
@@ -431,16 +422,7 @@ impl Pool {
             retirement: self.slots[pslot].retirement.clone(),
         };
         self.total_weight += weight;
-        let i = match self.free_indices.pop() {
-            Some(i) => {
-                self.slots[i] = slot;
-                i
-            }
-            None => {
-                self.slots.push(slot);
-                self.slots.len() - 1
-            }
-        };
+        let i = self.place(slot);
         self.stale.insert(i);
         Some(i)
     }
@@ -452,6 +434,20 @@ impl Pool {
         }
         self.slots[i].claim = Some(claim);
         self.free.remove(&i);
+    }
+
+    /// Puts `slot` at a place a gone slot left, or at the end; its index.
+    fn place(&mut self, slot: Slot) -> usize {
+        match self.free_indices.pop() {
+            Some(i) => {
+                self.slots[i] = slot;
+                i
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        }
     }
 
     /// Ends the claim on slot `i`: a static slot becomes free, a dynamic
