@@ -996,12 +996,15 @@ impl State<'_, '_> {
             list.tests = RangeTests::new(&self.opts, ad, &self.key_names);
             list.pre_independent = self.caches.pre_job.independence(ad);
             list.post_independent = self.caches.post_job.independence(ad);
+            // What the caches learnt of the last request is not this one's.
+            self.serial += 1;
             let serial = self.serial;
             let mut eager: Vec<Range<usize>> = Vec::new();
             // A uniform shape has one value for the job: computed once.
             let mut values: FxHashMap<u32, f64> = FxHashMap::default();
             for (r, range) in self.ranges.iter().enumerate() {
                 if list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
+                    || !list.could_hold(range)
                     || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start])
                 {
                     continue;
@@ -1019,7 +1022,14 @@ impl State<'_, '_> {
             list.dependent.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             self.examine(&mut list, &eager);
         } else {
-            self.examine(&mut list, std::slice::from_ref(&(0..self.ads.len())));
+            if only_for_startd_rank {
+                // Only a slot running a job can be preempted for its rank.
+                let ranges: Vec<Range<usize>> =
+                    self.ranges.iter().filter(|r| !r.idle).map(|r| r.range.clone()).collect();
+                self.examine(&mut list, &ranges);
+            } else {
+                self.examine(&mut list, std::slice::from_ref(&(0..self.ads.len())));
+            }
             let carved: Vec<usize> =
                 (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
             let request = std::mem::take(&mut list.request);
@@ -1293,6 +1303,7 @@ impl State<'_, '_> {
             .filter(|&r| {
                 let range = &self.ranges[r];
                 list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
+                    && list.could_hold(range)
                     && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start])
             })
             .collect();

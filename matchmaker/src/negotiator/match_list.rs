@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use classad::ClassAd;
 
-use super::ranges::{RangeRank, RangeTests};
+use super::ranges::{RangeRank, RangeTests, ShapeRange};
 use crate::candidates::Ranks;
 use crate::matching::PreparedRequest;
 
@@ -243,6 +243,12 @@ pub(super) fn best_first(a: &Candidate, b: &Candidate) -> Ordering {
 }
 
 impl MatchList {
+    /// Whether `range` may hold a candidate for the list: a list made only
+    /// for the startd's rank can preempt, so it needs a slot running a job.
+    pub(super) fn could_hold(&self, range: &ShapeRange) -> bool {
+        !self.only_for_startd_rank || !range.idle
+    }
+
     /// Puts at least the first `n` candidates in their final order. A list
     /// is seldom used up (an autocluster takes a few hundred of tens of
     /// thousands of slots), so the rest is only partitioned: the result is
