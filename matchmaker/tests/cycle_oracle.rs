@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use classad::ClassAd;
+use matchmaker::accountant::{GroupQuotas, PriorityRow};
 use matchmaker::negotiator::{CycleOutcome, Negotiator};
 use matchmaker::snapshot::{Priorities, Snapshot};
 
@@ -454,7 +455,37 @@ fn group_scenario(name: &str) -> CycleOutcome {
         (stat("Pies"), stat("PieSpins"), stat("NumJobsConsidered"), stat("Rejections")),
         "{name}: pies, pie spins, requests considered, rejections"
     );
+    check_userprio_quotas(name, &dir, &outcome);
     outcome
+}
+
+/// The quota figures `condor_userprio -l` showed after the cycle
+/// (`ConfigQuota`, `EffectiveQuota`, `SubtreeQuota`, `GroupSortKey`,
+/// `SurplusPolicy`, `Requested` of each group) equal the cycle's.
+fn check_userprio_quotas(name: &str, dir: &Path, outcome: &CycleOutcome) {
+    let text = read_text(&dir.join("userprio.ad"));
+    let ads = classad::format::parse_ads(&text, Some(classad::format::Format::Old)).expect("userprio.ad");
+    let ad = ads.first().expect("one ad");
+    let (rows, _) = PriorityRow::from_userprio_ad(ad);
+    let mut groups = 0;
+    for theirs in rows.iter().filter(|r| r.is_group) {
+        let report =
+            outcome.groups.iter().find(|g| g.name == theirs.name).unwrap_or_else(|| panic!("{name}: {}", theirs.name));
+        let ours = GroupQuotas::from_report(report);
+        let t = theirs.quotas.as_ref().expect("a group's quotas");
+        for (what, a, b) in [
+            ("ConfigQuota", ours.config_quota, t.config_quota),
+            ("EffectiveQuota", ours.effective_quota, t.effective_quota),
+            ("SubtreeQuota", ours.subtree_quota, t.subtree_quota),
+            ("GroupSortKey", ours.sort_key, t.sort_key),
+            ("Requested", ours.requested, t.requested),
+        ] {
+            assert!(same(a, b), "{name}: {} {what}: ours {a}, HTCondor's {b}", theirs.name);
+        }
+        assert_eq!(ours.surplus_policy, t.surplus_policy, "{name}: {} SurplusPolicy", theirs.name);
+        groups += 1;
+    }
+    assert!(groups > 1, "{name}: userprio.ad has the groups");
 }
 
 #[test]

@@ -22,6 +22,7 @@ fn table(flags: &str) -> UserprioTable {
             "most" => t.most(),
             "flat" => t.flat(),
             "grouporder" => t.group_order(),
+            "quotas" => t.quotas(),
             "hierarchical" => t,
             "activefrom" => {
                 let mut date = || words.next().and_then(|w| w.parse::<i64>().ok()).expect("date");
@@ -34,7 +35,7 @@ fn table(flags: &str) -> UserprioTable {
     t
 }
 
-const FLAG_SETS: [&str; 11] = [
+const FLAG_SETS: [&str; 12] = [
     "allusers",
     "allusers_all",
     "allusers_all_flat",
@@ -43,6 +44,7 @@ const FLAG_SETS: [&str; 11] = [
     "allusers_hierarchical",
     "allusers_most",
     "allusers_priority",
+    "allusers_quotas",
     "allusers_usage",
     "activefrom_11_24_2026",
     "activefrom_11_24_2026_all",

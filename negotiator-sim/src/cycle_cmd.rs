@@ -58,6 +58,12 @@ pub struct Args {
     /// whose matches are all declined does (pools of advertised test slots).
     #[arg(long)]
     resend_matched_jobs: bool,
+    /// Write the priorities after the cycle to FILE as `condor_userprio
+    /// -allusers -long` prints them, with each group's quota figures from
+    /// the cycle (`negotiator-sim userprio --inputfile FILE` shows them).
+    /// With several `--config` files, negotiator K's go to FILE.K.
+    #[arg(long, value_name = "FILE")]
+    userprio_out: Option<PathBuf>,
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
@@ -91,11 +97,20 @@ fn cycle(args: &Args) -> Result<(), String> {
     let configs: Vec<Option<&Path>> =
         if args.config.is_empty() { vec![None] } else { args.config.iter().map(|p| Some(p.as_path())).collect() };
     let mut outcomes = Vec::with_capacity(configs.len());
-    for config in &configs {
+    for (k, config) in configs.iter().enumerate() {
         if configs.len() > 1 {
             progress(&format!("negotiator {}", config.map(|p| p.display().to_string()).unwrap_or_default()));
         }
-        outcomes.push(one_cycle(args, *config, &priorities, &progress)?);
+        let userprio_out = args.userprio_out.as_ref().map(|file| {
+            if configs.len() > 1 {
+                let mut name = file.clone().into_os_string();
+                name.push(format!(".{}", k + 1));
+                PathBuf::from(name)
+            } else {
+                file.clone()
+            }
+        });
+        outcomes.push(one_cycle(args, *config, &priorities, userprio_out.as_deref(), &progress)?);
     }
     let mut out = std::io::stdout().lock();
     let written = if configs.len() == 1 {
@@ -176,6 +191,7 @@ fn one_cycle(
     args: &Args,
     config: Option<&Path>,
     priorities: &Priorities,
+    userprio_out: Option<&Path>,
     progress: &dyn Fn(&str),
 ) -> Result<CycleOutcome, String> {
     let started = Instant::now();
@@ -203,6 +219,11 @@ fn one_cycle(
         outcome.rejections.len(),
         timer.elapsed().as_secs_f64()
     ));
+    if let Some(file) = userprio_out {
+        let rows = snapshot.accountant.priority_rows_after(&outcome.groups);
+        std::fs::write(file, crate::userprio_cmd::long_ad(&rows, now))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+    }
     Ok(outcome)
 }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use classad::ClassAd;
-use matchmaker::accountant::{Accountant, AccountantConfig, PriorityRow, UserprioTable};
+use matchmaker::accountant::{Accountant, AccountantConfig, GroupQuotas, PriorityRow, UserprioTable};
 
 /// Arguments of `userprio`.
 #[derive(clap::Args)]
@@ -56,6 +56,17 @@ pub struct Args {
     /// Groups first (no hierarchy).
     #[arg(long)]
     grouporder: bool,
+    /// The groups' quota columns (effective, configured and subtree quota,
+    /// surplus policy, requested); alone, only groups are listed. Quotas
+    /// come from a negotiation cycle: see `cycle --userprio-out`.
+    #[arg(long)]
+    quotas: bool,
+    /// The groups' surplus policy column.
+    #[arg(long)]
+    surplus: bool,
+    /// The groups' sort key column (GROUP_SORT_EXPR).
+    #[arg(long)]
+    sortkey: bool,
     /// Read the priorities from a saved `condor_userprio -l` ad instead of
     /// an accountant's log.
     #[arg(long, value_name = "FILE")]
@@ -168,6 +179,15 @@ pub fn run(args: Args) -> ExitCode {
     }
     if args.most {
         table = table.most();
+    }
+    if args.quotas {
+        table = table.quotas();
+    }
+    if args.surplus {
+        table = table.surplus();
+    }
+    if args.sortkey {
+        table = table.sort_key();
     }
     if args.allusers {
         table = table.all_users();
@@ -385,12 +405,29 @@ pub(crate) fn long_ad(rows: &[PriorityRow], last_update: i64) -> String {
         ad.insert(format!("AccountingGroup{n}").as_str(), r.accounting_group.as_str());
         ad.insert(format!("Priority{n}").as_str(), r.effective_priority);
         if r.is_group {
-            // Quotas come from the negotiation cycle; the accountant alone has none.
-            for quota in ["ConfigQuota", "EffectiveQuota", "GroupSortKey", "Requested", "SubtreeQuota"] {
-                ad.insert(format!("{quota}{n}").as_str(), 0.0);
+            // Quotas come from a negotiation cycle; the accountant alone has
+            // none, and shows zeros as a negotiator that has not negotiated.
+            match r.quotas.as_ref().filter(|q| **q != GroupQuotas::none(&r.name)) {
+                Some(q) => {
+                    for (quota, value) in [
+                        ("ConfigQuota", q.config_quota),
+                        ("EffectiveQuota", q.effective_quota),
+                        ("GroupSortKey", q.sort_key),
+                        ("Requested", q.requested),
+                        ("SubtreeQuota", q.subtree_quota),
+                    ] {
+                        ad.insert(format!("{quota}{n}").as_str(), value);
+                    }
+                    ad.insert(format!("SurplusPolicy{n}").as_str(), q.surplus_policy.as_str());
+                }
+                None => {
+                    for quota in ["ConfigQuota", "EffectiveQuota", "GroupSortKey", "Requested", "SubtreeQuota"] {
+                        ad.insert(format!("{quota}{n}").as_str(), 0.0);
+                    }
+                    let policy = if r.name == matchmaker::groups::ROOT { "byquota" } else { "no" };
+                    ad.insert(format!("SurplusPolicy{n}").as_str(), policy);
+                }
             }
-            let policy = if r.name == matchmaker::groups::ROOT { "byquota" } else { "no" };
-            ad.insert(format!("SurplusPolicy{n}").as_str(), policy);
             ad.insert(format!("HierWeightedResourcesUsed{n}").as_str(), r.hier_weighted_resources_used);
         } else {
             ad.insert(format!("Ceiling{n}").as_str(), r.ceiling);

@@ -109,6 +109,62 @@ fn group_quotas_as_a_table_and_json() {
     assert_eq!(json["group_rounds"].as_array().map(Vec::len), Some(3));
 }
 
+/// `cycle --userprio-out` writes the priorities after the cycle with the
+/// groups' quota figures, which `userprio --inputfile --quotas` shows; on
+/// snap-groups they are those HTCondor's `condor_userprio` showed.
+#[test]
+fn group_quotas_for_userprio() {
+    let dir = snapshot("snap-groups");
+    let file = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let tmp = tempdir();
+    let out_file = tmp.join("userprio-after.ad").to_string_lossy().into_owned();
+    let out = run(&[
+        "cycle",
+        "--slots",
+        &file("slots.ad.gz"),
+        "--jobs",
+        &file("jobs.ad.gz"),
+        "--config",
+        &file("config.dump"),
+        "--userprio",
+        &file("userprio-before.ad"),
+        "--submitters",
+        &file("submitters.ad"),
+        "--resend-matched-jobs",
+        "--userprio-out",
+        &out_file,
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = std::fs::read_to_string(&out_file).expect("the userprio file");
+    let real = std::fs::read_to_string(dir.join("userprio.ad")).expect("HTCondor's");
+    // Each group's quota figures, by name, from one `condor_userprio -l` ad.
+    let figures = |text: &str| -> Vec<(String, String, String)> {
+        let attrs: std::collections::BTreeMap<&str, &str> = text.lines().filter_map(|l| l.split_once(" = ")).collect();
+        let mut out = Vec::new();
+        for n in 1.. {
+            let Some(name) = attrs.get(format!("Name{n}").as_str()) else { break };
+            for quota in ["ConfigQuota", "EffectiveQuota", "SubtreeQuota", "SurplusPolicy", "Requested"] {
+                if let Some(v) = attrs.get(format!("{quota}{n}").as_str()) {
+                    let v = v.parse::<f64>().map_or(v.to_string(), |f| format!("{f:.4}"));
+                    out.push((name.to_string(), quota.to_string(), v));
+                }
+            }
+        }
+        out.sort();
+        out
+    };
+    let ours = figures(&written);
+    assert!(ours.len() >= 5 * 5, "{ours:?}");
+    assert_eq!(ours, figures(&real));
+    let out = run(&["userprio", "--inputfile", &out_file, "--quotas", "--allusers"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().find(|l| l.starts_with("group_a ")).unwrap_or("");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells, ["group_a", "40.00", "40.00", "ByQuota", "40.00", "60"], "{table}");
+}
+
 /// A slot file with a syntax error is reported with its name and line,
 /// and nothing else is printed.
 #[test]

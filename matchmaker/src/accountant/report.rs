@@ -1,7 +1,7 @@
 //! What `condor_userprio` shows: one row per submitter and group, and the
 //! table it prints.
 
-use super::{Accountant, MIN_PRIORITY};
+use super::{Accountant, CustomerRecord, MIN_PRIORITY};
 use crate::groups::GroupTree;
 
 /// One submitter's or group's figures, as the negotiator reports them to
@@ -80,12 +80,96 @@ impl GroupQuotas {
     }
 }
 
+impl GroupQuotas {
+    /// A group's figures as the negotiator publishes them once a cycle has
+    /// negotiated with groups: the configured quota, the quota of the last
+    /// allocation round, the subtree's quota, the last round's sort key, the
+    /// demand the cycle began with, and the surplus policy.
+    ///
+    /// ```
+    /// use matchmaker::accountant::GroupQuotas;
+    /// use matchmaker::negotiator::GroupReport;
+    ///
+    /// let report = GroupReport {
+    ///     name: "group_physics".into(),
+    ///     parent: Some("<none>".into()),
+    ///     config_quota: 0.5,
+    ///     static_quota: false,
+    ///     accept_surplus: true,
+    ///     autoregroup: false,
+    ///     quota: 50.0,
+    ///     subtree_quota: 50.0,
+    ///     demand: 80.0,
+    ///     submitters: 2,
+    ///     allocated: 60.0,
+    ///     surplus: 10.0,
+    ///     usage_before: 0.0,
+    ///     usage_after: 60.0,
+    ///     matches: 60,
+    ///     rounds: Vec::new(),
+    ///     explanation: String::new(),
+    /// };
+    /// let q = GroupQuotas::from_report(&report);
+    /// assert_eq!((q.config_quota, q.effective_quota, q.requested), (0.5, 50.0, 80.0));
+    /// assert_eq!(q.surplus_policy, "byquota");
+    /// ```
+    pub fn from_report(report: &crate::negotiator::GroupReport) -> Self {
+        let last = report.rounds.last();
+        let root = report.parent.is_none();
+        GroupQuotas {
+            config_quota: report.config_quota,
+            // With autoregroup, `<none>` ends with the whole pool.
+            effective_quota: last.map_or(report.quota, |r| r.quota),
+            subtree_quota: report.subtree_quota,
+            sort_key: last.map_or(if root { 3.4e38 } else { 3.3e38 }, |r| r.sort_key),
+            surplus_policy: if report.autoregroup {
+                "regroup"
+            } else if report.accept_surplus {
+                "byquota"
+            } else {
+                "no"
+            }
+            .to_string(),
+            requested: report.demand,
+        }
+    }
+}
+
 impl Accountant {
+    /// The rows of [`priority_rows`](Self::priority_rows), each group's
+    /// quota figures taken from a cycle's group reports
+    /// ([`CycleOutcome::groups`](crate::negotiator::CycleOutcome::groups)),
+    /// as `condor_userprio` shows them after that cycle.
+    ///
+    /// ```
+    /// use matchmaker::accountant::{Accountant, AccountantConfig};
+    ///
+    /// let accountant = Accountant::new(AccountantConfig::default());
+    /// // No cycle negotiated with groups: the figures stay as they were.
+    /// assert_eq!(accountant.priority_rows_after(&[]), accountant.priority_rows());
+    /// ```
+    pub fn priority_rows_after(&self, groups: &[crate::negotiator::GroupReport]) -> Vec<PriorityRow> {
+        // A group the cycle negotiated is reported even without usage yet.
+        let mut rows = self.rows(|name| groups.iter().any(|g| g.name == name));
+        for row in rows.iter_mut().filter(|r| r.is_group) {
+            if let Some(report) = groups.iter().find(|g| g.name == row.name) {
+                row.quotas = Some(GroupQuotas::from_report(report));
+            }
+        }
+        rows
+    }
+
     /// The rows `condor_userprio` is given: groups first (breadth first,
     /// `<none>` first), then every submitter in record order. Factors not
     /// yet written are reported with their default, as the negotiator
     /// writes them when it reports.
     pub fn priority_rows(&self) -> Vec<PriorityRow> {
+        self.rows(|_| false)
+    }
+
+    /// The rows, with those of groups without a record for which
+    /// `without_record` says yes.
+    fn rows(&self, without_record: impl Fn(&str) -> bool) -> Vec<PriorityRow> {
         let groups = &self.config.groups;
         let mut rows = Vec::new();
         let mut order: Vec<_> = groups.ids().collect();
@@ -93,7 +177,15 @@ impl Accountant {
         order.sort_by_key(|&g| (depth(groups, g), g));
         for (i, g) in order.iter().enumerate() {
             let name = groups.name(*g);
-            let Some(c) = self.customer(name) else { continue };
+            let blank;
+            let c = match self.customer(name) {
+                Some(c) => c,
+                None if without_record(name) => {
+                    blank = CustomerRecord { name: name.to_string(), ..CustomerRecord::default() };
+                    &blank
+                }
+                None => continue,
+            };
             let parent = groups.parent(*g).map_or(name, |p| groups.name(p));
             rows.push(PriorityRow {
                 name: name.to_string(),
@@ -271,6 +363,8 @@ pub struct UserprioTable {
     flat: bool,
     /// `-grouporder`.
     group_order: bool,
+    /// `-quotas` or `-surplus`: quota columns asked for.
+    dash_quota: bool,
 }
 
 impl UserprioTable {
@@ -283,7 +377,40 @@ impl UserprioTable {
             utc_offset_seconds: 0,
             flat: false,
             group_order: false,
+            dash_quota: false,
         }
+    }
+
+    /// `-quotas`: the groups' quota columns (effective, configured and
+    /// subtree quota, surplus policy, requested). Alone, it lists the
+    /// groups only.
+    ///
+    /// ```
+    /// use matchmaker::accountant::{Accountant, AccountantConfig, UserprioTable};
+    ///
+    /// let text = "GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 10\n";
+    /// let config = matchmaker::config::Config::parse(text, "config").unwrap();
+    /// let accountant = Accountant::new(AccountantConfig::from_config(&config).unwrap());
+    /// let table = UserprioTable::new(0).all_users().quotas().render(&accountant.priority_rows(), 0);
+    /// assert!(table.contains("Effective") && table.contains("group_a"), "{table}");
+    /// ```
+    pub fn quotas(mut self) -> Self {
+        self.detail |= QUOTAS;
+        self.dash_quota = true;
+        self
+    }
+
+    /// `-surplus`: the groups' surplus policy column.
+    pub fn surplus(mut self) -> Self {
+        self.detail |= SURPLUS;
+        self.dash_quota = true;
+        self
+    }
+
+    /// `-sortkey`: the groups' sort key (GROUP_SORT_EXPR) column.
+    pub fn sort_key(mut self) -> Self {
+        self.detail |= SORT_KEY;
+        self
     }
 
     /// `-all`: every column.
@@ -415,6 +542,8 @@ struct Render<'a> {
     hier: bool,
     hide_groups: bool,
     hide_none_if_possible: bool,
+    /// Only group columns are shown: users are left out.
+    hide_users: bool,
     global_surplus: Surplus,
 }
 
@@ -536,7 +665,16 @@ impl<'a> Render<'a> {
                 }
             }
         }
-        let mut render = Render { opts, lines, detail, hier, hide_groups, hide_none_if_possible: true, global_surplus };
+        let mut render = Render {
+            opts,
+            lines,
+            detail,
+            hier,
+            hide_groups,
+            hide_none_if_possible: true,
+            hide_users: false,
+            global_surplus,
+        };
         render.arrange(avail);
         render
     }
@@ -550,10 +688,13 @@ impl<'a> Render<'a> {
         if avail & GROUP_ID == 0 || (self.hide_none_if_possible && all_in_none) {
             self.hier = false;
         }
-        // Quota columns only make sense with groups (or when asked for by
-        // `-quotas`, which this table does not offer yet).
-        if self.hide_groups || all_in_none {
+        // Quota columns only make sense with groups, unless asked for.
+        if (self.hide_groups || all_in_none) && !self.opts.dash_quota {
             self.detail &= !QUOTAS;
+        }
+        // Group columns alone: users have nothing to show.
+        if self.detail & QUOTAS != 0 && self.detail & !QUOTAS == 0 {
+            self.hide_users = true;
         }
         let detail = self.detail;
         if self.hier {
@@ -624,7 +765,13 @@ impl<'a> Render<'a> {
         }
         out.push_str(&line);
         out.push('\n');
-        let mut line = pad_right(if hier { "  User Name" } else { "User Name" }, max_name);
+        let title = match (self.hide_users, hier) {
+            (false, true) => "  User Name",
+            (false, false) => "User Name",
+            (true, true) => "Name",
+            (true, false) => "Group Name",
+        };
+        let mut line = pad_right(title, max_name);
         for c in &cols {
             line.push(' ');
             line.push_str(&pad_center(c.3, c.1));
@@ -650,6 +797,9 @@ impl<'a> Render<'a> {
             }
             if !l.is_group {
                 users += 1;
+                if self.hide_users {
+                    continue;
+                }
             } else {
                 if self.hide_groups || (!hier && self.hide_none_if_possible && l.group_id == 0) {
                     continue;
