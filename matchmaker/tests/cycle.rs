@@ -251,3 +251,34 @@ fn floors_apply_inside_groups() {
     assert_eq!(outcome.matches_of("a.ann@site") + outcome.matches_of("a.amy@site"), 10);
     assert_eq!(outcome.matches_of("a.ann@site"), 6);
 }
+
+/// Without slot weights, the slot left when three groups split ten goes
+/// round-robin: the negotiator remembers from cycle to cycle which group
+/// it last served, as HTCondor's does, so each cycle's extra slot goes to
+/// the next group; a new negotiator starts over.
+#[test]
+fn remainders_go_round_robin_across_cycles() {
+    let all: Vec<ClassAd> =
+        [group_jobs("a", "amy", 1, 20), group_jobs("b", "bob", 2, 20), group_jobs("c", "cy", 3, 20)].concat();
+    let config = "GROUP_NAMES = a, b, c\nGROUP_QUOTA_DYNAMIC_a = 0.3333\nGROUP_QUOTA_DYNAMIC_b = 0.3333\n\
+                  GROUP_QUOTA_DYNAMIC_c = 0.3333\nGROUP_ACCEPT_SURPLUS = True\nNEGOTIATOR_USE_SLOT_WEIGHTS = False\n";
+    let p = pool(config, slots(10, ""), &all);
+    let parsed = Config::parse_str(config, "test.conf").expect("config");
+    let with_four = |negotiator: &Negotiator, now: i64| -> Vec<String> {
+        // Usage starts from nothing each time: only the negotiator remembers.
+        let mut accountant = Accountant::new(AccountantConfig::from_config(&parsed).expect("accountant config"));
+        let outcome = negotiator.cycle(&mut accountant, &p.slots, &p.queues, now).expect("cycle");
+        let per_group: Vec<usize> =
+            ["a.amy@site", "b.bob@site", "c.cy@site"].iter().map(|s| outcome.matches_of(s)).collect();
+        assert_eq!(per_group.iter().sum::<usize>(), 10, "{per_group:?}");
+        outcome.groups.iter().filter(|g| g.matches == 4).map(|g| g.name.clone()).collect()
+    };
+    let served: Vec<Vec<String>> = (1..=4).map(|k| with_four(&p.negotiator, 100 * k)).collect();
+    assert_eq!(served, [["a"], ["b"], ["c"], ["a"]]);
+    // A negotiator that forgot (restarted, or reconfigured) serves `a` again.
+    p.negotiator.round_robin.clear();
+    assert_eq!(with_four(&p.negotiator, 500), ["a"]);
+    let restarted =
+        Negotiator::from_config(&Config::parse_str(config, "test.conf").expect("config")).expect("negotiator");
+    assert_eq!(with_four(&restarted, 600), ["a"]);
+}

@@ -386,13 +386,20 @@ impl UserprioTable {
     /// groups only.
     ///
     /// ```
-    /// use matchmaker::accountant::{Accountant, AccountantConfig, UserprioTable};
+    /// use matchmaker::accountant::{PriorityRow, UserprioTable};
     ///
-    /// let text = "GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 10\n";
-    /// let config = matchmaker::config::Config::parse(text, "config").unwrap();
-    /// let accountant = Accountant::new(AccountantConfig::from_config(&config).unwrap());
-    /// let table = UserprioTable::new(0).all_users().quotas().render(&accountant.priority_rows(), 0);
-    /// assert!(table.contains("Effective") && table.contains("group_a"), "{table}");
+    /// // A saved `condor_userprio -l` report with one group.
+    /// let ad: classad::ClassAd = r#"[ NumSubmittors = 2;
+    ///     Name1 = "<none>"; IsAccountingGroup1 = true; Priority1 = 0.0;
+    ///     Name2 = "group_a"; IsAccountingGroup2 = true; Priority2 = 0.0;
+    ///     AccountingGroup2 = "<none>"; ConfigQuota2 = 10.0; EffectiveQuota2 = 10.0;
+    ///     SubtreeQuota2 = 10.0; SurplusPolicy2 = "no"; Requested2 = 25.0 ]"#
+    ///     .parse()
+    ///     .unwrap();
+    /// let (rows, last_update) = PriorityRow::from_userprio_ad(&ad);
+    /// let table = UserprioTable::new(0).all_users().quotas().render(&rows, last_update);
+    /// let group_a = table.lines().find(|l| l.starts_with("group_a")).unwrap();
+    /// assert_eq!(group_a.split_whitespace().collect::<Vec<_>>(), ["group_a", "10.00", "10.00", "no", "10.00", "25"]);
     /// ```
     pub fn quotas(mut self) -> Self {
         self.detail |= QUOTAS;

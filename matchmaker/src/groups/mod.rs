@@ -24,5 +24,7 @@
 pub mod quota;
 pub mod tree;
 
-pub use quota::{GroupNegotiation, GroupPolicy, GroupQuotaConfig, GroupRound, GroupState, Quotas, RoundReport};
+pub use quota::{
+    GroupNegotiation, GroupPolicy, GroupQuotaConfig, GroupRound, GroupState, Quotas, RoundReport, RoundRobinTimes,
+};
 pub use tree::{GroupId, GroupTree, ROOT};

@@ -346,6 +346,50 @@ pub trait GroupNegotiation {
     fn negotiate(&mut self, group: GroupId, limit: f64) -> Result<(), Self::Error>;
 }
 
+/// When each group was last served a recovered remainder (its
+/// round-robin time, by group index), as a negotiator remembers it from
+/// one cycle to the next until it is reconfigured. Shared by the cycles of
+/// one [`Negotiator`](crate::negotiator::Negotiator); a clone starts with
+/// the same times.
+///
+/// ```
+/// use matchmaker::groups::RoundRobinTimes;
+///
+/// let times = RoundRobinTimes::default();
+/// assert!(times.get().is_empty()); // no cycle yet: no group served
+/// times.set(vec![0.0, 1_700_000_000.0]);
+/// assert_eq!(times.clone().get(), [0.0, 1_700_000_000.0]);
+/// times.clear();
+/// assert!(times.get().is_empty());
+/// ```
+#[derive(Debug, Default)]
+pub struct RoundRobinTimes(std::sync::Mutex<Vec<f64>>);
+
+impl RoundRobinTimes {
+    /// The times, by group index (empty before the first cycle with groups).
+    pub fn get(&self) -> Vec<f64> {
+        self.0.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// Replaces the times.
+    pub fn set(&self, times: Vec<f64>) {
+        if let Ok(mut t) = self.0.lock() {
+            *t = times;
+        }
+    }
+
+    /// Forgets them, as a restarted negotiator has.
+    pub fn clear(&self) {
+        self.set(Vec::new());
+    }
+}
+
+impl Clone for RoundRobinTimes {
+    fn clone(&self) -> Self {
+        RoundRobinTimes(std::sync::Mutex::new(self.get()))
+    }
+}
+
 /// The quota state of one cycle.
 #[derive(Debug, Clone)]
 pub struct Quotas<'c> {
@@ -368,6 +412,21 @@ impl<'c> Quotas<'c> {
             order: tree.breadth_first(),
             children: tree.ids().map(|g| tree.children(g)).collect(),
             warnings: Vec::new(),
+        }
+    }
+
+    /// Each group's round-robin time, by group index.
+    pub fn rr_times(&self) -> Vec<f64> {
+        self.states.iter().map(|s| s.rr_time).collect()
+    }
+
+    /// Sets the groups' round-robin times (from an earlier cycle's
+    /// [`rr_times`](Self::rr_times)); ignored unless there is one per group.
+    pub fn set_rr_times(&mut self, times: &[f64]) {
+        if times.len() == self.states.len() {
+            for (s, &t) in self.states.iter_mut().zip(times) {
+                s.rr_time = t;
+            }
         }
     }
 

@@ -66,7 +66,7 @@ use crate::autocluster::SubmitterQueue;
 use crate::candidates::RankExprs;
 use crate::concurrency::Capacities;
 use crate::config::{Config, ConfigError};
-use crate::groups::GroupQuotaConfig;
+use crate::groups::{GroupQuotaConfig, RoundRobinTimes};
 
 /// Why a cycle could not run.
 #[derive(Debug, thiserror::Error)]
@@ -169,6 +169,10 @@ pub struct Negotiator {
     /// Accounting groups and their quotas (GROUP_NAMES and the GROUP_*
     /// knobs); with none configured the pool negotiates as one group.
     pub groups: GroupQuotaConfig,
+    /// When each group was last served a recovered remainder: kept from
+    /// one cycle to the next, as HTCondor's negotiator keeps it until it
+    /// is reconfigured.
+    pub round_robin: RoundRobinTimes,
 }
 
 impl Negotiator {
@@ -186,6 +190,7 @@ impl Negotiator {
             match_exprs: Vec::new(),
             capacities: Capacities::default(),
             groups: GroupQuotaConfig::none(),
+            round_robin: RoundRobinTimes::default(),
         })
     }
 
@@ -211,6 +216,7 @@ impl Negotiator {
             match_exprs,
             capacities: Capacities::from_config(config),
             groups: GroupQuotaConfig::from_config(config)?,
+            round_robin: RoundRobinTimes::default(),
         })
     }
 

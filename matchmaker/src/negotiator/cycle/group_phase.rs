@@ -118,6 +118,7 @@ pub(super) fn run(
     let submitters: Vec<usize> = members.iter().map(Vec::len).collect();
 
     let mut quotas = Quotas::new(config);
+    quotas.set_rr_times(&state.negotiator.round_robin.get());
     quotas.prepare(pool_weight, &demand, &usage);
     // What policy expressions see as SubmitterGroupQuota: the assigned
     // quotas (with autoregroup, `<none>` has the whole pool).
@@ -133,6 +134,7 @@ pub(super) fn run(
     let mut phase =
         Phase { state, subs, members, names: names.clone(), pool_weight, min_weight, autoregroup, calls: Vec::new() };
     let rounds = quotas.negotiate(pool_weight, now as f64, &mut phase)?;
+    phase.state.negotiator.round_robin.set(quotas.rr_times());
     let calls = std::mem::take(&mut phase.calls);
     let state = phase.state;
     state.groups = None;
