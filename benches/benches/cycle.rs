@@ -3,7 +3,8 @@
 //! `matchmaker/tests/data/cycle/snap-1000-1000-4-8` (condor_negotiator's
 //! own figures for it are in that directory's `result.json`), and on the
 //! benchmark's 10,000-slot, 100-autocluster synthetic pool built in memory
-//! (`negotiator_sim::synthetic`, lean slot ads). Reading the snapshot,
+//! (`negotiator_sim::synthetic`, lean slot ads), also with its users in a
+//! 50-group tree. Reading the snapshot,
 //! building the pool and grouping the jobs are timed apart; the slot ads
 //! are copied for each cycle outside the measurement.
 //!
@@ -57,6 +58,25 @@ fn cycle(c: &mut Criterion) {
     group.bench_function("synthetic_10000_slots_10000_jobs_10_users_100_autoclusters", |b| {
         b.iter_batched(
             || (pool.accountant(AccountantConfig::default()).expect("factors"), pool.slots.clone()),
+            |(mut accountant, slots)| negotiator.cycle_owned(&mut accountant, slots, &queues, 0).expect("cycle"),
+            BatchSize::LargeInput,
+        )
+    });
+    // The same pool with the users in a tree of 50 groups (dynamic quotas
+    // of 1/50, surplus accepted): what group quotas add to the cycle.
+    let mut grouped = generate(&spec).expect("the synthetic pool");
+    let mut config = matchmaker::config::Config::default();
+    grouped.put_in_groups(&mut config, 50).expect("groups");
+    let mut negotiator = Negotiator::from_config(&config).expect("config");
+    negotiator.settings.resend_matched_jobs = true;
+    let queues = matchmaker::autocluster::queues(
+        &grouped.jobs,
+        &matchmaker::autocluster::significant_attributes(&grouped.slots, &negotiator.expressions()),
+    );
+    let accountant_config = AccountantConfig::from_config(&config).expect("accountant config");
+    group.bench_function("synthetic_10000_slots_10000_jobs_10_users_100_autoclusters_50_groups", |b| {
+        b.iter_batched(
+            || (grouped.accountant(accountant_config.clone()).expect("factors"), grouped.slots.clone()),
             |(mut accountant, slots)| negotiator.cycle_owned(&mut accountant, slots, &queues, 0).expect("cycle"),
             BatchSize::LargeInput,
         )

@@ -69,7 +69,7 @@ fn bench(args: &Args) -> Result<(), String> {
     progress(&format!("building {} slots and {} jobs of {} users", spec.slots, spec.jobs, spec.users));
     let mut pool = generate(&spec).map_err(|e| e.to_string())?;
     if args.groups > 0 {
-        add_groups(&mut config, &mut pool.jobs, args.groups)?;
+        pool.put_in_groups(&mut config, args.groups).map_err(|e| e.to_string())?;
     }
     let generate_s = timer.elapsed().as_secs_f64();
     let mut negotiator = Negotiator::from_config(&config).map_err(|e| e.to_string())?;
@@ -143,30 +143,6 @@ fn bench(args: &Args) -> Result<(), String> {
             times.len()
         );
         println!("{line}");
-    }
-    Ok(())
-}
-
-/// Puts each job's user into one of `n` accounting groups (by the number in
-/// its name) and configures the groups: dynamic quota 1/n each, surplus
-/// accepted.
-fn add_groups(config: &mut Config, jobs: &mut [classad::ClassAd], n: usize) -> Result<(), String> {
-    let names: Vec<String> = (0..n).map(|k| format!("group_{k}")).collect();
-    let source = matchmaker::config::Source::Default;
-    let mut set = |name: &str, value: &str| config.set(name, value, source.clone()).map_err(|e| e.to_string());
-    set("GROUP_NAMES", &names.join(", "))?;
-    set("GROUP_ACCEPT_SURPLUS", "True")?;
-    for name in &names {
-        set(&format!("GROUP_QUOTA_DYNAMIC_{name}"), &format!("{}", 1.0 / n as f64))?;
-    }
-    for job in jobs {
-        let user = match job.eval_attr("User") {
-            classad::Value::Str(u) => u.as_str().to_string(),
-            _ => continue,
-        };
-        let local = user.split('@').next().unwrap_or("");
-        let k: usize = local.trim_start_matches(|c: char| !c.is_ascii_digit()).parse().unwrap_or(0);
-        job.insert("AccountingGroup", format!("{}.{local}", names[k % n]).as_str());
     }
     Ok(())
 }

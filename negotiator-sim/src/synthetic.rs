@@ -61,6 +61,7 @@
 use std::sync::Arc;
 
 use classad::{ClassAd, Expr, Name};
+use matchmaker::config::{Config, ConfigError, Source};
 
 /// The domain of the bench users and of the slots' `UidDomain` and
 /// `FileSystemDomain`.
@@ -395,6 +396,42 @@ impl SyntheticPool {
             acct.set_priority_factor(&user.name, user.factor)?;
         }
         Ok(acct)
+    }
+
+    /// Puts the users into `n` accounting groups, `bench<k>` in
+    /// `group_<k mod n>` (each job gets its `AccountingGroup`), and
+    /// configures the groups: a dynamic quota of 1/n each, surplus
+    /// accepted. This is `negotiator-sim bench --groups n`.
+    ///
+    /// ```
+    /// use matchmaker::config::Config;
+    /// use negotiator_sim::synthetic::{generate, Spec};
+    /// let mut pool = generate(&Spec::new(8, 4, 2, 2))?;
+    /// let mut config = Config::default();
+    /// pool.put_in_groups(&mut config, 3)?;
+    /// assert_eq!(config.get_string("GROUP_NAMES")?, "group_0, group_1, group_2");
+    /// assert_eq!(pool.jobs[0].eval_attr("AccountingGroup"), classad::Value::from("group_1.bench01"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn put_in_groups(&mut self, config: &mut Config, n: usize) -> Result<(), ConfigError> {
+        let n = n.max(1);
+        let names: Vec<String> = (0..n).map(|k| format!("group_{k}")).collect();
+        let mut set = |name: &str, value: &str| config.set(name, value, Source::Default);
+        set("GROUP_NAMES", &names.join(", "))?;
+        set("GROUP_ACCEPT_SURPLUS", "True")?;
+        for name in &names {
+            set(&format!("GROUP_QUOTA_DYNAMIC_{name}"), &format!("{}", 1.0 / n as f64))?;
+        }
+        for job in &mut self.jobs {
+            let user = match job.eval_attr("User") {
+                classad::Value::Str(u) => u.as_str().to_string(),
+                _ => continue,
+            };
+            let local = user.split('@').next().unwrap_or("");
+            let k: usize = local.trim_start_matches(|c: char| !c.is_ascii_digit()).parse().unwrap_or(0);
+            job.insert("AccountingGroup", format!("{}.{local}", names[k % n]).as_str());
+        }
+        Ok(())
     }
 }
 
