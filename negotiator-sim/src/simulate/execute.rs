@@ -20,6 +20,40 @@
 //! Every effect is logged (the `execute` table: time, slot, job, user,
 //! event and the expression or timer that caused it), and each job's
 //! suspended time, suspensions, vacates and kills are counted.
+//!
+//! ```
+//! use classad::ClassAd;
+//! use negotiator_sim::simulate::execute::Execute;
+//! use negotiator_sim::simulate::scenario::Scenario;
+//!
+//! let text = r#"
+//!     duration = "1d"
+//!     [[pool.machines]]
+//!     name = "desk"
+//!     cpus = 2
+//!     memory = 4096
+//!     __STARTD__
+//!     [[users]]
+//!     name = "amy"
+//!     arrival = { process = "burst", at = 0, jobs = 1 }
+//!     runtime = { distribution = "fixed", value = "1h" }
+//! "#;
+//! // HTCondor's default policy never suspends nor preempts: nothing to do.
+//! let plain = Scenario::from_toml_str(&text.replace("__STARTD__", ""), "plain.toml".as_ref())?;
+//! assert!(Execute::new(&plain, 1)?.is_none());
+//!
+//! // A desktop whose owner types from 9:00 to 9:30.
+//! let desktop = text.replace("__STARTD__", r#"startd_config = "use POLICY : DESKTOP"
+//!     owner = { sessions = { process = "periodic", at = "9h" }, length = { distribution = "fixed", value = "30m" } }"#);
+//! let scenario = Scenario::from_toml_str(&desktop, "desktop.toml".as_ref())?;
+//! let execute = Execute::new(&scenario, 1)?.expect("a desktop");
+//! let mut ad = ClassAd::new();
+//! execute.decorate(0, "slot1@desk0001", &mut ad, 9 * 3600 + 600);
+//! assert_eq!(ad.eval_attr("KeyboardIdle"), classad::Value::Int(0));
+//! execute.decorate(0, "slot1@desk0001", &mut ad, 10 * 3600);
+//! assert_eq!(ad.eval_attr("KeyboardIdle"), classad::Value::Int(1800));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -307,8 +341,8 @@ impl Execute {
                 .actions
                 .iter()
                 .find(|a| a.kind == ActionKind::RefuseActivation)
-                .and_then(|a| a.cause.knob().map(str::to_string))
-                .unwrap_or_default();
+                .map(|a| cause_name(&a.cause))
+                .unwrap_or_else(|| "the claim was refused".to_string());
             self.record(now, &w, "refused", &cause, 0);
             return Start::Refused;
         }
@@ -363,7 +397,7 @@ impl Execute {
                 k += 1;
             }
             if t.to.1 == Activity::Retiring && t.from.1 != Activity::Retiring && t.from.1 != Activity::Suspended {
-                let cause = t.cause.knob().unwrap_or("").to_string();
+                let cause = cause_name(&t.cause);
                 self.record(now, &w, "retire", &cause, 0);
             }
         }
@@ -403,7 +437,7 @@ impl Execute {
         action: &matchmaker::startd::Action,
         effects: &mut Vec<Effect>,
     ) -> bool {
-        let cause = action.cause.knob().unwrap_or("").to_string();
+        let cause = cause_name(&action.cause);
         match action.kind {
             ActionKind::SuspendJob if w.exit_at.is_none() && w.suspended_since.is_none() => {
                 w.left = (w.runtime - (now - w.started - w.paused)).max(0);
@@ -512,6 +546,12 @@ impl Execute {
         t.push("badput", Column::Int(l.badput));
         t
     }
+}
+
+/// What caused a transition or an action, for the log: the expression or
+/// timer's name, else the startd's words.
+fn cause_name(cause: &matchmaker::startd::Cause) -> String {
+    cause.knob().map_or_else(|| cause.to_string(), str::to_string)
 }
 
 /// The load a watched job puts on its slot: its CPUs while it runs.

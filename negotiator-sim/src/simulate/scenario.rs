@@ -672,6 +672,47 @@ mod tests {
     }
 
     #[test]
+    fn owners_limits_and_vacate_times() {
+        let s = read(&MINIMAL.replace(
+            "memory = 8192",
+            "memory = 8192\nowner = { sessions = { process = \"periodic\", at = \"9h\", every = \"1d\" }, length = { distribution = \"fixed\", value = \"1h\" }, load = 0.5 }",
+        ).replace("value = \"10m\" }", "value = \"10m\" }\nconcurrency_limits = \"matlab:2\"\nvacate_time = \"90s\""))
+        .expect("reads");
+        assert_eq!(
+            s.machines[0].owner,
+            Some(OwnerModel {
+                sessions: Sessions::Periodic { at: 32400.0, every: Some(86400.0) },
+                length: Distribution::Fixed { value: 3600.0 },
+                load: 0.5
+            })
+        );
+        assert_eq!((s.users[0].concurrency_limits.as_deref(), s.users[0].vacate_time), (Some("matlab:2"), 90));
+        assert_eq!(
+            (
+                read(MINIMAL).expect("reads").machines[0].owner.clone(),
+                read(MINIMAL).expect("reads").users[0].vacate_time
+            ),
+            (None, 0)
+        );
+        let bad = |owner: &str| {
+            read(&MINIMAL.replace("memory = 8192", &format!("memory = 8192\nowner = {owner}")))
+                .expect_err("a bad owner")
+                .to_string()
+        };
+        let e = bad("{ sessions = { process = \"poisson\", mean_interval = 0 }, length = { distribution = \"fixed\", value = 1 } }");
+        assert!(e.contains("pool.machines[0].owner: sessions.mean_interval"), "{e}");
+        let e = bad("{ sessions = { process = \"periodic\", at = 0 }, length = { distribution = \"uniform\", min = 9, max = 1 } }");
+        assert!(e.contains("length.max is below min"), "{e}");
+        let e = bad("{ sessions = { process = \"periodic\", at = 0 }, length = { distribution = \"fixed\", value = 1 }, load = -1 }");
+        assert!(e.contains("load must be"), "{e}");
+        let e = bad("{ sessions = { process = \"weekly\" }, length = { distribution = \"fixed\", value = 1 } }");
+        assert!(e.contains("weekly"), "{e}");
+        let e = read(&MINIMAL.replace("value = \"10m\" }", "value = \"10m\" }\nconcurrency_limits = \",,\""))
+            .expect_err("no limit");
+        assert!(e.to_string().contains("users[0] (amy): concurrency_limits"), "{e}");
+    }
+
+    #[test]
     fn attributes_become_classad_text() {
         let s = read(&MINIMAL.replace(
             "memory = 8192",
