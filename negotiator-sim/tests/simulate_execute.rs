@@ -431,3 +431,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_report_counts_vacates_kills_and_suspended_time() {
+    let r = run_checked(&desktop("30m", "20m"));
+    let report = negotiator_sim::report::build("desktop", &r.tables).expect("a report");
+    let fact = |name: &str| report.facts.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    assert_eq!(fact("vacates").as_deref(), Some("6"));
+    assert_eq!(fact("kills").as_deref(), Some("6"));
+    assert_eq!(fact("time suspended").as_deref(), Some("01:00:30")); // 6 x 605 s
+    let plain = run_checked(&licensed("", false));
+    let report = negotiator_sim::report::build("plain", &plain.tables).expect("a report");
+    assert!(report.facts.iter().all(|(n, _)| n != "vacates" && n != "time suspended"));
+}
