@@ -444,3 +444,39 @@ fn the_report_counts_vacates_kills_and_suspended_time() {
     let report = negotiator_sim::report::build("plain", &plain.tables).expect("a report");
     assert!(report.facts.iter().all(|(n, _)| n != "vacates" && n != "time suspended"));
 }
+
+#[test]
+fn a_claim_activated_after_the_owner_came_back_is_refused() {
+    // Matched at 0 (the keyboard idle for an hour), the job's claim is
+    // activated 2 minutes later: the owner sat down at 61 s, START is
+    // false, and the job goes back to the queue (not a preemption). It
+    // starts at the first cycle after the owner has been gone 15 minutes:
+    // 661 + 900 < 1620.
+    let s = scenario(
+        r#"
+        seed = 1
+        duration = "6h"
+        claim_delay = "2m"
+        config = "NEGOTIATOR_INTERVAL = 60"
+        [[pool.machines]]
+        name = "desk"
+        cpus = 1
+        memory = 4096
+        partitionable = false
+        startd_config = "use POLICY : DESKTOP"
+        owner = { sessions = { process = "periodic", at = "61s" }, length = { distribution = "fixed", value = "10m" } }
+        [[users]]
+        name = "amy"
+        arrival = { process = "burst", at = 0, jobs = 1 }
+        runtime = { distribution = "fixed", value = "1h" }
+        "#,
+    );
+    let r = run_checked(&s);
+    assert_eq!(events(&r), [row(120, "1.0", "refused", "START", 0)]);
+    let jobs = r.table("jobs").expect("jobs");
+    assert_eq!((ints(jobs, "start"), ints(jobs, "end")), (&[1620 + 120][..], &[1740 + 3600][..]));
+    assert_eq!(
+        (ints(jobs, "wait"), ints(jobs, "preemptions"), ints(jobs, "badput")),
+        (&[1740][..], &[0][..], &[0][..])
+    );
+}

@@ -337,11 +337,16 @@ impl Execute {
         let base = self.base(&w, now);
         let s = step(&policy, &claimed.slot, &base, &Event::JobStarted { job: None }, self.epoch0 + now);
         if !s.action_kinds().contains(&ActionKind::StartJob) {
-            let cause = s
-                .actions
+            // The claim went at once (START false on the idle claim), or
+            // the activation was refused.
+            let cause = claimed
+                .transitions
                 .iter()
-                .find(|a| a.kind == ActionKind::RefuseActivation)
-                .map(|a| cause_name(&a.cause))
+                .find(|t| t.to.0 == matchmaker::startd::State::Preempting)
+                .map(|t| cause_name(&t.cause))
+                .or_else(|| {
+                    s.actions.iter().find(|a| a.kind == ActionKind::RefuseActivation).map(|a| cause_name(&a.cause))
+                })
                 .unwrap_or_else(|| "the claim was refused".to_string());
             self.record(now, &w, "refused", &cause, 0);
             return Start::Refused;

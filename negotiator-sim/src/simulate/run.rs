@@ -579,10 +579,14 @@ impl Simulation {
     }
 
     fn on_start(&mut self, now: i64, j: usize, epoch: u32) {
-        let job = &mut self.jobs[j];
+        let job = &self.jobs[j];
         if job.epoch != epoch || job.state != State::Matched {
             return;
         }
+        if self.execute.is_some() && !self.execute_start(now, j) {
+            return;
+        }
+        let job = &mut self.jobs[j];
         job.state = State::Running;
         job.started = now;
         if job.first_start < 0 {
@@ -592,10 +596,6 @@ impl Simulation {
         let s = &mut self.submitters[job.submitter];
         s.matched -= 1;
         s.running += 1;
-        if self.execute.is_some() && !self.execute_start(now, j) {
-            return;
-        }
-        let job = &self.jobs[j];
         self.queue.schedule(now.saturating_add(job.runtime), Event::Complete { job: j, epoch });
     }
 
@@ -1103,8 +1103,8 @@ pub(super) struct CycleRow {
 // ----- the execute side: hooks into [`Execute`] -----------------------------
 
 impl Simulation {
-    /// Job `j` starts on its slot at `now` under the startd's policy;
-    /// false when the startd refused it (it is idle again).
+    /// Matched job `j` starts on its slot at `now` under the startd's
+    /// policy; false when the startd refused it (it is idle again).
     fn execute_start(&mut self, now: i64, j: usize) -> bool {
         let Some(slot) = self.jobs[j].slot else { return true };
         if !self.pool.slots[slot].ad.contains("Name") {
