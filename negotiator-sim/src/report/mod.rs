@@ -130,7 +130,8 @@ pub fn build(title: &str, tables: &[Table]) -> Result<Report, ReportError> {
         let busy = floats(cycles, "busy_slots")?;
         let total = floats(cycles, "total_slots")?;
         facts.push(("mean utilisation".to_string(), format!("{:.1} %", 100.0 * mean_utilisation(busy, total))));
-        for column in ["matches", "preemptions"] {
+        // (vacates and kills: by the startds, when they act on running jobs)
+        for column in ["matches", "preemptions", "vacates", "kills"] {
             if let Ok(v) = ints(cycles, column) {
                 facts.push((column.to_string(), v.iter().sum::<i64>().to_string()));
             }
@@ -142,6 +143,9 @@ pub fn build(title: &str, tables: &[Table]) -> Result<Report, ReportError> {
         charts.push(figures::wait_cdf(jobs)?);
         let s = summary::summary(users, jobs)?;
         facts.push(("jobs".to_string(), ints(jobs, "wait")?.len().to_string()));
+        if let Ok(suspended) = ints(jobs, "suspended") {
+            facts.push(("time suspended".to_string(), duration(suspended.iter().sum())));
+        }
         summary = Some(s);
     }
     Ok(Report { title: title.to_string(), facts, summary, charts, comparison: None })

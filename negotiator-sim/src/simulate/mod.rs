@@ -35,6 +35,8 @@
 //! ```
 
 pub mod events;
+pub mod execute;
+pub mod owner;
 pub mod pool;
 pub mod random;
 pub mod results;

@@ -184,11 +184,9 @@ impl Pool {
             let expr = classad::parse_expr(value).map_err(|e| SimError::Pool(format!("{origin}: {name}: {e}")))?;
             attributes.push((name.clone(), expr));
         }
-        let digits = (m.count.max(1) as f64).log10().floor() as usize + 1;
-        let width = digits.max(4);
         for i in 0..m.count {
             let machine = Machine {
-                name: format!("{}{:0width$}", m.name, i + 1),
+                name: machine_name(m, i),
                 cpus: m.cpus,
                 memory: m.memory,
                 disk: m.disk,
@@ -496,6 +494,10 @@ impl Pool {
             _ => 0.0,
         };
         ad.insert("CurrentRank", rank);
+        if let Some(limits) = job.lookup("ConcurrencyLimits") {
+            // The negotiator counts the limits running jobs use.
+            ad.insert("ConcurrencyLimits", limits.clone());
+        }
         if let Some(expr) = &s.retirement {
             let most = match EvalContext::new(&opts).my(&s.ad).target(job).eval(expr) {
                 Value::Int(i) => i,
@@ -506,6 +508,14 @@ impl Pool {
         }
         ad
     }
+}
+
+/// The host name of machine `i` (from 0) of machine type `m`: its name
+/// and a number from 1, at least four digits (`node0001`).
+pub fn machine_name(m: &MachineType, i: u32) -> String {
+    let digits = (m.count.max(1) as f64).log10().floor() as usize + 1;
+    let width = digits.max(4);
+    format!("{}{:0width$}", m.name, u64::from(i) + 1)
 }
 
 /// An ad standing for all the slots a submitter holds that the cycle need

@@ -1,7 +1,11 @@
 //! What a run leaves: the `users`, `groups`, `cycles` and `jobs` tables
 //! (their columns are fixed: writers and charts rely on them) and a few
-//! totals.
+//! totals. When the startds' policies act on running jobs, `cycles` and
+//! `jobs` have a few more columns at their end (suspended jobs, vacates
+//! and kills) and an `execute` table follows, one row per thing a startd
+//! did to a job.
 
+use super::execute::JobFigures;
 use crate::table::{Column, Table};
 
 /// One job's figures, for the `jobs` table.
@@ -30,6 +34,10 @@ pub struct JobRow {
     pub preemptions: i64,
     /// The last slot it was given (`""`: none).
     pub slot: String,
+    /// What the startds' policies did to it, when some machine type has
+    /// a policy that acts on running jobs (see
+    /// [`execute`](super::execute)).
+    pub execute: Option<JobFigures>,
 }
 
 /// Totals of a run.
@@ -92,6 +100,11 @@ pub(super) struct Recorder {
     c_busy: Vec<f64>,
     c_total: Vec<f64>,
     c_spins: Vec<i64>,
+    /// The execute side's columns are kept (see [`execute`](super::execute)).
+    pub(super) execute: bool,
+    c_suspended: Vec<i64>,
+    c_vacates: Vec<i64>,
+    c_kills: Vec<i64>,
 }
 
 impl Recorder {
@@ -140,6 +153,12 @@ impl Recorder {
         self.c_busy.push(row.busy);
         self.c_total.push(row.total);
         self.c_spins.push(row.pie_spins);
+        if self.execute {
+            let (suspended, vacates, kills) = row.execute;
+            self.c_suspended.push(suspended);
+            self.c_vacates.push(vacates);
+            self.c_kills.push(kills);
+        }
     }
 
     /// The tables so far (a copy: the run goes on).
@@ -190,7 +209,12 @@ impl Recorder {
         table.push("busy_slots", Column::Float(c.c_busy));
         table.push("total_slots", Column::Float(c.c_total));
         table.push("pie_spins", Column::Int(c.c_spins));
-        let mut job = JobColumns::default();
+        if c.execute {
+            table.push("suspended_jobs", Column::Int(c.c_suspended));
+            table.push("vacates", Column::Int(c.c_vacates));
+            table.push("kills", Column::Int(c.c_kills));
+        }
+        let mut job = JobColumns { execute: c.execute, ..JobColumns::default() };
         let mut summary = Summary { cycles, full_cycles, events, ..Summary::default() };
         for row in jobs {
             summary.jobs += 1;
@@ -216,6 +240,11 @@ struct JobColumns {
     badput: Vec<i64>,
     preemptions: Vec<i64>,
     slot: Vec<String>,
+    execute: bool,
+    suspended: Vec<i64>,
+    suspensions: Vec<i64>,
+    vacates: Vec<i64>,
+    kills: Vec<i64>,
 }
 
 impl JobColumns {
@@ -231,6 +260,13 @@ impl JobColumns {
         self.badput.push(r.badput);
         self.preemptions.push(r.preemptions);
         self.slot.push(r.slot);
+        if self.execute {
+            let f = r.execute.unwrap_or_default();
+            self.suspended.push(f.suspended);
+            self.suspensions.push(f.suspensions);
+            self.vacates.push(f.vacates);
+            self.kills.push(f.kills);
+        }
     }
 
     fn table(self) -> Table {
@@ -246,6 +282,12 @@ impl JobColumns {
         t.push("badput", Column::Int(self.badput));
         t.push("preemptions", Column::Int(self.preemptions));
         t.push("slot", Column::Str(self.slot));
+        if self.execute {
+            t.push("suspended", Column::Int(self.suspended));
+            t.push("suspensions", Column::Int(self.suspensions));
+            t.push("vacates", Column::Int(self.vacates));
+            t.push("kills", Column::Int(self.kills));
+        }
         t
     }
 }

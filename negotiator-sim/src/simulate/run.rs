@@ -11,7 +11,7 @@
 //! no free slot and no slot that could be preempted) only brings the
 //! accountant up to date, as HTCondor's would.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use classad::ClassAd;
@@ -22,6 +22,7 @@ use matchmaker::config::{Config, ConfigError};
 use matchmaker::negotiator::{GroupReport, Negotiator, RejectReason};
 
 use super::events::EventQueue;
+use super::execute::{Effect, Execute, Start, Starting};
 use super::pool::{placeholder, Claim, Pool, SlotKind};
 use super::random::{Distribution, Rng};
 use super::results::{JobRow, Recorder, Results};
@@ -53,10 +54,25 @@ pub struct Progress {
 #[derive(Debug, Clone, Copy)]
 enum Event {
     Cycle,
-    Arrival { source: usize },
-    Trace { next: usize },
-    Start { job: usize, epoch: u32 },
-    Complete { job: usize, epoch: u32 },
+    Arrival {
+        source: usize,
+    },
+    Trace {
+        next: usize,
+    },
+    Start {
+        job: usize,
+        epoch: u32,
+    },
+    Complete {
+        job: usize,
+        epoch: u32,
+    },
+    /// The startd evaluates a watched slot ([`Execute`]).
+    Execute {
+        slot: usize,
+        serial: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +123,8 @@ struct Class {
     ad: Arc<ClassAd>,
     /// Idle jobs in the schedd's order.
     idle: BTreeSet<(JobId, usize)>,
+    /// Seconds its jobs take to exit when the startd asks them to.
+    vacate_time: i64,
 }
 
 #[derive(Hash, PartialEq, Eq)]
@@ -117,7 +135,14 @@ struct ClassKey {
     disk: i64,
     requirements: Option<String>,
     rank: Option<String>,
+    limits: Option<String>,
+    vacate_time: i64,
 }
+
+/// What makes jobs alike: `RequestCpus`, `RequestMemory`, `RequestDisk`,
+/// `Requirements`, `Rank`, `ConcurrencyLimits` and the seconds a job takes
+/// to exit when asked.
+type Shape = (u32, i64, i64, Option<String>, Option<String>, Option<String>, i64);
 
 struct Source {
     submitter: usize,
@@ -125,7 +150,7 @@ struct Source {
     arrival: Arrival,
     runtime: Distribution,
     cluster_size: u32,
-    key: (u32, i64, i64, Option<String>, Option<String>),
+    key: Shape,
     left: Option<u64>,
     fired: bool,
 }
@@ -172,6 +197,11 @@ pub struct Simulation {
     /// Names of the slots jobs were given, each once.
     slot_names: Vec<String>,
     slot_name_index: HashMap<String, u32>,
+    /// The startds' policies over time, when some machine type has one
+    /// that can act on running jobs.
+    execute: Option<Execute>,
+    /// Some job has `ConcurrencyLimits`.
+    any_limits: bool,
 }
 
 fn config_int(config: &Config, name: &str, default: i64) -> Result<i64, ConfigError> {
@@ -243,7 +273,11 @@ impl Simulation {
             quiet_since_futile_cycle: false,
             slot_names: Vec::new(),
             slot_name_index: HashMap::new(),
+            execute: None,
+            any_limits: false,
         };
+        sim.execute = Execute::new(scenario, seed)?;
+        sim.recorder.execute = sim.execute.is_some();
         sim.accountant.update_priorities(sim.epoch0)?;
         let mut stream = 0u64;
         for u in &scenario.users {
@@ -262,7 +296,15 @@ impl Simulation {
                     arrival: u.arrival.clone(),
                     runtime: u.runtime.clone(),
                     cluster_size: u.cluster_size,
-                    key: (u.request_cpus, u.request_memory, u.request_disk, u.requirements.clone(), u.rank.clone()),
+                    key: (
+                        u.request_cpus,
+                        u.request_memory,
+                        u.request_disk,
+                        u.requirements.clone(),
+                        u.rank.clone(),
+                        u.concurrency_limits.clone(),
+                        u.vacate_time,
+                    ),
                     left: u.max_jobs,
                     fired: false,
                 };
@@ -325,9 +367,9 @@ impl Simulation {
     fn class(
         &mut self,
         submitter: usize,
-        (cpus, memory, disk, requirements, rank): (u32, i64, i64, Option<String>, Option<String>),
+        (cpus, memory, disk, requirements, rank, limits, vacate_time): Shape,
     ) -> usize {
-        let key = ClassKey { submitter, cpus, memory, disk, requirements, rank };
+        let key = ClassKey { submitter, cpus, memory, disk, requirements, rank, limits, vacate_time };
         if let Some(&c) = self.class_index.get(&key) {
             return c;
         }
@@ -352,7 +394,12 @@ impl Simulation {
         if let Some(rank) = &key.rank {
             let _ = ad.insert_expr("Rank", rank);
         }
-        self.classes.push(Class { submitter, ad: Arc::new(ad), idle: BTreeSet::new() });
+        if let Some(limits) = &key.limits {
+            ad.insert("ConcurrencyLimits", limits.as_str());
+            self.any_limits = true;
+        }
+        let vacate_time = key.vacate_time;
+        self.classes.push(Class { submitter, ad: Arc::new(ad), idle: BTreeSet::new(), vacate_time });
         let c = self.classes.len() - 1;
         self.class_index.insert(key, c);
         c
@@ -452,7 +499,7 @@ impl Simulation {
                 break;
             }
             let (user, group) = (job.user.clone(), job.group.clone());
-            let key = (job.cpus, job.memory, job.disk, job.requirements.clone(), None);
+            let key = (job.cpus, job.memory, job.disk, job.requirements.clone(), None, None, 0);
             let (id, runtime) = (JobId { cluster: job.cluster, proc: job.proc }, job.runtime);
             let submitter = self.submitter(&user, group.as_deref());
             let class = self.class(submitter, key);
@@ -498,9 +545,13 @@ impl Simulation {
         let job = &mut self.jobs[j];
         let slot = job.slot.take();
         let submitter = job.submitter;
+        let paused = match (&mut self.execute, slot) {
+            (Some(e), Some(slot)) => e.end(now, slot),
+            _ => 0,
+        };
         match job.state {
             State::Running => {
-                job.badput += now - job.started;
+                job.badput += now - job.started - paused;
                 self.submitters[submitter].running -= 1;
             }
             State::Matched => {
@@ -528,10 +579,14 @@ impl Simulation {
     }
 
     fn on_start(&mut self, now: i64, j: usize, epoch: u32) {
-        let job = &mut self.jobs[j];
+        let job = &self.jobs[j];
         if job.epoch != epoch || job.state != State::Matched {
             return;
         }
+        if self.execute.is_some() && !self.execute_start(now, j) {
+            return;
+        }
+        let job = &mut self.jobs[j];
         job.state = State::Running;
         job.started = now;
         if job.first_start < 0 {
@@ -553,6 +608,9 @@ impl Simulation {
         job.end = now;
         let Some(slot) = job.slot.take() else { return };
         let (submitter, class) = (job.submitter, job.class);
+        if let Some(e) = &mut self.execute {
+            e.end(now, slot);
+        }
         let s = &mut self.submitters[submitter];
         s.running -= 1;
         s.weight -= self.pool.slots[slot].weight;
@@ -585,6 +643,10 @@ impl Simulation {
         let epoch_now = self.epoch0 + now;
         let mut row = CycleRow::default();
         self.pool.sync();
+        if self.execute.as_ref().is_some_and(Execute::has_owners) {
+            // Owners come and go: a slot refused now may be willing later.
+            self.quiet_since_futile_cycle = false;
+        }
         let has_idle = self.idle_jobs() > 0;
         let preemptible = self.priority_preemption || self.pool.any_rank_varies;
         let full = has_idle && (self.pool.has_free() || preemptible) && !self.quiet_since_futile_cycle;
@@ -608,7 +670,9 @@ impl Simulation {
                     match &s.claim {
                         None => {
                             if self.pool.is_free(i) {
-                                ads.push(chained(&s.ad));
+                                let mut ad = chained(&s.ad);
+                                self.decorate(i, &mut ad, now);
+                                ads.push(ad);
                                 index.push(Some(i));
                             }
                         }
@@ -617,7 +681,9 @@ impl Simulation {
                                 let sub = &self.submitters[c.submitter];
                                 let job_ad = &self.classes[c.class].ad;
                                 let ran = self.ran(c.job, now);
-                                ads.push(self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad, ran));
+                                let mut ad = self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad, ran);
+                                self.decorate(i, &mut ad, now);
+                                ads.push(ad);
                                 index.push(Some(i));
                                 folded[c.submitter] -= s.weight;
                             }
@@ -626,11 +692,17 @@ impl Simulation {
                 }
             } else {
                 for i in self.pool.free() {
-                    ads.push(chained(&self.pool.slots[i].ad));
+                    let mut ad = chained(&self.pool.slots[i].ad);
+                    self.decorate(i, &mut ad, now);
+                    ads.push(ad);
                     index.push(Some(i));
                 }
             }
-            self.push_placeholders(&folded, &mut ads, &mut index);
+            let seen = !self.aggregate || preemptible;
+            let limits = self.folded_limits(|i| {
+                seen && (!self.aggregate || self.priority_preemption || self.pool.slots[i].rank_varies)
+            });
+            self.push_placeholders(&folded, &limits, &mut ads, &mut index);
             let queues = self.queues();
             let outcome = self.negotiator.cycle_owned(&mut self.accountant, ads, &queues, epoch_now)?;
             row.matches = outcome.stats.matches as i64;
@@ -659,7 +731,7 @@ impl Simulation {
             let mut ads = Vec::new();
             let mut index = Vec::new();
             if self.aggregate {
-                self.push_placeholders(&folded, &mut ads, &mut index);
+                self.push_placeholders(&folded, &[], &mut ads, &mut index);
             } else {
                 self.pool.ensure_ads();
                 for i in 0..self.pool.slots.len() {
@@ -684,6 +756,9 @@ impl Simulation {
         row.running = self.submitters.iter().map(|s| i64::from(s.running)).sum();
         row.busy = self.pool.busy_weight;
         row.total = self.pool.total_weight;
+        if let Some(e) = &mut self.execute {
+            row.execute = e.cycle_figures();
+        }
         self.recorder.cycle(now, &row);
         let record = match self.last_recorded {
             None => true,
@@ -704,10 +779,23 @@ impl Simulation {
         }
     }
 
-    fn push_placeholders(&self, weights: &[f64], ads: &mut Vec<ClassAd>, index: &mut Vec<Option<usize>>) {
-        for (s, &w) in self.submitters.iter().zip(weights) {
+    /// One stand-in ad per submitter holding slots the cycle is not given
+    /// (`weights`), with the concurrency limits they use (`limits`, by
+    /// submitter; may be empty).
+    fn push_placeholders(
+        &self,
+        weights: &[f64],
+        limits: &[String],
+        ads: &mut Vec<ClassAd>,
+        index: &mut Vec<Option<usize>>,
+    ) {
+        for (k, (s, &w)) in self.submitters.iter().zip(weights).enumerate() {
             if w > 1e-9 {
-                ads.push(placeholder(&s.name, &s.user, w));
+                let mut ad = placeholder(&s.name, &s.user, w);
+                if let Some(l) = limits.get(k).filter(|l| !l.is_empty()) {
+                    ad.insert("ConcurrencyLimits", l.as_str());
+                }
+                ads.push(ad);
                 index.push(None);
             }
         }
@@ -846,6 +934,7 @@ impl Simulation {
             Event::Trace { next } => self.on_trace(now, next),
             Event::Start { job, epoch } => self.on_start(now, job, epoch),
             Event::Complete { job, epoch } => self.on_complete(now, job, epoch),
+            Event::Execute { slot, serial } => self.on_execute(now, slot, serial),
         }
         Ok(true)
     }
@@ -857,7 +946,12 @@ impl Simulation {
 
     /// The results so far (the run can go on).
     pub fn results(&self) -> Results {
-        self.job_rows_and(|rows| self.recorder.snapshot(rows, self.cycles, self.full_cycles, self.events))
+        let mut results =
+            self.job_rows_and(|rows| self.recorder.snapshot(rows, self.cycles, self.full_cycles, self.events));
+        if let Some(e) = &self.execute {
+            results.tables.push(e.table());
+        }
+        results
     }
 
     /// Checks that the run is consistent: every job is in exactly one
@@ -903,14 +997,16 @@ impl Simulation {
                     if in_idle || job.slot.is_some() {
                         return Err(format!("finished job {} is queued or holds a slot", job.id));
                     }
-                    if job.end - job.submit != job.wait + job.badput + job.runtime {
+                    let suspended = self.execute.as_ref().map_or(0, |e| e.job(j).suspended);
+                    if job.end - job.submit != job.wait + job.badput + job.runtime + suspended {
                         return Err(format!(
-                            "job {}: {} s from submission to end, but waited {} s, lost {} s and ran {} s",
+                            "job {}: {} s from submission to end, but waited {} s, lost {} s, ran {} s and was suspended {} s",
                             job.id,
                             job.end - job.submit,
                             job.wait,
                             job.badput,
-                            job.runtime
+                            job.runtime,
+                            suspended
                         ));
                     }
                 }
@@ -940,13 +1036,26 @@ impl Simulation {
     }
 
     fn finish(self) -> Results {
-        let Simulation { recorder, jobs, submitters, slot_names, until, cycles, full_cycles, events, .. } = self;
-        let mut rows = jobs.iter().map(|j| job_row(j, &submitters, &slot_names, until));
-        recorder.finish(&mut rows, cycles, full_cycles, events)
+        let Simulation { recorder, jobs, submitters, slot_names, until, cycles, full_cycles, events, execute, .. } =
+            self;
+        let mut rows = jobs.iter().enumerate().map(|(k, j)| {
+            let mut row = job_row(j, &submitters, &slot_names, until);
+            row.execute = execute.as_ref().map(|e| e.job(k));
+            row
+        });
+        let mut results = recorder.finish(&mut rows, cycles, full_cycles, events);
+        if let Some(e) = &execute {
+            results.tables.push(e.table());
+        }
+        results
     }
 
     fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
-        let mut rows = self.jobs.iter().map(|j| job_row(j, &self.submitters, &self.slot_names, self.until));
+        let mut rows = self.jobs.iter().enumerate().map(|(k, j)| {
+            let mut row = job_row(j, &self.submitters, &self.slot_names, self.until);
+            row.execute = self.execute.as_ref().map(|e| e.job(k));
+            row
+        });
         f(&mut rows)
     }
 }
@@ -971,6 +1080,7 @@ fn job_row(j: &Job, submitters: &[Submitter], slot_names: &[String], until: i64)
         badput: j.badput,
         preemptions: j.preemptions,
         slot: slot_names.get(j.last_slot as usize).cloned().unwrap_or_default(),
+        execute: None,
     }
 }
 
@@ -985,4 +1095,105 @@ pub(super) struct CycleRow {
     pub busy: f64,
     pub total: f64,
     pub pie_spins: i64,
+    /// Jobs suspended, and vacates and kills since the last cycle (with
+    /// an execute side).
+    pub execute: (i64, i64, i64),
+}
+
+// ----- the execute side: hooks into [`Execute`] -----------------------------
+
+impl Simulation {
+    /// Matched job `j` starts on its slot at `now` under the startd's
+    /// policy; false when the startd refused it (it is idle again).
+    fn execute_start(&mut self, now: i64, j: usize) -> bool {
+        let Some(slot) = self.jobs[j].slot else { return true };
+        if !self.pool.slots[slot].ad.contains("Name") {
+            self.pool.ensure_ads();
+        }
+        let Some(execute) = self.execute.as_mut() else { return true };
+        let job = &self.jobs[j];
+        let class = &self.classes[job.class];
+        let name = job.id.to_string();
+        let s = &self.pool.slots[slot];
+        let starting = Starting {
+            job: j,
+            name: &name,
+            user: &self.submitters[job.submitter].user,
+            ad: &class.ad,
+            runtime: job.runtime,
+            vacate_time: class.vacate_time,
+        };
+        match execute.start(now, slot, &s.name, &s.ad, starting) {
+            Start::Unwatched => true,
+            Start::Watched { wake, serial } => {
+                self.queue.schedule(wake, Event::Execute { slot, serial });
+                true
+            }
+            Start::Refused => {
+                // Back to the queue, as a claim the startd would not run;
+                // not a preemption.
+                self.evict(now, j);
+                self.jobs[j].preemptions -= 1;
+                self.pool.release(slot);
+                false
+            }
+        }
+    }
+
+    /// The startd evaluates watched slot `slot` at `now`.
+    fn on_execute(&mut self, now: i64, slot: usize, serial: u32) {
+        let Some(woken) = self.execute.as_mut().and_then(|e| e.wake(now, slot, serial)) else { return };
+        let j = woken.job;
+        for effect in woken.effects {
+            match effect {
+                // Its completion is off until it continues.
+                Effect::Suspend | Effect::Vacate => self.jobs[j].epoch += 1,
+                Effect::Continue { complete_at } => {
+                    let epoch = self.jobs[j].epoch;
+                    self.queue.schedule(complete_at, Event::Complete { job: j, epoch });
+                }
+                Effect::Gone { paused } => {
+                    self.evict(now, j);
+                    self.jobs[j].badput -= paused;
+                    self.pool.release(slot);
+                }
+            }
+        }
+        if let Some((wake, serial)) = woken.next {
+            self.queue.schedule(wake, Event::Execute { slot, serial });
+        }
+    }
+
+    /// Adds the owner's activity to the ad of slot `i` as a cycle sees it.
+    fn decorate(&self, i: usize, ad: &mut ClassAd, now: i64) {
+        if let Some(e) = &self.execute {
+            e.decorate(i, &self.pool.slots[i].name, ad, now);
+        }
+    }
+
+    /// The concurrency limits in use by each submitter's claimed slots
+    /// that the cycle is not given one by one (`individually`), as a
+    /// `ConcurrencyLimits` list for its stand-in ad.
+    fn folded_limits(&self, individually: impl Fn(usize) -> bool) -> Vec<String> {
+        let mut used: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new(); self.submitters.len()];
+        if !self.any_limits {
+            return vec![String::new(); self.submitters.len()];
+        }
+        for (i, s) in self.pool.slots.iter().enumerate() {
+            let Some(c) = &s.claim else { continue };
+            if !s.alive || c.job == usize::MAX || individually(i) {
+                continue;
+            }
+            if let Some(classad::Literal::Str(list)) =
+                self.classes[c.class].ad.lookup("ConcurrencyLimits").and_then(classad::Expr::as_literal)
+            {
+                for item in matchmaker::concurrency::items(list.as_str()) {
+                    *used[c.submitter].entry(item.name).or_insert(0.0) += item.units;
+                }
+            }
+        }
+        used.into_iter()
+            .map(|m| m.into_iter().map(|(name, units)| format!("{name}:{units}")).collect::<Vec<_>>().join(", "))
+            .collect()
+    }
 }

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::owner::{OwnerModel, Sessions};
 use super::random::Distribution;
 
 /// Why a scenario could not be read.
@@ -162,6 +163,22 @@ struct MachineFile {
     startd_config: Option<String>,
     #[serde(default)]
     attributes: BTreeMap<String, toml::Value>,
+    owner: Option<OwnerFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OwnerFile {
+    sessions: SessionsFile,
+    length: DistributionFile,
+    load: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "process", rename_all = "lowercase", deny_unknown_fields)]
+enum SessionsFile {
+    Poisson { mean_interval: Duration, diurnal_amplitude: Option<f64>, peak: Option<Duration> },
+    Periodic { at: Duration, every: Option<Duration> },
 }
 
 #[derive(Deserialize)]
@@ -181,6 +198,8 @@ struct UserFile {
     requirements: Option<String>,
     rank: Option<String>,
     max_jobs: Option<u64>,
+    concurrency_limits: Option<String>,
+    vacate_time: Option<Duration>,
 }
 
 #[derive(Deserialize)]
@@ -231,6 +250,9 @@ pub struct MachineType {
     pub startd_config: String,
     /// Attributes published in every slot ad, as ClassAd expressions.
     pub attributes: Vec<(String, String)>,
+    /// The machines' owners (a desktop pool), if any: they drive
+    /// `KeyboardIdle`, `ConsoleIdle` and `LoadAvg`.
+    pub owner: Option<OwnerModel>,
 }
 
 /// How a user's jobs arrive.
@@ -290,6 +312,11 @@ pub struct UserType {
     pub rank: Option<String>,
     /// At most this many jobs per user.
     pub max_jobs: Option<u64>,
+    /// The jobs' `ConcurrencyLimits`, if any.
+    pub concurrency_limits: Option<String>,
+    /// Seconds a job takes to exit when the startd asks it to (a soft
+    /// kill); 0: at once.
+    pub vacate_time: i64,
 }
 
 /// Which reader a trace needs.
@@ -401,6 +428,10 @@ impl Scenario {
                     ))
                 })
                 .collect::<Result<Vec<_>, ScenarioError>>()?;
+            let owner = match m.owner {
+                None => None,
+                Some(o) => Some(owner_model(o).map_err(|e| invalid(format!("{at}.owner: {e}")))?),
+            };
             machines.push(MachineType {
                 name: m.name.unwrap_or_else(|| "node".to_string()),
                 count: m.count.unwrap_or(1),
@@ -410,6 +441,7 @@ impl Scenario {
                 partitionable: m.partitionable.unwrap_or(true),
                 startd_config: m.startd_config.unwrap_or_default(),
                 attributes,
+                owner,
             });
         }
         let mut users = Vec::new();
@@ -440,22 +472,14 @@ impl Scenario {
                     Arrival::Burst { at: when.0, jobs, every: every.map(|e| e.0) }
                 }
             };
-            let runtime = match u.runtime {
-                DistributionFile::Fixed { value } => Distribution::Fixed { value: value.0 },
-                DistributionFile::Uniform { min, max } => {
-                    if max.0 < min.0 {
-                        return Err(invalid(format!("{at}: runtime.max is below runtime.min")));
-                    }
-                    Distribution::Uniform { min: min.0, max: max.0 }
+            let runtime = distribution(u.runtime).map_err(|e| invalid(format!("{at}: runtime.{e}")))?;
+            if let Some(limits) = &u.concurrency_limits {
+                if matchmaker::concurrency::items(limits).is_empty() {
+                    return Err(invalid(format!(
+                        "{at}: concurrency_limits: `{limits}` names no limit (a list of name or name:units)"
+                    )));
                 }
-                DistributionFile::Exponential { mean } => Distribution::Exponential { mean: mean.0 },
-                DistributionFile::Lognormal { median, sigma } => {
-                    if !(sigma.is_finite() && sigma >= 0.0) {
-                        return Err(invalid(format!("{at}: runtime.sigma must be a non-negative number")));
-                    }
-                    Distribution::LogNormal { median: median.0, sigma }
-                }
-            };
+            }
             for (name, text) in [("requirements", &u.requirements), ("rank", &u.rank)] {
                 if let Some(text) = text {
                     if let Err(e) = classad::parse_expr(text) {
@@ -486,6 +510,8 @@ impl Scenario {
                 requirements: u.requirements,
                 rank: u.rank,
                 max_jobs: u.max_jobs,
+                concurrency_limits: u.concurrency_limits,
+                vacate_time: u.vacate_time.map_or(0.0, |d| d.0).round() as i64,
             });
         }
         let trace = match file.trace {
@@ -531,6 +557,59 @@ impl Scenario {
             trace,
         })
     }
+}
+
+/// A distribution from the file; errors name the field (`max is below
+/// min`).
+fn distribution(d: DistributionFile) -> Result<Distribution, String> {
+    Ok(match d {
+        DistributionFile::Fixed { value } => Distribution::Fixed { value: value.0 },
+        DistributionFile::Uniform { min, max } => {
+            if max.0 < min.0 {
+                return Err("max is below min".into());
+            }
+            Distribution::Uniform { min: min.0, max: max.0 }
+        }
+        DistributionFile::Exponential { mean } => Distribution::Exponential { mean: mean.0 },
+        DistributionFile::Lognormal { median, sigma } => {
+            if !(sigma.is_finite() && sigma >= 0.0) {
+                return Err("sigma must be a non-negative number".into());
+            }
+            Distribution::LogNormal { median: median.0, sigma }
+        }
+    })
+}
+
+/// The owner model of a machine type.
+fn owner_model(o: OwnerFile) -> Result<OwnerModel, String> {
+    let sessions = match o.sessions {
+        SessionsFile::Poisson { mean_interval, diurnal_amplitude, peak } => {
+            if mean_interval.0 <= 0.0 {
+                return Err("sessions.mean_interval must be positive".into());
+            }
+            let a = diurnal_amplitude.unwrap_or(0.0);
+            if !(0.0..=1.0).contains(&a) {
+                return Err("sessions.diurnal_amplitude must be between 0 and 1".into());
+            }
+            Sessions::Poisson {
+                mean_interval: mean_interval.0,
+                diurnal_amplitude: a,
+                peak: peak.map_or(14.0 * 3600.0, |p| p.0),
+            }
+        }
+        SessionsFile::Periodic { at, every } => {
+            if every.is_some_and(|e| e.0 < 1.0) {
+                return Err("sessions.every must be at least 1s".into());
+            }
+            Sessions::Periodic { at: at.0, every: every.map(|e| e.0) }
+        }
+    };
+    let length = distribution(o.length).map_err(|e| format!("length.{e}"))?;
+    let load = o.load.unwrap_or(1.0);
+    if !(load.is_finite() && load >= 0.0) {
+        return Err("load must be a non-negative number".into());
+    }
+    Ok(OwnerModel { sessions, length, load })
 }
 
 /// A TOML value as ClassAd text: strings are quoted, a string of the form
@@ -590,6 +669,47 @@ mod tests {
         assert!(e.to_string().contains("users[0]"), "{e}");
         let e = read("[[users]]\nname = \"x\"\narrival = { process = \"poisson\", mean_interval = 1 }\nruntime = { distribution = \"fixed\", value = 1 }\n").expect_err("no pool");
         assert!(e.to_string().contains("no machines"), "{e}");
+    }
+
+    #[test]
+    fn owners_limits_and_vacate_times() {
+        let s = read(&MINIMAL.replace(
+            "memory = 8192",
+            "memory = 8192\nowner = { sessions = { process = \"periodic\", at = \"9h\", every = \"1d\" }, length = { distribution = \"fixed\", value = \"1h\" }, load = 0.5 }",
+        ).replace("value = \"10m\" }", "value = \"10m\" }\nconcurrency_limits = \"matlab:2\"\nvacate_time = \"90s\""))
+        .expect("reads");
+        assert_eq!(
+            s.machines[0].owner,
+            Some(OwnerModel {
+                sessions: Sessions::Periodic { at: 32400.0, every: Some(86400.0) },
+                length: Distribution::Fixed { value: 3600.0 },
+                load: 0.5
+            })
+        );
+        assert_eq!((s.users[0].concurrency_limits.as_deref(), s.users[0].vacate_time), (Some("matlab:2"), 90));
+        assert_eq!(
+            (
+                read(MINIMAL).expect("reads").machines[0].owner.clone(),
+                read(MINIMAL).expect("reads").users[0].vacate_time
+            ),
+            (None, 0)
+        );
+        let bad = |owner: &str| {
+            read(&MINIMAL.replace("memory = 8192", &format!("memory = 8192\nowner = {owner}")))
+                .expect_err("a bad owner")
+                .to_string()
+        };
+        let e = bad("{ sessions = { process = \"poisson\", mean_interval = 0 }, length = { distribution = \"fixed\", value = 1 } }");
+        assert!(e.contains("pool.machines[0].owner: sessions.mean_interval"), "{e}");
+        let e = bad("{ sessions = { process = \"periodic\", at = 0 }, length = { distribution = \"uniform\", min = 9, max = 1 } }");
+        assert!(e.contains("length.max is below min"), "{e}");
+        let e = bad("{ sessions = { process = \"periodic\", at = 0 }, length = { distribution = \"fixed\", value = 1 }, load = -1 }");
+        assert!(e.contains("load must be"), "{e}");
+        let e = bad("{ sessions = { process = \"weekly\" }, length = { distribution = \"fixed\", value = 1 } }");
+        assert!(e.contains("weekly"), "{e}");
+        let e = read(&MINIMAL.replace("value = \"10m\" }", "value = \"10m\" }\nconcurrency_limits = \",,\""))
+            .expect_err("no limit");
+        assert!(e.to_string().contains("users[0] (amy): concurrency_limits"), "{e}");
     }
 
     #[test]
