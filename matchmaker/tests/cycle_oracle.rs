@@ -270,6 +270,35 @@ fn partitionable_slots_with_claimed_dynamic_slots() {
     scenario("snap-pslot-mixed");
 }
 
+/// ALLOW_PSLOT_PREEMPTION on a real startd: two p-slots of 8 cpus whose
+/// 14 one-cpu dynamic slots run bench01 (12) and bench02 (2); bench02's
+/// 6-cpu jobs fit only by preempting several of bench01's dynamic slots.
+#[test]
+fn partitionable_slot_preemption() {
+    let dir = data("snap-pslot-preempt");
+    let (outcome, _, slots) = scenario("snap-pslot-preempt");
+    check_slots(&dir, &outcome, &slots);
+    let taken: BTreeMap<&str, (&[String], f64)> =
+        outcome.matches.iter().map(|m| (m.slot.as_str(), (m.preempted_dynamic_slots.as_slice(), m.cost))).collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    // slot1 has 2 cpus left and bench02's own two d-slots (passed over):
+    // bench01's slot1_3 .. slot1_6; slot2 has none left: slot2_1 .. slot2_6
+    // (what the startd then really preempted, see after.txt).
+    assert_eq!(taken["slot1@vm"], (names(1, 3..=6).as_slice(), 6.0));
+    assert_eq!(taken["slot2@vm"], (names(2, 1..=6).as_slice(), 6.0));
+    for m in &outcome.matches {
+        assert_eq!(m.claim, matchmaker::candidates::Claim::PriorityPreemption);
+        assert_eq!(m.preempting.as_deref(), Some("bench01@anchor.local"));
+    }
+}
+
+/// The same pool with ALLOW_PSLOT_PREEMPTION = False: no 6-cpu slot, no match.
+#[test]
+fn partitionable_slot_preemption_off() {
+    let (outcome, _, _) = scenario("snap-pslot-preempt-off");
+    assert!(outcome.matches.is_empty());
+}
+
 #[test]
 fn concurrency_limits() {
     scenario("snap-limits");

@@ -53,6 +53,7 @@ mod cycle;
 mod group_report;
 mod match_list;
 mod outcome;
+mod pslot_preemption;
 mod ranges;
 mod rank_cache;
 
@@ -105,6 +106,11 @@ pub struct Settings {
     /// are declined (pools of advertised test slots, as HTCondor's own
     /// tests and our captured snapshots use) does.
     pub resend_matched_jobs: bool,
+    /// ALLOW_PSLOT_PREEMPTION (false): a job may preempt several dynamic
+    /// slots of one partitionable slot at once; dynamic slots are then
+    /// reached only through their parent (see the cycle's documentation of
+    /// [`Negotiator::cycle`]).
+    pub allow_pslot_preemption: bool,
 }
 
 impl Default for Settings {
@@ -118,6 +124,7 @@ impl Default for Settings {
             depth_first: false,
             match_working_cm_slots: false,
             resend_matched_jobs: false,
+            allow_pslot_preemption: false,
         }
     }
 }
@@ -139,6 +146,7 @@ impl Settings {
             depth_first: flag("NEGOTIATOR_DEPTH_FIRST", false)?,
             match_working_cm_slots: flag("MATCH_WORKING_CM_SLOTS", false)?,
             resend_matched_jobs: false,
+            allow_pslot_preemption: flag("ALLOW_PSLOT_PREEMPTION", false)?,
         })
     }
 }
