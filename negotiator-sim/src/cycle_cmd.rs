@@ -226,6 +226,7 @@ pub fn to_json(outcome: &CycleOutcome) -> Value {
             "slot": m.slot,
             "reason": claim_name(m.claim),
             "preempting": m.preempting,
+            "preempted_dynamic_slots": m.preempted_dynamic_slots,
             "cost": m.cost,
             "spin": m.spin,
         })).collect::<Vec<_>>(),
@@ -349,6 +350,13 @@ pub fn human(outcome: &CycleOutcome) -> String {
         let _ = writeln!(out, "\nMatches (spin, job, submitter, slot, how):");
         for m in &outcome.matches {
             let how = match &m.preempting {
+                // ALLOW_PSLOT_PREEMPTION: a p-slot with some of its d-slots.
+                Some(user) if !m.preempted_dynamic_slots.is_empty() => format!(
+                    "{} of {user} on {} dynamic slots ({})",
+                    claim_name(m.claim),
+                    m.preempted_dynamic_slots.len(),
+                    m.preempted_dynamic_slots.join(" ")
+                ),
                 Some(user) => format!("{} of {user}", claim_name(m.claim)),
                 None => claim_name(m.claim).to_string(),
             };
