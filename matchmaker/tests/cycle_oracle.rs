@@ -76,6 +76,19 @@ enum Prio {
 }
 
 fn run(dir: &Path, jobs_from: &Path, config_from: &Path, prio: Prio) -> (CycleOutcome, Expected, Vec<ClassAd>) {
+    // The snapshots' schedd declined every match (fake startds), so it
+    // offered the same jobs again in the second spin.
+    run_with(dir, jobs_from, config_from, prio, true)
+}
+
+/// [`run`], `resend`: whether the schedd offers matched jobs again.
+fn run_with(
+    dir: &Path,
+    jobs_from: &Path,
+    config_from: &Path,
+    prio: Prio,
+    resend: bool,
+) -> (CycleOutcome, Expected, Vec<ClassAd>) {
     let mut snapshot = Snapshot::read(
         &file(dir, &["slots.ad", "slots.ad.gz"]),
         &file(jobs_from, &["jobs.ad.gz", "jobs.ad"]),
@@ -97,9 +110,7 @@ fn run(dir: &Path, jobs_from: &Path, config_from: &Path, prio: Prio) -> (CycleOu
         }
     }
     let mut negotiator = Negotiator::from_config(&snapshot.config).expect("negotiator config");
-    // The snapshots' schedd declined every match (fake startds), so it
-    // offered the same jobs again in the second spin.
-    negotiator.settings.resend_matched_jobs = true;
+    negotiator.settings.resend_matched_jobs = resend;
     let queues = snapshot.queues(&negotiator);
     let outcome = negotiator.cycle(&mut snapshot.accountant, &snapshot.slots, &queues, 0).expect("cycle");
     (outcome, expected(dir), snapshot.slots)
@@ -270,14 +281,39 @@ fn partitionable_slots_with_claimed_dynamic_slots() {
     scenario("snap-pslot-mixed");
 }
 
+/// A scenario on a real startd: its schedd claimed what it was given, so
+/// it offers matched jobs no more, and its request of an autocluster in a
+/// later spin names the autocluster's next idle job (4.1 once 4.0 was
+/// matched) where ours keep naming the first: rejections are compared by
+/// cluster.
+fn real_scenario(name: &str) -> (CycleOutcome, Vec<ClassAd>) {
+    let dir = data(name);
+    let (outcome, expected, slots) = run_with(&dir, &dir, &dir, Prio::Before, false);
+    let cluster = |job: &str| job.split('.').next().unwrap_or_default().to_string();
+    let mut ours: BTreeMap<String, usize> = BTreeMap::new();
+    for m in &outcome.matches {
+        *ours.entry(m.submitter.clone()).or_default() += 1;
+    }
+    assert_eq!(ours, expected.per_submitter, "{name}: matches per submitter");
+    assert_eq!(outcome.matches.len(), expected.total, "{name}: matches");
+    let theirs: Vec<(String, String, String)> =
+        expected.rejections.iter().map(|(j, s, r)| (cluster(j), s.clone(), r.clone())).collect();
+    let rejections: Vec<(String, String, String)> = outcome
+        .rejections
+        .iter()
+        .map(|r| (r.job.cluster.to_string(), r.submitter.clone(), r.reason.to_string()))
+        .collect();
+    assert_eq!(rejections, theirs, "{name}: rejections");
+    check_slots(&dir, &outcome, &slots);
+    (outcome, slots)
+}
+
 /// ALLOW_PSLOT_PREEMPTION on a real startd: two p-slots of 8 cpus whose
 /// 14 one-cpu dynamic slots run bench01 (12) and bench02 (2); bench02's
 /// 6-cpu jobs fit only by preempting several of bench01's dynamic slots.
 #[test]
 fn partitionable_slot_preemption() {
-    let dir = data("snap-pslot-preempt");
-    let (outcome, _, slots) = scenario("snap-pslot-preempt");
-    check_slots(&dir, &outcome, &slots);
+    let (outcome, _) = real_scenario("snap-pslot-preempt");
     let taken: BTreeMap<&str, (&[String], f64)> =
         outcome.matches.iter().map(|m| (m.slot.as_str(), (m.preempted_dynamic_slots.as_slice(), m.cost))).collect();
     let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
@@ -292,10 +328,35 @@ fn partitionable_slot_preemption() {
     }
 }
 
+/// ALLOW_PSLOT_PREEMPTION with the startd's RANK preferring bench03 and
+/// bench04's d-slots retiring: bench02 (priority) takes slot2 with five of
+/// bench01's d-slots (slot1's two free cpus and two non-retiring children
+/// are not enough for 5); bench03 (whose priority PREEMPTION_REQUIREMENTS
+/// refuses) takes slot1 by rank with one d-slot, passing over the four
+/// retiring ones.
+#[test]
+fn partitionable_slot_preemption_by_rank() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-rank");
+    let how: Vec<(&str, &str, matchmaker::candidates::Claim, Vec<String>, f64)> = outcome
+        .matches
+        .iter()
+        .map(|m| (m.submitter.as_str(), m.slot.as_str(), m.claim, m.preempted_dynamic_slots.clone(), m.cost))
+        .collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    use matchmaker::candidates::Claim::{PriorityPreemption, RankPreemption};
+    assert_eq!(
+        how,
+        [
+            ("bench02@anchor.local", "slot2@vm", PriorityPreemption, names(2, 1..=5), 5.0),
+            ("bench03@anchor.local", "slot1@vm", RankPreemption, names(1, 5..=5), 3.0),
+        ]
+    );
+}
+
 /// The same pool with ALLOW_PSLOT_PREEMPTION = False: no 6-cpu slot, no match.
 #[test]
 fn partitionable_slot_preemption_off() {
-    let (outcome, _, _) = scenario("snap-pslot-preempt-off");
+    let (outcome, _) = real_scenario("snap-pslot-preempt-off");
     assert!(outcome.matches.is_empty());
 }
 

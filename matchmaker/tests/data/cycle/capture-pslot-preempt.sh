@@ -19,7 +19,14 @@
 # summary.txt, negotiator-cycle0.ad, result.json; snap-pslot-preempt also gets after.txt (the
 # queue and the slots 60 s after the cycle: what the schedd and startd made of the match).
 #
-# Run as root: ANCHOR_DIR=<anchor scripts dir> [ANCHOR_ROOT=<chroot>] ./capture-pslot-preempt.sh
+# `./capture-pslot-preempt.sh rank` makes snap-pslot-preempt-rank instead (knob True only): the
+# startd's RANK = (TARGET.Owner =?= "bench03") * 10 and MAXJOBRETIREMENTTIME = 600 for bench04's
+# jobs. Running: bench01 10 one-cpu jobs, bench04 4 (both factor 100000). Idle: bench02 (factor
+# 1000) one 5-cpu job, bench03 (factor 100000, so PREEMPTION_REQUIREMENTS is false for it) two
+# 3-cpu jobs, which the p-slots' RANK prefers: rank preemption of several d-slots, retiring
+# d-slots passed over, and the d-slots that bench02's untaken candidate already handed out.
+#
+# Run as root: ANCHOR_DIR=<anchor scripts dir> [ANCHOR_ROOT=<chroot>] ./capture-pslot-preempt.sh [rank]
 # It WIPES the pool's state (job queue, accountant) before and after, and runs a real startd
 # (ANCHOR_STARTD=1).
 set -eEuo pipefail
@@ -27,7 +34,12 @@ trap 'echo "capture-pslot-preempt.sh: failed at line $LINENO" >&2' ERR
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${ANCHOR_ROOT:-/tmp/anchor/trixie}
 ADIR=${ANCHOR_DIR:?set ANCHOR_DIR to the anchor scripts directory}
-ON=${OUT:-$HERE/snap-pslot-preempt}
+CASE=${1:-priority}
+case "$CASE" in
+	priority) ON=${OUT:-$HERE/snap-pslot-preempt} ;;
+	rank) ON=${OUT:-$HERE/snap-pslot-preempt-rank} ;;
+	*) echo "usage: $0 [rank]" >&2; exit 2 ;;
+esac
 OFF=${OUT_OFF:-$HERE/snap-pslot-preempt-off}
 NEGLOG=$ROOT/var/lib/condor-anchor/log/NegotiatorLog
 OVERRIDE=$ROOT/etc/condor/anchor-override.config
@@ -58,6 +70,12 @@ MAX_NEGOTIATOR_LOG = 2000000000
 PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
 ALLOW_PSLOT_PREEMPTION = $1
 EOF
+	if [ "$CASE" = rank ]; then
+		cat >> "$OVERRIDE" <<'EOF'
+RANK = (TARGET.Owner =?= "bench03") * 10
+MAXJOBRETIREMENTTIME = ifThenElse(TARGET.Owner =?= "bench04", 600, 0)
+EOF
+	fi
 }
 
 # one negotiation cycle, recorded into $1 with ALLOW_PSLOT_PREEMPTION = $2
@@ -116,7 +134,7 @@ done
 [ "$n" -ge 2 ] || { log "the startd's two p-slots never showed up"; exit 1; }
 
 rm -rf "$WORK"; mkdir -p "$WORK"; chmod 755 "$ROOT/tmp/anchor-capture" "$WORK"
-for u in bench01 bench02; do
+for u in bench01 bench02 bench03 bench04; do
 	C id "$u" >/dev/null 2>&1 || C useradd -M -d /tmp -s /bin/sh "$u"
 done
 sub() { # file cpus memory count
@@ -135,13 +153,23 @@ queue $4
 EOF
 	chmod 644 "$WORK/$1"
 }
-sub bench01-running.sub 1 512 12
-sub bench02-running.sub 1 512 2
-sub bench02.sub 6 1024 3
+if [ "$CASE" = rank ]; then
+	sub bench01-running.sub 1 512 10
+	sub bench04-running.sub 1 512 4
+	sub bench02.sub 5 1024 1
+	sub bench03.sub 3 1024 2
+	RUNNING="bench01 bench04"; IDLE="bench02 bench03"; N_IDLE=3
+	C condor_userprio -setfactor "bench03@$UDOMAIN" 100000 >/dev/null
+	C condor_userprio -setfactor "bench04@$UDOMAIN" 100000 >/dev/null
+else
+	sub bench01-running.sub 1 512 12
+	sub bench02-running.sub 1 512 2
+	sub bench02.sub 6 1024 3
+	RUNNING="bench01 bench02"; IDLE="bench02"; N_IDLE=3
+fi
 C condor_userprio -setfactor "bench01@$UDOMAIN" 100000 >/dev/null
 C condor_userprio -setfactor "bench02@$UDOMAIN" 1000 >/dev/null
-C runuser -u bench01 -- condor_submit "$WORK_IN/bench01-running.sub" >/dev/null
-C runuser -u bench02 -- condor_submit "$WORK_IN/bench02-running.sub" >/dev/null
+for u in $RUNNING; do C runuser -u "$u" -- condor_submit "$WORK_IN/$u-running.sub" >/dev/null; done
 log "waiting for the 14 one-cpu jobs to run"
 for i in $(seq 1 90); do
 	r=$(count 'JobStatus == 2')
@@ -156,13 +184,13 @@ for i in $(seq 1 60); do
 	[ "$d" -ge 14 ] && [ "$k" -ge 14 ] && break; sleep 2
 done
 log "collector: $d busy dynamic slots, $k children in the p-slots' lists"
-C runuser -u bench02 -- condor_submit "$WORK_IN/bench02.sub" >/dev/null
+for u in $IDLE; do C runuser -u "$u" -- condor_submit "$WORK_IN/$u.sub" >/dev/null; done
 for i in $(seq 1 60); do
-	[ "$(count 'JobStatus == 1')" -ge 3 ] && break; sleep 1
+	[ "$(count 'JobStatus == 1')" -ge "$N_IDLE" ] && break; sleep 1
 done
 sleep 6   # one more startd/schedd update round
 
-capture_cycle "$OFF" False
+[ "$CASE" = rank ] || capture_cycle "$OFF" False
 capture_cycle "$ON" True
 sleep 60
 { echo "## condor_q 60 s after the cycle"; C condor_q -allusers -af ClusterId ProcId Owner JobStatus RequestCpus RemoteHost
