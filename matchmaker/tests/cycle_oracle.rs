@@ -353,6 +353,30 @@ fn partitionable_slot_preemption_by_rank() {
     );
 }
 
+/// ALLOW_PSLOT_PREEMPTION hands out the dynamic slots of a candidate that
+/// is not taken: bench02's 4-cpu job had both p-slots as candidates (one
+/// free cpu and three d-slots each) and took slot1; slot2_1 .. slot2_3
+/// were handed out all the same, so bench03's 5-cpu job took slot2 with
+/// slot2_4 .. slot2_7 (the startd then preempted exactly those, see
+/// after.txt).
+#[test]
+fn partitionable_slot_preemption_hands_out_untaken_candidates() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-handout");
+    let how: Vec<(&str, &str, Vec<String>, f64)> = outcome
+        .matches
+        .iter()
+        .map(|m| (m.submitter.as_str(), m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.cost))
+        .collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    assert_eq!(
+        how,
+        [
+            ("bench02@anchor.local", "slot1@vm", names(1, 1..=3), 4.0),
+            ("bench03@anchor.local", "slot2@vm", names(2, 4..=7), 5.0),
+        ]
+    );
+}
+
 /// The same pool with ALLOW_PSLOT_PREEMPTION = False: no 6-cpu slot, no match.
 #[test]
 fn partitionable_slot_preemption_off() {

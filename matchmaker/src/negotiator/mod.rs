@@ -22,6 +22,13 @@
 //! how the slot is taken and `PREEMPTION_RANK`, and the sorted list is
 //! kept for the autocluster's next requests.
 //!
+//! With `ALLOW_PSLOT_PREEMPTION` ([`Settings::allow_pslot_preemption`]),
+//! dynamic slots are reached only through their partitionable slot: a
+//! p-slot too small for a job is tried with the resources of some of its
+//! dynamic slots added (read from its `Child*` lists, lowest `CurrentRank`
+//! first), and taken with them as one candidate, which the match reports
+//! in [`MatchRecord::preempted_dynamic_slots`] (see docs/negotiation.md).
+//!
 //! ```
 //! use classad::ClassAd;
 //! use matchmaker::accountant::{Accountant, AccountantConfig};
@@ -108,8 +115,7 @@ pub struct Settings {
     pub resend_matched_jobs: bool,
     /// ALLOW_PSLOT_PREEMPTION (false): a job may preempt several dynamic
     /// slots of one partitionable slot at once; dynamic slots are then
-    /// reached only through their parent (see the cycle's documentation of
-    /// [`Negotiator::cycle`]).
+    /// reached only through their parent (see the module's documentation).
     pub allow_pslot_preemption: bool,
 }
 

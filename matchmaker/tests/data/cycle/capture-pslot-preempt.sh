@@ -26,7 +26,13 @@
 # 3-cpu jobs, which the p-slots' RANK prefers: rank preemption of several d-slots, retiring
 # d-slots passed over, and the d-slots that bench02's untaken candidate already handed out.
 #
-# Run as root: ANCHOR_DIR=<anchor scripts dir> [ANCHOR_ROOT=<chroot>] ./capture-pslot-preempt.sh [rank]
+# `./capture-pslot-preempt.sh handout` makes snap-pslot-preempt-handout (knob True only): bench01
+# (factor 100000) runs 14 one-cpu jobs; idle: bench02 (factor 1000) one 4-cpu job, bench03
+# (factor 1100, so it negotiates second) one 5-cpu job. bench02's candidates are both p-slots
+# (slot1: 2 free cpus + 2 d-slots, slot2: 4 d-slots); it takes one, and the d-slots of the other
+# candidate are handed out all the same, so bench03 finds too few left.
+#
+# Run as root: ANCHOR_DIR=<anchor scripts dir> [ANCHOR_ROOT=<chroot>] ./capture-pslot-preempt.sh [rank|handout]
 # It WIPES the pool's state (job queue, accountant) before and after, and runs a real startd
 # (ANCHOR_STARTD=1).
 set -eEuo pipefail
@@ -38,7 +44,8 @@ CASE=${1:-priority}
 case "$CASE" in
 	priority) ON=${OUT:-$HERE/snap-pslot-preempt} ;;
 	rank) ON=${OUT:-$HERE/snap-pslot-preempt-rank} ;;
-	*) echo "usage: $0 [rank]" >&2; exit 2 ;;
+	handout) ON=${OUT:-$HERE/snap-pslot-preempt-handout} ;;
+	*) echo "usage: $0 [rank|handout]" >&2; exit 2 ;;
 esac
 OFF=${OUT_OFF:-$HERE/snap-pslot-preempt-off}
 NEGLOG=$ROOT/var/lib/condor-anchor/log/NegotiatorLog
@@ -161,6 +168,12 @@ if [ "$CASE" = rank ]; then
 	RUNNING="bench01 bench04"; IDLE="bench02 bench03"; N_IDLE=3
 	C condor_userprio -setfactor "bench03@$UDOMAIN" 100000 >/dev/null
 	C condor_userprio -setfactor "bench04@$UDOMAIN" 100000 >/dev/null
+elif [ "$CASE" = handout ]; then
+	sub bench01-running.sub 1 512 14
+	sub bench02.sub 4 1024 1
+	sub bench03.sub 5 1024 1
+	RUNNING="bench01"; IDLE="bench02 bench03"; N_IDLE=2
+	C condor_userprio -setfactor "bench03@$UDOMAIN" 1100 >/dev/null
 else
 	sub bench01-running.sub 1 512 12
 	sub bench02-running.sub 1 512 2
@@ -190,7 +203,7 @@ for i in $(seq 1 60); do
 done
 sleep 6   # one more startd/schedd update round
 
-[ "$CASE" = rank ] || capture_cycle "$OFF" False
+[ "$CASE" != priority ] || capture_cycle "$OFF" False
 capture_cycle "$ON" True
 sleep 60
 { echo "## condor_q 60 s after the cycle"; C condor_q -allusers -af ClusterId ProcId Owner JobStatus RequestCpus RemoteHost
