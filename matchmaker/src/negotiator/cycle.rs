@@ -1554,7 +1554,7 @@ impl State<'_, '_> {
             _ => None,
         };
         let preempting = match (&enlarged, &self.slots[slot].current) {
-            (Some(e), _) => Some(e.users.join(", ")),
+            (Some(e), _) => (!e.users.is_empty()).then(|| e.users.join(", ")),
             (None, Some(current)) => self.names.remote_user(current),
             (None, None) => self.slots[slot].running.as_deref().map(String::from),
         };

@@ -319,3 +319,67 @@ impl PslotPreemption {
         (names, users)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use classad::{ClassAd, EvalOptions, Expr, Semantics, Value};
+
+    use super::{PslotPreemption, Trial};
+    use crate::candidates::Claim;
+
+    fn ads() -> Vec<Arc<ClassAd>> {
+        let pslot = r#"[ Name = "slot1@n"; PartitionableSlot = true; NumDynamicSlots = 3; Rank = 0;
+            Cpus = 1.5; Memory = 100.9; MachineResources = "Cpus Memory Gpus";
+            Requirements = TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory;
+            ChildName = { "slot1_1@n", "slot1_2@n", "slot1_3@n" }; ChildCpus = { 1, 1, 1 };
+            ChildMemory = { 100, 0.5, 100 }; ChildGpus = { 1, 1, 1 }; ChildCurrentRank = { 0.0, 0.0, 0.0 } ]"#;
+        let child = |i: u32| {
+            format!(
+                r#"[ Name = "slot1_{i}@n"; DynamicSlot = true; PslotRollupInformation = true; RemoteUser = "bob@s" ]"#
+            )
+        };
+        [pslot.to_string(), child(1), child(2), child(3)]
+            .iter()
+            .map(|t| Arc::new(t.parse::<ClassAd>().expect("parses")))
+            .collect()
+    }
+
+    /// Resources add up on the p-slot's value rounded down, an integer
+    /// child keeping the sum an integer; resources the p-slot lacks (Gpus)
+    /// are left alone; children once taken are not taken again.
+    #[test]
+    fn resources_add_up_and_children_are_handed_out_once() {
+        let opts = EvalOptions::new().semantics(Semantics::Old);
+        let ads = ads();
+        assert!(super::is_rolled_up_dynamic_slot(&opts, &ads[1]));
+        assert!(!super::is_rolled_up_dynamic_slot(&opts, &ads[0]));
+        let mut state = PslotPreemption::new(&opts, &ads, true);
+        assert_eq!(state.pslots, [0]);
+        let job: ClassAd = "[ RequestCpus = 3; RequestMemory = 150; Requirements = true ]".parse().expect("parses");
+        let always: Expr = "true".parse().expect("parses");
+        let trial = Trial {
+            opts: &opts,
+            request: &job,
+            submitter: "amy@s",
+            only_for_startd_rank: false,
+            preemption_requirements: Some(&always),
+        };
+        let running = |i: usize| (i > 0).then_some("bob@s");
+        let (enlarged, taken, claim) = state.try_slot(&trial, 0, &ads, running).expect("a candidate");
+        assert_eq!((taken, claim), (vec![0, 1], Claim::PriorityPreemption));
+        let get = |name: &str| classad::EvalContext::new(&opts).my(&enlarged).eval_attr(name);
+        // Cpus: floor(1.5) + 1 = 2, then 2 + 1 = 3; Memory: 100 + 100 = 200, then 200 + 0.5.
+        assert_eq!(get("Cpus"), Value::Int(3));
+        assert_eq!(get("Memory"), Value::Real(200.5));
+        assert_eq!(get("Gpus"), Value::Undefined);
+        assert!(matches!(get("RemoteUser"), Value::Str(s) if s.as_str() == super::VARIOUS_DSLOT_USERS));
+        // Only the third child is left: 1 + 1 cpus is not enough.
+        assert!(state.try_slot(&trial, 0, &ads, running).is_none());
+        // Without PREEMPTION_REQUIREMENTS equal-rank children are never taken.
+        let mut fresh = PslotPreemption::new(&opts, &ads, true);
+        let unset = Trial { preemption_requirements: None, ..trial };
+        assert!(fresh.try_slot(&unset, 0, &ads, running).is_none());
+    }
+}
