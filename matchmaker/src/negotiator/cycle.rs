@@ -903,7 +903,7 @@ impl State<'_, '_> {
     /// How many of the request's jobs fit the partitionable slot just
     /// matched (NEGOTIATOR_DEPTH_FIRST).
     fn jobs_in_slot(&self, request: &ClassAd, slot: usize) -> u32 {
-        let ad = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+        let ad = self.offer(slot);
         let ctx = EvalContext::new(&self.opts).my(ad);
         let mut fit = u32::MAX;
         for (have, want) in [("Cpus", "RequestCpus"), ("Memory", "RequestMemory")] {
@@ -1549,8 +1549,10 @@ impl State<'_, '_> {
         candidate: Candidate,
     ) -> Result<f64, NegotiatorError> {
         let slot = candidate.slot;
-        let enlarged = match self.pslot.as_mut() {
-            Some(p) if candidate.ranks.claim != Claim::Unclaimed => p.enlarged.remove(&slot),
+        // Left in place until the next list: the slot leaves the cycle, and
+        // NEGOTIATOR_DEPTH_FIRST reads what it offered.
+        let enlarged = match self.pslot.as_ref() {
+            Some(p) if candidate.ranks.claim != Claim::Unclaimed => p.enlarged.get(&slot),
             _ => None,
         };
         let preempting = match (&enlarged, &self.slots[slot].current) {
@@ -1560,12 +1562,10 @@ impl State<'_, '_> {
         };
         // The job's own attribute, evaluated against the slot (a job
         // without one names no limits).
-        let limits = match ad.lookup(self.names.concurrency_limits).map(|e| {
-            EvalContext::new(&self.opts)
-                .my(ad)
-                .target(enlarged.as_ref().map_or_else(|| self.offer(slot), |e| &e.ad))
-                .eval(e)
-        }) {
+        let limits = match ad
+            .lookup(self.names.concurrency_limits)
+            .map(|e| EvalContext::new(&self.opts).my(ad).target(self.offer(slot)).eval(e))
+        {
             Some(Value::Str(list)) => Some(list.as_str().to_ascii_lowercase()),
             _ => None,
         };
@@ -1598,8 +1598,8 @@ impl State<'_, '_> {
             }
         } else {
             // A p-slot taken with its dynamic slots is charged as enlarged.
-            let offer: &ClassAd = enlarged.as_ref().map_or(&self.ads[slot], |e| &e.ad);
-            cost = enlarged.as_ref().map_or(self.weights[slot], |e| e.weight);
+            let offer: &ClassAd = enlarged.map_or(&self.ads[slot], |e| &e.ad);
+            cost = enlarged.map_or(self.weights[slot], |e| e.weight);
             let resource = match std::mem::take(&mut self.slots[slot].resource) {
                 known if !known.is_empty() => known,
                 _ => crate::accountant::resource_name(&self.ads[slot]),
@@ -1627,7 +1627,7 @@ impl State<'_, '_> {
             slot_index: self.order[slot] as usize,
             claim: candidate.ranks.claim,
             preempting,
-            preempted_dynamic_slots: enlarged.map(|e| e.children).unwrap_or_default(),
+            preempted_dynamic_slots: enlarged.map(|e| e.children.clone()).unwrap_or_default(),
             cost,
             spin: self.spin,
         });
