@@ -977,11 +977,13 @@ impl State<'_, '_> {
         }
         self.match_list = None;
         self.outcome.stats.match_lists += 1;
-        // The p-slots the last list enlarged are themselves again.
+        // The p-slots the last list enlarged are themselves again. Lists
+        // are made whole (not range by range) where a p-slot may be tried
+        // with its dynamic slots.
         let multi_match = match self.pslot.as_mut() {
             Some(p) => {
                 p.enlarged.clear();
-                p.multi_match
+                p.multi_match && !p.pslots.is_empty()
             }
             None => false,
         };
