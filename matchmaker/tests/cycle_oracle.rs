@@ -377,6 +377,42 @@ fn partitionable_slot_preemption_hands_out_untaken_candidates() {
     );
 }
 
+/// The pool of `partitionable_slot_preemption` with a consumption policy:
+/// bench02 runs one job on each p-slot here, so the dynamic slots taken
+/// are slot1_2 .. slot1_5 and slot2_2 .. slot2_7 (after.txt shows them
+/// gone), each match charged
+/// what the job consumes of the enlarged p-slot (6).
+#[test]
+fn partitionable_slot_preemption_with_a_consumption_policy() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-cp");
+    let how: Vec<(&str, Vec<String>, f64)> =
+        outcome.matches.iter().map(|m| (m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.cost)).collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    assert_eq!(how, [("slot1@vm", names(1, 2..=5), 6.0), ("slot2@vm", names(2, 2..=7), 6.0)]);
+}
+
+/// A consumption policy with no cpu free and bench01's dynamic slots of
+/// 2 cpus: bench02's one-cpu jobs take slot1 and slot2 each with one
+/// dynamic slot, and what is left of enlarged slot2 after the job's cpu is
+/// carved goes back into the match list, unclaimed: the third job takes
+/// it (HTCondor's log says "preempting various_dSlot_users" there).
+#[test]
+fn partitionable_slot_preemption_carving_an_enlarged_slot() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-cp-split");
+    let how: Vec<(&str, Vec<String>, matchmaker::candidates::Claim, f64)> =
+        outcome.matches.iter().map(|m| (m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.claim, m.cost)).collect();
+    use matchmaker::candidates::Claim::{PriorityPreemption, Unclaimed};
+    let one = |s: &str| vec![s.to_string()];
+    assert_eq!(
+        how,
+        [
+            ("slot1@vm", one("slot1_1@vm"), PriorityPreemption, 1.0),
+            ("slot2@vm", one("slot2_1@vm"), PriorityPreemption, 1.0),
+            ("slot2@vm", vec![], Unclaimed, 1.0),
+        ]
+    );
+}
+
 /// The same pool with ALLOW_PSLOT_PREEMPTION = False: no 6-cpu slot, no match.
 #[test]
 fn partitionable_slot_preemption_off() {

@@ -847,7 +847,10 @@ impl State<'_, '_> {
                     budget.used += cost;
                     // A partitionable slot taken with its dynamic slots
                     // runs "various_dSlot_users": not an unclaimed match.
-                    if self.slots[candidate.slot].running.is_none() && candidate.ranks.claim == Claim::Unclaimed {
+                    if self.slots[candidate.slot].running.is_none()
+                        && candidate.ranks.claim == Claim::Unclaimed
+                        && !self.pslot.as_ref().is_some_and(|p| p.enlarged.contains_key(&candidate.slot))
+                    {
                         budget.used_unclaimed += cost;
                     }
                     *pie_left -= cost;
@@ -923,7 +926,10 @@ impl State<'_, '_> {
     /// What taking a slot costs the submitter.
     fn cost(&self, request: &ClassAd, slot: usize) -> f64 {
         if let Some(enlarged) = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot)) {
-            return enlarged.weight;
+            return match &self.slots[slot].current {
+                Some(_) => consumption::cost(request, &enlarged.ad),
+                None => enlarged.weight,
+            };
         }
         match &self.slots[slot].current {
             Some(current) => consumption::cost(request, current),
@@ -1055,6 +1061,12 @@ impl State<'_, '_> {
             for slot in carved {
                 if let Some(c) = self.candidate(&mut list, &request, JobRank::Evaluate, slot, true) {
                     list.entries.push(c);
+                } else if multi_match && !self.carved_matches(&request, slot) {
+                    // A p-slot with a consumption policy that has not what
+                    // the job consumes: tried with its dynamic slots.
+                    if let Some(c) = self.pslot_candidate(&mut list, &request, slot) {
+                        list.entries.push(c);
+                    }
                 }
             }
             if multi_match {
@@ -1462,6 +1474,18 @@ impl State<'_, '_> {
         }
     }
 
+    /// Whether carved p-slot `slot` has what the request consumes and
+    /// matches it (HTCondor's `cp_sufficient_assets` and `IsAMatch`).
+    fn carved_matches(&self, request: &ClassAd, slot: usize) -> bool {
+        let Some(current) = &self.slots[slot].current else {
+            return false;
+        };
+        let taken = consumption::of(request, current);
+        consumption::sufficient(current, &taken)
+            && classad::matching::MatchAd::new(&self.opts, &consumption::job_as_taking(request, &taken), current)
+                .symmetric_match()
+    }
+
     /// The ad a slot is offered as: a p-slot enlarged by its dynamic slots
     /// (ALLOW_PSLOT_PREEMPTION), a carved p-slot as carved so far, or the
     /// slot's ad.
@@ -1488,8 +1512,11 @@ impl State<'_, '_> {
                 only_for_startd_rank: list.only_for_startd_rank,
                 preemption_requirements: negotiator.preemption_requirements.as_ref(),
             };
-            pslot.try_slot(&trial, slot, ads, |i| slots[i].running.as_deref())?
+            let base = slots[slot].current.as_ref().unwrap_or(&ads[slot]);
+            pslot.try_slot(&trial, slot, base, ads, |i| slots[i].running.as_deref())?
         };
+        // With a consumption policy the cost is what the job consumes of it
+        // (see `cost`).
         let weight = self.accountant.slot_weight(&enlarged);
         let (children, users) = {
             let slots = &self.slots;
@@ -1551,14 +1578,16 @@ impl State<'_, '_> {
         candidate: Candidate,
     ) -> Result<f64, NegotiatorError> {
         let slot = candidate.slot;
-        // Left in place until the next list: the slot leaves the cycle, and
-        // NEGOTIATOR_DEPTH_FIRST reads what it offered.
-        let enlarged = match self.pslot.as_ref() {
-            Some(p) if candidate.ranks.claim != Claim::Unclaimed => p.enlarged.get(&slot),
-            _ => None,
-        };
-        let preempting = match (&enlarged, &self.slots[slot].current) {
-            (Some(e), _) => (!e.users.is_empty()).then(|| e.users.join(", ")),
+        // A p-slot enlarged by its dynamic slots (left in place until the
+        // next list: NEGOTIATOR_DEPTH_FIRST reads what it offered, and one
+        // with a consumption policy is carved as enlarged). Only the
+        // candidate that preempts names them: one put back into the list
+        // after a carving takes what is left of the enlarged slot.
+        let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
+        let preempts = enlarged.filter(|_| candidate.ranks.claim != Claim::Unclaimed);
+        let preempted_dynamic_slots = preempts.map(|e| e.children.clone()).unwrap_or_default();
+        let preempting = match (enlarged, &self.slots[slot].current) {
+            (Some(_), _) => preempts.and_then(|e| (!e.users.is_empty()).then(|| e.users.join(", "))),
             (None, Some(current)) => self.names.remote_user(current),
             (None, None) => self.slots[slot].running.as_deref().map(String::from),
         };
@@ -1572,7 +1601,15 @@ impl State<'_, '_> {
             _ => None,
         };
         let cost;
-        if let Some(current) = self.slots[slot].current.as_mut() {
+        // What a consumption policy carves: the slot as carved so far, or,
+        // enlarged by dynamic slots, the enlarged ad (HTCondor restores the
+        // p-slot's resources when the list is dropped, so that carving is
+        // undone then).
+        let carved = match self.pslot.as_mut().and_then(|p| p.enlarged.get_mut(&slot)) {
+            Some(e) if self.slots[slot].current.is_some() => Some(&mut e.ad),
+            _ => self.slots[slot].current.as_mut(),
+        };
+        if let Some(current) = carved {
             let taken = consumption::of(ad, current);
             cost = consumption::deduct(current, &taken);
             let mut charged = current.clone();
@@ -1584,14 +1621,14 @@ impl State<'_, '_> {
             // The carved slot goes back into the kept list if the request
             // still fits it.
             let still = {
-                let current = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+                let current = self.offer(slot);
                 let taken = consumption::of(ad, current);
                 consumption::sufficient(current, &taken)
                     && classad::matching::MatchAd::new(&self.opts, &consumption::job_as_taking(ad, &taken), current)
                         .symmetric_match()
             };
             if still {
-                let current = self.slots[slot].current.clone().unwrap_or_default();
+                let current = self.offer(slot).clone();
                 let job_rank = candidates::job_rank(&self.opts, ad, &current);
                 let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
                 if let Some(list) = self.match_list.as_mut() {
@@ -1600,6 +1637,7 @@ impl State<'_, '_> {
             }
         } else {
             // A p-slot taken with its dynamic slots is charged as enlarged.
+            let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
             let offer: &ClassAd = enlarged.map_or(&self.ads[slot], |e| &e.ad);
             cost = enlarged.map_or(self.weights[slot], |e| e.weight);
             let resource = match std::mem::take(&mut self.slots[slot].resource) {
@@ -1629,7 +1667,7 @@ impl State<'_, '_> {
             slot_index: self.order[slot] as usize,
             claim: candidate.ranks.claim,
             preempting,
-            preempted_dynamic_slots: enlarged.map(|e| e.children.clone()).unwrap_or_default(),
+            preempted_dynamic_slots,
             cost,
             spin: self.spin,
         });

@@ -59,6 +59,16 @@
 //!   p-slot with that weight); the preempted children stay charged to
 //!   their users until the startd reports them gone. The p-slot leaves the
 //!   cycle, as any matched slot without a consumption policy does.
+//! * **With a consumption policy.** A p-slot that has not what the job
+//!   consumes is enlarged in the same way (from what is left of it in this
+//!   cycle), and the enlarged ad is matched without the policy's rounding.
+//!   The submitter limit and the charge are then what the job consumes of
+//!   the enlarged slot; the consumption is carved from the enlarged ad,
+//!   and what is left of it goes back into the match list as an unclaimed
+//!   candidate (HTCondor's log names `various_dSlot_users` as preempted when
+//!   it is taken). When the list is dropped the p-slot's resources return
+//!   to what they were before it was enlarged: the carvings made through
+//!   it are forgotten, and the p-slot stays in the cycle.
 //!
 //! Here the public ads stand in for the private ones HTCondor reads the
 //! children's claim ids from: every child of a p-slot is taken to have a
@@ -183,19 +193,20 @@ impl PslotPreemption {
         }
     }
 
-    /// Tries p-slot `slot` with its children for the request (HTCondor's
-    /// `pslotMultiMatch`): the enlarged ad, the children taken (their
-    /// indices in the `Child*` lists) and how, or `None`. Children taken
-    /// are handed out for the rest of the cycle. `running` tells who runs
-    /// on a slot (by index).
+    /// Tries p-slot `slot`, whose ad is now `pslot` (carved by a
+    /// consumption policy, or as it came), with its children for the
+    /// request (HTCondor's `pslotMultiMatch`): the enlarged ad, the
+    /// children taken (their indices in the `Child*` lists) and how, or
+    /// `None`. Children taken are handed out for the rest of the cycle.
+    /// `ads` are the cycle's slots, `running` tells who runs on one.
     pub fn try_slot<'r>(
         &mut self,
         trial: &Trial<'_>,
         slot: usize,
+        pslot: &ClassAd,
         ads: &[std::sync::Arc<ClassAd>],
         running: impl Fn(usize) -> Option<&'r str>,
     ) -> Option<(ClassAd, Vec<usize>, Claim)> {
-        let pslot: &ClassAd = &ads[slot];
         let opts = trial.opts;
         let on_slot = EvalContext::new(opts).my(pslot).target(trial.request);
         let new_rank = number(&on_slot.eval_attr("Rank")).unwrap_or(0.0);
@@ -367,7 +378,7 @@ mod tests {
             preemption_requirements: Some(&always),
         };
         let running = |i: usize| (i > 0).then_some("bob@s");
-        let (enlarged, taken, claim) = state.try_slot(&trial, 0, &ads, running).expect("a candidate");
+        let (enlarged, taken, claim) = state.try_slot(&trial, 0, &ads[0], &ads, running).expect("a candidate");
         assert_eq!((taken, claim), (vec![0, 1], Claim::PriorityPreemption));
         let get = |name: &str| classad::EvalContext::new(&opts).my(&enlarged).eval_attr(name);
         // Cpus: floor(1.5) + 1 = 2, then 2 + 1 = 3; Memory: 100 + 100 = 200, then 200 + 0.5.
@@ -376,10 +387,10 @@ mod tests {
         assert_eq!(get("Gpus"), Value::Undefined);
         assert!(matches!(get("RemoteUser"), Value::Str(s) if s.as_str() == super::VARIOUS_DSLOT_USERS));
         // Only the third child is left: 1 + 1 cpus is not enough.
-        assert!(state.try_slot(&trial, 0, &ads, running).is_none());
+        assert!(state.try_slot(&trial, 0, &ads[0], &ads, running).is_none());
         // Without PREEMPTION_REQUIREMENTS equal-rank children are never taken.
         let mut fresh = PslotPreemption::new(&opts, &ads, true);
         let unset = Trial { preemption_requirements: None, ..trial };
-        assert!(fresh.try_slot(&unset, 0, &ads, running).is_none());
+        assert!(fresh.try_slot(&unset, 0, &ads[0], &ads, running).is_none());
     }
 }

@@ -32,7 +32,13 @@
 # (slot1: 2 free cpus + 2 d-slots, slot2: 4 d-slots); it takes one, and the d-slots of the other
 # candidate are handed out all the same, so bench03 finds too few left.
 #
-# Run as root: ANCHOR_DIR=<anchor scripts dir> [ANCHOR_ROOT=<chroot>] ./capture-pslot-preempt.sh [rank|handout]
+# `./capture-pslot-preempt.sh cp` makes snap-pslot-preempt-cp: the first pool and jobs with
+# CONSUMPTION_POLICY = True on the startd (knob True only). `./capture-pslot-preempt.sh cp-split`
+# makes snap-pslot-preempt-cp-split: the consumption policy, bench01 running 8 jobs of 2 cpus
+# (no cpu free), bench02 asking for 3 jobs of 1 cpu: what is left of an enlarged p-slot after
+# the job's share is carved goes back into the match list.
+#
+# Run as root: ANCHOR_DIR=<anchor scripts dir> [ANCHOR_ROOT=<chroot>] ./capture-pslot-preempt.sh [rank|handout|cp|cp-split]
 # It WIPES the pool's state (job queue, accountant) before and after, and runs a real startd
 # (ANCHOR_STARTD=1).
 set -eEuo pipefail
@@ -45,7 +51,9 @@ case "$CASE" in
 	priority) ON=${OUT:-$HERE/snap-pslot-preempt} ;;
 	rank) ON=${OUT:-$HERE/snap-pslot-preempt-rank} ;;
 	handout) ON=${OUT:-$HERE/snap-pslot-preempt-handout} ;;
-	*) echo "usage: $0 [rank|handout]" >&2; exit 2 ;;
+	cp) ON=${OUT:-$HERE/snap-pslot-preempt-cp} ;;
+	cp-split) ON=${OUT:-$HERE/snap-pslot-preempt-cp-split} ;;
+	*) echo "usage: $0 [rank|handout|cp|cp-split]" >&2; exit 2 ;;
 esac
 OFF=${OUT_OFF:-$HERE/snap-pslot-preempt-off}
 NEGLOG=$ROOT/var/lib/condor-anchor/log/NegotiatorLog
@@ -83,6 +91,7 @@ RANK = (TARGET.Owner =?= "bench03") * 10
 MAXJOBRETIREMENTTIME = ifThenElse(TARGET.Owner =?= "bench04", 600, 0)
 EOF
 	fi
+	case "$CASE" in cp*) echo "CONSUMPTION_POLICY = True" >> "$OVERRIDE";; esac
 }
 
 # one negotiation cycle, recorded into $1 with ALLOW_PSLOT_PREEMPTION = $2
@@ -168,6 +177,10 @@ if [ "$CASE" = rank ]; then
 	RUNNING="bench01 bench04"; IDLE="bench02 bench03"; N_IDLE=3
 	C condor_userprio -setfactor "bench03@$UDOMAIN" 100000 >/dev/null
 	C condor_userprio -setfactor "bench04@$UDOMAIN" 100000 >/dev/null
+elif [ "$CASE" = cp-split ]; then
+	sub bench01-running.sub 2 512 8
+	sub bench02.sub 1 512 3
+	RUNNING="bench01"; IDLE="bench02"; N_IDLE=3
 elif [ "$CASE" = handout ]; then
 	sub bench01-running.sub 1 512 14
 	sub bench02.sub 4 1024 1
@@ -182,19 +195,20 @@ else
 fi
 C condor_userprio -setfactor "bench01@$UDOMAIN" 100000 >/dev/null
 C condor_userprio -setfactor "bench02@$UDOMAIN" 1000 >/dev/null
+N_RUN=$(cat "$WORK"/*-running.sub | awk '/^queue/ {n += $2} END {print n}')
 for u in $RUNNING; do C runuser -u "$u" -- condor_submit "$WORK_IN/$u-running.sub" >/dev/null; done
-log "waiting for the 14 one-cpu jobs to run"
+log "waiting for the $N_RUN running jobs"
 for i in $(seq 1 90); do
 	r=$(count 'JobStatus == 2')
-	[ "$r" -ge 14 ] && break
+	[ "$r" -ge "$N_RUN" ] && break
 	C condor_reschedule >/dev/null; sleep 4
 done
-[ "$r" -ge 14 ] || { log "only $r jobs run"; exit 1; }
+[ "$r" -ge "$N_RUN" ] || { log "only $r jobs run"; exit 1; }
 # the collector must hold the 14 busy d-slots and p-slots whose Child* lists show them
 for i in $(seq 1 60); do
 	d=$(C condor_status -const 'DynamicSlot =?= true && State == "Claimed" && Activity == "Busy"' -af Name 2>/dev/null | wc -l)
 	k=$(C condor_status -const 'PartitionableSlot =?= true' -af 'size(ChildState)' 2>/dev/null | awk '{n += $1} END {print n+0}')
-	[ "$d" -ge 14 ] && [ "$k" -ge 14 ] && break; sleep 2
+	[ "$d" -ge "$N_RUN" ] && [ "$k" -ge "$N_RUN" ] && break; sleep 2
 done
 log "collector: $d busy dynamic slots, $k children in the p-slots' lists"
 for u in $IDLE; do C runuser -u "$u" -- condor_submit "$WORK_IN/$u.sub" >/dev/null; done
