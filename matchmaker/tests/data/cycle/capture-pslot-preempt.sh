@@ -23,14 +23,18 @@
 # startd's RANK = (TARGET.Owner =?= "bench03") * 10 and MAXJOBRETIREMENTTIME = 600 for bench04's
 # jobs. Running: bench01 10 one-cpu jobs, bench04 4 (both factor 100000). Idle: bench02 (factor
 # 1000) one 5-cpu job, bench03 (factor 100000, so PREEMPTION_REQUIREMENTS is false for it) two
-# 3-cpu jobs, which the p-slots' RANK prefers: rank preemption of several d-slots, retiring
-# d-slots passed over, and the d-slots that bench02's untaken candidate already handed out.
+# 3-cpu jobs, which the p-slots' RANK prefers: rank preemption through a p-slot, retiring
+# d-slots passed over.
 #
 # `./capture-pslot-preempt.sh handout` makes snap-pslot-preempt-handout (knob True only): bench01
 # (factor 100000) runs 14 one-cpu jobs; idle: bench02 (factor 1000) one 4-cpu job, bench03
 # (factor 1100, so it negotiates second) one 5-cpu job. bench02's candidates are both p-slots
-# (slot1: 2 free cpus + 2 d-slots, slot2: 4 d-slots); it takes one, and the d-slots of the other
-# candidate are handed out all the same, so bench03 finds too few left.
+# (the schedd placed seven jobs on each, one cpu free: each with three d-slots); it takes one,
+# and the d-slots of the other candidate are handed out all the same, so bench03 gets the other
+# p-slot with the four d-slots after them.
+#
+# Where the schedd places the running jobs is its choice: slots.ad and after.txt of each
+# snapshot show the layout it chose.
 #
 # `./capture-pslot-preempt.sh cp` makes snap-pslot-preempt-cp: the first pool and jobs with
 # CONSUMPTION_POLICY = True on the startd (knob True only). `./capture-pslot-preempt.sh cp-split`
