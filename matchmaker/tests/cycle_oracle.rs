@@ -77,6 +77,19 @@ enum Prio {
 }
 
 fn run(dir: &Path, jobs_from: &Path, config_from: &Path, prio: Prio) -> (CycleOutcome, Expected, Vec<ClassAd>) {
+    // The snapshots' schedd declined every match (fake startds), so it
+    // offered the same jobs again in the second spin.
+    run_with(dir, jobs_from, config_from, prio, true)
+}
+
+/// [`run`], `resend`: whether the schedd offers matched jobs again.
+fn run_with(
+    dir: &Path,
+    jobs_from: &Path,
+    config_from: &Path,
+    prio: Prio,
+    resend: bool,
+) -> (CycleOutcome, Expected, Vec<ClassAd>) {
     let mut snapshot = Snapshot::read(
         &file(dir, &["slots.ad", "slots.ad.gz"]),
         &file(jobs_from, &["jobs.ad.gz", "jobs.ad"]),
@@ -98,9 +111,7 @@ fn run(dir: &Path, jobs_from: &Path, config_from: &Path, prio: Prio) -> (CycleOu
         }
     }
     let mut negotiator = Negotiator::from_config(&snapshot.config).expect("negotiator config");
-    // The snapshots' schedd declined every match (fake startds), so it
-    // offered the same jobs again in the second spin.
-    negotiator.settings.resend_matched_jobs = true;
+    negotiator.settings.resend_matched_jobs = resend;
     let queues = snapshot.queues(&negotiator);
     let outcome = negotiator.cycle(&mut snapshot.accountant, &snapshot.slots, &queues, 0).expect("cycle");
     (outcome, expected(dir), snapshot.slots)
@@ -269,6 +280,145 @@ fn partitionable_slots_without_one() {
 #[test]
 fn partitionable_slots_with_claimed_dynamic_slots() {
     scenario("snap-pslot-mixed");
+}
+
+/// A scenario on a real startd: its schedd claimed what it was given, so
+/// it offers matched jobs no more, and its request of an autocluster in a
+/// later spin names the autocluster's next idle job (4.1 once 4.0 was
+/// matched) where ours keep naming the first: rejections are compared by
+/// cluster.
+fn real_scenario(name: &str) -> (CycleOutcome, Vec<ClassAd>) {
+    let dir = data(name);
+    let (outcome, expected, slots) = run_with(&dir, &dir, &dir, Prio::Before, false);
+    let cluster = |job: &str| job.split('.').next().unwrap_or_default().to_string();
+    let mut ours: BTreeMap<String, usize> = BTreeMap::new();
+    for m in &outcome.matches {
+        *ours.entry(m.submitter.clone()).or_default() += 1;
+    }
+    assert_eq!(ours, expected.per_submitter, "{name}: matches per submitter");
+    assert_eq!(outcome.matches.len(), expected.total, "{name}: matches");
+    let theirs: Vec<(String, String, String)> =
+        expected.rejections.iter().map(|(j, s, r)| (cluster(j), s.clone(), r.clone())).collect();
+    let rejections: Vec<(String, String, String)> = outcome
+        .rejections
+        .iter()
+        .map(|r| (r.job.cluster.to_string(), r.submitter.clone(), r.reason.to_string()))
+        .collect();
+    assert_eq!(rejections, theirs, "{name}: rejections");
+    check_slots(&dir, &outcome, &slots);
+    (outcome, slots)
+}
+
+/// ALLOW_PSLOT_PREEMPTION on a real startd: two p-slots of 8 cpus whose
+/// 14 one-cpu dynamic slots run bench01 (12) and bench02 (2); bench02's
+/// 6-cpu jobs fit only by preempting several of bench01's dynamic slots.
+#[test]
+fn partitionable_slot_preemption() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt");
+    let taken: BTreeMap<&str, (&[String], f64)> =
+        outcome.matches.iter().map(|m| (m.slot.as_str(), (m.preempted_dynamic_slots.as_slice(), m.cost))).collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    // slot1 has 2 cpus left and bench02's own two d-slots (passed over):
+    // bench01's slot1_3 .. slot1_6; slot2 has none left: slot2_1 .. slot2_6
+    // (what the startd then really preempted, see after.txt).
+    assert_eq!(taken["slot1@vm"], (names(1, 3..=6).as_slice(), 6.0));
+    assert_eq!(taken["slot2@vm"], (names(2, 1..=6).as_slice(), 6.0));
+    for m in &outcome.matches {
+        assert_eq!(m.claim, matchmaker::candidates::Claim::PriorityPreemption);
+        assert_eq!(m.preempting.as_deref(), Some("bench01@anchor.local"));
+    }
+}
+
+/// ALLOW_PSLOT_PREEMPTION with the startd's RANK preferring bench03 and
+/// bench04's d-slots retiring: bench02 (priority) takes slot2 with five of
+/// bench01's d-slots (slot1's two free cpus and two non-retiring children
+/// are not enough for 5); bench03 (whose priority PREEMPTION_REQUIREMENTS
+/// refuses) takes slot1 by rank with one d-slot, passing over the four
+/// retiring ones.
+#[test]
+fn partitionable_slot_preemption_by_rank() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-rank");
+    let how: Vec<(&str, &str, matchmaker::candidates::Claim, Vec<String>, f64)> = outcome
+        .matches
+        .iter()
+        .map(|m| (m.submitter.as_str(), m.slot.as_str(), m.claim, m.preempted_dynamic_slots.clone(), m.cost))
+        .collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    use matchmaker::candidates::Claim::{PriorityPreemption, RankPreemption};
+    assert_eq!(
+        how,
+        [
+            ("bench02@anchor.local", "slot2@vm", PriorityPreemption, names(2, 1..=5), 5.0),
+            ("bench03@anchor.local", "slot1@vm", RankPreemption, names(1, 5..=5), 3.0),
+        ]
+    );
+}
+
+/// ALLOW_PSLOT_PREEMPTION hands out the dynamic slots of a candidate that
+/// is not taken: bench02's 4-cpu job had both p-slots as candidates (one
+/// free cpu and three d-slots each) and took slot1; slot2_1 .. slot2_3
+/// were handed out all the same, so bench03's 5-cpu job took slot2 with
+/// slot2_4 .. slot2_7 (the startd then preempted exactly those, see
+/// after.txt).
+#[test]
+fn partitionable_slot_preemption_hands_out_untaken_candidates() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-handout");
+    let how: Vec<(&str, &str, Vec<String>, f64)> = outcome
+        .matches
+        .iter()
+        .map(|m| (m.submitter.as_str(), m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.cost))
+        .collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    assert_eq!(
+        how,
+        [
+            ("bench02@anchor.local", "slot1@vm", names(1, 1..=3), 4.0),
+            ("bench03@anchor.local", "slot2@vm", names(2, 4..=7), 5.0),
+        ]
+    );
+}
+
+/// The pool of `partitionable_slot_preemption` with a consumption policy:
+/// bench02 runs one job on each p-slot here, so the dynamic slots taken
+/// are slot1_2 .. slot1_5 and slot2_2 .. slot2_7 (after.txt shows them
+/// gone), each match charged
+/// what the job consumes of the enlarged p-slot (6).
+#[test]
+fn partitionable_slot_preemption_with_a_consumption_policy() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-cp");
+    let how: Vec<(&str, Vec<String>, f64)> =
+        outcome.matches.iter().map(|m| (m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.cost)).collect();
+    let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
+    assert_eq!(how, [("slot1@vm", names(1, 2..=5), 6.0), ("slot2@vm", names(2, 2..=7), 6.0)]);
+}
+
+/// A consumption policy with no cpu free and bench01's dynamic slots of
+/// 2 cpus: bench02's one-cpu jobs take slot1 and slot2 each with one
+/// dynamic slot, and what is left of enlarged slot2 after the job's cpu is
+/// carved goes back into the match list, unclaimed: the third job takes
+/// it (HTCondor's log says "preempting various_dSlot_users" there).
+#[test]
+fn partitionable_slot_preemption_carving_an_enlarged_slot() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-cp-split");
+    let how: Vec<(&str, Vec<String>, matchmaker::candidates::Claim, f64)> =
+        outcome.matches.iter().map(|m| (m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.claim, m.cost)).collect();
+    use matchmaker::candidates::Claim::{PriorityPreemption, Unclaimed};
+    let one = |s: &str| vec![s.to_string()];
+    assert_eq!(
+        how,
+        [
+            ("slot1@vm", one("slot1_1@vm"), PriorityPreemption, 1.0),
+            ("slot2@vm", one("slot2_1@vm"), PriorityPreemption, 1.0),
+            ("slot2@vm", vec![], Unclaimed, 1.0),
+        ]
+    );
+}
+
+/// The same pool with ALLOW_PSLOT_PREEMPTION = False: no 6-cpu slot, no match.
+#[test]
+fn partitionable_slot_preemption_off() {
+    let (outcome, _) = real_scenario("snap-pslot-preempt-off");
+    assert!(outcome.matches.is_empty());
 }
 
 #[test]

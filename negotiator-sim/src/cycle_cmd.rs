@@ -240,16 +240,23 @@ fn claim_name(claim: Claim) -> &'static str {
 pub fn to_json(outcome: &CycleOutcome) -> Value {
     let s = &outcome.stats;
     json!({
-        "matches": outcome.matches.iter().map(|m| json!({
-            "submitter": m.submitter,
-            "job": m.job.to_string(),
-            "autocluster": m.autocluster,
-            "slot": m.slot,
-            "reason": claim_name(m.claim),
-            "preempting": m.preempting,
-            "cost": m.cost,
-            "spin": m.spin,
-        })).collect::<Vec<_>>(),
+        "matches": outcome.matches.iter().map(|m| {
+            let mut row = json!({
+                "submitter": m.submitter,
+                "job": m.job.to_string(),
+                "autocluster": m.autocluster,
+                "slot": m.slot,
+                "reason": claim_name(m.claim),
+                "preempting": m.preempting,
+                "cost": m.cost,
+                "spin": m.spin,
+            });
+            // Only ALLOW_PSLOT_PREEMPTION's matches have them.
+            if !m.preempted_dynamic_slots.is_empty() {
+                row["preempted_dynamic_slots"] = json!(m.preempted_dynamic_slots);
+            }
+            row
+        }).collect::<Vec<_>>(),
         "rejections": outcome.rejections.iter().map(|r| json!({
             "submitter": r.submitter,
             "job": r.job.to_string(),
@@ -370,6 +377,13 @@ pub fn human(outcome: &CycleOutcome) -> String {
         let _ = writeln!(out, "\nMatches (spin, job, submitter, slot, how):");
         for m in &outcome.matches {
             let how = match &m.preempting {
+                // ALLOW_PSLOT_PREEMPTION: a p-slot with some of its d-slots.
+                Some(user) if !m.preempted_dynamic_slots.is_empty() => format!(
+                    "{} of {user} on {} dynamic slots ({})",
+                    claim_name(m.claim),
+                    m.preempted_dynamic_slots.len(),
+                    m.preempted_dynamic_slots.join(" ")
+                ),
                 Some(user) => format!("{} of {user}", claim_name(m.claim)),
                 None => claim_name(m.claim).to_string(),
             };

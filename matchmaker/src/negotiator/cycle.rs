@@ -15,6 +15,7 @@ use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, V
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Run, Runs};
+use super::pslot_preemption::{self, Enlarged, PslotPreemption, Trial};
 use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
 use super::SubmitterReport;
@@ -242,6 +243,8 @@ struct State<'a, 'p> {
     /// Skips over taken slots: following `free` from a slot leads to the
     /// first slot from it on that was not taken (see `next_free`).
     free: Vec<u32>,
+    /// ALLOW_PSLOT_PREEMPTION's state (`None` when the knob is off).
+    pslot: Option<Box<PslotPreemption>>,
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
@@ -396,7 +399,7 @@ fn negotiate_pool(
     negotiator: &Negotiator,
     accountant: &mut Accountant,
     opts: &EvalOptions,
-    slots: Vec<Slot>,
+    mut slots: Vec<Slot>,
     weights: Vec<f64>,
     limits: ConcurrencyLimits,
     queues: &[SubmitterQueue],
@@ -413,6 +416,16 @@ fn negotiate_pool(
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     let available = slots.iter().filter(|s| s.available).count();
+    // ALLOW_PSLOT_PREEMPTION: dynamic slots are reached through their
+    // parent only (they still count as slots of the pool).
+    let pslot = negotiator.settings.allow_pslot_preemption.then(|| {
+        for (slot, ad) in slots.iter_mut().zip(pool.ads()) {
+            if pslot_preemption::is_rolled_up_dynamic_slot(&opts, ad) {
+                slot.available = false;
+            }
+        }
+        Box::new(PslotPreemption::new(&opts, pool.ads(), negotiator.settings.consider_preemption))
+    });
     // Slots trimmed, and slots whose own Requirements no job can make
     // true, are skipped from the start.
     let free: Vec<u32> = (0..=slots.len())
@@ -460,6 +473,7 @@ fn negotiate_pool(
         submitter_names: Vec::new(),
         groups: None,
         free,
+        pslot,
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -831,7 +845,12 @@ impl State<'_, '_> {
                         left = left.map(|l| l.saturating_sub(skip));
                     }
                     budget.used += cost;
-                    if self.slots[candidate.slot].running.is_none() {
+                    // A partitionable slot taken with its dynamic slots
+                    // runs "various_dSlot_users": not an unclaimed match.
+                    if self.slots[candidate.slot].running.is_none()
+                        && candidate.ranks.claim == Claim::Unclaimed
+                        && !self.pslot.as_ref().is_some_and(|p| p.enlarged.contains_key(&candidate.slot))
+                    {
                         budget.used_unclaimed += cost;
                     }
                     *pie_left -= cost;
@@ -887,7 +906,7 @@ impl State<'_, '_> {
     /// How many of the request's jobs fit the partitionable slot just
     /// matched (NEGOTIATOR_DEPTH_FIRST).
     fn jobs_in_slot(&self, request: &ClassAd, slot: usize) -> u32 {
-        let ad = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+        let ad = self.offer(slot);
         let ctx = EvalContext::new(&self.opts).my(ad);
         let mut fit = u32::MAX;
         for (have, want) in [("Cpus", "RequestCpus"), ("Memory", "RequestMemory")] {
@@ -906,6 +925,12 @@ impl State<'_, '_> {
 
     /// What taking a slot costs the submitter.
     fn cost(&self, request: &ClassAd, slot: usize) -> f64 {
+        if let Some(enlarged) = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot)) {
+            return match &self.slots[slot].current {
+                Some(_) => consumption::cost(request, &enlarged.ad),
+                None => enlarged.weight,
+            };
+        }
         match &self.slots[slot].current {
             Some(current) => consumption::cost(request, current),
             None => self.weights[slot],
@@ -958,6 +983,16 @@ impl State<'_, '_> {
         }
         self.match_list = None;
         self.outcome.stats.match_lists += 1;
+        // The p-slots the last list enlarged are themselves again. Lists
+        // are made whole (not range by range) where a p-slot may be tried
+        // with its dynamic slots.
+        let multi_match = match self.pslot.as_mut() {
+            Some(p) => {
+                p.enlarged.clear();
+                p.multi_match && !p.pslots.is_empty()
+            }
+            None => false,
+        };
 
         let mut list = MatchList {
             submitter: who,
@@ -983,7 +1018,7 @@ impl State<'_, '_> {
             prepared: self.pool.prepare(ad).into_owned(),
             diagnostics: Diagnostics::default(),
         };
-        let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match;
+        let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match && !multi_match;
         if lazy {
             if !only_for_startd_rank {
                 list.rank = RangeRank::new(&self.opts, ad, &self.key_names);
@@ -1036,6 +1071,25 @@ impl State<'_, '_> {
             for slot in carved {
                 if let Some(c) = self.candidate(&mut list, &request, JobRank::Evaluate, slot, true) {
                     list.entries.push(c);
+                } else if multi_match && !self.carved_matches(&request, slot) {
+                    // A p-slot with a consumption policy that has not what
+                    // the job consumes: tried with its dynamic slots.
+                    if let Some(c) = self.pslot_candidate(&mut list, &request, slot) {
+                        list.entries.push(c);
+                    }
+                }
+            }
+            if multi_match {
+                // The p-slots that did not match as they are, with their
+                // dynamic slots' resources.
+                let pslots = self.pslot.as_ref().map(|p| p.pslots.clone()).unwrap_or_default();
+                for slot in pslots {
+                    let s = &self.slots[slot];
+                    if s.available && s.current.is_none() && self.found.binary_search(&slot).is_err() {
+                        if let Some(c) = self.pslot_candidate(&mut list, &request, slot) {
+                            list.entries.push(c);
+                        }
+                    }
                 }
             }
             list.request = request;
@@ -1405,7 +1459,7 @@ impl State<'_, '_> {
         };
         let mut chosen = None;
         while let Some(candidate) = self.next_candidate(&mut list) {
-            let slot_ad = self.slots[candidate.slot].current.as_ref().unwrap_or(&self.ads[candidate.slot]);
+            let slot_ad = self.offer(candidate.slot);
             if limits_with_match {
                 if let Some(name) = self.limit_with_match(ad, slot_ad) {
                     // Counted in HTCondor's global counter, which the
@@ -1429,6 +1483,74 @@ impl State<'_, '_> {
             Some(c) => Found::Slot(c),
             None => Found::None(reason(&diagnostics, &self.rejected_limits), diagnostics),
         }
+    }
+
+    /// Whether carved p-slot `slot` has what the request consumes and
+    /// matches it (HTCondor's `cp_sufficient_assets` and `IsAMatch`).
+    fn carved_matches(&self, request: &ClassAd, slot: usize) -> bool {
+        let Some(current) = &self.slots[slot].current else {
+            return false;
+        };
+        let taken = consumption::of(request, current);
+        consumption::sufficient(current, &taken)
+            && classad::matching::MatchAd::new(&self.opts, &consumption::job_as_taking(request, &taken), current)
+                .symmetric_match()
+    }
+
+    /// The ad a slot is offered as: a p-slot enlarged by its dynamic slots
+    /// (ALLOW_PSLOT_PREEMPTION), a carved p-slot as carved so far, or the
+    /// slot's ad.
+    fn offer(&self, slot: usize) -> &ClassAd {
+        if let Some(enlarged) = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot)) {
+            return &enlarged.ad;
+        }
+        self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot])
+    }
+
+    /// Whether p-slot `slot`, which does not match the list's request as it
+    /// is, does with the resources of some of its dynamic slots, and the
+    /// candidate it then is (ALLOW_PSLOT_PREEMPTION; HTCondor's
+    /// `pslotMultiMatch` and what `matchmakingAlgorithm` does after it).
+    fn pslot_candidate(&mut self, list: &mut MatchList, ad: &ClassAd, slot: usize) -> Option<Candidate> {
+        let budget = list.budget;
+        let (enlarged, taken, claim) = {
+            let State { pslot, ads, slots, opts, negotiator, submitter_names, .. } = self;
+            let pslot = pslot.as_mut()?;
+            let trial = Trial {
+                opts,
+                request: ad,
+                submitter: submitter_names.get(list.submitter).map_or("", String::as_str),
+                only_for_startd_rank: list.only_for_startd_rank,
+                preemption_requirements: negotiator.preemption_requirements.as_ref(),
+            };
+            let base = slots[slot].current.as_ref().unwrap_or(&ads[slot]);
+            pslot.try_slot(&trial, slot, base, ads, |i| slots[i].running.as_deref())?
+        };
+        // With a consumption policy the cost is what the job consumes of it
+        // (see `cost`).
+        let weight = self.accountant.slot_weight(&enlarged);
+        let (children, users) = {
+            let slots = &self.slots;
+            self.pslot.as_ref()?.describe(&self.ads[slot], &taken, |i| slots[i].running.as_deref())
+        };
+        if let Some(p) = self.pslot.as_mut() {
+            p.enlarged.insert(slot, Enlarged { ad: enlarged, children, users, weight });
+        }
+        // A rank preemption is not held to the submitter limit.
+        if claim == Claim::PriorityPreemption && !self.permits(ad, slot, budget.used, budget.limit) {
+            list.diagnostics.submitter_limit += 1;
+            return None;
+        }
+        if list.limits_with_match {
+            if let Some(name) = self.limit_with_match(ad, self.offer(slot)) {
+                list.diagnostics.concurrency = true;
+                self.rejected_limits.insert(name);
+                return None;
+            }
+        }
+        let offer = self.offer(slot);
+        let ranks = self.ranks(ad, offer, claim, candidates::job_rank(&self.opts, ad, offer));
+        Some(Candidate { slot, order: self.order[slot], ranks })
     }
 
     /// The first concurrency limit a job's `ConcurrencyLimits`, evaluated
@@ -1467,23 +1589,38 @@ impl State<'_, '_> {
         candidate: Candidate,
     ) -> Result<f64, NegotiatorError> {
         let slot = candidate.slot;
-        let preempting = match &self.slots[slot].current {
-            Some(current) => self.names.remote_user(current),
-            None => self.slots[slot].running.as_deref().map(String::from),
+        // A p-slot enlarged by its dynamic slots (left in place until the
+        // next list: NEGOTIATOR_DEPTH_FIRST reads what it offered, and one
+        // with a consumption policy is carved as enlarged). Only the
+        // candidate that preempts names them: one put back into the list
+        // after a carving takes what is left of the enlarged slot.
+        let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
+        let preempts = enlarged.filter(|_| candidate.ranks.claim != Claim::Unclaimed);
+        let preempted_dynamic_slots = preempts.map(|e| e.children.clone()).unwrap_or_default();
+        let preempting = match (enlarged, &self.slots[slot].current) {
+            (Some(_), _) => preempts.and_then(|e| (!e.users.is_empty()).then(|| e.users.join(", "))),
+            (None, Some(current)) => self.names.remote_user(current),
+            (None, None) => self.slots[slot].running.as_deref().map(String::from),
         };
         // The job's own attribute, evaluated against the slot (a job
         // without one names no limits).
-        let limits = match ad.lookup(self.names.concurrency_limits).map(|e| {
-            EvalContext::new(&self.opts)
-                .my(ad)
-                .target(self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]))
-                .eval(e)
-        }) {
+        let limits = match ad
+            .lookup(self.names.concurrency_limits)
+            .map(|e| EvalContext::new(&self.opts).my(ad).target(self.offer(slot)).eval(e))
+        {
             Some(Value::Str(list)) => Some(list.as_str().to_ascii_lowercase()),
             _ => None,
         };
         let cost;
-        if let Some(current) = self.slots[slot].current.as_mut() {
+        // What a consumption policy carves: the slot as carved so far, or,
+        // enlarged by dynamic slots, the enlarged ad (HTCondor restores the
+        // p-slot's resources when the list is dropped, so that carving is
+        // undone then).
+        let carved = match self.pslot.as_mut().and_then(|p| p.enlarged.get_mut(&slot)) {
+            Some(e) if self.slots[slot].current.is_some() => Some(&mut e.ad),
+            _ => self.slots[slot].current.as_mut(),
+        };
+        if let Some(current) = carved {
             let taken = consumption::of(ad, current);
             cost = consumption::deduct(current, &taken);
             let mut charged = current.clone();
@@ -1495,14 +1632,14 @@ impl State<'_, '_> {
             // The carved slot goes back into the kept list if the request
             // still fits it.
             let still = {
-                let current = self.slots[slot].current.as_ref().unwrap_or(&self.ads[slot]);
+                let current = self.offer(slot);
                 let taken = consumption::of(ad, current);
                 consumption::sufficient(current, &taken)
                     && classad::matching::MatchAd::new(&self.opts, &consumption::job_as_taking(ad, &taken), current)
                         .symmetric_match()
             };
             if still {
-                let current = self.slots[slot].current.clone().unwrap_or_default();
+                let current = self.offer(slot).clone();
                 let job_rank = candidates::job_rank(&self.opts, ad, &current);
                 let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
                 if let Some(list) = self.match_list.as_mut() {
@@ -1510,18 +1647,21 @@ impl State<'_, '_> {
                 }
             }
         } else {
-            cost = self.weights[slot];
+            // A p-slot taken with its dynamic slots is charged as enlarged.
+            let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
+            let offer: &ClassAd = enlarged.map_or(&self.ads[slot], |e| &e.ad);
+            cost = enlarged.map_or(self.weights[slot], |e| e.weight);
             let resource = match std::mem::take(&mut self.slots[slot].resource) {
                 known if !known.is_empty() => known,
                 _ => crate::accountant::resource_name(&self.ads[slot]),
             };
             match &limits {
                 Some(l) => {
-                    let mut charged = ClassAd::clone(&self.ads[slot]);
+                    let mut charged = ClassAd::clone(offer);
                     charged.insert(self.names.matched_concurrency_limits, l.as_str());
                     self.accountant.add_match_named(submitter, &charged, resource, self.now)?;
                 }
-                None => self.accountant.add_match_named(submitter, &self.ads[slot], resource, self.now)?,
+                None => self.accountant.add_match_named(submitter, offer, resource, self.now)?,
             }
             self.slots[slot].available = false;
             self.free[slot] = slot as u32 + 1;
@@ -1538,6 +1678,7 @@ impl State<'_, '_> {
             slot_index: self.order[slot] as usize,
             claim: candidate.ranks.claim,
             preempting,
+            preempted_dynamic_slots,
             cost,
             spin: self.spin,
         });

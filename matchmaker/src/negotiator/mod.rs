@@ -22,6 +22,13 @@
 //! how the slot is taken and `PREEMPTION_RANK`, and the sorted list is
 //! kept for the autocluster's next requests.
 //!
+//! With `ALLOW_PSLOT_PREEMPTION` ([`Settings::allow_pslot_preemption`]),
+//! dynamic slots are reached only through their partitionable slot: a
+//! p-slot too small for a job is tried with the resources of some of its
+//! dynamic slots added (read from its `Child*` lists, lowest `CurrentRank`
+//! first), and taken with them as one candidate, which the match reports
+//! in [`MatchRecord::preempted_dynamic_slots`] (see docs/negotiation.md).
+//!
 //! ```
 //! use classad::ClassAd;
 //! use matchmaker::accountant::{Accountant, AccountantConfig};
@@ -53,6 +60,7 @@ mod cycle;
 mod group_report;
 mod match_list;
 mod outcome;
+mod pslot_preemption;
 mod ranges;
 mod rank_cache;
 
@@ -105,6 +113,10 @@ pub struct Settings {
     /// are declined (pools of advertised test slots, as HTCondor's own
     /// tests and our captured snapshots use) does.
     pub resend_matched_jobs: bool,
+    /// ALLOW_PSLOT_PREEMPTION (false): a job may preempt several dynamic
+    /// slots of one partitionable slot at once; dynamic slots are then
+    /// reached only through their parent (see the module's documentation).
+    pub allow_pslot_preemption: bool,
 }
 
 impl Default for Settings {
@@ -118,6 +130,7 @@ impl Default for Settings {
             depth_first: false,
             match_working_cm_slots: false,
             resend_matched_jobs: false,
+            allow_pslot_preemption: false,
         }
     }
 }
@@ -139,6 +152,7 @@ impl Settings {
             depth_first: flag("NEGOTIATOR_DEPTH_FIRST", false)?,
             match_working_cm_slots: flag("MATCH_WORKING_CM_SLOTS", false)?,
             resend_matched_jobs: false,
+            allow_pslot_preemption: flag("ALLOW_PSLOT_PREEMPTION", false)?,
         })
     }
 }

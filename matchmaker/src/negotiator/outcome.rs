@@ -21,8 +21,13 @@ pub struct MatchRecord {
     pub slot_index: usize,
     /// How the slot is taken.
     pub claim: Claim,
-    /// Who is preempted (`None` for an unclaimed slot).
+    /// Who is preempted (`None` for an unclaimed slot; for a partitionable
+    /// slot taken with its dynamic slots, their users, comma-separated).
     pub preempting: Option<String>,
+    /// With `ALLOW_PSLOT_PREEMPTION`, the dynamic slots of the matched
+    /// partitionable slot that the match preempts, by `Name`, in the order
+    /// the negotiator took them (empty for any other match).
+    pub preempted_dynamic_slots: Vec<String>,
     /// What the match costs the submitter (slot weight).
     pub cost: f64,
     /// The pie spin it was made in (1 is the first; 0 is the floor round).

@@ -9,7 +9,8 @@ When the cycle preempted claimed slots, also writes preemptions.tsv (one row per
 slot's Rank of the new job is above the running job's startd rank, else priority."""
 import collections, gzip, os, re, sys
 d = sys.argv[1]
-m_re = re.compile(r"Matched (\S+) (\S+) <[^>]*> preempting (\S+)(?: \([^)]*\))? <[^>]*> (\S+)")
+# "preempting N dslots" when ALLOW_PSLOT_PREEMPTION took several dynamic slots of a p-slot
+m_re = re.compile(r"Matched (\S+) (\S+) <[^>]*> preempting (\d+ dslots|\S+)(?: \([^)]*\))? <[^>]*> (\S+)")
 r_re = re.compile(r"Rejected (\S+) (\S+) <[^>]*>: (.*)$")
 p_re = re.compile(r"Preempting (\S+) \(user prio=(\S+), startd rank=(\S+)\) on (\S+) "
                   r"for (\S+) \(user prio=(\S+), startd rank=(\S+)\)")
