@@ -289,6 +289,10 @@ pub(crate) struct PyCycleMatch {
     claim: &'static str,
     /// Who is preempted, if anybody.
     preempting: Option<String>,
+    /// With `ALLOW_PSLOT_PREEMPTION`, the dynamic slots of the matched
+    /// partitionable slot that the match preempts, by `Name` (empty for any
+    /// other match).
+    preempted_dynamic_slots: Vec<String>,
     /// What the match costs the submitter (the slot's weight).
     cost: f64,
     /// The pie spin (1 is the first; 0 the floor round).
@@ -317,6 +321,7 @@ impl From<&MatchRecord> for PyCycleMatch {
             slot_index: m.slot_index,
             claim: claim_name(m.claim),
             preempting: m.preempting.clone(),
+            preempted_dynamic_slots: m.preempted_dynamic_slots.clone(),
             cost: m.cost,
             spin: m.spin,
         }

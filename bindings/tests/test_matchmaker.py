@@ -261,6 +261,27 @@ def test_extension_a_cycle_with_group_quotas_gives_the_group_tree():
     assert groups["group_a"].explanation
 
 
+def test_extension_pslot_preemption_names_the_dynamic_slots():
+    # A real startd's partitionable slots, their dynamic slots running
+    # bench01's jobs; bench02's bigger jobs preempt several of them at once
+    # (ALLOW_PSLOT_PREEMPTION), as HTCondor's negotiator did: slot1 with 4
+    # dynamic slots, slot2 with 6.
+    d = snapshot("snap-pslot-preempt")
+    config = classad_rs.Config(file=os.path.join(d, "config.dump"), subsystem="NEGOTIATOR")
+    acct = classad_rs.Accountant.from_userprio(os.path.join(d, "userprio-before.ad"), config)
+    outcome = classad_rs.Negotiator(config).cycle(
+        os.path.join(d, "slots.ad"),
+        os.path.join(d, "jobs.ad.gz"),
+        acct,
+        submitters=os.path.join(d, "submitters.ad"),
+    )
+    got = {m.slot: len(m.preempted_dynamic_slots) for m in outcome.matches}
+    assert got == {"slot1@vm": 4, "slot2@vm": 6}
+    m = outcome.matches[0]
+    assert m.claim == "priority preemption" and m.submitter == "bench02@anchor.local"
+    assert all(s.startswith(m.slot.split("@")[0] + "_") for s in m.preempted_dynamic_slots)
+
+
 def test_extension_cycle_errors_are_clear():
     negotiator = classad_rs.Negotiator()
     with pytest.raises(classad_rs.ClassAdException, match="no-such-slots"):

@@ -80,6 +80,8 @@ def main() -> None:
         check(i, int)
     check(m.cost, float)
     check(m.preempting, str, type(None))
+    dslots: list[str] = m.preempted_dynamic_slots
+    check(dslots, list)
     rejections: list[classad_rs.Rejection] = outcome.rejections
     check_list(rejections, classad_rs.Rejection)
     r = rejections[0]

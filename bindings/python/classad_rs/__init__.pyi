@@ -265,6 +265,7 @@ class CycleMatch:
     slot_index: int
     claim: typing.Literal["no preemption", "rank preemption", "priority preemption"]
     preempting: Optional[str]
+    preempted_dynamic_slots: list[str]
     cost: float
     spin: int
 
