@@ -77,6 +77,9 @@ pub struct Slot {
 
 struct Host {
     startd: Startd,
+    /// The host has one partitionable slot (its claims change no other
+    /// slot's ad).
+    single_partitionable: bool,
     /// Hosts of one machine type share it (slots alike weigh the same).
     type_key: usize,
 }
@@ -211,11 +214,12 @@ impl Pool {
             .iter()
             .map(|s| s.kind == matchmaker::startd::slots::SlotKind::Partitionable)
             .collect();
+        let single_partitionable = partitionable.iter().filter(|&&p| p).count() == 1;
         for (layout, (ad, p)) in ads.into_iter().zip(partitionable).enumerate() {
             let kind = if p { SlotKind::Partitionable { host, layout } } else { SlotKind::Static };
             self.push_slot(ad, kind);
         }
-        self.hosts.push(Host { startd, type_key });
+        self.hosts.push(Host { startd, type_key, single_partitionable });
         Ok(())
     }
 
@@ -405,7 +409,17 @@ impl Pool {
             return None;
         };
         let name = self.slots[pslot].name.clone();
-        let claim = self.hosts[host].startd.claim(&name, job).ok()?;
+        // The slot's ad is the startd's own while it is not out of date,
+        // and no other partitionable slot of the host changed the host's
+        // figures (`TotalSlots`) since it was built.
+        let current =
+            self.hosts[host].single_partitionable && !self.dirty.contains(&pslot) && !self.stale.contains(&pslot);
+        let startd = &mut self.hosts[host].startd;
+        let claim = if current {
+            startd.claim_with_ad(&name, job, &self.slots[pslot].ad).ok()?
+        } else {
+            startd.claim(&name, job).ok()?
+        };
         self.dirty.insert(pslot);
         self.update_free(pslot);
         let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
