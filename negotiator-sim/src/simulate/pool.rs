@@ -75,6 +75,20 @@ pub struct Slot {
     pub retirement: Option<classad::Expr>,
 }
 
+/// What a slot's weight is computed from: its host type and resources
+/// (numbers by their bits).
+#[derive(Hash, PartialEq, Eq)]
+struct WeightKey {
+    type_key: usize,
+    kind: &'static str,
+    type_id: u32,
+    cpus: u64,
+    memory: i64,
+    disk_fraction: u64,
+    custom: Vec<(String, u64)>,
+    fractional: bool,
+}
+
 struct Host {
     startd: Startd,
     /// The host has one partitionable slot (its claims change no other
@@ -98,7 +112,7 @@ pub struct Pool {
     /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
     stale: BTreeSet<usize>,
     /// Weights of slots alike: by host type and resources.
-    weights: HashMap<(usize, String), f64>,
+    weights: HashMap<WeightKey, f64>,
     /// `MaxJobRetirementTime` of the slots being added.
     retirement: Option<classad::Expr>,
     hosts: Vec<Host>,
@@ -378,21 +392,16 @@ impl Pool {
             None => startd.layout().slots.get(layout),
         };
         let Some(slot) = slot else { return 0.0 };
-        let key = (
-            self.hosts[host].type_key,
-            format!(
-                "{:?}",
-                (
-                    slot.kind,
-                    slot.type_id,
-                    slot.cpus,
-                    slot.memory,
-                    slot.disk_fraction,
-                    &slot.custom,
-                    slot.fractional_cpus
-                )
-            ),
-        );
+        let key = WeightKey {
+            type_key: self.hosts[host].type_key,
+            kind: slot.kind.as_str(),
+            type_id: slot.type_id,
+            cpus: slot.cpus.to_bits(),
+            memory: slot.memory,
+            disk_fraction: slot.disk_fraction.to_bits(),
+            custom: slot.custom.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect(),
+            fractional: slot.fractional_cpus,
+        };
         if let Some(&w) = self.weights.get(&key) {
             return w;
         }
@@ -405,9 +414,15 @@ impl Pool {
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
     /// its index, or `None` when the job does not fit.
     pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
-        let SlotKind::Partitionable { host, .. } = self.slots[pslot].kind else {
+        let SlotKind::Partitionable { host, layout } = self.slots[pslot].kind else {
             return None;
         };
+        // A claim takes at least 1/128 of a CPU: one on a partitionable
+        // slot with less left fails, and the startd need not be asked.
+        let left = self.hosts[host].startd.layout().slots.get(layout).map_or(0.0, |s| s.cpus);
+        if left + 1e-9 < 1.0 / 128.0 {
+            return None;
+        }
         let name = self.slots[pslot].name.clone();
         // The slot's ad is the startd's own while it is not out of date,
         // and no other partitionable slot of the host changed the host's

@@ -364,8 +364,9 @@ impl Startd {
                     .collect(),
             )
         };
-        ad.insert("ChildRemoteUser", users("User"));
-        ad.insert("ChildRemoteOwner", users("User"));
+        let remote_users = users("User");
+        ad.insert("ChildRemoteUser", remote_users.clone());
+        ad.insert("ChildRemoteOwner", remote_users);
     }
 }
 

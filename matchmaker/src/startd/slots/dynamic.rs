@@ -179,7 +179,7 @@ impl Startd {
             match int("RequestVirtualMemory") {
                 Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
                 Some(_) => {}
-                None if self.config.get_bool("PROPORTIONAL_SWAP_ASSIGNMENT").unwrap_or(false) => {
+                None if knobs.proportional_swap => {
                     // the same part of the swap as of the memory
                     swap_fraction = Some(memory as f64 / totals.memory as f64);
                 }
@@ -274,11 +274,7 @@ impl Startd {
         self.layout.slots[index] = parent_after;
         let name = self.slot_name(&dslot);
         self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone() });
-        let leftovers = if self.config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS").unwrap_or(true) {
-            self.ad(&parent_name)
-        } else {
-            None
-        };
+        let leftovers = if knobs.leftovers { self.ad(&parent_name) } else { None };
         Ok(Claim { name, job: request, leftovers })
     }
 

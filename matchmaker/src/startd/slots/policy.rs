@@ -53,6 +53,10 @@ pub(crate) struct TypeKnobs {
     pub must_modify: Option<Expr>,
     /// `CONSUMPTION_POLICY` of the type (for slots that are not static).
     pub consumption_policy: bool,
+    /// `CLAIM_PARTITIONABLE_LEFTOVERS` (default true).
+    pub leftovers: bool,
+    /// `PROPORTIONAL_SWAP_ASSIGNMENT` (default false).
+    pub proportional_swap: bool,
 }
 
 /// The cache of one startd: lazily filled, shared by its clones.
@@ -127,6 +131,8 @@ impl TypeKnobs {
             classad::parse_expr(text.trim()).ok()
         };
         let consumption_policy = type_bool(config, type_id, "CONSUMPTION_POLICY", false);
-        TypeKnobs { prefix, modify, must_modify, consumption_policy }
+        let leftovers = config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS").unwrap_or(true);
+        let proportional_swap = config.get_bool("PROPORTIONAL_SWAP_ASSIGNMENT").unwrap_or(false);
+        TypeKnobs { prefix, modify, must_modify, consumption_policy, leftovers, proportional_swap }
     }
 }
