@@ -124,6 +124,9 @@ pub struct Pool {
     pub busy_weight: f64,
 }
 
+/// From this many ads to rebuild at once, they are built in parallel.
+const PARALLEL_REBUILD_FROM: usize = 16;
+
 fn options() -> EvalOptions {
     EvalOptions::new().semantics(Semantics::Old)
 }
@@ -350,35 +353,52 @@ impl Pool {
     /// weight, and the ad of those that may be offered (the others' ads
     /// wait for [`Pool::ensure_ads`]).
     pub fn sync(&mut self) {
+        let mut rebuild = Vec::new();
         for i in std::mem::take(&mut self.dirty) {
             let SlotKind::Partitionable { host, layout } = self.slots[i].kind else { continue };
             let weight = self.weight_of(host, layout, None);
             self.total_weight += weight - self.slots[i].weight;
             self.slots[i].weight = weight;
             if self.free.contains(&i) {
-                self.rebuild(i);
+                rebuild.push(i);
             } else {
                 self.stale.insert(i);
             }
         }
+        self.rebuild(&rebuild);
     }
 
     /// Rebuilds every ad that is out of date.
     pub fn ensure_ads(&mut self) {
         self.sync();
-        for i in std::mem::take(&mut self.stale) {
-            self.rebuild(i);
-        }
+        let stale: Vec<usize> = std::mem::take(&mut self.stale).into_iter().collect();
+        self.rebuild(&stale);
     }
 
-    fn rebuild(&mut self, i: usize) {
-        self.stale.remove(&i);
-        let host = match self.slots[i].kind {
-            SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
-            SlotKind::Static => return,
+    /// Rebuilds the ads of slots `slots` (in order, each once): each
+    /// startd builds its own, on as many threads as there are cores when
+    /// there are many.
+    fn rebuild(&mut self, slots: &[usize]) {
+        use rayon::prelude::*;
+        for i in slots {
+            self.stale.remove(i);
+        }
+        let build = |&i: &usize| {
+            let host = match self.slots[i].kind {
+                SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+                SlotKind::Static => return None,
+            };
+            self.hosts[host].startd.ad(&self.slots[i].name).map(Arc::new)
         };
-        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
-            self.slots[i].ad = Arc::new(ad);
+        let ads: Vec<Option<Arc<ClassAd>>> = if slots.len() >= PARALLEL_REBUILD_FROM {
+            slots.par_iter().map(build).collect()
+        } else {
+            slots.iter().map(build).collect()
+        };
+        for (&i, ad) in slots.iter().zip(ads) {
+            if let Some(ad) = ad {
+                self.slots[i].ad = ad;
+            }
         }
     }
 
