@@ -341,6 +341,51 @@ mod tests {
     }
 
     #[test]
+    fn a_claim_given_the_current_ad_is_the_claim_that_builds_it() -> Result<(), Box<dyn std::error::Error>> {
+        let text = "STARTD_DETECT_GPUS = false\nSTART = TARGET.RequestMemory < 6000 && MY.NumDynamicSlots < 3\n\
+                    STARTD_ATTRS = Team\nTeam = \"blue\"\n";
+        let (mut a, mut b) = (startd(text)?, startd(text)?);
+        let job: ClassAd = "[ RequestCpus = 2; RequestMemory = 2000; RequestDisk = 1000; User = \"u@d\" ]".parse()?;
+        for _ in 0..4 {
+            let current = b.ad("slot1@h").ok_or("no p-slot")?;
+            let (x, y) = (a.claim("slot1", &job), b.claim_with_ad("slot1", &job, &current));
+            assert_eq!(x.is_ok(), y.is_ok());
+            if let (Ok(x), Ok(y)) = (x, y) {
+                assert_eq!(x.name, y.name);
+                assert_eq!(x.job.to_string(), y.job.to_string());
+            }
+            let (ads_a, ads_b) = (a.ads(), b.ads());
+            assert_eq!(
+                ads_a.iter().map(|ad| ad.to_string()).collect::<Vec<_>>(),
+                ads_b.iter().map(|ad| ad.to_string()).collect::<Vec<_>>()
+            );
+        }
+        // START refuses a fourth dynamic slot: three claims, then none.
+        assert_eq!(a.dynamic_slots().len(), 3);
+        let p = a.ad("slot1@h").ok_or("no p-slot")?;
+        assert_eq!(p.eval_attr("Team"), Value::Str("blue".into()));
+        assert_eq!(p.eval_attr("Cpus"), Value::Int(2));
+        Ok(())
+    }
+
+    #[test]
+    fn ads_built_again_are_the_same_and_keep_their_warnings() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd("STARTD_DETECT_GPUS = false\nSTARTD_ATTRS = Broken, Gone\nBroken = 1 +\nGone =\n")?;
+        let first: Vec<String> = s.ads().iter().map(|ad| ad.to_string()).collect();
+        let warnings = s.warnings().to_vec();
+        assert!(warnings.iter().any(|w| w.contains("Broken")), "{warnings:?}");
+        let again: Vec<String> = s.ads().iter().map(|ad| ad.to_string()).collect();
+        assert_eq!(first, again);
+        assert_eq!(s.warnings(), warnings.as_slice());
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 100; RequestDisk = 1 ]".parse()?;
+        let c = s.claim("slot1", &job)?;
+        let d = s.ad(&c.name).ok_or("no d-slot")?;
+        assert!(d.lookup("Broken").is_none() && d.lookup("Gone").is_none());
+        assert_eq!(d.eval_attr("DynamicSlot"), Value::Bool(true));
+        Ok(())
+    }
+
+    #[test]
     fn proportional_swap() -> Result<(), Box<dyn std::error::Error>> {
         let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, swap: 1_600_000, ..Machine::default() };
         let config = Config::parse_str("STARTD_DETECT_GPUS = false\nPROPORTIONAL_SWAP_ASSIGNMENT = true\n", "t.conf")?;
