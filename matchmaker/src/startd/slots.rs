@@ -40,6 +40,7 @@ mod error;
 mod layout;
 mod machine;
 mod node;
+mod policy;
 mod resources;
 mod share;
 

@@ -75,8 +75,25 @@ pub struct Slot {
     pub retirement: Option<classad::Expr>,
 }
 
+/// What a slot's weight is computed from: its host type and resources
+/// (numbers by their bits).
+#[derive(Hash, PartialEq, Eq)]
+struct WeightKey {
+    type_key: usize,
+    kind: &'static str,
+    type_id: u32,
+    cpus: u64,
+    memory: i64,
+    disk_fraction: u64,
+    custom: Vec<(String, u64)>,
+    fractional: bool,
+}
+
 struct Host {
     startd: Startd,
+    /// The host has one partitionable slot (its claims change no other
+    /// slot's ad).
+    single_partitionable: bool,
     /// Hosts of one machine type share it (slots alike weigh the same).
     type_key: usize,
 }
@@ -95,7 +112,7 @@ pub struct Pool {
     /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
     stale: BTreeSet<usize>,
     /// Weights of slots alike: by host type and resources.
-    weights: HashMap<(usize, String), f64>,
+    weights: HashMap<WeightKey, f64>,
     /// `MaxJobRetirementTime` of the slots being added.
     retirement: Option<classad::Expr>,
     hosts: Vec<Host>,
@@ -106,6 +123,9 @@ pub struct Pool {
     /// The weight of the claimed slots.
     pub busy_weight: f64,
 }
+
+/// From this many ads to rebuild at once, they are built in parallel.
+const PARALLEL_REBUILD_FROM: usize = 16;
 
 fn options() -> EvalOptions {
     EvalOptions::new().semantics(Semantics::Old)
@@ -209,11 +229,12 @@ impl Pool {
             .iter()
             .map(|s| s.kind == matchmaker::startd::slots::SlotKind::Partitionable)
             .collect();
+        let single_partitionable = partitionable.iter().filter(|&&p| p).count() == 1;
         for (layout, (ad, p)) in ads.into_iter().zip(partitionable).enumerate() {
             let kind = if p { SlotKind::Partitionable { host, layout } } else { SlotKind::Static };
             self.push_slot(ad, kind);
         }
-        self.hosts.push(Host { startd, type_key });
+        self.hosts.push(Host { startd, type_key, single_partitionable });
         Ok(())
     }
 
@@ -330,35 +351,52 @@ impl Pool {
     /// weight, and the ad of those that may be offered (the others' ads
     /// wait for [`Pool::ensure_ads`]).
     pub fn sync(&mut self) {
+        let mut rebuild = Vec::new();
         for i in std::mem::take(&mut self.dirty) {
             let SlotKind::Partitionable { host, layout } = self.slots[i].kind else { continue };
             let weight = self.weight_of(host, layout, None);
             self.total_weight += weight - self.slots[i].weight;
             self.slots[i].weight = weight;
             if self.free.contains(&i) {
-                self.rebuild(i);
+                rebuild.push(i);
             } else {
                 self.stale.insert(i);
             }
         }
+        self.rebuild(&rebuild);
     }
 
     /// Rebuilds every ad that is out of date.
     pub fn ensure_ads(&mut self) {
         self.sync();
-        for i in std::mem::take(&mut self.stale) {
-            self.rebuild(i);
-        }
+        let stale: Vec<usize> = std::mem::take(&mut self.stale).into_iter().collect();
+        self.rebuild(&stale);
     }
 
-    fn rebuild(&mut self, i: usize) {
-        self.stale.remove(&i);
-        let host = match self.slots[i].kind {
-            SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
-            SlotKind::Static => return,
+    /// Rebuilds the ads of slots `slots` (in order, each once): each
+    /// startd builds its own, on as many threads as there are cores when
+    /// there are many.
+    fn rebuild(&mut self, slots: &[usize]) {
+        use rayon::prelude::*;
+        for i in slots {
+            self.stale.remove(i);
+        }
+        let build = |&i: &usize| {
+            let host = match self.slots[i].kind {
+                SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+                SlotKind::Static => return None,
+            };
+            self.hosts[host].startd.ad(&self.slots[i].name).map(Arc::new)
         };
-        if let Some(ad) = self.hosts[host].startd.ad(&self.slots[i].name) {
-            self.slots[i].ad = Arc::new(ad);
+        let ads: Vec<Option<Arc<ClassAd>>> = if slots.len() >= PARALLEL_REBUILD_FROM {
+            slots.par_iter().map(build).collect()
+        } else {
+            slots.iter().map(build).collect()
+        };
+        for (&i, ad) in slots.iter().zip(ads) {
+            if let Some(ad) = ad {
+                self.slots[i].ad = ad;
+            }
         }
     }
 
@@ -372,21 +410,16 @@ impl Pool {
             None => startd.layout().slots.get(layout),
         };
         let Some(slot) = slot else { return 0.0 };
-        let key = (
-            self.hosts[host].type_key,
-            format!(
-                "{:?}",
-                (
-                    slot.kind,
-                    slot.type_id,
-                    slot.cpus,
-                    slot.memory,
-                    slot.disk_fraction,
-                    &slot.custom,
-                    slot.fractional_cpus
-                )
-            ),
-        );
+        let key = WeightKey {
+            type_key: self.hosts[host].type_key,
+            kind: slot.kind.as_str(),
+            type_id: slot.type_id,
+            cpus: slot.cpus.to_bits(),
+            memory: slot.memory,
+            disk_fraction: slot.disk_fraction.to_bits(),
+            custom: slot.custom.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect(),
+            fractional: slot.fractional_cpus,
+        };
         if let Some(&w) = self.weights.get(&key) {
             return w;
         }
@@ -399,11 +432,27 @@ impl Pool {
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
     /// its index, or `None` when the job does not fit.
     pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
-        let SlotKind::Partitionable { host, .. } = self.slots[pslot].kind else {
+        let SlotKind::Partitionable { host, layout } = self.slots[pslot].kind else {
             return None;
         };
+        // A claim takes at least 1/128 of a CPU: one on a partitionable
+        // slot with less left fails, and the startd need not be asked.
+        let left = self.hosts[host].startd.layout().slots.get(layout).map_or(0.0, |s| s.cpus);
+        if left + 1e-9 < 1.0 / 128.0 {
+            return None;
+        }
         let name = self.slots[pslot].name.clone();
-        let claim = self.hosts[host].startd.claim(&name, job).ok()?;
+        // The slot's ad is the startd's own while it is not out of date,
+        // and no other partitionable slot of the host changed the host's
+        // figures (`TotalSlots`) since it was built.
+        let current =
+            self.hosts[host].single_partitionable && !self.dirty.contains(&pslot) && !self.stale.contains(&pslot);
+        let startd = &mut self.hosts[host].startd;
+        let claim = if current {
+            startd.claim_with_ad(&name, job, &self.slots[pslot].ad).ok()?
+        } else {
+            startd.claim(&name, job).ok()?
+        };
         self.dirty.insert(pslot);
         self.update_free(pslot);
         let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;

@@ -22,8 +22,11 @@
 
 use classad::{ClassAd, Expr, Value};
 
+use std::sync::Arc;
+
 use super::layout::{advertise_cpus, type_bool, type_param};
 use super::node::{DynamicSlot, Startd};
+use super::policy::{PolicyStep, SlotPolicy};
 use super::{Slot, SlotKind};
 
 /// `WithinResourceLimits` without a consumption policy; `full` is the
@@ -90,7 +93,7 @@ impl Startd {
     /// Whether slots of `type_id` have a consumption policy
     /// (`CONSUMPTION_POLICY`, per type).
     pub(crate) fn has_consumption_policy(&self, slot: &Slot) -> bool {
-        slot.kind != SlotKind::Static && type_bool(&self.config, slot.type_id, "CONSUMPTION_POLICY", false)
+        slot.kind != SlotKind::Static && self.policies.knobs(&self.config, slot.type_id).consumption_policy
     }
 
     fn expr_or(&self, text: &str, warnings: &mut Vec<String>, what: &str) -> Option<Expr> {
@@ -208,14 +211,42 @@ impl Startd {
             }
         }
 
-        // Policy.
+        // Policy: read from the configuration once per slot id and kind.
+        let policy = match self.policies.slot_entry(&self.layout, slot) {
+            Some(cell) => cell.get_or_init(|| Arc::new(self.read_policy(slot))).clone(),
+            None => Arc::new(self.read_policy(slot)),
+        };
+        for step in &policy.steps {
+            match step {
+                PolicyStep::Insert(name, e) => {
+                    ad.insert(name.as_str(), e.clone());
+                }
+                PolicyStep::Remove(name) => {
+                    ad.remove(name.as_str());
+                }
+                PolicyStep::NumClaims(claims) => {
+                    ad.insert("NumClaims", claims.unwrap_or(slot.total_cpus.ceil() as i64));
+                }
+            }
+        }
+        warnings.extend(policy.warnings.iter().cloned());
+        ad
+    }
+
+    /// The policy part of the ad of `slot` (see [`SlotPolicy`]), read from
+    /// the configuration.
+    fn read_policy(&self, slot: &Slot) -> SlotPolicy {
+        let totals = &self.layout.totals;
+        let custom: Vec<String> = totals.custom.iter().map(|c| c.name.clone()).collect();
+        let mut steps = Vec::new();
+        let mut warnings = Vec::new();
         let start = type_param(&self.config, slot.type_id, "START").unwrap_or_else(|| "true".into());
-        if let Some(e) = self.expr_or(&start, warnings, "START") {
-            ad.insert("Start", e);
+        if let Some(e) = self.expr_or(&start, &mut warnings, "START") {
+            steps.push(PolicyStep::Insert("Start".into(), e));
         }
         let requirements = if slot.kind == SlotKind::Static { "START" } else { "START && (WithinResourceLimits)" };
-        if let Some(e) = self.expr_or(requirements, warnings, "Requirements") {
-            ad.insert("Requirements", e);
+        if let Some(e) = self.expr_or(requirements, &mut warnings, "Requirements") {
+            steps.push(PolicyStep::Insert("Requirements".into(), e));
         }
         let cp = self.has_consumption_policy(slot);
         if slot.kind != SlotKind::Static {
@@ -227,31 +258,31 @@ impl Startd {
                     type_bool(&self.config, slot.type_id, "STARTD_JOB_HAS_REQUEST_ATTRS", false),
                 ),
             };
-            if let Some(e) = self.expr_or(&wrl, warnings, "WithinResourceLimits") {
-                ad.insert("WithinResourceLimits", e);
+            if let Some(e) = self.expr_or(&wrl, &mut warnings, "WithinResourceLimits") {
+                steps.push(PolicyStep::Insert("WithinResourceLimits".into(), e));
             }
         }
         match type_param(&self.config, slot.type_id, "RANK").filter(|r| !r.trim().is_empty()) {
             Some(r) => {
-                if let Some(e) = self.expr_or(&r, warnings, "RANK") {
-                    ad.insert("Rank", e);
+                if let Some(e) = self.expr_or(&r, &mut warnings, "RANK") {
+                    steps.push(PolicyStep::Insert("Rank".into(), e));
                 }
             }
             None => {
-                ad.insert("Rank", 0.0);
+                steps.push(PolicyStep::Insert("Rank".into(), 0.0.into()));
             }
         }
         let weight = type_param(&self.config, slot.type_id, "SLOT_WEIGHT")
             .filter(|w| !w.trim().is_empty())
             .unwrap_or_else(|| "Cpus".into());
-        if let Some(e) = self.expr_or(&weight, warnings, "SLOT_WEIGHT") {
-            ad.insert("SlotWeight", e);
+        if let Some(e) = self.expr_or(&weight, &mut warnings, "SLOT_WEIGHT") {
+            steps.push(PolicyStep::Insert("SlotWeight".into(), e));
         }
         if let Some(v) =
             type_param(&self.config, slot.type_id, "MACHINE_MAX_VACATE_TIME").filter(|v| !v.trim().is_empty())
         {
-            if let Some(e) = self.expr_or(&v, warnings, "MACHINE_MAX_VACATE_TIME") {
-                ad.insert("MachineMaxVacateTime", e);
+            if let Some(e) = self.expr_or(&v, &mut warnings, "MACHINE_MAX_VACATE_TIME") {
+                steps.push(PolicyStep::Insert("MachineMaxVacateTime".into(), e));
             }
         }
         if cp {
@@ -264,16 +295,14 @@ impl Startd {
                     .unwrap_or_else(|| {
                         format!("ifthenelse(target.Request{asset} =?= undefined, 0, target.Request{asset})")
                     });
-                if let Some(e) = self.expr_or(&text, warnings, &format!("CONSUMPTION_{asset}")) {
-                    ad.insert(format!("Consumption{asset}").as_str(), e);
+                if let Some(e) = self.expr_or(&text, &mut warnings, &format!("CONSUMPTION_{asset}")) {
+                    steps.push(PolicyStep::Insert(format!("Consumption{asset}"), e));
                 }
             }
             if slot.kind == SlotKind::Partitionable {
-                let default = slot.total_cpus.ceil() as i64;
-                let claims = type_param(&self.config, slot.type_id, "NUM_CLAIMS")
-                    .and_then(|v| v.trim().parse::<i64>().ok())
-                    .unwrap_or(default);
-                ad.insert("NumClaims", claims);
+                let claims =
+                    type_param(&self.config, slot.type_id, "NUM_CLAIMS").and_then(|v| v.trim().parse::<i64>().ok());
+                steps.push(PolicyStep::NumClaims(claims));
             }
         }
 
@@ -298,14 +327,14 @@ impl Startd {
                 .or_else(|| type_param(&self.config, slot.type_id, &attr));
             let Some(value) = value else { continue };
             if value.trim().is_empty() {
-                ad.remove(attr.as_str());
+                steps.push(PolicyStep::Remove(attr.clone()));
                 continue;
             }
-            if let Some(e) = self.expr_or(value.trim(), warnings, &attr) {
-                ad.insert(attr.as_str(), e);
+            if let Some(e) = self.expr_or(value.trim(), &mut warnings, &attr) {
+                steps.push(PolicyStep::Insert(attr, e));
             }
         }
-        ad
+        SlotPolicy { steps, warnings }
     }
 
     fn child_lists(&self, ad: &mut ClassAd, children: &[&DynamicSlot], custom: &[String]) {
@@ -335,8 +364,9 @@ impl Startd {
                     .collect(),
             )
         };
-        ad.insert("ChildRemoteUser", users("User"));
-        ad.insert("ChildRemoteOwner", users("User"));
+        let remote_users = users("User");
+        ad.insert("ChildRemoteUser", remote_users.clone());
+        ad.insert("ChildRemoteOwner", remote_users);
     }
 }
 

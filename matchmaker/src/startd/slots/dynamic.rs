@@ -28,7 +28,6 @@
 
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
 
-use super::layout::type_param;
 use super::node::{DynamicSlot, Startd};
 use super::{Slot, SlotError, SlotKind};
 use crate::consumption;
@@ -69,40 +68,69 @@ impl Startd {
     /// partitionable, its `Requirements` refuse the job, a request is
     /// missing, or the slot has not enough left.
     pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<Claim, SlotError> {
+        self.claim_given(slot, job, None)
+    }
+
+    /// As [`claim`](Startd::claim), given the partitionable slot's ad as
+    /// [`ad`](Startd::ad) would give it now, which the startd then need not
+    /// build again (a caller that keeps the ad of each slot up to date, as
+    /// a simulation does, saves that work). An ad that is not the slot's
+    /// current one gives the claim a wrong view of the slot.
+    ///
+    /// ```
+    /// use classad::Value;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let current = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let job: classad::ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// let claim = startd.claim_with_ad("slot1@n1", &job, &current)?;
+    /// assert_eq!(claim.name, "slot1_1@n1");
+    /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn claim_with_ad(&mut self, slot: &str, job: &ClassAd, current: &ClassAd) -> Result<Claim, SlotError> {
+        self.claim_given(slot, job, Some(current))
+    }
+
+    fn claim_given(&mut self, slot: &str, job: &ClassAd, current: Option<&ClassAd>) -> Result<Claim, SlotError> {
         let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
         let parent = self.layout.slots[index].clone();
         let parent_name = self.slot_name(&parent);
         if parent.kind != SlotKind::Partitionable {
             return Err(SlotError::NotPartitionable(parent_name));
         }
-        let parent_ad = self.ad(&parent_name).ok_or_else(|| SlotError::NoSuchSlot(parent_name.clone()))?;
+        let built;
+        let parent_ad = match current {
+            Some(ad) => ad,
+            None => {
+                built = self.ad(&parent_name).ok_or_else(|| SlotError::NoSuchSlot(parent_name.clone()))?;
+                &built
+            }
+        };
         let totals = self.layout.totals.clone();
         let does_not_fit = |reason: String| SlotError::RequestDoesNotFit { slot: parent_name.clone(), reason };
 
         // 1-2: round the requests; keep the rounding only if it still matches.
         let mut modified = job.clone();
         let opts = options();
-        for attr in ["RequestCpus", "RequestDisk", "RequestMemory"] {
-            let knob = format!("MODIFY_REQUEST_EXPR_{}", attr.to_ascii_uppercase());
-            let Some(text) = type_param(&self.config, parent.type_id, &knob).filter(|t| !t.trim().is_empty()) else {
-                continue;
-            };
-            let Ok(expr) = classad::parse_expr(text.trim()) else { continue };
-            let value = EvalContext::new(&opts).my(&modified).target(&parent_ad).eval(&expr);
+        let knobs = self.policies.knobs(&self.config, parent.type_id);
+        for (attr, expr) in &knobs.modify {
+            let value = EvalContext::new(&opts).my(&modified).target(parent_ad).eval(expr);
             if let Value::Int(v) = value {
-                modified.insert(attr, v);
+                modified.insert(*attr, v);
             }
         }
-        let must_modify = {
-            let text = self.config.lookup("MUST_MODIFY_REQUEST_EXPRS").map(|l| l.value).unwrap_or_default();
-            classad::parse_expr(text.trim())
-                .ok()
-                .map(|e| EvalContext::new(&opts).my(&modified).target(&parent_ad).eval(&e))
-                .is_some_and(|v| matches!(v, Value::Bool(true)))
-        };
-        let request = if Self::requirements_accept(&parent_ad, &modified) {
+        let must_modify = knobs
+            .must_modify
+            .as_ref()
+            .map(|e| EvalContext::new(&opts).my(&modified).target(parent_ad).eval(e))
+            .is_some_and(|v| matches!(v, Value::Bool(true)));
+        let request = if Self::requirements_accept(parent_ad, &modified) {
             modified
-        } else if !must_modify && Self::requirements_accept(&parent_ad, job) {
+        } else if !must_modify && Self::requirements_accept(parent_ad, job) {
             job.clone()
         } else {
             return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
@@ -118,8 +146,8 @@ impl Startd {
         let mut swap_fraction: Option<f64> = Some(0.0);
         let mut custom: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
         let mut fractional = false;
-        if self.has_consumption_policy(&parent) && consumption::has_policy(&parent_ad) {
-            let taken = consumption::of(&request, &parent_ad);
+        if self.has_consumption_policy(&parent) && consumption::has_policy(parent_ad) {
+            let taken = consumption::of(&request, parent_ad);
             cpus = 0.0;
             memory = 0;
             let mut disk = 0.0;
@@ -140,7 +168,7 @@ impl Startd {
             }
             disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
         } else {
-            let ctx = EvalContext::new(&opts).my(&request).target(&parent_ad);
+            let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
             let int = |attr: &str| {
                 eval_number(&ctx, &format!("_condor_{attr}")).or_else(|| eval_number(&ctx, attr)).map(|v| v.trunc())
             };
@@ -151,7 +179,7 @@ impl Startd {
             match int("RequestVirtualMemory") {
                 Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
                 Some(_) => {}
-                None if self.config.get_bool("PROPORTIONAL_SWAP_ASSIGNMENT").unwrap_or(false) => {
+                None if knobs.proportional_swap => {
                     // the same part of the swap as of the memory
                     swap_fraction = Some(memory as f64 / totals.memory as f64);
                 }
@@ -246,11 +274,7 @@ impl Startd {
         self.layout.slots[index] = parent_after;
         let name = self.slot_name(&dslot);
         self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone() });
-        let leftovers = if self.config.get_bool("CLAIM_PARTITIONABLE_LEFTOVERS").unwrap_or(true) {
-            self.ad(&parent_name)
-        } else {
-            None
-        };
+        let leftovers = if knobs.leftovers { self.ad(&parent_name) } else { None };
         Ok(Claim { name, job: request, leftovers })
     }
 
@@ -313,6 +337,51 @@ mod tests {
         assert_eq!(p.eval_attr("Memory"), Value::Int(16384 - 1024));
         assert_eq!(p.eval_attr("NumDynamicSlots"), Value::Int(1));
         assert!(c.leftovers.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn a_claim_given_the_current_ad_is_the_claim_that_builds_it() -> Result<(), Box<dyn std::error::Error>> {
+        let text = "STARTD_DETECT_GPUS = false\nSTART = TARGET.RequestMemory < 6000 && MY.NumDynamicSlots < 3\n\
+                    STARTD_ATTRS = Team\nTeam = \"blue\"\n";
+        let (mut a, mut b) = (startd(text)?, startd(text)?);
+        let job: ClassAd = "[ RequestCpus = 2; RequestMemory = 2000; RequestDisk = 1000; User = \"u@d\" ]".parse()?;
+        for _ in 0..4 {
+            let current = b.ad("slot1@h").ok_or("no p-slot")?;
+            let (x, y) = (a.claim("slot1", &job), b.claim_with_ad("slot1", &job, &current));
+            assert_eq!(x.is_ok(), y.is_ok());
+            if let (Ok(x), Ok(y)) = (x, y) {
+                assert_eq!(x.name, y.name);
+                assert_eq!(x.job.to_string(), y.job.to_string());
+            }
+            let (ads_a, ads_b) = (a.ads(), b.ads());
+            assert_eq!(
+                ads_a.iter().map(|ad| ad.to_string()).collect::<Vec<_>>(),
+                ads_b.iter().map(|ad| ad.to_string()).collect::<Vec<_>>()
+            );
+        }
+        // START refuses a fourth dynamic slot: three claims, then none.
+        assert_eq!(a.dynamic_slots().len(), 3);
+        let p = a.ad("slot1@h").ok_or("no p-slot")?;
+        assert_eq!(p.eval_attr("Team"), Value::Str("blue".into()));
+        assert_eq!(p.eval_attr("Cpus"), Value::Int(2));
+        Ok(())
+    }
+
+    #[test]
+    fn ads_built_again_are_the_same_and_keep_their_warnings() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd("STARTD_DETECT_GPUS = false\nSTARTD_ATTRS = Broken, Gone\nBroken = 1 +\nGone =\n")?;
+        let first: Vec<String> = s.ads().iter().map(|ad| ad.to_string()).collect();
+        let warnings = s.warnings().to_vec();
+        assert!(warnings.iter().any(|w| w.contains("Broken")), "{warnings:?}");
+        let again: Vec<String> = s.ads().iter().map(|ad| ad.to_string()).collect();
+        assert_eq!(first, again);
+        assert_eq!(s.warnings(), warnings.as_slice());
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 100; RequestDisk = 1 ]".parse()?;
+        let c = s.claim("slot1", &job)?;
+        let d = s.ad(&c.name).ok_or("no d-slot")?;
+        assert!(d.lookup("Broken").is_none() && d.lookup("Gone").is_none());
+        assert_eq!(d.eval_attr("DynamicSlot"), Value::Bool(true));
         Ok(())
     }
 

@@ -28,6 +28,7 @@
 use classad::ClassAd;
 
 use super::layout::Layout;
+use super::policy::Policies;
 use super::resources::with_detected;
 use super::{Machine, Slot, SlotError, SlotKind};
 use crate::config::Config;
@@ -51,6 +52,8 @@ pub struct Startd {
     pub(crate) dynamic: Vec<DynamicSlot>,
     pub(crate) host: String,
     pub(crate) warnings: Vec<String>,
+    /// What the configuration says of the slots, read once.
+    pub(crate) policies: Policies,
 }
 
 impl Startd {
@@ -63,7 +66,8 @@ impl Startd {
             Some(n) => format!("{}@{}", n.trim(), machine.name),
             None => machine.name.clone(),
         };
-        let mut startd = Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new() };
+        let policies = Policies::new(&layout);
+        let mut startd = Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new(), policies };
         // Report unparsable STARTD_ATTRS values once.
         startd.ads();
         Ok(startd)
@@ -94,17 +98,12 @@ impl Startd {
     /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
     pub fn slot_name(&self, slot: &Slot) -> String {
-        let prefix = self
-            .config
-            .lookup(&format!("SLOT_TYPE_{}_NAME_PREFIX", slot.type_id))
-            .map(|l| l.value)
-            .or_else(|| self.config.lookup("STARTD_RESOURCE_PREFIX").map(|l| l.value))
-            .filter(|p| !p.trim().is_empty())
-            .unwrap_or_else(|| "slot".to_string());
+        let knobs = self.policies.knobs(&self.config, slot.type_id);
+        let prefix = &knobs.prefix;
         if slot.kind == SlotKind::Dynamic {
-            format!("{}{}_{}@{}", prefix.trim(), slot.id, slot.sub_id, self.host)
+            format!("{}{}_{}@{}", prefix, slot.id, slot.sub_id, self.host)
         } else {
-            format!("{}{}@{}", prefix.trim(), slot.id, self.host)
+            format!("{}{}@{}", prefix, slot.id, self.host)
         }
     }
 
