@@ -480,3 +480,10 @@ fn a_claim_activated_after_the_owner_came_back_is_refused() {
         (&[1740][..], &[0][..], &[0][..])
     );
 }
+
+#[test]
+fn a_job_suspended_at_the_end_counts_its_suspension_so_far() {
+    let r = Simulation::new(&desktop("4m", "0")).expect("builds").run(Some(7500), &mut |_| {}).expect("runs");
+    let jobs = r.table("jobs").expect("jobs");
+    assert_eq!((ints(jobs, "suspended"), ints(jobs, "suspensions")), (&[300][..], &[1][..]));
+}

@@ -204,6 +204,7 @@ pub struct Execute {
     machines: HashMap<String, usize>,
     machine_kind: Vec<usize>,
     owners: Vec<Option<OwnerActivity>>,
+    has_owners: bool,
     watched: HashMap<usize, Watched>,
     next_serial: u32,
     jobs: Vec<JobFigures>,
@@ -258,6 +259,7 @@ impl Execute {
             kinds,
             machines,
             machine_kind,
+            has_owners: owners.iter().any(Option::is_some),
             owners,
             watched: HashMap::new(),
             next_serial: 0,
@@ -271,7 +273,7 @@ impl Execute {
     /// Whether some machine has an owner model (so that slots' `START`
     /// may change with time alone).
     pub fn has_owners(&self) -> bool {
-        self.owners.iter().any(Option::is_some)
+        self.has_owners
     }
 
     fn machine_of(&self, slot_name: &str) -> Option<usize> {
@@ -502,20 +504,23 @@ impl Execute {
         self.watched.get(&slot).is_some_and(|w| w.suspended_since.is_some() || w.exit_at.is_some())
     }
 
-    /// Job `job`'s figures so far.
+    /// Job `job`'s figures so far (its suspended time without a
+    /// suspension still going on).
     pub fn job(&self, job: usize) -> JobFigures {
         self.jobs.get(job).copied().unwrap_or_default()
     }
 
-    /// Job `job`'s suspended time, including a suspension still going on
-    /// at `now` on slot `slot`.
-    pub fn suspended_at(&self, job: usize, slot: Option<usize>, now: i64) -> i64 {
+    /// Job `job`'s figures at `now`, counting a suspension still going on
+    /// on slot `slot` (the one it holds).
+    pub fn job_at(&self, job: usize, slot: Option<usize>, now: i64) -> JobFigures {
         let open = slot
             .and_then(|s| self.watched.get(&s))
             .filter(|w| w.job == job)
             .and_then(|w| w.suspended_since)
-            .map_or(0, |since| now - since);
-        self.job(job).suspended + open
+            .map_or(0, |since| (now - since).max(0));
+        let mut f = self.job(job);
+        f.suspended += open;
+        f
     }
 
     /// Jobs suspended now, and the vacates and kills since the last call.

@@ -1040,7 +1040,7 @@ impl Simulation {
             self;
         let mut rows = jobs.iter().enumerate().map(|(k, j)| {
             let mut row = job_row(j, &submitters, &slot_names, until);
-            row.execute = execute.as_ref().map(|e| e.job(k));
+            row.execute = execute.as_ref().map(|e| e.job_at(k, j.slot, until));
             row
         });
         let mut results = recorder.finish(&mut rows, cycles, full_cycles, events);
@@ -1053,7 +1053,7 @@ impl Simulation {
     fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
         let mut rows = self.jobs.iter().enumerate().map(|(k, j)| {
             let mut row = job_row(j, &self.submitters, &self.slot_names, self.until);
-            row.execute = self.execute.as_ref().map(|e| e.job(k));
+            row.execute = self.execute.as_ref().map(|e| e.job_at(k, j.slot, self.queue.now()));
             row
         });
         f(&mut rows)
