@@ -581,3 +581,46 @@ fn insert_owner(ad: &mut ClassAd, owner: OwnerState, condor: f64) {
     ad.insert("TotalLoadAvg", owner.load + condor);
     ad.insert("TotalCondorLoadAvg", condor);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(text: &str) -> Policy {
+        Policy::parse_str(text, "test.conf").expect("a policy")
+    }
+
+    #[test]
+    fn only_policies_that_suspend_or_preempt_can_act() {
+        assert!(!can_act(&policy("")), "HTCondor's defaults never suspend nor preempt");
+        assert!(!can_act(&policy("use POLICY : ALWAYS_RUN_JOBS")));
+        assert!(!can_act(&policy("START = KeyboardIdle > 900\nRANK = TARGET.KFlops")));
+        assert!(can_act(&policy("use POLICY : DESKTOP")));
+        assert!(can_act(&policy("use POLICY : UWCS_DESKTOP")));
+        assert!(can_act(&policy("use POLICY : LIMIT_JOB_RUNTIMES(3600)")));
+        assert!(can_act(&policy("PREEMPT_VANILLA = TotalLoadAvg > 4")));
+        assert!(!can_act(&policy("SUSPEND = False\nPREEMPT = FALSE")));
+    }
+
+    #[test]
+    fn machine_types_without_owners_or_acting_policies_are_not_watched() {
+        let text = |startd: &str, owner: &str| {
+            format!(
+                "[[pool.machines]]\nname = \"a\"\ncpus = 1\nmemory = 1024\nstartd_config = \"{startd}\"\n{owner}\n\
+                 [[users]]\nname = \"u\"\narrival = {{ process = \"burst\", at = 0, jobs = 1 }}\n\
+                 runtime = {{ distribution = \"fixed\", value = 60 }}\n"
+            )
+        };
+        let read = |t: String| Scenario::from_toml_str(&t, "t.toml".as_ref()).expect("a scenario");
+        assert!(Execute::new(&read(text("use POLICY : ALWAYS_RUN_JOBS", "")), 0).expect("builds").is_none());
+        let e = Execute::new(&read(text("use POLICY : LIMIT_JOB_RUNTIMES(60)", "")), 0).expect("builds");
+        let e = e.expect("a policy that preempts");
+        assert!(!e.has_owners());
+        let owner =
+            "owner = { sessions = { process = \"periodic\", at = 0 }, length = { distribution = \"fixed\", value = 1 } }";
+        let e = Execute::new(&read(text("", owner)), 0).expect("builds").expect("owners");
+        assert!(e.has_owners());
+        let bad = Execute::new(&read(text("PREEMPT = (", "")), 0).err().expect("a bad policy").to_string();
+        assert!(bad.contains("pool.machines[0]") && bad.contains("PREEMPT"), "{bad}");
+    }
+}
