@@ -498,10 +498,11 @@ impl Execute {
         w.paused
     }
 
-    /// Whether the job on slot `slot` is suspended or leaving (not
-    /// running).
-    pub fn is_stopped(&self, slot: usize) -> bool {
-        self.watched.get(&slot).is_some_and(|w| w.suspended_since.is_some() || w.exit_at.is_some())
+    /// Seconds the job on slot `slot` (if watched) has spent suspended in
+    /// its run so far, at `now`.
+    pub fn paused(&self, slot: Option<usize>, now: i64) -> i64 {
+        slot.and_then(|s| self.watched.get(&s))
+            .map_or(0, |w| w.paused + w.suspended_since.map_or(0, |since| (now - since).max(0)))
     }
 
     /// Job `job`'s figures so far (its suspended time without a

@@ -774,7 +774,10 @@ impl Simulation {
     /// Seconds job `j` has run at `now` (0 when not running).
     fn ran(&self, j: usize, now: i64) -> i64 {
         match self.jobs.get(j) {
-            Some(job) if job.state == State::Running => now - job.started,
+            // (not counting the time suspended, as the startd's retirement)
+            Some(job) if job.state == State::Running => {
+                now - job.started - self.execute.as_ref().map_or(0, |e| e.paused(job.slot, now))
+            }
             _ => 0,
         }
     }
