@@ -118,6 +118,8 @@ pub enum Start {
 pub struct Starting<'a> {
     /// Its index in the run.
     pub job: usize,
+    /// Its submitter's index in the run.
+    pub submitter: usize,
     /// `cluster.proc`.
     pub name: &'a str,
     /// Its user.
@@ -165,6 +167,7 @@ struct Kind {
 struct Watched {
     serial: u32,
     job: usize,
+    submitter: usize,
     kind: usize,
     machine: Option<usize>,
     startd: StartdSlot,
@@ -211,6 +214,8 @@ pub struct Execute {
     log: Log,
     vacates: i64,
     kills: i64,
+    /// Vacates and kills so far, by submitter.
+    submitters: Vec<(i64, i64)>,
 }
 
 /// Whether `policy` can do anything to a running job: suspend or preempt
@@ -267,6 +272,7 @@ impl Execute {
             log: Log::default(),
             vacates: 0,
             kills: 0,
+            submitters: Vec::new(),
         }))
     }
 
@@ -303,7 +309,7 @@ impl Execute {
     /// `slot_ad`) at `now`: the startd claims and activates the slot if
     /// its policy can act.
     pub fn start(&mut self, now: i64, slot: usize, slot_name: &str, slot_ad: &Arc<ClassAd>, job: Starting) -> Start {
-        let Starting { job, name: job_name, user, ad: job_ad, runtime, vacate_time } = job;
+        let Starting { job, submitter, name: job_name, user, ad: job_ad, runtime, vacate_time } = job;
         self.watched.remove(&slot);
         let machine = self.machine_of(slot_name);
         let Some(kind) = machine.map(|m| self.machine_kind[m]) else { return Start::Unwatched };
@@ -316,6 +322,7 @@ impl Execute {
         let mut w = Watched {
             serial: self.next_serial,
             job,
+            submitter,
             kind,
             machine,
             startd: StartdSlot::new(self.epoch0 + now),
@@ -463,6 +470,7 @@ impl Execute {
                 w.exit_at = Some(now + w.vacate_time);
                 self.figures(w.job).vacates += 1;
                 self.vacates += 1;
+                self.submitter(w.submitter).0 += 1;
                 self.record(now, w, "vacate", &cause, 0);
                 effects.push(Effect::Vacate);
             }
@@ -474,12 +482,33 @@ impl Execute {
                 w.exit_at = Some(now);
                 self.figures(w.job).kills += 1;
                 self.kills += 1;
+                self.submitter(w.submitter).1 += 1;
                 self.record(now, w, "kill", &cause, 0);
                 return true;
             }
             _ => {}
         }
         false
+    }
+
+    fn submitter(&mut self, k: usize) -> &mut (i64, i64) {
+        if self.submitters.len() <= k {
+            self.submitters.resize(k + 1, (0, 0));
+        }
+        &mut self.submitters[k]
+    }
+
+    /// For each of `count` submitters: its jobs suspended now, and its
+    /// jobs' vacates and kills so far.
+    pub fn by_submitter(&self, count: usize) -> Vec<(i64, i64, i64)> {
+        let mut out: Vec<(i64, i64, i64)> =
+            (0..count).map(|k| self.submitters.get(k).map_or((0, 0, 0), |&(v, x)| (0, v, x))).collect();
+        for w in self.watched.values() {
+            if let (Some(_), Some(o)) = (w.suspended_since, out.get_mut(w.submitter)) {
+                o.0 += 1;
+            }
+        }
+        out
     }
 
     fn close_suspension(&mut self, w: &mut Watched, now: i64) {

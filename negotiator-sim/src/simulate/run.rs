@@ -871,7 +871,11 @@ impl Simulation {
 
     fn record_users(&mut self, now: i64) {
         let busy = self.pool.busy_weight;
-        for s in &self.submitters {
+        let by_submitter = self.execute.as_ref().map(|e| e.by_submitter(self.submitters.len()));
+        for (k, s) in self.submitters.iter().enumerate() {
+            if let Some(figures) = &by_submitter {
+                self.recorder.user_execute(figures[k]);
+            }
             let c = self.accountant.customer(&s.name);
             self.recorder.user(
                 now,
@@ -1120,6 +1124,7 @@ impl Simulation {
         let s = &self.pool.slots[slot];
         let starting = Starting {
             job: j,
+            submitter: job.submitter,
             name: &name,
             user: &self.submitters[job.submitter].user,
             ad: &class.ad,
