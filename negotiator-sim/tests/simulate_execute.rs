@@ -137,6 +137,14 @@ fn a_long_visit_vacates_the_suspended_job_and_it_restarts_when_the_owner_leaves(
     assert_eq!(ints(jobs, "preemptions"), [6]);
     assert_eq!(ints(jobs, "badput"), [7200 + 5 * 11640]);
     assert_eq!(ints(jobs, "suspended"), [6 * 605]);
+    let users = r.table("users").expect("users");
+    let (time, vacates) = (ints(users, "time"), ints(users, "vacates"));
+    // amy's vacates so far: one more at each visit.
+    for (t, v) in time.iter().zip(vacates) {
+        let expected = [7805, 22205, 36605, 51005, 65405, 79805].iter().filter(|&&at| at < *t).count() as i64;
+        assert_eq!(*v, expected, "vacates at {t}");
+    }
+    assert!(ints(users, "kills").iter().all(|&k| k == 0));
     let cycles = r.table("cycles").expect("cycles");
     assert_eq!(ints(cycles, "vacates").iter().sum::<i64>(), 6);
     assert_eq!(ints(cycles, "kills").iter().sum::<i64>(), 0);
@@ -479,4 +487,11 @@ fn a_claim_activated_after_the_owner_came_back_is_refused() {
         (ints(jobs, "wait"), ints(jobs, "preemptions"), ints(jobs, "badput")),
         (&[1740][..], &[0][..], &[0][..])
     );
+}
+
+#[test]
+fn a_job_suspended_at_the_end_counts_its_suspension_so_far() {
+    let r = Simulation::new(&desktop("4m", "0")).expect("builds").run(Some(7500), &mut |_| {}).expect("runs");
+    let jobs = r.table("jobs").expect("jobs");
+    assert_eq!((ints(jobs, "suspended"), ints(jobs, "suspensions")), (&[300][..], &[1][..]));
 }

@@ -118,6 +118,8 @@ pub enum Start {
 pub struct Starting<'a> {
     /// Its index in the run.
     pub job: usize,
+    /// Its submitter's index in the run.
+    pub submitter: usize,
     /// `cluster.proc`.
     pub name: &'a str,
     /// Its user.
@@ -165,6 +167,7 @@ struct Kind {
 struct Watched {
     serial: u32,
     job: usize,
+    submitter: usize,
     kind: usize,
     machine: Option<usize>,
     startd: StartdSlot,
@@ -204,12 +207,15 @@ pub struct Execute {
     machines: HashMap<String, usize>,
     machine_kind: Vec<usize>,
     owners: Vec<Option<OwnerActivity>>,
+    has_owners: bool,
     watched: HashMap<usize, Watched>,
     next_serial: u32,
     jobs: Vec<JobFigures>,
     log: Log,
     vacates: i64,
     kills: i64,
+    /// Vacates and kills so far, by submitter.
+    submitters: Vec<(i64, i64)>,
 }
 
 /// Whether `policy` can do anything to a running job: suspend or preempt
@@ -258,6 +264,7 @@ impl Execute {
             kinds,
             machines,
             machine_kind,
+            has_owners: owners.iter().any(Option::is_some),
             owners,
             watched: HashMap::new(),
             next_serial: 0,
@@ -265,13 +272,14 @@ impl Execute {
             log: Log::default(),
             vacates: 0,
             kills: 0,
+            submitters: Vec::new(),
         }))
     }
 
     /// Whether some machine has an owner model (so that slots' `START`
     /// may change with time alone).
     pub fn has_owners(&self) -> bool {
-        self.owners.iter().any(Option::is_some)
+        self.has_owners
     }
 
     fn machine_of(&self, slot_name: &str) -> Option<usize> {
@@ -301,7 +309,7 @@ impl Execute {
     /// `slot_ad`) at `now`: the startd claims and activates the slot if
     /// its policy can act.
     pub fn start(&mut self, now: i64, slot: usize, slot_name: &str, slot_ad: &Arc<ClassAd>, job: Starting) -> Start {
-        let Starting { job, name: job_name, user, ad: job_ad, runtime, vacate_time } = job;
+        let Starting { job, submitter, name: job_name, user, ad: job_ad, runtime, vacate_time } = job;
         self.watched.remove(&slot);
         let machine = self.machine_of(slot_name);
         let Some(kind) = machine.map(|m| self.machine_kind[m]) else { return Start::Unwatched };
@@ -314,6 +322,7 @@ impl Execute {
         let mut w = Watched {
             serial: self.next_serial,
             job,
+            submitter,
             kind,
             machine,
             startd: StartdSlot::new(self.epoch0 + now),
@@ -461,6 +470,7 @@ impl Execute {
                 w.exit_at = Some(now + w.vacate_time);
                 self.figures(w.job).vacates += 1;
                 self.vacates += 1;
+                self.submitter(w.submitter).0 += 1;
                 self.record(now, w, "vacate", &cause, 0);
                 effects.push(Effect::Vacate);
             }
@@ -472,12 +482,33 @@ impl Execute {
                 w.exit_at = Some(now);
                 self.figures(w.job).kills += 1;
                 self.kills += 1;
+                self.submitter(w.submitter).1 += 1;
                 self.record(now, w, "kill", &cause, 0);
                 return true;
             }
             _ => {}
         }
         false
+    }
+
+    fn submitter(&mut self, k: usize) -> &mut (i64, i64) {
+        if self.submitters.len() <= k {
+            self.submitters.resize(k + 1, (0, 0));
+        }
+        &mut self.submitters[k]
+    }
+
+    /// For each of `count` submitters: its jobs suspended now, and its
+    /// jobs' vacates and kills so far.
+    pub fn by_submitter(&self, count: usize) -> Vec<(i64, i64, i64)> {
+        let mut out: Vec<(i64, i64, i64)> =
+            (0..count).map(|k| self.submitters.get(k).map_or((0, 0, 0), |&(v, x)| (0, v, x))).collect();
+        for w in self.watched.values() {
+            if let (Some(_), Some(o)) = (w.suspended_since, out.get_mut(w.submitter)) {
+                o.0 += 1;
+            }
+        }
+        out
     }
 
     fn close_suspension(&mut self, w: &mut Watched, now: i64) {
@@ -496,26 +527,30 @@ impl Execute {
         w.paused
     }
 
-    /// Whether the job on slot `slot` is suspended or leaving (not
-    /// running).
-    pub fn is_stopped(&self, slot: usize) -> bool {
-        self.watched.get(&slot).is_some_and(|w| w.suspended_since.is_some() || w.exit_at.is_some())
+    /// Seconds the job on slot `slot` (if watched) has spent suspended in
+    /// its run so far, at `now`.
+    pub fn paused(&self, slot: Option<usize>, now: i64) -> i64 {
+        slot.and_then(|s| self.watched.get(&s))
+            .map_or(0, |w| w.paused + w.suspended_since.map_or(0, |since| (now - since).max(0)))
     }
 
-    /// Job `job`'s figures so far.
+    /// Job `job`'s figures so far (its suspended time without a
+    /// suspension still going on).
     pub fn job(&self, job: usize) -> JobFigures {
         self.jobs.get(job).copied().unwrap_or_default()
     }
 
-    /// Job `job`'s suspended time, including a suspension still going on
-    /// at `now` on slot `slot`.
-    pub fn suspended_at(&self, job: usize, slot: Option<usize>, now: i64) -> i64 {
+    /// Job `job`'s figures at `now`, counting a suspension still going on
+    /// on slot `slot` (the one it holds).
+    pub fn job_at(&self, job: usize, slot: Option<usize>, now: i64) -> JobFigures {
         let open = slot
             .and_then(|s| self.watched.get(&s))
             .filter(|w| w.job == job)
             .and_then(|w| w.suspended_since)
-            .map_or(0, |since| now - since);
-        self.job(job).suspended + open
+            .map_or(0, |since| (now - since).max(0));
+        let mut f = self.job(job);
+        f.suspended += open;
+        f
     }
 
     /// Jobs suspended now, and the vacates and kills since the last call.
@@ -575,4 +610,47 @@ fn insert_owner(ad: &mut ClassAd, owner: OwnerState, condor: f64) {
     ad.insert("CondorLoadAvg", condor);
     ad.insert("TotalLoadAvg", owner.load + condor);
     ad.insert("TotalCondorLoadAvg", condor);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(text: &str) -> Policy {
+        Policy::parse_str(text, "test.conf").expect("a policy")
+    }
+
+    #[test]
+    fn only_policies_that_suspend_or_preempt_can_act() {
+        assert!(!can_act(&policy("")), "HTCondor's defaults never suspend nor preempt");
+        assert!(!can_act(&policy("use POLICY : ALWAYS_RUN_JOBS")));
+        assert!(!can_act(&policy("START = KeyboardIdle > 900\nRANK = TARGET.KFlops")));
+        assert!(can_act(&policy("use POLICY : DESKTOP")));
+        assert!(can_act(&policy("use POLICY : UWCS_DESKTOP")));
+        assert!(can_act(&policy("use POLICY : LIMIT_JOB_RUNTIMES(3600)")));
+        assert!(can_act(&policy("PREEMPT_VANILLA = TotalLoadAvg > 4")));
+        assert!(!can_act(&policy("SUSPEND = False\nPREEMPT = FALSE")));
+    }
+
+    #[test]
+    fn machine_types_without_owners_or_acting_policies_are_not_watched() {
+        let text = |startd: &str, owner: &str| {
+            format!(
+                "[[pool.machines]]\nname = \"a\"\ncpus = 1\nmemory = 1024\nstartd_config = \"{startd}\"\n{owner}\n\
+                 [[users]]\nname = \"u\"\narrival = {{ process = \"burst\", at = 0, jobs = 1 }}\n\
+                 runtime = {{ distribution = \"fixed\", value = 60 }}\n"
+            )
+        };
+        let read = |t: String| Scenario::from_toml_str(&t, "t.toml".as_ref()).expect("a scenario");
+        assert!(Execute::new(&read(text("use POLICY : ALWAYS_RUN_JOBS", "")), 0).expect("builds").is_none());
+        let e = Execute::new(&read(text("use POLICY : LIMIT_JOB_RUNTIMES(60)", "")), 0).expect("builds");
+        let e = e.expect("a policy that preempts");
+        assert!(!e.has_owners());
+        let owner =
+            "owner = { sessions = { process = \"periodic\", at = 0 }, length = { distribution = \"fixed\", value = 1 } }";
+        let e = Execute::new(&read(text("", owner)), 0).expect("builds").expect("owners");
+        assert!(e.has_owners());
+        let bad = Execute::new(&read(text("PREEMPT = (", "")), 0).err().expect("a bad policy").to_string();
+        assert!(bad.contains("pool.machines[0]") && bad.contains("PREEMPT"), "{bad}");
+    }
 }

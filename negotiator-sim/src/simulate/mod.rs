@@ -8,7 +8,10 @@
 //! autocluster while `CLAIM_WORKLIFE` allows, preempted jobs go back to
 //! idle with their work lost, partitionable slots are split into dynamic
 //! slots and get them back ([`pool`]). The accountant decays priorities
-//! with the configured half-life. Nothing reads the clock and every random
+//! with the configured half-life. Machines with an owner model
+//! ([`owner`]) or a startd policy that acts on running jobs go through
+//! the startd's state machine while they run one ([`execute`]): jobs are
+//! suspended, continued, vacated and killed over time. Nothing reads the clock and every random
 //! number comes from the seed ([`random`]): a scenario and a seed give the
 //! same results, byte for byte. Results are [`Table`](crate::table::Table)s
 //! ([`results`]).

@@ -1,7 +1,7 @@
 //! What a run leaves: the `users`, `groups`, `cycles` and `jobs` tables
 //! (their columns are fixed: writers and charts rely on them) and a few
-//! totals. When the startds' policies act on running jobs, `cycles` and
-//! `jobs` have a few more columns at their end (suspended jobs, vacates
+//! totals. When the startds' policies act on running jobs, `users`,
+//! `cycles` and `jobs` have a few more columns at their end (suspended jobs, vacates
 //! and kills) and an `execute` table follows, one row per thing a startd
 //! did to a job.
 
@@ -102,6 +102,9 @@ pub(super) struct Recorder {
     c_spins: Vec<i64>,
     /// The execute side's columns are kept (see [`execute`](super::execute)).
     pub(super) execute: bool,
+    u_suspended: Vec<i64>,
+    u_vacates: Vec<i64>,
+    u_kills: Vec<i64>,
     c_suspended: Vec<i64>,
     c_vacates: Vec<i64>,
     c_kills: Vec<i64>,
@@ -132,6 +135,14 @@ impl Recorder {
         self.u_share.push(share);
         self.u_idle.push(idle);
         self.u_running.push(running);
+    }
+
+    /// The execute side's figures of the next user row: jobs suspended
+    /// now, vacates and kills so far.
+    pub(super) fn user_execute(&mut self, (suspended, vacates, kills): (i64, i64, i64)) {
+        self.u_suspended.push(suspended);
+        self.u_vacates.push(vacates);
+        self.u_kills.push(kills);
     }
 
     pub(super) fn group(&mut self, time: i64, group: &str, quota: f64, demand: f64, allocated: f64, usage: f64) {
@@ -192,6 +203,11 @@ impl Recorder {
         users.push("share", Column::Float(c.u_share));
         users.push("idle", Column::Int(c.u_idle));
         users.push("running", Column::Int(c.u_running));
+        if c.execute {
+            users.push("suspended", Column::Int(c.u_suspended));
+            users.push("vacates", Column::Int(c.u_vacates));
+            users.push("kills", Column::Int(c.u_kills));
+        }
         let mut groups = Table::new("groups");
         groups.push("time", Column::Int(c.g_time));
         groups.push("group", Column::Str(c.g_group));

@@ -774,7 +774,10 @@ impl Simulation {
     /// Seconds job `j` has run at `now` (0 when not running).
     fn ran(&self, j: usize, now: i64) -> i64 {
         match self.jobs.get(j) {
-            Some(job) if job.state == State::Running => now - job.started,
+            // (not counting the time suspended, as the startd's retirement)
+            Some(job) if job.state == State::Running => {
+                now - job.started - self.execute.as_ref().map_or(0, |e| e.paused(job.slot, now))
+            }
             _ => 0,
         }
     }
@@ -868,7 +871,11 @@ impl Simulation {
 
     fn record_users(&mut self, now: i64) {
         let busy = self.pool.busy_weight;
-        for s in &self.submitters {
+        let by_submitter = self.execute.as_ref().map(|e| e.by_submitter(self.submitters.len()));
+        for (k, s) in self.submitters.iter().enumerate() {
+            if let Some(figures) = &by_submitter {
+                self.recorder.user_execute(figures[k]);
+            }
             let c = self.accountant.customer(&s.name);
             self.recorder.user(
                 now,
@@ -1040,7 +1047,7 @@ impl Simulation {
             self;
         let mut rows = jobs.iter().enumerate().map(|(k, j)| {
             let mut row = job_row(j, &submitters, &slot_names, until);
-            row.execute = execute.as_ref().map(|e| e.job(k));
+            row.execute = execute.as_ref().map(|e| e.job_at(k, j.slot, until));
             row
         });
         let mut results = recorder.finish(&mut rows, cycles, full_cycles, events);
@@ -1053,7 +1060,7 @@ impl Simulation {
     fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
         let mut rows = self.jobs.iter().enumerate().map(|(k, j)| {
             let mut row = job_row(j, &self.submitters, &self.slot_names, self.until);
-            row.execute = self.execute.as_ref().map(|e| e.job(k));
+            row.execute = self.execute.as_ref().map(|e| e.job_at(k, j.slot, self.queue.now()));
             row
         });
         f(&mut rows)
@@ -1117,6 +1124,7 @@ impl Simulation {
         let s = &self.pool.slots[slot];
         let starting = Starting {
             job: j,
+            submitter: job.submitter,
             name: &name,
             user: &self.submitters[job.submitter].user,
             ad: &class.ad,
