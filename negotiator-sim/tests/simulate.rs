@@ -199,6 +199,47 @@ fn partitionable_pool_stays_consistent_and_splits() {
     assert!(finished > 100, "{finished}");
 }
 
+/// A claim given back reaches the collector `update_delay` later: a cycle
+/// in between still sees the slot claimed (and charges its user), and the
+/// slot is offered at the next one.
+#[test]
+fn a_claim_given_back_is_seen_after_the_update_delay() {
+    // One slot, cycles every 60 s from 0, jobs of 59 s, claims not reused:
+    // each job ends a second before a cycle.
+    let run = |delay: &str| {
+        let s = scenario(&format!(
+            r#"
+            duration = "5m"
+            update_delay = "{delay}"
+            config = "NEGOTIATOR_INTERVAL = 60\nCLAIM_WORKLIFE = 0"
+            [[pool.machines]]
+            cpus = 1
+            memory = 2048
+            partitionable = false
+            [[users]]
+            name = "u"
+            arrival = {{ process = "burst", at = 0, jobs = 3 }}
+            runtime = {{ distribution = "fixed", value = 59 }}
+            "#
+        ));
+        let r = run_checked(&s);
+        let starts = ints(r.table("jobs").expect("jobs"), "start").to_vec();
+        let usage = floats(r.table("users").expect("users"), "usage").to_vec();
+        (starts, usage)
+    };
+    let (starts, usage) = run("0s");
+    assert_eq!(starts, [0, 60, 120]);
+    // The user's usage at each cycle (0, 60, ... 300).
+    assert_eq!(usage, [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+    // Two seconds: the cycle at 60 still sees the first claim, so the next
+    // job waits for the cycle at 120; the user is charged the slot meanwhile.
+    let (starts, _) = run("1s");
+    assert_eq!(starts, [0, 60, 120], "a second: the cycle at 60 sees the news");
+    let (starts, usage) = run("2s");
+    assert_eq!(starts, [0, 120, 240]);
+    assert_eq!(usage, [1.0; 6]);
+}
+
 #[test]
 fn jobs_start_after_the_claim_delay_and_reuse_claims() {
     // One slot, jobs of 100 s, a claim delay of 10 s, one cycle an hour:

@@ -50,6 +50,10 @@ pub struct Claim {
     pub class: usize,
     /// When the claim began (for `CLAIM_WORKLIFE`).
     pub since: i64,
+    /// When its job ended and the claim was given back, while the
+    /// collector has not heard of it yet (the scenario's `update_delay`):
+    /// until then negotiation cycles still see the slot claimed.
+    pub given_back: Option<i64>,
 }
 
 /// One slot.

@@ -160,6 +160,10 @@ pub struct Simulation {
     until: i64,
     epoch0: i64,
     claim_delay: i64,
+    /// Seconds before the collector hears that a claim was given back.
+    update_delay: i64,
+    /// Claims given back, with when the collector hears of it, in order.
+    given_back: std::collections::VecDeque<(i64, usize)>,
     interval: i64,
     worklife: i64,
     /// CLAIM_PARTITIONABLE_LEFTOVERS: the schedd goes on carving a matched
@@ -245,6 +249,8 @@ impl Simulation {
             until: scenario.duration,
             epoch0: scenario.start_time,
             claim_delay: scenario.claim_delay.max(0),
+            update_delay: scenario.update_delay.max(0),
+            given_back: std::collections::VecDeque::new(),
             interval,
             worklife,
             leftovers,
@@ -535,7 +541,7 @@ impl Simulation {
         s.idle -= 1;
         s.matched += 1;
         s.weight += self.pool.slots[slot].weight;
-        self.pool.claim(slot, Claim { job: j, submitter, class, since: now });
+        self.pool.claim(slot, Claim { job: j, submitter, class, since: now, given_back: None });
         self.queue.schedule(now.saturating_add(delay), Event::Start { job: j, epoch });
     }
 
@@ -613,13 +619,13 @@ impl Simulation {
         }
         let s = &mut self.submitters[submitter];
         s.running -= 1;
-        s.weight -= self.pool.slots[slot].weight;
         // CLAIM_WORKLIFE: the schedd keeps the claim for the next idle job
         // of the same autocluster while the claim is young enough.
         let since = self.pool.slots[slot].claim.as_ref().map_or(now, |c| c.since);
         let reusable = self.worklife < 0 || now - since < self.worklife;
         if reusable {
             if let Some(&(_, next)) = self.classes[class].idle.first() {
+                self.submitters[submitter].weight -= self.pool.slots[slot].weight;
                 self.pool.slots[slot].claim = None;
                 self.pool.busy_weight -= self.pool.slots[slot].weight;
                 self.assign(now, next, slot, 0);
@@ -629,8 +635,36 @@ impl Simulation {
                 return;
             }
         }
+        if self.update_delay > 0 {
+            // The collector hears of it a moment later.
+            if let Some(c) = &mut self.pool.slots[slot].claim {
+                c.given_back = Some(now);
+            }
+            self.given_back.push_back((now + self.update_delay, slot));
+            return;
+        }
+        self.submitters[submitter].weight -= self.pool.slots[slot].weight;
         self.pool.release(slot);
         self.quiet_since_futile_cycle = false;
+    }
+
+    /// Releases the claims given back whose news has reached the collector
+    /// by `now` (see `update_delay`).
+    fn release_given_back(&mut self, now: i64) {
+        while let Some(&(at, slot)) = self.given_back.front() {
+            if at > now {
+                break;
+            }
+            self.given_back.pop_front();
+            let Some(c) = &self.pool.slots[slot].claim else { continue };
+            if c.given_back.is_none() {
+                // Taken over by a match in the meantime.
+                continue;
+            }
+            self.submitters[c.submitter].weight -= self.pool.slots[slot].weight;
+            self.pool.release(slot);
+            self.quiet_since_futile_cycle = false;
+        }
     }
 
     fn idle_jobs(&self) -> u64 {
@@ -639,6 +673,7 @@ impl Simulation {
 
     /// One negotiation cycle at `now`.
     fn on_cycle(&mut self, now: i64) -> Result<bool, SimError> {
+        self.release_given_back(now);
         self.cycles += 1;
         let epoch_now = self.epoch0 + now;
         let mut row = CycleRow::default();
@@ -811,7 +846,10 @@ impl Simulation {
     fn take_match(&mut self, now: i64, slot: usize, class: usize) {
         let Some(&(_, j)) = self.classes.get(class).and_then(|c| c.idle.first()) else { return };
         if let Some(c) = self.pool.slots[slot].claim.clone() {
-            if c.job != usize::MAX {
+            if c.given_back.is_some() {
+                // A claim given back that the collector still shows.
+                self.submitters[c.submitter].weight -= self.pool.slots[slot].weight;
+            } else if c.job != usize::MAX {
                 self.evict(now, c.job);
             }
             self.pool.slots[slot].claim = None;
@@ -1021,6 +1059,15 @@ impl Simulation {
         }
         for (i, s) in self.pool.slots.iter().enumerate() {
             if let (true, Some(c)) = (s.alive, &s.claim) {
+                if c.given_back.is_some() {
+                    // Its job is done; its submitter is charged until the
+                    // collector hears of it.
+                    if holder.contains_key(&i) {
+                        return Err(format!("slot {} was given back but holds a job", s.name));
+                    }
+                    weights[c.submitter] += s.weight;
+                    continue;
+                }
                 if holder.get(&i) != Some(&c.job) {
                     return Err(format!("slot {} is claimed for a job that does not hold it", s.name));
                 }

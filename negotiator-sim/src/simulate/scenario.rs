@@ -132,6 +132,7 @@ struct File {
     duration: Option<Duration>,
     start_time: Option<i64>,
     claim_delay: Option<Duration>,
+    update_delay: Option<Duration>,
     record_every: Option<Duration>,
     first_cycle: Option<Duration>,
     config: Option<String>,
@@ -363,6 +364,11 @@ pub struct Scenario {
     pub start_time: i64,
     /// Seconds from a match until its job starts.
     pub claim_delay: i64,
+    /// Seconds from a claim given back (its job done, the schedd keeping
+    /// it no longer) until the collector has the slot's new ad: cycles
+    /// before then still see the slot claimed, and the accountant charges
+    /// it (default 0).
+    pub update_delay: i64,
     /// Seconds from the start to the first negotiation cycle (then one
     /// every `NEGOTIATOR_INTERVAL`).
     pub first_cycle: i64,
@@ -548,6 +554,7 @@ impl Scenario {
             duration,
             start_time: file.start_time.unwrap_or(1_700_000_000),
             claim_delay: file.claim_delay.map_or(0.0, |d| d.0).round() as i64,
+            update_delay: file.update_delay.map_or(0.0, |d| d.0).round() as i64,
             first_cycle: file.first_cycle.map_or(0.0, |d| d.0).round() as i64,
             record_every: file.record_every.map_or(0.0, |d| d.0).round() as i64,
             config,
