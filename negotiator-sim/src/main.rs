@@ -30,10 +30,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc: simulations and cycles build and drop many small ads, which
-/// it serves faster than the system allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(name = "negotiator-sim", version, about = "HTCondor's negotiator, its configuration and user priorities")]
