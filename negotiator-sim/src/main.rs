@@ -30,7 +30,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-
 #[derive(Parser)]
 #[command(name = "negotiator-sim", version, about = "HTCondor's negotiator, its configuration and user priorities")]
 struct Cli {

@@ -1057,8 +1057,10 @@ impl State<'_, '_> {
             list.dependent.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             self.examine(&mut list, &eager);
         } else {
-            if only_for_startd_rank {
-                // Only a slot running a job can be preempted for its rank.
+            if only_for_startd_rank && !multi_match {
+                // Only a slot running a job can be preempted for its rank
+                // (or, with ALLOW_PSLOT_PREEMPTION, a partitionable slot
+                // through its dynamic slots: then every range is looked at).
                 let ranges: Vec<Range<usize>> =
                     self.ranges.iter().filter(|r| !r.idle).map(|r| r.range.clone()).collect();
                 self.examine(&mut list, &ranges);
