@@ -243,3 +243,40 @@ fn children_are_handed_out_by_a_candidate_not_taken() {
     assert_eq!(outcome.matches.len(), 1, "{:?}", outcome.matches);
     assert_eq!(rejection(&outcome).as_deref(), Some("submitter limit exceeded"));
 }
+
+/// Over her limit in the first spin, a submitter still looks for slots
+/// whose startd ranks her jobs above what they run, and a p-slot preferring
+/// amy is tried with its children only when it does not match as it is.
+/// Amy shares the pool with dan, whose job matches nothing; her first job
+/// takes a static slot of half the pool's weight and uses up her limit.
+/// With no cpu free, her second takes the p-slot with a child by rank in
+/// that spin; with one free, the p-slot matches as it is and is no
+/// candidate for the startd's rank: the job takes it unclaimed in the next
+/// spin, with dan's share.
+#[test]
+fn over_the_limit_a_pslot_is_taken_for_its_rank_only_when_it_does_not_fit() {
+    let run = |free: i64| {
+        let rank = r#"(TARGET.Owner =?= "amy") * 5"#;
+        let mut slots = pslot(free, rank, &[child(1, "bob@site"), child(1, "bob@site")]);
+        // A static slot of 2 + free cpus, half the pool's weight.
+        slots.push(ad(&format!(
+            r#"[ Name = "slot2@node"; StartdIpAddr = "<10.0.0.1:9618>"; SlotID = 1; Cpus = {};
+            Memory = 8192; Disk = 100; SlotWeight = Cpus; State = "Unclaimed"; Activity = "Idle"; Start = true;
+            Rank = 0; Requirements = START ]"#,
+            2 + free
+        )));
+        // The p-slot last, in a range apart from its running children.
+        slots.rotate_left(1);
+        let mut all = jobs("amy", 1, 1, 2 + free);
+        all[0].insert("Requirements", "TARGET.Name == \"slot2@node\"".parse::<classad::Expr>().expect("parses"));
+        all.extend(jobs("amy", 2, 1, 1));
+        all.push(ad(r#"[ ClusterId = 9; ProcId = 0; JobStatus = 1; Owner = "dan"; User = "dan@site";
+            RequestCpus = 1; RequestMemory = 1; Requirements = false ]"#));
+        let config = "ALLOW_PSLOT_PREEMPTION = True\nPREEMPTION_REQUIREMENTS = False\nSLOT_WEIGHT = Cpus\n";
+        let outcome = cycle(config, &slots, &all);
+        outcome.matches.iter().map(|m| (m.slot.clone(), m.claim, m.preempted_dynamic_slots.clone())).collect::<Vec<_>>()
+    };
+    let slot2 = ("slot2@node".to_string(), Claim::Unclaimed, vec![]);
+    assert_eq!(run(0), [slot2.clone(), ("slot1@node".to_string(), Claim::RankPreemption, names(&[1]))]);
+    assert_eq!(run(1), [slot2, ("slot1@node".to_string(), Claim::Unclaimed, vec![])]);
+}
