@@ -1,51 +1,14 @@
 //! The simulator end to end: determinism, consistency after every event,
 //! conservation of usage, priorities with the half-life, traces.
 
-use std::path::Path;
-
 use negotiator_sim::simulate::results::Results;
 use negotiator_sim::simulate::run::Simulation;
 use negotiator_sim::simulate::scenario::Scenario;
-use negotiator_sim::table::{Column, Table};
+use negotiator_sim::table::Column;
 use proptest::prelude::*;
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::from_toml_str(text, Path::new("test.toml")).expect("a valid scenario")
-}
-
-/// Runs the scenario event by event, checking the simulation after each.
-fn run_checked(s: &Scenario) -> Results {
-    let mut sim = Simulation::new(s).expect("builds");
-    let mut steps = 0u64;
-    while sim.step(&mut |_| {}).expect("steps") {
-        steps += 1;
-        if let Err(e) = sim.check() {
-            panic!("after event {steps} at t={}: {e}", sim.now());
-        }
-    }
-    sim.results()
-}
-
-fn ints<'a>(t: &'a Table, name: &str) -> &'a [i64] {
-    match t.column(name) {
-        Some(Column::Int(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    }
-}
-
-fn floats<'a>(t: &'a Table, name: &str) -> &'a [f64] {
-    match t.column(name) {
-        Some(Column::Float(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    }
-}
-
-fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
-    match t.column(name) {
-        Some(Column::Str(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    }
-}
+mod checked;
+use checked::{floats, ints, run_checked, scenario, strs};
 
 const STATIC_PREEMPTING: &str = r#"
     seed = 3

@@ -3,44 +3,13 @@
 //! owners of desktop machines, and concurrency limits held by running
 //! jobs across cycles.
 
-use std::path::Path;
-
 use negotiator_sim::simulate::results::Results;
 use negotiator_sim::simulate::run::Simulation;
 use negotiator_sim::simulate::scenario::Scenario;
-use negotiator_sim::table::{Column, Table};
 use proptest::prelude::*;
 
-fn scenario(text: &str) -> Scenario {
-    Scenario::from_toml_str(text, Path::new("test.toml")).expect("a valid scenario")
-}
-
-/// Runs the scenario event by event, checking the simulation after each.
-fn run_checked(s: &Scenario) -> Results {
-    let mut sim = Simulation::new(s).expect("builds");
-    let mut steps = 0u64;
-    while sim.step(&mut |_| {}).expect("steps") {
-        steps += 1;
-        if let Err(e) = sim.check() {
-            panic!("after event {steps} at t={}: {e}", sim.now());
-        }
-    }
-    sim.results()
-}
-
-fn ints<'a>(t: &'a Table, name: &str) -> &'a [i64] {
-    match t.column(name) {
-        Some(Column::Int(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    }
-}
-
-fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
-    match t.column(name) {
-        Some(Column::Str(v)) => v,
-        other => panic!("{name}: {other:?}"),
-    }
-}
+mod checked;
+use checked::{ints, run_checked, scenario, strs};
 
 /// The `execute` table as (time, job, event, cause, badput) rows.
 fn events(r: &Results) -> Vec<(i64, String, String, String, i64)> {
