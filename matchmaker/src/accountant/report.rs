@@ -115,13 +115,12 @@ impl GroupQuotas {
     /// ```
     pub fn from_report(report: &crate::negotiator::GroupReport) -> Self {
         let last = report.rounds.last();
-        let root = report.parent.is_none();
         GroupQuotas {
             config_quota: report.config_quota,
             // With autoregroup, `<none>` ends with the whole pool.
             effective_quota: last.map_or(report.quota, |r| r.quota),
             subtree_quota: report.subtree_quota,
-            sort_key: last.map_or(if root { 3.4e38 } else { 3.3e38 }, |r| r.sort_key),
+            sort_key: last.map_or_else(|| GroupQuotas::none(&report.name).sort_key, |r| r.sort_key),
             surplus_policy: if report.autoregroup {
                 "regroup"
             } else if report.accept_surplus {

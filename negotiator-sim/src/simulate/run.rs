@@ -643,6 +643,11 @@ impl Simulation {
             self.given_back.push_back((now + self.update_delay, slot));
             return;
         }
+        self.release(submitter, slot);
+    }
+
+    /// Frees a slot whose claim `submitter` gave back.
+    fn release(&mut self, submitter: usize, slot: usize) {
         self.submitters[submitter].weight -= self.pool.slots[slot].weight;
         self.pool.release(slot);
         self.quiet_since_futile_cycle = false;
@@ -661,9 +666,8 @@ impl Simulation {
                 // Taken over by a match in the meantime.
                 continue;
             }
-            self.submitters[c.submitter].weight -= self.pool.slots[slot].weight;
-            self.pool.release(slot);
-            self.quiet_since_futile_cycle = false;
+            let submitter = c.submitter;
+            self.release(submitter, slot);
         }
     }
 
