@@ -27,6 +27,7 @@
 //! ```
 
 use rustc_hash::FxHashMap;
+use std::borrow::Borrow;
 
 use crate::config::Config;
 
@@ -166,9 +167,10 @@ impl ConcurrencyLimits {
 
     /// Counts what the slots' jobs use: each slot's `ConcurrencyLimits` and
     /// `PreemptingConcurrencyLimits`.
-    pub fn add_slots(&mut self, slots: &[classad::ClassAd]) {
+    pub fn add_slots<A: Borrow<classad::ClassAd>>(&mut self, slots: &[A]) {
         let attrs = [classad::Name::new("ConcurrencyLimits"), classad::Name::new("PreemptingConcurrencyLimits")];
         for slot in slots {
+            let slot: &classad::ClassAd = slot.borrow();
             for attr in attrs {
                 if let Some(classad::Literal::Str(list)) = slot.lookup(attr).and_then(classad::Expr::as_literal) {
                     self.add(list.as_str());

@@ -144,6 +144,22 @@ impl Side {
     }
 }
 
+/// One ad's side prepared for a [`Pool`], apart from the pool: a
+/// negotiator keeps it from one cycle to the next while the ad stays the
+/// same (see [`Pool::from_prepared`]).
+pub(crate) struct PreparedSlot {
+    side: Side,
+    known: Known,
+}
+
+impl PreparedSlot {
+    /// Prepares `ad`'s `Requirements` and `Rank` with it as MY.
+    pub(crate) fn new(options: &EvalOptions, ad: &ClassAd) -> PreparedSlot {
+        let (side, known) = Side::new(options, ad);
+        PreparedSlot { side, known }
+    }
+}
+
 /// A request prepared for matching against a [`Pool`] (see
 /// [`Pool::prepare`]); it was prepared with the request `'r` borrows
 /// from, which is the one to match it as.
@@ -186,6 +202,27 @@ impl Pool {
         #[cfg(not(feature = "parallel"))]
         let (sides, known) = columns.ads().iter().map(|ad| Side::new(&options, ad)).unzip();
         Pool { options, sides, known, columns }
+    }
+
+    /// The pool of `ads`, each already prepared (`prepared[i]` with
+    /// `ads[i]` and options like `options`, by [`PreparedSlot::new`]).
+    pub(crate) fn from_prepared(
+        options: impl Into<Arc<EvalOptions>>,
+        ads: Vec<Arc<ClassAd>>,
+        prepared: Vec<PreparedSlot>,
+    ) -> Pool {
+        debug_assert_eq!(ads.len(), prepared.len());
+        let (sides, known) = prepared.into_iter().map(|p| (p.side, p.known)).unzip();
+        Pool { options: options.into(), sides, known, columns: Columns::new(ads) }
+    }
+
+    /// The pool's ads and their prepared sides, in order (the inverse of
+    /// [`from_prepared`](Pool::from_prepared)).
+    pub(crate) fn into_prepared(self) -> (Vec<Arc<ClassAd>>, Vec<PreparedSlot>) {
+        let ads = self.columns.ads().to_vec();
+        let prepared =
+            self.sides.into_iter().zip(self.known).map(|(side, known)| PreparedSlot { side, known }).collect();
+        (ads, prepared)
     }
 
     /// Gathers the pool's values of `names` now (the attributes requests

@@ -563,7 +563,11 @@ impl Accountant {
     /// slot is gone, or no longer claimed (or matched) by the same submitter,
     /// is removed; a claimed slot with no record is added, charged to its
     /// `AccountingGroup`, else its `RemoteUser`.
-    pub fn check_matches(&mut self, now: i64, slots: &[classad::ClassAd]) -> Result<(), AccountantError> {
+    pub fn check_matches<A: std::borrow::Borrow<classad::ClassAd>>(
+        &mut self,
+        now: i64,
+        slots: &[A],
+    ) -> Result<(), AccountantError> {
         // Room for a record of every slot, as a cycle may match them all.
         self.resources.reserve(slots.len());
         let resources = &self.resources;
@@ -572,7 +576,7 @@ impl Accountant {
         if !self.resources.is_empty() {
             by_name.reserve(slots.len());
             for (i, slot) in slots.iter().enumerate() {
-                by_name.entry(resource_name(slot)).or_insert(i);
+                by_name.entry(resource_name(slot.borrow())).or_insert(i);
             }
         }
         let recorded: Vec<(String, Option<String>)> =
@@ -580,13 +584,14 @@ impl Accountant {
         for (name, user) in recorded {
             let keep = match by_name.get(&name) {
                 None => false,
-                Some(&i) => self.claimed_or_matched_by(&slots[i], user.as_deref().unwrap_or("")),
+                Some(&i) => self.claimed_or_matched_by(slots[i].borrow(), user.as_deref().unwrap_or("")),
             };
             if !keep {
                 self.remove_match(&name, now)?;
             }
         }
         for slot in slots {
+            let slot: &classad::ClassAd = slot.borrow();
             if let Some(user) = self.claimant(slot) {
                 self.add_match(&user, slot, now)?;
             }

@@ -54,7 +54,7 @@ fn matches_between_updates_are_charged_exactly() {
     // RUP moved from 0.5 toward 1 by a factor that is almost nothing.
     assert!(a.real_priority("u@d") >= before);
     // Released 40 s into the next interval: charged 40 s, not 100.
-    a.check_matches(1140, &[]).expect("released");
+    a.check_matches::<classad::ClassAd>(1140, &[]).expect("released");
     a.update_priorities(1200).expect("update");
     let c = a.customer("u@d").expect("record");
     assert_eq!(c.weighted_accumulated_usage, Some(100.0 + 160.0));
@@ -75,7 +75,7 @@ fn group_records_follow_their_members() {
     assert_eq!(a.customer("group_a.b").and_then(|c| c.hier_weighted_resources_used), Some(2.0));
     assert_eq!(a.customer("group_a").and_then(|c| c.hier_weighted_resources_used), Some(2.0));
     assert_eq!(a.weighted_resources_used("<none>"), 1.0);
-    a.check_matches(20, &[]).expect("all released");
+    a.check_matches::<classad::ClassAd>(20, &[]).expect("all released");
     assert_eq!(a.customer("group_a").and_then(|c| c.hier_weighted_resources_used), Some(0.0));
     assert_eq!(a.resources_used("<none>"), 0);
 }

@@ -18,6 +18,7 @@ use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics,
 use super::pslot_preemption::{self, Enlarged, PslotPreemption, Trial};
 use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
+use super::slot_memory::{self, Entry, Remembered};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
@@ -25,7 +26,7 @@ use crate::autocluster::{ResourceRequest, SubmitterQueue};
 use crate::candidates::{self, number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
-use crate::matching::{Pool, PreparedRequest};
+use crate::matching::{Pool, PreparedRequest, PreparedSlot};
 use crate::parallel;
 use crate::pie::{self, GroupLimit, Pie};
 
@@ -257,9 +258,10 @@ fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
 pub(super) fn run(
     negotiator: &Negotiator,
     accountant: &mut Accountant,
-    input_slots: Vec<ClassAd>,
+    input_slots: Vec<Arc<ClassAd>>,
     queues: &[SubmitterQueue],
     now: i64,
+    remember: bool,
 ) -> Result<CycleOutcome, NegotiatorError> {
     let phase2 = Instant::now();
     // Policy expressions see the cycle's time, never the clock.
@@ -319,36 +321,127 @@ pub(super) fn run(
     let mut limits = ConcurrencyLimits::new(negotiator.capacities.clone());
     limits.add_slots(&ads);
 
-    // Trim, then give the slots what policy expressions read of them.
+    // Trim, then give the slots what policy expressions read of them
+    // (remembered from the last cycle for an ad it saw, when nothing of
+    // this cycle's is written into it).
+    let mut memory = if remember {
+        negotiator.slot_memory.take(&slot_memory::fingerprint(&negotiator.match_exprs))
+    } else {
+        Remembered::default()
+    };
     let shared: &Accountant = accountant;
-    let slots: Vec<Slot> = parallel::map_mut(&mut ads, |ad| {
+    let remembered = &memory.entries;
+    let prepared: Vec<(Slot, Prepared)> = parallel::map_mut(&mut ads, |ad| {
         let accountant = shared;
-        let gone = trimmed(negotiator, &opts, &names, ad);
-        for (name, expr) in &negotiator.match_exprs {
-            ad.insert(name.as_str(), expr.clone());
+        let key = slot_memory::key(ad);
+        let available = !trimmed(negotiator, &opts, &names, ad);
+        let known = remembered.get(&key).filter(|e| Arc::ptr_eq(&e.input, ad));
+        let running: Option<Arc<str>> = match known {
+            Some(entry) => entry.running.clone(),
+            None => names.remote_user(ad).map(Arc::from),
+        };
+        let decorated =
+            settings.consider_preemption && (running.is_some() || ad.lookup(names.preempting_rank).is_some());
+        if let (Some(entry), false) = (known, decorated) {
+            let slot = Slot {
+                available,
+                current: entry.current.clone(),
+                name: entry.name.clone(),
+                resource: entry.resource.clone(),
+                running,
+            };
+            return (slot, Prepared::Remembered);
         }
-        let running: Option<Arc<str>> = names.remote_user(ad).map(Arc::from);
-        if settings.consider_preemption {
-            if let Some(user) = running.as_deref() {
-                let prio = f64::from(accountant.effective_priority(user) as f32);
-                ad.insert(names.remote_user_prio, prio);
-                ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(user));
-                let group = accountant.group_of(user).to_string();
-                if group != crate::groups::ROOT {
-                    ad.insert(names.remote_group_resources_in_use, accountant.weighted_resources_used(&group));
-                    ad.insert(names.remote_group, group.as_str());
+        let remember = remember && !decorated;
+        // The caller's ad, when the cycle writes into a copy it remembers.
+        let mut input = None;
+        if !negotiator.match_exprs.is_empty() || decorated {
+            if remember {
+                input = Some(ad.clone());
+            }
+            // A copy when the caller shares the ad; in place when it is
+            // the cycle's own.
+            let ad = Arc::make_mut(ad);
+            for (name, expr) in &negotiator.match_exprs {
+                ad.insert(name.as_str(), expr.clone());
+            }
+            if decorated {
+                if let Some(user) = running.as_deref() {
+                    let prio = f64::from(accountant.effective_priority(user) as f32);
+                    ad.insert(names.remote_user_prio, prio);
+                    ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(user));
+                    let group = accountant.group_of(user).to_string();
+                    if group != crate::groups::ROOT {
+                        ad.insert(names.remote_group_resources_in_use, accountant.weighted_resources_used(&group));
+                        ad.insert(names.remote_group, group.as_str());
+                    }
+                }
+                if let Some(rank) =
+                    ad.lookup(names.preempting_rank).and_then(|e| number(&EvalContext::new(&opts).my(ad).eval(e)))
+                {
+                    ad.insert(names.current_rank, rank);
                 }
             }
-            if let Some(rank) =
-                ad.lookup(names.preempting_rank).and_then(|e| number(&EvalContext::new(&opts).my(ad).eval(e)))
-            {
-                ad.insert(names.current_rank, rank);
-            }
         }
-        let current = (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ad.clone());
-        let resource = crate::accountant::resource_name(ad);
-        Slot { available: !gone, current, name: string_attr(ad, names.name).unwrap_or_default(), resource, running }
+        let current =
+            (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ClassAd::clone(ad));
+        let slot = Slot {
+            available,
+            current,
+            name: string_attr(ad, names.name).unwrap_or_default(),
+            resource: crate::accountant::resource_name(ad),
+            running,
+        };
+        let side = PreparedSlot::new(&opts, ad);
+        (slot, Prepared::Fresh { side, remember, input })
     });
+    // The pool's ads and sides, in input order, and what to remember.
+    let mut next = FxHashMap::default();
+    let mut sides = Vec::with_capacity(ads.len());
+    let mut keys: Vec<Option<usize>> = Vec::with_capacity(ads.len());
+    let mut slots = Vec::with_capacity(ads.len());
+    for (ad, (slot, prepared)) in ads.iter_mut().zip(prepared) {
+        let (side, key) = match prepared {
+            Prepared::Fresh { side, remember: false, .. } => (side, None),
+            Prepared::Fresh { side, remember: true, input } => {
+                let input = input.unwrap_or_else(|| ad.clone());
+                let key = slot_memory::key(&input);
+                next.entry(key).or_insert_with(|| Entry {
+                    input,
+                    ad: ad.clone(),
+                    prepared: None,
+                    name: slot.name.clone(),
+                    resource: slot.resource.clone(),
+                    running: slot.running.clone(),
+                    current: slot.current.clone(),
+                });
+                (side, Some(key))
+            }
+            Prepared::Remembered => {
+                let key = slot_memory::key(ad);
+                match memory.entries.remove(&key) {
+                    Some(mut entry) => {
+                        *ad = entry.ad.clone();
+                        let side = entry.prepared.take().unwrap_or_else(|| PreparedSlot::new(&opts, ad));
+                        next.insert(key, entry);
+                        (side, Some(key))
+                    }
+                    // The same ad given twice in one cycle: the second is
+                    // prepared again.
+                    None => {
+                        if let Some(entry) = next.get(&key) {
+                            *ad = entry.ad.clone();
+                        }
+                        (PreparedSlot::new(&opts, ad), None)
+                    }
+                }
+            }
+        };
+        keys.push(key);
+        sides.push(side);
+        slots.push(slot);
+    }
+    memory.entries = next;
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
     stats.candidate_slots = available;
@@ -362,12 +455,13 @@ pub(super) fn run(
     let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, queues);
     let order = shapes.order(&opts, &ads);
     let ads = reorder(ads, &order);
+    let sides = reorder(sides, &order);
     let slots = reorder(slots, &order);
     let weights = reorder(weights, &order);
     let (ranges, key_names) =
         shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
     let (pre_job, post_job) = shapes.into_caches();
-    let pool = Pool::new(opts.clone(), ads);
+    let pool = Pool::from_prepared(opts.clone(), ads, sides);
     // The columns of what the requests compare, gathered a name per thread.
     pool.build_columns(&ranges::compared_names(&opts, queues));
     let outcome = negotiate_pool(
@@ -382,15 +476,44 @@ pub(super) fn run(
         &pool,
         (pre_job, post_job),
         (ranges, key_names),
-        order,
+        order.clone(),
         any_carved,
         stats,
         pool_weight,
         min_weight,
         phase2,
-    )?;
-    release(pool);
-    Ok(outcome)
+    );
+    if remember {
+        // The sides go back to the memory, for the next cycle.
+        let (ads, sides) = pool.into_prepared();
+        for ((position, side), ad) in sides.into_iter().enumerate().zip(ads) {
+            let Some(key) = keys[order[position] as usize] else { continue };
+            if let Some(entry) = memory.entries.get_mut(&key).filter(|e| Arc::ptr_eq(&e.ad, &ad)) {
+                entry.prepared = Some(side);
+            }
+        }
+        memory.entries.retain(|_, e| e.prepared.is_some());
+        negotiator.slot_memory.put(memory);
+    } else {
+        release(pool);
+    }
+    outcome
+}
+
+/// How a slot's side was had.
+#[allow(clippy::large_enum_variant)] // one per slot, moved once
+enum Prepared {
+    /// From the last cycle.
+    Remembered,
+    /// Prepared by this cycle.
+    Fresh {
+        side: PreparedSlot,
+        /// Whether the next cycle may use it (nothing of this cycle's was
+        /// written into it).
+        remember: bool,
+        /// The ad as given, when the cycle matches a copy.
+        input: Option<Arc<ClassAd>>,
+    },
 }
 
 /// Phase 4 on the prepared slots.

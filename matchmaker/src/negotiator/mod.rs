@@ -63,9 +63,13 @@ mod outcome;
 mod pslot_preemption;
 mod ranges;
 mod rank_cache;
+mod slot_memory;
 
 pub use group_report::{GroupReport, GroupRoundFigures, GroupRoundTotals};
 pub use outcome::{CycleOutcome, CycleStats, MatchRecord, RejectReason, Rejection, Stopped, SubmitterReport};
+pub use slot_memory::SlotMemory;
+
+use std::sync::Arc;
 
 use classad::Expr;
 
@@ -187,6 +191,9 @@ pub struct Negotiator {
     /// one cycle to the next, as HTCondor's negotiator keeps it until it
     /// is reconfigured.
     pub round_robin: RoundRobinTimes,
+    /// The slot ads of the last [`cycle_shared`](Negotiator::cycle_shared),
+    /// prepared, for the next.
+    pub slot_memory: SlotMemory,
 }
 
 impl Negotiator {
@@ -205,6 +212,7 @@ impl Negotiator {
             capacities: Capacities::default(),
             groups: GroupQuotaConfig::none(),
             round_robin: RoundRobinTimes::default(),
+            slot_memory: SlotMemory::default(),
         })
     }
 
@@ -231,6 +239,7 @@ impl Negotiator {
             capacities: Capacities::from_config(config),
             groups: GroupQuotaConfig::from_config(config)?,
             round_robin: RoundRobinTimes::default(),
+            slot_memory: SlotMemory::default(),
         })
     }
 
@@ -263,7 +272,7 @@ impl Negotiator {
         queues: &[SubmitterQueue],
         now: i64,
     ) -> Result<CycleOutcome, NegotiatorError> {
-        cycle::run(self, accountant, slots.to_vec(), queues, now)
+        cycle::run(self, accountant, slots.iter().map(|ad| Arc::new(ad.clone())).collect(), queues, now, false)
     }
 
     /// As [`cycle`](Negotiator::cycle), on slot ads the cycle may keep
@@ -276,7 +285,47 @@ impl Negotiator {
         queues: &[SubmitterQueue],
         now: i64,
     ) -> Result<CycleOutcome, NegotiatorError> {
-        cycle::run(self, accountant, slots, queues, now)
+        cycle::run(self, accountant, slots.into_iter().map(Arc::new).collect(), queues, now, false)
+    }
+
+    /// As [`cycle`](Negotiator::cycle), on slot ads shared behind [`Arc`],
+    /// for a caller that runs cycle after cycle on a pool whose ads it
+    /// keeps: a slot handed over as the same `Arc` as in the last cycle is
+    /// not prepared again (see [`SlotMemory`]). A slot that changed must
+    /// be a new `Arc` (an `Arc` is never changed in place while shared).
+    /// The decisions are those of [`cycle`](Negotiator::cycle).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use classad::ClassAd;
+    /// use matchmaker::accountant::Accountant;
+    /// use matchmaker::autocluster;
+    /// use matchmaker::negotiator::Negotiator;
+    ///
+    /// let slot: ClassAd = r#"[ Name = "slot1@m1"; Cpus = 1; Memory = 2048; Requirements = true ]"#.parse()?;
+    /// let slots = vec![Arc::new(slot)];
+    /// let job: ClassAd = r#"[ Owner = "alice"; User = "alice@site"; ClusterId = 1; ProcId = 0;
+    ///     JobStatus = 1; RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory ]"#.parse()?;
+    /// let queues = autocluster::queues(&[job], &["RequestMemory".to_string()]);
+    /// let negotiator = Negotiator::new();
+    /// let mut accountant = Accountant::new();
+    /// let first = negotiator.cycle_shared(&mut accountant, slots.clone(), &queues, 1_700_000_000)?;
+    /// assert_eq!(first.matches.len(), 1);
+    /// assert_eq!(negotiator.slot_memory.len(), 1);
+    /// // The same ad again: remembered, and the same decision.
+    /// let mut fresh = Accountant::new();
+    /// let again = negotiator.cycle_shared(&mut fresh, slots, &queues, 1_700_000_000)?;
+    /// assert_eq!(again.matches[0].slot, first.matches[0].slot);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cycle_shared(
+        &self,
+        accountant: &mut Accountant,
+        slots: Vec<Arc<classad::ClassAd>>,
+        queues: &[SubmitterQueue],
+        now: i64,
+    ) -> Result<CycleOutcome, NegotiatorError> {
+        cycle::run(self, accountant, slots, queues, now, true)
     }
 }
 

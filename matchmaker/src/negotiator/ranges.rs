@@ -65,7 +65,7 @@ impl Shapes {
     /// the attributes the requests of `queues` compare with few values.
     pub(super) fn new(
         opts: &EvalOptions,
-        ads: &[ClassAd],
+        ads: &[std::sync::Arc<ClassAd>],
         mut pre_job: RankCache,
         mut post_job: RankCache,
         queues: &[SubmitterQueue],
@@ -82,7 +82,7 @@ impl Shapes {
 
     /// The order of the slots: slot `i` of the new order is slot
     /// `order[i]` of the old. The caches are put in that order.
-    pub(super) fn order(&mut self, opts: &EvalOptions, ads: &[ClassAd]) -> Vec<u32> {
+    pub(super) fn order(&mut self, opts: &EvalOptions, ads: &[std::sync::Arc<ClassAd>]) -> Vec<u32> {
         let key = |i: usize, ad: &ClassAd, shapes: &mut Shapes| {
             let (pre, value) = shapes.pre_job.shape_of(opts, i, ad);
             (value, pre, shapes.post_job.shape_of(opts, i, ad).0, shapes.requirements.shape_of(opts, i, ad).0)
@@ -105,7 +105,7 @@ impl Shapes {
     pub(super) fn ranges(
         &mut self,
         opts: &EvalOptions,
-        ads: &[ClassAd],
+        ads: &[std::sync::Arc<ClassAd>],
         idle: impl Fn(usize) -> bool,
     ) -> (Vec<ShapeRange>, Vec<Name>) {
         let mut names: Vec<Name> = Vec::new();
@@ -184,7 +184,12 @@ pub(super) fn compared_names(opts: &EvalOptions, queues: &[SubmitterQueue]) -> V
 /// The slot attributes the `Requirements` of the requests of `queues`
 /// compare, other than `known`, that take at most
 /// [`MAX_VALUES_PER_NAME`] values among `ads`.
-fn requirement_names(opts: &EvalOptions, ads: &[ClassAd], queues: &[SubmitterQueue], known: &[Name]) -> Vec<Name> {
+fn requirement_names(
+    opts: &EvalOptions,
+    ads: &[std::sync::Arc<ClassAd>],
+    queues: &[SubmitterQueue],
+    known: &[Name],
+) -> Vec<Name> {
     let mut names = compared_names(opts, queues);
     names.retain(|name| !known.contains(name));
     // A name's values, counted on a share of the slots per thread (each

@@ -218,7 +218,7 @@ impl RankCache {
     /// [`shape_of`](Self::shape_of) on each in turn would number them. The
     /// slots are read a share per thread, each share telling its distinct
     /// shapes apart; the shares' shapes are then numbered in order.
-    pub(super) fn shape_all(&mut self, opts: &EvalOptions, ads: &[ClassAd]) {
+    pub(super) fn shape_all(&mut self, opts: &EvalOptions, ads: &[std::sync::Arc<ClassAd>]) {
         let direct = &self.direct;
         let local = crate::parallel::map_shares(ads, 16, |start, share| {
             let mut seen: FxHashMap<Vec<Part>, u32> = FxHashMap::default();

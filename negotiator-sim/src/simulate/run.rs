@@ -198,6 +198,8 @@ pub struct Simulation {
     /// Nothing changed since a cycle that matched nothing, every request
     /// rejected as matching no slot.
     quiet_since_futile_cycle: bool,
+    /// Each submitter's last stand-in ad.
+    placeholders: Vec<Option<Placeholder>>,
     /// Names of the slots jobs were given, each once.
     slot_names: Vec<String>,
     slot_name_index: HashMap<String, u32>,
@@ -206,6 +208,15 @@ pub struct Simulation {
     execute: Option<Execute>,
     /// Some job has `ConcurrencyLimits`.
     any_limits: bool,
+}
+
+/// A submitter's stand-in ad for the claimed slots a cycle is not given
+/// one by one.
+struct Placeholder {
+    /// The slots' weight, and the concurrency limits they use.
+    weight: f64,
+    limits: String,
+    ad: Arc<ClassAd>,
 }
 
 fn config_int(config: &Config, name: &str, default: i64) -> Result<i64, ConfigError> {
@@ -277,6 +288,7 @@ impl Simulation {
             last_groups: Vec::new(),
             last_recorded: None,
             quiet_since_futile_cycle: false,
+            placeholders: Vec::new(),
             slot_names: Vec::new(),
             slot_name_index: HashMap::new(),
             execute: None,
@@ -694,11 +706,6 @@ impl Simulation {
             let mut ads = Vec::new();
             let mut index = Vec::new();
             let mut folded: Vec<f64> = self.submitters.iter().map(|s| s.weight).collect();
-            let chained = |ad: &Arc<ClassAd>| {
-                let mut child = ClassAd::new();
-                child.chain_to(ad.clone());
-                child
-            };
             if !self.aggregate || preemptible {
                 self.pool.ensure_ads();
                 for i in 0..self.pool.slots.len() {
@@ -709,9 +716,7 @@ impl Simulation {
                     match &s.claim {
                         None => {
                             if self.pool.is_free(i) {
-                                let mut ad = chained(&s.ad);
-                                self.decorate(i, &mut ad, now);
-                                ads.push(ad);
+                                ads.push(self.offer(i, now));
                                 index.push(Some(i));
                             }
                         }
@@ -722,7 +727,7 @@ impl Simulation {
                                 let ran = self.ran(c.job, now);
                                 let mut ad = self.pool.claimed_ad(i, &sub.name, &sub.user, job_ad, ran);
                                 self.decorate(i, &mut ad, now);
-                                ads.push(ad);
+                                ads.push(Arc::new(ad));
                                 index.push(Some(i));
                                 folded[c.submitter] -= s.weight;
                             }
@@ -731,9 +736,7 @@ impl Simulation {
                 }
             } else {
                 for i in self.pool.free() {
-                    let mut ad = chained(&self.pool.slots[i].ad);
-                    self.decorate(i, &mut ad, now);
-                    ads.push(ad);
+                    ads.push(self.offer(i, now));
                     index.push(Some(i));
                 }
             }
@@ -743,7 +746,7 @@ impl Simulation {
             });
             self.push_placeholders(&folded, &limits, &mut ads, &mut index);
             let queues = self.queues();
-            let outcome = self.negotiator.cycle_owned(&mut self.accountant, ads, &queues, epoch_now)?;
+            let outcome = self.negotiator.cycle_shared(&mut self.accountant, ads, &queues, epoch_now)?;
             row.matches = outcome.stats.matches as i64;
             row.rejections = outcome.stats.rejections as i64;
             row.pie_spins = i64::from(outcome.stats.pie_spins);
@@ -780,9 +783,9 @@ impl Simulation {
                             Some(c) => {
                                 let sub = &self.submitters[c.submitter];
                                 let ran = self.ran(c.job, now);
-                                self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad, ran)
+                                Arc::new(self.pool.claimed_ad(i, &sub.name, &sub.user, &self.classes[c.class].ad, ran))
                             }
-                            None => (*s.ad).clone(),
+                            None => s.ad.clone(),
                         });
                     }
                 }
@@ -825,18 +828,31 @@ impl Simulation {
     /// (`weights`), with the concurrency limits they use (`limits`, by
     /// submitter; may be empty).
     fn push_placeholders(
-        &self,
+        &mut self,
         weights: &[f64],
         limits: &[String],
-        ads: &mut Vec<ClassAd>,
+        ads: &mut Vec<Arc<ClassAd>>,
         index: &mut Vec<Option<usize>>,
     ) {
+        self.placeholders.resize_with(self.submitters.len(), || None);
         for (k, (s, &w)) in self.submitters.iter().zip(weights).enumerate() {
             if w > 1e-9 {
-                let mut ad = placeholder(&s.name, &s.user, w);
-                if let Some(l) = limits.get(k).filter(|l| !l.is_empty()) {
-                    ad.insert("ConcurrencyLimits", l.as_str());
-                }
+                let limits = limits.get(k).map_or("", String::as_str);
+                // The last cycle's ad when the same (the negotiator then
+                // remembers it prepared).
+                let ad = match &self.placeholders[k] {
+                    Some(p) if p.weight == w && p.limits == limits => p.ad.clone(),
+                    _ => {
+                        let mut ad = placeholder(&s.name, &s.user, w);
+                        if !limits.is_empty() {
+                            ad.insert("ConcurrencyLimits", limits);
+                        }
+                        let ad = Arc::new(ad);
+                        self.placeholders[k] =
+                            Some(Placeholder { weight: w, limits: limits.to_string(), ad: ad.clone() });
+                        ad
+                    }
+                };
                 ads.push(ad);
                 index.push(None);
             }
@@ -1224,6 +1240,21 @@ impl Simulation {
     }
 
     /// Adds the owner's activity to the ad of slot `i` as a cycle sees it.
+    /// Free slot `i`'s ad for a cycle at `now`: the pool's own (the same
+    /// `Arc` from cycle to cycle while the slot does not change, so that
+    /// the negotiator remembers it prepared), or chained to it with what
+    /// the owner model adds.
+    fn offer(&self, i: usize, now: i64) -> Arc<ClassAd> {
+        let ad = &self.pool.slots[i].ad;
+        let mut child = ClassAd::new();
+        self.decorate(i, &mut child, now);
+        if child.is_empty() {
+            return ad.clone();
+        }
+        child.chain_to(ad.clone());
+        Arc::new(child)
+    }
+
     fn decorate(&self, i: usize, ad: &mut ClassAd, now: i64) {
         if let Some(e) = &self.execute {
             e.decorate(i, &self.pool.slots[i].name, ad, now);

@@ -1,0 +1,122 @@
+//! What a negotiator remembers of the slot ads of its last cycle.
+//!
+//! A caller that keeps its slot ads behind [`Arc`] and hands the next
+//! cycle the same `Arc` for a slot that did not change (as a simulator, or
+//! a negotiator fed by a collector's updates, does) spares that slot the
+//! cycle's per-slot preparation: its prepared `Requirements` and `Rank`,
+//! its names, and the copy carrying `NEGOTIATOR_MATCH_EXPRS`. Only what
+//! depends on the ad alone is remembered; what a cycle writes into the ad
+//! from the accountant (`RemoteUserPrio` and the like, under preemption)
+//! makes that slot's ad new every cycle, and it is prepared every cycle.
+//!
+//! An ad is known by its address. An entry holds its `Arc`, so that no
+//! other ad can have that address while it is remembered, and entries not
+//! seen by a cycle are forgotten by it: the memory is never larger than
+//! the last cycle's pool.
+
+use std::sync::{Arc, Mutex};
+
+use classad::ClassAd;
+use rustc_hash::FxHashMap;
+
+use crate::matching::PreparedSlot;
+
+/// The slot ads a negotiator prepared in its last cycle, kept for the
+/// next (see [`Negotiator::cycle_shared`](super::Negotiator::cycle_shared)).
+///
+/// A clone starts empty.
+///
+/// ```
+/// use matchmaker::negotiator::SlotMemory;
+///
+/// let memory = SlotMemory::default();
+/// assert_eq!(memory.len(), 0);
+/// memory.clear();
+/// ```
+#[derive(Default)]
+pub struct SlotMemory(Mutex<Remembered>);
+
+impl SlotMemory {
+    /// How many slot ads are remembered.
+    pub fn len(&self) -> usize {
+        self.0.lock().map(|r| r.entries.len()).unwrap_or(0)
+    }
+
+    /// Whether nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every slot ad.
+    pub fn clear(&self) {
+        if let Ok(mut r) = self.0.lock() {
+            *r = Remembered::default();
+        }
+    }
+
+    /// Takes the memory out for a cycle whose match expressions are
+    /// `fingerprint`: empty if they differ from those it was made with.
+    pub(super) fn take(&self, fingerprint: &str) -> Remembered {
+        let taken = self.0.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default();
+        if taken.fingerprint == fingerprint {
+            taken
+        } else {
+            Remembered { fingerprint: fingerprint.to_string(), entries: FxHashMap::default() }
+        }
+    }
+
+    /// Puts the memory back after a cycle.
+    pub(super) fn put(&self, remembered: Remembered) {
+        if let Ok(mut r) = self.0.lock() {
+            *r = remembered;
+        }
+    }
+}
+
+impl Clone for SlotMemory {
+    fn clone(&self) -> SlotMemory {
+        SlotMemory::default()
+    }
+}
+
+impl std::fmt::Debug for SlotMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlotMemory").field("slots", &self.len()).finish()
+    }
+}
+
+/// The entries, and the match expressions they were made with.
+#[derive(Default)]
+pub(super) struct Remembered {
+    /// `NEGOTIATOR_MATCH_EXPRS` as text (they are in every entry's `ad`).
+    fingerprint: String,
+    pub(super) entries: FxHashMap<usize, Entry>,
+}
+
+/// The text the memory of a negotiator with `match_exprs` is made for.
+pub(super) fn fingerprint(match_exprs: &[(String, classad::Expr)]) -> String {
+    match_exprs.iter().map(|(name, expr)| format!("{name} = {expr}\n")).collect()
+}
+
+/// The key of `ad` in [`Remembered::entries`].
+pub(super) fn key(ad: &Arc<ClassAd>) -> usize {
+    Arc::as_ptr(ad) as usize
+}
+
+/// One slot ad, as the cycle prepared it.
+pub(super) struct Entry {
+    /// The ad as the caller gave it (held: see the module's doc).
+    pub(super) input: Arc<ClassAd>,
+    /// The ad the cycle matches: `input` with the match expressions.
+    pub(super) ad: Arc<ClassAd>,
+    /// `ad`'s prepared side (`None` while a cycle's pool has it).
+    pub(super) prepared: Option<PreparedSlot>,
+    /// Its `Name`.
+    pub(super) name: String,
+    /// Its accountant record's name.
+    pub(super) resource: String,
+    /// Who runs on it.
+    pub(super) running: Option<Arc<str>>,
+    /// For a partitionable slot with a consumption policy, `ad`.
+    pub(super) current: Option<ClassAd>,
+}
