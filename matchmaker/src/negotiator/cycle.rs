@@ -255,10 +255,10 @@ fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
     }
 }
 
-pub(super) fn run(
+pub(super) fn run<A: SlotAd>(
     negotiator: &Negotiator,
     accountant: &mut Accountant,
-    input_slots: Vec<Arc<ClassAd>>,
+    input_slots: Vec<A>,
     queues: &[SubmitterQueue],
     now: i64,
     remember: bool,
@@ -272,6 +272,7 @@ pub(super) fn run(
     // Phase 1: the slots the collector would give (NEGOTIATOR_SLOT_CONSTRAINT).
     let mut ads = input_slots;
     let keep = parallel::map_indexed(&ads, |_, ad| {
+        let ad: &ClassAd = ad.borrow();
         ad.lookup(names.name).is_some()
             && negotiator.slot_constraint.as_ref().is_none_or(|c| EvalContext::new(&opts).my(ad).is_true(c))
     });
@@ -288,7 +289,7 @@ pub(super) fn run(
     };
     let shared: &Accountant = accountant;
     let (weights, ghosts): (Vec<f64>, Vec<f64>) =
-        parallel::map_indexed(&ads, |_, ad| (shared.slot_weight(ad), ghost(ad))).into_iter().unzip();
+        parallel::map_indexed(&ads, |_, ad| (shared.slot_weight(ad.borrow()), ghost(ad.borrow()))).into_iter().unzip();
     let mut min_weight = f64::MAX;
     let mut weight_total = 0.0;
     for (w, g) in weights.iter().zip(&ghosts) {
@@ -299,7 +300,7 @@ pub(super) fn run(
     let pool_weight = match &negotiator.poolsize_constraint {
         Some(c) => {
             let inside: Vec<usize> =
-                (0..ads.len()).filter(|&i| EvalContext::new(&opts).my(&ads[i]).is_true(c)).collect();
+                (0..ads.len()).filter(|&i| EvalContext::new(&opts).my(ads[i].borrow()).is_true(c)).collect();
             if inside.is_empty() {
                 if settings.use_slot_weights {
                     weight_total
@@ -307,7 +308,7 @@ pub(super) fn run(
                     ads.len() as f64
                 }
             } else if settings.use_slot_weights {
-                inside.iter().map(|&i| weights[i] * ghost(&ads[i])).sum()
+                inside.iter().map(|&i| weights[i] * ghost(ads[i].borrow())).sum()
             } else {
                 inside.len() as f64
             }
@@ -331,18 +332,19 @@ pub(super) fn run(
     };
     let shared: &Accountant = accountant;
     let remembered = &memory.entries;
-    let prepared: Vec<(Slot, Prepared)> = parallel::map_mut(&mut ads, |ad| {
+    let prepared: Vec<(Slot, Origin)> = parallel::map_mut(&mut ads, |ad| {
         let accountant = shared;
-        let key = slot_memory::key(ad);
-        let available = !trimmed(negotiator, &opts, &names, ad);
-        let known = remembered.get(&key).filter(|e| Arc::ptr_eq(&e.input, ad));
+        let available = !trimmed(negotiator, &opts, &names, (*ad).borrow());
+        let known = ad.shared().and_then(|arc| {
+            remembered.get(&slot_memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)).map(|e| (e, arc))
+        });
         let running: Option<Arc<str>> = match known {
-            Some(entry) => entry.running.clone(),
-            None => names.remote_user(ad).map(Arc::from),
+            Some((entry, _)) => entry.running.clone(),
+            None => names.remote_user((*ad).borrow()).map(Arc::from),
         };
-        let decorated =
-            settings.consider_preemption && (running.is_some() || ad.lookup(names.preempting_rank).is_some());
-        if let (Some(entry), false) = (known, decorated) {
+        let decorated = settings.consider_preemption
+            && (running.is_some() || (*ad).borrow().lookup(names.preempting_rank).is_some());
+        if let (Some((entry, input)), false) = (known, decorated) {
             let slot = Slot {
                 available,
                 current: entry.current.clone(),
@@ -350,18 +352,21 @@ pub(super) fn run(
                 resource: entry.resource.clone(),
                 running,
             };
-            return (slot, Prepared::Remembered);
+            let key = slot_memory::key(input);
+            // The ad the last cycle matched (with the match expressions).
+            *ad = A::from_arc(entry.ad.clone());
+            return (slot, Origin::Remembered(key));
         }
         let remember = remember && !decorated;
         // The caller's ad, when the cycle writes into a copy it remembers.
         let mut input = None;
         if !negotiator.match_exprs.is_empty() || decorated {
             if remember {
-                input = Some(ad.clone());
+                input = ad.shared().cloned();
             }
             // A copy when the caller shares the ad; in place when it is
             // the cycle's own.
-            let ad = Arc::make_mut(ad);
+            let ad = ad.make_mut();
             for (name, expr) in &negotiator.match_exprs {
                 ad.insert(name.as_str(), expr.clone());
             }
@@ -383,6 +388,7 @@ pub(super) fn run(
                 }
             }
         }
+        let ad: &ClassAd = (*ad).borrow();
         let current =
             (ad.lookup(names.machine_resources).is_some() && consumption::has_policy(ad)).then(|| ClassAd::clone(ad));
         let slot = Slot {
@@ -392,50 +398,46 @@ pub(super) fn run(
             resource: crate::accountant::resource_name(ad),
             running,
         };
-        let side = PreparedSlot::new(&opts, ad);
-        (slot, Prepared::Fresh { side, remember, input })
+        (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
     });
-    // The pool's ads and sides, in input order, and what to remember.
+    // What the last cycle prepared, and what this one will remember.
     let mut next = FxHashMap::default();
-    let mut sides = Vec::with_capacity(ads.len());
+    let mut sides: Vec<Option<PreparedSlot>> = Vec::with_capacity(ads.len());
     let mut keys: Vec<Option<usize>> = Vec::with_capacity(ads.len());
     let mut slots = Vec::with_capacity(ads.len());
-    for (ad, (slot, prepared)) in ads.iter_mut().zip(prepared) {
-        let (side, key) = match prepared {
-            Prepared::Fresh { side, remember: false, .. } => (side, None),
-            Prepared::Fresh { side, remember: true, input } => {
-                let input = input.unwrap_or_else(|| ad.clone());
-                let key = slot_memory::key(&input);
-                next.entry(key).or_insert_with(|| Entry {
-                    input,
-                    ad: ad.clone(),
-                    prepared: None,
-                    name: slot.name.clone(),
-                    resource: slot.resource.clone(),
-                    running: slot.running.clone(),
-                    current: slot.current.clone(),
-                });
-                (side, Some(key))
-            }
-            Prepared::Remembered => {
-                let key = slot_memory::key(ad);
-                match memory.entries.remove(&key) {
-                    Some(mut entry) => {
-                        *ad = entry.ad.clone();
-                        let side = entry.prepared.take().unwrap_or_else(|| PreparedSlot::new(&opts, ad));
-                        next.insert(key, entry);
-                        (side, Some(key))
+    for (ad, (slot, origin)) in ads.iter().zip(prepared) {
+        let (side, key) = match origin {
+            Origin::Fresh => (None, None),
+            Origin::Kept(input) => {
+                let matched = ad.shared().cloned();
+                let input = input.or_else(|| matched.clone());
+                match (input, matched) {
+                    (Some(input), Some(matched)) => {
+                        let key = slot_memory::key(&input);
+                        next.entry(key).or_insert_with(|| Entry {
+                            input,
+                            ad: matched,
+                            prepared: None,
+                            name: slot.name.clone(),
+                            resource: slot.resource.clone(),
+                            running: slot.running.clone(),
+                            current: slot.current.clone(),
+                        });
+                        (None, Some(key))
                     }
-                    // The same ad given twice in one cycle: the second is
-                    // prepared again.
-                    None => {
-                        if let Some(entry) = next.get(&key) {
-                            *ad = entry.ad.clone();
-                        }
-                        (PreparedSlot::new(&opts, ad), None)
-                    }
+                    _ => (None, None),
                 }
             }
+            Origin::Remembered(key) => match memory.entries.remove(&key) {
+                Some(mut entry) => {
+                    let side = entry.prepared.take();
+                    next.insert(key, entry);
+                    (side, Some(key))
+                }
+                // The same ad given twice in one cycle: the second is
+                // prepared again.
+                None => (None, None),
+            },
         };
         keys.push(key);
         sides.push(side);
@@ -454,13 +456,17 @@ pub(super) fn run(
     let post_job = RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
     let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, queues);
     let order = shapes.order(&opts, &ads);
-    let ads = reorder(ads, &order);
-    let sides = reorder(sides, &order);
+    // Owned ads are put behind `Arc` in the cycle's order, so that a scan
+    // over the pool reads them in the order they lie in memory.
+    let ads: Vec<Arc<ClassAd>> = reorder(ads, &order).into_iter().map(A::into_arc).collect();
+    // (Nothing to move when nothing was remembered.)
+    let sides = if sides.iter().any(Option::is_some) { reorder(sides, &order) } else { sides };
     let slots = reorder(slots, &order);
     let weights = reorder(weights, &order);
     let (ranges, key_names) =
         shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
     let (pre_job, post_job) = shapes.into_caches();
+    let sides = prepare_missing(&opts, &ads, sides);
     let pool = Pool::from_prepared(opts.clone(), ads, sides);
     // The columns of what the requests compare, gathered a name per thread.
     pool.build_columns(&ranges::compared_names(&opts, queues));
@@ -500,20 +506,71 @@ pub(super) fn run(
     outcome
 }
 
-/// How a slot's side was had.
-#[allow(clippy::large_enum_variant)] // one per slot, moved once
-enum Prepared {
-    /// From the last cycle.
-    Remembered,
-    /// Prepared by this cycle.
-    Fresh {
-        side: PreparedSlot,
-        /// Whether the next cycle may use it (nothing of this cycle's was
-        /// written into it).
-        remember: bool,
-        /// The ad as given, when the cycle matches a copy.
-        input: Option<Arc<ClassAd>>,
-    },
+/// Where a slot's prepared side comes from.
+enum Origin {
+    /// The last cycle's memory (the ad's key).
+    Remembered(usize),
+    /// This cycle, which will remember it; with the caller's ad when the
+    /// cycle matches a copy.
+    Kept(Option<Arc<ClassAd>>),
+    /// This cycle, for this cycle only.
+    Fresh,
+}
+
+/// `sides`, with the ones missing prepared (with `ads[i]`, on every core
+/// for a large pool).
+fn prepare_missing(opts: &EvalOptions, ads: &[Arc<ClassAd>], sides: Vec<Option<PreparedSlot>>) -> Vec<PreparedSlot> {
+    let missing: Vec<usize> = (0..sides.len()).filter(|&i| sides[i].is_none()).collect();
+    // In order of position, as the missing ones are met below.
+    let mut made = parallel::map_indexed(&missing, |_, &i| PreparedSlot::new(opts, &ads[i])).into_iter();
+    sides
+        .into_iter()
+        .zip(ads)
+        .map(|(side, ad)| side.or_else(|| made.next()).unwrap_or_else(|| PreparedSlot::new(opts, ad)))
+        .collect()
+}
+
+/// A slot ad as a cycle is given it: its own, or shared behind [`Arc`]
+/// (then it may be remembered, see [`slot_memory`]).
+pub(super) trait SlotAd: std::borrow::Borrow<ClassAd> + Send + Sync + Sized {
+    /// The `Arc`, when shared.
+    fn shared(&self) -> Option<&Arc<ClassAd>>;
+    /// The ad to write into (a copy first when shared with others).
+    fn make_mut(&mut self) -> &mut ClassAd;
+    /// The ad behind an `Arc`.
+    fn into_arc(self) -> Arc<ClassAd>;
+    /// The ad of `arc`.
+    fn from_arc(arc: Arc<ClassAd>) -> Self;
+}
+
+impl SlotAd for ClassAd {
+    fn shared(&self) -> Option<&Arc<ClassAd>> {
+        None
+    }
+    fn make_mut(&mut self) -> &mut ClassAd {
+        self
+    }
+    fn into_arc(self) -> Arc<ClassAd> {
+        Arc::new(self)
+    }
+    fn from_arc(arc: Arc<ClassAd>) -> ClassAd {
+        Arc::unwrap_or_clone(arc)
+    }
+}
+
+impl SlotAd for Arc<ClassAd> {
+    fn shared(&self) -> Option<&Arc<ClassAd>> {
+        Some(self)
+    }
+    fn make_mut(&mut self) -> &mut ClassAd {
+        Arc::make_mut(self)
+    }
+    fn into_arc(self) -> Arc<ClassAd> {
+        self
+    }
+    fn from_arc(arc: Arc<ClassAd>) -> Arc<ClassAd> {
+        arc
+    }
 }
 
 /// Phase 4 on the prepared slots.

@@ -272,7 +272,7 @@ impl Negotiator {
         queues: &[SubmitterQueue],
         now: i64,
     ) -> Result<CycleOutcome, NegotiatorError> {
-        cycle::run(self, accountant, slots.iter().map(|ad| Arc::new(ad.clone())).collect(), queues, now, false)
+        cycle::run(self, accountant, slots.to_vec(), queues, now, false)
     }
 
     /// As [`cycle`](Negotiator::cycle), on slot ads the cycle may keep
@@ -285,7 +285,7 @@ impl Negotiator {
         queues: &[SubmitterQueue],
         now: i64,
     ) -> Result<CycleOutcome, NegotiatorError> {
-        cycle::run(self, accountant, slots.into_iter().map(Arc::new).collect(), queues, now, false)
+        cycle::run(self, accountant, slots, queues, now, false)
     }
 
     /// As [`cycle`](Negotiator::cycle), on slot ads shared behind [`Arc`],

@@ -16,6 +16,7 @@
 //! * both ranks, and a job `Rank` that reads nothing else, have one value
 //!   on the whole range.
 
+use std::borrow::Borrow;
 use std::ops::Range;
 
 use classad::references::{external, trim_all, Side};
@@ -65,7 +66,7 @@ impl Shapes {
     /// the attributes the requests of `queues` compare with few values.
     pub(super) fn new(
         opts: &EvalOptions,
-        ads: &[std::sync::Arc<ClassAd>],
+        ads: &[impl Borrow<ClassAd> + Sync],
         mut pre_job: RankCache,
         mut post_job: RankCache,
         queues: &[SubmitterQueue],
@@ -82,12 +83,12 @@ impl Shapes {
 
     /// The order of the slots: slot `i` of the new order is slot
     /// `order[i]` of the old. The caches are put in that order.
-    pub(super) fn order(&mut self, opts: &EvalOptions, ads: &[std::sync::Arc<ClassAd>]) -> Vec<u32> {
+    pub(super) fn order(&mut self, opts: &EvalOptions, ads: &[impl Borrow<ClassAd> + Sync]) -> Vec<u32> {
         let key = |i: usize, ad: &ClassAd, shapes: &mut Shapes| {
             let (pre, value) = shapes.pre_job.shape_of(opts, i, ad);
             (value, pre, shapes.post_job.shape_of(opts, i, ad).0, shapes.requirements.shape_of(opts, i, ad).0)
         };
-        let keys: Vec<(f64, u32, u32, u32)> = ads.iter().enumerate().map(|(i, ad)| key(i, ad, self)).collect();
+        let keys: Vec<(f64, u32, u32, u32)> = ads.iter().enumerate().map(|(i, ad)| key(i, ad.borrow(), self)).collect();
         let mut order: Vec<u32> = (0..ads.len() as u32).collect();
         order.sort_by(|&a, &b| {
             let (x, y) = (keys[a as usize], keys[b as usize]);
@@ -105,7 +106,7 @@ impl Shapes {
     pub(super) fn ranges(
         &mut self,
         opts: &EvalOptions,
-        ads: &[std::sync::Arc<ClassAd>],
+        ads: &[impl Borrow<ClassAd> + Sync],
         idle: impl Fn(usize) -> bool,
     ) -> (Vec<ShapeRange>, Vec<Name>) {
         let mut names: Vec<Name> = Vec::new();
@@ -117,6 +118,7 @@ impl Shapes {
         let mut ids: FxHashMap<Part, u32> = FxHashMap::default();
         let mut ranges: Vec<ShapeRange> = Vec::new();
         for (i, ad) in ads.iter().enumerate() {
+            let ad: &ClassAd = ad.borrow();
             let (shape, value) = self.pre_job.shape_of(opts, i, ad);
             let (post, post_value) = self.post_job.shape_of(opts, i, ad);
             let requirements = self.requirements.shape_of(opts, i, ad).0;
@@ -186,7 +188,7 @@ pub(super) fn compared_names(opts: &EvalOptions, queues: &[SubmitterQueue]) -> V
 /// [`MAX_VALUES_PER_NAME`] values among `ads`.
 fn requirement_names(
     opts: &EvalOptions,
-    ads: &[std::sync::Arc<ClassAd>],
+    ads: &[impl Borrow<ClassAd> + Sync],
     queues: &[SubmitterQueue],
     known: &[Name],
 ) -> Vec<Name> {
@@ -198,7 +200,7 @@ fn requirement_names(
         let sets: Vec<Option<FxHashSet<Part>>> = crate::parallel::map_shares(ads, 8, |offset, share| {
             let mut values: FxHashSet<Part> = FxHashSet::default();
             for (i, ad) in share.iter().enumerate() {
-                values.insert(Part::of(opts, ad, offset + i, name));
+                values.insert(Part::of(opts, ad.borrow(), offset + i, name));
                 if values.len() > MAX_VALUES_PER_NAME {
                     return None;
                 }

@@ -15,6 +15,7 @@
 use classad::references::{external, internal, trim_all, Side};
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Name, Value};
 use rustc_hash::FxHashMap;
+use std::borrow::Borrow;
 
 /// How a value becomes a rank.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -218,7 +219,7 @@ impl RankCache {
     /// [`shape_of`](Self::shape_of) on each in turn would number them. The
     /// slots are read a share per thread, each share telling its distinct
     /// shapes apart; the shares' shapes are then numbered in order.
-    pub(super) fn shape_all(&mut self, opts: &EvalOptions, ads: &[std::sync::Arc<ClassAd>]) {
+    pub(super) fn shape_all(&mut self, opts: &EvalOptions, ads: &[impl Borrow<ClassAd> + Sync]) {
         let direct = &self.direct;
         let local = crate::parallel::map_shares(ads, 16, |start, share| {
             let mut seen: FxHashMap<Vec<Part>, u32> = FxHashMap::default();
@@ -227,7 +228,7 @@ impl RankCache {
             let mut last: Option<(Vec<Part>, u32)> = None;
             for (j, ad) in share.iter().enumerate() {
                 let i = start + j;
-                let key: Vec<Part> = direct.iter().map(|name| Part::of(opts, ad, i, *name)).collect();
+                let key: Vec<Part> = direct.iter().map(|name| Part::of(opts, ad.borrow(), i, *name)).collect();
                 // Neighbours (a machine's slots) often look alike.
                 if let Some((previous, id)) = &last {
                     if *previous == key {
@@ -251,7 +252,7 @@ impl RankCache {
         });
         let mut i = 0;
         for (first, ids) in local {
-            let shapes: Vec<u32> = first.into_iter().map(|(key, i)| self.intern(opts, &ads[i], key)).collect();
+            let shapes: Vec<u32> = first.into_iter().map(|(key, i)| self.intern(opts, ads[i].borrow(), key)).collect();
             for id in ids {
                 if self.shape_of[i] == UNKNOWN {
                     self.shape_of[i] = shapes[id as usize];
