@@ -18,7 +18,7 @@ use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics,
 use super::pslot_preemption::{self, Enlarged, PslotPreemption, Trial};
 use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
-use super::slot_memory::{self, Entry, Remembered};
+use super::slot_memory::{self, Entry, Keyed, Remembered, RequestEntry};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
@@ -246,6 +246,8 @@ struct State<'a, 'p> {
     free: Vec<u32>,
     /// ALLOW_PSLOT_PREEMPTION's state (`None` when the knob is off).
     pslot: Option<Box<PslotPreemption>>,
+    /// What was learnt of the requests' ads, by their keys.
+    requests: &'a mut FxHashMap<usize, RequestEntry>,
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
@@ -454,7 +456,32 @@ pub(super) fn run<A: SlotAd>(
     // taken in that order).
     let pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
     let post_job = RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
-    let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, queues);
+    // What the requests compare of a slot (each request's read once while
+    // its ad is remembered).
+    let mut requests = FxHashMap::default();
+    for request in queues.iter().flat_map(|q| &q.requests) {
+        let key = slot_memory::key(&request.ad);
+        if requests.contains_key(&key) {
+            continue;
+        }
+        let entry = match memory.requests.remove(&key) {
+            Some(entry) if Arc::ptr_eq(&entry.ad, &request.ad) => entry,
+            _ => RequestEntry {
+                ad: request.ad.clone(),
+                compared: ranges::request_compared(&opts, &request.ad),
+                keyed: Vec::new(),
+            },
+        };
+        requests.insert(key, entry);
+    }
+    let compared = ranges::compared_names(
+        queues
+            .iter()
+            .flat_map(|q| &q.requests)
+            .filter_map(|r| requests.get(&slot_memory::key(&r.ad)))
+            .map(|e| e.compared.as_slice()),
+    );
+    let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, &compared);
     let order = shapes.order(&opts, &ads);
     // Owned ads are put behind `Arc` in the cycle's order, so that a scan
     // over the pool reads them in the order they lie in memory.
@@ -469,7 +496,7 @@ pub(super) fn run<A: SlotAd>(
     let sides = prepare_missing(&opts, &ads, sides);
     let pool = Pool::from_prepared(opts.clone(), ads, sides);
     // The columns of what the requests compare, gathered a name per thread.
-    pool.build_columns(&ranges::compared_names(&opts, queues));
+    pool.build_columns(&compared);
     let outcome = negotiate_pool(
         negotiator,
         accountant,
@@ -488,8 +515,10 @@ pub(super) fn run<A: SlotAd>(
         pool_weight,
         min_weight,
         phase2,
+        &mut requests,
     );
     if remember {
+        memory.requests = requests;
         // The sides go back to the memory, for the next cycle.
         let (ads, sides) = pool.into_prepared();
         for ((position, side), ad) in sides.into_iter().enumerate().zip(ads) {
@@ -593,6 +622,7 @@ fn negotiate_pool(
     pool_weight: f64,
     min_weight: f64,
     phase2: Instant,
+    requests: &mut FxHashMap<usize, RequestEntry>,
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     let available = slots.iter().filter(|s| s.available).count();
@@ -654,6 +684,7 @@ fn negotiate_pool(
         groups: None,
         free,
         pslot,
+        requests,
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -1103,6 +1134,33 @@ impl State<'_, '_> {
         }
     }
 
+    /// What the request's range tests and rank read, for the ad `ad` it
+    /// is matched as: learnt once per request ad, while the key names and
+    /// the attributes written into `ad` stay the same.
+    fn keyed(&mut self, request: &ResourceRequest, ad: &ClassAd) -> &mut Keyed {
+        let key = slot_memory::key(&request.ad);
+        let entry = self.requests.entry(key).or_insert_with(|| RequestEntry {
+            ad: request.ad.clone(),
+            compared: Vec::new(),
+            keyed: Vec::new(),
+        });
+        let own = ad.len();
+        let at = match entry.keyed.iter().position(|k| k.own == own && k.key_names == self.key_names) {
+            Some(at) => at,
+            None => {
+                entry.keyed.retain(|k| k.key_names == self.key_names);
+                entry.keyed.push(Keyed {
+                    own,
+                    key_names: self.key_names.clone(),
+                    tests: RangeTests::parts(&self.opts, ad, &self.key_names),
+                    rank: RangeRank::reads(&self.opts, ad, &self.key_names),
+                });
+                entry.keyed.len() - 1
+            }
+        };
+        &mut entry.keyed[at]
+    }
+
     /// What taking a slot costs the submitter.
     fn cost(&self, request: &ClassAd, slot: usize) -> f64 {
         if let Some(enlarged) = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot)) {
@@ -1200,15 +1258,17 @@ impl State<'_, '_> {
         };
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match && !multi_match;
         if lazy {
+            let keyed = self.keyed(request, ad);
             if !only_for_startd_rank {
-                list.rank = RangeRank::new(&self.opts, ad, &self.key_names);
+                list.rank = keyed.rank.clone().map(RangeRank::of_reads);
             }
             // Candidates come group by group of equal pre-job rank, best
             // first, as the list is used. Ranges whose pre-job rank this job
             // changes join the group of their value for it, or, when their
             // slots may differ, are examined now.
             list.next_range = 0;
-            list.tests = RangeTests::new(&self.opts, ad, &self.key_names);
+            let (tests, names) = keyed.tests.clone();
+            list.tests = RangeTests::of_parts(tests, names);
             list.pre_independent = self.caches.pre_job.independence(ad);
             list.post_independent = self.caches.post_job.independence(ad);
             // What the caches learnt of the last request is not this one's.

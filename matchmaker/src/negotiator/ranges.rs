@@ -24,7 +24,6 @@ use classad::{BinaryOp, ClassAd, EvalContext, EvalOptions, Expr, Name, Node, Val
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::rank_cache::{Part, RankCache};
-use crate::autocluster::SubmitterQueue;
 
 /// A requirement attribute with more values than this among the slots is
 /// not used to cut ranges (ranges of a slot or two cost more than they
@@ -63,19 +62,20 @@ pub(super) struct Shapes {
 
 impl Shapes {
     /// The shapes of `ads`: `pre_job` and `post_job` caches (empty), and
-    /// the attributes the requests of `queues` compare with few values.
+    /// of the attributes the requests compare (`compared`, see
+    /// [`compared_names`]) those with few values.
     pub(super) fn new(
         opts: &EvalOptions,
         ads: &[impl Borrow<ClassAd> + Sync],
         mut pre_job: RankCache,
         mut post_job: RankCache,
-        queues: &[SubmitterQueue],
+        compared: &[Name],
     ) -> Shapes {
         pre_job.shape_all(opts, ads);
         post_job.shape_all(opts, ads);
         let mut known: Vec<Name> = pre_job.direct().to_vec();
         known.extend_from_slice(post_job.direct());
-        let names = requirement_names(opts, ads, queues, &known);
+        let names = requirement_names(opts, ads, compared, &known);
         let mut requirements = RankCache::of_names(names, ads.len());
         requirements.shape_all(opts, ads);
         Shapes { pre_job, post_job, requirements }
@@ -157,42 +157,49 @@ impl Shapes {
     }
 }
 
-/// The slot attributes the requests' `Requirements` read, each once, in
-/// the order first met.
-pub(super) fn compared_names(opts: &EvalOptions, queues: &[SubmitterQueue]) -> Vec<Name> {
-    let requirements = Name::new("Requirements");
-    let mut texts: FxHashSet<String> = FxHashSet::default();
+/// The slot attributes the `Requirements` of the request `ad` reads, in
+/// the order met, each with its text in lower case (what
+/// [`compared_names`] gathers of one request).
+pub(super) fn request_compared(opts: &EvalOptions, ad: &ClassAd) -> Vec<(String, Name)> {
+    let Some(expr) = ad.lookup(Name::new("Requirements")) else {
+        return Vec::new();
+    };
+    let Ok(refs) = external(opts, ad, expr) else {
+        return Vec::new();
+    };
+    trim_all(&refs, Side::External)
+        .into_iter()
+        .filter(|text| !RESERVED.iter().any(|r| text.eq_ignore_ascii_case(r)))
+        .map(|text| (text.to_ascii_lowercase(), Name::new(text.as_str())))
+        .collect()
+}
+
+/// The slot attributes the requests' `Requirements` read (each request's
+/// [`request_compared`]), each once, in the order first met.
+pub(super) fn compared_names<'r>(requests: impl IntoIterator<Item = &'r [(String, Name)]>) -> Vec<Name> {
+    let mut texts: FxHashSet<&str> = FxHashSet::default();
     let mut names: Vec<Name> = Vec::new();
-    for request in queues.iter().flat_map(|q| q.requests.iter()) {
-        let Some(expr) = request.ad.lookup(requirements) else {
+    for (text, name) in requests.into_iter().flatten() {
+        if !texts.insert(text.as_str()) {
             continue;
-        };
-        let Ok(refs) = external(opts, &request.ad, expr) else {
-            continue;
-        };
-        for text in trim_all(&refs, Side::External) {
-            if RESERVED.iter().any(|r| text.eq_ignore_ascii_case(r)) || !texts.insert(text.to_ascii_lowercase()) {
-                continue;
-            }
-            let name = Name::new(text.as_str());
-            if !names.contains(&name) {
-                names.push(name);
-            }
+        }
+        if !names.contains(name) {
+            names.push(*name);
         }
     }
     names
 }
 
-/// The slot attributes the `Requirements` of the requests of `queues`
-/// compare, other than `known`, that take at most
+/// The slot attributes of `compared` (those the requests compare), other than `known`,
+/// that take at most
 /// [`MAX_VALUES_PER_NAME`] values among `ads`.
 fn requirement_names(
     opts: &EvalOptions,
     ads: &[impl Borrow<ClassAd> + Sync],
-    queues: &[SubmitterQueue],
+    compared: &[Name],
     known: &[Name],
 ) -> Vec<Name> {
-    let mut names = compared_names(opts, queues);
+    let mut names = compared.to_vec();
     names.retain(|name| !known.contains(name));
     // A name's values, counted on a share of the slots per thread (each
     // share stops as soon as it alone has too many).
@@ -278,13 +285,22 @@ pub(super) struct RangeRank {
 }
 
 impl RangeRank {
-    /// The request `ad`'s `Rank`, if it has one value per range (a literal,
-    /// or an expression reading only key names of a slot).
-    pub(super) fn new(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> Option<RangeRank> {
+    /// The key names the request `ad`'s `Rank` reads, if it has one value
+    /// per range (a literal, or an expression reading only key names of a
+    /// slot).
+    pub(super) fn reads(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> Option<Vec<usize>> {
         // Without a Rank the slot's own is used, which may differ on every slot.
         let rank = ad.lookup("Rank")?;
-        let names = if rank.as_literal().is_some() { Vec::new() } else { key_reads(opts, ad, rank, key_names)? };
-        Some(RangeRank { by_key: ByKey::new(names) })
+        if rank.as_literal().is_some() {
+            Some(Vec::new())
+        } else {
+            key_reads(opts, ad, rank, key_names)
+        }
+    }
+
+    /// The rank of a request whose `Rank` reads `names` (see [`reads`](Self::reads)).
+    pub(super) fn of_reads(names: Vec<usize>) -> RangeRank {
+        RangeRank { by_key: ByKey::new(names) }
     }
 
     /// The request's rank of the slots of `range`, whose first slot is `slot`.
@@ -304,8 +320,14 @@ pub(super) struct RangeTests {
 }
 
 impl RangeTests {
-    /// The tests of the request `ad` for ranges keyed by `key_names`.
-    pub(super) fn new(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> RangeTests {
+    /// The tests made of `tests`, which read the key names `names`.
+    pub(super) fn of_parts(tests: Vec<Expr>, names: Vec<usize>) -> RangeTests {
+        RangeTests { tests, by_key: ByKey::new(names) }
+    }
+
+    /// The tests of the request `ad` for ranges keyed by `key_names`, and
+    /// the key names they read.
+    pub(super) fn parts(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> (Vec<Expr>, Vec<usize>) {
         fn conjuncts<'e>(expr: &'e Expr, out: &mut Vec<&'e Expr>) {
             match expr.as_node() {
                 Some(Node::Binary(BinaryOp::And, left, right)) => {
@@ -317,7 +339,7 @@ impl RangeTests {
             }
         }
         let Some(requirements) = ad.lookup("Requirements") else {
-            return RangeTests::default();
+            return (Vec::new(), Vec::new());
         };
         let mut all = Vec::new();
         conjuncts(requirements, &mut all);
@@ -333,7 +355,7 @@ impl RangeTests {
                 }
             }
         }
-        RangeTests { tests, by_key: ByKey::new(names) }
+        (tests, names)
     }
 
     /// Whether the slots of `range` may match the request `ad`: a test that

@@ -61,7 +61,7 @@ impl SlotMemory {
         if taken.fingerprint == fingerprint {
             taken
         } else {
-            Remembered { fingerprint: fingerprint.to_string(), entries: FxHashMap::default() }
+            Remembered { fingerprint: fingerprint.to_string(), ..Remembered::default() }
         }
     }
 
@@ -91,6 +91,8 @@ pub(super) struct Remembered {
     /// `NEGOTIATOR_MATCH_EXPRS` as text (they are in every entry's `ad`).
     fingerprint: String,
     pub(super) entries: FxHashMap<usize, Entry>,
+    /// What was learnt of the requests' ads, by their keys.
+    pub(super) requests: FxHashMap<usize, RequestEntry>,
 }
 
 /// The text the memory of a negotiator with `match_exprs` is made for.
@@ -119,4 +121,29 @@ pub(super) struct Entry {
     pub(super) running: Option<Arc<str>>,
     /// For a partitionable slot with a consumption policy, `ad`.
     pub(super) current: Option<ClassAd>,
+}
+
+/// What the cycle learnt of a request's ad by reading its expressions.
+pub(super) struct RequestEntry {
+    /// The ad (held, as [`Entry::input`] is).
+    pub(super) ad: Arc<ClassAd>,
+    /// What its `Requirements` compares of a slot (see
+    /// [`request_compared`](super::ranges::request_compared)).
+    pub(super) compared: Vec<(String, classad::Name)>,
+    /// What its range tests and rank read, by the attributes the cycle
+    /// writes into the ad it matches with (see [`Keyed`]).
+    pub(super) keyed: Vec<Keyed>,
+}
+
+/// A request's range tests and the key names its rank reads, for key
+/// names `key_names`, when the ad it is matched as has `own` attributes
+/// of its own (the cycle's `Submitter*` attributes, chained to the
+/// request's ad: which of them it writes depends on the groups only, and
+/// how many tells which).
+pub(super) struct Keyed {
+    pub(super) own: usize,
+    pub(super) key_names: Vec<classad::Name>,
+    pub(super) tests: (Vec<classad::Expr>, Vec<usize>),
+    /// [`RangeRank::reads`](super::ranges::RangeRank::reads).
+    pub(super) rank: Option<Vec<usize>>,
 }
