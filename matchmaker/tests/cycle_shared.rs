@@ -90,7 +90,7 @@ fn same_decisions(name: &str, adjust: impl Fn(&mut Negotiator)) {
         let got = remembering.cycle_shared(&mut shared, pool, &queues, now).expect("shared cycle");
         assert_eq!(decisions(&got), decisions(&expected), "{name}: cycle {cycle}");
         matched += got.matches.len();
-        assert!(!remembering.slot_memory.is_empty() || ads.is_empty(), "{name}: nothing remembered");
+        assert!(!remembering.memory.is_empty() || ads.is_empty(), "{name}: nothing remembered");
     }
     assert!(matched > 0, "{name}: the cycles match something");
 }
@@ -134,13 +134,13 @@ fn memory_holds_the_last_cycle_only() {
     let accountant = &mut snapshot.accountant;
     let pool: Vec<Arc<ClassAd>> = snapshot.slots.iter().cloned().map(Arc::new).collect();
     negotiator.cycle_shared(accountant, pool.clone(), &queues, 1_700_000_000).expect("cycle");
-    assert_eq!(negotiator.slot_memory.len(), pool.len());
+    assert_eq!(negotiator.memory.len(), pool.len());
     negotiator.cycle_shared(accountant, pool[..10].to_vec(), &queues, 1_700_000_060).expect("cycle");
-    assert_eq!(negotiator.slot_memory.len(), 10);
+    assert_eq!(negotiator.memory.len(), 10);
     // `cycle` neither uses nor changes it.
     negotiator.cycle(accountant, &snapshot.slots, &queues, 1_700_000_120).expect("cycle");
-    assert_eq!(negotiator.slot_memory.len(), 10);
-    assert!(negotiator.clone().slot_memory.is_empty(), "a clone starts empty");
-    negotiator.slot_memory.clear();
-    assert!(negotiator.slot_memory.is_empty());
+    assert_eq!(negotiator.memory.len(), 10);
+    assert!(negotiator.clone().memory.is_empty(), "a clone starts empty");
+    negotiator.memory.clear();
+    assert!(negotiator.memory.is_empty());
 }

@@ -43,7 +43,7 @@ const COMPARED: &[&str] = &[
     "Memory",
     "Disk",
     "TotalSlotCpus",
-    "TotalSlotMemory",
+    "TotalCycleMemory",
     "TotalSlotDisk",
     "TotalCpus",
     "TotalMemory",

@@ -15,10 +15,10 @@ use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, V
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics, MatchList, Run, Runs};
+use super::memory::{self, Entry, Keyed, Remembered, RequestEntry};
 use super::pslot_preemption::{self, Enlarged, PslotPreemption, Trial};
 use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
 use super::rank_cache::{Conversion, RankCache};
-use super::slot_memory::{self, Entry, Keyed, Remembered, RequestEntry};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
@@ -328,7 +328,7 @@ pub(super) fn run<A: SlotAd>(
     // (remembered from the last cycle for an ad it saw, when nothing of
     // this cycle's is written into it).
     let mut memory = if remember {
-        negotiator.slot_memory.take(&slot_memory::fingerprint(&negotiator.match_exprs))
+        negotiator.memory.take(&memory::fingerprint(&negotiator.match_exprs))
     } else {
         Remembered::default()
     };
@@ -337,9 +337,9 @@ pub(super) fn run<A: SlotAd>(
     let prepared: Vec<(Slot, Origin)> = parallel::map_mut(&mut ads, |ad| {
         let accountant = shared;
         let available = !trimmed(negotiator, &opts, &names, (*ad).borrow());
-        let known = ad.shared().and_then(|arc| {
-            remembered.get(&slot_memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)).map(|e| (e, arc))
-        });
+        let known = ad
+            .shared()
+            .and_then(|arc| remembered.get(&memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)).map(|e| (e, arc)));
         let running: Option<Arc<str>> = match known {
             Some((entry, _)) => entry.running.clone(),
             None => names.remote_user((*ad).borrow()).map(Arc::from),
@@ -354,7 +354,7 @@ pub(super) fn run<A: SlotAd>(
                 resource: entry.resource.clone(),
                 running,
             };
-            let key = slot_memory::key(input);
+            let key = memory::key(input);
             // The ad the last cycle matched (with the match expressions).
             *ad = A::from_arc(entry.ad.clone());
             return (slot, Origin::Remembered(key));
@@ -415,7 +415,7 @@ pub(super) fn run<A: SlotAd>(
                 let input = input.or_else(|| matched.clone());
                 match (input, matched) {
                     (Some(input), Some(matched)) => {
-                        let key = slot_memory::key(&input);
+                        let key = memory::key(&input);
                         next.entry(key).or_insert_with(|| Entry {
                             input,
                             ad: matched,
@@ -460,7 +460,7 @@ pub(super) fn run<A: SlotAd>(
     // its ad is remembered).
     let mut requests = FxHashMap::default();
     for request in queues.iter().flat_map(|q| &q.requests) {
-        let key = slot_memory::key(&request.ad);
+        let key = memory::key(&request.ad);
         if requests.contains_key(&key) {
             continue;
         }
@@ -478,7 +478,7 @@ pub(super) fn run<A: SlotAd>(
         queues
             .iter()
             .flat_map(|q| &q.requests)
-            .filter_map(|r| requests.get(&slot_memory::key(&r.ad)))
+            .filter_map(|r| requests.get(&memory::key(&r.ad)))
             .map(|e| e.compared.as_slice()),
     );
     let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, &compared);
@@ -528,7 +528,7 @@ pub(super) fn run<A: SlotAd>(
             }
         }
         memory.entries.retain(|_, e| e.prepared.is_some());
-        negotiator.slot_memory.put(memory);
+        negotiator.memory.put(memory);
     } else {
         release(pool);
     }
@@ -560,7 +560,7 @@ fn prepare_missing(opts: &EvalOptions, ads: &[Arc<ClassAd>], sides: Vec<Option<P
 }
 
 /// A slot ad as a cycle is given it: its own, or shared behind [`Arc`]
-/// (then it may be remembered, see [`slot_memory`]).
+/// (then it may be remembered, see [`memory`]).
 pub(super) trait SlotAd: std::borrow::Borrow<ClassAd> + Send + Sync + Sized {
     /// The `Arc`, when shared.
     fn shared(&self) -> Option<&Arc<ClassAd>>;
@@ -1138,7 +1138,7 @@ impl State<'_, '_> {
     /// is matched as: learnt once per request ad, while the key names and
     /// the attributes written into `ad` stay the same.
     fn keyed(&mut self, request: &ResourceRequest, ad: &ClassAd) -> &mut Keyed {
-        let key = slot_memory::key(&request.ad);
+        let key = memory::key(&request.ad);
         let entry = self.requests.entry(key).or_insert_with(|| RequestEntry {
             ad: request.ad.clone(),
             compared: Vec::new(),

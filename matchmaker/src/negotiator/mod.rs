@@ -59,15 +59,15 @@
 mod cycle;
 mod group_report;
 mod match_list;
+mod memory;
 mod outcome;
 mod pslot_preemption;
 mod ranges;
 mod rank_cache;
-mod slot_memory;
 
 pub use group_report::{GroupReport, GroupRoundFigures, GroupRoundTotals};
+pub use memory::CycleMemory;
 pub use outcome::{CycleOutcome, CycleStats, MatchRecord, RejectReason, Rejection, Stopped, SubmitterReport};
-pub use slot_memory::SlotMemory;
 
 use std::sync::Arc;
 
@@ -193,7 +193,7 @@ pub struct Negotiator {
     pub round_robin: RoundRobinTimes,
     /// The slot ads of the last [`cycle_shared`](Negotiator::cycle_shared),
     /// prepared, for the next.
-    pub slot_memory: SlotMemory,
+    pub memory: CycleMemory,
 }
 
 impl Negotiator {
@@ -212,7 +212,7 @@ impl Negotiator {
             capacities: Capacities::default(),
             groups: GroupQuotaConfig::none(),
             round_robin: RoundRobinTimes::default(),
-            slot_memory: SlotMemory::default(),
+            memory: CycleMemory::default(),
         })
     }
 
@@ -239,7 +239,7 @@ impl Negotiator {
             capacities: Capacities::from_config(config),
             groups: GroupQuotaConfig::from_config(config)?,
             round_robin: RoundRobinTimes::default(),
-            slot_memory: SlotMemory::default(),
+            memory: CycleMemory::default(),
         })
     }
 
@@ -291,7 +291,7 @@ impl Negotiator {
     /// As [`cycle`](Negotiator::cycle), on slot ads shared behind [`Arc`],
     /// for a caller that runs cycle after cycle on a pool whose ads it
     /// keeps: a slot handed over as the same `Arc` as in the last cycle is
-    /// not prepared again (see [`SlotMemory`]). A slot that changed must
+    /// not prepared again (see [`CycleMemory`]). A slot that changed must
     /// be a new `Arc` (an `Arc` is never changed in place while shared).
     /// The decisions are those of [`cycle`](Negotiator::cycle).
     ///
@@ -311,7 +311,7 @@ impl Negotiator {
     /// let mut accountant = Accountant::new();
     /// let first = negotiator.cycle_shared(&mut accountant, slots.clone(), &queues, 1_700_000_000)?;
     /// assert_eq!(first.matches.len(), 1);
-    /// assert_eq!(negotiator.slot_memory.len(), 1);
+    /// assert_eq!(negotiator.memory.len(), 1);
     /// // The same ad again: remembered, and the same decision.
     /// let mut fresh = Accountant::new();
     /// let again = negotiator.cycle_shared(&mut fresh, slots, &queues, 1_700_000_000)?;

@@ -1,4 +1,5 @@
-//! What a negotiator remembers of the slot ads of its last cycle.
+//! What a negotiator remembers of the slot ads and the requests of its
+//! last cycle.
 //!
 //! A caller that keeps its slot ads behind [`Arc`] and hands the next
 //! cycle the same `Arc` for a slot that did not change (as a simulator, or
@@ -8,11 +9,16 @@
 //! depends on the ad alone is remembered; what a cycle writes into the ad
 //! from the accountant (`RemoteUserPrio` and the like, under preemption)
 //! makes that slot's ad new every cycle, and it is prepared every cycle.
+//! Of a request's ad (its `Arc` in the
+//! [`ResourceRequest`](crate::autocluster::ResourceRequest)) it remembers
+//! what reading its expressions told: the slot attributes its
+//! `Requirements` compares, and which of its conditions and rank read
+//! only attributes that slots alike share.
 //!
 //! An ad is known by its address. An entry holds its `Arc`, so that no
 //! other ad can have that address while it is remembered, and entries not
 //! seen by a cycle are forgotten by it: the memory is never larger than
-//! the last cycle's pool.
+//! the last cycle's pool and queues.
 
 use std::sync::{Arc, Mutex};
 
@@ -21,22 +27,23 @@ use rustc_hash::FxHashMap;
 
 use crate::matching::PreparedSlot;
 
-/// The slot ads a negotiator prepared in its last cycle, kept for the
-/// next (see [`Negotiator::cycle_shared`](super::Negotiator::cycle_shared)).
+/// The slot ads a negotiator prepared in its last cycle, and what it
+/// learnt of its requests, kept for the next (see
+/// [`Negotiator::cycle_shared`](super::Negotiator::cycle_shared)).
 ///
 /// A clone starts empty.
 ///
 /// ```
-/// use matchmaker::negotiator::SlotMemory;
+/// use matchmaker::negotiator::CycleMemory;
 ///
-/// let memory = SlotMemory::default();
+/// let memory = CycleMemory::default();
 /// assert_eq!(memory.len(), 0);
 /// memory.clear();
 /// ```
 #[derive(Default)]
-pub struct SlotMemory(Mutex<Remembered>);
+pub struct CycleMemory(Mutex<Remembered>);
 
-impl SlotMemory {
+impl CycleMemory {
     /// How many slot ads are remembered.
     pub fn len(&self) -> usize {
         self.0.lock().map(|r| r.entries.len()).unwrap_or(0)
@@ -47,7 +54,7 @@ impl SlotMemory {
         self.len() == 0
     }
 
-    /// Forgets every slot ad.
+    /// Forgets every slot ad and request.
     pub fn clear(&self) {
         if let Ok(mut r) = self.0.lock() {
             *r = Remembered::default();
@@ -73,15 +80,15 @@ impl SlotMemory {
     }
 }
 
-impl Clone for SlotMemory {
-    fn clone(&self) -> SlotMemory {
-        SlotMemory::default()
+impl Clone for CycleMemory {
+    fn clone(&self) -> CycleMemory {
+        CycleMemory::default()
     }
 }
 
-impl std::fmt::Debug for SlotMemory {
+impl std::fmt::Debug for CycleMemory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SlotMemory").field("slots", &self.len()).finish()
+        f.debug_struct("CycleMemory").field("slots", &self.len()).finish()
     }
 }
 
