@@ -148,7 +148,7 @@ impl Startd {
         ad.insert("Cpus", num(advertise_cpus(cpus, slot.fractional_cpus)));
         ad.insert("TotalSlotCpus", num(slot.advertised_total_cpus()));
         ad.insert("Memory", memory);
-        ad.insert("TotalCycleMemory", slot.total_memory);
+        ad.insert("TotalSlotMemory", slot.total_memory);
         ad.insert("Disk", slot.disk(totals.disk));
         ad.insert("TotalSlotDisk", slot.total_disk as f64);
         ad.insert("VirtualMemory", slot.swap(totals.swap));
