@@ -232,6 +232,35 @@ fn jobs_start_after_the_claim_delay_and_reuse_claims() {
     assert_eq!(ints(jobs, "wait"), [10, 110, 210, 3600, 3600]);
 }
 
+/// HTCondor's startd ends a claim when its job ends only if the claim is
+/// more than `CLAIM_WORKLIFE` seconds old: one exactly that old runs the
+/// next job (as a real pool did at 240 s with `CLAIM_WORKLIFE = 240`).
+#[test]
+fn a_claim_exactly_claim_worklife_old_is_reused() {
+    // One slot, jobs of 100 s, one cycle in the run (at 0): the claim made
+    // then is 100 s old when the first job ends, 200 s when the second does.
+    let starts = |worklife: i64| {
+        let s = scenario(&format!(
+            r#"
+            duration = "50m"
+            config = "NEGOTIATOR_INTERVAL = 3600\nCLAIM_WORKLIFE = {worklife}"
+            [[pool.machines]]
+            cpus = 1
+            memory = 2048
+            partitionable = false
+            [[users]]
+            name = "u"
+            arrival = {{ process = "burst", at = 0, jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = 100 }}
+            "#
+        ));
+        ints(run_checked(&s).table("jobs").expect("jobs"), "start").to_vec()
+    };
+    assert_eq!(starts(200), [0, 100, 200, -1], "200 s old at 200: reused; 300 s at 300: given back");
+    assert_eq!(starts(199), [0, 100, -1, -1], "200 s old at 200: more than 199, given back");
+    assert_eq!(starts(0), [0, -1, -1, -1]);
+}
+
 #[test]
 fn priorities_decay_with_the_half_life() {
     // Ten slots busy from the first cycle: after one half-life the real

@@ -632,9 +632,11 @@ impl Simulation {
         let s = &mut self.submitters[submitter];
         s.running -= 1;
         // CLAIM_WORKLIFE: the schedd keeps the claim for the next idle job
-        // of the same autocluster while the claim is young enough.
+        // of the same autocluster unless the startd says it is spent: its
+        // age in whole seconds is more than CLAIM_WORKLIFE (a claim exactly
+        // that old is still reused).
         let since = self.pool.slots[slot].claim.as_ref().map_or(now, |c| c.since);
-        let reusable = self.worklife < 0 || now - since < self.worklife;
+        let reusable = self.worklife < 0 || now - since <= self.worklife;
         if reusable {
             if let Some(&(_, next)) = self.classes[class].idle.first() {
                 self.submitters[submitter].weight -= self.pool.slots[slot].weight;
