@@ -58,9 +58,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use classad::{ClassAd, Literal};
+use classad::{ClassAd, Literal, Name};
 use matchmaker::config::Config;
-use matchmaker::startd::{step, ActionKind, Activity, Event, Policy, Slot as StartdSlot};
+use matchmaker::startd::{ActionKind, Activity, Event, Policy, PolicyAd, Slot as StartdSlot};
 
 use super::owner::{OwnerActivity, OwnerState};
 use super::pool::machine_name;
@@ -171,7 +171,9 @@ struct Watched {
     kind: usize,
     machine: Option<usize>,
     startd: StartdSlot,
-    base: Arc<ClassAd>,
+    /// The slot's ad as the startd evaluates its policy (the pool's slot
+    /// ad, the policy, the owner's activity), kept up to date in place.
+    ad: PolicyAd,
     cpus: f64,
     started: i64,
     runtime: i64,
@@ -326,7 +328,7 @@ impl Execute {
             kind,
             machine,
             startd: StartdSlot::new(self.epoch0 + now),
-            base: slot_ad.clone(),
+            ad: PolicyAd::new(&policy, slot_ad.clone()),
             cpus,
             started: now,
             runtime,
@@ -340,11 +342,10 @@ impl Execute {
             user: user.to_string(),
         };
         self.next_serial = self.next_serial.wrapping_add(1);
-        let base = self.base(&w, now);
-        let claimed =
-            step(&policy, &w.startd, &base, &Event::ClaimRequested { job: job_ad.clone() }, self.epoch0 + now);
-        let base = self.base(&w, now);
-        let s = step(&policy, &claimed.slot, &base, &Event::JobStarted { job: None }, self.epoch0 + now);
+        self.set_owner(&policy, &mut w, now);
+        let t = self.epoch0 + now;
+        let claimed = w.startd.advance(&policy, &mut w.ad, &Event::ClaimRequested { job: job_ad.clone() }, t);
+        let s = w.startd.advance(&policy, &mut w.ad, &Event::JobStarted { job: None }, t);
         if !s.action_kinds().contains(&ActionKind::StartJob) {
             // The claim went at once (START false on the idle claim), or
             // the activation was refused.
@@ -360,7 +361,6 @@ impl Execute {
             self.record(now, &w, "refused", &cause, 0);
             return Start::Refused;
         }
-        w.startd = s.slot;
         let wake = (s.next_check - self.epoch0).max(now + 1);
         let serial = w.serial;
         self.figures(job);
@@ -368,14 +368,14 @@ impl Execute {
         Start::Watched { wake, serial }
     }
 
-    /// The slot's ad for the state machine at `now`: the slot's own, with
-    /// the owner's activity and the job's load.
-    fn base(&self, w: &Watched, now: i64) -> ClassAd {
-        let mut ad = ClassAd::new();
-        ad.chain_to(w.base.clone());
+    /// Brings the slot's ad for the state machine up to `now`: the
+    /// owner's activity and the job's load.
+    fn set_owner(&self, policy: &Policy, w: &mut Watched, now: i64) {
         let owner = self.owner_at(w.machine, now).unwrap_or(OwnerState { keyboard_idle: now + 86400, load: 0.0 });
-        insert_owner(&mut ad, owner, condor_load(w));
-        ad
+        let condor = condor_load(w);
+        for (name, value) in owner_attributes(owner, condor) {
+            w.ad.set(policy, name, value);
+        }
     }
 
     fn figures(&mut self, job: usize) -> &mut JobFigures {
@@ -399,9 +399,8 @@ impl Execute {
         let mut effects = Vec::new();
         let exiting = w.exit_at.is_some_and(|t| t <= now);
         let event = if exiting { Event::JobExited } else { Event::Tick };
-        let base = self.base(&w, now);
-        let s = step(&policy, &w.startd, &base, &event, self.epoch0 + now);
-        w.startd = s.slot.clone();
+        self.set_owner(&policy, &mut w, now);
+        let s = w.startd.advance(&policy, &mut w.ad, &event, self.epoch0 + now);
         let mut gone = exiting;
         let mut k = 0;
         for (i, t) in s.transitions.iter().enumerate() {
@@ -421,7 +420,7 @@ impl Execute {
         }
         if w.exit_at.is_some_and(|t| t <= now) && !exiting {
             // Asked to leave with no time to do it: it exits now.
-            let _ = step(&policy, &w.startd, &base, &Event::JobExited, self.epoch0 + now);
+            let _ = w.startd.advance(&policy, &mut w.ad, &Event::JobExited, self.epoch0 + now);
             gone = true;
         }
         if gone {
@@ -604,12 +603,27 @@ fn condor_load(w: &Watched) -> f64 {
 }
 
 fn insert_owner(ad: &mut ClassAd, owner: OwnerState, condor: f64) {
-    ad.insert("KeyboardIdle", owner.keyboard_idle);
-    ad.insert("ConsoleIdle", owner.keyboard_idle);
-    ad.insert("LoadAvg", owner.load + condor);
-    ad.insert("CondorLoadAvg", condor);
-    ad.insert("TotalLoadAvg", owner.load + condor);
-    ad.insert("TotalCondorLoadAvg", condor);
+    for (name, value) in owner_attributes(owner, condor) {
+        ad.insert(name, value);
+    }
+}
+
+/// What the owner's activity and the job's load make of a slot's
+/// `KeyboardIdle`, `ConsoleIdle`, `LoadAvg`, `CondorLoadAvg`,
+/// `TotalLoadAvg` and `TotalCondorLoadAvg`.
+fn owner_attributes(owner: OwnerState, condor: f64) -> [(Name, classad::Expr); 6] {
+    static NAMES: std::sync::OnceLock<[Name; 6]> = std::sync::OnceLock::new();
+    let [keyboard, console, load, condor_load, total, total_condor] = *NAMES.get_or_init(|| {
+        ["KeyboardIdle", "ConsoleIdle", "LoadAvg", "CondorLoadAvg", "TotalLoadAvg", "TotalCondorLoadAvg"].map(Name::new)
+    });
+    [
+        (keyboard, owner.keyboard_idle.into()),
+        (console, owner.keyboard_idle.into()),
+        (load, (owner.load + condor).into()),
+        (condor_load, condor.into()),
+        (total, (owner.load + condor).into()),
+        (total_condor, condor.into()),
+    ]
 }
 
 #[cfg(test)]
