@@ -447,12 +447,19 @@ impl PolicyAd {
     /// place. An attribute the policy defines keeps the policy's
     /// expression, as in [`Slot::ad`].
     pub fn set(&mut self, policy: &Policy, name: Name, value: impl Into<Expr>) {
-        if policy.ad().contains(name) {
-            return;
-        }
+        self.set_all(policy, [(name, value.into())]);
+    }
+
+    /// Sets several machine attributes at once (as [`set`](PolicyAd::set)).
+    pub fn set_all(&mut self, policy: &Policy, attrs: impl IntoIterator<Item = (Name, Expr)>) {
         let maintained = self.maintained.get_mut();
         let Some(mut fixed) = maintained.unchain() else { return };
-        Arc::make_mut(&mut fixed).insert(name, value);
+        let machine = Arc::make_mut(&mut fixed);
+        for (name, value) in attrs {
+            if !policy.ad().contains(name) {
+                machine.insert(name, value);
+            }
+        }
         maintained.chain_to(fixed);
     }
 
@@ -555,13 +562,12 @@ impl Slot {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn advance(&mut self, policy: &Policy, ad: &mut PolicyAd, event: &Event, now: i64) -> Outcome {
-        let slot = std::mem::replace(self, Slot::new(0));
         let mut run = Run {
             policy,
             ad,
             now,
             options: EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(now)),
-            slot,
+            slot: self,
             transitions: Vec::new(),
             actions: Vec::new(),
             warnings: Vec::new(),
@@ -572,7 +578,6 @@ impl Slot {
         run.timers();
         run.handle(event);
         let next_check = run.next_check();
-        *self = run.slot;
         Outcome { transitions: run.transitions, actions: run.actions, next_check, warnings: run.warnings }
     }
 }
@@ -584,7 +589,7 @@ struct Run<'a> {
     ad: &'a PolicyAd,
     now: i64,
     options: EvalOptions,
-    slot: Slot,
+    slot: &'a mut Slot,
     transitions: Vec<Transition>,
     actions: Vec<Action>,
     warnings: Vec<String>,
@@ -637,7 +642,7 @@ impl Run<'_> {
 
     /// The slot's ad now (its maintained attributes brought up to date).
     fn machine_ad(&self) -> Ref<'_, ClassAd> {
-        self.ad.current(&self.slot, self.policy, self.now)
+        self.ad.current(self.slot, self.policy, self.now)
     }
 
     /// The claim's job, when there is a claim (the startd's TARGET).

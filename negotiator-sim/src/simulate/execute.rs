@@ -189,6 +189,31 @@ struct Watched {
     user: String,
 }
 
+/// The watched slots, by slot index.
+#[derive(Default)]
+struct WatchedSlots(Vec<Option<Box<Watched>>>);
+
+impl WatchedSlots {
+    fn get(&self, slot: &usize) -> Option<&Watched> {
+        self.0.get(*slot).and_then(Option::as_deref)
+    }
+
+    fn remove(&mut self, slot: &usize) -> Option<Box<Watched>> {
+        self.0.get_mut(*slot).and_then(Option::take)
+    }
+
+    fn insert(&mut self, slot: usize, w: Box<Watched>) {
+        if self.0.len() <= slot {
+            self.0.resize_with(slot + 1, || None);
+        }
+        self.0[slot] = Some(w);
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Watched> {
+        self.0.iter().filter_map(Option::as_deref)
+    }
+}
+
 /// The `execute` table as it grows.
 #[derive(Default, Clone)]
 struct Log {
@@ -210,7 +235,7 @@ pub struct Execute {
     machine_kind: Vec<usize>,
     owners: Vec<Option<OwnerActivity>>,
     has_owners: bool,
-    watched: HashMap<usize, Watched>,
+    watched: WatchedSlots,
     next_serial: u32,
     jobs: Vec<JobFigures>,
     log: Log,
@@ -268,7 +293,7 @@ impl Execute {
             machine_kind,
             has_owners: owners.iter().any(Option::is_some),
             owners,
-            watched: HashMap::new(),
+            watched: WatchedSlots::default(),
             next_serial: 0,
             jobs: Vec::new(),
             log: Log::default(),
@@ -321,7 +346,7 @@ impl Execute {
             classad::Value::Real(r) => r,
             _ => 1.0,
         };
-        let mut w = Watched {
+        let mut w = Box::new(Watched {
             serial: self.next_serial,
             job,
             submitter,
@@ -340,7 +365,7 @@ impl Execute {
             slot_name: slot_name.to_string(),
             job_name: job_name.to_string(),
             user: user.to_string(),
-        };
+        });
         self.next_serial = self.next_serial.wrapping_add(1);
         self.set_owner(&policy, &mut w, now);
         let t = self.epoch0 + now;
@@ -373,9 +398,7 @@ impl Execute {
     fn set_owner(&self, policy: &Policy, w: &mut Watched, now: i64) {
         let owner = self.owner_at(w.machine, now).unwrap_or(OwnerState { keyboard_idle: now + 86400, load: 0.0 });
         let condor = condor_load(w);
-        for (name, value) in owner_attributes(owner, condor) {
-            w.ad.set(policy, name, value);
-        }
+        w.ad.set_all(policy, owner_attributes(owner, condor));
     }
 
     fn figures(&mut self, job: usize) -> &mut JobFigures {
