@@ -215,6 +215,45 @@ impl Slot {
         ad.insert(n.requirements, if available { n.start_ref.clone() } else { Expr::from(false) });
     }
 
+    /// Writes what differs between `last` and `key` (of the same shape)
+    /// into an ad that has the attributes of `last`.
+    fn update_clocks(&self, policy: &Policy, now: i64, ad: &mut ClassAd, last: &AdKey, key: &AdKey) {
+        let n = names();
+        if last.state != key.state {
+            ad.insert(n.state, n.states[self.state as usize].clone());
+            let available = !matches!(self.state, State::Matched | State::Preempting | State::Drained);
+            ad.insert(n.requirements, if available { n.start_ref.clone() } else { Expr::from(false) });
+        }
+        if last.activity != key.activity {
+            ad.insert(n.activity, n.activities[self.activity as usize].clone());
+        }
+        if last.entered.0 != key.entered.0 {
+            ad.insert(n.entered_current_state, self.entered_state);
+        }
+        if last.entered.1 != key.entered.1 {
+            ad.insert(n.entered_current_activity, self.entered_activity);
+        }
+        if last.now != key.now || last.utc_offset != key.utc_offset {
+            ad.insert(n.my_current_time, now);
+            let local = now.saturating_add(policy.utc_offset);
+            let before = last.now.saturating_add(last.utc_offset);
+            if local.div_euclid(60) != before.div_euclid(60) {
+                ad.insert(n.clock_min, local.rem_euclid(86_400) / 60);
+            }
+            if local.div_euclid(86_400) != before.div_euclid(86_400) {
+                ad.insert(n.clock_day, (local.div_euclid(86_400) + 4).rem_euclid(7));
+            }
+        }
+        if last.last_benchmark != key.last_benchmark {
+            ad.insert(n.last_benchmark, self.last_benchmark);
+        }
+        if last.claim != key.claim {
+            if let Some(claim) = &self.claim {
+                self.insert_claim_clocks(claim, ad);
+            }
+        }
+    }
+
     /// The claim's clocks and rank.
     fn insert_claim_clocks(&self, claim: &Claim, ad: &mut ClassAd) {
         let n = names();
@@ -481,14 +520,12 @@ impl PolicyAd {
             let same_shape = last.is_some_and(|k| {
                 k.present == key.present && k.claim_changes == key.claim_changes && k.latches == key.latches
             });
-            if same_shape {
-                slot.insert_clocks(policy, now, &mut ad);
-                if let Some(claim) = &slot.claim {
-                    slot.insert_claim_clocks(claim, &mut ad);
+            match last.filter(|_| same_shape) {
+                Some(last) => slot.update_clocks(policy, now, &mut ad, &last, &key),
+                None => {
+                    ad.clear();
+                    slot.insert_dynamic(policy, now, &mut ad);
                 }
-            } else {
-                ad.clear();
-                slot.insert_dynamic(policy, now, &mut ad);
             }
             self.key.set(Some(key));
         }

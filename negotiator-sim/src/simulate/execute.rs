@@ -174,6 +174,8 @@ struct Watched {
     /// The slot's ad as the startd evaluates its policy (the pool's slot
     /// ad, the policy, the owner's activity), kept up to date in place.
     ad: PolicyAd,
+    /// The owner's activity and the job's load last written into `ad`.
+    owner_set: Option<(OwnerState, f64)>,
     cpus: f64,
     started: i64,
     runtime: i64,
@@ -354,6 +356,7 @@ impl Execute {
             machine,
             startd: StartdSlot::new(self.epoch0 + now),
             ad: PolicyAd::new(&policy, slot_ad.clone()),
+            owner_set: None,
             cpus,
             started: now,
             runtime,
@@ -398,7 +401,19 @@ impl Execute {
     fn set_owner(&self, policy: &Policy, w: &mut Watched, now: i64) {
         let owner = self.owner_at(w.machine, now).unwrap_or(OwnerState { keyboard_idle: now + 86400, load: 0.0 });
         let condor = condor_load(w);
-        w.ad.set_all(policy, owner_attributes(owner, condor));
+        let attrs = owner_attributes(owner, condor);
+        match w.owner_set {
+            // Only what changed (mostly KeyboardIdle and ConsoleIdle).
+            Some((last, last_condor)) => {
+                let idle = usize::from(last.keyboard_idle != owner.keyboard_idle) * 2;
+                let load = usize::from(last.load != owner.load || last_condor != condor) * 4;
+                let (idle_attrs, load_attrs) = attrs.split_at(2);
+                let changed = idle_attrs[..idle].iter().chain(&load_attrs[..load]).cloned();
+                w.ad.set_all(policy, changed);
+            }
+            None => w.ad.set_all(policy, attrs),
+        }
+        w.owner_set = Some((owner, condor));
     }
 
     fn figures(&mut self, job: usize) -> &mut JobFigures {
