@@ -1199,7 +1199,12 @@ impl Run<'_> {
             .slot
             .claim
             .as_ref()
-            .is_some_and(|c| c.active && c.job.eval_attr(names().starter_handles_alives) == Value::Bool(true));
+            // (Only a running lease has anything to keep alive.)
+            .is_some_and(|c| {
+                c.active
+                    && c.lease_deadline.is_some()
+                    && c.job.eval_attr(names().starter_handles_alives) == Value::Bool(true)
+            });
         if handles && self.slot.state == State::Claimed {
             self.alive();
         }
@@ -1393,7 +1398,8 @@ impl Run<'_> {
             self.change_state(State::Preempting, cause);
             return;
         }
-        let want_suspend = self.wants_suspend();
+        // (Only a running or retiring job can be suspended.)
+        let want_suspend = matches!(act, Activity::Busy | Activity::Retiring) && self.wants_suspend();
         let preempt_was_true = self.slot.claim.as_ref().is_some_and(|c| c.preempt_was_true);
         if (act == Activity::Busy && !want_suspend)
             || (act == Activity::Retiring && !preempt_was_true && !want_suspend)
