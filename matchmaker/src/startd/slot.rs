@@ -1756,3 +1756,106 @@ impl Run<'_> {
         next
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a step gave, in words (to compare two ways of stepping).
+    fn words(out: &Outcome, slot: &Slot) -> String {
+        let transitions: Vec<String> = out.transitions.iter().map(|t| t.to_string()).collect();
+        let actions: Vec<String> = out.actions.iter().map(|a| format!("{} ({})", a.kind, a.cause)).collect();
+        format!(
+            "{}/{} {transitions:?} {actions:?} next {} {:?}",
+            slot.state(),
+            slot.activity(),
+            out.next_check,
+            out.warnings
+        )
+    }
+
+    /// A slot kept with its `PolicyAd` from step to step goes exactly as
+    /// one whose ad is built anew at every step, through claims, jobs,
+    /// suspensions, vacates, latches and a preempting claim.
+    #[test]
+    fn a_kept_policy_ad_steps_as_a_new_one() -> Result<(), Box<dyn std::error::Error>> {
+        let policy = Policy::parse_str(
+            "use POLICY : UWCS_DESKTOP\nRunBenchmarks = False\nRANK = Owner == \"boss\"\nMaxSuspendTime = 600\n",
+            "desktop.conf",
+        )?;
+        let alice: ClassAd =
+            r#"[ Owner = "alice"; ClusterId = 1; ProcId = 0; JobUniverse = 5; ImageSize = 10 ]"#.parse()?;
+        let bob: ClassAd =
+            r#"[ Owner = "bob"; ClusterId = 2; ProcId = 3; JobUniverse = 5; ImageSize = 10 ]"#.parse()?;
+        let boss: ClassAd = r#"[ Owner = "boss"; ClusterId = 3; ProcId = 0; JobUniverse = 5 ]"#.parse()?;
+        let machine: ClassAd = "[ Cpus = 1; Memory = 1024 ]".parse()?;
+        let (keyboard, load, condor) = (Name::new("KeyboardIdle"), Name::new("LoadAvg"), Name::new("CondorLoadAvg"));
+        // The owner is at the keyboard from 2000 to 3000 and from 6000 to 6100.
+        let owner_at = |t: i64| match t {
+            2000..3000 => (0, 1.0),
+            3000..6000 => (t - 3000, 0.0),
+            6000..6100 => (0, 1.0),
+            6100.. => (t - 6100, 0.0),
+            _ => (t + 3600, 0.0),
+        };
+        let mut events: Vec<(i64, Event)> =
+            vec![(0, Event::Tick), (100, Event::ClaimRequested { job: alice }), (101, Event::JobStarted { job: None })];
+        events.extend((110..8000).step_by(10).map(|t| (t, Event::Tick)));
+        events.push((4000, Event::JobExited));
+        events.push((4001, Event::JobStarted { job: Some(bob) }));
+        events.push((4500, Event::JobUpdated { changes: "[ ImageSize = 99999 ]".parse()? }));
+        events.push((5000, Event::ClaimRequested { job: boss }));
+        events.push((7000, Event::JobExited));
+        events.sort_by_key(|(t, _)| *t);
+
+        let mut kept = Slot::new(0);
+        let mut ad = PolicyAd::new(&policy, Arc::new(machine.clone()));
+        let mut fresh = Slot::new(0);
+        let mut seen = std::collections::HashSet::new();
+        for (t, event) in &events {
+            let (idle, owner_load) = owner_at(*t);
+            let job_load = if kept.activity() == Activity::Busy { 1.0 } else { 0.0 };
+            ad.set_all(
+                &policy,
+                [(keyboard, idle.into()), (load, (owner_load + job_load).into()), (condor, job_load.into())],
+            );
+            let mut base = machine.clone();
+            base.insert(keyboard, idle);
+            base.insert(load, owner_load + job_load);
+            base.insert(condor, job_load);
+            let out = kept.advance(&policy, &mut ad, event, *t);
+            let s = step(&policy, &fresh, &base, event, *t);
+            fresh = s.slot.clone();
+            let expected = Outcome {
+                transitions: s.transitions,
+                actions: s.actions,
+                next_check: s.next_check,
+                warnings: s.warnings,
+            };
+            assert_eq!(words(&out, &kept), words(&expected, &fresh), "at {t} ({event:?})");
+            // The kept ad reads as the one built anew, attribute by attribute.
+            let flat = fresh.ad(&policy, &base, *t);
+            let current = ad.current(&kept, &policy, *t);
+            for (name, expr) in flat.iter() {
+                assert!(current.lookup(name).is_some_and(|e| e.same_as(expr)), "{name} at {t}");
+            }
+            for (name, _) in current.iter() {
+                assert!(flat.contains(name), "{name} at {t}: not in the new ad");
+            }
+            drop(current);
+            seen.extend(out.path());
+        }
+        // The trace went through what it is meant to test (a preempting
+        // claim, a suspension, vacating).
+        for pair in [
+            (State::Claimed, Activity::Busy),
+            (State::Claimed, Activity::Suspended),
+            (State::Claimed, Activity::Retiring),
+            (State::Claimed, Activity::Idle),
+            (State::Preempting, Activity::Vacating),
+        ] {
+            assert!(seen.contains(&pair), "{pair:?} not reached: {seen:?}");
+        }
+        Ok(())
+    }
+}
