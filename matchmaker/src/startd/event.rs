@@ -271,3 +271,43 @@ impl Step {
         self.transitions.iter().map(|t| t.to).collect()
     }
 }
+
+/// What one [`Slot::advance`](super::Slot::advance) did: a [`Step`]
+/// without the slot, which changed in place.
+///
+/// ```
+/// use std::sync::Arc;
+/// use classad::ClassAd;
+/// use matchmaker::startd::{Activity, Event, Policy, PolicyAd, Slot, State};
+/// let policy = Policy::parse_str("MATCH_TIMEOUT = 60\n", "m.conf")?;
+/// let mut ad = PolicyAd::new(&policy, Arc::new(ClassAd::new()));
+/// let mut slot = Slot::new(0);
+/// let out = slot.advance(&policy, &mut ad, &Event::Matched, 0);
+/// assert_eq!(out.path(), [(State::Matched, Activity::Idle)]);
+/// assert_eq!(out.next_check, 60);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The changes of state or activity, in order.
+    pub transitions: Vec<Transition>,
+    /// The actions, in order.
+    pub actions: Vec<Action>,
+    /// When the startd would next evaluate this slot (see
+    /// [`Step::next_check`]).
+    pub next_check: i64,
+    /// Things the real startd logs as errors.
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    /// The action kinds, in order.
+    pub fn action_kinds(&self) -> Vec<ActionKind> {
+        self.actions.iter().map(|a| a.kind).collect()
+    }
+
+    /// The state/activity pairs entered, in order.
+    pub fn path(&self) -> Vec<(State, Activity)> {
+        self.transitions.iter().map(|t| t.to).collect()
+    }
+}

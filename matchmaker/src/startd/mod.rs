@@ -63,7 +63,7 @@ pub mod slots;
 mod state;
 
 pub use claim::{Claim, Pending};
-pub use event::{Action, ActionKind, Cause, DrainHow, Event, Step, Transition};
+pub use event::{Action, ActionKind, Cause, DrainHow, Event, Outcome, Step, Transition};
 pub use policy::{Policy, PolicyError};
-pub use slot::{step, Slot};
+pub use slot::{step, PolicyAd, Slot};
 pub use state::{transition_number, Activity, State, UnknownName};

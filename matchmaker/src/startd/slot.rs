@@ -9,12 +9,13 @@
 //! can pass through several states (Claimed/Retiring -> Preempting/Vacating
 //! -> Owner/Idle -> Unclaimed/Idle when a retiring job exits).
 
-use std::sync::Arc;
+use std::cell::{Cell, Ref, RefCell};
+use std::sync::{Arc, OnceLock};
 
-use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Semantics, Value};
+use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
 
 use super::claim::{Claim, Pending, VANILLA, VM};
-use super::event::{Action, ActionKind, Cause, DrainHow, Event, Step, Transition};
+use super::event::{Action, ActionKind, Cause, DrainHow, Event, Outcome, Step, Transition};
 use super::{transition_number, Activity, Policy, State};
 
 /// Most state changes one step may make (the startd's rules always
@@ -40,6 +41,12 @@ pub struct Slot {
     was_benchmarking: bool,
     suspended_by_command: bool,
     latches: Vec<Latch>,
+    /// Counts the changes of the latches' values (so that a [`PolicyAd`]
+    /// knows when to publish them again).
+    latch_changes: u64,
+    /// Counts the changes of the claim or its job ad (the same for the
+    /// `RemoteUser`, `RemoteOwner` and `JobId` a [`PolicyAd`] publishes).
+    claim_changes: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -50,7 +57,11 @@ struct Draining {
 
 #[derive(Debug, Clone)]
 struct Latch {
-    name: String,
+    name: Name,
+    /// `<name>Value`.
+    value_name: Name,
+    /// `<name>Time`.
+    time_name: Name,
     value: Option<i64>,
     changed_at: Option<i64>,
 }
@@ -82,6 +93,8 @@ impl Slot {
             was_benchmarking: false,
             suspended_by_command: false,
             latches: Vec::new(),
+            latch_changes: 0,
+            claim_changes: 0,
         }
     }
 
@@ -150,54 +163,374 @@ impl Slot {
         ad
     }
 
+    /// Replaces the claim.
+    fn set_claim(&mut self, claim: Option<Claim>) {
+        self.claim = claim;
+        self.claim_changes += 1;
+    }
+
     /// What the startd maintains, inserted into `ad`.
     fn insert_dynamic(&self, policy: &Policy, now: i64, ad: &mut ClassAd) {
-        ad.insert("State", self.state.as_str());
-        ad.insert("Activity", self.activity.as_str());
-        ad.insert("EnteredCurrentState", self.entered_state);
-        ad.insert("EnteredCurrentActivity", self.entered_activity);
-        ad.insert("MyCurrentTime", now);
-        let local = now.saturating_add(policy.utc_offset);
-        ad.insert("ClockMin", local.rem_euclid(86_400) / 60);
-        // 1970-01-01 was a Thursday (day 4, Sunday being 0).
-        ad.insert("ClockDay", (local.div_euclid(86_400) + 4).rem_euclid(7));
-        ad.insert("LastBenchmark", self.last_benchmark);
-        let available = !matches!(self.state, State::Matched | State::Preempting | State::Drained);
-        ad.insert("Requirements", if available { start_ref() } else { Expr::from(false) });
+        self.insert_clocks(policy, now, ad);
+        let n = names();
         for latch in &self.latches {
             if let Some(v) = latch.value {
-                ad.insert(format!("{}Value", latch.name).as_str(), v);
+                ad.insert(latch.value_name, v);
             }
             if let Some(t) = latch.changed_at {
-                ad.insert(format!("{}Time", latch.name).as_str(), t);
+                ad.insert(latch.time_name, t);
             }
         }
         if let Some(claim) = &self.claim {
             let job = &claim.job;
-            let user = job.eval_attr("User");
-            let owner = job.eval_attr("Owner");
+            let user = job.eval_attr(n.user);
+            let owner = job.eval_attr(n.owner);
             if let Some(u) = user.as_str().or(owner.as_str()) {
-                ad.insert("RemoteUser", u);
+                ad.insert(n.remote_user, u);
             }
             if let Some(o) = owner.as_str() {
-                ad.insert("RemoteOwner", o);
+                ad.insert(n.remote_owner, o);
             }
-            if let (Value::Int(c), Value::Int(p)) = (job.eval_attr("ClusterId"), job.eval_attr("ProcId")) {
-                ad.insert("JobId", format!("{c}.{p}"));
+            if let (Value::Int(c), Value::Int(p)) = (job.eval_attr(n.cluster_id), job.eval_attr(n.proc_id)) {
+                ad.insert(n.job_id, format!("{c}.{p}"));
             }
-            if let Some(t) = claim.job_start {
-                ad.insert("JobStart", t);
+            self.insert_claim_clocks(claim, ad);
+        }
+    }
+
+    /// The attributes the startd maintains that are always there.
+    fn insert_clocks(&self, policy: &Policy, now: i64, ad: &mut ClassAd) {
+        let n = names();
+        ad.insert(n.state, n.states[self.state as usize].clone());
+        ad.insert(n.activity, n.activities[self.activity as usize].clone());
+        ad.insert(n.entered_current_state, self.entered_state);
+        ad.insert(n.entered_current_activity, self.entered_activity);
+        ad.insert(n.my_current_time, now);
+        let local = now.saturating_add(policy.utc_offset);
+        ad.insert(n.clock_min, local.rem_euclid(86_400) / 60);
+        // 1970-01-01 was a Thursday (day 4, Sunday being 0).
+        ad.insert(n.clock_day, (local.div_euclid(86_400) + 4).rem_euclid(7));
+        ad.insert(n.last_benchmark, self.last_benchmark);
+        let available = !matches!(self.state, State::Matched | State::Preempting | State::Drained);
+        ad.insert(n.requirements, if available { n.start_ref.clone() } else { Expr::from(false) });
+    }
+
+    /// Writes what differs between `last` and `key` (of the same shape)
+    /// into an ad that has the attributes of `last`.
+    fn update_clocks(&self, policy: &Policy, now: i64, ad: &mut ClassAd, last: &AdKey, key: &AdKey) {
+        let n = names();
+        if last.state != key.state {
+            ad.insert(n.state, n.states[self.state as usize].clone());
+            let available = !matches!(self.state, State::Matched | State::Preempting | State::Drained);
+            ad.insert(n.requirements, if available { n.start_ref.clone() } else { Expr::from(false) });
+        }
+        if last.activity != key.activity {
+            ad.insert(n.activity, n.activities[self.activity as usize].clone());
+        }
+        if last.entered.0 != key.entered.0 {
+            ad.insert(n.entered_current_state, self.entered_state);
+        }
+        if last.entered.1 != key.entered.1 {
+            ad.insert(n.entered_current_activity, self.entered_activity);
+        }
+        if last.now != key.now || last.utc_offset != key.utc_offset {
+            ad.insert(n.my_current_time, now);
+            let local = now.saturating_add(policy.utc_offset);
+            let before = last.now.saturating_add(last.utc_offset);
+            if local.div_euclid(60) != before.div_euclid(60) {
+                ad.insert(n.clock_min, local.rem_euclid(86_400) / 60);
             }
-            if let Some(t) = claim.last_checkpoint {
-                ad.insert("LastPeriodicCheckpoint", t);
+            if local.div_euclid(86_400) != before.div_euclid(86_400) {
+                ad.insert(n.clock_day, (local.div_euclid(86_400) + 4).rem_euclid(7));
             }
-            ad.insert("CurrentRank", claim.rank);
+        }
+        if last.last_benchmark != key.last_benchmark {
+            ad.insert(n.last_benchmark, self.last_benchmark);
+        }
+        if last.claim != key.claim {
+            if let Some(claim) = &self.claim {
+                self.insert_claim_clocks(claim, ad);
+            }
+        }
+    }
+
+    /// The claim's clocks and rank.
+    fn insert_claim_clocks(&self, claim: &Claim, ad: &mut ClassAd) {
+        let n = names();
+        if let Some(t) = claim.job_start {
+            ad.insert(n.job_start, t);
+        }
+        if let Some(t) = claim.last_checkpoint {
+            ad.insert(n.last_periodic_checkpoint, t);
+        }
+        ad.insert(n.current_rank, claim.rank);
+    }
+
+    /// What the slot's maintained attributes depend on, besides the
+    /// policy and the time (see [`PolicyAd`]).
+    fn ad_key(&self, policy: &Policy, now: i64) -> AdKey {
+        let claim = self.claim.as_ref().map(|c| (c.job_start, c.last_checkpoint, c.rank.to_bits()));
+        let present = self.claim.as_ref().map(|c| (c.job_start.is_some(), c.last_checkpoint.is_some()));
+        AdKey {
+            state: self.state,
+            activity: self.activity,
+            entered: (self.entered_state, self.entered_activity),
+            now,
+            utc_offset: policy.utc_offset,
+            last_benchmark: self.last_benchmark,
+            latches: (self.latches.len(), self.latch_changes),
+            claim_changes: self.claim_changes,
+            claim,
+            present,
         }
     }
 }
 
-fn start_ref() -> Expr {
-    classad::parse_expr("START").unwrap_or_else(|_| Expr::from(true))
+/// The names the state machine reads and writes, interned once.
+struct Names {
+    state: Name,
+    activity: Name,
+    entered_current_state: Name,
+    entered_current_activity: Name,
+    my_current_time: Name,
+    clock_min: Name,
+    clock_day: Name,
+    last_benchmark: Name,
+    requirements: Name,
+    remote_user: Name,
+    remote_owner: Name,
+    job_id: Name,
+    job_start: Name,
+    last_periodic_checkpoint: Name,
+    current_rank: Name,
+    user: Name,
+    owner: Name,
+    cluster_id: Name,
+    proc_id: Name,
+    want_checkpoint_signal: Name,
+    starter_handles_alives: Name,
+    job_universe: Name,
+    max_job_retirement_time: Name,
+    job_max_vacate_time: Name,
+    kill_sig_timeout: Name,
+    job_lease_duration: Name,
+    machine_max_vacate_time: Name,
+    claim_worklife: Name,
+    rank: Name,
+    start: Knob,
+    is_owner: Knob,
+    want_suspend: Knob,
+    want_vacate: Knob,
+    want_hold: Knob,
+    periodic_checkpoint: Knob,
+    kill: Knob,
+    run_benchmarks: Knob,
+    start_backfill: Knob,
+    evict_backfill: Knob,
+    preempt: Knob,
+    suspend: Knob,
+    cont: Knob,
+    /// `Requirements` of an available slot: `START`.
+    start_ref: Expr,
+    /// The values of `State`, by [`State`].
+    states: Vec<Expr>,
+    /// The values of `Activity`, by [`Activity`].
+    activities: Vec<Expr>,
+}
+
+/// A policy expression's name, and the names of its `_VANILLA` and `_VM`
+/// forms when the startd reads them first.
+#[derive(Clone, Copy)]
+struct Knob {
+    name: Name,
+    variants: Option<(Name, Name)>,
+}
+
+impl Knob {
+    fn plain(name: &str) -> Knob {
+        Knob { name: Name::new(name), variants: None }
+    }
+
+    fn with_variants(name: &str) -> Knob {
+        let vanilla = Name::new(&format!("{name}_VANILLA"));
+        let vm = Name::new(&format!("{name}_VM"));
+        Knob { name: Name::new(name), variants: Some((vanilla, vm)) }
+    }
+}
+
+fn names() -> &'static Names {
+    static NAMES: OnceLock<Names> = OnceLock::new();
+    NAMES.get_or_init(|| Names {
+        state: Name::new("State"),
+        activity: Name::new("Activity"),
+        entered_current_state: Name::new("EnteredCurrentState"),
+        entered_current_activity: Name::new("EnteredCurrentActivity"),
+        my_current_time: Name::new("MyCurrentTime"),
+        clock_min: Name::new("ClockMin"),
+        clock_day: Name::new("ClockDay"),
+        last_benchmark: Name::new("LastBenchmark"),
+        requirements: Name::new("Requirements"),
+        remote_user: Name::new("RemoteUser"),
+        remote_owner: Name::new("RemoteOwner"),
+        job_id: Name::new("JobId"),
+        job_start: Name::new("JobStart"),
+        last_periodic_checkpoint: Name::new("LastPeriodicCheckpoint"),
+        current_rank: Name::new("CurrentRank"),
+        user: Name::new("User"),
+        owner: Name::new("Owner"),
+        cluster_id: Name::new("ClusterId"),
+        proc_id: Name::new("ProcId"),
+        want_checkpoint_signal: Name::new("WantCheckpointSignal"),
+        starter_handles_alives: Name::new("StarterHandlesAlives"),
+        job_universe: Name::new("JobUniverse"),
+        max_job_retirement_time: Name::new("MaxJobRetirementTime"),
+        job_max_vacate_time: Name::new("JobMaxVacateTime"),
+        kill_sig_timeout: Name::new("KillSigTimeout"),
+        job_lease_duration: Name::new("JobLeaseDuration"),
+        machine_max_vacate_time: Name::new("MachineMaxVacateTime"),
+        claim_worklife: Name::new("CLAIM_WORKLIFE"),
+        rank: Name::new("Rank"),
+        start: Knob::plain("START"),
+        is_owner: Knob::plain("IsOwner"),
+        want_suspend: Knob::with_variants("WANT_SUSPEND"),
+        want_vacate: Knob::with_variants("WANT_VACATE"),
+        want_hold: Knob::plain("WANT_HOLD"),
+        periodic_checkpoint: Knob::plain("PERIODIC_CHECKPOINT"),
+        kill: Knob::with_variants("KILL"),
+        run_benchmarks: Knob::plain("RunBenchmarks"),
+        start_backfill: Knob::plain("START_BACKFILL"),
+        evict_backfill: Knob::plain("EVICT_BACKFILL"),
+        preempt: Knob::with_variants("PREEMPT"),
+        suspend: Knob::with_variants("SUSPEND"),
+        cont: Knob::with_variants("CONTINUE"),
+        start_ref: classad::parse_expr("START").unwrap_or_else(|_| Expr::from(true)),
+        states: State::ALL.iter().map(|s| Expr::from(s.as_str())).collect(),
+        activities: Activity::ALL.iter().map(|a| Expr::from(a.as_str())).collect(),
+    })
+}
+
+/// What a slot's maintained attributes were last computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct AdKey {
+    state: State,
+    activity: Activity,
+    entered: (i64, i64),
+    now: i64,
+    utc_offset: i64,
+    last_benchmark: i64,
+    latches: (usize, u64),
+    claim_changes: u64,
+    claim: Option<(Option<i64>, Option<i64>, u64)>,
+    /// Whether there is a claim, with `JobStart` and
+    /// `LastPeriodicCheckpoint`.
+    present: Option<(bool, bool)>,
+}
+
+/// The ad a slot's policy is evaluated against, kept from step to step:
+/// the machine's attributes (`KeyboardIdle`, `LoadAvg`, ... as the
+/// caller sets them), the policy's expressions, and what the startd
+/// maintains (as in [`Slot::ad`]), each updated in place when it changes.
+/// Use one per slot with [`Slot::advance`]; [`step`] builds a new one
+/// every time.
+///
+/// ```
+/// use std::sync::Arc;
+/// use classad::{ClassAd, Name};
+/// use matchmaker::startd::{Activity, Event, Policy, PolicyAd, Slot, State};
+///
+/// let policy = Policy::parse_str("IS_OWNER = KeyboardIdle < 900\nRunBenchmarks = False\n", "idle.conf")?;
+/// let mut ad = PolicyAd::new(&policy, Arc::new(ClassAd::new()));
+/// let keyboard = Name::new("KeyboardIdle");
+/// let mut slot = Slot::new(0);
+/// ad.set(&policy, keyboard, 60);
+/// slot.advance(&policy, &mut ad, &Event::Tick, 0);
+/// assert_eq!(slot.state(), State::Owner);
+/// ad.set(&policy, keyboard, 1000);
+/// let out = slot.advance(&policy, &mut ad, &Event::Tick, 300);
+/// assert_eq!((slot.state(), slot.activity()), (State::Unclaimed, Activity::Idle));
+/// assert_eq!(out.transitions[0].cause.knob(), Some("IsOwner"));
+/// # Ok::<(), matchmaker::startd::PolicyError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PolicyAd {
+    /// What the startd maintains, chained to the machine's attributes
+    /// and the policy's expressions, themselves chained to the base ad.
+    maintained: RefCell<ClassAd>,
+    key: Cell<Option<AdKey>>,
+}
+
+impl PolicyAd {
+    /// The ad of a slot whose own attributes are `base`, under `policy`
+    /// (whose expressions take the place of `base`'s of the same name).
+    pub fn new(policy: &Policy, base: Arc<ClassAd>) -> PolicyAd {
+        let mut fixed = ClassAd::with_capacity(policy.ad().len() + 8);
+        fixed.chain_to(base);
+        fixed.update(policy.ad());
+        PolicyAd::over(fixed)
+    }
+
+    /// As [`new`](PolicyAd::new), with `base` copied rather than shared.
+    fn copied(policy: &Policy, base: &ClassAd) -> PolicyAd {
+        let mut fixed = base.clone();
+        fixed.update(policy.ad());
+        PolicyAd::over(fixed)
+    }
+
+    fn over(fixed: ClassAd) -> PolicyAd {
+        let mut maintained = ClassAd::with_capacity(24);
+        maintained.chain_to(Arc::new(fixed));
+        PolicyAd { maintained: RefCell::new(maintained), key: Cell::new(None) }
+    }
+
+    /// Sets a machine attribute (`KeyboardIdle`, `LoadAvg`, ...), in
+    /// place. An attribute the policy defines keeps the policy's
+    /// expression, as in [`Slot::ad`].
+    pub fn set(&mut self, policy: &Policy, name: Name, value: impl Into<Expr>) {
+        self.set_all(policy, [(name, value.into())]);
+    }
+
+    /// Sets several machine attributes at once (as [`set`](PolicyAd::set)).
+    pub fn set_all(&mut self, policy: &Policy, attrs: impl IntoIterator<Item = (Name, Expr)>) {
+        let maintained = self.maintained.get_mut();
+        let Some(mut fixed) = maintained.unchain() else { return };
+        let machine = Arc::make_mut(&mut fixed);
+        for (name, value) in attrs {
+            if !policy.ad().contains(name) {
+                machine.insert(name, value);
+            }
+        }
+        maintained.chain_to(fixed);
+    }
+
+    /// The ad as it was last evaluated: machine attributes, policy and
+    /// maintained attributes.
+    pub fn ad(&self) -> Ref<'_, ClassAd> {
+        self.maintained.borrow()
+    }
+
+    /// The ad for `slot` at `now`: the maintained attributes brought up
+    /// to date (in place unless an optional one came or went).
+    fn current(&self, slot: &Slot, policy: &Policy, now: i64) -> Ref<'_, ClassAd> {
+        let key = slot.ad_key(policy, now);
+        let last = self.key.get();
+        if last != Some(key) {
+            let mut ad = self.maintained.borrow_mut();
+            // The latches and what comes from the job ad change seldom:
+            // then everything is written again.
+            let same_shape = last.is_some_and(|k| {
+                k.present == key.present && k.claim_changes == key.claim_changes && k.latches == key.latches
+            });
+            match last.filter(|_| same_shape) {
+                Some(last) => slot.update_clocks(policy, now, &mut ad, &last, &key),
+                None => {
+                    ad.clear();
+                    slot.insert_dynamic(policy, now, &mut ad);
+                }
+            }
+            self.key.set(Some(key));
+        }
+        self.maintained.borrow()
+    }
 }
 
 /// Moves `slot` by one event at time `now` (seconds since the epoch),
@@ -231,40 +564,80 @@ fn start_ref() -> Expr {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn step(policy: &Policy, slot: &Slot, base: &ClassAd, event: &Event, now: i64) -> Step {
-    let mut fixed = base.clone();
-    fixed.update(policy.ad());
-    let mut run = Run {
-        policy,
-        fixed: Arc::new(fixed),
-        now,
-        options: EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(now)),
-        slot: slot.clone(),
-        transitions: Vec::new(),
-        actions: Vec::new(),
-        warnings: Vec::new(),
-        budget: MAX_CHANGES,
-    };
-    run.evaluate_latches();
-    run.starter_alive();
-    run.timers();
-    run.handle(event);
-    let next_check = run.next_check();
-    Step { slot: run.slot, transitions: run.transitions, actions: run.actions, next_check, warnings: run.warnings }
+    let mut slot = slot.clone();
+    let mut ad = PolicyAd::copied(policy, base);
+    let Outcome { transitions, actions, next_check, warnings } = slot.advance(policy, &mut ad, event, now);
+    Step { slot, transitions, actions, next_check, warnings }
+}
+
+impl Slot {
+    /// Moves the slot in place by one event at time `now`, as [`step`]
+    /// does, with the policy evaluated against `ad` (this slot's
+    /// [`PolicyAd`], kept from step to step: only what changed is
+    /// written into it).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use classad::{ClassAd, Name};
+    /// use matchmaker::startd::{ActionKind, Activity, Event, Policy, PolicyAd, Slot};
+    ///
+    /// let policy = Policy::parse_str("use POLICY : UWCS_DESKTOP\nRunBenchmarks = False\n", "desktop.conf")?;
+    /// let machine: ClassAd = "[ LoadAvg = 0.0; CondorLoadAvg = 0.0 ]".parse()?;
+    /// let job: ClassAd = r#"[ Owner = "alice"; JobUniverse = 5; ImageSize = 1000 ]"#.parse()?;
+    /// let mut ad = PolicyAd::new(&policy, Arc::new(machine));
+    /// ad.set(&policy, Name::new("KeyboardIdle"), 3600);
+    /// let mut slot = Slot::new(0);
+    /// for (t, event) in [(0, Event::Tick), (10, Event::ClaimRequested { job }), (11, Event::JobStarted { job: None })] {
+    ///     slot.advance(&policy, &mut ad, &event, t);
+    /// }
+    /// assert_eq!(slot.activity(), Activity::Busy);
+    /// // The owner is back at the keyboard.
+    /// ad.set(&policy, Name::new("KeyboardIdle"), 5);
+    /// let out = slot.advance(&policy, &mut ad, &Event::Tick, 100);
+    /// assert_eq!(out.action_kinds(), [ActionKind::SuspendJob]);
+    /// assert_eq!(out.next_check, 105);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn advance(&mut self, policy: &Policy, ad: &mut PolicyAd, event: &Event, now: i64) -> Outcome {
+        let mut run = Run {
+            policy,
+            ad,
+            now,
+            options: EvalOptions::new().semantics(Semantics::Old).clock(Clock::Fixed(now)),
+            slot: self,
+            transitions: Vec::new(),
+            actions: Vec::new(),
+            warnings: Vec::new(),
+            budget: MAX_CHANGES,
+        };
+        run.evaluate_latches();
+        run.starter_alive();
+        run.timers();
+        run.handle(event);
+        let next_check = run.next_check();
+        Outcome { transitions: run.transitions, actions: run.actions, next_check, warnings: run.warnings }
+    }
 }
 
 /// One step in progress.
 struct Run<'a> {
     policy: &'a Policy,
-    /// The machine's attributes and the policy's expressions: the part of
-    /// the slot's ad that does not change during a step.
-    fixed: Arc<ClassAd>,
+    /// The slot's ad, brought up to date before each evaluation.
+    ad: &'a PolicyAd,
     now: i64,
     options: EvalOptions,
-    slot: Slot,
+    slot: &'a mut Slot,
     transitions: Vec<Transition>,
     actions: Vec<Action>,
     warnings: Vec<String>,
     budget: u32,
+}
+
+/// A policy expression's value, and the name that gave it.
+struct Checked {
+    truth: Option<bool>,
+    name: Name,
+    value: Value,
 }
 
 /// A policy value read as a condition: true, false, or neither.
@@ -304,13 +677,9 @@ fn because(why: impl Into<String>) -> Cause {
 impl Run<'_> {
     // ----- evaluation -------------------------------------------------
 
-    /// The slot's ad now: what the startd maintains, chained to the fixed
-    /// part (so that nothing big is copied).
-    fn machine_ad(&self) -> ClassAd {
-        let mut ad = ClassAd::with_capacity(24);
-        ad.chain_to(Arc::clone(&self.fixed));
-        self.slot.insert_dynamic(self.policy, self.now, &mut ad);
-        ad
+    /// The slot's ad now (its maintained attributes brought up to date).
+    fn machine_ad(&self) -> Ref<'_, ClassAd> {
+        self.ad.current(self.slot, self.policy, self.now)
     }
 
     /// The claim's job, when there is a claim (the startd's TARGET).
@@ -319,12 +688,12 @@ impl Run<'_> {
     }
 
     /// `name` of the slot's ad, with the claim's job as TARGET.
-    fn value(&self, name: &str) -> Value {
+    fn value(&self, name: Name) -> Value {
         let ad = self.machine_ad();
         self.value_in(&ad, name, self.job())
     }
 
-    fn value_in(&self, ad: &ClassAd, name: &str, job: Option<&ClassAd>) -> Value {
+    fn value_in(&self, ad: &ClassAd, name: Name, job: Option<&ClassAd>) -> Value {
         if ad.lookup(name).is_none() {
             return Value::Undefined;
         }
@@ -337,84 +706,84 @@ impl Run<'_> {
 
     /// A policy expression, with its `_VANILLA` or `_VM` form first for
     /// jobs of those universes (when that form gives true or false).
-    /// Gives the value and the name that gave it.
-    fn policy_value(&self, name: &str, variants: bool) -> (Value, String) {
-        if variants {
-            if let Some(claim) = &self.slot.claim {
-                let suffix = match claim.universe {
-                    VANILLA => Some("_VANILLA"),
-                    VM => Some("_VM"),
-                    _ => None,
-                };
-                if let Some(suffix) = suffix {
-                    let variant = format!("{name}{suffix}");
-                    let v = self.value(&variant);
-                    if truth(&v).is_some() {
-                        return (v, variant);
-                    }
+    fn check(&self, knob: &Knob) -> Checked {
+        if let (Some((vanilla, vm)), Some(claim)) = (knob.variants, &self.slot.claim) {
+            let variant = match claim.universe {
+                VANILLA => Some(vanilla),
+                VM => Some(vm),
+                _ => None,
+            };
+            if let Some(variant) = variant {
+                let value = self.value(variant);
+                let truth = truth(&value);
+                if truth.is_some() {
+                    return Checked { truth, name: variant, value };
                 }
             }
         }
-        (self.value(name), name.to_string())
+        let value = self.value(knob.name);
+        Checked { truth: truth(&value), name: knob.name, value }
     }
 
     /// The cause "`name` is `value`".
-    fn cause(&self, name: &str, v: &Value) -> Cause {
-        let expr = self.policy.expr(name).map(|e| e.to_string()).unwrap_or_else(|| "(unset)".into());
-        Cause::Expr { name: name.to_string(), expr, value: value_word(v) }
+    fn cause(&self, name: Name, v: &Value) -> Cause {
+        let expr = self.policy.expr(name.as_str()).map(|e| e.to_string()).unwrap_or_else(|| "(unset)".into());
+        Cause::Expr { name: name.as_str().to_string(), expr, value: value_word(v) }
     }
 
-    /// Evaluates a policy condition; true only when it is true.
-    fn check(&self, name: &str, variants: bool) -> (Option<bool>, Cause) {
-        let (v, used) = self.policy_value(name, variants);
-        (truth(&v), self.cause(&used, &v))
+    /// The cause of a checked expression's value.
+    fn checked(&self, c: &Checked) -> Cause {
+        self.cause(c.name, &c.value)
     }
 
-    fn is_owner(&mut self) -> (bool, Cause) {
-        let (v, cause) = self.check("IsOwner", false);
-        if v.is_none() {
+    fn is_owner(&mut self) -> (bool, Checked) {
+        let c = self.check(&names().is_owner);
+        if c.truth.is_none() {
+            let cause = self.checked(&c);
             self.warnings.push(format!("IS_OWNER does not evaluate to a boolean ({cause}); taken as FALSE"));
         }
-        (v == Some(true), cause)
+        (c.truth == Some(true), c)
     }
 
     fn compute_rank(&self, job: &ClassAd) -> f64 {
         let ad = self.machine_ad();
-        self.value_in(&ad, "Rank", Some(job)).as_f64().unwrap_or(0.0)
+        self.value_in(&ad, names().rank, Some(job)).as_f64().unwrap_or(0.0)
     }
 
     fn wants_suspend(&self) -> bool {
-        self.check("WANT_SUSPEND", true).0 == Some(true)
+        self.check(&names().want_suspend).truth == Some(true)
     }
 
     fn wants_vacate(&mut self) -> bool {
         if !self.claim_active() {
             return true; // no job: vacating is a no-op
         }
-        let (v, cause) = self.check("WANT_VACATE", true);
-        if v.is_none() {
+        let c = self.check(&names().want_vacate);
+        if c.truth.is_none() {
+            let cause = self.checked(&c);
             self.warnings.push(format!("WANT_VACATE does not evaluate to a boolean ({cause}); taken as TRUE"));
         }
-        v != Some(false)
+        c.truth != Some(false)
     }
 
     fn wants_hold(&self) -> (bool, Cause) {
-        let (v, cause) = self.check("WANT_HOLD", false);
-        (v == Some(true), cause)
+        let c = self.check(&names().want_hold);
+        (c.truth == Some(true), self.checked(&c))
     }
 
-    fn wants_checkpoint(&self) -> (bool, Cause) {
-        let Some(claim) = &self.slot.claim else { return (false, because("no claim")) };
+    /// The cause of a periodic checkpoint now, if one is due.
+    fn wants_checkpoint(&self) -> Option<Cause> {
+        let claim = self.slot.claim.as_ref()?;
         let ok = match claim.universe {
-            VANILLA => claim.job.eval_attr("WantCheckpointSignal") == Value::Bool(true),
+            VANILLA => claim.job.eval_attr(names().want_checkpoint_signal) == Value::Bool(true),
             VM => true,
             _ => false,
         };
         if !ok {
-            return (false, because("the job takes no checkpoint signal"));
+            return None;
         }
-        let (v, cause) = self.check("PERIODIC_CHECKPOINT", false);
-        (v == Some(true), cause)
+        let c = self.check(&names().periodic_checkpoint);
+        (c.truth == Some(true)).then(|| self.checked(&c))
     }
 
     // ----- claim clocks -----------------------------------------------
@@ -443,10 +812,11 @@ impl Run<'_> {
             return 0;
         }
         let ad = self.machine_ad();
-        let mut granted = integer(&self.value_in(&ad, "MaxJobRetirementTime", Some(&claim.job))).unwrap_or(0);
-        if claim.job.contains("MaxJobRetirementTime") {
+        let retirement = names().max_job_retirement_time;
+        let mut granted = integer(&self.value_in(&ad, retirement, Some(&claim.job))).unwrap_or(0);
+        if claim.job.contains(retirement) {
             let ctx = EvalContext::new(&self.options).my(&claim.job).target(&ad);
-            if let Some(j) = integer(&ctx.eval_attr("MaxJobRetirementTime")) {
+            if let Some(j) = integer(&ctx.eval_attr(retirement)) {
                 granted = granted.min(j);
             }
         }
@@ -466,10 +836,11 @@ impl Run<'_> {
         let machine = claim.pledged_vacate;
         let ad = self.machine_ad();
         let ctx = EvalContext::new(&self.options).my(&claim.job).target(&ad);
-        let job = if claim.job.contains("JobMaxVacateTime") {
-            integer(&ctx.eval_attr("JobMaxVacateTime")).unwrap_or(0)
-        } else if claim.job.contains("KillSigTimeout") {
-            integer(&ctx.eval_attr("KillSigTimeout")).unwrap_or(0)
+        let n = names();
+        let job = if claim.job.contains(n.job_max_vacate_time) {
+            integer(&ctx.eval_attr(n.job_max_vacate_time)).unwrap_or(0)
+        } else if claim.job.contains(n.kill_sig_timeout) {
+            integer(&ctx.eval_attr(n.kill_sig_timeout)).unwrap_or(0)
         } else {
             machine
         };
@@ -518,7 +889,7 @@ impl Run<'_> {
         if claim.activations == 0 {
             return None;
         }
-        integer(&self.value("CLAIM_WORKLIFE")).filter(|w| *w >= 0)
+        integer(&self.value(names().claim_worklife)).filter(|w| *w >= 0)
     }
 
     // ----- changes ----------------------------------------------------
@@ -613,11 +984,12 @@ impl Run<'_> {
         let now = self.now;
         match s {
             State::Owner => {
-                self.slot.claim = None;
+                self.slot.set_claim(None);
                 self.slot.pending = None;
                 self.slot.match_deadline = None;
-                let (owner, cause) = self.is_owner();
+                let (owner, c) = self.is_owner();
                 if !owner {
+                    let cause = self.checked(&c);
                     self.change_state(State::Unclaimed, cause);
                     return true;
                 }
@@ -710,12 +1082,14 @@ impl Run<'_> {
         if !self.slot.claim.as_ref().is_some_and(|c| c.client_gone) {
             self.act(ActionKind::ReleaseClaim, cause.clone());
         }
-        self.slot.claim = None;
+        self.slot.set_claim(None);
         if let Some(p) = self.slot.pending.take() {
+            let start_name = names().start.name;
             let ad = self.machine_ad();
-            let start = self.value_in(&ad, "START", Some(&p.job));
+            let start = self.value_in(&ad, start_name, Some(&p.job));
+            drop(ad);
             if truth(&start) == Some(false) {
-                let why = self.cause("START", &start);
+                let why = self.cause(start_name, &start);
                 self.act(ActionKind::RefuseClaim, why.clone());
                 self.change_state(State::Owner, why);
             } else {
@@ -724,7 +1098,8 @@ impl Run<'_> {
                     if p.by_rank { "RANK" } else { "user priority" }
                 ));
                 self.act(ActionKind::AcceptClaim, why.clone());
-                self.slot.claim = Some(self.new_claim(p.job, p.rank));
+                let claim = self.new_claim(p.job, p.rank);
+                self.slot.set_claim(Some(claim));
                 self.change_state(State::Claimed, why);
             }
         } else {
@@ -798,14 +1173,15 @@ impl Run<'_> {
     fn accept_claim(&mut self, job: ClassAd, cause: Cause) {
         let rank = self.compute_rank(&job);
         self.act(ActionKind::AcceptClaim, cause.clone());
-        self.slot.claim = Some(self.new_claim(job, rank));
+        let claim = self.new_claim(job, rank);
+        self.slot.set_claim(Some(claim));
         self.slot.match_deadline = None;
         self.change_state(State::Claimed, cause);
     }
 
     /// A claim beginning now, its lease running.
     fn new_claim(&self, job: ClassAd, rank: f64) -> Claim {
-        let lease = match job.eval_attr("JobLeaseDuration") {
+        let lease = match job.eval_attr(names().job_lease_duration) {
             Value::Int(l) => l,
             _ => self.policy.max_claim_alives_missed.saturating_mul(self.policy.alive_interval),
         };
@@ -823,7 +1199,12 @@ impl Run<'_> {
             .slot
             .claim
             .as_ref()
-            .is_some_and(|c| c.active && c.job.eval_attr("StarterHandlesAlives") == Value::Bool(true));
+            // (Only a running lease has anything to keep alive.)
+            .is_some_and(|c| {
+                c.active
+                    && c.lease_deadline.is_some()
+                    && c.job.eval_attr(names().starter_handles_alives) == Value::Bool(true)
+            });
         if handles && self.slot.state == State::Claimed {
             self.alive();
         }
@@ -847,18 +1228,35 @@ impl Run<'_> {
                 .policy
                 .latches
                 .iter()
-                .map(|name| Latch { name: name.clone(), value: None, changed_at: None })
+                .map(|name| Latch {
+                    name: Name::new(name),
+                    value_name: Name::new(&format!("{name}Value")),
+                    time_name: Name::new(&format!("{name}Time")),
+                    value: None,
+                    changed_at: None,
+                })
                 .collect();
+            self.slot.latch_changes += 1;
         }
-        let ad = self.machine_ad();
-        let ctx = EvalContext::new(&self.options).my(&ad);
         let now = self.now;
-        for latch in &mut self.slot.latches {
-            let v = integer(&ctx.eval_attr(latch.name.as_str()));
+        let mut changed = false;
+        // Each is evaluated against the ad as it was before any of them
+        // changed (the changes show once they are all done).
+        for i in 0..self.slot.latches.len() {
+            let v = {
+                let ad = self.machine_ad();
+                let ctx = EvalContext::new(&self.options).my(&ad);
+                integer(&ctx.eval_attr(self.slot.latches[i].name))
+            };
+            let latch = &mut self.slot.latches[i];
             if v != latch.value {
                 latch.value = v;
                 latch.changed_at = Some(now);
+                changed = true;
             }
+        }
+        if changed {
+            self.slot.latch_changes += 1;
         }
     }
 
@@ -911,8 +1309,9 @@ impl Run<'_> {
             State::Claimed => self.eval_claimed(),
             State::Preempting => {
                 if self.slot.activity == Activity::Vacating {
-                    let (kill, cause) = self.check("KILL", true);
-                    if kill == Some(true) {
+                    let kill = self.check(&names().kill);
+                    if kill.truth == Some(true) {
+                        let cause = self.checked(&kill);
                         self.change_act(Activity::Killing, cause);
                     }
                 }
@@ -922,22 +1321,25 @@ impl Run<'_> {
                     self.change(State::Drained, Activity::Retiring, because("draining"));
                     return;
                 }
-                let (owner, cause) = self.is_owner();
+                let (owner, c) = self.is_owner();
                 if owner {
+                    let cause = self.checked(&c);
                     self.change_state(State::Owner, cause);
                     return;
                 }
                 if self.slot.activity == Activity::Idle && !self.slot.was_benchmarking {
-                    let (run, cause) = self.check("RunBenchmarks", false);
-                    if run == Some(true) {
+                    let run = self.check(&names().run_benchmarks);
+                    if run.truth == Some(true) {
+                        let cause = self.checked(&run);
                         self.act(ActionKind::RunBenchmarks, cause.clone());
                         self.change_act(Activity::Benchmarking, cause);
                         return;
                     }
                 }
                 if self.policy.backfill {
-                    let (start, cause) = self.check("START_BACKFILL", false);
-                    if start == Some(true) {
+                    let start = self.check(&names().start_backfill);
+                    if start.truth == Some(true) {
+                        let cause = self.checked(&start);
                         self.change(State::Backfill, Activity::Idle, cause);
                     }
                 }
@@ -947,8 +1349,9 @@ impl Run<'_> {
                     self.change(State::Drained, Activity::Retiring, because("draining"));
                     return;
                 }
-                let (owner, cause) = self.is_owner();
+                let (owner, c) = self.is_owner();
                 if !owner {
+                    let cause = self.checked(&c);
                     self.change_state(State::Unclaimed, cause);
                 }
             }
@@ -958,8 +1361,9 @@ impl Run<'_> {
                 if self.slot.activity == Activity::Killing {
                     return;
                 }
-                let (evict, cause) = self.check("EVICT_BACKFILL", false);
-                if evict == Some(true) {
+                let evict = self.check(&names().evict_backfill);
+                if evict.truth == Some(true) {
+                    let cause = self.checked(&evict);
                     if self.slot.activity == Activity::Idle {
                         self.change_state(State::Owner, cause);
                     } else {
@@ -985,8 +1389,7 @@ impl Run<'_> {
     fn eval_claimed(&mut self) {
         let act = self.slot.activity;
         if self.in_retirement() && self.retirement_expired() {
-            let (preempt, _) = self.check("PREEMPT", true);
-            if preempt == Some(true) {
+            if self.check(&names().preempt).truth == Some(true) {
                 if let Some(c) = self.slot.claim.as_mut() {
                     c.preempt_was_true = true;
                 }
@@ -995,14 +1398,16 @@ impl Run<'_> {
             self.change_state(State::Preempting, cause);
             return;
         }
-        let want_suspend = self.wants_suspend();
+        // (Only a running or retiring job can be suspended.)
+        let want_suspend = matches!(act, Activity::Busy | Activity::Retiring) && self.wants_suspend();
         let preempt_was_true = self.slot.claim.as_ref().is_some_and(|c| c.preempt_was_true);
         if (act == Activity::Busy && !want_suspend)
             || (act == Activity::Retiring && !preempt_was_true && !want_suspend)
             || (act == Activity::Suspended && !preempt_was_true)
         {
-            let (preempt, cause) = self.check("PREEMPT", true);
-            if preempt == Some(true) {
+            let preempt = self.check(&names().preempt);
+            if preempt.truth == Some(true) {
+                let cause = self.checked(&preempt);
                 if let Some(c) = self.slot.claim.as_mut() {
                     c.preempt_was_true = true;
                 }
@@ -1022,15 +1427,17 @@ impl Run<'_> {
             }
         }
         if (act == Activity::Busy || act == Activity::Retiring) && want_suspend {
-            let (suspend, cause) = self.check("SUSPEND", true);
-            if suspend == Some(true) {
+            let suspend = self.check(&names().suspend);
+            if suspend.truth == Some(true) {
+                let cause = self.checked(&suspend);
                 self.change_act(Activity::Suspended, cause);
                 return;
             }
         }
         if act == Activity::Suspended && !self.slot.suspended_by_command {
-            let (cont, cause) = self.check("CONTINUE", true);
-            if cont == Some(true) {
+            let cont = self.check(&names().cont);
+            if cont.truth == Some(true) {
+                let cause = self.checked(&cont);
                 let to = if self.in_retirement() { Activity::Retiring } else { Activity::Busy };
                 self.change_act(to, cause);
                 return;
@@ -1049,8 +1456,9 @@ impl Run<'_> {
                 self.change_state(State::Preempting, because(why));
                 return;
             }
-            let (start, cause) = self.check("START", false);
-            if start == Some(false) {
+            let start = self.check(&names().start);
+            if start.truth == Some(false) {
+                let cause = self.checked(&start);
                 self.change_state(State::Preempting, cause);
                 return;
             }
@@ -1067,8 +1475,7 @@ impl Run<'_> {
             }
         }
         if act == Activity::Busy || act == Activity::Retiring {
-            let (ckpt, cause) = self.wants_checkpoint();
-            if ckpt {
+            if let Some(cause) = self.wants_checkpoint() {
                 self.act(ActionKind::Checkpoint, cause);
                 let now = self.now;
                 if let Some(c) = self.slot.claim.as_mut() {
@@ -1114,7 +1521,10 @@ impl Run<'_> {
             Event::JobStarted { job } => self.activate(job.as_ref()),
             Event::JobExited => self.job_exited(),
             Event::JobUpdated { changes } => match self.slot.claim.as_mut() {
-                Some(c) => c.job.update(changes),
+                Some(c) => {
+                    c.job.update(changes);
+                    self.slot.claim_changes += 1;
+                }
                 None => self.warnings.push(format!("job update in {}: there is no claim", self.slot.state)),
             },
             Event::ClaimReleased => self.release_claim(because("the schedd released the claim")),
@@ -1244,21 +1654,25 @@ impl Run<'_> {
         let Some(claim) = self.slot.claim.as_ref() else { return };
         let job = job.cloned().unwrap_or_else(|| claim.job.clone());
         let ad = self.machine_ad();
-        let start = self.value_in(&ad, "START", Some(&job));
+        let n = names();
+        let start = self.value_in(&ad, n.start.name, Some(&job));
         if truth(&start) != Some(true) {
-            let cause = self.cause("START", &start);
+            drop(ad);
+            let cause = self.cause(n.start.name, &start);
             self.act(ActionKind::RefuseActivation, cause);
             return;
         }
-        let pledged = integer(&self.value_in(&ad, "MachineMaxVacateTime", Some(&job))).unwrap_or(0);
-        let rank = self.value_in(&ad, "Rank", Some(&job)).as_f64().unwrap_or(0.0);
-        let universe = integer(&job.eval_attr("JobUniverse")).unwrap_or(VANILLA);
+        let pledged = integer(&self.value_in(&ad, n.machine_max_vacate_time, Some(&job))).unwrap_or(0);
+        let rank = self.value_in(&ad, n.rank, Some(&job)).as_f64().unwrap_or(0.0);
+        drop(ad);
+        let universe = integer(&job.eval_attr(n.job_universe)).unwrap_or(VANILLA);
         let wants_ckpt =
-            universe == VM || (universe == VANILLA && job.eval_attr("WantCheckpointSignal") == Value::Bool(true));
+            universe == VM || (universe == VANILLA && job.eval_attr(n.want_checkpoint_signal) == Value::Bool(true));
         let draining = self.slot.draining.is_some();
         if let Some(c) = self.slot.claim.as_mut() {
             c.job = job;
             c.rank = rank;
+            self.slot.claim_changes += 1;
             c.activations += 1;
             c.job_start = Some(now);
             c.pledged_vacate = pledged;
@@ -1340,5 +1754,108 @@ impl Run<'_> {
             }
         }
         next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a step gave, in words (to compare two ways of stepping).
+    fn words(out: &Outcome, slot: &Slot) -> String {
+        let transitions: Vec<String> = out.transitions.iter().map(|t| t.to_string()).collect();
+        let actions: Vec<String> = out.actions.iter().map(|a| format!("{} ({})", a.kind, a.cause)).collect();
+        format!(
+            "{}/{} {transitions:?} {actions:?} next {} {:?}",
+            slot.state(),
+            slot.activity(),
+            out.next_check,
+            out.warnings
+        )
+    }
+
+    /// A slot kept with its `PolicyAd` from step to step goes exactly as
+    /// one whose ad is built anew at every step, through claims, jobs,
+    /// suspensions, vacates, latches and a preempting claim.
+    #[test]
+    fn a_kept_policy_ad_steps_as_a_new_one() -> Result<(), Box<dyn std::error::Error>> {
+        let policy = Policy::parse_str(
+            "use POLICY : UWCS_DESKTOP\nRunBenchmarks = False\nRANK = Owner == \"boss\"\nMaxSuspendTime = 600\n",
+            "desktop.conf",
+        )?;
+        let alice: ClassAd =
+            r#"[ Owner = "alice"; ClusterId = 1; ProcId = 0; JobUniverse = 5; ImageSize = 10 ]"#.parse()?;
+        let bob: ClassAd =
+            r#"[ Owner = "bob"; ClusterId = 2; ProcId = 3; JobUniverse = 5; ImageSize = 10 ]"#.parse()?;
+        let boss: ClassAd = r#"[ Owner = "boss"; ClusterId = 3; ProcId = 0; JobUniverse = 5 ]"#.parse()?;
+        let machine: ClassAd = "[ Cpus = 1; Memory = 1024 ]".parse()?;
+        let (keyboard, load, condor) = (Name::new("KeyboardIdle"), Name::new("LoadAvg"), Name::new("CondorLoadAvg"));
+        // The owner is at the keyboard from 2000 to 3000 and from 6000 to 6100.
+        let owner_at = |t: i64| match t {
+            2000..3000 => (0, 1.0),
+            3000..6000 => (t - 3000, 0.0),
+            6000..6100 => (0, 1.0),
+            6100.. => (t - 6100, 0.0),
+            _ => (t + 3600, 0.0),
+        };
+        let mut events: Vec<(i64, Event)> =
+            vec![(0, Event::Tick), (100, Event::ClaimRequested { job: alice }), (101, Event::JobStarted { job: None })];
+        events.extend((110..8000).step_by(10).map(|t| (t, Event::Tick)));
+        events.push((4000, Event::JobExited));
+        events.push((4001, Event::JobStarted { job: Some(bob) }));
+        events.push((4500, Event::JobUpdated { changes: "[ ImageSize = 99999 ]".parse()? }));
+        events.push((5000, Event::ClaimRequested { job: boss }));
+        events.push((7000, Event::JobExited));
+        events.sort_by_key(|(t, _)| *t);
+
+        let mut kept = Slot::new(0);
+        let mut ad = PolicyAd::new(&policy, Arc::new(machine.clone()));
+        let mut fresh = Slot::new(0);
+        let mut seen = std::collections::HashSet::new();
+        for (t, event) in &events {
+            let (idle, owner_load) = owner_at(*t);
+            let job_load = if kept.activity() == Activity::Busy { 1.0 } else { 0.0 };
+            ad.set_all(
+                &policy,
+                [(keyboard, idle.into()), (load, (owner_load + job_load).into()), (condor, job_load.into())],
+            );
+            let mut base = machine.clone();
+            base.insert(keyboard, idle);
+            base.insert(load, owner_load + job_load);
+            base.insert(condor, job_load);
+            let out = kept.advance(&policy, &mut ad, event, *t);
+            let s = step(&policy, &fresh, &base, event, *t);
+            fresh = s.slot.clone();
+            let expected = Outcome {
+                transitions: s.transitions,
+                actions: s.actions,
+                next_check: s.next_check,
+                warnings: s.warnings,
+            };
+            assert_eq!(words(&out, &kept), words(&expected, &fresh), "at {t} ({event:?})");
+            // The kept ad reads as the one built anew, attribute by attribute.
+            let flat = fresh.ad(&policy, &base, *t);
+            let current = ad.current(&kept, &policy, *t);
+            for (name, expr) in flat.iter() {
+                assert!(current.lookup(name).is_some_and(|e| e.same_as(expr)), "{name} at {t}");
+            }
+            for (name, _) in current.iter() {
+                assert!(flat.contains(name), "{name} at {t}: not in the new ad");
+            }
+            drop(current);
+            seen.extend(out.path());
+        }
+        // The trace went through what it is meant to test (a preempting
+        // claim, a suspension, vacating).
+        for pair in [
+            (State::Claimed, Activity::Busy),
+            (State::Claimed, Activity::Suspended),
+            (State::Claimed, Activity::Retiring),
+            (State::Claimed, Activity::Idle),
+            (State::Preempting, Activity::Vacating),
+        ] {
+            assert!(seen.contains(&pair), "{pair:?} not reached: {seen:?}");
+        }
+        Ok(())
     }
 }

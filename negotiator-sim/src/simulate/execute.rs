@@ -58,9 +58,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use classad::{ClassAd, Literal};
+use classad::{ClassAd, Literal, Name};
 use matchmaker::config::Config;
-use matchmaker::startd::{step, ActionKind, Activity, Event, Policy, Slot as StartdSlot};
+use matchmaker::startd::{ActionKind, Activity, Event, Policy, PolicyAd, Slot as StartdSlot};
 
 use super::owner::{OwnerActivity, OwnerState};
 use super::pool::machine_name;
@@ -171,7 +171,11 @@ struct Watched {
     kind: usize,
     machine: Option<usize>,
     startd: StartdSlot,
-    base: Arc<ClassAd>,
+    /// The slot's ad as the startd evaluates its policy (the pool's slot
+    /// ad, the policy, the owner's activity), kept up to date in place.
+    ad: PolicyAd,
+    /// The owner's activity and the job's load last written into `ad`.
+    owner_set: Option<(OwnerState, f64)>,
     cpus: f64,
     started: i64,
     runtime: i64,
@@ -185,6 +189,31 @@ struct Watched {
     slot_name: String,
     job_name: String,
     user: String,
+}
+
+/// The watched slots, by slot index.
+#[derive(Default)]
+struct WatchedSlots(Vec<Option<Box<Watched>>>);
+
+impl WatchedSlots {
+    fn get(&self, slot: &usize) -> Option<&Watched> {
+        self.0.get(*slot).and_then(Option::as_deref)
+    }
+
+    fn remove(&mut self, slot: &usize) -> Option<Box<Watched>> {
+        self.0.get_mut(*slot).and_then(Option::take)
+    }
+
+    fn insert(&mut self, slot: usize, w: Box<Watched>) {
+        if self.0.len() <= slot {
+            self.0.resize_with(slot + 1, || None);
+        }
+        self.0[slot] = Some(w);
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Watched> {
+        self.0.iter().filter_map(Option::as_deref)
+    }
 }
 
 /// The `execute` table as it grows.
@@ -208,7 +237,7 @@ pub struct Execute {
     machine_kind: Vec<usize>,
     owners: Vec<Option<OwnerActivity>>,
     has_owners: bool,
-    watched: HashMap<usize, Watched>,
+    watched: WatchedSlots,
     next_serial: u32,
     jobs: Vec<JobFigures>,
     log: Log,
@@ -266,7 +295,7 @@ impl Execute {
             machine_kind,
             has_owners: owners.iter().any(Option::is_some),
             owners,
-            watched: HashMap::new(),
+            watched: WatchedSlots::default(),
             next_serial: 0,
             jobs: Vec::new(),
             log: Log::default(),
@@ -319,14 +348,15 @@ impl Execute {
             classad::Value::Real(r) => r,
             _ => 1.0,
         };
-        let mut w = Watched {
+        let mut w = Box::new(Watched {
             serial: self.next_serial,
             job,
             submitter,
             kind,
             machine,
             startd: StartdSlot::new(self.epoch0 + now),
-            base: slot_ad.clone(),
+            ad: PolicyAd::new(&policy, slot_ad.clone()),
+            owner_set: None,
             cpus,
             started: now,
             runtime,
@@ -338,13 +368,12 @@ impl Execute {
             slot_name: slot_name.to_string(),
             job_name: job_name.to_string(),
             user: user.to_string(),
-        };
+        });
         self.next_serial = self.next_serial.wrapping_add(1);
-        let base = self.base(&w, now);
-        let claimed =
-            step(&policy, &w.startd, &base, &Event::ClaimRequested { job: job_ad.clone() }, self.epoch0 + now);
-        let base = self.base(&w, now);
-        let s = step(&policy, &claimed.slot, &base, &Event::JobStarted { job: None }, self.epoch0 + now);
+        self.set_owner(&policy, &mut w, now);
+        let t = self.epoch0 + now;
+        let claimed = w.startd.advance(&policy, &mut w.ad, &Event::ClaimRequested { job: job_ad.clone() }, t);
+        let s = w.startd.advance(&policy, &mut w.ad, &Event::JobStarted { job: None }, t);
         if !s.action_kinds().contains(&ActionKind::StartJob) {
             // The claim went at once (START false on the idle claim), or
             // the activation was refused.
@@ -360,7 +389,6 @@ impl Execute {
             self.record(now, &w, "refused", &cause, 0);
             return Start::Refused;
         }
-        w.startd = s.slot;
         let wake = (s.next_check - self.epoch0).max(now + 1);
         let serial = w.serial;
         self.figures(job);
@@ -368,14 +396,24 @@ impl Execute {
         Start::Watched { wake, serial }
     }
 
-    /// The slot's ad for the state machine at `now`: the slot's own, with
-    /// the owner's activity and the job's load.
-    fn base(&self, w: &Watched, now: i64) -> ClassAd {
-        let mut ad = ClassAd::new();
-        ad.chain_to(w.base.clone());
+    /// Brings the slot's ad for the state machine up to `now`: the
+    /// owner's activity and the job's load.
+    fn set_owner(&self, policy: &Policy, w: &mut Watched, now: i64) {
         let owner = self.owner_at(w.machine, now).unwrap_or(OwnerState { keyboard_idle: now + 86400, load: 0.0 });
-        insert_owner(&mut ad, owner, condor_load(w));
-        ad
+        let condor = condor_load(w);
+        let attrs = owner_attributes(owner, condor);
+        match w.owner_set {
+            // Only what changed (mostly KeyboardIdle and ConsoleIdle).
+            Some((last, last_condor)) => {
+                let idle = usize::from(last.keyboard_idle != owner.keyboard_idle) * 2;
+                let load = usize::from(last.load != owner.load || last_condor != condor) * 4;
+                let (idle_attrs, load_attrs) = attrs.split_at(2);
+                let changed = idle_attrs[..idle].iter().chain(&load_attrs[..load]).cloned();
+                w.ad.set_all(policy, changed);
+            }
+            None => w.ad.set_all(policy, attrs),
+        }
+        w.owner_set = Some((owner, condor));
     }
 
     fn figures(&mut self, job: usize) -> &mut JobFigures {
@@ -399,9 +437,8 @@ impl Execute {
         let mut effects = Vec::new();
         let exiting = w.exit_at.is_some_and(|t| t <= now);
         let event = if exiting { Event::JobExited } else { Event::Tick };
-        let base = self.base(&w, now);
-        let s = step(&policy, &w.startd, &base, &event, self.epoch0 + now);
-        w.startd = s.slot.clone();
+        self.set_owner(&policy, &mut w, now);
+        let s = w.startd.advance(&policy, &mut w.ad, &event, self.epoch0 + now);
         let mut gone = exiting;
         let mut k = 0;
         for (i, t) in s.transitions.iter().enumerate() {
@@ -421,7 +458,7 @@ impl Execute {
         }
         if w.exit_at.is_some_and(|t| t <= now) && !exiting {
             // Asked to leave with no time to do it: it exits now.
-            let _ = step(&policy, &w.startd, &base, &Event::JobExited, self.epoch0 + now);
+            let _ = w.startd.advance(&policy, &mut w.ad, &Event::JobExited, self.epoch0 + now);
             gone = true;
         }
         if gone {
@@ -604,12 +641,27 @@ fn condor_load(w: &Watched) -> f64 {
 }
 
 fn insert_owner(ad: &mut ClassAd, owner: OwnerState, condor: f64) {
-    ad.insert("KeyboardIdle", owner.keyboard_idle);
-    ad.insert("ConsoleIdle", owner.keyboard_idle);
-    ad.insert("LoadAvg", owner.load + condor);
-    ad.insert("CondorLoadAvg", condor);
-    ad.insert("TotalLoadAvg", owner.load + condor);
-    ad.insert("TotalCondorLoadAvg", condor);
+    for (name, value) in owner_attributes(owner, condor) {
+        ad.insert(name, value);
+    }
+}
+
+/// What the owner's activity and the job's load make of a slot's
+/// `KeyboardIdle`, `ConsoleIdle`, `LoadAvg`, `CondorLoadAvg`,
+/// `TotalLoadAvg` and `TotalCondorLoadAvg`.
+fn owner_attributes(owner: OwnerState, condor: f64) -> [(Name, classad::Expr); 6] {
+    static NAMES: std::sync::OnceLock<[Name; 6]> = std::sync::OnceLock::new();
+    let [keyboard, console, load, condor_load, total, total_condor] = *NAMES.get_or_init(|| {
+        ["KeyboardIdle", "ConsoleIdle", "LoadAvg", "CondorLoadAvg", "TotalLoadAvg", "TotalCondorLoadAvg"].map(Name::new)
+    });
+    [
+        (keyboard, owner.keyboard_idle.into()),
+        (console, owner.keyboard_idle.into()),
+        (load, (owner.load + condor).into()),
+        (condor_load, condor.into()),
+        (total, (owner.load + condor).into()),
+        (total_condor, condor.into()),
+    ]
 }
 
 #[cfg(test)]
