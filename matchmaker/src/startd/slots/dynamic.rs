@@ -284,7 +284,7 @@ impl Startd {
         let pos = self
             .dynamic
             .iter()
-            .position(|d| self.slot_name(&d.slot) == name)
+            .position(|d| self.is_named(&d.slot, name))
             .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
         // its device ids become free again with its removal
         let d = self.dynamic.remove(pos).slot;
