@@ -43,7 +43,7 @@ const COMPARED: &[&str] = &[
     "Memory",
     "Disk",
     "TotalSlotCpus",
-    "TotalCycleMemory",
+    "TotalSlotMemory",
     "TotalSlotDisk",
     "TotalCpus",
     "TotalMemory",

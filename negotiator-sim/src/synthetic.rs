@@ -856,7 +856,7 @@ fn host_template(c: &SlotConsts, spec: &Spec, h: usize) -> HostTemplate {
         ("TotalSlotCpus", int(cpus)),
         ("TotalSlotDisk", real(disk)),
         ("TotalSlotGPUs", zero()),
-        ("TotalCycleMemory", int(mem)),
+        ("TotalSlotMemory", int(mem)),
         ("TotalSlots", int(nslots)),
         ("TotalTimeUnclaimedIdle", int(3600)),
         ("TotalVirtualMemory", int(mem * nslots * 1024)),

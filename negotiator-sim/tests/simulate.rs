@@ -232,6 +232,35 @@ fn jobs_start_after_the_claim_delay_and_reuse_claims() {
     assert_eq!(ints(jobs, "wait"), [10, 110, 210, 3600, 3600]);
 }
 
+/// HTCondor's startd ends a claim when its job ends only if the claim is
+/// more than `CLAIM_WORKLIFE` seconds old: one exactly that old runs the
+/// next job (as a real pool did at 240 s with `CLAIM_WORKLIFE = 240`).
+#[test]
+fn a_claim_exactly_claim_worklife_old_is_reused() {
+    // One slot, jobs of 100 s, one cycle in the run (at 0): the claim made
+    // then is 100 s old when the first job ends, 200 s when the second does.
+    let starts = |worklife: i64| {
+        let s = scenario(&format!(
+            r#"
+            duration = "50m"
+            config = "NEGOTIATOR_INTERVAL = 3600\nCLAIM_WORKLIFE = {worklife}"
+            [[pool.machines]]
+            cpus = 1
+            memory = 2048
+            partitionable = false
+            [[users]]
+            name = "u"
+            arrival = {{ process = "burst", at = 0, jobs = 4 }}
+            runtime = {{ distribution = "fixed", value = 100 }}
+            "#
+        ));
+        ints(run_checked(&s).table("jobs").expect("jobs"), "start").to_vec()
+    };
+    assert_eq!(starts(200), [0, 100, 200, -1], "200 s old at 200: reused; 300 s at 300: given back");
+    assert_eq!(starts(199), [0, 100, -1, -1], "200 s old at 200: more than 199, given back");
+    assert_eq!(starts(0), [0, -1, -1, -1]);
+}
+
 #[test]
 fn priorities_decay_with_the_half_life() {
     // Ten slots busy from the first cycle: after one half-life the real
@@ -371,6 +400,7 @@ proptest! {
         cpus in 1u32..9,
         partitionable in any::<bool>(),
         preemption in any::<bool>(),
+        pslot_preemption in any::<bool>(),
         users in 1u32..4,
         interval in 1u32..30,
         mean_runtime in 1u32..120,
@@ -386,6 +416,7 @@ proptest! {
             NEGOTIATOR_INTERVAL = 60
             PRIORITY_HALFLIFE = 600
             CLAIM_WORKLIFE = {worklife}
+            ALLOW_PSLOT_PREEMPTION = {pslot_preemption}
             {}
             """
             [[pool.machines]]
@@ -459,4 +490,60 @@ fn extreme_values_do_not_overflow() {
     let cycles = r.table("cycles").expect("cycles");
     assert_eq!(ints(cycles, "time"), [0]);
     assert!(r.summary.jobs > 1000);
+}
+
+#[test]
+fn partitionable_slot_preemption_takes_dynamic_slots_at_once() {
+    // The early user's eight one-CPU jobs fill the one 8-CPU machine; the
+    // late user's four-CPU job fits only by preempting four of them at
+    // once, which the negotiator does with ALLOW_PSLOT_PREEMPTION (and
+    // cannot without: then it waits for the early jobs to end).
+    let text = |knob: &str| {
+        format!(
+            r#"
+            duration = "6h"
+            claim_delay = 5
+            config = """
+            NEGOTIATOR_INTERVAL = 60
+            PRIORITY_HALFLIFE = 600
+            PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+            CLAIM_PARTITIONABLE_LEFTOVERS = False
+            {knob}
+            """
+            [[pool.machines]]
+            count = 1
+            cpus = 8
+            memory = 16384
+            [[users]]
+            name = "early"
+            priority_factor = 10000
+            arrival = {{ process = "burst", at = 0, jobs = 8 }}
+            runtime = {{ distribution = "fixed", value = "4h" }}
+            request_memory = 1024
+            [[users]]
+            name = "late"
+            arrival = {{ process = "burst", at = "10m", jobs = 1 }}
+            runtime = {{ distribution = "fixed", value = "1h" }}
+            request_cpus = 4
+            request_memory = 1024
+            "#
+        )
+    };
+    let by_user = |r: &Results, user: &str, column: &str| -> Vec<i64> {
+        let jobs = r.table("jobs").expect("jobs");
+        let users = strs(jobs, "user");
+        (0..users.len()).filter(|&i| users[i] == user).map(|i| ints(jobs, column)[i]).collect()
+    };
+    let with = run_checked(&scenario(&text("ALLOW_PSLOT_PREEMPTION = True")));
+    // The first cycle after 10 min preempts four of the early jobs (and
+    // the early user, ten thousand times worse off, cannot take them back).
+    let mut preempted = by_user(&with, "early@sim", "preemptions");
+    preempted.sort_unstable();
+    assert_eq!(preempted, [0, 0, 0, 0, 1, 1, 1, 1]);
+    let waited = by_user(&with, "late@sim", "wait");
+    assert_eq!(waited.len(), 1);
+    assert_eq!(waited[0], 5, "started at the first cycle after it came (at 10 min), after the claim delay");
+    let without = run_checked(&scenario(&text("")));
+    assert_eq!(by_user(&without, "early@sim", "preemptions"), [0; 8]);
+    assert!(by_user(&without, "late@sim", "wait")[0] >= 4 * 3600 - 600, "waited for the early jobs to end");
 }

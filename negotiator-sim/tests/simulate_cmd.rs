@@ -87,7 +87,7 @@ fn a_pool_from_condor_status_and_an_swf_trace() {
          MyType = \"Machine\"\nName = \"slot2@a.site\"\nMachine = \"a.site\"\nCpus = 1\nMemory = 2048\nDisk = 1000000\n\
          SlotWeight = Cpus\nState = \"Unclaimed\"\nStart = true\nRequirements = START\nRank = 0\n\n\
          MyType = \"Machine\"\nName = \"slot1@b.site\"\nMachine = \"b.site\"\nPartitionableSlot = true\nCpus = 2\n\
-         TotalSlotCpus = 4\nTotalCycleMemory = 8192\nTotalSlotDisk = 4000000\nMemory = 4096\nDisk = 2000000\nArch = \"X86_64\"\n\n",
+         TotalSlotCpus = 4\nTotalSlotMemory = 8192\nTotalSlotDisk = 4000000\nMemory = 4096\nDisk = 2000000\nArch = \"X86_64\"\n\n",
     )
     .expect("writes");
     std::fs::write(

@@ -298,7 +298,7 @@ impl Negotiator {
     /// ```
     /// use std::sync::Arc;
     /// use classad::ClassAd;
-    /// use matchmaker::accountant::Accountant;
+    /// use matchmaker::accountant::{Accountant, AccountantConfig};
     /// use matchmaker::autocluster;
     /// use matchmaker::negotiator::Negotiator;
     ///
@@ -308,12 +308,12 @@ impl Negotiator {
     ///     JobStatus = 1; RequestMemory = 1024; Requirements = TARGET.Memory >= RequestMemory ]"#.parse()?;
     /// let queues = autocluster::queues(&[job], &["RequestMemory".to_string()]);
     /// let negotiator = Negotiator::new();
-    /// let mut accountant = Accountant::new();
+    /// let mut accountant = Accountant::new(AccountantConfig::default());
     /// let first = negotiator.cycle_shared(&mut accountant, slots.clone(), &queues, 1_700_000_000)?;
     /// assert_eq!(first.matches.len(), 1);
     /// assert_eq!(negotiator.memory.len(), 1);
     /// // The same ad again: remembered, and the same decision.
-    /// let mut fresh = Accountant::new();
+    /// let mut fresh = Accountant::new(AccountantConfig::default());
     /// let again = negotiator.cycle_shared(&mut fresh, slots, &queues, 1_700_000_000)?;
     /// assert_eq!(again.matches[0].slot, first.matches[0].slot);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -260,7 +260,7 @@ impl Pool {
                     _ => None,
                 };
                 machine.cpus = int("TotalSlotCpus").or(int("Cpus")).and_then(|c| u32::try_from(c).ok()).unwrap_or(1);
-                machine.memory = int("TotalCycleMemory").or(int("Memory")).unwrap_or(1024);
+                machine.memory = int("TotalSlotMemory").or(int("Memory")).unwrap_or(1024);
                 machine.disk = int("TotalSlotDisk").or(int("Disk")).unwrap_or(1_000_000);
                 let mut text = scenario.config.clone();
                 text.push_str(&format!(
@@ -629,7 +629,7 @@ impl Pool {
                 }
                 let (cpus, memory) = used.get(&i).copied().unwrap_or_default();
                 let (left_cpus, left_memory) = (number(&s.ad, "Cpus"), number(&s.ad, "Memory"));
-                let (all_cpus, all_memory) = (number(&s.ad, "TotalSlotCpus"), number(&s.ad, "TotalCycleMemory"));
+                let (all_cpus, all_memory) = (number(&s.ad, "TotalSlotCpus"), number(&s.ad, "TotalSlotMemory"));
                 if left_cpus < 0.0
                     || left_memory < 0.0
                     || cpus + left_cpus > all_cpus

@@ -696,9 +696,11 @@ impl Simulation {
         let s = &mut self.submitters[submitter];
         s.running -= 1;
         // CLAIM_WORKLIFE: the schedd keeps the claim for the next idle job
-        // of the same autocluster while the claim is young enough.
+        // of the same autocluster unless the startd says it is spent: its
+        // age in whole seconds is more than CLAIM_WORKLIFE (a claim exactly
+        // that old is still reused).
         let since = self.pool.slots[slot].claim.as_ref().map_or(now, |c| c.since);
-        let reusable = self.worklife < 0 || now - since < self.worklife;
+        let reusable = self.worklife < 0 || now - since <= self.worklife;
         if reusable {
             if let Some(&(_, next)) = self.classes[class].idle.first() {
                 self.submitters[submitter].weight -= self.pool.slots[slot].weight;
@@ -779,7 +781,12 @@ impl Simulation {
                     }
                     match &s.claim {
                         None => {
-                            if self.pool.is_free(i) {
+                            // With ALLOW_PSLOT_PREEMPTION a partitionable
+                            // slot stands for its dynamic slots, even when
+                            // it has nothing left of its own.
+                            let pslot = matches!(s.kind, SlotKind::Partitionable { .. })
+                                && self.negotiator.settings.allow_pslot_preemption;
+                            if self.pool.is_free(i) || pslot {
                                 ads.push(self.offer(i, now));
                                 index.push(Some(i));
                             }
@@ -827,6 +834,11 @@ impl Simulation {
                 let Some(Some(slot)) = index.get(m.slot_index).copied() else { continue };
                 if m.claim != ClaimKind::Unclaimed {
                     row.preemptions += 1;
+                }
+                if !m.preempted_dynamic_slots.is_empty() {
+                    // ALLOW_PSLOT_PREEMPTION: the partitionable slot is
+                    // taken with the dynamic slots it preempts.
+                    self.preempt_children(now, slot, &m.preempted_dynamic_slots);
                 }
                 self.take_match(now, slot, m.autocluster as usize);
             }
@@ -952,6 +964,33 @@ impl Simulation {
                 }
             }
             _ => self.assign(now, j, slot, self.claim_delay),
+        }
+    }
+
+    /// The dynamic slots `names` of partitionable slot `pslot`, preempted
+    /// by one match: their jobs go back to idle and their resources back
+    /// to the partitionable slot, for the job that preempts them.
+    fn preempt_children(&mut self, now: i64, pslot: usize, names: &[String]) {
+        let children: Vec<usize> = (0..self.pool.slots.len())
+            .filter(|&i| {
+                let s = &self.pool.slots[i];
+                s.alive
+                    && matches!(s.kind, SlotKind::Dynamic { parent, .. } if parent == pslot)
+                    && names.contains(&s.name)
+            })
+            .collect();
+        for d in children {
+            let Some(c) = self.pool.slots[d].claim.clone() else { continue };
+            if c.given_back.is_some() {
+                // Given back, still shown claimed: still charged.
+                self.release(c.submitter, d);
+                continue;
+            }
+            if c.job != usize::MAX {
+                // (Its submitter is no longer charged the slot.)
+                self.evict(now, c.job);
+            }
+            self.pool.release(d);
         }
     }
 

@@ -267,7 +267,7 @@ impl Startd {
         f.put(n.cpus, num(advertise_cpus(cpus, slot.fractional_cpus)));
         f.put(n.total_slot_cpus, num(slot.advertised_total_cpus()));
         f.put(n.memory, memory);
-        f.put(n.total_cycle_memory, slot.total_memory);
+        f.put(n.total_slot_memory, slot.total_memory);
         f.put(n.disk, slot.disk(totals.disk));
         f.put(n.total_slot_disk, slot.total_disk as f64);
         f.put(n.virtual_memory, slot.swap(totals.swap));
@@ -609,7 +609,7 @@ attr_names! {
     cpus = "Cpus",
     total_slot_cpus = "TotalSlotCpus",
     memory = "Memory",
-    total_cycle_memory = "TotalCycleMemory",
+    total_slot_memory = "TotalSlotMemory",
     disk = "Disk",
     total_slot_disk = "TotalSlotDisk",
     virtual_memory = "VirtualMemory",

@@ -94,7 +94,7 @@ pub struct Slot {
     pub fractional_cpus: bool,
     /// Memory (MB) it has now.
     pub memory: i64,
-    /// Memory it was built with (`TotalCycleMemory`).
+    /// Memory it was built with (`TotalSlotMemory`).
     pub total_memory: i64,
     /// Its fraction of the machine's disk now.
     pub disk_fraction: f64,
