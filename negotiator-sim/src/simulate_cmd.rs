@@ -114,7 +114,7 @@ fn simulate(args: &Args) -> Result<(), String> {
     let streamed = match &args.out {
         Some(dir) if formats == [Format::Csv] => {
             let path = dir.join("jobs.csv");
-            sim.stream_jobs(jobs_csv(&path)?);
+            sim.stream_jobs(jobs_csv(&path)?, 1 << 16);
             Some(path)
         }
         _ => None,

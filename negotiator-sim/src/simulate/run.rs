@@ -210,9 +210,6 @@ struct Source {
     fired: bool,
 }
 
-/// How many rows of the jobs table go to a sink at a time.
-const JOB_BATCH: usize = 1 << 16;
-
 /// A simulation, ready to run.
 pub struct Simulation {
     until: i64,
@@ -236,8 +233,10 @@ pub struct Simulation {
     classes: Vec<Class>,
     class_index: HashMap<ClassKey, usize>,
     jobs: Jobs,
-    /// Where retired jobs' rows go, if not to the results.
+    /// Where retired jobs' rows go, if not to the results, and how many
+    /// at a time.
     job_sink: Option<JobSink>,
+    job_batch: usize,
     sources: Vec<Source>,
     trace: Vec<TraceJob>,
     trace_offset: i64,
@@ -335,6 +334,7 @@ impl Simulation {
             class_index: HashMap::new(),
             jobs: Jobs::default(),
             job_sink: None,
+            job_batch: 1,
             sources: Vec::new(),
             trace: Vec::new(),
             trace_offset: 0,
@@ -1253,8 +1253,37 @@ impl Simulation {
     /// too (rows stay in job order); the rest go when the run ends.
     /// [`results`](Self::results) then has only the rows not sent yet,
     /// and the results of [`run`](Self::run) no `jobs` table.
-    pub fn stream_jobs(&mut self, sink: JobSink) {
+    /// Rows go `batch` at a time (at least one).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use negotiator_sim::simulate::run::Simulation;
+    /// use negotiator_sim::simulate::scenario::Scenario;
+    /// use negotiator_sim::table::Table;
+    ///
+    /// let text = "duration = \"6h\"\nconfig = \"NEGOTIATOR_INTERVAL = 60\"\n\
+    ///             [[pool.machines]]\ncount = 2\ncpus = 4\nmemory = 8192\n\
+    ///             [[users]]\nname = \"u\"\narrival = { process = \"poisson\", mean_interval = \"5m\" }\n\
+    ///             runtime = { distribution = \"fixed\", value = \"20m\" }\n";
+    /// let scenario = Scenario::from_toml_str(text, std::path::Path::new("s.toml"))?;
+    /// let rows = Arc::new(Mutex::new(0));
+    /// let counted = Arc::clone(&rows);
+    /// let mut sim = Simulation::new(&scenario)?;
+    /// sim.stream_jobs(
+    ///     Box::new(move |batch: &Table| {
+    ///         *counted.lock().map_err(|e| e.to_string())? += batch.rows();
+    ///         Ok(())
+    ///     }),
+    ///     10,
+    /// );
+    /// let results = sim.run(None, &mut |_| {})?;
+    /// assert!(results.table("jobs").is_none());
+    /// assert_eq!(*rows.lock().expect("not poisoned") as u64, results.summary.jobs);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stream_jobs(&mut self, sink: JobSink, batch: usize) {
         self.job_sink = Some(sink);
+        self.job_batch = batch.max(1);
     }
 
     /// Retires the finished jobs at the front: their rows go to the
@@ -1266,7 +1295,7 @@ impl Simulation {
             self.recorder.retire(row);
         }
         if let Some(sink) = &mut self.job_sink {
-            if self.recorder.retired() >= JOB_BATCH {
+            if self.recorder.retired() >= self.job_batch {
                 sink(&self.recorder.take_retired()).map_err(SimError::Jobs)?;
             }
         }
