@@ -1,13 +1,14 @@
 //! `negotiator-sim simulate`: a pool over simulated time (see
 //! `negotiator_sim::simulate` and docs/simulation.md).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use negotiator_sim::output::{write_tables, Format};
-use negotiator_sim::simulate::results::Results;
+use negotiator_sim::output::{csv, write_tables, Format};
+use negotiator_sim::simulate::results::{JobSink, Results};
 use negotiator_sim::simulate::run::{Progress, Simulation};
 use negotiator_sim::simulate::scenario::{parse_duration, Scenario};
 use negotiator_sim::table::{Column, Table};
@@ -108,6 +109,16 @@ fn simulate(args: &Args) -> Result<(), String> {
             cycle_clock = Instant::now();
         }
     };
+    let mut sim = sim;
+    // With CSV alone, the jobs table is written as the run goes.
+    let streamed = match &args.out {
+        Some(dir) if formats == [Format::Csv] => {
+            let path = dir.join("jobs.csv");
+            sim.stream_jobs(jobs_csv(&path)?, 1 << 16);
+            Some(path)
+        }
+        _ => None,
+    };
     let mut results = sim.run(until, &mut on_progress).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     let wall = run_started.elapsed().as_secs_f64();
@@ -124,10 +135,28 @@ fn simulate(args: &Args) -> Result<(), String> {
     if let Some(dir) = &args.out {
         let written = write_tables(dir, &results.tables, &formats).map_err(|e| e.to_string())?;
         if !args.quiet {
-            eprintln!("wrote {} files in {}", written.len(), dir.display());
+            eprintln!("wrote {} files in {}", written.len() + usize::from(streamed.is_some()), dir.display());
         }
     }
     Ok(())
+}
+
+/// A sink writing the rows of the jobs table to the CSV file `path`
+/// (replaced), the header first.
+fn jobs_csv(path: &Path) -> Result<JobSink, String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut header = false;
+    let path = path.to_path_buf();
+    Ok(Box::new(move |batch: &Table| {
+        let failed = |e: std::io::Error| format!("{}: {e}", path.display());
+        if !header {
+            csv::write_header(&mut out, batch).map_err(failed)?;
+            header = true;
+        }
+        csv::write_rows(&mut out, batch).map_err(failed)?;
+        out.flush().map_err(failed)
+    }))
 }
 
 fn human_duration(seconds: i64) -> String {
@@ -161,19 +190,12 @@ fn summary(results: &Results, build_seconds: f64, run_seconds: f64) -> String {
         1000.0 * run_seconds / (s.cycles.max(1) as f64),
         build_seconds
     );
-    if let Some(jobs) = results.table("jobs") {
-        let start = ints(jobs, "start");
-        let wait = ints(jobs, "wait");
-        let badput = ints(jobs, "badput");
-        let started: Vec<i64> = start.iter().zip(wait).filter(|(s, _)| **s >= 0).map(|(_, w)| *w).collect();
-        if !started.is_empty() {
-            let mean = started.iter().sum::<i64>() as f64 / started.len() as f64;
-            out.push_str(&format!("\nmean wait of the jobs that started: {mean:.0} s"));
-        }
-        let lost: i64 = badput.iter().sum();
-        if lost > 0 {
-            out.push_str(&format!("; badput {lost} s"));
-        }
+    if s.started > 0 {
+        let mean = s.started_wait as f64 / s.started as f64;
+        out.push_str(&format!("\nmean wait of the jobs that started: {mean:.0} s"));
+    }
+    if s.badput > 0 {
+        out.push_str(&format!("; badput {} s", s.badput));
     }
     if let Some(cycles) = results.table("cycles") {
         let p: i64 = ints(cycles, "preemptions").iter().sum();

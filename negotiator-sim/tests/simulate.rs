@@ -547,3 +547,41 @@ fn partitionable_slot_preemption_takes_dynamic_slots_at_once() {
     assert_eq!(by_user(&without, "early@sim", "preemptions"), [0; 8]);
     assert!(by_user(&without, "late@sim", "wait")[0] >= 4 * 3600 - 600, "waited for the early jobs to end");
 }
+
+/// Rows of the jobs table streamed as the run goes, a few at a time, are
+/// the rows of the table a run keeps, in the same order; the other tables
+/// are the same.
+#[test]
+fn streamed_job_rows_are_the_jobs_table() {
+    use negotiator_sim::output::csv::{to_csv_string, write_header, write_rows};
+    use std::sync::{Arc, Mutex};
+    for text in [STATIC_PREEMPTING, PARTITIONABLE] {
+        let s = scenario(text);
+        let kept = Simulation::new(&s).expect("simulation").run(None, &mut |_| {}).expect("run");
+        let streamed = Arc::new(Mutex::new((Vec::new(), 0usize)));
+        let mut sim = Simulation::new(&s).expect("simulation");
+        let into = Arc::clone(&streamed);
+        sim.stream_jobs(
+            Box::new(move |batch: &negotiator_sim::table::Table| {
+                let mut guard = into.lock().map_err(|e| e.to_string())?;
+                let (out, batches) = &mut *guard;
+                if *batches == 0 {
+                    write_header(out, batch).map_err(|e| e.to_string())?;
+                }
+                *batches += 1;
+                write_rows(out, batch).map_err(|e| e.to_string())
+            }),
+            7,
+        );
+        let r = sim.run(None, &mut |_| {}).expect("run");
+        let (out, batches) = std::mem::take(&mut *streamed.lock().expect("lock"));
+        assert!(batches > 2, "{batches} batches");
+        let jobs = kept.table("jobs").expect("jobs");
+        assert!(jobs.rows() > 14);
+        assert_eq!(String::from_utf8(out).expect("utf-8"), to_csv_string(jobs));
+        assert!(r.table("jobs").is_none());
+        let others = |r: &Results| r.tables.iter().filter(|t| t.name != "jobs").cloned().collect::<Vec<_>>();
+        assert_eq!(others(&r), others(&kept));
+        assert_eq!(r.summary, kept.summary);
+    }
+}

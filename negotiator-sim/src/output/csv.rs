@@ -46,6 +46,12 @@ pub fn write_file(path: &Path, table: &Table) -> Result<(), OutputError> {
 
 /// Writes `table` as CSV to `out`.
 pub fn write(out: &mut impl Write, table: &Table) -> std::io::Result<()> {
+    write_header(out, table)?;
+    write_rows(out, table)
+}
+
+/// Writes the header line of `table` (its column names) as CSV to `out`.
+pub fn write_header(out: &mut impl Write, table: &Table) -> std::io::Result<()> {
     let mut line = String::new();
     for (i, (name, _)) in table.columns.iter().enumerate() {
         if i > 0 {
@@ -54,7 +60,31 @@ pub fn write(out: &mut impl Write, table: &Table) -> std::io::Result<()> {
         push_name(&mut line, name);
     }
     line.push('\n');
-    out.write_all(line.as_bytes())?;
+    out.write_all(line.as_bytes())
+}
+
+/// Writes the rows of `table` as CSV to `out`, without the header line:
+/// the header and then the rows of tables with the same columns, one
+/// after another, are the CSV of the table of all their rows.
+///
+/// ```
+/// use negotiator_sim::output::csv::{to_csv_string, write_header, write_rows};
+/// use negotiator_sim::table::{Column, Table};
+///
+/// let part = |v: Vec<i64>| {
+///     let mut t = Table::new("t");
+///     t.push("n", Column::Int(v));
+///     t
+/// };
+/// let mut out = Vec::new();
+/// write_header(&mut out, &part(vec![]))?;
+/// write_rows(&mut out, &part(vec![1, 2]))?;
+/// write_rows(&mut out, &part(vec![3]))?;
+/// assert_eq!(String::from_utf8(out)?, to_csv_string(&part(vec![1, 2, 3])));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_rows(out: &mut impl Write, table: &Table) -> std::io::Result<()> {
+    let mut line = String::new();
     for row in 0..table.rows() {
         line.clear();
         for (i, (_, column)) in table.columns.iter().enumerate() {

@@ -68,4 +68,7 @@ pub enum SimError {
     /// The accountant failed.
     #[error("accountant: {0}")]
     Accountant(#[from] matchmaker::accountant::AccountantError),
+    /// The rows of the jobs table could not be written.
+    #[error("jobs table: {0}")]
+    Jobs(String),
 }

@@ -54,7 +54,20 @@ pub struct Summary {
     pub jobs: u64,
     /// Jobs finished.
     pub finished: u64,
+    /// Jobs that started, and the seconds they waited, all together.
+    pub started: u64,
+    /// See `started`.
+    pub started_wait: i64,
+    /// Seconds of work lost to preemption, all jobs together.
+    pub badput: i64,
 }
+
+/// Where the rows of the `jobs` table go while a simulation runs (see
+/// [`Simulation::stream_jobs`](super::run::Simulation::stream_jobs)): it
+/// is given batches of rows, each a table named `jobs` with the columns
+/// the finished table would have, in job order; the last batch (perhaps
+/// without rows) comes when the run ends.
+pub type JobSink = Box<dyn FnMut(&Table) -> Result<(), String> + Send>;
 
 /// The tables of a run, in the order `users`, `groups`, `cycles`, `jobs`.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +121,11 @@ pub(super) struct Recorder {
     c_suspended: Vec<i64>,
     c_vacates: Vec<i64>,
     c_kills: Vec<i64>,
+    /// Rows of the jobs table taken early (the jobs finished before every
+    /// job after them), in job order, not yet given to a sink.
+    retired: JobColumns,
+    /// Jobs counted so far.
+    counts: Summary,
 }
 
 impl Recorder {
@@ -230,20 +248,54 @@ impl Recorder {
             table.push("vacates", Column::Int(c.c_vacates));
             table.push("kills", Column::Int(c.c_kills));
         }
-        let mut job = JobColumns { execute: c.execute, ..JobColumns::default() };
-        let mut summary = Summary { cycles, full_cycles, events, ..Summary::default() };
+        let mut job = c.retired;
+        job.execute = c.execute;
+        let mut counts = c.counts;
         for row in jobs {
-            summary.jobs += 1;
-            if row.end >= 0 {
-                summary.finished += 1;
-            }
+            counts.count(&row);
             job.push(row);
         }
+        let summary = Summary { cycles, full_cycles, events, ..counts };
         Results { tables: vec![users, groups, table, job.table()], summary }
+    }
+
+    /// Takes the row of a job that is over for good (it finished, and so
+    /// did every job before it), ahead of [`finish`](Self::finish).
+    pub(super) fn retire(&mut self, row: JobRow) {
+        self.counts.count(&row);
+        self.retired.execute = self.execute;
+        self.retired.push(row);
+    }
+
+    /// How many rows [`retire`](Self::retire) holds.
+    pub(super) fn retired(&self) -> usize {
+        self.retired.job.len()
+    }
+
+    /// The rows [`retire`](Self::retire) holds, as a `jobs` table; they
+    /// are no longer held.
+    pub(super) fn take_retired(&mut self) -> Table {
+        let execute = self.execute;
+        std::mem::replace(&mut self.retired, JobColumns { execute, ..JobColumns::default() }).table()
     }
 }
 
-#[derive(Default)]
+impl Summary {
+    /// Counts a row of the jobs table.
+    fn count(&mut self, row: &JobRow) {
+        self.jobs += 1;
+        if row.end >= 0 {
+            self.finished += 1;
+        }
+        if row.start >= 0 {
+            self.started += 1;
+            self.started_wait += row.wait;
+        }
+        self.badput += row.badput;
+    }
+}
+
+#[derive(Default, Clone)]
 struct JobColumns {
     job: Vec<String>,
     user: Vec<String>,

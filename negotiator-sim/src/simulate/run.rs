@@ -25,7 +25,7 @@ use super::events::EventQueue;
 use super::execute::{Effect, Execute, Start, Starting};
 use super::pool::{placeholder, Claim, Pool, SlotKind};
 use super::random::{Distribution, Rng};
-use super::results::{JobRow, Recorder, Results};
+use super::results::{JobRow, JobSink, Recorder, Results};
 use super::scenario::{Arrival, Scenario, TraceFormat};
 use super::trace::{read_trace, TraceJob};
 use super::SimError;
@@ -104,6 +104,61 @@ struct Job {
     epoch: u32,
 }
 
+/// The run's jobs by index (the order they were submitted in), less those
+/// retired: the jobs at the front that finished, as every job before them
+/// did, whose rows have gone to the recorder.
+#[derive(Default)]
+struct Jobs {
+    /// Jobs retired: the index of the first job held.
+    base: usize,
+    held: std::collections::VecDeque<Job>,
+}
+
+impl Jobs {
+    /// Jobs submitted, retired or not.
+    fn len(&self) -> usize {
+        self.base + self.held.len()
+    }
+
+    fn push(&mut self, job: Job) {
+        self.held.push_back(job);
+    }
+
+    /// Job `j`, unless it is retired.
+    fn get(&self, j: usize) -> Option<&Job> {
+        self.held.get(j.checked_sub(self.base)?)
+    }
+
+    /// The jobs held, with their indices.
+    fn iter(&self) -> impl Iterator<Item = (usize, &Job)> {
+        let base = self.base;
+        self.held.iter().enumerate().map(move |(k, j)| (base + k, j))
+    }
+
+    /// Takes the first job held if it is done.
+    fn retire_first_done(&mut self) -> Option<(usize, Job)> {
+        if self.held.front()?.state != State::Done {
+            return None;
+        }
+        let job = self.held.pop_front()?;
+        self.base += 1;
+        Some((self.base - 1, job))
+    }
+}
+
+impl std::ops::Index<usize> for Jobs {
+    type Output = Job;
+    fn index(&self, j: usize) -> &Job {
+        &self.held[j - self.base]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Jobs {
+    fn index_mut(&mut self, j: usize) -> &mut Job {
+        &mut self.held[j - self.base]
+    }
+}
+
 struct Submitter {
     /// The accountant's name: `user@domain` or `group.user@domain`.
     name: String,
@@ -177,7 +232,11 @@ pub struct Simulation {
     submitter_index: HashMap<(String, String), usize>,
     classes: Vec<Class>,
     class_index: HashMap<ClassKey, usize>,
-    jobs: Vec<Job>,
+    jobs: Jobs,
+    /// Where retired jobs' rows go, if not to the results, and how many
+    /// at a time.
+    job_sink: Option<JobSink>,
+    job_batch: usize,
     sources: Vec<Source>,
     trace: Vec<TraceJob>,
     trace_offset: i64,
@@ -273,7 +332,9 @@ impl Simulation {
             submitter_index: HashMap::new(),
             classes: Vec::new(),
             class_index: HashMap::new(),
-            jobs: Vec::new(),
+            jobs: Jobs::default(),
+            job_sink: None,
+            job_batch: 1,
             sources: Vec::new(),
             trace: Vec::new(),
             trace_offset: 0,
@@ -597,7 +658,7 @@ impl Simulation {
     }
 
     fn on_start(&mut self, now: i64, j: usize, epoch: u32) {
-        let job = &self.jobs[j];
+        let Some(job) = self.jobs.get(j) else { return };
         if job.epoch != epoch || job.state != State::Matched {
             return;
         }
@@ -618,6 +679,9 @@ impl Simulation {
     }
 
     fn on_complete(&mut self, now: i64, j: usize, epoch: u32) {
+        if self.jobs.get(j).is_none() {
+            return;
+        }
         let job = &mut self.jobs[j];
         if job.epoch != epoch || job.state != State::Running {
             return;
@@ -1005,7 +1069,7 @@ impl Simulation {
             self.until = u.max(0);
         }
         while self.step(progress)? {}
-        Ok(self.finish())
+        self.finish()
     }
 
     /// Ends the run at `until` seconds instead of the scenario's duration.
@@ -1024,6 +1088,7 @@ impl Simulation {
         match event {
             Event::Cycle => {
                 let full = self.on_cycle(now)?;
+                self.retire_jobs()?;
                 self.queue.schedule(now.saturating_add(self.interval), Event::Cycle);
                 progress(&Progress {
                     time: now,
@@ -1067,7 +1132,7 @@ impl Simulation {
         let mut holder: HashMap<usize, usize> = HashMap::new();
         let mut counts = vec![(0u32, 0u32, 0u32); self.submitters.len()];
         let mut weights = vec![0.0f64; self.submitters.len()];
-        for (j, job) in self.jobs.iter().enumerate() {
+        for (j, job) in self.jobs.iter() {
             let in_idle = self.classes[job.class].idle.contains(&(job.id, j));
             match job.state {
                 State::Idle => {
@@ -1148,23 +1213,97 @@ impl Simulation {
         self.pool.check()
     }
 
-    fn finish(self) -> Results {
-        let Simulation { recorder, jobs, submitters, slot_names, until, cycles, full_cycles, events, execute, .. } =
-            self;
-        let mut rows = jobs.iter().enumerate().map(|(k, j)| {
+    fn finish(self) -> Result<Results, SimError> {
+        let Simulation {
+            recorder,
+            jobs,
+            submitters,
+            slot_names,
+            until,
+            cycles,
+            full_cycles,
+            events,
+            execute,
+            job_sink,
+            ..
+        } = self;
+        let mut rows = jobs.iter().map(|(k, j)| {
             let mut row = job_row(j, &submitters, &slot_names, until);
             row.execute = execute.as_ref().map(|e| e.job_at(k, j.slot, until));
             row
         });
         let mut results = recorder.finish(&mut rows, cycles, full_cycles, events);
+        if let Some(mut sink) = job_sink {
+            // the last batch: the rows the sink has not had
+            if let Some(k) = results.tables.iter().position(|t| t.name == "jobs") {
+                let rest = results.tables.remove(k);
+                sink(&rest).map_err(SimError::Jobs)?;
+            }
+        }
         if let Some(e) = &execute {
             results.tables.push(e.table());
         }
-        results
+        Ok(results)
+    }
+
+    /// Sends the rows of the `jobs` table to `sink` as the run goes,
+    /// instead of keeping them for the results, so that a long run's
+    /// memory does not grow with the jobs it has finished. A job's row
+    /// goes once it has finished and every job submitted before it has
+    /// too (rows stay in job order); the rest go when the run ends.
+    /// [`results`](Self::results) then has only the rows not sent yet,
+    /// and the results of [`run`](Self::run) no `jobs` table.
+    /// Rows go `batch` at a time (at least one).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use negotiator_sim::simulate::run::Simulation;
+    /// use negotiator_sim::simulate::scenario::Scenario;
+    /// use negotiator_sim::table::Table;
+    ///
+    /// let text = "duration = \"6h\"\nconfig = \"NEGOTIATOR_INTERVAL = 60\"\n\
+    ///             [[pool.machines]]\ncount = 2\ncpus = 4\nmemory = 8192\n\
+    ///             [[users]]\nname = \"u\"\narrival = { process = \"poisson\", mean_interval = \"5m\" }\n\
+    ///             runtime = { distribution = \"fixed\", value = \"20m\" }\n";
+    /// let scenario = Scenario::from_toml_str(text, std::path::Path::new("s.toml"))?;
+    /// let rows = Arc::new(Mutex::new(0));
+    /// let counted = Arc::clone(&rows);
+    /// let mut sim = Simulation::new(&scenario)?;
+    /// sim.stream_jobs(
+    ///     Box::new(move |batch: &Table| {
+    ///         *counted.lock().map_err(|e| e.to_string())? += batch.rows();
+    ///         Ok(())
+    ///     }),
+    ///     10,
+    /// );
+    /// let results = sim.run(None, &mut |_| {})?;
+    /// assert!(results.table("jobs").is_none());
+    /// assert_eq!(*rows.lock().expect("not poisoned") as u64, results.summary.jobs);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stream_jobs(&mut self, sink: JobSink, batch: usize) {
+        self.job_sink = Some(sink);
+        self.job_batch = batch.max(1);
+    }
+
+    /// Retires the finished jobs at the front: their rows go to the
+    /// recorder, and from it to the sink in batches.
+    fn retire_jobs(&mut self) -> Result<(), SimError> {
+        while let Some((k, job)) = self.jobs.retire_first_done() {
+            let mut row = job_row(&job, &self.submitters, &self.slot_names, self.until);
+            row.execute = self.execute.as_ref().map(|e| e.job_at(k, job.slot, self.until));
+            self.recorder.retire(row);
+        }
+        if let Some(sink) = &mut self.job_sink {
+            if self.recorder.retired() >= self.job_batch {
+                sink(&self.recorder.take_retired()).map_err(SimError::Jobs)?;
+            }
+        }
+        Ok(())
     }
 
     fn job_rows_and<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = JobRow>) -> T) -> T {
-        let mut rows = self.jobs.iter().enumerate().map(|(k, j)| {
+        let mut rows = self.jobs.iter().map(|(k, j)| {
             let mut row = job_row(j, &self.submitters, &self.slot_names, self.until);
             row.execute = self.execute.as_ref().map(|e| e.job_at(k, j.slot, self.queue.now()));
             row

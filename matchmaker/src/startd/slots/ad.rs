@@ -20,9 +20,9 @@
 //! Volatile attributes (times, load, addresses, statistics) are not
 //! modelled.
 
-use classad::{ClassAd, Expr, Value};
+use classad::{ClassAd, Expr, Name, Value};
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use super::layout::{advertise_cpus, type_bool, type_param};
 use super::node::{DynamicSlot, Startd};
@@ -85,10 +85,6 @@ fn num(v: f64) -> Expr {
     }
 }
 
-fn str_list(items: impl IntoIterator<Item = String>) -> Expr {
-    Expr::list(items.into_iter().map(Expr::from).collect())
-}
-
 impl Startd {
     /// Whether slots of `type_id` have a consumption policy
     /// (`CONSUMPTION_POLICY`, per type).
@@ -106,6 +102,16 @@ impl Startd {
         }
     }
 
+    /// The ad of `slot` (with `job`, the claim of a dynamic slot, and
+    /// `children`, the dynamic slots of a partitionable one).
+    ///
+    /// The first ad built for a slot of the layout (per kind and per
+    /// shape of claim) is kept as a base; later ads of that slot are the
+    /// base with the attributes that change (resources, `TotalSlots`,
+    /// the child lists, the claim) set again in place, which gives the
+    /// same ad, attribute for attribute and in the same order, as
+    /// building it afresh. A slot whose policy sets one of those
+    /// attributes itself is always built afresh.
     pub(crate) fn build_ad(
         &self,
         slot: &Slot,
@@ -113,109 +119,95 @@ impl Startd {
         children: &[&DynamicSlot],
         warnings: &mut Vec<String>,
     ) -> ClassAd {
-        let totals = &self.layout.totals;
-        let custom: Vec<String> = totals.custom.iter().map(|c| c.name.clone()).collect();
-        let mut ad = ClassAd::new();
-        ad.insert("MyType", "Machine");
-        ad.insert("TargetType", "Job");
-        ad.insert("Name", self.slot_name(slot));
-        ad.insert("Machine", self.machine.name.as_str());
-        ad.insert("IsLocalStartd", false);
-        // The host's attributes first: the startd's own ones and
-        // STARTD_ATTRS below take precedence.
-        for (name, expr) in &self.machine.attributes {
-            ad.insert(name.as_str(), expr.clone());
-        }
-        for c in &totals.custom {
-            // the count, or what an inventory reported
-            let detected = match &c.detected {
-                Some(d @ Value::Str(_)) => d.to_expr(),
-                _ => num(c.total),
-            };
-            ad.insert(format!("Detected{}", c.name).as_str(), detected);
-        }
-        ad.insert("DetectedCpus", i64::from(self.machine.cpus));
-        ad.insert("DetectedMemory", self.machine.memory);
-
-        // Resources.
-        let mut cpus = slot.cpus;
-        let mut memory = slot.memory;
-        if slot.kind == SlotKind::Partitionable {
-            // a partitionable slot's own numbers already exclude its children
-            cpus = cpus.max(0.0);
-            memory = memory.max(0);
-        }
-        ad.insert("Cpus", num(advertise_cpus(cpus, slot.fractional_cpus)));
-        ad.insert("TotalSlotCpus", num(slot.advertised_total_cpus()));
-        ad.insert("Memory", memory);
-        ad.insert("TotalSlotMemory", slot.total_memory);
-        ad.insert("Disk", slot.disk(totals.disk));
-        ad.insert("TotalSlotDisk", slot.total_disk as f64);
-        ad.insert("VirtualMemory", slot.swap(totals.swap));
-        for c in &totals.custom {
-            let have = slot.custom.get(&c.name).copied().unwrap_or(0.0);
-            ad.insert(c.name.as_str(), have.trunc() as i64);
-            ad.insert(
-                format!("TotalSlot{}", c.name).as_str(),
-                slot.custom_total.get(&c.name).copied().unwrap_or(0.0).trunc() as i64,
-            );
-            if let Some(ids) = slot.ids.get(&c.name) {
-                ad.insert(format!("Assigned{}", c.name).as_str(), ids.join(","));
-            }
-            ad.insert(format!("Total{}", c.name).as_str(), num(c.total));
-        }
-        ad.insert("TotalCpus", totals.cpus as f64);
-        ad.insert("TotalMemory", totals.memory);
-        ad.insert("TotalDisk", totals.disk);
-        if let Some(v) = self.machine.total_virtual_memory {
-            ad.insert("TotalVirtualMemory", v);
-        }
-        ad.insert("TotalSlots", (self.layout.slots.len() + self.dynamic.len()) as i64);
-        ad.insert("MachineResources", totals.machine_resources());
-
-        // Identity.
-        ad.insert("SlotID", i64::from(slot.id));
-        ad.insert("SlotTypeID", i64::from(slot.type_id));
-        ad.insert("SlotType", slot.kind.as_str());
-        match slot.kind {
-            SlotKind::Partitionable => {
-                ad.insert("PartitionableSlot", true);
-                ad.insert("PslotRollupInformation", true);
-                ad.insert("NumDynamicSlots", children.len() as i64);
-                self.child_lists(&mut ad, children, &custom);
-            }
-            SlotKind::Dynamic => {
-                ad.insert("DynamicSlot", true);
-                ad.insert("ParentSlotId", i64::from(slot.id));
-                ad.insert("DSlotId", i64::from(slot.sub_id));
-                ad.insert("PslotRollupInformation", true);
-            }
-            SlotKind::Static => {}
-        }
-        match job {
-            Some(job) => {
-                ad.insert("State", "Claimed");
-                ad.insert("Activity", "Busy");
-                for (from, to) in [("User", "RemoteUser"), ("User", "RemoteOwner")] {
-                    if let Value::Str(s) = job.eval_attr(from) {
-                        ad.insert(to, s.to_string());
-                    }
-                }
-                if let (Value::Int(c), Value::Int(p)) = (job.eval_attr("ClusterId"), job.eval_attr("ProcId")) {
-                    ad.insert("JobId", format!("{c}.{p}"));
-                }
-            }
-            None => {
-                ad.insert("State", "Unclaimed");
-                ad.insert("Activity", "Idle");
-            }
-        }
-
         // Policy: read from the configuration once per slot id and kind.
         let policy = match self.policies.slot_entry(&self.layout, slot) {
             Some(cell) => cell.get_or_init(|| Arc::new(self.read_policy(slot))).clone(),
             None => Arc::new(self.read_policy(slot)),
         };
+        warnings.extend(policy.warnings.iter().cloned());
+        let base = self.policies.base_entry(&self.layout, slot, claim_shape(job));
+        if let Some(Some(base)) = base.and_then(|b| b.get()) {
+            let mut ad = (**base).clone();
+            if self.fill(&mut ad, slot, job, children, Fill::Patch).complete
+                && self.patch_policy(&mut ad, slot, &policy)
+            {
+                return ad;
+            }
+        }
+        let ad = self.build_fresh(slot, job, children, &policy);
+        if let Some(cell) = base {
+            cell.get_or_init(|| self.patchable(&ad, slot, job, children, &policy).then(|| Arc::new(ad.clone())));
+        }
+        ad
+    }
+
+    /// Whether an ad built afresh (`ad`) may serve as the base of later
+    /// ads of its slot: no policy step sets or removes an attribute that
+    /// patching sets.
+    fn patchable(
+        &self,
+        ad: &ClassAd,
+        slot: &Slot,
+        job: Option<&ClassAd>,
+        children: &[&DynamicSlot],
+        policy: &SlotPolicy,
+    ) -> bool {
+        let mut probe = ad.clone();
+        let filled = self.fill(&mut probe, slot, job, children, Fill::Record(Vec::new()));
+        let Fill::Record(patched) = filled.mode else { return false };
+        if !filled.complete {
+            return false;
+        }
+        let mut after_num_claims = false;
+        for step in &policy.steps {
+            let name = match step {
+                PolicyStep::Insert(name, _) | PolicyStep::Remove(name) => name.as_str(),
+                PolicyStep::NumClaims(_) => {
+                    after_num_claims = true;
+                    continue;
+                }
+            };
+            if patched.iter().any(|p| p.is(name)) || (after_num_claims && NAMES.num_claims.is(name)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Sets `NumClaims` again in a patched ad, if the policy has it.
+    /// False when the base lacks it (the ad must be built afresh).
+    fn patch_policy(&self, ad: &mut ClassAd, slot: &Slot, policy: &SlotPolicy) -> bool {
+        for step in &policy.steps {
+            if let PolicyStep::NumClaims(claims) = step {
+                if ad.insert(NAMES.num_claims, claims.unwrap_or(slot.total_cpus.ceil() as i64)).is_none() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The ad of `slot` built from nothing.
+    fn build_fresh(
+        &self,
+        slot: &Slot,
+        job: Option<&ClassAd>,
+        children: &[&DynamicSlot],
+        policy: &SlotPolicy,
+    ) -> ClassAd {
+        let n = &*NAMES;
+        let mut ad = ClassAd::with_capacity(64 + self.machine.attributes.len() + policy.steps.len());
+        ad.insert(n.my_type, "Machine");
+        ad.insert(n.target_type, "Job");
+        ad.insert(n.name, self.slot_name(slot));
+        ad.insert(n.machine, self.machine.name.as_str());
+        ad.insert(n.is_local_startd, false);
+        // The host's attributes first: the startd's own ones and
+        // STARTD_ATTRS below take precedence.
+        for (name, expr) in &self.machine.attributes {
+            ad.insert(name.as_str(), expr.clone());
+        }
+        self.fill(&mut ad, slot, job, children, Fill::Fresh);
         for step in &policy.steps {
             match step {
                 PolicyStep::Insert(name, e) => {
@@ -225,12 +217,137 @@ impl Startd {
                     ad.remove(name.as_str());
                 }
                 PolicyStep::NumClaims(claims) => {
-                    ad.insert("NumClaims", claims.unwrap_or(slot.total_cpus.ceil() as i64));
+                    ad.insert(n.num_claims, claims.unwrap_or(slot.total_cpus.ceil() as i64));
                 }
             }
         }
-        warnings.extend(policy.warnings.iter().cloned());
         ad
+    }
+
+    /// The resources, identity and claim of `slot` in `ad`: all of them
+    /// ([`Fill::Fresh`]), or only those that change over the slot's life
+    /// ([`Fill::Patch`], [`Fill::Record`]).
+    fn fill<'a>(
+        &self,
+        ad: &'a mut ClassAd,
+        slot: &Slot,
+        job: Option<&ClassAd>,
+        children: &[&DynamicSlot],
+        mode: Fill,
+    ) -> Filled<'a> {
+        let n = &*NAMES;
+        let totals = &self.layout.totals;
+        let custom = &self.custom_names;
+        let fresh = matches!(mode, Fill::Fresh);
+        let mut f = Filled { ad, mode, complete: true };
+        if !fresh {
+            f.put(n.name, self.slot_name(slot));
+        }
+        if fresh {
+            for (c, names) in totals.custom.iter().zip(custom.iter()) {
+                // the count, or what an inventory reported
+                let detected = match &c.detected {
+                    Some(d @ Value::Str(_)) => d.to_expr(),
+                    _ => num(c.total),
+                };
+                f.put(names.detected, detected);
+            }
+            f.put(n.detected_cpus, i64::from(self.machine.cpus));
+            f.put(n.detected_memory, self.machine.memory);
+        }
+
+        // Resources.
+        let mut cpus = slot.cpus;
+        let mut memory = slot.memory;
+        if slot.kind == SlotKind::Partitionable {
+            // a partitionable slot's own numbers already exclude its children
+            cpus = cpus.max(0.0);
+            memory = memory.max(0);
+        }
+        f.put(n.cpus, num(advertise_cpus(cpus, slot.fractional_cpus)));
+        f.put(n.total_slot_cpus, num(slot.advertised_total_cpus()));
+        f.put(n.memory, memory);
+        f.put(n.total_slot_memory, slot.total_memory);
+        f.put(n.disk, slot.disk(totals.disk));
+        f.put(n.total_slot_disk, slot.total_disk as f64);
+        f.put(n.virtual_memory, slot.swap(totals.swap));
+        for (c, names) in totals.custom.iter().zip(custom.iter()) {
+            let have = slot.custom.get(&c.name).copied().unwrap_or(0.0);
+            f.put(names.own, have.trunc() as i64);
+            f.put(names.total_slot, slot.custom_total.get(&c.name).copied().unwrap_or(0.0).trunc() as i64);
+            match slot.ids.get(&c.name) {
+                Some(ids) => f.put(names.assigned, ids.join(",")),
+                // a base that has it does not fit this slot
+                None if !fresh && f.ad.contains(names.assigned) => f.complete = false,
+                None => {}
+            }
+            if fresh {
+                f.put(names.total, num(c.total));
+            }
+        }
+        if fresh {
+            f.put(n.total_cpus, totals.cpus as f64);
+            f.put(n.total_memory, totals.memory);
+            f.put(n.total_disk, totals.disk);
+            if let Some(v) = self.machine.total_virtual_memory {
+                f.put(n.total_virtual_memory, v);
+            }
+        }
+        f.put(n.total_slots, (self.layout.slots.len() + self.dynamic.len()) as i64);
+        if fresh {
+            f.put(n.machine_resources, totals.machine_resources());
+            // Identity.
+            f.put(n.slot_id, i64::from(slot.id));
+            f.put(n.slot_type_id, i64::from(slot.type_id));
+            f.put(n.slot_type, slot.kind.as_str());
+        }
+        match slot.kind {
+            SlotKind::Partitionable => {
+                if fresh {
+                    f.put(n.partitionable_slot, true);
+                    f.put(n.pslot_rollup, true);
+                }
+                f.put(n.num_dynamic_slots, children.len() as i64);
+                self.child_lists(&mut f, children);
+            }
+            SlotKind::Dynamic => {
+                if fresh {
+                    f.put(n.dynamic_slot, true);
+                    f.put(n.parent_slot_id, i64::from(slot.id));
+                }
+                f.put(n.dslot_id, i64::from(slot.sub_id));
+                if fresh {
+                    f.put(n.pslot_rollup, true);
+                }
+            }
+            SlotKind::Static => {}
+        }
+        match job {
+            Some(job) => {
+                if fresh {
+                    f.put(n.state, "Claimed");
+                    f.put(n.activity, "Busy");
+                }
+                if let Some(user) = string_attr(job, n.user) {
+                    f.put(n.remote_user, user.clone());
+                    f.put(n.remote_owner, user);
+                }
+                if let (Value::Int(c), Value::Int(p)) = (job.eval_attr(n.cluster_id), job.eval_attr(n.proc_id)) {
+                    let mut id = String::with_capacity(24);
+                    push_number(&mut id, c);
+                    id.push('.');
+                    push_number(&mut id, p);
+                    f.put(n.job_id, id);
+                }
+            }
+            None => {
+                if fresh {
+                    f.put(n.state, "Unclaimed");
+                    f.put(n.activity, "Idle");
+                }
+            }
+        }
+        f
     }
 
     /// The policy part of the ad of `slot` (see [`SlotPolicy`]), read from
@@ -337,37 +454,198 @@ impl Startd {
         SlotPolicy { steps, warnings }
     }
 
-    fn child_lists(&self, ad: &mut ClassAd, children: &[&DynamicSlot], custom: &[String]) {
+    fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
+        let n = &*NAMES;
         let totals = &self.layout.totals;
-        let nums = |f: &dyn Fn(&DynamicSlot) -> Expr| Expr::list(children.iter().map(|d| f(d)).collect());
-        ad.insert("ChildCpus", nums(&|d| num(d.slot.advertised_cpus())));
-        ad.insert("ChildMemory", nums(&|d| Expr::from(d.slot.memory)));
-        ad.insert("ChildDisk", nums(&|d| Expr::from(d.slot.disk(totals.disk))));
-        for r in custom {
-            ad.insert(
-                format!("Child{r}").as_str(),
-                nums(&|d| Expr::from(d.slot.custom.get(r).copied().unwrap_or(0.0).trunc() as i64)),
+        let nums = |g: &dyn Fn(&DynamicSlot) -> Expr| Expr::list(children.iter().map(|d| g(d)).collect());
+        f.put(n.child_cpus, nums(&|d| num(d.slot.advertised_cpus())));
+        f.put(n.child_memory, nums(&|d| Expr::from(d.slot.memory)));
+        f.put(n.child_disk, nums(&|d| Expr::from(d.slot.disk(totals.disk))));
+        for (c, names) in totals.custom.iter().zip(self.custom_names.iter()) {
+            f.put(
+                names.child,
+                nums(&|d| Expr::from(d.slot.custom.get(&c.name).copied().unwrap_or(0.0).trunc() as i64)),
             );
         }
-        ad.insert("ChildName", str_list(children.iter().map(|d| self.slot_name(&d.slot))));
-        ad.insert("ChildDSlotId", nums(&|d| Expr::from(i64::from(d.slot.sub_id))));
-        ad.insert("ChildState", str_list(children.iter().map(|_| "Claimed".to_string())));
-        ad.insert("ChildActivity", str_list(children.iter().map(|_| "Busy".to_string())));
-        let users = |attr: &str| {
-            Expr::list(
-                children
-                    .iter()
-                    .map(|d| match d.job.eval_attr(attr) {
-                        Value::Str(s) => Expr::from(s.to_string()),
-                        _ => Value::Undefined.to_expr(),
-                    })
-                    .collect(),
-            )
-        };
-        let remote_users = users("User");
-        ad.insert("ChildRemoteUser", remote_users.clone());
-        ad.insert("ChildRemoteOwner", remote_users);
+        f.put(n.child_name, nums(&|d| Expr::from(self.slot_name(&d.slot))));
+        f.put(n.child_dslot_id, nums(&|d| Expr::from(i64::from(d.slot.sub_id))));
+        f.put(n.child_state, nums(&|_| Expr::from("Claimed")));
+        f.put(n.child_activity, nums(&|_| Expr::from("Busy")));
+        let remote_users = nums(&|d| string_attr(&d.job, n.user).unwrap_or_else(|| Value::Undefined.to_expr()));
+        f.put(n.child_remote_user, remote_users.clone());
+        f.put(n.child_remote_owner, remote_users);
     }
+}
+
+/// How [`Startd::fill`] sets a slot's attributes.
+enum Fill {
+    /// All of them, in a new ad.
+    Fresh,
+    /// Those that change, in a copy of the slot's base ad.
+    Patch,
+    /// As `Patch`, noting the names set.
+    Record(Vec<Name>),
+}
+
+/// An ad being filled.
+struct Filled<'a> {
+    ad: &'a mut ClassAd,
+    mode: Fill,
+    /// When patching: every attribute set was in the base already.
+    complete: bool,
+}
+
+impl Filled<'_> {
+    fn put(&mut self, name: Name, value: impl Into<Expr>) {
+        let before = self.ad.insert(name, value);
+        match &mut self.mode {
+            Fill::Fresh => {}
+            Fill::Patch => self.complete &= before.is_some(),
+            Fill::Record(names) => {
+                self.complete &= before.is_some();
+                names.push(name);
+            }
+        }
+    }
+}
+
+/// Which base ad a slot's ad starts from, by what its claim gives it:
+/// whether there is a job, whether it has a string `User`, whether it has
+/// integer `ClusterId` and `ProcId`.
+fn claim_shape(job: Option<&ClassAd>) -> usize {
+    let n = &*NAMES;
+    match job {
+        None => 0,
+        Some(job) => {
+            let user = string_attr(job, n.user).is_some();
+            let id = matches!((job.eval_attr(n.cluster_id), job.eval_attr(n.proc_id)), (Value::Int(_), Value::Int(_)));
+            1 + usize::from(user) + 2 * usize::from(id)
+        }
+    }
+}
+
+/// Attribute `name` of `ad` as a string expression, when it is a string:
+/// the literal itself when it is one (no copy of the text).
+fn string_attr(ad: &ClassAd, name: Name) -> Option<Expr> {
+    if let Some(e) = ad.lookup(name) {
+        if let Some(classad::Literal::Str(_)) = e.as_literal() {
+            return Some(e.clone());
+        }
+    }
+    match ad.eval_attr(name) {
+        Value::Str(s) => Some(Expr::from(s.to_string())),
+        _ => None,
+    }
+}
+
+/// Appends the decimal digits of `v`.
+pub(crate) fn push_number(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut rest = v.unsigned_abs();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[k..] {
+        out.push(char::from(d));
+    }
+}
+
+/// The names of the attributes of a custom resource, interned once per
+/// startd.
+#[derive(Debug, Clone)]
+pub(crate) struct CustomNames {
+    own: Name,
+    detected: Name,
+    total_slot: Name,
+    assigned: Name,
+    total: Name,
+    child: Name,
+}
+
+impl CustomNames {
+    pub(crate) fn new(resource: &str) -> CustomNames {
+        let with = |prefix: &str| {
+            let mut text = String::with_capacity(prefix.len() + resource.len());
+            text.push_str(prefix);
+            text.push_str(resource);
+            Name::new(&text)
+        };
+        CustomNames {
+            own: Name::new(resource),
+            detected: with("Detected"),
+            total_slot: with("TotalSlot"),
+            assigned: with("Assigned"),
+            total: with("Total"),
+            child: with("Child"),
+        }
+    }
+}
+
+macro_rules! attr_names {
+    ($($field:ident = $text:literal),* $(,)?) => {
+        /// The names of the attributes a slot's ad sets, interned once.
+        struct AttrNames { $($field: Name),* }
+        static NAMES: LazyLock<AttrNames> = LazyLock::new(|| AttrNames { $($field: Name::new($text)),* });
+    };
+}
+
+attr_names! {
+    my_type = "MyType",
+    target_type = "TargetType",
+    name = "Name",
+    machine = "Machine",
+    is_local_startd = "IsLocalStartd",
+    detected_cpus = "DetectedCpus",
+    detected_memory = "DetectedMemory",
+    cpus = "Cpus",
+    total_slot_cpus = "TotalSlotCpus",
+    memory = "Memory",
+    total_slot_memory = "TotalSlotMemory",
+    disk = "Disk",
+    total_slot_disk = "TotalSlotDisk",
+    virtual_memory = "VirtualMemory",
+    total_cpus = "TotalCpus",
+    total_memory = "TotalMemory",
+    total_disk = "TotalDisk",
+    total_virtual_memory = "TotalVirtualMemory",
+    total_slots = "TotalSlots",
+    machine_resources = "MachineResources",
+    slot_id = "SlotID",
+    slot_type_id = "SlotTypeID",
+    slot_type = "SlotType",
+    partitionable_slot = "PartitionableSlot",
+    pslot_rollup = "PslotRollupInformation",
+    num_dynamic_slots = "NumDynamicSlots",
+    dynamic_slot = "DynamicSlot",
+    parent_slot_id = "ParentSlotId",
+    dslot_id = "DSlotId",
+    state = "State",
+    activity = "Activity",
+    remote_user = "RemoteUser",
+    remote_owner = "RemoteOwner",
+    job_id = "JobId",
+    num_claims = "NumClaims",
+    child_cpus = "ChildCpus",
+    child_memory = "ChildMemory",
+    child_disk = "ChildDisk",
+    child_name = "ChildName",
+    child_dslot_id = "ChildDSlotId",
+    child_state = "ChildState",
+    child_activity = "ChildActivity",
+    child_remote_user = "ChildRemoteUser",
+    child_remote_owner = "ChildRemoteOwner",
+    user = "User",
+    cluster_id = "ClusterId",
+    proc_id = "ProcId",
 }
 
 #[cfg(test)]
@@ -392,5 +670,115 @@ mod tests {
                 assert_eq!(v, Value::Bool(fits), "{job} full={full}");
             }
         }
+    }
+
+    use crate::config::Config;
+    use crate::startd::slots::Machine;
+    use proptest::prelude::*;
+
+    /// Every ad of `startd` as `ads` gives it, and as built afresh.
+    fn ads_both_ways(startd: &mut Startd) -> (Vec<String>, Vec<String>) {
+        let patched: Vec<String> = startd.ads().iter().map(|ad| ad.to_string()).collect();
+        let mut fresh = Vec::new();
+        for slot in &startd.layout.slots {
+            let children: Vec<&DynamicSlot> = startd.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
+            let policy = startd.read_policy(slot);
+            fresh.push(startd.build_fresh(slot, None, &children, &policy).to_string());
+            for d in children {
+                let policy = startd.read_policy(&d.slot);
+                fresh.push(startd.build_fresh(&d.slot, Some(&d.job), &[], &policy).to_string());
+            }
+        }
+        (patched, fresh)
+    }
+
+    const CONFIGS: &[&str] = &[
+        "STARTD_DETECT_GPUS = false\n",
+        "MACHINE_RESOURCE_GPUs = g0, g1, g2\nSTARTD_ATTRS = Team\nTeam = \"blue\"\n",
+        "STARTD_DETECT_GPUS = false\nCONSUMPTION_POLICY = true\n",
+        "STARTD_DETECT_GPUS = false\nCONSUMPTION_POLICY = true\nNUM_CLAIMS = 5\nSTARTD_ATTRS = NumClaims\nNumClaims = 2\n",
+        // a policy that sets attributes patching would set: built afresh
+        "STARTD_DETECT_GPUS = false\nSTARTD_ATTRS = Cpus, RemoteUser, ChildCpus\nCpus = 3\nRemoteUser =\nChildCpus = {}\n",
+        "SLOT_TYPE_1 = cpus=50%\nSLOT_TYPE_1_PARTITIONABLE = true\nNUM_SLOTS_TYPE_1 = 2\nSTARTD_DETECT_GPUS = false\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Ads patched from a slot's base are the ads built afresh, through
+        /// any sequence of claims (jobs with and without `User` and ids)
+        /// and releases.
+        #[test]
+        fn patched_ads_are_fresh_ads(
+            config in 0..CONFIGS.len(),
+            steps in proptest::collection::vec((0u8..4, 1i64..4, 1i64..9000, 0u8..4, 0u8..3), 1..24),
+        ) {
+            let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
+            let config = Config::parse_str(CONFIGS[config], "t.conf").expect("config");
+            let mut startd = Startd::new(machine, &config).expect("startd");
+            for (action, cpus, memory, shape, gpus) in steps {
+                if action == 0 && !startd.dynamic.is_empty() {
+                    let k = (memory as usize) % startd.dynamic.len();
+                    let name = startd.slot_name(&startd.dynamic[k].slot);
+                    startd.release(&name).expect("release");
+                } else {
+                    let mut job = ClassAd::new();
+                    job.insert("RequestCpus", cpus);
+                    job.insert("RequestMemory", memory);
+                    job.insert("RequestDisk", 1000);
+                    job.insert("RequestGPUs", i64::from(gpus));
+                    if shape & 1 == 1 {
+                        job.insert("User", format!("u{}@d", memory % 3));
+                    }
+                    if shape & 2 == 2 {
+                        job.insert("ClusterId", memory);
+                        job.insert("ProcId", cpus);
+                    }
+                    let slot = if memory % 2 == 0 { "slot1" } else { "2" };
+                    let _ = startd.claim(slot, &job);
+                }
+                let (patched, fresh) = ads_both_ways(&mut startd);
+                prop_assert_eq!(patched, fresh);
+            }
+        }
+    }
+
+    #[test]
+    fn ads_are_patched_from_a_base_when_the_policy_allows() -> Result<(), Box<dyn std::error::Error>> {
+        let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 100; RequestDisk = 1; User = \"u@d\" ]".parse()?;
+        for (text, patched) in [(CONFIGS[0], true), (CONFIGS[4], false)] {
+            let mut startd = Startd::new(machine.clone(), &Config::parse_str(text, "t.conf")?)?;
+            startd.claim("slot1", &job)?;
+            startd.ads();
+            let p = &startd.layout.slots[0];
+            let base = startd.policies.base_entry(&startd.layout, p, 0).and_then(|b| b.get());
+            assert_eq!(base.map(|b| b.is_some()), Some(patched), "{text}");
+            let d = &startd.dynamic[0].slot;
+            let base = startd.policies.base_entry(&startd.layout, d, claim_shape(Some(&job))).and_then(|b| b.get());
+            assert_eq!(base.map(|b| b.is_some()), Some(patched), "{text}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn slot_names_are_found_without_building_them() -> Result<(), Box<dyn std::error::Error>> {
+        let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
+        let text = "SLOT_TYPE_1 = cpus=50%\nSLOT_TYPE_1_PARTITIONABLE = true\nNUM_SLOTS_TYPE_1 = 2\nSTARTD_DETECT_GPUS = false\n";
+        let mut startd = Startd::new(machine, &Config::parse_str(text, "t.conf")?)?;
+        assert_eq!(startd.find_slot("slot2@h"), Some(1));
+        assert_eq!(startd.find_slot("slot2"), Some(1));
+        assert_eq!(startd.find_slot("2"), Some(1));
+        for key in ["slot2@hh", "slot22@h", "slot2_1@h", "slot@h", "12", "slot2@"] {
+            assert_eq!(startd.find_slot(key), None, "{key}");
+        }
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 100; RequestDisk = 1 ]".parse()?;
+        let name = startd.claim("slot1", &job)?.name;
+        assert_eq!(name, "slot1_1@h");
+        let d = &startd.dynamic[0].slot;
+        assert!(startd.is_named(d, "slot1_1@h"));
+        assert!(!startd.is_named(d, "slot1_11@h") && !startd.is_named(d, "slot1@h") && !startd.is_named(d, "slot1_1"));
+        assert!(startd.ad("slot1_1@h").is_some() && startd.ad("slot1_2@h").is_none());
+        Ok(())
     }
 }

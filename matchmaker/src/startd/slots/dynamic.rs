@@ -26,7 +26,9 @@
 //! partitionable slot back to the claiming schedd;
 //! [`Claim::leftovers`] is that slot's ad when it is on.
 
-use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
+use std::sync::LazyLock;
+
+use classad::{AttrKey, ClassAd, EvalContext, EvalOptions, Name, Semantics, Value};
 
 use super::node::{DynamicSlot, Startd};
 use super::{Slot, SlotError, SlotKind};
@@ -48,7 +50,26 @@ fn options() -> EvalOptions {
     EvalOptions::new().semantics(Semantics::Old)
 }
 
-fn eval_number(ctx: &EvalContext<'_>, attr: &str) -> Option<f64> {
+/// The names of the requests a claim reads: `[_condor_Request<Res>,
+/// Request<Res>]`, interned once.
+struct Requests {
+    cpus: [Name; 2],
+    memory: [Name; 2],
+    disk: [Name; 2],
+    virtual_memory: [Name; 2],
+}
+
+static REQUESTS: LazyLock<Requests> = LazyLock::new(|| {
+    let both = |attr: &str| [Name::new(&format!("_condor_{attr}")), Name::new(attr)];
+    Requests {
+        cpus: both("RequestCpus"),
+        memory: both("RequestMemory"),
+        disk: both("RequestDisk"),
+        virtual_memory: both("RequestVirtualMemory"),
+    }
+});
+
+fn eval_number(ctx: &EvalContext<'_>, attr: impl AttrKey) -> Option<f64> {
     match ctx.eval_attr(attr) {
         Value::Int(i) => Some(i as f64),
         Value::Real(r) => Some(r),
@@ -110,7 +131,7 @@ impl Startd {
                 &built
             }
         };
-        let totals = self.layout.totals.clone();
+        let totals = &self.layout.totals;
         let does_not_fit = |reason: String| SlotError::RequestDoesNotFit { slot: parent_name.clone(), reason };
 
         // 1-2: round the requests; keep the rounding only if it still matches.
@@ -169,14 +190,16 @@ impl Startd {
             disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
         } else {
             let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
-            let int = |attr: &str| {
-                eval_number(&ctx, &format!("_condor_{attr}")).or_else(|| eval_number(&ctx, attr)).map(|v| v.trunc())
+            let r = &*REQUESTS;
+            // the schedd's `_condor_Request<Res>` first
+            let int = |[condor, plain]: [Name; 2]| {
+                eval_number(&ctx, condor).or_else(|| eval_number(&ctx, plain)).map(|v| v.trunc())
             };
-            cpus = int("RequestCpus").unwrap_or(1.0);
-            memory = int("RequestMemory").ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
-            let disk = int("RequestDisk").ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
+            cpus = int(r.cpus).unwrap_or(1.0);
+            memory = int(r.memory).ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
+            let disk = int(r.disk).ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
             disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
-            match int("RequestVirtualMemory") {
+            match int(r.virtual_memory) {
                 Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
                 Some(_) => {}
                 None if knobs.proportional_swap => {
@@ -284,7 +307,7 @@ impl Startd {
         let pos = self
             .dynamic
             .iter()
-            .position(|d| self.slot_name(&d.slot) == name)
+            .position(|d| self.is_named(&d.slot, name))
             .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
         // its device ids become free again with its removal
         let d = self.dynamic.remove(pos).slot;

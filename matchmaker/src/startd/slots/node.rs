@@ -27,6 +27,9 @@
 
 use classad::ClassAd;
 
+use std::sync::Arc;
+
+use super::ad::{push_number, CustomNames};
 use super::layout::Layout;
 use super::policy::Policies;
 use super::resources::with_detected;
@@ -54,6 +57,8 @@ pub struct Startd {
     pub(crate) warnings: Vec<String>,
     /// What the configuration says of the slots, read once.
     pub(crate) policies: Policies,
+    /// The attribute names of each custom resource, in the machine's order.
+    pub(crate) custom_names: Arc<[CustomNames]>,
 }
 
 impl Startd {
@@ -67,7 +72,9 @@ impl Startd {
             None => machine.name.clone(),
         };
         let policies = Policies::new(&layout);
-        let mut startd = Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new(), policies };
+        let custom_names = layout.totals.custom.iter().map(|c| CustomNames::new(&c.name)).collect();
+        let mut startd =
+            Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new(), policies, custom_names };
         // Report unparsable STARTD_ATTRS values once.
         startd.ads();
         Ok(startd)
@@ -99,20 +106,51 @@ impl Startd {
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
     pub fn slot_name(&self, slot: &Slot) -> String {
         let knobs = self.policies.knobs(&self.config, slot.type_id);
-        let prefix = &knobs.prefix;
+        let mut name = String::with_capacity(knobs.prefix.len() + self.host.len() + 12);
+        name.push_str(&knobs.prefix);
+        push_number(&mut name, i64::from(slot.id));
         if slot.kind == SlotKind::Dynamic {
-            format!("{}{}_{}@{}", prefix, slot.id, slot.sub_id, self.host)
-        } else {
-            format!("{}{}@{}", prefix, slot.id, self.host)
+            name.push('_');
+            push_number(&mut name, i64::from(slot.sub_id));
         }
+        name.push('@');
+        name.push_str(&self.host);
+        name
+    }
+
+    /// What follows the `slot<N>` (or `slot<N>_<M>`) part of `key` when
+    /// `key` starts with it, the name of `slot` being built so.
+    fn after_short_name<'k>(&self, slot: &Slot, key: &'k str) -> Option<&'k str> {
+        let knobs = self.policies.knobs(&self.config, slot.type_id);
+        let rest = strip_number(key.strip_prefix(knobs.prefix.as_str())?, slot.id)?;
+        if slot.kind == SlotKind::Dynamic {
+            strip_number(rest.strip_prefix('_')?, slot.sub_id)
+        } else {
+            Some(rest)
+        }
+    }
+
+    /// Whether `name` is the name of `slot` (as [`slot_name`](Self::slot_name)
+    /// gives it), without building the name.
+    pub(crate) fn is_named(&self, slot: &Slot, name: &str) -> bool {
+        self.after_short_name(slot, name).and_then(|rest| rest.strip_prefix('@')) == Some(self.host.as_str())
     }
 
     /// Finds a static or partitionable slot by name (`slot1@host`), by
     /// short name (`slot1`) or by id (`1`).
     pub(crate) fn find_slot(&self, key: &str) -> Option<usize> {
         self.layout.slots.iter().position(|s| {
-            let name = self.slot_name(s);
-            name == key || name.split('@').next() == Some(key) || s.id.to_string() == key
+            let prefix_has_at = self.policies.knobs(&self.config, s.type_id).prefix.contains('@');
+            if prefix_has_at {
+                // the short name is what comes before the first '@'
+                let name = self.slot_name(s);
+                return name == key || name.split('@').next() == Some(key) || s.id.to_string() == key;
+            }
+            match self.after_short_name(s, key) {
+                Some("") => true,
+                Some(rest) if rest.strip_prefix('@') == Some(self.host.as_str()) => true,
+                _ => strip_number(key, s.id) == Some(""),
+            }
         })
     }
 
@@ -145,7 +183,29 @@ impl Startd {
         }
         self.dynamic
             .iter()
-            .find(|d| self.slot_name(&d.slot) == name)
+            .find(|d| self.is_named(&d.slot, name))
             .map(|d| self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings))
+    }
+}
+
+/// What follows the decimal digits of `n` at the start of `text`, if it
+/// starts with them.
+fn strip_number(text: &str, n: u32) -> Option<&str> {
+    let mut digits = [0u8; 10];
+    let mut k = digits.len();
+    let mut rest = n;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = &digits[k..];
+    if text.as_bytes().starts_with(digits) {
+        text.get(digits.len()..)
+    } else {
+        None
     }
 }

@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use classad::Expr;
+use classad::{ClassAd, Expr};
 
 use super::layout::{type_bool, type_param, Layout};
 use super::{Slot, SlotKind};
@@ -67,7 +67,18 @@ pub(crate) struct Policies {
     slots: Vec<[Arc<OnceLock<Arc<SlotPolicy>>>; 2]>,
     /// Per slot type id present in the layout.
     types: Vec<(u32, Arc<OnceLock<Arc<TypeKnobs>>>)>,
+    /// Per layout slot: the base ads its ads are patched from (see
+    /// [`Startd::build_ad`](super::node::Startd)), by [`BASES`] index;
+    /// `None` when its ads must be built afresh.
+    bases: Vec<Arc<[Base; BASES]>>,
 }
+
+/// A base ad, or the knowledge that there is none.
+pub(crate) type Base = OnceLock<Option<Arc<ClassAd>>>;
+
+/// How many base ads a layout slot keeps: its own ad, and its dynamic
+/// slots' by the shape of their claim (four shapes, see `claim_shape`).
+const BASES: usize = 1 + 4;
 
 impl Policies {
     /// An empty cache for the slots of `layout`.
@@ -79,7 +90,8 @@ impl Policies {
                 types.push((s.type_id, Arc::default()));
             }
         }
-        Policies { slots, types }
+        let bases = layout.slots.iter().map(|_| Arc::new(std::array::from_fn(|_| OnceLock::new()))).collect();
+        Policies { slots, types, bases }
     }
 
     /// The cached entry of a slot with `id` and `kind` in `layout`, if the
@@ -95,6 +107,24 @@ impl Policies {
             return None;
         };
         self.slots.get(i).map(|e| &*e[which])
+    }
+
+    /// The base ad entry of a slot with `id` and `kind` in `layout` whose
+    /// claim has shape `shape` (0 for no claim, 1 to 4 for a claim), if
+    /// the layout has such a slot. A slot of the layout's own kind has
+    /// one base (its shape must be 0); a dynamic slot of a partitionable
+    /// one has one per claim shape.
+    pub fn base_entry(&self, layout: &Layout, slot: &Slot, shape: usize) -> Option<&Base> {
+        let i = layout.slots.iter().position(|s| s.id == slot.id && s.type_id == slot.type_id)?;
+        let own = layout.slots[i].kind;
+        let which = if slot.kind == own && shape == 0 {
+            0
+        } else if slot.kind == SlotKind::Dynamic && own == SlotKind::Partitionable && (1..BASES).contains(&shape) {
+            shape
+        } else {
+            return None;
+        };
+        self.bases.get(i).map(|b| &b[which])
     }
 
     /// The knobs of slot type `type_id`, read from `config` the first time.
