@@ -543,20 +543,25 @@ pub(crate) fn push_number(out: &mut String, v: i64) {
     if v < 0 {
         out.push('-');
     }
-    let mut digits = [0u8; 20];
-    let mut k = digits.len();
-    let mut rest = v.unsigned_abs();
+    let mut buffer = [0u8; 20];
+    for &d in decimal(v.unsigned_abs(), &mut buffer) {
+        out.push(char::from(d));
+    }
+}
+
+/// The decimal digits of `n`, written at the end of `buffer`.
+pub(crate) fn decimal(n: u64, buffer: &mut [u8; 20]) -> &[u8] {
+    let mut k = buffer.len();
+    let mut rest = n;
     loop {
         k -= 1;
-        digits[k] = b'0' + (rest % 10) as u8;
+        buffer[k] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    for &d in &digits[k..] {
-        out.push(char::from(d));
-    }
+    &buffer[k..]
 }
 
 /// The names of the attributes of a custom resource, interned once per

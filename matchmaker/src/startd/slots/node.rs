@@ -29,7 +29,7 @@ use classad::ClassAd;
 
 use std::sync::Arc;
 
-use super::ad::{push_number, CustomNames};
+use super::ad::{decimal, push_number, CustomNames};
 use super::layout::Layout;
 use super::policy::Policies;
 use super::resources::with_detected;
@@ -191,18 +191,8 @@ impl Startd {
 /// What follows the decimal digits of `n` at the start of `text`, if it
 /// starts with them.
 fn strip_number(text: &str, n: u32) -> Option<&str> {
-    let mut digits = [0u8; 10];
-    let mut k = digits.len();
-    let mut rest = n;
-    loop {
-        k -= 1;
-        digits[k] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let digits = &digits[k..];
+    let mut buffer = [0u8; 20];
+    let digits = decimal(u64::from(n), &mut buffer);
     if text.as_bytes().starts_with(digits) {
         text.get(digits.len()..)
     } else {
