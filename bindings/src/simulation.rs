@@ -413,10 +413,12 @@ fn odd(at: String) -> PyErr {
 }
 
 /// What pickle keeps of results: the seed, the totals `(cycles,
-/// full_cycles, events, jobs, finished)`, and per table its name and
+/// full_cycles, events, jobs, finished, started, started_wait, badput)`,
+/// and per table its name and
 /// columns `(name, type, values)`, the values a list, or for numbers
 /// their little-endian bytes.
-type State<'py> = (u64, (u64, u64, u64, u64, u64), Vec<(String, Vec<(String, String, Bound<'py, PyAny>)>)>);
+type State<'py> =
+    (u64, (u64, u64, u64, u64, u64, u64, i64, i64), Vec<(String, Vec<(String, String, Bound<'py, PyAny>)>)>);
 
 impl PySimulationResults {
     fn table(&self, name: &str) -> PyResult<&Table> {
@@ -433,7 +435,7 @@ impl PySimulationResults {
     /// does); `Simulation.run` makes them.
     #[new]
     fn new(state: State<'_>) -> PyResult<PySimulationResults> {
-        let (seed, (cycles, full_cycles, events, jobs, finished), tables) = state;
+        let (seed, (cycles, full_cycles, events, jobs, finished, started, started_wait, badput), tables) = state;
         let mut out = Vec::new();
         for (name, columns) in tables {
             let mut table = Table::new(&name);
@@ -458,7 +460,7 @@ impl PySimulationResults {
             }
             out.push(table);
         }
-        let summary = Summary { cycles, full_cycles, events, jobs, finished };
+        let summary = Summary { cycles, full_cycles, events, jobs, finished, started, started_wait, badput };
         Ok(PySimulationResults { results: Results { tables: out, summary }, seed })
     }
 
@@ -552,7 +554,11 @@ impl PySimulationResults {
             }
             tables.append((&table.name, columns))?;
         }
-        let state = (me.seed, (s.cycles, s.full_cycles, s.events, s.jobs, s.finished), tables);
+        let state = (
+            me.seed,
+            (s.cycles, s.full_cycles, s.events, s.jobs, s.finished, s.started, s.started_wait, s.badput),
+            tables,
+        );
         let args = PyTuple::new(py, [state.into_pyobject(py)?.into_any()])?;
         PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
