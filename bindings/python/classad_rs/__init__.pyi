@@ -374,7 +374,7 @@ SimulationTable = typing.Literal["users", "groups", "cycles", "jobs"]
 # What pickle keeps of SimulationResults: seed, (cycles, full_cycles, events, jobs, finished), and
 # per table its columns (name, type, values); values a list, or numbers as little-endian bytes.
 SimulationColumn = tuple[str, typing.Literal["i64", "f64", "str"], Union[list[Any], bytes]]
-SimulationState = tuple[int, tuple[int, int, int, int, int], list[tuple[str, list[SimulationColumn]]]]
+SimulationState = tuple[int, tuple[int, int, int, int, int, int, int, int], list[tuple[str, list[SimulationColumn]]]]
 
 @typing.final
 class Scenario:
