@@ -371,7 +371,8 @@ class CycleOutcome:
     def to_pandas(self, table: TableName = "matches") -> Any: ...
 
 SimulationTable = typing.Literal["users", "groups", "cycles", "jobs"]
-# What pickle keeps of SimulationResults: seed, (cycles, full_cycles, events, jobs, finished), and
+# What pickle keeps of SimulationResults: seed, (cycles, full_cycles, events, jobs, finished, started,
+# started_wait, badput), and
 # per table its columns (name, type, values); values a list, or numbers as little-endian bytes.
 SimulationColumn = tuple[str, typing.Literal["i64", "f64", "str"], Union[list[Any], bytes]]
 SimulationState = tuple[int, tuple[int, int, int, int, int, int, int, int], list[tuple[str, list[SimulationColumn]]]]
