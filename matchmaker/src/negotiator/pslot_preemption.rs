@@ -77,7 +77,7 @@
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Node, Value};
 use rustc_hash::FxHashMap;
 
-use crate::candidates::Claim;
+use crate::candidates::{number, Claim};
 
 /// What the enlarged p-slot of a candidate carries as `RemoteUser`.
 pub const VARIOUS_DSLOT_USERS: &str = "various_dSlot_users";
@@ -154,15 +154,6 @@ fn literal_number(literal: &Literal) -> Option<f64> {
         Literal::Int(i) => Some(*i as f64),
         Literal::Real(r) => Some(*r),
         Literal::Bool(b) => Some(f64::from(u8::from(*b))),
-        _ => None,
-    }
-}
-
-fn number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Int(i) => Some(*i as f64),
-        Value::Real(r) => Some(*r),
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
         _ => None,
     }
 }
