@@ -179,6 +179,34 @@ fn constraints_and_trimming() {
     assert_eq!(q.cycle().stats.total_slots, 8);
 }
 
+/// Slots no job can match (`Requirements = false`, as a simulator's
+/// stand-ins for claimed slots) still count in the pool's size and charge
+/// their users, are never matched, and the matches name the input slots
+/// they took even with such slots between them.
+#[test]
+fn unmatchable_slots_count_but_take_no_match() {
+    let free = slots(6, "");
+    let mut all = Vec::new();
+    for (i, slot) in free.into_iter().enumerate() {
+        all.push(slot);
+        all.push(ad(&format!(
+            r#"[ Name = "claims-{i}"; State = "Claimed"; Activity = "Busy"; RemoteUser = "cal@site";
+                SlotWeight = 2; Cpus = 2; Start = false; Requirements = false; Rank = 0 ]"#
+        )));
+    }
+    let mut p = pool("", all.clone(), &jobs("amy", 1, 50));
+    let outcome = p.cycle();
+    assert_eq!(outcome.stats.total_slots, 12);
+    assert_eq!(outcome.stats.slot_weight_total, 6.0 + 12.0, "the stand-ins weigh in the pool's size");
+    assert_eq!(outcome.matches.len(), 6);
+    for m in &outcome.matches {
+        assert_eq!(m.slot_index % 2, 0, "only free slots are matched");
+        let name = all[m.slot_index].eval_attr("Name");
+        assert_eq!(name.to_string(), format!("\"{}\"", m.slot), "slot_index points at the slot matched");
+    }
+    assert_eq!(p.accountant.weighted_resources_used("cal@site"), 12.0, "the stand-ins charge their user");
+}
+
 /// A job's concurrency limit refuses matches past its capacity, with
 /// HTCondor's reason.
 #[test]

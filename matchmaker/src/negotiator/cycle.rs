@@ -87,6 +87,7 @@ impl RankConditions {
 struct Names {
     name: Name,
     rank: Name,
+    requirements: Name,
     concurrency_limits: Name,
     matched_concurrency_limits: Name,
     remote_user_prio: Name,
@@ -114,6 +115,7 @@ impl Names {
         Names {
             name: Name::new("Name"),
             rank: Name::new("Rank"),
+            requirements: Name::new("Requirements"),
             concurrency_limits: Name::new("ConcurrencyLimits"),
             matched_concurrency_limits: Name::new("MatchedConcurrencyLimits"),
             remote_user_prio: Name::new("RemoteUserPrio"),
@@ -451,6 +453,12 @@ pub(super) fn run<A: SlotAd>(
     stats.candidate_slots = available;
     let any_carved = slots.iter().any(|s| s.current.is_some());
 
+    // Slots no job can match (trimmed ones, and those whose Requirements
+    // is `false` itself, as a simulator's stand-ins for claimed slots)
+    // have been counted; they take no further part. `kept` maps the
+    // remaining ones to their place in the input.
+    let (ads, sides, slots, weights, kept) = leave_out_unmatchable(negotiator, &names, ads, sides, slots, weights);
+
     // The slots in ranges of slots alike (see `ranges`), best pre-job rank
     // first; `order` remembers where each came from (equal candidates are
     // taken in that order).
@@ -482,14 +490,19 @@ pub(super) fn run<A: SlotAd>(
             .map(|e| e.compared.as_slice()),
     );
     let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, &compared);
-    let order = shapes.order(&opts, &ads);
+    let shape_order = shapes.order(&opts, &ads);
     // Owned ads are put behind `Arc` in the cycle's order, so that a scan
     // over the pool reads them in the order they lie in memory.
-    let ads: Vec<Arc<ClassAd>> = reorder(ads, &order).into_iter().map(A::into_arc).collect();
+    let ads: Vec<Arc<ClassAd>> = reorder(ads, &shape_order).into_iter().map(A::into_arc).collect();
     // (Nothing to move when nothing was remembered.)
-    let sides = if sides.iter().any(Option::is_some) { reorder(sides, &order) } else { sides };
-    let slots = reorder(slots, &order);
-    let weights = reorder(weights, &order);
+    let sides = if sides.iter().any(Option::is_some) { reorder(sides, &shape_order) } else { sides };
+    let slots = reorder(slots, &shape_order);
+    let weights = reorder(weights, &shape_order);
+    // Where each slot of the cycle's order was in the input.
+    let order: Vec<u32> = match &kept {
+        Some(kept) => shape_order.iter().map(|&i| kept[i as usize]).collect(),
+        None => shape_order,
+    };
     let (ranges, key_names) =
         shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
     let (pre_job, post_job) = shapes.into_caches();
@@ -527,7 +540,20 @@ pub(super) fn run<A: SlotAd>(
                 entry.prepared = Some(side);
             }
         }
-        memory.entries.retain(|_, e| e.prepared.is_some());
+        // (An ad left out was not prepared; it is remembered all the same.)
+        let left_out: FxHashSet<usize> = match &kept {
+            Some(kept) => {
+                let mut all: FxHashSet<usize> = keys.iter().flatten().copied().collect();
+                for &i in kept {
+                    if let Some(key) = keys[i as usize] {
+                        all.remove(&key);
+                    }
+                }
+                all
+            }
+            None => FxHashSet::default(),
+        };
+        memory.entries.retain(|key, e| e.prepared.is_some() || left_out.contains(key));
         negotiator.memory.put(memory);
     } else {
         release(pool);
@@ -625,7 +651,8 @@ fn negotiate_pool(
     requests: &mut FxHashMap<usize, RequestEntry>,
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
-    let available = slots.iter().filter(|s| s.available).count();
+    // (Counting the slots left out as unmatchable but not trimmed.)
+    let available = stats.candidate_slots;
     // ALLOW_PSLOT_PREEMPTION: dynamic slots are reached through their
     // parent only (they still count as slots of the pool).
     let pslot = negotiator.settings.allow_pslot_preemption.then(|| {
@@ -1953,6 +1980,37 @@ fn release(pool: Pool) {
 }
 
 /// `items` in `order` (item `i` of the result is `items[order[i]]`).
+/// The cycle's slots without those no job can match: trimmed ones, and
+/// those whose `Requirements` is the literal `false`; with where the others
+/// were (`None` when none is left out). With ALLOW_PSLOT_PREEMPTION all
+/// stay (a partitionable slot's preemption reads its dynamic slots).
+#[allow(clippy::type_complexity)]
+fn leave_out_unmatchable<A: SlotAd>(
+    negotiator: &Negotiator,
+    names: &Names,
+    ads: Vec<A>,
+    sides: Vec<Option<PreparedSlot>>,
+    slots: Vec<Slot>,
+    weights: Vec<f64>,
+) -> (Vec<A>, Vec<Option<PreparedSlot>>, Vec<Slot>, Vec<f64>, Option<Vec<u32>>) {
+    let unmatchable = |ad: &A, slot: &Slot| {
+        !slot.available
+            || matches!(
+                (*ad).borrow().lookup(names.requirements).and_then(Expr::as_literal),
+                Some(classad::Literal::Bool(false))
+            )
+    };
+    if negotiator.settings.allow_pslot_preemption || !ads.iter().zip(&slots).any(|(a, s)| unmatchable(a, s)) {
+        return (ads, sides, slots, weights, None);
+    }
+    let keep: Vec<bool> = ads.iter().zip(&slots).map(|(a, s)| !unmatchable(a, s)).collect();
+    let kept: Vec<u32> = (0..keep.len() as u32).filter(|&i| keep[i as usize]).collect();
+    fn filter<T>(items: Vec<T>, keep: &[bool]) -> Vec<T> {
+        items.into_iter().zip(keep).filter(|(_, &k)| k).map(|(x, _)| x).collect()
+    }
+    (filter(ads, &keep), filter(sides, &keep), filter(slots, &keep), filter(weights, &keep), Some(kept))
+}
+
 fn reorder<T>(items: Vec<T>, order: &[u32]) -> Vec<T> {
     let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order.iter().filter_map(|&i| items[i as usize].take()).collect()
