@@ -346,8 +346,10 @@ pub(super) fn run<A: SlotAd>(
             Some((entry, _)) => entry.running.clone(),
             None => names.remote_user((*ad).borrow()).map(Arc::from),
         };
+        // (Not a slot no job can match: it is left out after accounting.)
         let decorated = settings.consider_preemption
-            && (running.is_some() || (*ad).borrow().lookup(names.preempting_rank).is_some());
+            && (running.is_some() || (*ad).borrow().lookup(names.preempting_rank).is_some())
+            && (settings.allow_pslot_preemption || !requirements_false(&names, (*ad).borrow()));
         if let (Some((entry, input)), false) = (known, decorated) {
             let slot = Slot {
                 available,
@@ -1993,13 +1995,7 @@ fn leave_out_unmatchable<A: SlotAd>(
     slots: Vec<Slot>,
     weights: Vec<f64>,
 ) -> (Vec<A>, Vec<Option<PreparedSlot>>, Vec<Slot>, Vec<f64>, Option<Vec<u32>>) {
-    let unmatchable = |ad: &A, slot: &Slot| {
-        !slot.available
-            || matches!(
-                (*ad).borrow().lookup(names.requirements).and_then(Expr::as_literal),
-                Some(classad::Literal::Bool(false))
-            )
-    };
+    let unmatchable = |ad: &A, slot: &Slot| !slot.available || requirements_false(names, (*ad).borrow());
     if negotiator.settings.allow_pslot_preemption || !ads.iter().zip(&slots).any(|(a, s)| unmatchable(a, s)) {
         return (ads, sides, slots, weights, None);
     }
@@ -2009,6 +2005,11 @@ fn leave_out_unmatchable<A: SlotAd>(
         items.into_iter().zip(keep).filter(|(_, &k)| k).map(|(x, _)| x).collect()
     }
     (filter(ads, &keep), filter(sides, &keep), filter(slots, &keep), filter(weights, &keep), Some(kept))
+}
+
+/// Whether a slot's `Requirements` is the literal `false`.
+fn requirements_false(names: &Names, ad: &ClassAd) -> bool {
+    matches!(ad.lookup(names.requirements).and_then(Expr::as_literal), Some(classad::Literal::Bool(false)))
 }
 
 fn reorder<T>(items: Vec<T>, order: &[u32]) -> Vec<T> {
