@@ -15,6 +15,21 @@ pub(crate) fn map_indexed<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -
     items.iter().enumerate().map(|(i, item)| f(i, item)).collect()
 }
 
+/// Below this many items of costly work (a few microseconds an item,
+/// such as preparing an ad's expressions) the work stays on this thread.
+const COSTLY_PARALLEL_FROM: usize = 48;
+
+/// As [`map_indexed`], for work that costs microseconds an item: on
+/// rayon's threads from a few dozen items on.
+pub(crate) fn map_costly<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    if items.len() >= COSTLY_PARALLEL_FROM {
+        use rayon::prelude::*;
+        return items.par_iter().enumerate().map(|(i, item)| f(i, item)).collect();
+    }
+    items.iter().enumerate().map(|(i, item)| f(i, item)).collect()
+}
+
 /// `f(&mut items[i])` for every item.
 pub(crate) fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync) -> Vec<R> {
     #[cfg(feature = "parallel")]

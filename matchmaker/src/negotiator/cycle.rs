@@ -250,6 +250,8 @@ struct State<'a, 'p> {
     pslot: Option<Box<PslotPreemption>>,
     /// What was learnt of the requests' ads, by their keys.
     requests: &'a mut FxHashMap<usize, RequestEntry>,
+    /// Every slot ranks every job the same (`ranges::uniform_slot_rank`).
+    uniform_slot_rank: bool,
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
@@ -579,7 +581,7 @@ enum Origin {
 fn prepare_missing(opts: &EvalOptions, ads: &[Arc<ClassAd>], sides: Vec<Option<PreparedSlot>>) -> Vec<PreparedSlot> {
     let missing: Vec<usize> = (0..sides.len()).filter(|&i| sides[i].is_none()).collect();
     // In order of position, as the missing ones are met below.
-    let mut made = parallel::map_indexed(&missing, |_, &i| PreparedSlot::new(opts, &ads[i])).into_iter();
+    let mut made = parallel::map_costly(&missing, |_, &i| PreparedSlot::new(opts, &ads[i])).into_iter();
     sides
         .into_iter()
         .zip(ads)
@@ -714,6 +716,7 @@ fn negotiate_pool(
         free,
         pslot,
         requests,
+        uniform_slot_rank: ranges::uniform_slot_rank(pool.ads()),
     };
 
     // The submitters, with their figures as the cycle starts.
@@ -1174,7 +1177,12 @@ impl State<'_, '_> {
             keyed: Vec::new(),
         });
         let own = ad.len();
-        let at = match entry.keyed.iter().position(|k| k.own == own && k.key_names == self.key_names) {
+        let uniform = self.uniform_slot_rank;
+        let at = match entry
+            .keyed
+            .iter()
+            .position(|k| k.own == own && k.key_names == self.key_names && k.uniform_slot_rank == uniform)
+        {
             Some(at) => at,
             None => {
                 entry.keyed.retain(|k| k.key_names == self.key_names);
@@ -1182,7 +1190,8 @@ impl State<'_, '_> {
                     own,
                     key_names: self.key_names.clone(),
                     tests: RangeTests::parts(&self.opts, ad, &self.key_names),
-                    rank: RangeRank::reads(&self.opts, ad, &self.key_names),
+                    rank: RangeRank::reads(&self.opts, ad, &self.key_names, uniform),
+                    uniform_slot_rank: uniform,
                 });
                 entry.keyed.len() - 1
             }

@@ -153,4 +153,7 @@ pub(super) struct Keyed {
     pub(super) tests: (Vec<classad::Expr>, Vec<usize>),
     /// [`RangeRank::reads`](super::ranges::RangeRank::reads).
     pub(super) rank: Option<Vec<usize>>,
+    /// Whether it was learnt in a cycle whose slots all rank every job
+    /// the same (see `RangeRank::reads`).
+    pub(super) uniform_slot_rank: bool,
 }

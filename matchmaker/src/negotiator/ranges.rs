@@ -287,10 +287,18 @@ pub(super) struct RangeRank {
 impl RangeRank {
     /// The key names the request `ad`'s `Rank` reads, if it has one value
     /// per range (a literal, or an expression reading only key names of a
-    /// slot).
-    pub(super) fn reads(opts: &EvalOptions, ad: &ClassAd, key_names: &[Name]) -> Option<Vec<usize>> {
-        // Without a Rank the slot's own is used, which may differ on every slot.
-        let rank = ad.lookup("Rank")?;
+    /// slot). Without a `Rank` of its own the slot's is used, which may
+    /// differ on every slot: unless `uniform_slot_rank`, every slot's
+    /// being the same number (see [`uniform_slot_rank`]).
+    pub(super) fn reads(
+        opts: &EvalOptions,
+        ad: &ClassAd,
+        key_names: &[Name],
+        uniform_slot_rank: bool,
+    ) -> Option<Vec<usize>> {
+        let Some(rank) = ad.lookup("Rank") else {
+            return uniform_slot_rank.then(Vec::new);
+        };
         if rank.as_literal().is_some() {
             Some(Vec::new())
         } else {
@@ -306,6 +314,28 @@ impl RangeRank {
     /// The request's rank of the slots of `range`, whose first slot is `slot`.
     pub(super) fn value(&mut self, opts: &EvalOptions, ad: &ClassAd, range: &ShapeRange, slot: &ClassAd) -> f64 {
         self.by_key.get(range, || crate::candidates::job_rank(opts, ad, slot))
+    }
+}
+
+/// Whether every slot of `ads` ranks every job alike: its `Rank` is a
+/// literal number (or it has none: 0), the same for all. A job without a
+/// `Rank` of its own then ranks every slot the same.
+pub(super) fn uniform_slot_rank(ads: &[impl Borrow<ClassAd>]) -> bool {
+    let rank = Name::new("Rank");
+    let value = |ad: &ClassAd| match ad.lookup(rank) {
+        None => Some(0.0),
+        Some(e) => match e.as_literal()? {
+            classad::Literal::Int(i) => Some(*i as f64),
+            classad::Literal::Real(r) => Some(*r),
+            classad::Literal::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+            _ => None,
+        },
+    };
+    let mut values = ads.iter().map(|ad| value(ad.borrow()).map(f64::to_bits));
+    match values.next() {
+        None => true,
+        Some(None) => false,
+        Some(Some(first)) => values.all(|v| v == Some(first)),
     }
 }
 
@@ -370,5 +400,35 @@ impl RangeTests {
             let ctx = EvalContext::new(opts).my(ad).target(slot);
             tests.iter().all(|test| !matches!(ctx.eval(test), Value::Bool(false) | Value::Undefined | Value::Error))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ad(text: &str) -> ClassAd {
+        text.parse().expect("ad")
+    }
+
+    #[test]
+    fn slot_ranks_are_uniform_when_every_slot_has_the_same_number() {
+        let zero = [ad("[ Rank = 0 ]"), ad("[ Rank = 0.0 ]"), ad("[ Name = \"no rank\" ]"), ad("[ Rank = false ]")];
+        assert!(uniform_slot_rank(&zero), "0, 0.0, none and false all rank 0");
+        assert!(uniform_slot_rank(&[ad("[ Rank = 2 ]"), ad("[ Rank = 2.0 ]")]));
+        assert!(uniform_slot_rank(&[] as &[ClassAd]));
+        assert!(!uniform_slot_rank(&[ad("[ Rank = 0 ]"), ad("[ Rank = 1 ]")]), "two numbers");
+        assert!(!uniform_slot_rank(&[ad("[ Rank = TARGET.Owner == \"amy\" ]")]), "an expression of the job");
+        assert!(!uniform_slot_rank(&[ad("[ Rank = \"high\" ]")]), "a string is not known to be a number");
+    }
+
+    #[test]
+    fn a_request_without_rank_ranks_by_range_only_on_uniform_slots() {
+        let opts = EvalOptions::new();
+        let job = ad("[ Requirements = TARGET.Cpus >= 1 ]");
+        assert_eq!(RangeRank::reads(&opts, &job, &[], true), Some(Vec::new()));
+        assert_eq!(RangeRank::reads(&opts, &job, &[], false), None);
+        let ranked = ad("[ Rank = 3 ]");
+        assert_eq!(RangeRank::reads(&opts, &ranked, &[], false), Some(Vec::new()), "its own literal rank");
     }
 }
