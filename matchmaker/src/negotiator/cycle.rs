@@ -477,8 +477,9 @@ pub(super) fn run<A: SlotAd>(
             continue;
         }
         let entry = match memory.requests.remove(&key) {
-            Some(entry) if Arc::ptr_eq(&entry.ad, &request.ad) => entry,
+            Some(entry) if Arc::ptr_eq(&entry.ad, &request.ad) => RequestEntry { unseen: 0, ..entry },
             _ => RequestEntry {
+                unseen: 0,
                 ad: request.ad.clone(),
                 compared: ranges::request_compared(&opts, &request.ad),
                 keyed: Vec::new(),
@@ -535,6 +536,13 @@ pub(super) fn run<A: SlotAd>(
         &mut requests,
     );
     if remember {
+        // Requests not seen this cycle are kept a while (see `memory`).
+        for (key, mut entry) in memory.requests.drain() {
+            entry.unseen += 1;
+            if entry.unseen <= memory::REQUEST_UNSEEN_CYCLES && Arc::strong_count(&entry.ad) > 1 {
+                requests.entry(key).or_insert(entry);
+            }
+        }
         memory.requests = requests;
         // The sides go back to the memory, for the next cycle.
         let (ads, sides) = pool.into_prepared();
@@ -1172,6 +1180,7 @@ impl State<'_, '_> {
     fn keyed(&mut self, request: &ResourceRequest, ad: &ClassAd) -> &mut Keyed {
         let key = memory::key(&request.ad);
         let entry = self.requests.entry(key).or_insert_with(|| RequestEntry {
+            unseen: 0,
             ad: request.ad.clone(),
             compared: Vec::new(),
             keyed: Vec::new(),

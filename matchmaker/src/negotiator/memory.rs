@@ -16,9 +16,12 @@
 //! only attributes that slots alike share.
 //!
 //! An ad is known by its address. An entry holds its `Arc`, so that no
-//! other ad can have that address while it is remembered, and entries not
-//! seen by a cycle are forgotten by it: the memory is never larger than
-//! the last cycle's pool and queues.
+//! other ad can have that address while it is remembered. Slot ads not
+//! seen by a cycle are forgotten by it. A request's ad not seen is kept
+//! for up to [`REQUEST_UNSEEN_CYCLES`] cycles while the caller still holds
+//! it (a submitter whose idle jobs all matched often has more a few
+//! cycles later); so the memory is never larger than the last cycle's
+//! pool and the requests of its last few cycles.
 
 use std::sync::{Arc, Mutex};
 
@@ -130,8 +133,14 @@ pub(super) struct Entry {
     pub(super) current: Option<ClassAd>,
 }
 
+/// How many cycles a request's ad is remembered without being seen, while
+/// its caller holds it.
+pub(super) const REQUEST_UNSEEN_CYCLES: u32 = 64;
+
 /// What the cycle learnt of a request's ad by reading its expressions.
 pub(super) struct RequestEntry {
+    /// Cycles since a cycle's queues last had it.
+    pub(super) unseen: u32,
     /// The ad (held, as [`Entry::input`] is).
     pub(super) ad: Arc<ClassAd>,
     /// What its `Requirements` compares of a slot (see
