@@ -144,3 +144,40 @@ fn memory_holds_the_last_cycle_only() {
     negotiator.memory.clear();
     assert!(negotiator.memory.is_empty());
 }
+
+/// A request's ad missing from a cycle's queues (its submitter had no idle
+/// job then) is remembered while the caller holds it, for a while.
+#[test]
+fn requests_are_remembered_while_their_ads_live() {
+    let mut snapshot = snapshot("snap-200-200-3-6");
+    let negotiator = Negotiator::from_config(&snapshot.config).expect("negotiator config");
+    let queues = snapshot.queues(&negotiator);
+    let requests: usize = queues.iter().map(|q| q.requests.len()).sum();
+    assert!(queues.len() > 1 && requests > 1);
+    let accountant = &mut snapshot.accountant;
+    let pool: Vec<Arc<ClassAd>> = snapshot.slots.iter().cloned().map(Arc::new).collect();
+    let mut now = 1_700_000_000;
+    negotiator.cycle_shared(accountant, pool.clone(), &queues, now).expect("cycle");
+    assert_eq!(negotiator.memory.requests(), requests);
+    // The first submitter is missing from the next cycles: remembered
+    // while `queues` holds its ads, for 64 cycles.
+    let fewer = queues[1..].to_vec();
+    for _ in 0..64 {
+        now += 60;
+        negotiator.cycle_shared(accountant, pool.clone(), &fewer, now).expect("cycle");
+        assert_eq!(negotiator.memory.requests(), requests);
+    }
+    now += 60;
+    negotiator.cycle_shared(accountant, pool.clone(), &fewer, now).expect("cycle");
+    let first = queues[0].requests.len();
+    assert_eq!(negotiator.memory.requests(), requests - first, "forgotten after 64 cycles unseen");
+    // Forgotten at once when nobody else holds the ads.
+    negotiator.cycle_shared(accountant, pool.clone(), &queues, now + 60).expect("cycle");
+    assert_eq!(negotiator.memory.requests(), requests);
+    drop(queues);
+    let second = fewer[0].requests.len();
+    let rest = fewer[1..].to_vec();
+    drop(fewer);
+    negotiator.cycle_shared(accountant, pool, &rest, now + 120).expect("cycle");
+    assert_eq!(negotiator.memory.requests(), requests - first - second);
+}

@@ -52,6 +52,18 @@ impl CycleMemory {
         self.0.lock().map(|r| r.entries.len()).unwrap_or(0)
     }
 
+    /// How many request ads are remembered (see the module's doc for how
+    /// long).
+    ///
+    /// ```
+    /// use matchmaker::negotiator::CycleMemory;
+    ///
+    /// assert_eq!(CycleMemory::default().requests(), 0);
+    /// ```
+    pub fn requests(&self) -> usize {
+        self.0.lock().map(|r| r.requests.len()).unwrap_or(0)
+    }
+
     /// Whether nothing is remembered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
