@@ -42,8 +42,10 @@ pub(crate) fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R
 
 /// `f(start, share)` for `shares` consecutive shares of `items` (the last
 /// may be shorter), `start` being the index of the share's first item; the
-/// shares run on rayon's threads when there are enough items.
+/// shares run on rayon's threads when there are enough items, and below
+/// that all items are one share.
 pub(crate) fn map_shares<T: Sync, R: Send>(items: &[T], shares: usize, f: impl Fn(usize, &[T]) -> R + Sync) -> Vec<R> {
+    let shares = if items.len() >= PARALLEL_FROM { shares } else { 1 };
     let size = items.len().div_ceil(shares.max(1)).max(1);
     let chunks: Vec<(usize, &[T])> = items.chunks(size).enumerate().map(|(s, c)| (s * size, c)).collect();
     #[cfg(feature = "parallel")]
@@ -85,5 +87,7 @@ mod tests {
         assert_eq!(next, items.len());
         assert_eq!(sums.iter().map(|s| s.2).sum::<u64>(), items.iter().sum::<u64>());
         assert!(map_shares(&[] as &[u64], 4, |_, s| s.len()).is_empty());
+        let few: Vec<u64> = (0..100).collect();
+        assert_eq!(map_shares(&few, 7, |start, s| (start, s.len())), vec![(0, 100)], "few items: one share");
     }
 }

@@ -409,7 +409,7 @@ pub(super) fn run<A: SlotAd>(
         (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
     });
     // What the last cycle prepared, and what this one will remember.
-    let mut next = FxHashMap::default();
+    let mut next = FxHashMap::with_capacity_and_hasher(ads.len(), Default::default());
     let mut sides: Vec<Option<PreparedSlot>> = Vec::with_capacity(ads.len());
     let mut keys: Vec<Option<usize>> = Vec::with_capacity(ads.len());
     let mut slots = Vec::with_capacity(ads.len());
@@ -470,7 +470,7 @@ pub(super) fn run<A: SlotAd>(
     let post_job = RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
     // What the requests compare of a slot (each request's read once while
     // its ad is remembered).
-    let mut requests = FxHashMap::default();
+    let mut requests = FxHashMap::with_capacity_and_hasher(memory.requests.len(), Default::default());
     for request in queues.iter().flat_map(|q| &q.requests) {
         let key = memory::key(&request.ad);
         if requests.contains_key(&key) {

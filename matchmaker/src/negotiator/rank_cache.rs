@@ -225,18 +225,18 @@ impl RankCache {
             let mut seen: FxHashMap<Vec<Part>, u32> = FxHashMap::default();
             let mut first: Vec<(Vec<Part>, usize)> = Vec::new();
             let mut ids: Vec<u32> = Vec::with_capacity(share.len());
-            let mut last: Option<(Vec<Part>, u32)> = None;
+            let mut last: Option<u32> = None;
+            let mut key: Vec<Part> = Vec::with_capacity(direct.len());
             for (j, ad) in share.iter().enumerate() {
                 let i = start + j;
-                let key: Vec<Part> = direct.iter().map(|name| Part::of(opts, ad.borrow(), i, *name)).collect();
+                key.clear();
+                key.extend(direct.iter().map(|name| Part::of(opts, ad.borrow(), i, *name)));
                 // Neighbours (a machine's slots) often look alike.
-                if let Some((previous, id)) = &last {
-                    if *previous == key {
-                        ids.push(*id);
-                        continue;
-                    }
+                if let Some(id) = last.filter(|&id| first[id as usize].0 == key) {
+                    ids.push(id);
+                    continue;
                 }
-                let id = match seen.get(&key) {
+                let id = match seen.get(key.as_slice()) {
                     Some(&id) => id,
                     None => {
                         let id = first.len() as u32;
@@ -246,7 +246,7 @@ impl RankCache {
                     }
                 };
                 ids.push(id);
-                last = Some((key, id));
+                last = Some(id);
             }
             (first, ids)
         });
