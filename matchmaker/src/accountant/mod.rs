@@ -568,21 +568,34 @@ impl Accountant {
         now: i64,
         slots: &[A],
     ) -> Result<(), AccountantError> {
+        let names: Vec<String> = slots.iter().map(|slot| resource_name(slot.borrow())).collect();
+        self.check_matches_named(now, slots, &names)
+    }
+
+    /// [`check_matches`](Self::check_matches) with each slot's
+    /// [`resource_name`] already known (`names[i]` of `slots[i]`: a
+    /// negotiator remembers those of the slots it saw).
+    pub(crate) fn check_matches_named<A: std::borrow::Borrow<classad::ClassAd>, N: AsRef<str>>(
+        &mut self,
+        now: i64,
+        slots: &[A],
+        names: &[N],
+    ) -> Result<(), AccountantError> {
         // Room for a record of every slot, as a cycle may match them all.
         self.resources.reserve(slots.len());
         let resources = &self.resources;
         self.resource_index.reserve(slots.len(), |&i| name_hash(&resources[i].name));
-        let mut by_name: FxHashMap<String, usize> = FxHashMap::default();
+        let mut by_name: FxHashMap<&str, usize> = FxHashMap::default();
         if !self.resources.is_empty() {
             by_name.reserve(slots.len());
-            for (i, slot) in slots.iter().enumerate() {
-                by_name.entry(resource_name(slot.borrow())).or_insert(i);
+            for (i, name) in names.iter().enumerate() {
+                by_name.entry(name.as_ref()).or_insert(i);
             }
         }
         let recorded: Vec<(String, Option<String>)> =
             self.resources.iter().map(|r| (r.name.clone(), r.remote_user.clone())).collect();
         for (name, user) in recorded {
-            let keep = match by_name.get(&name) {
+            let keep = match by_name.get(name.as_str()) {
                 None => false,
                 Some(&i) => self.claimed_or_matched_by(slots[i].borrow(), user.as_deref().unwrap_or("")),
             };
@@ -590,10 +603,10 @@ impl Accountant {
                 self.remove_match(&name, now)?;
             }
         }
-        for slot in slots {
+        for (slot, name) in slots.iter().zip(names) {
             let slot: &classad::ClassAd = slot.borrow();
             if let Some(user) = self.claimant(slot) {
-                self.add_match(&user, slot, now)?;
+                self.add_match_named(&user, slot, name.as_ref().to_string(), now)?;
             }
         }
         Ok(())

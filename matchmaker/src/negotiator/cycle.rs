@@ -5,6 +5,7 @@
 //! the decisions are the same; names of HTCondor's variables are given
 //! where it helps to compare.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -285,9 +286,27 @@ pub(super) fn run<A: SlotAd>(
     let mut kept = keep.into_iter();
     ads.retain(|_| kept.next().unwrap_or(false));
 
+    // What the last cycle remembered (see `memory`).
+    let mut memory = if remember {
+        negotiator.memory.take(&memory::fingerprint(&negotiator.match_exprs))
+    } else {
+        Remembered::default()
+    };
+    let remembered = |ad: &A| {
+        ad.shared().and_then(|arc| memory.entries.get(&memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)))
+    };
+    // Each slot's accountant record (its name remembered for an ad seen).
+    let resources: Vec<Cow<'_, str>> = ads
+        .iter()
+        .map(|ad| match remembered(ad) {
+            Some(entry) => Cow::Borrowed(entry.resource.as_str()),
+            None => Cow::Owned(crate::accountant::resource_name((*ad).borrow())),
+        })
+        .collect();
+
     // Phase 2: accounting.
     accountant.update_priorities(now)?;
-    accountant.check_matches(now, &ads)?;
+    accountant.check_matches_named(now, &ads, &resources)?;
     let mut stats = CycleStats { total_slots: ads.len(), ..CycleStats::default() };
     let ghost = |ad: &ClassAd| match EvalContext::new(&opts).my(ad).eval_attr("GhostMultiplier") {
         Value::Int(i) => i as f64,
@@ -331,19 +350,13 @@ pub(super) fn run<A: SlotAd>(
     // Trim, then give the slots what policy expressions read of them
     // (remembered from the last cycle for an ad it saw, when nothing of
     // this cycle's is written into it).
-    let mut memory = if remember {
-        negotiator.memory.take(&memory::fingerprint(&negotiator.match_exprs))
-    } else {
-        Remembered::default()
-    };
     let shared: &Accountant = accountant;
-    let remembered = &memory.entries;
-    let prepared: Vec<(Slot, Origin)> = parallel::map_mut(&mut ads, |ad| {
+    let mut items: Vec<(&mut A, &Cow<'_, str>)> = ads.iter_mut().zip(&resources).collect();
+    let prepared: Vec<(Slot, Origin)> = parallel::map_mut(&mut items, |item| {
+        let (ad, resource): (&mut A, &Cow<'_, str>) = (&mut *item.0, item.1);
         let accountant = shared;
         let available = !trimmed(negotiator, &opts, &names, (*ad).borrow());
-        let known = ad
-            .shared()
-            .and_then(|arc| remembered.get(&memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)).map(|e| (e, arc)));
+        let known = remembered(ad).zip(ad.shared());
         let running: Option<Arc<str>> = match known {
             Some((entry, _)) => entry.running.clone(),
             None => names.remote_user((*ad).borrow()).map(Arc::from),
@@ -403,11 +416,12 @@ pub(super) fn run<A: SlotAd>(
             available,
             current,
             name: string_attr(ad, names.name).unwrap_or_default(),
-            resource: crate::accountant::resource_name(ad),
+            resource: resource.to_string(),
             running,
         };
         (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
     });
+    drop(items);
     // What the last cycle prepared, and what this one will remember.
     let mut next = FxHashMap::with_capacity_and_hasher(ads.len(), Default::default());
     let mut sides: Vec<Option<PreparedSlot>> = Vec::with_capacity(ads.len());
