@@ -258,7 +258,8 @@ pub struct Simulation {
     /// rejected as matching no slot.
     quiet_since_futile_cycle: bool,
     /// Each submitter's last stand-in ad.
-    placeholders: Vec<Option<Placeholder>>,
+    /// Each submitter's recent stand-in ads, the latest last.
+    placeholders: Vec<Vec<Placeholder>>,
     /// Names of the slots jobs were given, each once.
     slot_names: Vec<String>,
     slot_name_index: HashMap<String, u32>,
@@ -271,6 +272,9 @@ pub struct Simulation {
 
 /// A submitter's stand-in ad for the claimed slots a cycle is not given
 /// one by one.
+/// How many stand-in ads a submitter's recent ones are.
+const RECENT_PLACEHOLDERS: usize = 8;
+
 struct Placeholder {
     /// The slots' weight, and the concurrency limits they use.
     weight: f64,
@@ -910,22 +914,31 @@ impl Simulation {
         ads: &mut Vec<Arc<ClassAd>>,
         index: &mut Vec<Option<usize>>,
     ) {
-        self.placeholders.resize_with(self.submitters.len(), || None);
+        self.placeholders.resize_with(self.submitters.len(), Vec::new);
         for (k, (s, &w)) in self.submitters.iter().zip(weights).enumerate() {
             if w > 1e-9 {
                 let limits = limits.get(k).map_or("", String::as_str);
-                // The last cycle's ad when the same (the negotiator then
-                // remembers it prepared).
-                let ad = match &self.placeholders[k] {
-                    Some(p) if p.weight == w && p.limits == limits => p.ad.clone(),
-                    _ => {
+                // A recent ad for the same weight and limits when there is
+                // one (weights go up and down by a slot or two); the
+                // negotiator remembers the last cycle's prepared.
+                let recent = &mut self.placeholders[k];
+                let ad = match recent.iter().position(|p| p.weight == w && p.limits == limits) {
+                    Some(at) => {
+                        let p = recent.remove(at);
+                        let ad = p.ad.clone();
+                        recent.push(p);
+                        ad
+                    }
+                    None => {
                         let mut ad = placeholder(&s.name, &s.user, w);
                         if !limits.is_empty() {
                             ad.insert("ConcurrencyLimits", limits);
                         }
                         let ad = Arc::new(ad);
-                        self.placeholders[k] =
-                            Some(Placeholder { weight: w, limits: limits.to_string(), ad: ad.clone() });
+                        if recent.len() >= RECENT_PLACEHOLDERS {
+                            recent.remove(0);
+                        }
+                        recent.push(Placeholder { weight: w, limits: limits.to_string(), ad: ad.clone() });
                         ad
                     }
                 };
