@@ -26,6 +26,13 @@ mod startd;
 
 use pyo3::prelude::*;
 
+// The module's own allocations (ads, cycles, simulations) go through
+// mimalloc, as the `negotiator-sim` command's do: simulations spend much of
+// their time allocating and freeing small ads, where it is markedly faster
+// than the system allocator. Python's objects are not affected.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The module `classad_rs._classad_rs`.
 #[pymodule]
 fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
