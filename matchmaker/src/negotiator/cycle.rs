@@ -160,9 +160,9 @@ struct Slot {
     /// `current`, which the cycle's matches carve up.
     current: Option<ClassAd>,
     /// Its `Name`.
-    name: String,
-    /// Its accountant record's name (`Name@StartdIpAddr`), until matched.
-    resource: String,
+    name: Arc<str>,
+    /// Its accountant record's name (`Name@StartdIpAddr`).
+    resource: Arc<str>,
     /// Who runs on it (see [`Names::remote_user`]), looked up once.
     running: Option<Arc<str>>,
 }
@@ -299,7 +299,7 @@ pub(super) fn run<A: SlotAd>(
     let resources: Vec<Cow<'_, str>> = ads
         .iter()
         .map(|ad| match remembered(ad) {
-            Some(entry) => Cow::Borrowed(entry.resource.as_str()),
+            Some(entry) => Cow::Borrowed(&*entry.resource),
             None => Cow::Owned(crate::accountant::resource_name((*ad).borrow())),
         })
         .collect();
@@ -415,8 +415,8 @@ pub(super) fn run<A: SlotAd>(
         let slot = Slot {
             available,
             current,
-            name: string_attr(ad, names.name).unwrap_or_default(),
-            resource: resource.to_string(),
+            name: Arc::from(string_attr(ad, names.name).unwrap_or_default()),
+            resource: Arc::from(resource.as_ref()),
             running,
         };
         (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
@@ -1954,8 +1954,8 @@ impl State<'_, '_> {
             let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
             let offer: &ClassAd = enlarged.map_or(&self.ads[slot], |e| &e.ad);
             cost = enlarged.map_or(self.weights[slot], |e| e.weight);
-            let resource = match std::mem::take(&mut self.slots[slot].resource) {
-                known if !known.is_empty() => known,
+            let resource = match &self.slots[slot].resource {
+                known if !known.is_empty() => known.to_string(),
                 _ => crate::accountant::resource_name(&self.ads[slot]),
             };
             match &limits {
@@ -1977,7 +1977,7 @@ impl State<'_, '_> {
             submitter: submitter.to_string(),
             job: request.job,
             autocluster: request.autocluster,
-            slot: self.slots[slot].name.clone(),
+            slot: self.slots[slot].name.to_string(),
             slot_index: self.order[slot] as usize,
             claim: candidate.ranks.claim,
             preempting,

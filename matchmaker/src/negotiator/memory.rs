@@ -136,9 +136,9 @@ pub(super) struct Entry {
     /// `ad`'s prepared side (`None` while a cycle's pool has it).
     pub(super) prepared: Option<PreparedSlot>,
     /// Its `Name`.
-    pub(super) name: String,
+    pub(super) name: Arc<str>,
     /// Its accountant record's name.
-    pub(super) resource: String,
+    pub(super) resource: Arc<str>,
     /// Who runs on it.
     pub(super) running: Option<Arc<str>>,
     /// For a partitionable slot with a consumption policy, `ad`.
