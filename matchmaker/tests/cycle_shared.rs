@@ -181,3 +181,32 @@ fn requests_are_remembered_while_their_ads_live() {
     negotiator.cycle_shared(accountant, pool, &rest, now + 120).expect("cycle");
     assert_eq!(negotiator.memory.requests(), requests - first - second);
 }
+
+/// Slot weights are remembered with the slot ads, for the accountant's
+/// way of reading them: a cycle given an accountant that reads them
+/// otherwise reads them again.
+#[test]
+fn remembered_weights_follow_the_accountant() {
+    use matchmaker::accountant::{Accountant, AccountantConfig};
+    use matchmaker::config::Config;
+
+    let snapshot = snapshot("snap-200-200-3-6");
+    let negotiator = Negotiator::from_config(&snapshot.config).expect("negotiator config");
+    let queues = snapshot.queues(&negotiator);
+    let accountant = |text: &str| {
+        let config = Config::parse_str(text, "test.conf").expect("config");
+        Accountant::new(AccountantConfig::from_config(&config).expect("accountant config"))
+    };
+    let pool: Vec<Arc<ClassAd>> = snapshot.slots.iter().cloned().map(Arc::new).collect();
+    let texts = ["SLOT_WEIGHT = Cpus * 2\n", "NEGOTIATOR_USE_SLOT_WEIGHTS = False\n", "SLOT_WEIGHT = Cpus * 2\n"];
+    let mut totals = Vec::new();
+    for (cycle, text) in texts.iter().enumerate() {
+        let now = 1_700_000_000 + 60 * cycle as i64;
+        let expected = negotiator.cycle(&mut accountant(text), &snapshot.slots, &queues, now).expect("cycle");
+        let got = negotiator.cycle_shared(&mut accountant(text), pool.clone(), &queues, now).expect("cycle");
+        assert_eq!(got.stats.slot_weight_total, expected.stats.slot_weight_total, "cycle {cycle}");
+        assert_eq!(decisions(&got), decisions(&expected), "cycle {cycle}");
+        totals.push(got.stats.slot_weight_total);
+    }
+    assert_ne!(totals[0], totals[1], "the two ways weigh the pool differently");
+}

@@ -661,6 +661,16 @@ impl Accountant {
         user == customer && !self.suspended(slot)
     }
 
+    /// What [`slot_weight`](Self::slot_weight) reads besides the slot, as
+    /// text: the same text, the same weight for the same ad.
+    pub(crate) fn slot_weight_basis(&self) -> String {
+        match (&self.config.slot_weight, self.config.use_slot_weights) {
+            (_, false) => "off".to_string(),
+            (None, true) => "on".to_string(),
+            (Some(expr), true) => format!("on: {expr}"),
+        }
+    }
+
     /// The weight charged for a slot: its `SlotWeight` (1 when it is not a
     /// non-negative number, or when slot weights are off).
     pub fn slot_weight(&self, slot: &classad::ClassAd) -> f64 {

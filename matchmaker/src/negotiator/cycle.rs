@@ -295,10 +295,12 @@ pub(super) fn run<A: SlotAd>(
     let remembered = |ad: &A| {
         ad.shared().and_then(|arc| memory.entries.get(&memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)))
     };
+    let known: Vec<Option<&Entry>> = ads.iter().map(remembered).collect();
     // Each slot's accountant record (its name remembered for an ad seen).
     let resources: Vec<Cow<'_, str>> = ads
         .iter()
-        .map(|ad| match remembered(ad) {
+        .zip(&known)
+        .map(|(ad, known)| match known {
             Some(entry) => Cow::Borrowed(&*entry.resource),
             None => Cow::Owned(crate::accountant::resource_name((*ad).borrow())),
         })
@@ -313,8 +315,15 @@ pub(super) fn run<A: SlotAd>(
         _ => 1.0,
     };
     let shared: &Accountant = accountant;
-    let (weights, ghosts): (Vec<f64>, Vec<f64>) =
-        parallel::map_indexed(&ads, |_, ad| (shared.slot_weight(ad.borrow()), ghost(ad.borrow()))).into_iter().unzip();
+    // (Remembered for an ad seen, when read the same way.)
+    let weight_basis = accountant.slot_weight_basis();
+    let same_basis = memory.weight_basis == weight_basis;
+    let (weights, ghosts): (Vec<f64>, Vec<f64>) = parallel::map_indexed(&ads, |i, ad| match known[i] {
+        Some(entry) if same_basis => entry.weights,
+        _ => (shared.slot_weight(ad.borrow()), ghost(ad.borrow())),
+    })
+    .into_iter()
+    .unzip();
     let mut min_weight = f64::MAX;
     let mut weight_total = 0.0;
     for (w, g) in weights.iter().zip(&ghosts) {
@@ -351,12 +360,13 @@ pub(super) fn run<A: SlotAd>(
     // (remembered from the last cycle for an ad it saw, when nothing of
     // this cycle's is written into it).
     let shared: &Accountant = accountant;
-    let mut items: Vec<(&mut A, &Cow<'_, str>)> = ads.iter_mut().zip(&resources).collect();
+    let mut items: Vec<(&mut A, &Cow<'_, str>, Option<&Entry>)> =
+        ads.iter_mut().zip(&resources).zip(&known).map(|((ad, resource), known)| (ad, resource, *known)).collect();
     let prepared: Vec<(Slot, Origin)> = parallel::map_mut(&mut items, |item| {
-        let (ad, resource): (&mut A, &Cow<'_, str>) = (&mut *item.0, item.1);
+        let (ad, resource, known): (&mut A, &Cow<'_, str>, Option<&Entry>) = (&mut *item.0, item.1, item.2);
         let accountant = shared;
         let available = !trimmed(negotiator, &opts, &names, (*ad).borrow());
-        let known = remembered(ad).zip(ad.shared());
+        let known = known.zip(ad.shared());
         let running: Option<Arc<str>> = match known {
             Some((entry, _)) => entry.running.clone(),
             None => names.remote_user((*ad).borrow()).map(Arc::from),
@@ -422,12 +432,13 @@ pub(super) fn run<A: SlotAd>(
         (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
     });
     drop(items);
+    drop(known);
     // What the last cycle prepared, and what this one will remember.
     let mut next = FxHashMap::with_capacity_and_hasher(ads.len(), Default::default());
     let mut sides: Vec<Option<PreparedSlot>> = Vec::with_capacity(ads.len());
     let mut keys: Vec<Option<usize>> = Vec::with_capacity(ads.len());
     let mut slots = Vec::with_capacity(ads.len());
-    for (ad, (slot, origin)) in ads.iter().zip(prepared) {
+    for (i, (ad, (slot, origin))) in ads.iter().zip(prepared).enumerate() {
         let (side, key) = match origin {
             Origin::Fresh => (None, None),
             Origin::Kept(input) => {
@@ -443,6 +454,7 @@ pub(super) fn run<A: SlotAd>(
                             name: slot.name.clone(),
                             resource: slot.resource.clone(),
                             running: slot.running.clone(),
+                            weights: (weights[i], ghosts[i]),
                             current: slot.current.clone(),
                         });
                         (None, Some(key))
@@ -453,6 +465,7 @@ pub(super) fn run<A: SlotAd>(
             Origin::Remembered(key) => match memory.entries.remove(&key) {
                 Some(mut entry) => {
                     let side = entry.prepared.take();
+                    entry.weights = (weights[i], ghosts[i]);
                     next.insert(key, entry);
                     (side, Some(key))
                 }
@@ -466,6 +479,7 @@ pub(super) fn run<A: SlotAd>(
         slots.push(slot);
     }
     memory.entries = next;
+    memory.weight_basis = weight_basis;
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
     stats.candidate_slots = available;

@@ -113,6 +113,9 @@ pub(super) struct Remembered {
     /// `NEGOTIATOR_MATCH_EXPRS` as text (they are in every entry's `ad`).
     fingerprint: String,
     pub(super) entries: FxHashMap<usize, Entry>,
+    /// What the entries' weights were read with (see
+    /// `Accountant::slot_weight_basis`).
+    pub(super) weight_basis: String,
     /// What was learnt of the requests' ads, by their keys.
     pub(super) requests: FxHashMap<usize, RequestEntry>,
 }
@@ -141,6 +144,8 @@ pub(super) struct Entry {
     pub(super) resource: Arc<str>,
     /// Who runs on it.
     pub(super) running: Option<Arc<str>>,
+    /// Its slot weight and `GhostMultiplier`.
+    pub(super) weights: (f64, f64),
     /// For a partitionable slot with a consumption policy, `ad`.
     pub(super) current: Option<ClassAd>,
 }
