@@ -295,7 +295,7 @@ pub(super) fn run<A: SlotAd>(
     let remembered = |ad: &A| {
         ad.shared().and_then(|arc| memory.entries.get(&memory::key(arc)).filter(|e| Arc::ptr_eq(&e.input, arc)))
     };
-    let known: Vec<Option<&Entry>> = ads.iter().map(remembered).collect();
+    let known: Vec<Option<&Entry>> = ads.iter().map(|ad| remembered(ad).map(|e| &**e)).collect();
     // Each slot's accountant record (its name remembered for an ad seen).
     let resources: Vec<Cow<'_, str>> = ads
         .iter()
@@ -447,15 +447,17 @@ pub(super) fn run<A: SlotAd>(
                 match (input, matched) {
                     (Some(input), Some(matched)) => {
                         let key = memory::key(&input);
-                        next.entry(key).or_insert_with(|| Entry {
-                            input,
-                            ad: matched,
-                            prepared: None,
-                            name: slot.name.clone(),
-                            resource: slot.resource.clone(),
-                            running: slot.running.clone(),
-                            weights: (weights[i], ghosts[i]),
-                            current: slot.current.clone(),
+                        next.entry(key).or_insert_with(|| {
+                            Box::new(Entry {
+                                input,
+                                ad: matched,
+                                prepared: None,
+                                name: slot.name.clone(),
+                                resource: slot.resource.clone(),
+                                running: slot.running.clone(),
+                                weights: (weights[i], ghosts[i]),
+                                current: slot.current.clone(),
+                            })
                         });
                         (None, Some(key))
                     }

@@ -112,7 +112,8 @@ impl std::fmt::Debug for CycleMemory {
 pub(super) struct Remembered {
     /// `NEGOTIATOR_MATCH_EXPRS` as text (they are in every entry's `ad`).
     fingerprint: String,
-    pub(super) entries: FxHashMap<usize, Entry>,
+    /// (Boxed: a lookup probes keys only, not whole entries.)
+    pub(super) entries: FxHashMap<usize, Box<Entry>>,
     /// What the entries' weights were read with (see
     /// `Accountant::slot_weight_basis`).
     pub(super) weight_basis: String,
