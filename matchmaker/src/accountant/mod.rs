@@ -615,12 +615,16 @@ impl Accountant {
     fn slot_state(slot: &classad::ClassAd) -> SlotState {
         let state = slot_names().state;
         // Written as a string by every startd: read without evaluating.
+        let evaluated;
         let text = match slot.lookup(state).map(classad::Expr::as_literal) {
             None => return SlotState::Other,
-            Some(Some(classad::Literal::Str(s))) => Some(s.as_str().to_string()),
-            Some(_) => attr_string(slot, state),
+            Some(Some(classad::Literal::Str(s))) => Some(s.as_str()),
+            Some(_) => {
+                evaluated = attr_string(slot, state);
+                evaluated.as_deref()
+            }
         };
-        match text.as_deref() {
+        match text {
             Some("Claimed") => SlotState::Claimed,
             Some("Preempting") => SlotState::Preempting,
             Some("Matched") => SlotState::Matched,
