@@ -126,6 +126,8 @@ pub struct Pool {
     pub total_weight: f64,
     /// The weight of the claimed slots.
     pub busy_weight: f64,
+    /// An empty ad, shared (what a slot holds while its ad is rebuilt).
+    empty: Arc<ClassAd>,
 }
 
 /// From this many ads to rebuild at once, they are built in parallel.
@@ -174,6 +176,7 @@ impl Pool {
             weigher,
             total_weight: 0.0,
             busy_weight: 0.0,
+            empty: Arc::new(ClassAd::new()),
         };
         for (k, m) in scenario.machines.iter().enumerate() {
             pool.add_machines(scenario, k, m)?;
@@ -379,28 +382,42 @@ impl Pool {
 
     /// Rebuilds the ads of slots `slots` (in order, each once): each
     /// startd builds its own, on as many threads as there are cores when
-    /// there are many.
+    /// there are many. An ad only the pool holds (no cycle kept it) is
+    /// brought up to date in place rather than built again.
     fn rebuild(&mut self, slots: &[usize]) {
         use rayon::prelude::*;
         for i in slots {
             self.stale.remove(i);
         }
-        let build = |&i: &usize| {
-            let host = match self.slots[i].kind {
+        let mut ads: Vec<(usize, Arc<ClassAd>)> =
+            slots.iter().map(|&i| (i, std::mem::replace(&mut self.slots[i].ad, self.empty.clone()))).collect();
+        let (pool_slots, hosts) = (&self.slots, &self.hosts);
+        let build = |(i, ad): &mut (usize, Arc<ClassAd>)| {
+            let host = match pool_slots[*i].kind {
                 SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
-                SlotKind::Static => return None,
+                SlotKind::Static => return,
             };
-            self.hosts[host].startd.ad(&self.slots[i].name).map(Arc::new)
-        };
-        let ads: Vec<Option<Arc<ClassAd>>> = if slots.len() >= PARALLEL_REBUILD_FROM {
-            slots.par_iter().map(build).collect()
-        } else {
-            slots.iter().map(build).collect()
-        };
-        for (&i, ad) in slots.iter().zip(ads) {
-            if let Some(ad) = ad {
-                self.slots[i].ad = ad;
+            let startd = &hosts[host].startd;
+            let name = &pool_slots[*i].name;
+            match Arc::get_mut(ad) {
+                // (an empty ad is one the slot never had: built afresh)
+                Some(own) if !own.is_empty() => {
+                    startd.refresh_ad(name, own);
+                }
+                _ => {
+                    if let Some(new) = startd.ad(name) {
+                        *ad = Arc::new(new);
+                    }
+                }
             }
+        };
+        if slots.len() >= PARALLEL_REBUILD_FROM {
+            ads.par_iter_mut().for_each(build);
+        } else {
+            ads.iter_mut().for_each(build);
+        }
+        for (i, ad) in ads {
+            self.slots[i].ad = ad;
         }
     }
 
@@ -466,7 +483,7 @@ impl Pool {
             name: claim.name,
             kind: SlotKind::Dynamic { host, parent: pslot },
             rank_varies: varies,
-            ad: Arc::new(ClassAd::new()),
+            ad: self.empty.clone(),
             weight,
             claim: None,
             alive: true,
@@ -513,7 +530,7 @@ impl Pool {
             let _ = self.hosts[host].startd.release(&name);
             self.total_weight -= self.slots[i].weight;
             self.slots[i].alive = false;
-            self.slots[i].ad = Arc::new(ClassAd::new());
+            self.slots[i].ad = self.empty.clone();
             self.free_indices.push(i);
             self.stale.remove(&i);
             self.dirty.insert(parent);

@@ -141,6 +141,34 @@ impl Startd {
         ad
     }
 
+    /// Brings `ad`, an earlier ad of `slot` (with `job` and `children` as
+    /// [`build_ad`](Self::build_ad) takes them) that this startd built,
+    /// up to date in place: patched as the slot's base would be, when the
+    /// slot has a base and `ad` has its attributes; otherwise built again.
+    /// Either way `ad` ends as `build_ad` would make it.
+    pub(crate) fn refresh_built_ad(
+        &self,
+        ad: &mut ClassAd,
+        slot: &Slot,
+        job: Option<&ClassAd>,
+        children: &[&DynamicSlot],
+    ) {
+        let base = self.policies.base_entry(&self.layout, slot, claim_shape(job)).and_then(|b| b.get());
+        let policy = self.policies.slot_entry(&self.layout, slot).and_then(|cell| cell.get());
+        if let (Some(Some(base)), Some(policy)) = (base, policy) {
+            // An earlier ad of the slot has the base's attributes, in its
+            // order: patching it sets what patching the base would.
+            if ad.len() == base.len()
+                && ad.chained_parent().is_none()
+                && self.fill(ad, slot, job, children, Fill::Patch).complete
+                && self.patch_policy(ad, slot, policy)
+            {
+                return;
+            }
+        }
+        *ad = self.build_ad(slot, job, children, &mut Vec::new());
+    }
+
     /// Whether an ad built afresh (`ad`) may serve as the base of later
     /// ads of its slot: no policy step sets or removes an attribute that
     /// patching sets.
@@ -721,11 +749,14 @@ mod tests {
             let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
             let config = Config::parse_str(CONFIGS[config], "t.conf").expect("config");
             let mut startd = Startd::new(machine, &config).expect("startd");
+            // Each slot's ad as first given, refreshed in place at every step.
+            let mut kept: std::collections::BTreeMap<String, ClassAd> = std::collections::BTreeMap::new();
             for (action, cpus, memory, shape, gpus) in steps {
                 if action == 0 && !startd.dynamic.is_empty() {
                     let k = (memory as usize) % startd.dynamic.len();
                     let name = startd.slot_name(&startd.dynamic[k].slot);
                     startd.release(&name).expect("release");
+                    kept.remove(&name);
                 } else {
                     let mut job = ClassAd::new();
                     job.insert("RequestCpus", cpus);
@@ -743,7 +774,26 @@ mod tests {
                     let _ = startd.claim(slot, &job);
                 }
                 let (patched, fresh) = ads_both_ways(&mut startd);
-                prop_assert_eq!(patched, fresh);
+                prop_assert_eq!(&patched, &fresh);
+                let names: Vec<String> = startd
+                    .layout
+                    .slots
+                    .iter()
+                    .map(|s| startd.slot_name(s))
+                    .chain(startd.dynamic.iter().map(|d| startd.slot_name(&d.slot)))
+                    .collect();
+                for name in names {
+                    let now = startd.ad(&name).expect("a slot of the startd");
+                    match kept.get_mut(&name) {
+                        Some(ad) => {
+                            prop_assert!(startd.refresh_ad(&name, ad));
+                            prop_assert_eq!(ad.to_string(), now.to_string());
+                        }
+                        None => {
+                            kept.insert(name, now);
+                        }
+                    }
+                }
             }
         }
     }

@@ -186,6 +186,47 @@ impl Startd {
             .find(|d| self.is_named(&d.slot, name))
             .map(|d| self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings))
     }
+
+    /// Makes `ad`, an ad of slot `name` this startd gave earlier
+    /// ([`ad`](Startd::ad), [`ads`](Startd::ads)), the slot's ad now, as
+    /// [`ad`](Startd::ad) would give it: most of the time by setting again,
+    /// in place, the few attributes that change over the slot's life,
+    /// which spares a caller that keeps its own copy of each ad (as a
+    /// simulation does) building and dropping whole ads. False, and `ad`
+    /// untouched, when the startd has no slot `name`. An ad that is not an
+    /// earlier ad of the slot may keep attributes the slot's ad lacks.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let mut kept = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// startd.claim("slot1@n1", &job)?;
+    /// assert!(startd.refresh_ad("slot1@n1", &mut kept));
+    /// assert_eq!(kept.eval_attr("Cpus"), Value::Int(3));
+    /// assert_eq!(Some(kept.to_string()), startd.ad("slot1@n1").map(|ad| ad.to_string()));
+    /// assert!(!startd.refresh_ad("slot9@n1", &mut kept));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh_ad(&self, name: &str, ad: &mut ClassAd) -> bool {
+        if let Some(i) = self.find_slot(name) {
+            let slot = &self.layout.slots[i];
+            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
+            self.refresh_built_ad(ad, slot, None, &children);
+            return true;
+        }
+        match self.dynamic.iter().find(|d| self.is_named(&d.slot, name)) {
+            Some(d) => {
+                self.refresh_built_ad(ad, &d.slot, Some(&d.job), &[]);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// What follows the decimal digits of `n` at the start of `text`, if it
