@@ -128,7 +128,14 @@ pub struct Pool {
     pub busy_weight: f64,
     /// An empty ad, shared (what a slot holds while its ad is rebuilt).
     empty: Arc<ClassAd>,
+    /// Jobs as the startds round them (see [`Startd::rounding`]), by the
+    /// job ad's address (the ad held), host type and layout slot: `None`
+    /// when the rounding may depend on the slot.
+    roundings: HashMap<(usize, usize, usize), (JobAd, Option<ClassAd>)>,
 }
+
+/// How many roundings [`Pool::carve`] keeps before it forgets them all.
+const MAX_ROUNDINGS: usize = 4096;
 
 /// From this many ads to rebuild at once, they are built in parallel.
 const PARALLEL_REBUILD_FROM: usize = 16;
@@ -177,6 +184,7 @@ impl Pool {
             total_weight: 0.0,
             busy_weight: 0.0,
             empty: Arc::new(ClassAd::new()),
+            roundings: HashMap::new(),
         };
         for (k, m) in scenario.machines.iter().enumerate() {
             pool.add_machines(scenario, k, m)?;
@@ -452,7 +460,7 @@ impl Pool {
 
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
     /// its index, or `None` when the job does not fit.
-    pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
+    pub fn carve(&mut self, pslot: usize, job: &JobAd) -> Option<usize> {
         let SlotKind::Partitionable { host, layout } = self.slots[pslot].kind else {
             return None;
         };
@@ -468,11 +476,23 @@ impl Pool {
         // figures (`TotalSlots`) since it was built.
         let current =
             self.hosts[host].single_partitionable && !self.dirty.contains(&pslot) && !self.stale.contains(&pslot);
+        // Hosts of one type round a job alike, when the rounding reads
+        // only the job.
+        let key = (Arc::as_ptr(job) as usize, self.hosts[host].type_key, layout);
+        if !self.roundings.get(&key).is_some_and(|(held, _)| Arc::ptr_eq(held, job)) {
+            if self.roundings.len() >= MAX_ROUNDINGS {
+                self.roundings.clear();
+            }
+            let rounded = self.hosts[host].startd.rounding(&name, job);
+            self.roundings.insert(key, (job.clone(), rounded));
+        }
+        let rounded = self.roundings.get(&key).and_then(|(_, r)| r.as_ref());
         let startd = &mut self.hosts[host].startd;
-        let claim = if current {
-            startd.claim_with_ad(&name, job, &self.slots[pslot].ad).ok()?
-        } else {
-            startd.claim(&name, job).ok()?
+        let current = current.then(|| &*self.slots[pslot].ad);
+        let claim = match (rounded, current) {
+            (Some(rounded), _) => startd.claim_rounded(&name, job, rounded, current).ok()?,
+            (None, Some(ad)) => startd.claim_with_ad(&name, job, ad).ok()?,
+            (None, None) => startd.claim(&name, job).ok()?,
         };
         self.dirty.insert(pslot);
         self.update_free(pslot);
