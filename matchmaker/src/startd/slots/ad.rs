@@ -482,28 +482,73 @@ impl Startd {
         SlotPolicy { steps, warnings }
     }
 
+    /// What dynamic slot `slot`, named `name` and claimed by `job`, adds to
+    /// its partitionable slot's `Child<Attr>` lists.
+    pub(crate) fn child_row(&self, slot: &Slot, name: &str, job: &ClassAd) -> ChildRow {
+        let totals = &self.layout.totals;
+        ChildRow {
+            cpus: num(slot.advertised_cpus()),
+            memory: Expr::from(slot.memory),
+            disk: Expr::from(slot.disk(totals.disk)),
+            custom: totals
+                .custom
+                .iter()
+                .map(|c| Expr::from(slot.custom.get(&c.name).copied().unwrap_or(0.0).trunc() as i64))
+                .collect(),
+            name: Expr::from(name),
+            dslot_id: Expr::from(i64::from(slot.sub_id)),
+            user: string_attr(job, NAMES.user).unwrap_or_else(|| Value::Undefined.to_expr()),
+        }
+    }
+
     fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
         let n = &*NAMES;
-        let totals = &self.layout.totals;
-        let nums = |g: &dyn Fn(&DynamicSlot) -> Expr| Expr::list(children.iter().map(|d| g(d)).collect());
-        f.put(n.child_cpus, nums(&|d| num(d.slot.advertised_cpus())));
-        f.put(n.child_memory, nums(&|d| Expr::from(d.slot.memory)));
-        f.put(n.child_disk, nums(&|d| Expr::from(d.slot.disk(totals.disk))));
-        for (c, names) in totals.custom.iter().zip(self.custom_names.iter()) {
-            f.put(
-                names.child,
-                nums(&|d| Expr::from(d.slot.custom.get(&c.name).copied().unwrap_or(0.0).trunc() as i64)),
-            );
+        let nums = |g: &dyn Fn(&ChildRow) -> &Expr| Expr::list(children.iter().map(|d| g(&d.row).clone()).collect());
+        f.put(n.child_cpus, nums(&|r| &r.cpus));
+        f.put(n.child_memory, nums(&|r| &r.memory));
+        f.put(n.child_disk, nums(&|r| &r.disk));
+        for (k, names) in self.custom_names.iter().enumerate() {
+            f.put(names.child, nums(&|r| &r.custom[k]));
         }
-        f.put(n.child_name, nums(&|d| Expr::from(self.slot_name(&d.slot))));
-        f.put(n.child_dslot_id, nums(&|d| Expr::from(i64::from(d.slot.sub_id))));
-        f.put(n.child_state, nums(&|_| Expr::from("Claimed")));
-        f.put(n.child_activity, nums(&|_| Expr::from("Busy")));
-        let remote_users = nums(&|d| string_attr(&d.job, n.user).unwrap_or_else(|| Value::Undefined.to_expr()));
+        f.put(n.child_name, nums(&|r| &r.name));
+        f.put(n.child_dslot_id, nums(&|r| &r.dslot_id));
+        let (claimed, busy) = match CLAIMED_BUSY.get(children.len()) {
+            Some(both) => both.clone(),
+            None => claimed_busy(children.len()),
+        };
+        f.put(n.child_state, claimed);
+        f.put(n.child_activity, busy);
+        let remote_users = nums(&|r| &r.user);
         f.put(n.child_remote_user, remote_users.clone());
         f.put(n.child_remote_owner, remote_users);
     }
 }
+
+/// What a dynamic slot adds to each of its partitionable slot's
+/// `Child<Attr>` lists: made when it is created (none of it changes over
+/// its life), so that the partitionable slot's ad need not work it out
+/// from the slot and its job each time it is built.
+#[derive(Debug, Clone)]
+pub(crate) struct ChildRow {
+    cpus: Expr,
+    memory: Expr,
+    disk: Expr,
+    /// By the machine's custom resources, in order.
+    custom: Box<[Expr]>,
+    name: Expr,
+    dslot_id: Expr,
+    /// `User` of its job, UNDEFINED when not a string.
+    user: Expr,
+}
+
+/// `ChildState` and `ChildActivity` of `n` dynamic slots: all `Claimed`,
+/// all `Busy`.
+fn claimed_busy(n: usize) -> (Expr, Expr) {
+    (Expr::list(vec![Expr::from("Claimed"); n]), Expr::list(vec![Expr::from("Busy"); n]))
+}
+
+/// [`claimed_busy`] of the usual numbers of dynamic slots, made once.
+static CLAIMED_BUSY: LazyLock<Vec<(Expr, Expr)>> = LazyLock::new(|| (0..=64).map(claimed_busy).collect());
 
 /// How [`Startd::fill`] sets a slot's attributes.
 enum Fill {

@@ -421,7 +421,8 @@ impl Startd {
         }
         self.layout.slots[index] = parent_after;
         let name = self.slot_name(&dslot);
-        self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone() });
+        let row = self.child_row(&dslot, &name, &request);
+        self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone(), row });
         let leftovers = if knobs.leftovers { self.ad(&parent_name) } else { None };
         Ok(Claim { name, job: request, leftovers })
     }

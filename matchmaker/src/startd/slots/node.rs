@@ -29,7 +29,7 @@ use classad::ClassAd;
 
 use std::sync::Arc;
 
-use super::ad::{decimal, push_number, CustomNames};
+use super::ad::{decimal, push_number, ChildRow, CustomNames};
 use super::layout::Layout;
 use super::policy::Policies;
 use super::resources::with_detected;
@@ -44,6 +44,8 @@ pub struct DynamicSlot {
     /// The job (request) it was created for, with the startd's rounding
     /// of its requests applied.
     pub job: ClassAd,
+    /// What it adds to its partitionable slot's `Child<Attr>` lists.
+    pub(crate) row: ChildRow,
 }
 
 /// A startd: a machine, its configuration, its slots.
