@@ -200,7 +200,7 @@ impl Startd {
         if parent.kind != SlotKind::Partitionable {
             return None;
         }
-        let knobs = self.policies.knobs(&self.config, parent.type_id);
+        let knobs = self.policies.knobs_ref(&self.config, parent.type_id);
         let opts = options();
         let mut modified = job.clone();
         for (attr, expr) in &knobs.modify {
