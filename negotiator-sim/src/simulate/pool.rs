@@ -126,7 +126,16 @@ pub struct Pool {
     pub total_weight: f64,
     /// The weight of the claimed slots.
     pub busy_weight: f64,
+    /// An empty ad, shared (what a slot holds while its ad is rebuilt).
+    empty: Arc<ClassAd>,
+    /// Jobs as the startds round them (see [`Startd::rounding`]), by the
+    /// job ad's address (the ad held), host type and layout slot: `None`
+    /// when the rounding may depend on the slot.
+    roundings: HashMap<(usize, usize, usize), (JobAd, Option<ClassAd>)>,
 }
+
+/// How many roundings [`Pool::carve`] keeps before it forgets them all.
+const MAX_ROUNDINGS: usize = 4096;
 
 /// From this many ads to rebuild at once, they are built in parallel.
 const PARALLEL_REBUILD_FROM: usize = 16;
@@ -174,6 +183,8 @@ impl Pool {
             weigher,
             total_weight: 0.0,
             busy_weight: 0.0,
+            empty: Arc::new(ClassAd::new()),
+            roundings: HashMap::new(),
         };
         for (k, m) in scenario.machines.iter().enumerate() {
             pool.add_machines(scenario, k, m)?;
@@ -379,28 +390,42 @@ impl Pool {
 
     /// Rebuilds the ads of slots `slots` (in order, each once): each
     /// startd builds its own, on as many threads as there are cores when
-    /// there are many.
+    /// there are many. An ad only the pool holds (no cycle kept it) is
+    /// brought up to date in place rather than built again.
     fn rebuild(&mut self, slots: &[usize]) {
         use rayon::prelude::*;
         for i in slots {
             self.stale.remove(i);
         }
-        let build = |&i: &usize| {
-            let host = match self.slots[i].kind {
+        let mut ads: Vec<(usize, Arc<ClassAd>)> =
+            slots.iter().map(|&i| (i, std::mem::replace(&mut self.slots[i].ad, self.empty.clone()))).collect();
+        let (pool_slots, hosts) = (&self.slots, &self.hosts);
+        let build = |(i, ad): &mut (usize, Arc<ClassAd>)| {
+            let host = match pool_slots[*i].kind {
                 SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
-                SlotKind::Static => return None,
+                SlotKind::Static => return,
             };
-            self.hosts[host].startd.ad(&self.slots[i].name).map(Arc::new)
-        };
-        let ads: Vec<Option<Arc<ClassAd>>> = if slots.len() >= PARALLEL_REBUILD_FROM {
-            slots.par_iter().map(build).collect()
-        } else {
-            slots.iter().map(build).collect()
-        };
-        for (&i, ad) in slots.iter().zip(ads) {
-            if let Some(ad) = ad {
-                self.slots[i].ad = ad;
+            let startd = &hosts[host].startd;
+            let name = &pool_slots[*i].name;
+            match Arc::get_mut(ad) {
+                // (an empty ad is one the slot never had: built afresh)
+                Some(own) if !own.is_empty() => {
+                    startd.refresh_ad(name, own);
+                }
+                _ => {
+                    if let Some(new) = startd.ad(name) {
+                        *ad = Arc::new(new);
+                    }
+                }
             }
+        };
+        if slots.len() >= PARALLEL_REBUILD_FROM {
+            ads.par_iter_mut().for_each(build);
+        } else {
+            ads.iter_mut().for_each(build);
+        }
+        for (i, ad) in ads {
+            self.slots[i].ad = ad;
         }
     }
 
@@ -435,7 +460,7 @@ impl Pool {
 
     /// Carves a dynamic slot for `job` from partitionable slot `pslot`;
     /// its index, or `None` when the job does not fit.
-    pub fn carve(&mut self, pslot: usize, job: &ClassAd) -> Option<usize> {
+    pub fn carve(&mut self, pslot: usize, job: &JobAd) -> Option<usize> {
         let SlotKind::Partitionable { host, layout } = self.slots[pslot].kind else {
             return None;
         };
@@ -451,11 +476,23 @@ impl Pool {
         // figures (`TotalSlots`) since it was built.
         let current =
             self.hosts[host].single_partitionable && !self.dirty.contains(&pslot) && !self.stale.contains(&pslot);
+        // Hosts of one type round a job alike, when the rounding reads
+        // only the job.
+        let key = (Arc::as_ptr(job) as usize, self.hosts[host].type_key, layout);
+        if !self.roundings.get(&key).is_some_and(|(held, _)| Arc::ptr_eq(held, job)) {
+            if self.roundings.len() >= MAX_ROUNDINGS {
+                self.roundings.clear();
+            }
+            let rounded = self.hosts[host].startd.rounding(&name, job);
+            self.roundings.insert(key, (job.clone(), rounded));
+        }
+        let rounded = self.roundings.get(&key).and_then(|(_, r)| r.as_ref());
         let startd = &mut self.hosts[host].startd;
-        let claim = if current {
-            startd.claim_with_ad(&name, job, &self.slots[pslot].ad).ok()?
-        } else {
-            startd.claim(&name, job).ok()?
+        let current = current.then(|| &*self.slots[pslot].ad);
+        let claim = match (rounded, current) {
+            (Some(rounded), _) => startd.claim_rounded(&name, job, rounded, current).ok()?,
+            (None, Some(ad)) => startd.claim_with_ad(&name, job, ad).ok()?,
+            (None, None) => startd.claim(&name, job).ok()?,
         };
         self.dirty.insert(pslot);
         self.update_free(pslot);
@@ -466,7 +503,7 @@ impl Pool {
             name: claim.name,
             kind: SlotKind::Dynamic { host, parent: pslot },
             rank_varies: varies,
-            ad: Arc::new(ClassAd::new()),
+            ad: self.empty.clone(),
             weight,
             claim: None,
             alive: true,
@@ -513,7 +550,7 @@ impl Pool {
             let _ = self.hosts[host].startd.release(&name);
             self.total_weight -= self.slots[i].weight;
             self.slots[i].alive = false;
-            self.slots[i].ad = Arc::new(ClassAd::new());
+            self.slots[i].ad = self.empty.clone();
             self.free_indices.push(i);
             self.stale.remove(&i);
             self.dirty.insert(parent);

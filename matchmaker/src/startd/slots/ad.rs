@@ -89,7 +89,7 @@ impl Startd {
     /// Whether slots of `type_id` have a consumption policy
     /// (`CONSUMPTION_POLICY`, per type).
     pub(crate) fn has_consumption_policy(&self, slot: &Slot) -> bool {
-        slot.kind != SlotKind::Static && self.policies.knobs(&self.config, slot.type_id).consumption_policy
+        slot.kind != SlotKind::Static && self.policies.knobs_ref(&self.config, slot.type_id).consumption_policy
     }
 
     fn expr_or(&self, text: &str, warnings: &mut Vec<String>, what: &str) -> Option<Expr> {
@@ -139,6 +139,34 @@ impl Startd {
             cell.get_or_init(|| self.patchable(&ad, slot, job, children, &policy).then(|| Arc::new(ad.clone())));
         }
         ad
+    }
+
+    /// Brings `ad`, an earlier ad of `slot` (with `job` and `children` as
+    /// [`build_ad`](Self::build_ad) takes them) that this startd built,
+    /// up to date in place: patched as the slot's base would be, when the
+    /// slot has a base and `ad` has its attributes; otherwise built again.
+    /// Either way `ad` ends as `build_ad` would make it.
+    pub(crate) fn refresh_built_ad(
+        &self,
+        ad: &mut ClassAd,
+        slot: &Slot,
+        job: Option<&ClassAd>,
+        children: &[&DynamicSlot],
+    ) {
+        let base = self.policies.base_entry(&self.layout, slot, claim_shape(job)).and_then(|b| b.get());
+        let policy = self.policies.slot_entry(&self.layout, slot).and_then(|cell| cell.get());
+        if let (Some(Some(base)), Some(policy)) = (base, policy) {
+            // An earlier ad of the slot has the base's attributes, in its
+            // order: patching it sets what patching the base would.
+            if ad.len() == base.len()
+                && ad.chained_parent().is_none()
+                && self.fill(ad, slot, job, children, Fill::Patch).complete
+                && self.patch_policy(ad, slot, policy)
+            {
+                return;
+            }
+        }
+        *ad = self.build_ad(slot, job, children, &mut Vec::new());
     }
 
     /// Whether an ad built afresh (`ad`) may serve as the base of later
@@ -454,28 +482,73 @@ impl Startd {
         SlotPolicy { steps, warnings }
     }
 
+    /// What dynamic slot `slot`, named `name` and claimed by `job`, adds to
+    /// its partitionable slot's `Child<Attr>` lists.
+    pub(crate) fn child_row(&self, slot: &Slot, name: &str, job: &ClassAd) -> ChildRow {
+        let totals = &self.layout.totals;
+        ChildRow {
+            cpus: num(slot.advertised_cpus()),
+            memory: Expr::from(slot.memory),
+            disk: Expr::from(slot.disk(totals.disk)),
+            custom: totals
+                .custom
+                .iter()
+                .map(|c| Expr::from(slot.custom.get(&c.name).copied().unwrap_or(0.0).trunc() as i64))
+                .collect(),
+            name: Expr::from(name),
+            dslot_id: Expr::from(i64::from(slot.sub_id)),
+            user: string_attr(job, NAMES.user).unwrap_or_else(|| Value::Undefined.to_expr()),
+        }
+    }
+
     fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
         let n = &*NAMES;
-        let totals = &self.layout.totals;
-        let nums = |g: &dyn Fn(&DynamicSlot) -> Expr| Expr::list(children.iter().map(|d| g(d)).collect());
-        f.put(n.child_cpus, nums(&|d| num(d.slot.advertised_cpus())));
-        f.put(n.child_memory, nums(&|d| Expr::from(d.slot.memory)));
-        f.put(n.child_disk, nums(&|d| Expr::from(d.slot.disk(totals.disk))));
-        for (c, names) in totals.custom.iter().zip(self.custom_names.iter()) {
-            f.put(
-                names.child,
-                nums(&|d| Expr::from(d.slot.custom.get(&c.name).copied().unwrap_or(0.0).trunc() as i64)),
-            );
+        let nums = |g: &dyn Fn(&ChildRow) -> &Expr| Expr::list(children.iter().map(|d| g(&d.row).clone()).collect());
+        f.put(n.child_cpus, nums(&|r| &r.cpus));
+        f.put(n.child_memory, nums(&|r| &r.memory));
+        f.put(n.child_disk, nums(&|r| &r.disk));
+        for (k, names) in self.custom_names.iter().enumerate() {
+            f.put(names.child, nums(&|r| &r.custom[k]));
         }
-        f.put(n.child_name, nums(&|d| Expr::from(self.slot_name(&d.slot))));
-        f.put(n.child_dslot_id, nums(&|d| Expr::from(i64::from(d.slot.sub_id))));
-        f.put(n.child_state, nums(&|_| Expr::from("Claimed")));
-        f.put(n.child_activity, nums(&|_| Expr::from("Busy")));
-        let remote_users = nums(&|d| string_attr(&d.job, n.user).unwrap_or_else(|| Value::Undefined.to_expr()));
+        f.put(n.child_name, nums(&|r| &r.name));
+        f.put(n.child_dslot_id, nums(&|r| &r.dslot_id));
+        let (claimed, busy) = match CLAIMED_BUSY.get(children.len()) {
+            Some(both) => both.clone(),
+            None => claimed_busy(children.len()),
+        };
+        f.put(n.child_state, claimed);
+        f.put(n.child_activity, busy);
+        let remote_users = nums(&|r| &r.user);
         f.put(n.child_remote_user, remote_users.clone());
         f.put(n.child_remote_owner, remote_users);
     }
 }
+
+/// What a dynamic slot adds to each of its partitionable slot's
+/// `Child<Attr>` lists: made when it is created (none of it changes over
+/// its life), so that the partitionable slot's ad need not work it out
+/// from the slot and its job each time it is built.
+#[derive(Debug, Clone)]
+pub(crate) struct ChildRow {
+    cpus: Expr,
+    memory: Expr,
+    disk: Expr,
+    /// By the machine's custom resources, in order.
+    custom: Box<[Expr]>,
+    name: Expr,
+    dslot_id: Expr,
+    /// `User` of its job, UNDEFINED when not a string.
+    user: Expr,
+}
+
+/// `ChildState` and `ChildActivity` of `n` dynamic slots: all `Claimed`,
+/// all `Busy`.
+fn claimed_busy(n: usize) -> (Expr, Expr) {
+    (Expr::list(vec![Expr::from("Claimed"); n]), Expr::list(vec![Expr::from("Busy"); n]))
+}
+
+/// [`claimed_busy`] of the usual numbers of dynamic slots, made once.
+static CLAIMED_BUSY: LazyLock<Vec<(Expr, Expr)>> = LazyLock::new(|| (0..=64).map(claimed_busy).collect());
 
 /// How [`Startd::fill`] sets a slot's attributes.
 enum Fill {
@@ -721,11 +794,14 @@ mod tests {
             let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
             let config = Config::parse_str(CONFIGS[config], "t.conf").expect("config");
             let mut startd = Startd::new(machine, &config).expect("startd");
+            // Each slot's ad as first given, refreshed in place at every step.
+            let mut kept: std::collections::BTreeMap<String, ClassAd> = std::collections::BTreeMap::new();
             for (action, cpus, memory, shape, gpus) in steps {
                 if action == 0 && !startd.dynamic.is_empty() {
                     let k = (memory as usize) % startd.dynamic.len();
                     let name = startd.slot_name(&startd.dynamic[k].slot);
                     startd.release(&name).expect("release");
+                    kept.remove(&name);
                 } else {
                     let mut job = ClassAd::new();
                     job.insert("RequestCpus", cpus);
@@ -743,7 +819,26 @@ mod tests {
                     let _ = startd.claim(slot, &job);
                 }
                 let (patched, fresh) = ads_both_ways(&mut startd);
-                prop_assert_eq!(patched, fresh);
+                prop_assert_eq!(&patched, &fresh);
+                let names: Vec<String> = startd
+                    .layout
+                    .slots
+                    .iter()
+                    .map(|s| startd.slot_name(s))
+                    .chain(startd.dynamic.iter().map(|d| startd.slot_name(&d.slot)))
+                    .collect();
+                for name in names {
+                    let now = startd.ad(&name).expect("a slot of the startd");
+                    match kept.get_mut(&name) {
+                        Some(ad) => {
+                            prop_assert!(startd.refresh_ad(&name, ad));
+                            prop_assert_eq!(ad.to_string(), now.to_string());
+                        }
+                        None => {
+                            kept.insert(name, now);
+                        }
+                    }
+                }
             }
         }
     }

@@ -78,6 +78,56 @@ fn eval_number(ctx: &EvalContext<'_>, attr: impl AttrKey) -> Option<f64> {
     }
 }
 
+/// Functions whose value is their arguments' alone (no clock, no
+/// randomness, no evaluation of text), which a rounding may call and
+/// still be done ahead.
+const PLAIN_FUNCTIONS: &[&str] = &[
+    "quantize",
+    "ifThenElse",
+    "min",
+    "max",
+    "int",
+    "real",
+    "floor",
+    "ceiling",
+    "round",
+    "pow",
+    "isUndefined",
+    "isError",
+    "isInteger",
+    "isReal",
+    "isBoolean",
+    "isString",
+];
+
+/// Whether `expr`, evaluated in `ad`, reads nothing outside `ad`, and
+/// neither it nor the attributes of `ad` it reads call a function that is
+/// not plain arithmetic (see [`PLAIN_FUNCTIONS`]) or hold a nested ad.
+fn reads_only(opts: &EvalOptions, ad: &ClassAd, expr: &classad::Expr) -> bool {
+    fn plain(expr: &classad::Expr) -> bool {
+        let Some(node) = expr.as_node() else { return true };
+        match node {
+            classad::Node::Record(_) => false,
+            classad::Node::Call(call) => {
+                let name = call.name().as_str();
+                PLAIN_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(name)) && call.args().iter().all(plain)
+            }
+            _ => node.children().all(plain),
+        }
+    }
+    use classad::references::{external, internal};
+    let (Ok(external), Ok(internal)) = (external(opts, ad, expr), internal(opts, ad, expr)) else {
+        return false;
+    };
+    external.is_empty()
+        && plain(expr)
+        && internal.iter().all(|name| {
+            // an internal reference is a name of `ad`, or a path into one
+            // (refused: only plain attributes are followed here)
+            !name.contains(['.', '[']) && ad.lookup(name.as_str()).is_none_or(plain)
+        })
+}
+
 impl Startd {
     fn requirements_accept(slot_ad: &ClassAd, job: &ClassAd) -> bool {
         let opts = options();
@@ -89,7 +139,7 @@ impl Startd {
     /// partitionable, its `Requirements` refuse the job, a request is
     /// missing, or the slot has not enough left.
     pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<Claim, SlotError> {
-        self.claim_given(slot, job, None)
+        self.claim_given(slot, job, None, None)
     }
 
     /// As [`claim`](Startd::claim), given the partitionable slot's ad as
@@ -113,10 +163,79 @@ impl Startd {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn claim_with_ad(&mut self, slot: &str, job: &ClassAd, current: &ClassAd) -> Result<Claim, SlotError> {
-        self.claim_given(slot, job, Some(current))
+        self.claim_given(slot, job, Some(current), None)
     }
 
-    fn claim_given(&mut self, slot: &str, job: &ClassAd, current: Option<&ClassAd>) -> Result<Claim, SlotError> {
+    /// The job with its requests rounded as a claim on partitionable slot
+    /// `slot` rounds them (`MODIFY_REQUEST_EXPR_*`), when the rounding
+    /// reads nothing but the job: no attribute of the slot, no function
+    /// but plain arithmetic ones (`quantize`, `ifThenElse`, `min`, ...).
+    /// Every slot of the same type, on a startd with the same
+    /// configuration, then rounds the job so, and a caller that claims
+    /// many slots for one job may round it once and give the result to
+    /// [`claim_rounded`](Startd::claim_rounded). `None` when the rounding
+    /// may depend on the slot, or there is no such partitionable slot.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// let rounded = startd.rounding("slot1@n1", &job).expect("the default rounding reads only the job");
+    /// assert_eq!(rounded.eval_attr("RequestMemory"), Value::Int(1024));
+    /// let claim = startd.claim_rounded("slot1@n1", &job, &rounded, None)?;
+    /// assert_eq!(claim.job.eval_attr("RequestMemory"), Value::Int(1024));
+    /// // a rounding that reads the slot's ad is not done ahead
+    /// let config = Config::parse_str("MODIFY_REQUEST_EXPR_REQUESTMEMORY = TARGET.Memory\n", "startd.conf")?;
+    /// let startd = Startd::new(Machine { name: "n2".into(), ..Machine::default() }, &config)?;
+    /// assert!(startd.rounding("slot1@n2", &job).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rounding(&self, slot: &str, job: &ClassAd) -> Option<ClassAd> {
+        let index = self.find_slot(slot)?;
+        let parent = &self.layout.slots[index];
+        if parent.kind != SlotKind::Partitionable {
+            return None;
+        }
+        let knobs = self.policies.knobs_ref(&self.config, parent.type_id);
+        let opts = options();
+        let mut modified = job.clone();
+        for (attr, expr) in &knobs.modify {
+            if !reads_only(&opts, &modified, expr) {
+                return None;
+            }
+            if let Value::Int(v) = EvalContext::new(&opts).my(&modified).eval(expr) {
+                modified.insert(*attr, v);
+            }
+        }
+        Some(modified)
+    }
+
+    /// As [`claim_with_ad`](Startd::claim_with_ad) (`current` given) or
+    /// [`claim`](Startd::claim), given the job as
+    /// [`rounding`](Startd::rounding) rounded it for a slot of the same
+    /// type and configuration, which the claim then need not round again.
+    /// A `rounded` made otherwise gives the claim wrong requests.
+    pub fn claim_rounded(
+        &mut self,
+        slot: &str,
+        job: &ClassAd,
+        rounded: &ClassAd,
+        current: Option<&ClassAd>,
+    ) -> Result<Claim, SlotError> {
+        self.claim_given(slot, job, current, Some(rounded))
+    }
+
+    fn claim_given(
+        &mut self,
+        slot: &str,
+        job: &ClassAd,
+        current: Option<&ClassAd>,
+        rounded: Option<&ClassAd>,
+    ) -> Result<Claim, SlotError> {
         let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
         let parent = self.layout.slots[index].clone();
         let parent_name = self.slot_name(&parent);
@@ -135,15 +254,21 @@ impl Startd {
         let does_not_fit = |reason: String| SlotError::RequestDoesNotFit { slot: parent_name.clone(), reason };
 
         // 1-2: round the requests; keep the rounding only if it still matches.
-        let mut modified = job.clone();
         let opts = options();
         let knobs = self.policies.knobs(&self.config, parent.type_id);
-        for (attr, expr) in &knobs.modify {
-            let value = EvalContext::new(&opts).my(&modified).target(parent_ad).eval(expr);
-            if let Value::Int(v) = value {
-                modified.insert(*attr, v);
+        let modified = match rounded {
+            Some(rounded) => rounded.clone(),
+            None => {
+                let mut modified = job.clone();
+                for (attr, expr) in &knobs.modify {
+                    let value = EvalContext::new(&opts).my(&modified).target(parent_ad).eval(expr);
+                    if let Value::Int(v) = value {
+                        modified.insert(*attr, v);
+                    }
+                }
+                modified
             }
-        }
+        };
         let must_modify = knobs
             .must_modify
             .as_ref()
@@ -296,7 +421,8 @@ impl Startd {
         }
         self.layout.slots[index] = parent_after;
         let name = self.slot_name(&dslot);
-        self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone() });
+        let row = self.child_row(&dslot, &name, &request);
+        self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone(), row });
         let leftovers = if knobs.leftovers { self.ad(&parent_name) } else { None };
         Ok(Claim { name, job: request, leftovers })
     }
@@ -405,6 +531,36 @@ mod tests {
         let d = s.ad(&c.name).ok_or("no d-slot")?;
         assert!(d.lookup("Broken").is_none() && d.lookup("Gone").is_none());
         assert_eq!(d.eval_attr("DynamicSlot"), Value::Bool(true));
+        Ok(())
+    }
+
+    #[test]
+    fn roundings_done_ahead_are_those_of_the_claim() -> Result<(), Box<dyn std::error::Error>> {
+        let default = "STARTD_DETECT_GPUS = false\n";
+        let reads_slot =
+            "STARTD_DETECT_GPUS = false\nMODIFY_REQUEST_EXPR_REQUESTMEMORY = min({RequestMemory * 2, TARGET.Memory})\n";
+        let random = "STARTD_DETECT_GPUS = false\nMODIFY_REQUEST_EXPR_REQUESTCPUS = random(3) + 1\n";
+        let plain_job = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000; User = \"u@d\" ]";
+        let job_reads_slot = "[ RequestCpus = 1; RequestMemory = Memory / 4; RequestDisk = 1000 ]";
+        for (config, job, ahead) in [
+            (default, plain_job, true),
+            (default, job_reads_slot, false),
+            (reads_slot, plain_job, false),
+            (random, plain_job, false),
+        ] {
+            let job: ClassAd = job.parse()?;
+            let (mut a, mut b) = (startd(config)?, startd(config)?);
+            let rounded = b.rounding("slot1", &job);
+            assert_eq!(rounded.is_some(), ahead, "{config} {job}");
+            let Some(rounded) = rounded else { continue };
+            for _ in 0..3 {
+                let (x, y) = (a.claim("slot1", &job)?, b.claim_rounded("slot1", &job, &rounded, None)?);
+                assert_eq!((x.name, x.job.to_string()), (y.name, y.job.to_string()));
+            }
+            let ads = |s: &mut Startd| s.ads().iter().map(|ad| ad.to_string()).collect::<Vec<_>>();
+            assert_eq!(ads(&mut a), ads(&mut b));
+            assert_eq!(b.ad("slot1_3@h").map(|d| d.eval_attr("Memory")), Some(Value::Int(1024)));
+        }
         Ok(())
     }
 

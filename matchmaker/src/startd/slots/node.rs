@@ -29,7 +29,7 @@ use classad::ClassAd;
 
 use std::sync::Arc;
 
-use super::ad::{decimal, push_number, CustomNames};
+use super::ad::{decimal, push_number, ChildRow, CustomNames};
 use super::layout::Layout;
 use super::policy::Policies;
 use super::resources::with_detected;
@@ -44,6 +44,8 @@ pub struct DynamicSlot {
     /// The job (request) it was created for, with the startd's rounding
     /// of its requests applied.
     pub job: ClassAd,
+    /// What it adds to its partitionable slot's `Child<Attr>` lists.
+    pub(crate) row: ChildRow,
 }
 
 /// A startd: a machine, its configuration, its slots.
@@ -105,7 +107,7 @@ impl Startd {
     /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
     pub fn slot_name(&self, slot: &Slot) -> String {
-        let knobs = self.policies.knobs(&self.config, slot.type_id);
+        let knobs = self.policies.knobs_ref(&self.config, slot.type_id);
         let mut name = String::with_capacity(knobs.prefix.len() + self.host.len() + 12);
         name.push_str(&knobs.prefix);
         push_number(&mut name, i64::from(slot.id));
@@ -121,7 +123,7 @@ impl Startd {
     /// What follows the `slot<N>` (or `slot<N>_<M>`) part of `key` when
     /// `key` starts with it, the name of `slot` being built so.
     fn after_short_name<'k>(&self, slot: &Slot, key: &'k str) -> Option<&'k str> {
-        let knobs = self.policies.knobs(&self.config, slot.type_id);
+        let knobs = self.policies.knobs_ref(&self.config, slot.type_id);
         let rest = strip_number(key.strip_prefix(knobs.prefix.as_str())?, slot.id)?;
         if slot.kind == SlotKind::Dynamic {
             strip_number(rest.strip_prefix('_')?, slot.sub_id)
@@ -140,7 +142,7 @@ impl Startd {
     /// short name (`slot1`) or by id (`1`).
     pub(crate) fn find_slot(&self, key: &str) -> Option<usize> {
         self.layout.slots.iter().position(|s| {
-            let prefix_has_at = self.policies.knobs(&self.config, s.type_id).prefix.contains('@');
+            let prefix_has_at = self.policies.knobs_ref(&self.config, s.type_id).prefix.contains('@');
             if prefix_has_at {
                 // the short name is what comes before the first '@'
                 let name = self.slot_name(s);
@@ -185,6 +187,47 @@ impl Startd {
             .iter()
             .find(|d| self.is_named(&d.slot, name))
             .map(|d| self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings))
+    }
+
+    /// Makes `ad`, an ad of slot `name` this startd gave earlier
+    /// ([`ad`](Startd::ad), [`ads`](Startd::ads)), the slot's ad now, as
+    /// [`ad`](Startd::ad) would give it: most of the time by setting again,
+    /// in place, the few attributes that change over the slot's life,
+    /// which spares a caller that keeps its own copy of each ad (as a
+    /// simulation does) building and dropping whole ads. False, and `ad`
+    /// untouched, when the startd has no slot `name`. An ad that is not an
+    /// earlier ad of the slot may keep attributes the slot's ad lacks.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let mut kept = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// startd.claim("slot1@n1", &job)?;
+    /// assert!(startd.refresh_ad("slot1@n1", &mut kept));
+    /// assert_eq!(kept.eval_attr("Cpus"), Value::Int(3));
+    /// assert_eq!(Some(kept.to_string()), startd.ad("slot1@n1").map(|ad| ad.to_string()));
+    /// assert!(!startd.refresh_ad("slot9@n1", &mut kept));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh_ad(&self, name: &str, ad: &mut ClassAd) -> bool {
+        if let Some(i) = self.find_slot(name) {
+            let slot = &self.layout.slots[i];
+            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
+            self.refresh_built_ad(ad, slot, None, &children);
+            return true;
+        }
+        match self.dynamic.iter().find(|d| self.is_named(&d.slot, name)) {
+            Some(d) => {
+                self.refresh_built_ad(ad, &d.slot, Some(&d.job), &[]);
+                true
+            }
+            None => false,
+        }
     }
 }
 

@@ -127,11 +127,39 @@ impl Policies {
         self.bases.get(i).map(|b| &b[which])
     }
 
+    /// As [`knobs`](Self::knobs), borrowed when they are kept (no count
+    /// of references to change, for the many look-ups of names).
+    pub fn knobs_ref(&self, config: &Config, type_id: u32) -> Knobs<'_> {
+        match self.types.iter().find(|(t, _)| *t == type_id) {
+            Some((_, cell)) => Knobs::Kept(cell.get_or_init(|| Arc::new(TypeKnobs::read(config, type_id)))),
+            None => Knobs::Read(TypeKnobs::read(config, type_id)),
+        }
+    }
+
     /// The knobs of slot type `type_id`, read from `config` the first time.
     pub fn knobs(&self, config: &Config, type_id: u32) -> Arc<TypeKnobs> {
         match self.types.iter().find(|(t, _)| *t == type_id) {
             Some((_, cell)) => cell.get_or_init(|| Arc::new(TypeKnobs::read(config, type_id))).clone(),
             None => Arc::new(TypeKnobs::read(config, type_id)),
+        }
+    }
+}
+
+/// The knobs of a slot type, kept by the cache or read for the occasion.
+pub(crate) enum Knobs<'a> {
+    /// Kept.
+    Kept(&'a TypeKnobs),
+    /// Read (a type the layout lacks).
+    Read(TypeKnobs),
+}
+
+impl std::ops::Deref for Knobs<'_> {
+    type Target = TypeKnobs;
+
+    fn deref(&self) -> &TypeKnobs {
+        match self {
+            Knobs::Kept(k) => k,
+            Knobs::Read(k) => k,
         }
     }
 }
