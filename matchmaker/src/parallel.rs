@@ -7,12 +7,7 @@ const PARALLEL_FROM: usize = 4096;
 
 /// `f(i, &items[i])` for every item.
 pub(crate) fn map_indexed<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
-    #[cfg(feature = "parallel")]
-    if items.len() >= PARALLEL_FROM {
-        use rayon::prelude::*;
-        return items.par_iter().enumerate().map(|(i, item)| f(i, item)).collect();
-    }
-    items.iter().enumerate().map(|(i, item)| f(i, item)).collect()
+    map_indexed_from(items, PARALLEL_FROM, f)
 }
 
 /// Below this many items of costly work (a few microseconds an item,
@@ -22,11 +17,18 @@ const COSTLY_PARALLEL_FROM: usize = 48;
 /// As [`map_indexed`], for work that costs microseconds an item: on
 /// rayon's threads from a few dozen items on.
 pub(crate) fn map_costly<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    map_indexed_from(items, COSTLY_PARALLEL_FROM, f)
+}
+
+/// `f(i, &items[i])` for every item, on rayon's threads from `from` items on.
+fn map_indexed_from<T: Sync, R: Send>(items: &[T], from: usize, f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
     #[cfg(feature = "parallel")]
-    if items.len() >= COSTLY_PARALLEL_FROM {
+    if items.len() >= from {
         use rayon::prelude::*;
         return items.par_iter().enumerate().map(|(i, item)| f(i, item)).collect();
     }
+    #[cfg(not(feature = "parallel"))]
+    let _ = from;
     items.iter().enumerate().map(|(i, item)| f(i, item)).collect()
 }
 
