@@ -324,12 +324,7 @@ pub(super) fn uniform_slot_rank(ads: &[impl Borrow<ClassAd>]) -> bool {
     let rank = Name::new("Rank");
     let value = |ad: &ClassAd| match ad.lookup(rank) {
         None => Some(0.0),
-        Some(e) => match e.as_literal()? {
-            classad::Literal::Int(i) => Some(*i as f64),
-            classad::Literal::Real(r) => Some(*r),
-            classad::Literal::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            _ => None,
-        },
+        Some(e) => crate::candidates::number(&Value::from(e.as_literal()?)),
     };
     let mut values = ads.iter().map(|ad| value(ad.borrow()).map(f64::to_bits));
     match values.next() {
