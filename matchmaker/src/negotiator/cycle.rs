@@ -256,8 +256,13 @@ struct State<'a, 'p> {
 }
 
 fn string_attr(ad: &ClassAd, name: Name) -> Option<String> {
+    str_literal(ad, name).map(str::to_string)
+}
+
+/// Attribute `name` of `ad` when it is written as a string.
+fn str_literal(ad: &ClassAd, name: Name) -> Option<&str> {
     match ad.lookup(name).and_then(Expr::as_literal) {
-        Some(classad::Literal::Str(s)) => Some(s.as_str().to_string()),
+        Some(classad::Literal::Str(s)) => Some(s.as_str()),
         _ => None,
     }
 }
@@ -425,7 +430,7 @@ pub(super) fn run<A: SlotAd>(
         let slot = Slot {
             available,
             current,
-            name: Arc::from(string_attr(ad, names.name).unwrap_or_default()),
+            name: Arc::from(str_literal(ad, names.name).unwrap_or_default()),
             resource: Arc::from(resource.as_ref()),
             running,
         };
