@@ -103,6 +103,11 @@ fn htcondor_spellings(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std
 
 fn main() -> ExitCode {
     let cli = Cli::parse_from(htcondor_spellings(std::env::args_os()));
+    // The main thread is one of rayon's threads: it takes its share of a
+    // parallel step instead of waiting, and no extra thread competes with
+    // it for the cores between parallel steps. (Fails only when a pool
+    // exists already, and then that one is used.)
+    let _ = rayon::ThreadPoolBuilder::new().use_current_thread().build_global();
     match cli.command {
         Command::Config(args) => config_cmd::run(args),
         Command::Userprio(args) => userprio_cmd::run(args),
