@@ -743,6 +743,32 @@ impl LogWriter {
 /// `|value| × 10⁶` rounded as C's `%.6f` rounds it (to nearest, ties to
 /// even, on the exact binary value), when that is below 2⁵³; `None` for
 /// larger values. Reading the six decimals back is then one exact division.
+/// The value a real reads back as once a record writes it with `%f`
+/// (see [`Records::set_real`]): rounded to six decimals, without writing
+/// the text.
+pub(crate) fn read_back(value: f64) -> f64 {
+    let value = if value.is_finite() {
+        value
+    } else if value > 0.0 {
+        f64::MAX
+    } else if value < 0.0 {
+        f64::MIN
+    } else {
+        0.0
+    };
+    match micros(value) {
+        Some(n) => {
+            let back = n.unsigned_abs() as f64 / 1e6;
+            if value.is_sign_negative() {
+                -back
+            } else {
+                back
+            }
+        }
+        None => format!("{value:.6}").parse().unwrap_or(value),
+    }
+}
+
 fn micros(value: f64) -> Option<i64> {
     if value.is_nan() || value.abs() >= 9.0e9 {
         return None;
@@ -918,6 +944,12 @@ mod tests {
             assert_eq!(r.as_str(), format!("103 K X {expected}\n"), "{v:e}");
             let parsed: f64 = expected.parse().expect("number");
             assert_eq!(back.to_bits(), parsed.to_bits(), "{v:e}");
+            // Read back without writing: the same value.
+            assert_eq!(read_back(v).to_bits(), parsed.to_bits(), "{v:e}");
+        }
+        for v in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            let back = Records::default().set_real("K", "X", v).expect("writes");
+            assert_eq!(read_back(v).to_bits(), back.to_bits(), "{v}");
         }
     }
 

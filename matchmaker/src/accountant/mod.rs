@@ -522,36 +522,44 @@ impl Accountant {
         let priority = (old_priority * aging + weighted_recent * (1.0 - aging)).max(MIN_PRIORITY);
         let new_accumulated = accumulated + (used * time_passed) as f64 + uncharged as f64;
         let new_weighted_accumulated = weighted_accumulated + weighted_used * tp + weighted_uncharged;
-        let p = &mut self.pending;
+        // The records are written only when there is a log to take them.
+        let mut p = self.log.is_some().then_some(&mut self.pending);
+        // What is kept is what the log says: reals rounded by `%f`.
+        let mut real = |name: &str, value: f64| match p.as_mut() {
+            Some(p) => p.set_real_checked(key, name, value),
+            None => classad_log::read_back(value),
+        };
         // Compared with the clamped old value, as HTCondor does: a missing
         // priority that stays at 0.5 is not written.
-        // What is kept is what the log says: reals rounded by `%f`.
         if priority != old_priority {
-            c.priority = Some(p.set_real_checked(key, "Priority", priority));
+            c.priority = Some(real("Priority", priority));
         }
         if new_accumulated != accumulated {
-            c.accumulated_usage = Some(p.set_real_checked(key, "AccumulatedUsage", new_accumulated));
+            c.accumulated_usage = Some(real("AccumulatedUsage", new_accumulated));
         }
         if new_weighted_accumulated != weighted_accumulated {
-            c.weighted_accumulated_usage =
-                Some(p.set_real_checked(key, "WeightedAccumulatedUsage", new_weighted_accumulated));
+            c.weighted_accumulated_usage = Some(real("WeightedAccumulatedUsage", new_weighted_accumulated));
         }
         let mut itoa = [0u8; 20];
+        let mut set = |name: &str, text: &str| match p.as_mut() {
+            Some(p) => p.set(key, name, text),
+            None => Ok(()),
+        };
         if new_accumulated > 0.0 && begin == 0 {
             c.begin_usage_time = Some(now);
-            p.set(key, "BeginUsageTime", int_text(now, &mut itoa))?;
+            set("BeginUsageTime", int_text(now, &mut itoa))?;
         }
         if recent > 0.0 {
             c.last_usage_time = Some(now);
-            p.set(key, "LastUsageTime", int_text(now, &mut itoa))?;
+            set("LastUsageTime", int_text(now, &mut itoa))?;
         }
         if c.uncharged_time != Some(0) {
             c.uncharged_time = Some(0);
-            p.set(key, "UnchargedTime", "0")?;
+            set("UnchargedTime", "0")?;
         }
         if c.weighted_uncharged_time != Some(0.0) {
             c.weighted_uncharged_time = Some(0.0);
-            p.set(key, "WeightedUnchargedTime", "0.000000")?;
+            set("WeightedUnchargedTime", "0.000000")?;
         }
         Ok(())
     }
@@ -788,50 +796,49 @@ impl Accountant {
     /// usage, and the time it was in use since the last update is charged
     /// at the next update.
     pub fn remove_match(&mut self, resource: &str, now: i64) -> Result<(), AccountantError> {
-        let Some(r) = self.resource(resource).cloned() else {
+        let Some(r) = self.resource(resource) else {
             return Ok(());
         };
-        let key = format!("{RESOURCE_PREFIX}{resource}");
-        let Some(customer) = r.remote_user.clone().filter(|_| r.num_cp_matches.is_none()) else {
+        let (user, cp_matches, start_time, weight) = (r.remote_user.clone(), r.num_cp_matches, r.start_time, r.slot_weight);
+        // (The key is only written to a log.)
+        let key = if self.log.is_some() { format!("{RESOURCE_PREFIX}{resource}") } else { String::new() };
+        let Some(customer) = user.filter(|_| cp_matches.is_none()) else {
             // A consumption-policy placeholder, or a record without a user.
             self.destroy_resource(resource, &key)?;
             return self.commit(false);
         };
-        let start = r.start_time.unwrap_or(0).max(self.last_update);
-        let weight = r.slot_weight.unwrap_or(1.0);
+        let start = start_time.unwrap_or(0).max(self.last_update);
+        let weight = weight.unwrap_or(1.0);
         let in_use = now - start;
-        let c = self.customer(&customer).cloned().unwrap_or_default();
+        // What a record holds before the match leaves it (a missing record
+        // holds nothing).
+        let usage = |this: &Self, name: &str| {
+            this.customer(name).map_or((0, 0.0, 0, 0.0), |c| {
+                (
+                    c.resources_used.unwrap_or(0),
+                    c.weighted_resources_used.unwrap_or(0.0),
+                    c.uncharged_time.unwrap_or(0),
+                    c.weighted_uncharged_time.unwrap_or(0.0),
+                )
+            })
+        };
+        let (used, weighted, uncharged, weighted_uncharged) = usage(self, &customer);
         let group = self.group_of(&customer).to_string();
-        let g = self.customer(&group).cloned().unwrap_or_default();
-        let used = c.resources_used.unwrap_or(0);
-        self.set_customer_int(&customer, "ResourcesUsed", if used > 0 { used - 1 } else { used })?;
-        self.set_customer_real(
-            &customer,
-            "WeightedResourcesUsed",
-            (c.weighted_resources_used.unwrap_or(0.0) - weight).max(0.0),
-        )?;
-        self.set_customer_int(&customer, "UnchargedTime", c.uncharged_time.unwrap_or(0) + in_use)?;
-        self.set_customer_real(
-            &customer,
-            "WeightedUnchargedTime",
-            c.weighted_uncharged_time.unwrap_or(0.0) + in_use as f64 * weight,
-        )?;
+        let (group_used, group_weighted, group_uncharged, group_weighted_uncharged) = usage(self, &group);
+        let i = self.ensure_customer(&customer)?;
+        self.set_int_at(i, "ResourcesUsed", if used > 0 { used - 1 } else { used })?;
+        self.set_real_at(i, "WeightedResourcesUsed", (weighted - weight).max(0.0))?;
+        self.set_int_at(i, "UnchargedTime", uncharged + in_use)?;
+        self.set_real_at(i, "WeightedUnchargedTime", weighted_uncharged + in_use as f64 * weight)?;
         for part in group_path(&group) {
             let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
             self.set_customer_real(part, "HierWeightedResourcesUsed", (hier - weight).max(0.0))?;
         }
-        self.set_customer_real(
-            &group,
-            "WeightedResourcesUsed",
-            (g.weighted_resources_used.unwrap_or(0.0) - weight).max(0.0),
-        )?;
-        self.set_customer_int(&group, "ResourcesUsed", (g.resources_used.unwrap_or(0) - 1).max(0))?;
-        self.set_customer_int(&group, "UnchargedTime", g.uncharged_time.unwrap_or(0) + in_use)?;
-        self.set_customer_real(
-            &group,
-            "WeightedUnchargedTime",
-            g.weighted_uncharged_time.unwrap_or(0.0) + in_use as f64 * weight,
-        )?;
+        let g = self.ensure_customer(&group)?;
+        self.set_real_at(g, "WeightedResourcesUsed", (group_weighted - weight).max(0.0))?;
+        self.set_int_at(g, "ResourcesUsed", (group_used - 1).max(0))?;
+        self.set_int_at(g, "UnchargedTime", group_uncharged + in_use)?;
+        self.set_real_at(g, "WeightedUnchargedTime", group_weighted_uncharged + in_use as f64 * weight)?;
         self.destroy_resource(resource, &key)?;
         self.commit(false)
     }

@@ -93,12 +93,12 @@ impl Number {
 }
 
 /// The value a real reads back as after the log writes it (six decimals):
-/// whole numbers unchanged, anything else rounded through its text.
+/// whole numbers unchanged, anything else rounded as its text is.
 pub(crate) fn logged_real(value: f64) -> Number {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         return Number::Real(value);
     }
-    parse_number(&format_real(value)).unwrap_or(Number::Real(value))
+    Number::Real(crate::classad_log::read_back(value))
 }
 
 /// Reads a number from expression text: a literal quickly, anything else by
