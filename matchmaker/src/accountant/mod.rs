@@ -55,7 +55,7 @@ use crate::groups::{GroupTree, ROOT};
 pub use record::{CustomerRecord, ResourceRecord, ACCOUNTANT_KEY, CUSTOMER_PREFIX, RESOURCE_PREFIX};
 pub use report::{GroupQuotas, PriorityRow, UserprioTable};
 
-use record::{format_real, format_string, logged_real, Number};
+use record::{format_real, format_string, logged_real, CustomerAttr, Number};
 
 /// The smallest real user priority.
 pub const MIN_PRIORITY: f64 = 0.5;
@@ -442,11 +442,11 @@ impl Accountant {
     pub fn effective_priority_mut(&mut self, name: &str) -> Result<f64, AccountantError> {
         let factor = self.priority_factor(name);
         if self.customer(name).and_then(|c| c.priority_factor).is_none_or(|f| f < MIN_PRIORITY_FACTOR) {
-            self.set_customer_real(name, "PriorityFactor", factor)?;
+            self.set_customer_real(name, CustomerAttr::PriorityFactor, factor)?;
         }
         let priority = self.customer(name).and_then(|c| c.priority).unwrap_or(MIN_PRIORITY);
         let priority = if priority < MIN_PRIORITY {
-            self.set_customer_real(name, "Priority", MIN_PRIORITY)?;
+            self.set_customer_real(name, CustomerAttr::Priority, MIN_PRIORITY)?;
             MIN_PRIORITY
         } else {
             priority
@@ -759,7 +759,7 @@ impl Accountant {
         self.charge(&group, weight, since_update, true)?;
         for part in group_path(&group) {
             let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
-            self.set_customer_real(part, "HierWeightedResourcesUsed", hier + weight)?;
+            self.set_customer_real(part, CustomerAttr::HierWeightedResourcesUsed, hier + weight)?;
         }
         let limits = attr_string(slot, slot_names().matched_concurrency_limits);
         let i = match self.resource_at(&resource) {
@@ -826,19 +826,19 @@ impl Accountant {
         let group = self.group_of(&customer).to_string();
         let (group_used, group_weighted, group_uncharged, group_weighted_uncharged) = usage(self, &group);
         let i = self.ensure_customer(&customer)?;
-        self.set_int_at(i, "ResourcesUsed", if used > 0 { used - 1 } else { used })?;
-        self.set_real_at(i, "WeightedResourcesUsed", (weighted - weight).max(0.0))?;
-        self.set_int_at(i, "UnchargedTime", uncharged + in_use)?;
-        self.set_real_at(i, "WeightedUnchargedTime", weighted_uncharged + in_use as f64 * weight)?;
+        self.set_int_at(i, CustomerAttr::ResourcesUsed, if used > 0 { used - 1 } else { used })?;
+        self.set_real_at(i, CustomerAttr::WeightedResourcesUsed, (weighted - weight).max(0.0))?;
+        self.set_int_at(i, CustomerAttr::UnchargedTime, uncharged + in_use)?;
+        self.set_real_at(i, CustomerAttr::WeightedUnchargedTime, weighted_uncharged + in_use as f64 * weight)?;
         for part in group_path(&group) {
             let hier = self.customer(part).and_then(|c| c.hier_weighted_resources_used).unwrap_or(0.0);
-            self.set_customer_real(part, "HierWeightedResourcesUsed", (hier - weight).max(0.0))?;
+            self.set_customer_real(part, CustomerAttr::HierWeightedResourcesUsed, (hier - weight).max(0.0))?;
         }
         let g = self.ensure_customer(&group)?;
-        self.set_real_at(g, "WeightedResourcesUsed", (group_weighted - weight).max(0.0))?;
-        self.set_int_at(g, "ResourcesUsed", (group_used - 1).max(0))?;
-        self.set_int_at(g, "UnchargedTime", group_uncharged + in_use)?;
-        self.set_real_at(g, "WeightedUnchargedTime", group_weighted_uncharged + in_use as f64 * weight)?;
+        self.set_real_at(g, CustomerAttr::WeightedResourcesUsed, (group_weighted - weight).max(0.0))?;
+        self.set_int_at(g, CustomerAttr::ResourcesUsed, (group_used - 1).max(0))?;
+        self.set_int_at(g, CustomerAttr::UnchargedTime, group_uncharged + in_use)?;
+        self.set_real_at(g, CustomerAttr::WeightedUnchargedTime, group_weighted_uncharged + in_use as f64 * weight)?;
         self.destroy_resource(resource, &key)?;
         self.commit(false)
     }
@@ -848,7 +848,7 @@ impl Accountant {
     /// `condor_userprio -setprio NAME VALUE`: sets the real priority.
     pub fn set_priority(&mut self, name: &str, priority: f64) -> Result<(), AccountantError> {
         check_submitter(name, "update the priority of")?;
-        self.set_customer_real(name, "Priority", priority)?;
+        self.set_customer_real(name, CustomerAttr::Priority, priority)?;
         self.commit(true)
     }
 
@@ -858,7 +858,7 @@ impl Accountant {
         if factor.is_nan() || factor < MIN_PRIORITY_FACTOR {
             return Err(AccountantError::Invalid("Priority factors must be greater than or equal to 1.".into()));
         }
-        self.set_customer_real(name, "PriorityFactor", factor)?;
+        self.set_customer_real(name, CustomerAttr::PriorityFactor, factor)?;
         self.commit(true)
     }
 
@@ -869,7 +869,7 @@ impl Accountant {
         if ceiling < -1 {
             return Err(AccountantError::Invalid("ceiling must be greater than or equal to -1.".into()));
         }
-        self.set_customer_int(name, "Ceiling", ceiling)?;
+        self.set_customer_int(name, CustomerAttr::Ceiling, ceiling)?;
         self.commit(true)
     }
 
@@ -880,7 +880,7 @@ impl Accountant {
         if floor < 0 {
             return Err(AccountantError::Invalid("floor must be greater than or equal to 0.".into()));
         }
-        self.set_customer_int(name, "Floor", floor)?;
+        self.set_customer_int(name, CustomerAttr::Floor, floor)?;
         self.commit(true)
     }
 
@@ -891,7 +891,7 @@ impl Accountant {
         if usage.is_nan() || usage < 0.0 {
             return Err(AccountantError::Invalid("Usage must be greater than 0 seconds".into()));
         }
-        self.set_customer_real(name, "WeightedAccumulatedUsage", usage)?;
+        self.set_customer_real(name, CustomerAttr::WeightedAccumulatedUsage, usage)?;
         self.commit(true)
     }
 
@@ -901,7 +901,7 @@ impl Accountant {
         if time < 0 {
             return Err(AccountantError::Invalid("Time must be greater than 0 seconds".into()));
         }
-        self.set_customer_int(name, "BeginUsageTime", time)?;
+        self.set_customer_int(name, CustomerAttr::BeginUsageTime, time)?;
         self.commit(true)
     }
 
@@ -911,7 +911,7 @@ impl Accountant {
         if time < 0 {
             return Err(AccountantError::Invalid("Time must be greater than 0 seconds".into()));
         }
-        self.set_customer_int(name, "LastUsageTime", time)?;
+        self.set_customer_int(name, CustomerAttr::LastUsageTime, time)?;
         self.commit(true)
     }
 
@@ -935,9 +935,9 @@ impl Accountant {
     }
 
     fn reset_one(&mut self, name: &str, now: i64) -> Result<(), AccountantError> {
-        self.set_customer_real(name, "AccumulatedUsage", 0.0)?;
-        self.set_customer_real(name, "WeightedAccumulatedUsage", 0.0)?;
-        self.set_customer_int(name, "BeginUsageTime", now)
+        self.set_customer_real(name, CustomerAttr::AccumulatedUsage, 0.0)?;
+        self.set_customer_real(name, CustomerAttr::WeightedAccumulatedUsage, 0.0)?;
+        self.set_customer_int(name, CustomerAttr::BeginUsageTime, now)
     }
 
     /// `condor_userprio -delete NAME`: removes a record. Returns whether
@@ -1100,42 +1100,46 @@ impl Accountant {
             c.weighted_uncharged_time.unwrap_or(0.0),
         );
         if group {
-            self.set_real_at(i, "WeightedResourcesUsed", weighted + weight)?;
-            self.set_int_at(i, "ResourcesUsed", used + 1)?;
+            self.set_real_at(i, CustomerAttr::WeightedResourcesUsed, weighted + weight)?;
+            self.set_int_at(i, CustomerAttr::ResourcesUsed, used + 1)?;
         } else {
-            self.set_int_at(i, "ResourcesUsed", used + 1)?;
-            self.set_real_at(i, "WeightedResourcesUsed", weighted + weight)?;
+            self.set_int_at(i, CustomerAttr::ResourcesUsed, used + 1)?;
+            self.set_real_at(i, CustomerAttr::WeightedResourcesUsed, weighted + weight)?;
         }
-        self.set_int_at(i, "UnchargedTime", uncharged - since_update)?;
-        self.set_real_at(i, "WeightedUnchargedTime", weighted_uncharged - since_update as f64 * weight)
+        self.set_int_at(i, CustomerAttr::UnchargedTime, uncharged - since_update)?;
+        self.set_real_at(i, CustomerAttr::WeightedUnchargedTime, weighted_uncharged - since_update as f64 * weight)
     }
 
-    fn set_customer_real(&mut self, name: &str, attr: &str, value: f64) -> Result<(), AccountantError> {
+    fn set_customer_real(&mut self, name: &str, attr: CustomerAttr, value: f64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
         self.set_real_at(i, attr, value)
     }
 
-    fn set_customer_int(&mut self, name: &str, attr: &str, value: i64) -> Result<(), AccountantError> {
+    fn set_customer_int(&mut self, name: &str, attr: CustomerAttr, value: i64) -> Result<(), AccountantError> {
         let i = self.ensure_customer(name)?;
         self.set_int_at(i, attr, value)
     }
 
     /// Sets a real attribute of customer record `i`.
-    fn set_real_at(&mut self, i: usize, attr: &str, value: f64) -> Result<(), AccountantError> {
+    fn set_real_at(&mut self, i: usize, attr: CustomerAttr, value: f64) -> Result<(), AccountantError> {
         // Without a log, nothing needs the text: the record takes the
         // number the text would read back as.
-        if self.log.is_some() || !self.customers[i].set_number(attr, logged_real(value)) {
-            self.set_customer_text(i, attr, &format_real(value))?;
+        if self.log.is_some() {
+            self.set_customer_text(i, attr.name(), &format_real(value))
+        } else {
+            self.customers[i].set_number(attr, logged_real(value));
+            Ok(())
         }
-        Ok(())
     }
 
     /// Sets an integer attribute of customer record `i`.
-    fn set_int_at(&mut self, i: usize, attr: &str, value: i64) -> Result<(), AccountantError> {
-        if self.log.is_some() || !self.customers[i].set_number(attr, Number::Int(value)) {
-            self.set_customer_text(i, attr, &value.to_string())?;
+    fn set_int_at(&mut self, i: usize, attr: CustomerAttr, value: i64) -> Result<(), AccountantError> {
+        if self.log.is_some() {
+            self.set_customer_text(i, attr.name(), &value.to_string())
+        } else {
+            self.customers[i].set_number(attr, Number::Int(value));
+            Ok(())
         }
-        Ok(())
     }
 
     /// Sets an attribute of record `i` from its text, logged when there is a log.

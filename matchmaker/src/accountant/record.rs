@@ -232,6 +232,45 @@ const CUSTOMER_ATTRS: &[(&str, &str)] = &[
     ("LastUsageTime", "lastusagetime"),
 ];
 
+/// A customer record's typed attribute (a field of [`CustomerRecord`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CustomerAttr {
+    Priority,
+    PriorityFactor,
+    Ceiling,
+    Floor,
+    ResourcesUsed,
+    WeightedResourcesUsed,
+    HierWeightedResourcesUsed,
+    UnchargedTime,
+    WeightedUnchargedTime,
+    AccumulatedUsage,
+    WeightedAccumulatedUsage,
+    BeginUsageTime,
+    LastUsageTime,
+}
+
+impl CustomerAttr {
+    /// The name as HTCondor writes it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            CustomerAttr::Priority => "Priority",
+            CustomerAttr::PriorityFactor => "PriorityFactor",
+            CustomerAttr::Ceiling => "Ceiling",
+            CustomerAttr::Floor => "Floor",
+            CustomerAttr::ResourcesUsed => "ResourcesUsed",
+            CustomerAttr::WeightedResourcesUsed => "WeightedResourcesUsed",
+            CustomerAttr::HierWeightedResourcesUsed => "HierWeightedResourcesUsed",
+            CustomerAttr::UnchargedTime => "UnchargedTime",
+            CustomerAttr::WeightedUnchargedTime => "WeightedUnchargedTime",
+            CustomerAttr::AccumulatedUsage => "AccumulatedUsage",
+            CustomerAttr::WeightedAccumulatedUsage => "WeightedAccumulatedUsage",
+            CustomerAttr::BeginUsageTime => "BeginUsageTime",
+            CustomerAttr::LastUsageTime => "LastUsageTime",
+        }
+    }
+}
+
 const RESOURCE_ATTRS: &[(&str, &str)] = &[
     ("RemoteUser", "remoteuser"),
     ("MatchedConcurrencyLimits", "matchedconcurrencylimits"),
@@ -323,34 +362,27 @@ impl CustomerRecord {
         }
     }
 
-    /// Sets an attribute that has a field of its own from the number its
-    /// log text reads as (what [`set_text`](Self::set_text) would store);
-    /// false, and nothing set, for any other attribute.
-    pub(crate) fn set_number(&mut self, name: &str, n: Number) -> bool {
-        let canonical = canonical(name, CUSTOMER_ATTRS);
-        if canonical.is_empty() {
-            return false;
-        }
+    /// Sets a typed attribute from the number its log text reads as (what
+    /// [`set_text`](Self::set_text) would store).
+    pub(crate) fn set_number(&mut self, attr: CustomerAttr, n: Number) {
         if !self.other.is_empty() {
-            self.other.retain(|(o, _)| !o.eq_ignore_ascii_case(name));
+            self.other.retain(|(o, _)| !o.eq_ignore_ascii_case(attr.name()));
         }
-        match canonical {
-            "priority" => self.priority = Some(n.as_f64()),
-            "priorityfactor" => self.priority_factor = Some(n.as_f64()),
-            "ceiling" => self.ceiling = Some(n.as_i64()),
-            "floor" => self.floor = Some(n.as_i64()),
-            "resourcesused" => self.resources_used = Some(n.as_i64()),
-            "weightedresourcesused" => self.weighted_resources_used = Some(n.as_f64()),
-            "hierweightedresourcesused" => self.hier_weighted_resources_used = Some(n.as_f64()),
-            "unchargedtime" => self.uncharged_time = Some(n.as_i64()),
-            "weightedunchargedtime" => self.weighted_uncharged_time = Some(n.as_f64()),
-            "accumulatedusage" => self.accumulated_usage = Some(n.as_f64()),
-            "weightedaccumulatedusage" => self.weighted_accumulated_usage = Some(n.as_f64()),
-            "beginusagetime" => self.begin_usage_time = Some(n.as_i64()),
-            "lastusagetime" => self.last_usage_time = Some(n.as_i64()),
-            _ => return false,
+        match attr {
+            CustomerAttr::Priority => self.priority = Some(n.as_f64()),
+            CustomerAttr::PriorityFactor => self.priority_factor = Some(n.as_f64()),
+            CustomerAttr::Ceiling => self.ceiling = Some(n.as_i64()),
+            CustomerAttr::Floor => self.floor = Some(n.as_i64()),
+            CustomerAttr::ResourcesUsed => self.resources_used = Some(n.as_i64()),
+            CustomerAttr::WeightedResourcesUsed => self.weighted_resources_used = Some(n.as_f64()),
+            CustomerAttr::HierWeightedResourcesUsed => self.hier_weighted_resources_used = Some(n.as_f64()),
+            CustomerAttr::UnchargedTime => self.uncharged_time = Some(n.as_i64()),
+            CustomerAttr::WeightedUnchargedTime => self.weighted_uncharged_time = Some(n.as_f64()),
+            CustomerAttr::AccumulatedUsage => self.accumulated_usage = Some(n.as_f64()),
+            CustomerAttr::WeightedAccumulatedUsage => self.weighted_accumulated_usage = Some(n.as_f64()),
+            CustomerAttr::BeginUsageTime => self.begin_usage_time = Some(n.as_i64()),
+            CustomerAttr::LastUsageTime => self.last_usage_time = Some(n.as_i64()),
         }
-        true
     }
 
     /// Removes an attribute.

@@ -2066,8 +2066,13 @@ fn requirements_false(names: &Names, ad: &ClassAd) -> bool {
 }
 
 fn reorder<T>(items: Vec<T>, order: &[u32]) -> Vec<T> {
+    if order.len() == items.len() && order.iter().enumerate().all(|(at, &i)| at == i as usize) {
+        return items;
+    }
     let mut items: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    order.iter().filter_map(|&i| items[i as usize].take()).collect()
+    let mut ordered = Vec::with_capacity(order.len());
+    ordered.extend(order.iter().filter_map(|&i| items[i as usize].take()));
+    ordered
 }
 
 /// Breaks ties HTCondor would leave to its submitters' ads' order by name.
