@@ -423,8 +423,10 @@ impl Accountant {
     fn default_factor(&self, name: &str) -> f64 {
         let factor = if name.starts_with(NICE_USER_PREFIX) {
             self.config.nice_user_prio_factor
-        } else if let Some(&f) =
-            self.config.group_prio_factors.get(&self.group_of(name).to_lowercase()).filter(|&&f| f != 0.0)
+        } else if let Some(&f) = (!self.config.group_prio_factors.is_empty())
+            .then(|| self.config.group_prio_factors.get(&self.group_of(name).to_lowercase()))
+            .flatten()
+            .filter(|&&f| f != 0.0)
         {
             f
         } else if self.config.local_domain.as_deref().is_some_and(|d| !d.is_empty() && domain(name) != d) {

@@ -155,11 +155,13 @@ impl GroupTree {
     /// other name without `@` maps to the root. For `a.b.user@site`, the
     /// deepest configured group along `a.b` is taken.
     pub fn assigned_group(&self, name: &str) -> GroupId {
-        let Some(at) = name.rfind('@') else {
+        // (Names are short: a plain scan finds the separators soonest.)
+        let last = |text: &str, byte: u8| text.bytes().rposition(|b| b == byte);
+        let Some(at) = last(name, b'@') else {
             return self.find(name).unwrap_or(GroupId(0));
         };
         let user_part = &name[..at];
-        let Some(dot) = user_part.rfind('.') else {
+        let Some(dot) = last(user_part, b'.') else {
             return GroupId(0);
         };
         let mut group = GroupId(0);

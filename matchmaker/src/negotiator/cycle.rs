@@ -829,10 +829,25 @@ fn negotiate_pool(
 /// `trimStartdAds`).
 fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &ClassAd) -> bool {
     let ctx = EvalContext::new(opts).my(slot);
-    let state = ctx.eval_attr(names.state);
-    let is = |v: &Value, text: &str| matches!(v, Value::Str(s) if s.as_str() == text);
-    let claimed = is(&state, "Claimed");
-    let partitionable = || matches!(ctx.eval_attr(names.partitionable_slot), Value::Bool(true));
+    // (Literals, as startds write them, are read without evaluating.)
+    let evaluated;
+    let state: Option<&str> = match slot.lookup(names.state).and_then(Expr::as_literal) {
+        Some(classad::Literal::Str(s)) => Some(s.as_str()),
+        Some(_) => None,
+        None => {
+            evaluated = ctx.eval_attr(names.state);
+            match &evaluated {
+                Value::Str(s) => Some(s.as_str()),
+                _ => None,
+            }
+        }
+    };
+    let is = |text: &str| state == Some(text);
+    let claimed = is("Claimed");
+    let partitionable = || match slot.lookup(names.partitionable_slot).and_then(Expr::as_literal) {
+        Some(literal) => matches!(literal, classad::Literal::Bool(true)),
+        None => matches!(ctx.eval_attr(names.partitionable_slot), Value::Bool(true)),
+    };
     if negotiator.settings.consider_preemption {
         if !negotiator.settings.consider_early_preemption
             && slot.lookup(names.retirement_time_remaining).is_some()
@@ -840,7 +855,7 @@ fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &Cl
         {
             return true;
         }
-    } else if (claimed || is(&state, "Preempting")) && !partitionable() {
+    } else if (claimed || is("Preempting")) && !partitionable() {
         return true;
     }
     if claimed && partitionable() {
