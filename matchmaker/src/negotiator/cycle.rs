@@ -67,7 +67,7 @@ const PARALLEL_FROM: usize = 4096;
 
 /// The fewest and the most slots of a range scanned at once for a request
 /// read range by range.
-const MIN_SCAN_WINDOW: usize = 64;
+const MIN_SCAN_WINDOW: usize = 8;
 const MAX_SCAN_WINDOW: usize = 4096;
 
 /// `MY.Rank > MY.CurrentRank` and `MY.Rank >= MY.CurrentRank`.
