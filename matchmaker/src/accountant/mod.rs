@@ -801,7 +801,8 @@ impl Accountant {
         let Some(r) = self.resource(resource) else {
             return Ok(());
         };
-        let (user, cp_matches, start_time, weight) = (r.remote_user.clone(), r.num_cp_matches, r.start_time, r.slot_weight);
+        let (user, cp_matches, start_time, weight) =
+            (r.remote_user.clone(), r.num_cp_matches, r.start_time, r.slot_weight);
         // (The key is only written to a log.)
         let key = if self.log.is_some() { format!("{RESOURCE_PREFIX}{resource}") } else { String::new() };
         let Some(customer) = user.filter(|_| cp_matches.is_none()) else {
