@@ -268,7 +268,9 @@ impl Layout {
                 }
             }
             let partitionable = type_bool(&config, type_id, "PARTITIONABLE", type_id == 0);
-            let fractional = cpus.is_some_and(|c| c > 0.0 && c < 0.9);
+            // Only a bare `minimal` makes the slot's CPUs fractional (the
+            // startd advertises them as a real then, even a whole number).
+            let fractional = d.fractional_cpus;
             let req = Request { type_id, cpus, memory, disk, swap, custom, fractional, partitionable };
             for nth in 0..n {
                 let new_cpus = match req.cpus {
@@ -332,7 +334,7 @@ impl Layout {
                 Some(c) => c,
                 None => {
                     let v = avail_cpus as f64 / f64::from(auto_cpus.max(1));
-                    if v < 1.0 {
+                    if v < 1.0 && !(req.fractional && v > 0.0) {
                         return Err(auto_err(&format!("Cpus: {avail_cpus} left for {auto_cpus} auto slots")));
                     }
                     v
