@@ -292,8 +292,10 @@ impl Startd {
             cpus = cpus.max(0.0);
             memory = memory.max(0);
         }
-        f.put(n.cpus, num(advertise_cpus(cpus, slot.fractional_cpus)));
-        f.put(n.total_slot_cpus, num(slot.advertised_total_cpus()));
+        // a fractional slot's CPUs are a real even when whole (`1.0`)
+        let cpus_expr = |v: f64| if slot.fractional_cpus { Expr::from(v) } else { num(v) };
+        f.put(n.cpus, cpus_expr(advertise_cpus(cpus, slot.fractional_cpus)));
+        f.put(n.total_slot_cpus, cpus_expr(slot.advertised_total_cpus()));
         f.put(n.memory, memory);
         f.put(n.total_slot_memory, slot.total_memory);
         f.put(n.disk, slot.disk(totals.disk));

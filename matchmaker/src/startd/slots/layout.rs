@@ -12,6 +12,14 @@
 //!   over-commitment error. CPU and memory fractions are of the machine's
 //!   totals (memory truncated to whole MB, at least 1; CPUs at least 1
 //!   unless `minimal`); disk and swap are fractions only.
+//! - The CPUs left are counted in whole CPUs: a slot's CPUs are subtracted
+//!   and the result truncated toward zero, so a fixed share that exceeds
+//!   what is left by less than one CPU still fits and leaves nothing
+//!   (`cpus=101%` of 1 CPU gives 1.01 CPUs, advertised as 1; `cpus=1.95`
+//!   is advertised as 2). A `minimal` slot under half a CPU is not counted.
+//!   Memory, disk, swap and custom resources are counted exactly.
+//! - A bare `minimal` makes the slot's CPUs fractional: advertised as a
+//!   real, even a whole number.
 //! - What the fixed shares leave is split evenly among the slots that ask
 //!   `auto` for it: CPUs as a real quotient (a slot advertises it rounded
 //!   down after adding 0.1), memory by integer division, disk and swap as
@@ -90,7 +98,9 @@ pub struct Slot {
     pub cpus: f64,
     /// CPUs it was built with (`TotalSlotCpus`).
     pub total_cpus: f64,
-    /// Whether it may have less than one CPU (advertised as a real).
+    /// Whether its CPUs are fractional (a bare `minimal` in its slot type,
+    /// or a dynamic slot given less than one CPU): they may be under one
+    /// and are advertised as a real.
     pub fractional_cpus: bool,
     /// Memory (MB) it has now.
     pub memory: i64,
@@ -268,7 +278,9 @@ impl Layout {
                 }
             }
             let partitionable = type_bool(&config, type_id, "PARTITIONABLE", type_id == 0);
-            let fractional = cpus.is_some_and(|c| c > 0.0 && c < 0.9);
+            // Only a bare `minimal` makes the slot's CPUs fractional (the
+            // startd advertises them as a real then, even a whole number).
+            let fractional = d.fractional_cpus;
             let req = Request { type_id, cpus, memory, disk, swap, custom, fractional, partitionable };
             for nth in 0..n {
                 let new_cpus = match req.cpus {
@@ -332,7 +344,7 @@ impl Layout {
                 Some(c) => c,
                 None => {
                     let v = avail_cpus as f64 / f64::from(auto_cpus.max(1));
-                    if v < 1.0 {
+                    if v < 1.0 && !(req.fractional && v > 0.0) {
                         return Err(auto_err(&format!("Cpus: {avail_cpus} left for {auto_cpus} auto slots")));
                     }
                     v
@@ -492,6 +504,247 @@ mod tests {
         assert!(matches!(err, SlotError::AutoShare { slot: 2, .. }), "{err}");
         let err = layout("SLOT_TYPE_1 = disk=60%\nNUM_SLOTS_TYPE_1 = 2\n").unwrap_err();
         assert!(err.to_string().contains("Disk: 40.00%"), "{err}");
+    }
+
+    /// The advertised `Cpus` of each slot, or the error's text.
+    fn cpus_of(text: &str) -> Result<Vec<f64>, String> {
+        layout(text).map(|l| l.slots.iter().map(Slot::advertised_cpus).collect()).map_err(|e| e.to_string())
+    }
+
+    // HTCondor 23.9.6 counts the CPUs left in whole CPUs: AvailAttributes::
+    // decrement (ResAttributes.cpp) keeps them in an `int` and subtracts a
+    // slot's real CPUs from it, which truncates toward zero, and a slot fits
+    // while the result is not below -0.000001. A fixed CPU share that
+    // exceeds what is left by less than one CPU therefore fits and leaves 0.
+    // The slot keeps its real CPUs and advertises them as `(int)(cpus + 0.1)`
+    // (CpuAttributes::publish_static). Captured from the real startd in
+    // tests/data/slots/cpus_*.
+    #[test]
+    fn cpu_shares_over_the_machine_fit_by_less_than_one_cpu() -> Result<(), SlotError> {
+        // cpus=101% of 1 CPU: 1.01 CPUs, 1 - 1.01 truncates to 0, so it fits;
+        // advertised as 1 (layout cpus_share_over_100).
+        let l = layout(
+            "NUM_CPUS = 1
+SLOT_TYPE_1 = cpus=101%
+NUM_SLOTS_TYPE_1 = 1
+",
+        )?;
+        assert_eq!(l.slots.len(), 1);
+        assert!((l.slots[0].cpus - 1.01).abs() < 1e-9, "{}", l.slots[0].cpus);
+        assert_eq!(l.slots[0].advertised_cpus(), 1.0);
+        assert_eq!(l.slots[0].advertised_total_cpus(), 1.0);
+        // two types summing to 110% of 4 CPUs: 2, then 2 - 2.4 truncates to 0;
+        // advertised 2 and 2 (layout cpus_shares_sum_over_100).
+        assert_eq!(
+            cpus_of(
+                "NUM_CPUS = 4
+SLOT_TYPE_1 = cpus=50%
+NUM_SLOTS_TYPE_1 = 1
+                 SLOT_TYPE_2 = cpus=60%
+NUM_SLOTS_TYPE_2 = 1
+"
+            ),
+            Ok(vec![2.0, 2.0])
+        );
+        // an amount over the machine by less than one: 1.95 CPUs of 1 fits
+        // and is advertised as 2 CPUs, one more than the machine has
+        // (layout cpus_amount_over_machine).
+        assert_eq!(
+            cpus_of(
+                "NUM_CPUS = 1
+SLOT_TYPE_1 = cpus=1.95
+NUM_SLOTS_TYPE_1 = 1
+"
+            ),
+            Ok(vec![2.0])
+        );
+        // a whole CPU too many does not fit: 1 - 2 = -1 (layout
+        // cpus_amount_refused), nor does 200%, nor a second slot once the
+        // first has left nothing.
+        for text in [
+            "NUM_CPUS = 1
+SLOT_TYPE_1 = cpus=2
+NUM_SLOTS_TYPE_1 = 1
+",
+            "NUM_CPUS = 1
+SLOT_TYPE_1 = cpus=200%
+NUM_SLOTS_TYPE_1 = 1
+",
+            "NUM_CPUS = 4
+SLOT_TYPE_1 = cpus=101%
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_2 = cpus=1
+NUM_SLOTS_TYPE_2 = 1
+",
+        ] {
+            let err = layout(text).expect_err(text);
+            assert!(matches!(err, SlotError::Overcommitted { nth: 1, .. }), "{text}: {err}");
+        }
+        let err = layout(
+            "NUM_CPUS = 1
+SLOT_TYPE_1 = cpus=2
+NUM_SLOTS_TYPE_1 = 1
+",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("requesting Cpus: 2.000000") && err.to_string().contains("available Cpus: 1,")
+        );
+        // and `auto` slots get nothing after an over-commitment: 0 CPUs left
+        let err = layout(
+            "NUM_CPUS = 1
+SLOT_TYPE_1 = cpus=101%
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_2 = auto
+NUM_SLOTS_TYPE_2 = 1
+",
+        )
+        .unwrap_err();
+        assert!(matches!(err, SlotError::AutoShare { slot: 2, .. }), "{err}");
+        Ok(())
+    }
+
+    // Memory, disk, swap and custom resources are counted exactly: the same
+    // AvailAttributes::decrement subtracts them without truncating what is
+    // left (memory shares are truncated to whole MB first, by
+    // compute_local_resource in slot_builder.cpp), and the startd refuses
+    // the layout: "ERROR: Can't allocate 1st slot of type 1" with the
+    // request and what is available, then EXCEPT "Ran out of system
+    // resources" (buildCpuAttrs). Captured in tests/data/slots/*_over_*.
+    #[test]
+    fn other_shares_over_the_machine_are_refused() {
+        let cases = [
+            // memory=150% of 4096 MB: 6144 MB (memory_share_over_100)
+            (
+                "SLOT_TYPE_1 = memory=150%
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Memory: 6144,",
+                "Memory: 4096,",
+            ),
+            // 60% (2457 MB) then 50% (2048 MB) (memory_shares_sum_over_100)
+            (
+                "SLOT_TYPE_1 = memory=60%
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_2 = memory=50%
+NUM_SLOTS_TYPE_2 = 1
+",
+                1,
+                2,
+                "Memory: 2048,",
+                "Memory: 1639,",
+            ),
+            // 5000 MB of 4096 (memory_amount_over_machine)
+            (
+                "SLOT_TYPE_1 = memory=5000
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Memory: 5000,",
+                "Memory: 4096,",
+            ),
+            // even one MB over: 100.1% of 4096 is 4100 MB
+            (
+                "SLOT_TYPE_1 = memory=100.1%
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Memory: 4100,",
+                "Memory: 4096,",
+            ),
+            // disk and swap fractions (disk_share_over_100, swap_share_over_100)
+            (
+                "SLOT_TYPE_1 = disk=150%
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Disk: 150.00%",
+                "Disk: 100.00%",
+            ),
+            (
+                "SLOT_TYPE_1 = swap=101%
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Swap: 101.00%",
+                "Swap: 100.00%",
+            ),
+            // 101% of two licenses is 2.02, not truncated (custom_share_over_100)
+            (
+                "MACHINE_RESOURCE_Lic = 2
+SLOT_TYPE_1 = lic=101%
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Lic: 2",
+                "Lic: 2",
+            ),
+            // an amount of a custom resource over what there is
+            (
+                "MACHINE_RESOURCE_Lic = 2
+SLOT_TYPE_1 = lic=2.5
+NUM_SLOTS_TYPE_1 = 1
+",
+                1,
+                1,
+                "Lic: 2",
+                "Lic: 2",
+            ),
+        ];
+        for (text, nth_want, type_want, requesting, available) in cases {
+            let text = format!(
+                "NUM_CPUS = 4
+MEMORY = 4096
+{text}"
+            );
+            let err = layout(&text).expect_err(&text);
+            assert!(
+                matches!(err, SlotError::Overcommitted { nth, type_id, .. } if nth == nth_want && type_id == type_want),
+                "{text}: {err}"
+            );
+            let msg = err.to_string();
+            let (req, avail) = msg.split_once("; available ").expect("two parts");
+            assert!(req.contains(requesting) && avail.contains(available), "{text}: {msg}");
+        }
+        // A bare share over 100% is a bad description (parse_share_value's
+        // caller in CpuAttributes::buildSlotRequest: "ERROR: Bad description
+        // of slot type 1: "150%" is invalid", then DC_Exit(4);
+        // bare_share_over_100).
+        let err = layout(
+            "SLOT_TYPE_1 = 150%
+NUM_SLOTS_TYPE_1 = 1
+",
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with("bad description of slot type 1: \"150%\" is invalid"), "{err}");
+    }
+
+    // A bare `minimal` sets allow_fractional_cpus (buildSlotRequest); the
+    // slot then advertises its CPUs as a real, even a whole one, and a
+    // fractional slot of half a CPU or more is counted like any other, so
+    // with 0 CPUs left it still fits (layout fractional_overcommit: 2.8 CPUs
+    // on 2).
+    #[test]
+    fn minimal_slots_are_fractional_and_may_overcommit() -> Result<(), SlotError> {
+        let l = layout(
+            "NUM_CPUS = 2
+SLOT_TYPE_1 = minimal, cpus=1, memory=512
+NUM_SLOTS_TYPE_1 = 1
+             SLOT_TYPE_2 = minimal, cpus=0.6, memory=512
+NUM_SLOTS_TYPE_2 = 3
+",
+        )?;
+        assert!(l.slots.iter().all(|s| s.fractional_cpus));
+        let cpus: Vec<f64> = l.slots.iter().map(Slot::advertised_cpus).collect();
+        assert_eq!(cpus, [1.0, 0.6, 0.6, 0.6]);
+        Ok(())
     }
 
     #[test]

@@ -30,7 +30,10 @@ OVERRIDE=${OVERRIDE:-/etc/condor/anchor-override.config}
 LOGDIR=${LOGDIR:-/var/lib/condor-anchor/log}   # the pool's LOG directory
 KNOBS="START RANK SUSPEND CONTINUE PREEMPT KILL WANT_SUSPEND WANT_VACATE IS_OWNER STARTD_ATTRS SLOT_WEIGHT"
 layouts=("$@")
-[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs two_pslots fractional overcommit bad_description)
+[ ${#layouts[@]} -gt 0 ] || layouts=(default static_shares pslot mixed gpus gpu_pslot consumption policy_attrs two_pslots fractional overcommit bad_description
+	cpus_share_over_100 cpus_shares_sum_over_100 cpus_amount_over_machine cpus_share_over_100_pslot cpus_amount_refused fractional_overcommit
+	memory_share_over_100 memory_shares_sum_over_100 memory_amount_over_machine disk_share_over_100
+	swap_share_over_100 custom_share_over_100 bare_share_over_100)
 
 run() { "$POOL" run "$@"; }
 
