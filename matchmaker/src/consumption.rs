@@ -43,15 +43,16 @@ pub type Consumption = Vec<(String, f64)>;
 
 /// The resources of a slot's `MachineResources`, swap left out.
 fn resources(slot: &ClassAd) -> Vec<String> {
-    match slot.lookup("MachineResources").and_then(Expr::as_literal) {
-        Some(classad::Literal::Str(list)) => list
-            .as_str()
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|r| !r.is_empty() && !r.eq_ignore_ascii_case("swap"))
-            .map(str::to_string)
-            .collect(),
-        _ => Vec::new(),
-    }
+    resource_names(slot).map(str::to_string).collect()
+}
+
+/// [`resources`] as they are written in the slot's ad.
+fn resource_names(slot: &ClassAd) -> impl Iterator<Item = &str> {
+    let list = match slot.lookup("MachineResources").and_then(Expr::as_literal) {
+        Some(classad::Literal::Str(list)) => list.as_str(),
+        _ => "",
+    };
+    list.split(|c: char| c == ',' || c.is_whitespace()).filter(|r| !r.is_empty() && !r.eq_ignore_ascii_case("swap"))
 }
 
 fn options() -> EvalOptions {
@@ -63,9 +64,15 @@ fn options() -> EvalOptions {
 pub fn has_policy(slot: &ClassAd) -> bool {
     let opts = options();
     let partitionable = matches!(EvalContext::new(&opts).my(slot).eval_attr("PartitionableSlot"), Value::Bool(true));
+    let mut name = String::new();
     partitionable
         && slot.lookup("MachineResources").is_some()
-        && resources(slot).iter().all(|r| slot.lookup(format!("Consumption{r}").as_str()).is_some())
+        && resource_names(slot).all(|r| {
+            name.clear();
+            name.push_str("Consumption");
+            name.push_str(r);
+            slot.lookup(name.as_str()).is_some()
+        })
 }
 
 /// What `job` would take of `slot`'s resources. A job's

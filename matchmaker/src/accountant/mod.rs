@@ -602,21 +602,28 @@ impl Accountant {
                 by_name.entry(name.as_ref()).or_insert(i);
             }
         }
-        let recorded: Vec<(String, Option<String>)> =
-            self.resources.iter().map(|r| (r.name.clone(), r.remote_user.clone())).collect();
-        for (name, user) in recorded {
-            let keep = match by_name.get(name.as_str()) {
-                None => false,
-                Some(&i) => self.claimed_or_matched_by(slots[i].borrow(), user.as_deref().unwrap_or("")),
-            };
-            if !keep {
-                self.remove_match(&name, now)?;
-            }
+        let gone: Vec<String> = self
+            .resources
+            .iter()
+            .filter(|r| match by_name.get(r.name.as_str()) {
+                None => true,
+                Some(&i) => !self.claimed_or_matched_by(slots[i].borrow(), r.remote_user.as_deref().unwrap_or("")),
+            })
+            .map(|r| r.name.clone())
+            .collect();
+        for name in gone {
+            self.remove_match(&name, now)?;
         }
         for (slot, name) in slots.iter().zip(names) {
             let slot: &classad::ClassAd = slot.borrow();
             if let Some(user) = self.claimant(slot) {
-                self.add_match_named(&user, slot, name.as_ref().to_string(), now)?;
+                // (A match recorded already for the same submitter stays as
+                // it is: nothing to add.)
+                let recorded = slot.lookup(slot_names().cp_match_cost).is_none()
+                    && self.resource(name.as_ref()).and_then(|r| r.remote_user.as_deref()) == Some(user.as_str());
+                if !recorded {
+                    self.add_match_named(&user, slot, name.as_ref().to_string(), now)?;
+                }
             }
         }
         Ok(())

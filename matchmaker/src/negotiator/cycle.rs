@@ -590,13 +590,11 @@ pub(super) fn run<A: SlotAd>(
         // (An ad left out was not prepared; it is remembered all the same.)
         let left_out: FxHashSet<usize> = match &kept {
             Some(kept) => {
-                let mut all: FxHashSet<usize> = keys.iter().flatten().copied().collect();
+                let mut matched = vec![false; keys.len()];
                 for &i in kept {
-                    if let Some(key) = keys[i as usize] {
-                        all.remove(&key);
-                    }
+                    matched[i as usize] = true;
                 }
-                all
+                keys.iter().zip(matched).filter(|(_, matched)| !matched).filter_map(|(key, _)| *key).collect()
             }
             None => FxHashSet::default(),
         };
