@@ -1408,22 +1408,12 @@ fn domain(name: &str) -> &str {
 }
 
 /// `a.b.c`, `a.b`, `a`: a group and its ancestors by name (not the root).
-fn group_path(group: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    if group == ROOT {
-        // HTCondor walks the name's dotted prefixes; `<none>` has none but itself.
-        out.push(group);
-        return out;
-    }
-    let mut part = group;
-    loop {
-        out.push(part);
-        match part.rfind('.') {
-            Some(dot) => part = &part[..dot],
-            None => break,
-        }
-    }
-    out
+fn group_path(group: &str) -> impl Iterator<Item = &str> {
+    // HTCondor walks the name's dotted prefixes; `<none>` has none but itself.
+    let dotted = group != ROOT;
+    std::iter::successors(Some(group), move |part| {
+        dotted.then(|| part.bytes().rposition(|b| b == b'.').map(|dot| &part[..dot])).flatten()
+    })
 }
 
 /// The check `condor_userprio` makes before an edit: the name must be a

@@ -174,3 +174,10 @@ fn deleting_a_record_keeps_every_other_one_findable() {
         assert_eq!(found, (i % 3 != 0).then_some(f64::from(i) + 1.0), "u{i}@d");
     }
 }
+
+#[test]
+fn group_paths_walk_dotted_prefixes() {
+    assert_eq!(group_path("a.b.c").collect::<Vec<_>>(), ["a.b.c", "a.b", "a"]);
+    assert_eq!(group_path("group_x").collect::<Vec<_>>(), ["group_x"]);
+    assert_eq!(group_path(ROOT).collect::<Vec<_>>(), [ROOT]);
+}
