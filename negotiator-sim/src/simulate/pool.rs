@@ -501,18 +501,14 @@ impl Pool {
         let rounded = self.roundings.get(&key).and_then(|(_, r)| r.as_ref());
         let startd = &mut self.hosts[host].startd;
         let current = current.then(|| &*self.slots[pslot].ad);
-        let claim = match (rounded, current) {
-            (Some(rounded), _) => startd.claim_rounded(&name, job, rounded, current).ok()?,
-            (None, Some(ad)) => startd.claim_with_ad(&name, job, ad).ok()?,
-            (None, None) => startd.claim(&name, job).ok()?,
-        };
+        let dynamic_name = startd.claim_at(layout, job, rounded, current).ok()?;
         self.dirty.insert(pslot);
         self.update_free(pslot);
         let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
         let weight = self.weight_of(host, 0, Some(d));
         let varies = self.slots[pslot].rank_varies;
         let slot = Slot {
-            name: claim.name,
+            name: dynamic_name,
             kind: SlotKind::Dynamic { host, parent: pslot },
             rank_varies: varies,
             ad: self.empty.clone(),

@@ -144,14 +144,6 @@ impl Policies {
             None => Knobs::Read(TypeKnobs::read(config, type_id)),
         }
     }
-
-    /// The knobs of slot type `type_id`, read from `config` the first time.
-    pub fn knobs(&self, config: &Config, type_id: u32) -> Arc<TypeKnobs> {
-        match self.types.iter().find(|(t, _)| *t == type_id) {
-            Some((_, cell)) => cell.get_or_init(|| Arc::new(TypeKnobs::read(config, type_id))).clone(),
-            None => Arc::new(TypeKnobs::read(config, type_id)),
-        }
-    }
 }
 
 /// The knobs of a slot type, kept by the cache or read for the occasion.
