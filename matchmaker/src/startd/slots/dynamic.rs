@@ -130,9 +130,9 @@ fn reads_only(opts: &EvalOptions, ad: &ClassAd, expr: &classad::Expr) -> bool {
 }
 
 impl Startd {
-    fn requirements_accept(slot_ad: &ClassAd, job: &ClassAd) -> bool {
-        let opts = options();
-        matches!(EvalContext::new(&opts).my(slot_ad).target(job).eval_attr("Requirements"), Value::Bool(true))
+    fn requirements_accept(opts: &EvalOptions, slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        static REQUIREMENTS: LazyLock<Name> = LazyLock::new(|| Name::new("Requirements"));
+        matches!(EvalContext::new(opts).my(slot_ad).target(job).eval_attr(*REQUIREMENTS), Value::Bool(true))
     }
 
     /// Creates a dynamic slot of partitionable slot `slot` (a name such as
@@ -333,7 +333,7 @@ impl Startd {
                 Cow::Owned(modified)
             }
         };
-        let request = if Self::requirements_accept(parent_ad, &modified) {
+        let request = if Self::requirements_accept(&opts, parent_ad, &modified) {
             modified
         } else {
             let must_modify = knobs
@@ -341,7 +341,7 @@ impl Startd {
                 .as_ref()
                 .map(|e| EvalContext::new(&opts).my(&modified).target(parent_ad).eval(e))
                 .is_some_and(|v| matches!(v, Value::Bool(true)));
-            if !must_modify && Self::requirements_accept(parent_ad, job) {
+            if !must_modify && Self::requirements_accept(&opts, parent_ad, job) {
                 Cow::Borrowed(job)
             } else {
                 return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
