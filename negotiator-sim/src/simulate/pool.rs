@@ -14,6 +14,7 @@ use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
 use matchmaker::accountant::Accountant;
 use matchmaker::config::Config;
 use matchmaker::startd::slots::{Machine, Startd};
+use rustc_hash::FxHashMap;
 
 use super::scenario::{MachineType, Scenario};
 use super::SimError;
@@ -116,7 +117,7 @@ pub struct Pool {
     /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
     stale: BTreeSet<usize>,
     /// Weights of slots alike: by host type and resources.
-    weights: HashMap<WeightKey, f64>,
+    weights: FxHashMap<WeightKey, f64>,
     /// `MaxJobRetirementTime` of the slots being added.
     retirement: Option<classad::Expr>,
     hosts: Vec<Host>,
@@ -131,7 +132,7 @@ pub struct Pool {
     /// Jobs as the startds round them (see [`Startd::rounding`]), by the
     /// job ad's address (the ad held), host type and layout slot: `None`
     /// when the rounding may depend on the slot.
-    roundings: HashMap<(usize, usize, usize), (JobAd, Option<ClassAd>)>,
+    roundings: FxHashMap<(usize, usize, usize), (JobAd, Option<ClassAd>)>,
 }
 
 /// How many roundings [`Pool::carve`] keeps before it forgets them all.
@@ -176,7 +177,7 @@ impl Pool {
             dirty: BTreeSet::new(),
             any_rank_varies: false,
             stale: BTreeSet::new(),
-            weights: HashMap::new(),
+            weights: FxHashMap::default(),
             retirement: None,
             hosts: Vec::new(),
             free_indices: Vec::new(),
@@ -184,7 +185,7 @@ impl Pool {
             total_weight: 0.0,
             busy_weight: 0.0,
             empty: Arc::new(ClassAd::new()),
-            roundings: HashMap::new(),
+            roundings: FxHashMap::default(),
         };
         for (k, m) in scenario.machines.iter().enumerate() {
             pool.add_machines(scenario, k, m)?;
@@ -219,23 +220,33 @@ impl Pool {
             let expr = classad::parse_expr(value).map_err(|e| SimError::Pool(format!("{origin}: {name}: {e}")))?;
             attributes.push((name.clone(), expr));
         }
+        // The machines of a type differ by name only: the first one's
+        // startd is laid out, the others are made like it.
+        let mut first: Option<usize> = None;
         for i in 0..m.count {
-            let machine = Machine {
-                name: machine_name(m, i),
-                cpus: m.cpus,
-                memory: m.memory,
-                disk: m.disk,
-                attributes: attributes.clone(),
-                ..Machine::default()
+            let name = machine_name(m, i);
+            let startd = match first.and_then(|h| self.hosts[h].startd.like(&name)) {
+                Some(startd) => startd,
+                None => {
+                    first = Some(self.hosts.len());
+                    let machine = Machine {
+                        name,
+                        cpus: m.cpus,
+                        memory: m.memory,
+                        disk: m.disk,
+                        attributes: attributes.clone(),
+                        ..Machine::default()
+                    };
+                    Startd::new(machine, &config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?
+                }
             };
-            self.add_startd(machine, &config, &origin, k)?;
+            self.add_startd(startd, &config, k)?;
         }
         Ok(())
     }
 
-    fn add_startd(&mut self, machine: Machine, config: &Config, origin: &str, type_key: usize) -> Result<(), SimError> {
+    fn add_startd(&mut self, mut startd: Startd, config: &Config, type_key: usize) -> Result<(), SimError> {
         self.retirement = config.get_expr_opt("MaxJobRetirementTime").map_err(|e| SimError::Pool(e.to_string()))?;
-        let mut startd = Startd::new(machine, config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
         let host = self.hosts.len();
         let ads = startd.ads();
         let partitionable: Vec<bool> = startd
@@ -281,7 +292,8 @@ impl Pool {
                 text.push_str("CLAIM_PARTITIONABLE_LEFTOVERS = false\n");
                 let origin = format!("{}, ad {}", path.display(), k + 1);
                 let config = Config::parse_str(&text, &origin).map_err(|e| SimError::Pool(e.to_string()))?;
-                self.add_startd(machine, &config, &origin, scenario.machines.len() + k)?;
+                let startd = Startd::new(machine, &config).map_err(|e| SimError::Pool(format!("{origin}: {e}")))?;
+                self.add_startd(startd, &config, scenario.machines.len() + k)?;
                 continue;
             }
             let mut ad = ad;
@@ -489,18 +501,14 @@ impl Pool {
         let rounded = self.roundings.get(&key).and_then(|(_, r)| r.as_ref());
         let startd = &mut self.hosts[host].startd;
         let current = current.then(|| &*self.slots[pslot].ad);
-        let claim = match (rounded, current) {
-            (Some(rounded), _) => startd.claim_rounded(&name, job, rounded, current).ok()?,
-            (None, Some(ad)) => startd.claim_with_ad(&name, job, ad).ok()?,
-            (None, None) => startd.claim(&name, job).ok()?,
-        };
+        let dynamic_name = startd.claim_at(layout, job, rounded, current).ok()?;
         self.dirty.insert(pslot);
         self.update_free(pslot);
         let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
         let weight = self.weight_of(host, 0, Some(d));
         let varies = self.slots[pslot].rank_varies;
         let slot = Slot {
-            name: claim.name,
+            name: dynamic_name,
             kind: SlotKind::Dynamic { host, parent: pslot },
             rank_varies: varies,
             ad: self.empty.clone(),

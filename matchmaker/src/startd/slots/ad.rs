@@ -269,7 +269,14 @@ impl Startd {
         let fresh = matches!(mode, Fill::Fresh);
         let mut f = Filled { ad, mode, complete: true };
         if !fresh {
-            f.put(n.name, self.slot_name(slot));
+            // (an ad of the slot itself has its name already: patching
+            // sets it again only in a base of another slot)
+            let named = matches!(&f.mode, Fill::Patch)
+                && matches!(f.ad.get(n.name).and_then(Expr::as_literal),
+                    Some(classad::Literal::Str(s)) if self.is_named(slot, s.as_str()));
+            if !named {
+                f.put(n.name, self.slot_name(slot));
+            }
         }
         if fresh {
             for (c, names) in totals.custom.iter().zip(custom.iter()) {
@@ -505,22 +512,38 @@ impl Startd {
 
     fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
         let n = &*NAMES;
-        let nums = |g: &dyn Fn(&ChildRow) -> &Expr| Expr::list(children.iter().map(|d| g(&d.row).clone()).collect());
-        f.put(n.child_cpus, nums(&|r| &r.cpus));
-        f.put(n.child_memory, nums(&|r| &r.memory));
-        f.put(n.child_disk, nums(&|r| &r.disk));
-        for (k, names) in self.custom_names.iter().enumerate() {
-            f.put(names.child, nums(&|r| &r.custom[k]));
+        // all the lists in one pass over the children
+        let with_room = || Vec::with_capacity(children.len());
+        let (mut cpus, mut memory, mut disk, mut name, mut dslot_id, mut user) =
+            (with_room(), with_room(), with_room(), with_room(), with_room(), with_room());
+        let mut custom: Vec<Vec<Expr>> = self.custom_names.iter().map(|_| with_room()).collect();
+        for d in children {
+            let r = &d.row;
+            cpus.push(r.cpus.clone());
+            memory.push(r.memory.clone());
+            disk.push(r.disk.clone());
+            for (list, e) in custom.iter_mut().zip(r.custom.iter()) {
+                list.push(e.clone());
+            }
+            name.push(r.name.clone());
+            dslot_id.push(r.dslot_id.clone());
+            user.push(r.user.clone());
         }
-        f.put(n.child_name, nums(&|r| &r.name));
-        f.put(n.child_dslot_id, nums(&|r| &r.dslot_id));
+        f.put(n.child_cpus, Expr::list(cpus));
+        f.put(n.child_memory, Expr::list(memory));
+        f.put(n.child_disk, Expr::list(disk));
+        for (names, list) in self.custom_names.iter().zip(custom) {
+            f.put(names.child, Expr::list(list));
+        }
+        f.put(n.child_name, Expr::list(name));
+        f.put(n.child_dslot_id, Expr::list(dslot_id));
         let (claimed, busy) = match CLAIMED_BUSY.get(children.len()) {
             Some(both) => both.clone(),
             None => claimed_busy(children.len()),
         };
         f.put(n.child_state, claimed);
         f.put(n.child_activity, busy);
-        let remote_users = nums(&|r| &r.user);
+        let remote_users = Expr::list(user);
         f.put(n.child_remote_user, remote_users.clone());
         f.put(n.child_remote_owner, remote_users);
     }

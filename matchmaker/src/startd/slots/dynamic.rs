@@ -26,6 +26,7 @@
 //! partitionable slot back to the claiming schedd;
 //! [`Claim::leftovers`] is that slot's ad when it is on.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use classad::{AttrKey, ClassAd, EvalContext, EvalOptions, Name, Semantics, Value};
@@ -129,9 +130,9 @@ fn reads_only(opts: &EvalOptions, ad: &ClassAd, expr: &classad::Expr) -> bool {
 }
 
 impl Startd {
-    fn requirements_accept(slot_ad: &ClassAd, job: &ClassAd) -> bool {
-        let opts = options();
-        matches!(EvalContext::new(&opts).my(slot_ad).target(job).eval_attr("Requirements"), Value::Bool(true))
+    fn requirements_accept(opts: &EvalOptions, slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        static REQUIREMENTS: LazyLock<Name> = LazyLock::new(|| Name::new("Requirements"));
+        matches!(EvalContext::new(opts).my(slot_ad).target(job).eval_attr(*REQUIREMENTS), Value::Bool(true))
     }
 
     /// Creates a dynamic slot of partitionable slot `slot` (a name such as
@@ -229,6 +230,45 @@ impl Startd {
         self.claim_given(slot, job, current, Some(rounded))
     }
 
+    /// As [`claim_rounded`](Startd::claim_rounded) (`rounded` given),
+    /// [`claim_with_ad`](Startd::claim_with_ad) (`current` given) or
+    /// [`claim`](Startd::claim), of the partitionable slot at place
+    /// `index` of the [`layout`](Startd::layout) rather than by name (a
+    /// caller that knows where the slot is, as a simulation does, saves the
+    /// look-up), and giving the new dynamic slot's name only: the job as
+    /// the startd kept it is that of the last of
+    /// [`dynamic_slots`](Startd::dynamic_slots), and no leftovers ad is
+    /// built (whatever `CLAIM_PARTITIONABLE_LEFTOVERS` says).
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// let name = startd.claim_at(0, &job, None, None)?;
+    /// assert_eq!(name, "slot1_1@n1");
+    /// let kept = startd.dynamic_slots().last().map(|d| d.job.eval_attr("RequestMemory"));
+    /// assert_eq!(kept, Some(Value::Int(1024)));
+    /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
+    /// assert!(startd.claim_at(1, &job, None, None).is_err()); // no second slot
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn claim_at(
+        &mut self,
+        index: usize,
+        job: &ClassAd,
+        rounded: Option<&ClassAd>,
+        current: Option<&ClassAd>,
+    ) -> Result<String, SlotError> {
+        if index >= self.layout.slots.len() {
+            return Err(SlotError::NoSuchSlot(format!("slot {} of the layout", index + 1)));
+        }
+        self.carve_at(index, job, current, rounded)
+    }
+
     fn claim_given(
         &mut self,
         slot: &str,
@@ -237,27 +277,51 @@ impl Startd {
         rounded: Option<&ClassAd>,
     ) -> Result<Claim, SlotError> {
         let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
-        let parent = self.layout.slots[index].clone();
-        let parent_name = self.slot_name(&parent);
+        let name = self.carve_at(index, job, current, rounded)?;
+        let type_id = self.layout.slots[index].type_id;
+        let leftovers =
+            if self.policies.knobs_ref(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
+        let job = self.dynamic.last().map(|d| d.job.clone()).unwrap_or_default();
+        Ok(Claim { name, job, leftovers })
+    }
+
+    /// The ad of layout slot `index` (which must be in the layout).
+    fn layout_ad(&self, index: usize) -> ClassAd {
+        let slot = &self.layout.slots[index];
+        let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
+        self.build_ad(slot, None, &children, &mut Vec::new())
+    }
+
+    /// Carves a dynamic slot of layout slot `index` (in the layout) for
+    /// `job`; its name.
+    fn carve_at(
+        &mut self,
+        index: usize,
+        job: &ClassAd,
+        current: Option<&ClassAd>,
+        rounded: Option<&ClassAd>,
+    ) -> Result<String, SlotError> {
+        let parent = &self.layout.slots[index];
         if parent.kind != SlotKind::Partitionable {
-            return Err(SlotError::NotPartitionable(parent_name));
+            return Err(SlotError::NotPartitionable(self.slot_name(parent)));
         }
         let built;
         let parent_ad = match current {
             Some(ad) => ad,
             None => {
-                built = self.ad(&parent_name).ok_or_else(|| SlotError::NoSuchSlot(parent_name.clone()))?;
+                built = self.layout_ad(index);
                 &built
             }
         };
         let totals = &self.layout.totals;
-        let does_not_fit = |reason: String| SlotError::RequestDoesNotFit { slot: parent_name.clone(), reason };
+        let does_not_fit =
+            |reason: String| SlotError::RequestDoesNotFit { slot: self.slot_name(&self.layout.slots[index]), reason };
 
         // 1-2: round the requests; keep the rounding only if it still matches.
         let opts = options();
-        let knobs = self.policies.knobs(&self.config, parent.type_id);
+        let knobs = self.policies.knobs_ref(&self.config, parent.type_id);
         let modified = match rounded {
-            Some(rounded) => rounded.clone(),
+            Some(rounded) => Cow::Borrowed(rounded),
             None => {
                 let mut modified = job.clone();
                 for (attr, expr) in &knobs.modify {
@@ -266,20 +330,22 @@ impl Startd {
                         modified.insert(*attr, v);
                     }
                 }
-                modified
+                Cow::Owned(modified)
             }
         };
-        let must_modify = knobs
-            .must_modify
-            .as_ref()
-            .map(|e| EvalContext::new(&opts).my(&modified).target(parent_ad).eval(e))
-            .is_some_and(|v| matches!(v, Value::Bool(true)));
-        let request = if Self::requirements_accept(parent_ad, &modified) {
+        let request = if Self::requirements_accept(&opts, parent_ad, &modified) {
             modified
-        } else if !must_modify && Self::requirements_accept(parent_ad, job) {
-            job.clone()
         } else {
-            return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
+            let must_modify = knobs
+                .must_modify
+                .as_ref()
+                .map(|e| EvalContext::new(&opts).my(&modified).target(parent_ad).eval(e))
+                .is_some_and(|v| matches!(v, Value::Bool(true)));
+            if !must_modify && Self::requirements_accept(&opts, parent_ad, job) {
+                Cow::Borrowed(job)
+            } else {
+                return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
+            }
         };
 
         // 3: what the job takes.
@@ -292,7 +358,7 @@ impl Startd {
         let mut swap_fraction: Option<f64> = Some(0.0);
         let mut custom: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
         let mut fractional = false;
-        if self.has_consumption_policy(&parent) && consumption::has_policy(parent_ad) {
+        if self.has_consumption_policy(parent) && consumption::has_policy(parent_ad) {
             let taken = consumption::of(&request, parent_ad);
             cpus = 0.0;
             memory = 0;
@@ -316,9 +382,14 @@ impl Startd {
         } else {
             let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
             let r = &*REQUESTS;
-            // the schedd's `_condor_Request<Res>` first
+            // the schedd's `_condor_Request<Res>` first (when either ad has it)
             let int = |[condor, plain]: [Name; 2]| {
-                eval_number(&ctx, condor).or_else(|| eval_number(&ctx, plain)).map(|v| v.trunc())
+                let given = request.lookup(condor).is_some() || parent_ad.lookup(condor).is_some();
+                given
+                    .then(|| eval_number(&ctx, condor))
+                    .flatten()
+                    .or_else(|| eval_number(&ctx, plain))
+                    .map(|v| v.trunc())
             };
             cpus = int(r.cpus).unwrap_or(1.0);
             memory = int(r.memory).ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
@@ -375,7 +446,6 @@ impl Startd {
         // The partitionable slot keeps advertising all its ids; the ids its
         // dynamic slots hold are not free.
         let mut ids = std::collections::BTreeMap::new();
-        let mut parent_after = parent.clone();
         for (name, all) in &parent.ids {
             let want = custom.get(name).copied().unwrap_or(0.0).ceil() as usize;
             let held: Vec<&String> = self
@@ -407,24 +477,24 @@ impl Startd {
             total_disk: disk_kb,
             swap_fraction,
             custom_total: custom.clone(),
-            custom: custom.clone(),
+            custom,
             ids,
         };
-        parent_after.cpus -= cpus;
-        parent_after.memory -= memory;
-        parent_after.disk_fraction -= disk_fraction;
-        if let (Some(p), Some(d)) = (parent_after.swap_fraction, swap_fraction) {
-            parent_after.swap_fraction = Some(p - d);
-        }
-        for (name, v) in parent_after.custom.iter_mut() {
-            *v -= custom.get(name).copied().unwrap_or(0.0);
-        }
-        self.layout.slots[index] = parent_after;
         let name = self.slot_name(&dslot);
         let row = self.child_row(&dslot, &name, &request);
-        self.dynamic.push(DynamicSlot { slot: dslot, job: request.clone(), row });
-        let leftovers = if knobs.leftovers { self.ad(&parent_name) } else { None };
-        Ok(Claim { name, job: request, leftovers })
+        let request = request.into_owned();
+        let parent = &mut self.layout.slots[index];
+        parent.cpus -= dslot.cpus;
+        parent.memory -= dslot.memory;
+        parent.disk_fraction -= dslot.disk_fraction;
+        if let (Some(p), Some(d)) = (parent.swap_fraction, dslot.swap_fraction) {
+            parent.swap_fraction = Some(p - d);
+        }
+        for (name, v) in parent.custom.iter_mut() {
+            *v -= dslot.custom.get(name).copied().unwrap_or(0.0);
+        }
+        self.dynamic.push(DynamicSlot { slot: dslot, job: request, row });
+        Ok(name)
     }
 
     /// Ends the claim of dynamic slot `name`: the slot goes away and its
@@ -562,6 +632,80 @@ mod tests {
             assert_eq!(b.ad("slot1_3@h").map(|d| d.eval_attr("Memory")), Some(Value::Int(1024)));
         }
         Ok(())
+    }
+
+    const CLAIM_CONFIGS: &[&str] = &[
+        "STARTD_DETECT_GPUS = false\n",
+        "SLOT_TYPE_1 = cpus=50%\nSLOT_TYPE_1_PARTITIONABLE = true\nNUM_SLOTS_TYPE_1 = 2\nSTARTD_DETECT_GPUS = false\n",
+        "MACHINE_RESOURCE_GPUs = g0, g1, g2\nSTART = TARGET.RequestMemory < 6000\n",
+        "STARTD_DETECT_GPUS = false\nMODIFY_REQUEST_EXPR_REQUESTMEMORY = min({RequestMemory * 2, TARGET.Memory})\n",
+        "STARTD_DETECT_GPUS = false\nMUST_MODIFY_REQUEST_EXPRS = true\nSTART = TARGET.RequestMemory < 3000\n",
+        "STARTD_DETECT_GPUS = false\nCONSUMPTION_POLICY = true\n",
+        "STARTD_DETECT_GPUS = false\nSTARTD_JOB_HAS_REQUEST_ATTRS = true\n",
+        "SLOT_TYPE_1 = cpus=2\nNUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_2 = auto\nSLOT_TYPE_2_PARTITIONABLE = true\nNUM_SLOTS_TYPE_2 = 1\n",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// A claim by the slot's place in the layout is the claim by its
+        /// name: the same dynamic slots, jobs and ads, the same refusals,
+        /// given a rounding and the current ad or not.
+        #[test]
+        fn claims_by_place_are_claims_by_name(
+            config in 0..CLAIM_CONFIGS.len(),
+            steps in proptest::collection::vec(
+                (0u8..5, 0usize..3, 1i64..5, 1i64..9000, proptest::option::of(1i64..4), 0u8..4),
+                1..20,
+            ),
+        ) {
+            let (mut a, mut b) = (startd(CLAIM_CONFIGS[config]).expect("startd"), startd(CLAIM_CONFIGS[config]).expect("startd"));
+            for (action, index, cpus, memory, condor_cpus, how) in steps {
+                if action == 0 && !a.dynamic.is_empty() {
+                    let k = (memory as usize) % a.dynamic.len();
+                    let name = a.slot_name(&a.dynamic[k].slot);
+                    proptest::prop_assert!(a.release(&name).is_ok() && b.release(&name).is_ok());
+                    continue;
+                }
+                let mut job = ClassAd::new();
+                job.insert("RequestCpus", cpus);
+                job.insert("RequestMemory", memory);
+                job.insert("RequestDisk", memory * 10);
+                job.insert("RequestGPUs", cpus % 2);
+                job.insert("User", "u@d");
+                if let Some(c) = condor_cpus {
+                    job.insert("_condor_RequestCpus", c);
+                }
+                let name = match a.layout.slots.get(index) {
+                    Some(slot) => a.slot_name(slot),
+                    None => format!("slot{}@h", index + 1),
+                };
+                let rounded = if how & 1 == 1 { a.rounding(&name, &job) } else { None };
+                let current = if how & 2 == 2 { a.ad(&name) } else { None };
+                let x = match (&rounded, &current) {
+                    (Some(r), _) => a.claim_rounded(&name, &job, r, current.as_ref()),
+                    (None, Some(c)) => a.claim_with_ad(&name, &job, c),
+                    (None, None) => a.claim(&name, &job),
+                };
+                let y = b.claim_at(index, &job, rounded.as_ref(), current.as_ref());
+                match (x, y) {
+                    (Ok(x), Ok(y)) => {
+                        proptest::prop_assert_eq!(&x.name, &y);
+                        let kept = b.dynamic.last().map(|d| d.job.to_string());
+                        proptest::prop_assert_eq!(Some(x.job.to_string()), kept);
+                    }
+                    (Err(x), Err(y)) => {
+                        // the same refusal, but for how a missing slot is named
+                        if !matches!(x, SlotError::NoSuchSlot(_)) {
+                            proptest::prop_assert_eq!(x.to_string(), y.to_string());
+                        }
+                    }
+                    (x, y) => proptest::prop_assert!(false, "{:?} vs {:?}", x.map(|c| c.name), y),
+                }
+                let ads = |s: &mut Startd| s.ads().iter().map(|ad| ad.to_string()).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(ads(&mut a), ads(&mut b));
+            }
+        }
     }
 
     #[test]

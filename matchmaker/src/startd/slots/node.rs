@@ -68,11 +68,7 @@ impl Startd {
     pub fn new(machine: Machine, config: &Config) -> Result<Startd, SlotError> {
         let config = with_detected(&machine, config)?;
         let layout = Layout::new(&machine, &config)?;
-        let host = match config.lookup("STARTD_NAME").map(|l| l.value).filter(|v| !v.trim().is_empty()) {
-            Some(n) if n.contains('@') => n.trim().to_string(),
-            Some(n) => format!("{}@{}", n.trim(), machine.name),
-            None => machine.name.clone(),
-        };
+        let host = host_name(&config, &machine);
         let policies = Policies::new(&layout);
         let custom_names = layout.totals.custom.iter().map(|c| CustomNames::new(&c.name)).collect();
         let mut startd =
@@ -80,6 +76,48 @@ impl Startd {
         // Report unparsable STARTD_ATTRS values once.
         startd.ads();
         Ok(startd)
+    }
+
+    /// A startd as [`new`](Startd::new) makes it for this startd's machine
+    /// named `name` instead, with this startd's configuration: the layout
+    /// and what the configuration says of the slots are taken over rather
+    /// than worked out again (a pool of many machines alike, as a
+    /// simulation builds, saves that work). `None` when this startd has
+    /// dynamic slots (its layout is then no longer as laid out).
+    ///
+    /// ```
+    /// use classad::Value;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut first = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let mut second = first.like("n2").expect("no claim yet");
+    /// let ads = second.ads();
+    /// assert_eq!(ads[0].eval_attr("Name"), Value::Str("slot1@n2".into()));
+    /// assert_eq!(ads[0].eval_attr("Cpus"), Value::Int(4));
+    /// let job: classad::ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// first.claim("slot1@n1", &job)?;
+    /// assert!(first.like("n3").is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn like(&self, name: &str) -> Option<Startd> {
+        if !self.dynamic.is_empty() {
+            return None;
+        }
+        let machine = Machine { name: name.to_string(), ..self.machine.clone() };
+        let host = host_name(&self.config, &machine);
+        Some(Startd {
+            machine,
+            config: self.config.clone(),
+            layout: self.layout.clone(),
+            dynamic: Vec::new(),
+            host,
+            // the policies' warnings: those of the configuration alone
+            warnings: self.warnings.clone(),
+            policies: self.policies.renamed(&self.layout),
+            custom_names: self.custom_names.clone(),
+        })
     }
 
     /// The machine.
@@ -231,6 +269,16 @@ impl Startd {
     }
 }
 
+/// The name of the startd of `machine` (`STARTD_NAME`, with the machine's
+/// name after an `@` unless it has one; else the machine's name).
+fn host_name(config: &Config, machine: &Machine) -> String {
+    match config.lookup("STARTD_NAME").map(|l| l.value).filter(|v| !v.trim().is_empty()) {
+        Some(n) if n.contains('@') => n.trim().to_string(),
+        Some(n) => format!("{}@{}", n.trim(), machine.name),
+        None => machine.name.clone(),
+    }
+}
+
 /// What follows the decimal digits of `n` at the start of `text`, if it
 /// starts with them.
 fn strip_number(text: &str, n: u32) -> Option<&str> {
@@ -240,5 +288,64 @@ fn strip_number(text: &str, n: u32) -> Option<&str> {
         text.get(digits.len()..)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every ad of `startd`, as text.
+    fn ads(startd: &mut Startd) -> Vec<String> {
+        startd.ads().iter().map(|ad| ad.to_string()).collect()
+    }
+
+    #[test]
+    fn a_startd_made_like_another_is_the_startd_new_makes() -> Result<(), Box<dyn std::error::Error>> {
+        let configs = [
+            "STARTD_DETECT_GPUS = false\n",
+            "STARTD_DETECT_GPUS = false\nSTARTD_NAME = worker\n",
+            "MACHINE_RESOURCE_GPUs = g0, g1, g2\nSTARTD_ATTRS = Team, Broken\nTeam = \"blue\"\nBroken = 1 +\n",
+            "SLOT_TYPE_1 = cpus=50%\nSLOT_TYPE_1_PARTITIONABLE = true\nNUM_SLOTS_TYPE_1 = 2\nSTARTD_DETECT_GPUS = false\n",
+            "STARTD_DETECT_GPUS = false\nSLOT_TYPE_0_PARTITIONABLE = false\n",
+            "STARTD_DETECT_GPUS = false\nCONSUMPTION_POLICY = true\n",
+        ];
+        let job: ClassAd =
+            "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000; RequestGPUs = 1; User = \"u@d\" ]".parse()?;
+        for text in configs {
+            let config = Config::parse_str(text, "t.conf")?;
+            let machine = |name: &str| Machine {
+                name: name.into(),
+                cpus: 8,
+                memory: 16384,
+                disk: 8_000_000,
+                attributes: vec![("Arch".into(), classad::Expr::from("X86_64"))],
+                ..Machine::default()
+            };
+            let mut made = Startd::new(machine("b"), &config)?;
+            let first = Startd::new(machine("a"), &config)?;
+            let mut like = first.like("b").ok_or("a startd without claims")?;
+            assert_eq!(made.warnings(), like.warnings(), "{text}");
+            assert_eq!(ads(&mut made), ads(&mut like), "{text}");
+            // the same claims and releases give the same slots
+            for step in 0..6 {
+                let slot = if step % 2 == 0 { "1" } else { "2" };
+                let (x, y) = (made.claim(slot, &job), like.claim(slot, &job));
+                assert_eq!(x.map(|c| c.name).ok(), y.map(|c| c.name).ok(), "{text}");
+                if step == 3 {
+                    made.release("slot1_1@b").ok();
+                    like.release("slot1_1@b").ok();
+                }
+                assert_eq!(ads(&mut made), ads(&mut like), "{text}");
+                assert_eq!(made.warnings(), like.warnings(), "{text}");
+            }
+            // the first startd's ads still name its own machine
+            let mut first = first;
+            assert!(ads(&mut first).iter().all(|ad| !ad.contains("@b\"") && !ad.contains("\"b\"")), "{text}");
+            if !made.dynamic_slots().is_empty() {
+                assert!(made.like("c").is_none());
+            }
+        }
+        Ok(())
     }
 }

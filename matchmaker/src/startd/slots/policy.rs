@@ -94,6 +94,15 @@ impl Policies {
         Policies { slots, types, bases }
     }
 
+    /// This cache for a startd laid out as this one but on a machine of
+    /// another name: the policies and knobs (read from the configuration
+    /// alone) are shared, the base ads (which hold the host's name) start
+    /// empty.
+    pub fn renamed(&self, layout: &Layout) -> Policies {
+        let fresh = Policies::new(layout);
+        Policies { slots: self.slots.clone(), types: self.types.clone(), bases: fresh.bases }
+    }
+
     /// The cached entry of a slot with `id` and `kind` in `layout`, if the
     /// layout has such a slot.
     pub fn slot_entry(&self, layout: &Layout, slot: &Slot) -> Option<&OnceLock<Arc<SlotPolicy>>> {
@@ -133,14 +142,6 @@ impl Policies {
         match self.types.iter().find(|(t, _)| *t == type_id) {
             Some((_, cell)) => Knobs::Kept(cell.get_or_init(|| Arc::new(TypeKnobs::read(config, type_id)))),
             None => Knobs::Read(TypeKnobs::read(config, type_id)),
-        }
-    }
-
-    /// The knobs of slot type `type_id`, read from `config` the first time.
-    pub fn knobs(&self, config: &Config, type_id: u32) -> Arc<TypeKnobs> {
-        match self.types.iter().find(|(t, _)| *t == type_id) {
-            Some((_, cell)) => cell.get_or_init(|| Arc::new(TypeKnobs::read(config, type_id))).clone(),
-            None => Arc::new(TypeKnobs::read(config, type_id)),
         }
     }
 }
