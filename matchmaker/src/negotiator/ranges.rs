@@ -19,8 +19,9 @@
 use std::borrow::Borrow;
 use std::ops::Range;
 
+use classad::eval::Unbound;
 use classad::references::{external, trim_all, Side};
-use classad::{BinaryOp, ClassAd, EvalContext, EvalOptions, Expr, Name, Node, Value};
+use classad::{BinaryOp, ClassAd, EvalOptions, Expr, Name, Node, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::rank_cache::{Part, RankCache};
@@ -340,6 +341,8 @@ pub(super) fn uniform_slot_rank(ads: &[impl Borrow<ClassAd>]) -> bool {
 #[derive(Default)]
 pub(super) struct RangeTests {
     tests: Vec<Expr>,
+    /// `tests` prepared with the request's ad as MY (when first needed).
+    prepared: Vec<Unbound>,
     /// Whether a range may match, by what it has for the names the tests read.
     by_key: ByKey<bool>,
 }
@@ -347,7 +350,7 @@ pub(super) struct RangeTests {
 impl RangeTests {
     /// The tests made of `tests`, which read the key names `names`.
     pub(super) fn of_parts(tests: Vec<Expr>, names: Vec<usize>) -> RangeTests {
-        RangeTests { tests, by_key: ByKey::new(names) }
+        RangeTests { tests, prepared: Vec::new(), by_key: ByKey::new(names) }
     }
 
     /// The tests of the request `ad` for ranges keyed by `key_names`, and
@@ -390,10 +393,15 @@ impl RangeTests {
         if self.tests.is_empty() {
             return true;
         }
-        let tests = &self.tests;
+        let (tests, prepared) = (&self.tests, &mut self.prepared);
         self.by_key.get(range, || {
-            let ctx = EvalContext::new(opts).my(ad).target(slot);
-            tests.iter().all(|test| !matches!(ctx.eval(test), Value::Bool(false) | Value::Undefined | Value::Error))
+            // Prepared once per request, as most are tried on many ranges.
+            if prepared.is_empty() {
+                prepared.extend(tests.iter().map(|test| Unbound::new(opts, ad, test)));
+            }
+            prepared
+                .iter()
+                .all(|test| !matches!(test.eval(opts, ad, slot), Value::Bool(false) | Value::Undefined | Value::Error))
         })
     }
 }
