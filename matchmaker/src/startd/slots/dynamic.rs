@@ -469,15 +469,17 @@ impl Startd {
         } else {
             let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
             let r = &*REQUESTS;
-            // the schedd's `_condor_Request<Res>` first (when either ad has it)
-            let int = |[condor, plain]: [Name; 2]| {
-                let given = request.lookup(condor).is_some() || parent_ad.lookup(condor).is_some();
-                given
-                    .then(|| eval_number(&ctx, condor))
-                    .flatten()
-                    .or_else(|| eval_number(&ctx, plain))
-                    .map(|v| v.trunc())
+            // (a request written as a number is read as it is, and one
+            // neither ad has is not there: no evaluation for either)
+            let number = |attr: Name| match request.lookup(attr).map(classad::Expr::as_literal) {
+                Some(Some(classad::Literal::Int(i))) => Some(*i as f64),
+                Some(Some(classad::Literal::Real(r))) => Some(*r),
+                Some(Some(classad::Literal::Bool(b))) => Some(f64::from(u8::from(*b))),
+                None if parent_ad.lookup(attr).is_none() => None,
+                _ => eval_number(&ctx, attr),
             };
+            // the schedd's `_condor_Request<Res>` first
+            let int = |[condor, plain]: [Name; 2]| number(condor).or_else(|| number(plain)).map(|v| v.trunc());
             cpus = int(r.cpus).unwrap_or(1.0);
             memory = int(r.memory).ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
             let disk = int(r.disk).ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
