@@ -130,9 +130,24 @@ pub struct Pool {
     /// An empty ad, shared (what a slot holds while its ad is rebuilt).
     empty: Arc<ClassAd>,
     /// Jobs as the startds round them (see [`Startd::rounding`]), by the
-    /// job ad's address (the ad held), host type and layout slot: `None`
-    /// when the rounding may depend on the slot.
-    roundings: FxHashMap<(usize, usize, usize), (JobAd, Option<ClassAd>)>,
+    /// job ad's address (the ad held), host type and layout slot.
+    roundings: FxHashMap<(usize, usize, usize), Rounding>,
+}
+
+/// A job as the startds of a host type round it for one layout slot, and
+/// the verdicts of the slot's `Requirements` on it.
+struct Rounding {
+    /// The job ad (held, so that its address names no other ad).
+    job: JobAd,
+    /// The rounded job; `None` when the rounding may depend on the slot.
+    rounded: Option<ClassAd>,
+    /// Whether the slot's `Requirements` judge the rounded job by the
+    /// slot's `Cpus`, `Memory` and `Disk` alone (see
+    /// [`Startd::judged_by_resources`]); found out at the first claim.
+    by_resources: Option<bool>,
+    /// Their verdicts, by the slot's advertised `Cpus` (bits), `Memory`
+    /// and `Disk`, when they judge so.
+    verdicts: FxHashMap<(u64, i64, i64), bool>,
 }
 
 /// How many roundings [`Pool::carve`] keeps before it forgets them all.
@@ -491,17 +506,51 @@ impl Pool {
         // Hosts of one type round a job alike, when the rounding reads
         // only the job.
         let key = (Arc::as_ptr(job) as usize, self.hosts[host].type_key, layout);
-        if !self.roundings.get(&key).is_some_and(|(held, _)| Arc::ptr_eq(held, job)) {
+        if !self.roundings.get(&key).is_some_and(|r| Arc::ptr_eq(&r.job, job)) {
             if self.roundings.len() >= MAX_ROUNDINGS {
                 self.roundings.clear();
             }
             let rounded = self.hosts[host].startd.rounding(&name, job);
-            self.roundings.insert(key, (job.clone(), rounded));
+            let rounding = Rounding { job: job.clone(), rounded, by_resources: None, verdicts: FxHashMap::default() };
+            self.roundings.insert(key, rounding);
         }
-        let rounded = self.roundings.get(&key).and_then(|(_, r)| r.as_ref());
+        let rounding = self.roundings.get_mut(&key)?;
         let startd = &mut self.hosts[host].startd;
-        let current = current.then(|| &*self.slots[pslot].ad);
-        let dynamic_name = startd.claim_at(layout, job, rounded, current).ok()?;
+        let mut current = current.then(|| &*self.slots[pslot].ad);
+        // Slots alike in resources judge a rounded job alike, when their
+        // Requirements read nothing else: the verdict is kept.
+        let mut built = None;
+        let accepted = match &rounding.rounded {
+            Some(rounded) => {
+                let by_resources = *rounding
+                    .by_resources
+                    .get_or_insert_with(|| Startd::judged_by_resources(&self.slots[pslot].ad, rounded));
+                let parent = startd.layout().slots.get(layout)?;
+                let resources = (
+                    parent.advertised_cpus().to_bits(),
+                    parent.memory.max(0),
+                    parent.disk(startd.layout().totals.disk),
+                );
+                match (by_resources, rounding.verdicts.get(&resources)) {
+                    (false, _) => None,
+                    (true, Some(&verdict)) => Some(verdict),
+                    (true, None) => {
+                        if current.is_none() {
+                            built = startd.ad(&name);
+                        }
+                        let ad = current.or(built.as_ref())?;
+                        let verdict = Startd::accepts(ad, rounded);
+                        rounding.verdicts.insert(resources, verdict);
+                        Some(verdict)
+                    }
+                }
+            }
+            None => None,
+        };
+        if current.is_none() {
+            current = built.as_ref();
+        }
+        let dynamic_name = startd.claim_at(layout, job, rounding.rounded.as_ref(), current, accepted).ok()?;
         self.dirty.insert(pslot);
         self.update_free(pslot);
         let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;

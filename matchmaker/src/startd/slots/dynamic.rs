@@ -101,21 +101,30 @@ const PLAIN_FUNCTIONS: &[&str] = &[
     "isString",
 ];
 
+/// Whether `expr` calls no function but plain ones (see
+/// [`PLAIN_FUNCTIONS`]) and holds no nested ad.
+fn plain(expr: &classad::Expr) -> bool {
+    let Some(node) = expr.as_node() else { return true };
+    match node {
+        classad::Node::Record(_) => false,
+        classad::Node::Call(call) => {
+            let name = call.name().as_str();
+            PLAIN_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(name)) && call.args().iter().all(plain)
+        }
+        _ => node.children().all(plain),
+    }
+}
+
+/// The attributes of a partitionable slot's ad its `Requirements` may read
+/// and still be judged by its resources alone (see
+/// [`Startd::judged_by_resources`]): the policy's, whose text is the
+/// configuration's, and the three resources.
+const RESOURCE_ATTRS: &[&str] = &["Start", "Requirements", "WithinResourceLimits", "Cpus", "Memory", "Disk"];
+
 /// Whether `expr`, evaluated in `ad`, reads nothing outside `ad`, and
 /// neither it nor the attributes of `ad` it reads call a function that is
 /// not plain arithmetic (see [`PLAIN_FUNCTIONS`]) or hold a nested ad.
 fn reads_only(opts: &EvalOptions, ad: &ClassAd, expr: &classad::Expr) -> bool {
-    fn plain(expr: &classad::Expr) -> bool {
-        let Some(node) = expr.as_node() else { return true };
-        match node {
-            classad::Node::Record(_) => false,
-            classad::Node::Call(call) => {
-                let name = call.name().as_str();
-                PLAIN_FUNCTIONS.iter().any(|f| f.eq_ignore_ascii_case(name)) && call.args().iter().all(plain)
-            }
-            _ => node.children().all(plain),
-        }
-    }
     use classad::references::{external, internal};
     let (Ok(external), Ok(internal)) = (external(opts, ad, expr), internal(opts, ad, expr)) else {
         return false;
@@ -130,6 +139,77 @@ fn reads_only(opts: &EvalOptions, ad: &ClassAd, expr: &classad::Expr) -> bool {
 }
 
 impl Startd {
+    /// Whether the `Requirements` of `slot_ad`, the ad of a partitionable
+    /// slot, accept `job`, as a claim judges it (the slot's ad as MY, the
+    /// job as TARGET, HTCondor's old semantics).
+    ///
+    /// ```
+    /// use classad::ClassAd;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let slot = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let small: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+    /// let big: ClassAd = "[ RequestCpus = 8; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+    /// assert!(Startd::accepts(&slot, &small));
+    /// assert!(!Startd::accepts(&slot, &big));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn accepts(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        Self::requirements_accept(&options(), slot_ad, job)
+    }
+
+    /// Whether the `Requirements` of `slot_ad`, an ad of a partitionable
+    /// slot, judge `job` by nothing but the slot's `Cpus`, `Memory` and
+    /// `Disk`: of the slot they read no other attribute than its policy's
+    /// `Start` and `WithinResourceLimits` (whose text is the
+    /// configuration's), of the job only attributes that are literals,
+    /// and they call no function but plain arithmetic ones (`ifThenElse`,
+    /// `quantize`, ...). Every slot of the same type, on startds of the
+    /// same configuration and host attributes, that has the same `Cpus`,
+    /// `Memory` and `Disk` then gives the job the same verdict
+    /// ([`accepts`](Startd::accepts)), which a caller may keep and give
+    /// to [`claim_at`](Startd::claim_at).
+    ///
+    /// ```
+    /// use classad::ClassAd;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+    /// let machine = Machine { name: "n1".into(), ..Machine::default() };
+    /// let plain = Config::parse_str("NUM_CPUS = 4\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let slot = Startd::new(machine.clone(), &plain)?.ad("slot1@n1").expect("the partitionable slot");
+    /// assert!(Startd::judged_by_resources(&slot, &job));
+    /// // a START that reads the slot's other attributes
+    /// let busy = Config::parse_str("NUM_CPUS = 4\nSTARTD_DETECT_GPUS = false\nSTART = NumDynamicSlots < 2\n", "startd.conf")?;
+    /// let slot = Startd::new(machine, &busy)?.ad("slot1@n1").expect("the partitionable slot");
+    /// assert!(!Startd::judged_by_resources(&slot, &job));
+    /// // a request that reads the slot
+    /// let greedy: ClassAd = "[ RequestCpus = 1; RequestMemory = TARGET.Memory; RequestDisk = 1000 ]".parse()?;
+    /// assert!(!Startd::judged_by_resources(&slot, &greedy));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn judged_by_resources(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        use classad::references::{external, internal, trim, Side};
+        let opts = options();
+        let Some(requirements) = slot_ad.lookup("Requirements") else { return false };
+        let (Ok(internal), Ok(external)) =
+            (internal(&opts, slot_ad, requirements), external(&opts, slot_ad, requirements))
+        else {
+            return false;
+        };
+        let own = |name: &str| RESOURCE_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(name));
+        plain(requirements)
+            && internal.iter().all(|name| own(name) && slot_ad.lookup(name.as_str()).is_none_or(plain))
+            && external.iter().all(|name| {
+                let attr = trim(name, Side::External);
+                !attr.is_empty() && !own(attr) && job.lookup(attr).is_none_or(|e| e.as_literal().is_some())
+            })
+    }
+
     fn requirements_accept(opts: &EvalOptions, slot_ad: &ClassAd, job: &ClassAd) -> bool {
         static REQUIREMENTS: LazyLock<Name> = LazyLock::new(|| Name::new("Requirements"));
         matches!(EvalContext::new(opts).my(slot_ad).target(job).eval_attr(*REQUIREMENTS), Value::Bool(true))
@@ -238,7 +318,11 @@ impl Startd {
     /// look-up), and giving the new dynamic slot's name only: the job as
     /// the startd kept it is that of the last of
     /// [`dynamic_slots`](Startd::dynamic_slots), and no leftovers ad is
-    /// built (whatever `CLAIM_PARTITIONABLE_LEFTOVERS` says).
+    /// built (whatever `CLAIM_PARTITIONABLE_LEFTOVERS` says). `accepted`,
+    /// with `rounded`, is whether the slot's `Requirements` accept
+    /// `rounded` when the caller knows it (see
+    /// [`judged_by_resources`](Startd::judged_by_resources)); the claim
+    /// then need not evaluate them. A wrong `accepted` gives a wrong claim.
     ///
     /// ```
     /// use classad::{ClassAd, Value};
@@ -248,12 +332,12 @@ impl Startd {
     /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
     /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
     /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
-    /// let name = startd.claim_at(0, &job, None, None)?;
+    /// let name = startd.claim_at(0, &job, None, None, None)?;
     /// assert_eq!(name, "slot1_1@n1");
     /// let kept = startd.dynamic_slots().last().map(|d| d.job.eval_attr("RequestMemory"));
     /// assert_eq!(kept, Some(Value::Int(1024)));
     /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
-    /// assert!(startd.claim_at(1, &job, None, None).is_err()); // no second slot
+    /// assert!(startd.claim_at(1, &job, None, None, None).is_err()); // no second slot
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn claim_at(
@@ -262,11 +346,12 @@ impl Startd {
         job: &ClassAd,
         rounded: Option<&ClassAd>,
         current: Option<&ClassAd>,
+        accepted: Option<bool>,
     ) -> Result<String, SlotError> {
         if index >= self.layout.slots.len() {
             return Err(SlotError::NoSuchSlot(format!("slot {} of the layout", index + 1)));
         }
-        self.carve_at(index, job, current, rounded)
+        self.carve_at(index, job, current, rounded, accepted.filter(|_| rounded.is_some()))
     }
 
     fn claim_given(
@@ -277,7 +362,7 @@ impl Startd {
         rounded: Option<&ClassAd>,
     ) -> Result<Claim, SlotError> {
         let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
-        let name = self.carve_at(index, job, current, rounded)?;
+        let name = self.carve_at(index, job, current, rounded, None)?;
         let type_id = self.layout.slots[index].type_id;
         let leftovers =
             if self.policies.knobs_ref(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
@@ -293,13 +378,15 @@ impl Startd {
     }
 
     /// Carves a dynamic slot of layout slot `index` (in the layout) for
-    /// `job`; its name.
+    /// `job`; its name. `accepted`: the verdict of the slot's
+    /// `Requirements` on `rounded`, when known.
     fn carve_at(
         &mut self,
         index: usize,
         job: &ClassAd,
         current: Option<&ClassAd>,
         rounded: Option<&ClassAd>,
+        accepted: Option<bool>,
     ) -> Result<String, SlotError> {
         let parent = &self.layout.slots[index];
         if parent.kind != SlotKind::Partitionable {
@@ -333,7 +420,7 @@ impl Startd {
                 Cow::Owned(modified)
             }
         };
-        let request = if Self::requirements_accept(&opts, parent_ad, &modified) {
+        let request = if accepted.unwrap_or_else(|| Self::requirements_accept(&opts, parent_ad, &modified)) {
             modified
         } else {
             let must_modify = knobs
@@ -382,15 +469,17 @@ impl Startd {
         } else {
             let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
             let r = &*REQUESTS;
-            // the schedd's `_condor_Request<Res>` first (when either ad has it)
-            let int = |[condor, plain]: [Name; 2]| {
-                let given = request.lookup(condor).is_some() || parent_ad.lookup(condor).is_some();
-                given
-                    .then(|| eval_number(&ctx, condor))
-                    .flatten()
-                    .or_else(|| eval_number(&ctx, plain))
-                    .map(|v| v.trunc())
+            // (a request written as a number is read as it is, and one
+            // neither ad has is not there: no evaluation for either)
+            let number = |attr: Name| match request.lookup(attr).map(classad::Expr::as_literal) {
+                Some(Some(classad::Literal::Int(i))) => Some(*i as f64),
+                Some(Some(classad::Literal::Real(r))) => Some(*r),
+                Some(Some(classad::Literal::Bool(b))) => Some(f64::from(u8::from(*b))),
+                None if parent_ad.lookup(attr).is_none() => None,
+                _ => eval_number(&ctx, attr),
             };
+            // the schedd's `_condor_Request<Res>` first
+            let int = |[condor, plain]: [Name; 2]| number(condor).or_else(|| number(plain)).map(|v| v.trunc());
             cpus = int(r.cpus).unwrap_or(1.0);
             memory = int(r.memory).ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
             let disk = int(r.disk).ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
@@ -687,7 +776,7 @@ mod tests {
                     (None, Some(c)) => a.claim_with_ad(&name, &job, c),
                     (None, None) => a.claim(&name, &job),
                 };
-                let y = b.claim_at(index, &job, rounded.as_ref(), current.as_ref());
+                let y = b.claim_at(index, &job, rounded.as_ref(), current.as_ref(), None);
                 match (x, y) {
                     (Ok(x), Ok(y)) => {
                         proptest::prop_assert_eq!(&x.name, &y);
@@ -706,6 +795,83 @@ mod tests {
                 proptest::prop_assert_eq!(ads(&mut a), ads(&mut b));
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Slots whose Requirements judge a job by their resources judge it
+        /// alike when their resources are alike, whatever else differs
+        /// (their dynamic slots, their host's name); and a claim told the
+        /// verdict is the claim that works it out.
+        #[test]
+        fn verdicts_by_resources_are_alike(
+            config in 0..CLAIM_CONFIGS.len(),
+            first in proptest::collection::vec((1i64..4, 1i64..9000), 0..6),
+            second in proptest::collection::vec((1i64..4, 1i64..9000), 0..6),
+            probe in (1i64..6, 1i64..20000, proptest::bool::ANY),
+        ) {
+            let job = |cpus: i64, memory: i64, user: bool| {
+                let mut job = ClassAd::new();
+                job.insert("RequestCpus", cpus);
+                job.insert("RequestMemory", memory);
+                job.insert("RequestDisk", 1000);
+                if user {
+                    job.insert("User", "u@d");
+                }
+                job
+            };
+            let a = startd(CLAIM_CONFIGS[config]).expect("startd");
+            let mut b = a.like("other").expect("no claim yet");
+            let mut a = a;
+            for (cpus, memory) in first {
+                let _ = a.claim_at(0, &job(cpus, memory, true), None, None, None);
+            }
+            for (cpus, memory) in second {
+                let _ = b.claim_at(0, &job(cpus, memory, false), None, None, None);
+            }
+            let probe = job(probe.0, probe.1, probe.2);
+            let (Some(rounded), Some(ad_a)) = (a.rounding("1", &probe), a.ad("1")) else { return Ok(()) };
+            let ad_b = b.ad("1").expect("the slot");
+            let resources = |s: &Startd| {
+                let p = &s.layout.slots[0];
+                (p.advertised_cpus().to_bits(), p.memory.max(0), p.disk(s.layout.totals.disk))
+            };
+            if Startd::judged_by_resources(&ad_a, &rounded) && resources(&a) == resources(&b) {
+                proptest::prop_assert_eq!(Startd::accepts(&ad_a, &rounded), Startd::accepts(&ad_b, &rounded));
+            }
+            // told or not, the same claim
+            let mut told = a.clone();
+            let verdict = Startd::accepts(&ad_a, &rounded);
+            let x = a.claim_at(0, &probe, Some(&rounded), None, None);
+            let y = told.claim_at(0, &probe, Some(&rounded), None, Some(verdict));
+            proptest::prop_assert_eq!(x.map_err(|e| e.to_string()), y.map_err(|e| e.to_string()));
+            let ads = |s: &mut Startd| s.ads().iter().map(|ad| ad.to_string()).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(ads(&mut a), ads(&mut told));
+        }
+    }
+
+    #[test]
+    fn requirements_that_read_more_than_resources_are_not_judged_by_them() -> Result<(), Box<dyn std::error::Error>> {
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+        for (config, by_resources) in [
+            ("STARTD_DETECT_GPUS = false\n", true),
+            ("STARTD_DETECT_GPUS = false\nSTARTD_JOB_HAS_REQUEST_ATTRS = true\n", true),
+            ("STARTD_DETECT_GPUS = false\nSTART = TARGET.RequestMemory < 6000\n", true),
+            ("STARTD_DETECT_GPUS = false\nSTART = MY.NumDynamicSlots < 3\n", false),
+            ("STARTD_DETECT_GPUS = false\nSTART = Machine == \"h\"\n", false),
+            ("STARTD_DETECT_GPUS = false\nSTART = random(2) == 0\n", false),
+            ("STARTD_DETECT_GPUS = false\nSTART = TARGET.Owner =!= \"bad\"\n", true),
+        ] {
+            let s = startd(config)?;
+            let ad = s.ad("slot1").ok_or("no p-slot")?;
+            assert_eq!(Startd::judged_by_resources(&ad, &job), by_resources, "{config}");
+        }
+        let s = startd("STARTD_DETECT_GPUS = false\n")?;
+        let ad = s.ad("slot1").ok_or("no p-slot")?;
+        let reads_slot: ClassAd = "[ RequestCpus = 1; RequestMemory = Memory / 2; RequestDisk = 1000 ]".parse()?;
+        assert!(!Startd::judged_by_resources(&ad, &reads_slot));
+        Ok(())
     }
 
     #[test]
