@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -113,13 +114,20 @@ fn simulate(args: &Args) -> Result<(), String> {
     // With CSV alone, the jobs table is written as the run goes.
     let streamed = match &args.out {
         Some(dir) if formats == [Format::Csv] => {
-            let path = dir.join("jobs.csv");
-            sim.stream_jobs(jobs_csv(&path)?, 1 << 16);
-            Some(path)
+            let (sink, writer) = jobs_csv(&dir.join("jobs.csv"))?;
+            sim.stream_jobs(sink, 1 << 16);
+            Some(writer)
         }
         _ => None,
     };
-    let mut results = sim.run(until, &mut on_progress).map_err(|e| e.to_string())?;
+    let run = sim.run(until, &mut on_progress);
+    // The run has dropped the sink: the writer has had every batch, or has
+    // stopped on an error that says more than the run's.
+    let streamed = match streamed {
+        Some(writer) => Some(writer.join().map_err(|_| "the thread writing jobs.csv failed".to_string())??),
+        None => None,
+    };
+    let mut results = run.map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     let wall = run_started.elapsed().as_secs_f64();
     if args.timings {
@@ -142,21 +150,34 @@ fn simulate(args: &Args) -> Result<(), String> {
 }
 
 /// A sink writing the rows of the jobs table to the CSV file `path`
-/// (replaced), the header first.
-fn jobs_csv(path: &Path) -> Result<JobSink, String> {
+/// (replaced), the header first, on a thread of its own (formatting and
+/// writing a long run's rows then costs the run nothing); the thread
+/// ends when the sink is dropped, with what went wrong if anything did.
+fn jobs_csv(path: &Path) -> Result<(JobSink, JoinHandle<Result<(), String>>), String> {
     let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut out = std::io::BufWriter::new(file);
-    let mut header = false;
-    let path = path.to_path_buf();
-    Ok(Box::new(move |batch: &Table| {
-        let failed = |e: std::io::Error| format!("{}: {e}", path.display());
-        if !header {
-            csv::write_header(&mut out, batch).map_err(failed)?;
-            header = true;
-        }
-        csv::write_rows(&mut out, batch).map_err(failed)?;
-        out.flush().map_err(failed)
-    }))
+    // (Two batches in flight at most: memory stays bounded.)
+    let (send, batches) = std::sync::mpsc::sync_channel::<Table>(2);
+    let shown = path.display().to_string();
+    let writer = std::thread::Builder::new()
+        .name("jobs.csv".into())
+        .spawn(move || {
+            let failed = |e: std::io::Error| format!("{shown}: {e}");
+            let mut out = std::io::BufWriter::new(file);
+            let mut header = false;
+            for batch in batches {
+                if !header {
+                    csv::write_header(&mut out, &batch).map_err(failed)?;
+                    header = true;
+                }
+                csv::write_rows(&mut out, &batch).map_err(failed)?;
+                out.flush().map_err(failed)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let sink: JobSink =
+        Box::new(move |batch: Table| send.send(batch).map_err(|_| "writing jobs.csv stopped".to_string()));
+    Ok((sink, writer))
 }
 
 fn human_duration(seconds: i64) -> String {

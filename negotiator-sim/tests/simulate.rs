@@ -562,14 +562,14 @@ fn streamed_job_rows_are_the_jobs_table() {
         let mut sim = Simulation::new(&s).expect("simulation");
         let into = Arc::clone(&streamed);
         sim.stream_jobs(
-            Box::new(move |batch: &negotiator_sim::table::Table| {
+            Box::new(move |batch: negotiator_sim::table::Table| {
                 let mut guard = into.lock().map_err(|e| e.to_string())?;
                 let (out, batches) = &mut *guard;
                 if *batches == 0 {
-                    write_header(out, batch).map_err(|e| e.to_string())?;
+                    write_header(out, &batch).map_err(|e| e.to_string())?;
                 }
                 *batches += 1;
-                write_rows(out, batch).map_err(|e| e.to_string())
+                write_rows(out, &batch).map_err(|e| e.to_string())
             }),
             7,
         );

@@ -66,8 +66,9 @@ pub struct Summary {
 /// [`Simulation::stream_jobs`](super::run::Simulation::stream_jobs)): it
 /// is given batches of rows, each a table named `jobs` with the columns
 /// the finished table would have, in job order; the last batch (perhaps
-/// without rows) comes when the run ends.
-pub type JobSink = Box<dyn FnMut(&Table) -> Result<(), String> + Send>;
+/// without rows) comes when the run ends. Each batch is the sink's to
+/// keep (to hand to a writer thread, say).
+pub type JobSink = Box<dyn FnMut(Table) -> Result<(), String> + Send>;
 
 /// The tables of a run, in the order `users`, `groups`, `cycles`, `jobs`.
 #[derive(Debug, Clone, PartialEq)]

@@ -1250,7 +1250,7 @@ impl Simulation {
             // the last batch: the rows the sink has not had
             if let Some(k) = results.tables.iter().position(|t| t.name == "jobs") {
                 let rest = results.tables.remove(k);
-                sink(&rest).map_err(SimError::Jobs)?;
+                sink(rest).map_err(SimError::Jobs)?;
             }
         }
         if let Some(e) = &execute {
@@ -1283,7 +1283,7 @@ impl Simulation {
     /// let counted = Arc::clone(&rows);
     /// let mut sim = Simulation::new(&scenario)?;
     /// sim.stream_jobs(
-    ///     Box::new(move |batch: &Table| {
+    ///     Box::new(move |batch: Table| {
     ///         *counted.lock().map_err(|e| e.to_string())? += batch.rows();
     ///         Ok(())
     ///     }),
@@ -1309,7 +1309,7 @@ impl Simulation {
         }
         if let Some(sink) = &mut self.job_sink {
             if self.recorder.retired() >= self.job_batch {
-                sink(&self.recorder.take_retired()).map_err(SimError::Jobs)?;
+                sink(self.recorder.take_retired()).map_err(SimError::Jobs)?;
             }
         }
         Ok(())
