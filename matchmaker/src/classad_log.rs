@@ -557,15 +557,7 @@ impl Records {
     /// [`check_key`].
     pub(crate) fn set_real_checked(&mut self, key: &str, name: &str, value: f64) -> f64 {
         use std::fmt::Write as _;
-        let value = if value.is_finite() {
-            value
-        } else if value > 0.0 {
-            f64::MAX
-        } else if value < 0.0 {
-            f64::MIN
-        } else {
-            0.0
-        };
+        let value = finite(value);
         self.text.push_str("103 ");
         self.text.push_str(key);
         self.text.push(' ');
@@ -579,12 +571,7 @@ impl Records {
                 }
                 let (int, frac) = (n.unsigned_abs() / 1_000_000, n.unsigned_abs() % 1_000_000);
                 let _ = write!(self.text, "{int}.{frac:06}");
-                let back = n.unsigned_abs() as f64 / 1e6;
-                if value.is_sign_negative() {
-                    -back
-                } else {
-                    back
-                }
+                from_micros(n, value.is_sign_negative())
             }
             None => {
                 let start = self.text.len();
@@ -747,7 +734,17 @@ impl LogWriter {
 /// (see [`Records::set_real`]): rounded to six decimals, without writing
 /// the text.
 pub(crate) fn read_back(value: f64) -> f64 {
-    let value = if value.is_finite() {
+    let value = finite(value);
+    match micros(value) {
+        Some(n) => from_micros(n, value.is_sign_negative()),
+        None => format!("{value:.6}").parse().unwrap_or(value),
+    }
+}
+
+/// `value`, or the real `%f` can write in its place when it has none
+/// (infinite: the largest of its sign; NaN: 0).
+fn finite(value: f64) -> f64 {
+    if value.is_finite() {
         value
     } else if value > 0.0 {
         f64::MAX
@@ -755,17 +752,16 @@ pub(crate) fn read_back(value: f64) -> f64 {
         f64::MIN
     } else {
         0.0
-    };
-    match micros(value) {
-        Some(n) => {
-            let back = n.unsigned_abs() as f64 / 1e6;
-            if value.is_sign_negative() {
-                -back
-            } else {
-                back
-            }
-        }
-        None => format!("{value:.6}").parse().unwrap_or(value),
+    }
+}
+
+/// The real `n` millionths (of `|n|`, negative when `negative`), as read back.
+fn from_micros(n: i64, negative: bool) -> f64 {
+    let back = n.unsigned_abs() as f64 / 1e6;
+    if negative {
+        -back
+    } else {
+        back
     }
 }
 
