@@ -270,11 +270,11 @@ pub struct Simulation {
     any_limits: bool,
 }
 
-/// A submitter's stand-in ad for the claimed slots a cycle is not given
-/// one by one.
 /// How many stand-in ads a submitter's recent ones are.
 const RECENT_PLACEHOLDERS: usize = 8;
 
+/// A submitter's stand-in ad for the claimed slots a cycle is not given
+/// one by one.
 struct Placeholder {
     /// The slots' weight, and the concurrency limits they use.
     weight: f64,
