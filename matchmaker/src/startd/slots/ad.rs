@@ -89,7 +89,7 @@ impl Startd {
     /// Whether slots of `type_id` have a consumption policy
     /// (`CONSUMPTION_POLICY`, per type).
     pub(crate) fn has_consumption_policy(&self, slot: &Slot) -> bool {
-        slot.kind != SlotKind::Static && self.policies.knobs_ref(&self.config, slot.type_id).consumption_policy
+        slot.kind != SlotKind::Static && self.policies.knobs(&self.config, slot.type_id).consumption_policy
     }
 
     fn expr_or(&self, text: &str, warnings: &mut Vec<String>, what: &str) -> Option<Expr> {

@@ -281,7 +281,7 @@ impl Startd {
         if parent.kind != SlotKind::Partitionable {
             return None;
         }
-        let knobs = self.policies.knobs_ref(&self.config, parent.type_id);
+        let knobs = self.policies.knobs(&self.config, parent.type_id);
         let opts = options();
         let mut modified = job.clone();
         for (attr, expr) in &knobs.modify {
@@ -365,7 +365,7 @@ impl Startd {
         let name = self.carve_at(index, job, current, rounded, None)?;
         let type_id = self.layout.slots[index].type_id;
         let leftovers =
-            if self.policies.knobs_ref(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
+            if self.policies.knobs(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
         let job = self.dynamic.last().map(|d| d.job.clone()).unwrap_or_default();
         Ok(Claim { name, job, leftovers })
     }
@@ -406,7 +406,7 @@ impl Startd {
 
         // 1-2: round the requests; keep the rounding only if it still matches.
         let opts = options();
-        let knobs = self.policies.knobs_ref(&self.config, parent.type_id);
+        let knobs = self.policies.knobs(&self.config, parent.type_id);
         let modified = match rounded {
             Some(rounded) => Cow::Borrowed(rounded),
             None => {

@@ -145,7 +145,7 @@ impl Startd {
     /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
     pub fn slot_name(&self, slot: &Slot) -> String {
-        let knobs = self.policies.knobs_ref(&self.config, slot.type_id);
+        let knobs = self.policies.knobs(&self.config, slot.type_id);
         let mut name = String::with_capacity(knobs.prefix.len() + self.host.len() + 12);
         name.push_str(&knobs.prefix);
         push_number(&mut name, i64::from(slot.id));
@@ -161,7 +161,7 @@ impl Startd {
     /// What follows the `slot<N>` (or `slot<N>_<M>`) part of `key` when
     /// `key` starts with it, the name of `slot` being built so.
     fn after_short_name<'k>(&self, slot: &Slot, key: &'k str) -> Option<&'k str> {
-        let knobs = self.policies.knobs_ref(&self.config, slot.type_id);
+        let knobs = self.policies.knobs(&self.config, slot.type_id);
         let rest = strip_number(key.strip_prefix(knobs.prefix.as_str())?, slot.id)?;
         if slot.kind == SlotKind::Dynamic {
             strip_number(rest.strip_prefix('_')?, slot.sub_id)
@@ -180,7 +180,7 @@ impl Startd {
     /// short name (`slot1`) or by id (`1`).
     pub(crate) fn find_slot(&self, key: &str) -> Option<usize> {
         self.layout.slots.iter().position(|s| {
-            let prefix_has_at = self.policies.knobs_ref(&self.config, s.type_id).prefix.contains('@');
+            let prefix_has_at = self.policies.knobs(&self.config, s.type_id).prefix.contains('@');
             if prefix_has_at {
                 // the short name is what comes before the first '@'
                 let name = self.slot_name(s);

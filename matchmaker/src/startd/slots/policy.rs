@@ -136,9 +136,10 @@ impl Policies {
         self.bases.get(i).map(|b| &b[which])
     }
 
-    /// As [`knobs`](Self::knobs), borrowed when they are kept (no count
-    /// of references to change, for the many look-ups of names).
-    pub fn knobs_ref(&self, config: &Config, type_id: u32) -> Knobs<'_> {
+    /// The knobs of slot type `type_id`, read from `config` the first
+    /// time, then borrowed from the cache (no count of references to
+    /// change, for the many look-ups of names).
+    pub fn knobs(&self, config: &Config, type_id: u32) -> Knobs<'_> {
         match self.types.iter().find(|(t, _)| *t == type_id) {
             Some((_, cell)) => Knobs::Kept(cell.get_or_init(|| Arc::new(TypeKnobs::read(config, type_id)))),
             None => Knobs::Read(TypeKnobs::read(config, type_id)),
