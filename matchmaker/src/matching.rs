@@ -57,11 +57,11 @@ use std::sync::Arc;
 
 #[cfg(doc)]
 use classad::eval::Prepared;
-use classad::eval::{ColumnKernel, Columns, EvalOptions, Truth, Unbound, BLOCK};
+use classad::eval::{ColumnKernel, Columns, EvalOptions, PrepareCache, Truth, Unbound, BLOCK};
 #[cfg(doc)]
 use classad::matching::MatchAd;
 use classad::matching::{rank, requirements};
-use classad::ClassAd;
+use classad::{ClassAd, Expr};
 
 /// Pools at least this large are prepared on every core.
 #[cfg(feature = "parallel")]
@@ -109,8 +109,8 @@ pub struct Pool {
 /// One ad's prepared expressions (its ad and the options are the
 /// pool's: unbound, they hold and count neither).
 struct Side {
-    requirements: Option<Unbound>,
-    rank: Option<Unbound>,
+    requirements: Option<Arc<Unbound>>,
+    rank: Option<Arc<Unbound>>,
 }
 
 /// What is known of an ad's side whatever the request.
@@ -126,8 +126,13 @@ struct Known {
 
 impl Side {
     fn new(options: &EvalOptions, ad: &ClassAd) -> (Side, Known) {
-        let prepare = |expr| Unbound::new(options, ad, expr);
-        let side = Side { requirements: ad.lookup(requirements()).map(prepare), rank: ad.lookup(rank()).map(prepare) };
+        let prepare = |expr| Arc::new(Unbound::new(options, ad, expr));
+        Side::of(ad.lookup(requirements()).map(prepare), ad.lookup(rank()).map(prepare))
+    }
+
+    /// The side of an ad whose `Requirements` and `Rank` are prepared.
+    fn of(requirements: Option<Arc<Unbound>>, rank: Option<Arc<Unbound>>) -> (Side, Known) {
+        let side = Side { requirements, rank };
         let rank = match &side.rank {
             Some(prepared) => prepared.constant_rank(),
             None => Some(0.0),
@@ -158,6 +163,39 @@ impl PreparedSlot {
         let (side, known) = Side::new(options, ad);
         PreparedSlot { side, known }
     }
+
+    /// Prepares each of `ads` (on every core for many), taking what
+    /// `cache` kept of ads that read the same, and keeping the rest there
+    /// for later ones. The same as [`new`](Self::new) on each.
+    pub(crate) fn all_cached(options: &EvalOptions, ads: &[&ClassAd], cache: &mut PrepareCache) -> Vec<PreparedSlot> {
+        let exprs: Vec<[Option<&Expr>; 2]> =
+            ads.iter().map(|ad| [ad.lookup(requirements()), ad.lookup(rank())]).collect();
+        let mut found: Vec<[Option<Arc<Unbound>>; 2]> = exprs
+            .iter()
+            .zip(ads)
+            .map(|(pair, ad)| pair.map(|expr| expr.and_then(|expr| cache.get(options, ad, expr))))
+            .collect();
+        // (ad, which expression) of those to prepare
+        let missing: Vec<(usize, usize)> = (0..ads.len())
+            .flat_map(|i| [(i, 0), (i, 1)])
+            .filter(|&(i, which)| exprs[i][which].is_some() && found[i][which].is_none())
+            .collect();
+        let made = crate::parallel::map_costly(&missing, |_, &(i, which)| {
+            exprs[i][which].map(|expr| PrepareCache::prepare(options, ads[i], expr))
+        });
+        for (&(i, which), made) in missing.iter().zip(made) {
+            if let (Some(expr), Some(made)) = (exprs[i][which], made) {
+                found[i][which] = Some(cache.keep(options, expr, made));
+            }
+        }
+        found
+            .into_iter()
+            .map(|[requirements, rank]| {
+                let (side, known) = Side::of(requirements, rank);
+                PreparedSlot { side, known }
+            })
+            .collect()
+    }
 }
 
 /// A request prepared for matching against a [`Pool`] (see
@@ -167,10 +205,10 @@ pub struct PreparedRequest<'r>(Request, PhantomData<&'r ClassAd>);
 
 /// A request's prepared expressions.
 struct Request {
-    requirements: Option<Unbound>,
+    requirements: Option<Arc<Unbound>>,
     /// `requirements` as a truth kernel over the pool's columns.
     kernel: Option<ColumnKernel>,
-    rank: Option<Unbound>,
+    rank: Option<Arc<Unbound>>,
     /// The request's `Rank` of any ad, when known while preparing.
     constant_rank: Option<f64>,
 }
@@ -397,6 +435,16 @@ impl Pool {
         PreparedRequest(self.request(request), PhantomData)
     }
 
+    /// As [`prepare`](Pool::prepare), taking the request's prepared
+    /// `Requirements` and `Rank` from `cache` when an earlier request read
+    /// the same (and keeping them there otherwise).
+    pub(crate) fn prepare_cached<'r>(&self, request: &'r ClassAd, cache: &mut PrepareCache) -> PreparedRequest<'r> {
+        let mut prepare = |expr| cache.get_or_prepare(&self.options, request, expr);
+        let requirements = request.lookup(requirements()).map(&mut prepare);
+        let rank = request.lookup(rank()).map(&mut prepare);
+        PreparedRequest(self.request_of(requirements, rank), PhantomData)
+    }
+
     /// Whether ad `index` accepts no request at all: its `Requirements`
     /// is missing, or is not true whatever the request (known when the pool
     /// was made or the ad replaced).
@@ -582,9 +630,12 @@ impl Pool {
     /// pool's columns (built for the attributes it compares, if no earlier
     /// request built them).
     fn request(&self, request: &ClassAd) -> Request {
-        let prepare = |expr| Unbound::new(&self.options, request, expr);
-        let requirements = request.lookup(requirements()).map(prepare);
-        let rank = request.lookup(rank()).map(prepare);
+        let prepare = |expr| Arc::new(Unbound::new(&self.options, request, expr));
+        self.request_of(request.lookup(requirements()).map(prepare), request.lookup(rank()).map(prepare))
+    }
+
+    /// The request whose `Requirements` and `Rank` are prepared.
+    fn request_of(&self, requirements: Option<Arc<Unbound>>, rank: Option<Arc<Unbound>>) -> Request {
         Request {
             kernel: requirements.as_ref().and_then(|prepared| prepared.bind(&self.columns)),
             requirements,

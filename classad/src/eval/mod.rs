@@ -43,7 +43,7 @@ use crate::value::Value;
 pub(crate) use ops::binary as binary_op;
 pub(crate) use ops::identical;
 pub use prepared::{ColumnKernel, Columns, Truth, BLOCK};
-pub use prepared::{Prepared, Unbound};
+pub use prepared::{Preparation, PrepareCache, Prepared, Unbound};
 pub use reason::take_error_reason;
 pub(crate) use references::References;
 pub(crate) use val::{Frame, List, Side, StrVal, Val};

@@ -30,9 +30,11 @@
 
 mod columns;
 mod kernel;
+mod reuse;
 
 pub use columns::{ColumnKernel, Columns, BLOCK};
 pub use kernel::Truth;
+pub use reuse::{Preparation, PrepareCache};
 
 use std::borrow::Borrow;
 use std::sync::Arc;
@@ -45,6 +47,7 @@ use crate::expr::{BinaryOp, Expr, Literal, Node, Repr, UnaryOp};
 use crate::name::{reserved, AttrKey, Name};
 use crate::value::Value;
 use kernel::Kernel;
+use reuse::{Read, Reads, Seen};
 
 /// An expression of a fixed MY ad, prepared for evaluation against many
 /// TARGET ads.
@@ -180,12 +183,14 @@ enum Step {
     IsType(TypeTest, StepId),
     /// Evaluated by the interpreter in MY's scope.
     Whole(Expr),
-    /// The inlined expression of one of MY's attributes (its address, as
-    /// the interpreter's cycle detection keys it), whose steps may reach
-    /// back into MY (through the target, or the interpreter): while they
-    /// run, the attribute is marked as being evaluated, as the interpreter
-    /// marks it, so that a cycle back to it is ERROR here too.
-    Within(usize, StepId),
+    /// The inlined expression of one of MY's attributes (by name), whose
+    /// steps may reach back into MY (through the target, or the
+    /// interpreter): while they run, the attribute is marked as being
+    /// evaluated, as the interpreter marks it (by the address of MY's
+    /// expression, found when the step runs, so that the steps serve any
+    /// ad that has the same expression), so that a cycle back to it is
+    /// ERROR here too.
+    Within(Name, StepId),
 }
 
 impl Step {
@@ -362,11 +367,22 @@ impl Unbound {
     /// Prepares `expr`, an expression evaluated with `my` as the MY ad and
     /// `options` (see [`Prepared::new`]).
     pub fn new(options: &EvalOptions, my: &ClassAd, expr: &Expr) -> Unbound {
+        Unbound::build(options, my, expr, false).0
+    }
+
+    /// Prepares `expr`; when `reading`, also tells what preparing read of
+    /// `my` (see [`Reads`]), if the result serves every ad that reads the
+    /// same.
+    fn build(options: &EvalOptions, my: &ClassAd, expr: &Expr, reading: bool) -> (Unbound, Option<Reads>) {
         let mut preparer = Preparer::new(options, my);
+        if reading {
+            preparer.reads = Some(Reads::default());
+        }
         let step = preparer.prepare(expr);
+        let reads = preparer.reads.take();
         let steps = preparer.arena.into_boxed_slice();
         let kernel = Kernel::compile(&step, &steps);
-        Unbound { step, steps, kernel, target_names: preparer.targets }
+        (Unbound { step, steps, kernel, target_names: preparer.targets }, reads)
     }
 
     /// The value against `target` (see [`Prepared::eval`]).
@@ -514,11 +530,32 @@ struct Preparer<'p> {
     steps: usize,
     /// The operands of the steps built so far (see [`Prepared`]'s `steps`).
     arena: Vec<Step>,
+    /// What was read of MY, when asked for (see [`Unbound::build`]);
+    /// `None` again once the result depends on more than that.
+    reads: Option<Reads>,
 }
 
 impl<'p> Preparer<'p> {
     fn new(options: &'p EvalOptions, my: &'p ClassAd) -> Preparer<'p> {
-        Preparer { options, my, targets: Vec::new(), inlining: Vec::new(), steps: 0, arena: Vec::new() }
+        Preparer { options, my, targets: Vec::new(), inlining: Vec::new(), steps: 0, arena: Vec::new(), reads: None }
+    }
+
+    /// MY's attribute `name`, noted as read.
+    fn lookup(&mut self, name: Name) -> Option<&'p Expr> {
+        let found = self.my.lookup_name(name);
+        if let Some(reads) = &mut self.reads {
+            reads.note(Read::Lookup(name), Seen::of(found));
+        }
+        found
+    }
+
+    /// Whether MY may define the reserved name `scope`, noted as read.
+    fn defines(&mut self, scope: Name) -> bool {
+        let defined = self.my.may_define(scope);
+        if let Some(reads) = &mut self.reads {
+            reads.note(Read::Defines(scope), Seen::Defined(defined));
+        }
+        defined
     }
 
     /// The step for `expr`, as an operand.
@@ -543,8 +580,8 @@ impl<'p> Preparer<'p> {
         };
         match node {
             Node::Paren(inner) => self.prepare(inner),
-            Node::Attr(name) if !name.is_reserved() => match self.my.lookup_name(*name) {
-                Some(found) => self.my_attribute(expr, found),
+            Node::Attr(name) if !name.is_reserved() => match self.lookup(*name) {
+                Some(found) => self.my_attribute(expr, *name, found),
                 // Old semantics: a name MY lacks is the target's.
                 None if self.options.semantics == Semantics::Old => self.target(*name),
                 None => Step::Literal(Literal::Undefined),
@@ -554,14 +591,14 @@ impl<'p> Preparer<'p> {
                 // names the target ad, where a non-reserved x is a plain
                 // lookup.
                 Some(Node::Attr(scope))
-                    if matches!(scope.symbol(), reserved::TARGET | reserved::OTHER) && !self.my.may_define(*scope) =>
+                    if matches!(scope.symbol(), reserved::TARGET | reserved::OTHER) && !self.defines(*scope) =>
                 {
                     self.target(*name)
                 }
                 // MY.x: a lookup in MY, without old semantics' fallback.
-                Some(Node::Attr(scope)) if scope.symbol() == reserved::MY && !self.my.may_define(*scope) => {
-                    match self.my.lookup_name(*name) {
-                        Some(found) => self.my_attribute(expr, found),
+                Some(Node::Attr(scope)) if scope.symbol() == reserved::MY && !self.defines(*scope) => {
+                    match self.lookup(*name) {
+                        Some(found) => self.my_attribute(expr, *name, found),
                         None => Step::Literal(Literal::Undefined),
                     }
                 }
@@ -680,7 +717,7 @@ impl<'p> Preparer<'p> {
     /// `found`: its literal, or its expression inlined (evaluating it in
     /// MY's scope is what the reference does), or, in a cycle or past the
     /// bounds, the reference left whole.
-    fn my_attribute(&mut self, reference: &'p Expr, found: &'p Expr) -> Step {
+    fn my_attribute(&mut self, reference: &'p Expr, name: Name, found: &'p Expr) -> Step {
         if let Repr::Lit(literal) = &found.0 {
             return Step::Literal(literal.clone());
         }
@@ -697,7 +734,7 @@ impl<'p> Preparer<'p> {
         let step = self.prepare(found);
         self.inlining.pop();
         if step.may_reenter(&self.arena) {
-            Step::Within(key, self.push(step))
+            Step::Within(name, self.push(step))
         } else {
             step
         }
@@ -879,6 +916,12 @@ impl<'a> Cx<'a> {
         &self.steps[id as usize]
     }
 
+    /// The key of MY's attribute `name` in the interpreter's cycle
+    /// detection: the address of its expression (as preparing found it).
+    fn attribute_key(self, name: Name) -> usize {
+        self.my.ad.lookup_name(name).map_or(0, |found| found as *const Expr as usize)
+    }
+
     /// The target's attribute `name` when it is a literal (UNDEFINED when
     /// it is missing).
     #[inline]
@@ -961,8 +1004,8 @@ impl<'a> Evaluator<'a> {
                 Val::Undefined => self.step(cx.at(*b), cx),
                 v => v,
             },
-            Step::Within(key, body) => {
-                self.active.push(*key);
+            Step::Within(name, body) => {
+                self.active.push(cx.attribute_key(*name));
                 let value = self.step(cx.at(*body), cx);
                 self.active.pop();
                 value
@@ -1040,8 +1083,8 @@ impl<'a> Evaluator<'a> {
                 };
                 Truth::from_bool(holds)
             }
-            Step::Within(key, body) => {
-                self.active.push(*key);
+            Step::Within(name, body) => {
+                self.active.push(cx.attribute_key(*name));
                 let truth = self.step_truth(cx.at(*body), cx);
                 self.active.pop();
                 truth

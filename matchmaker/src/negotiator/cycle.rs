@@ -12,6 +12,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
+use classad::eval::PrepareCache;
 use classad::{ClassAd, Clock, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -251,6 +252,8 @@ struct State<'a, 'p> {
     pslot: Option<Box<PslotPreemption>>,
     /// What was learnt of the requests' ads, by their keys.
     requests: &'a mut FxHashMap<usize, RequestEntry>,
+    /// Prepared expressions, by what they read of their ad (the memory's).
+    prepared: &'a mut PrepareCache,
     /// Every slot ranks every job the same (`ranges::uniform_slot_rank`).
     uniform_slot_rank: bool,
 }
@@ -546,7 +549,7 @@ pub(super) fn run<A: SlotAd>(
     let (ranges, key_names) =
         shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
     let (pre_job, post_job) = shapes.into_caches();
-    let sides = prepare_missing(&opts, &ads, sides);
+    let sides = prepare_missing(&opts, &ads, sides, &mut memory.prepared);
     let pool = Pool::from_prepared(opts.clone(), ads, sides);
     // The columns of what the requests compare, gathered a name per thread.
     pool.build_columns(&compared);
@@ -569,6 +572,7 @@ pub(super) fn run<A: SlotAd>(
         min_weight,
         phase2,
         &mut requests,
+        &mut memory.prepared,
     );
     if remember {
         // Requests not seen this cycle are kept a while (see `memory`).
@@ -599,6 +603,7 @@ pub(super) fn run<A: SlotAd>(
             None => FxHashSet::default(),
         };
         memory.entries.retain(|key, e| e.prepared.is_some() || left_out.contains(key));
+        memory.prepared.forget_unused();
         negotiator.memory.put(memory);
     } else {
         release(pool);
@@ -619,10 +624,16 @@ enum Origin {
 
 /// `sides`, with the ones missing prepared (with `ads[i]`, on every core
 /// for a large pool).
-fn prepare_missing(opts: &EvalOptions, ads: &[Arc<ClassAd>], sides: Vec<Option<PreparedSlot>>) -> Vec<PreparedSlot> {
-    let missing: Vec<usize> = (0..sides.len()).filter(|&i| sides[i].is_none()).collect();
+fn prepare_missing(
+    opts: &EvalOptions,
+    ads: &[Arc<ClassAd>],
+    sides: Vec<Option<PreparedSlot>>,
+    cache: &mut PrepareCache,
+) -> Vec<PreparedSlot> {
+    let missing: Vec<&ClassAd> =
+        sides.iter().zip(ads).filter(|(side, _)| side.is_none()).map(|(_, ad)| &**ad).collect();
     // In order of position, as the missing ones are met below.
-    let mut made = parallel::map_costly(&missing, |_, &i| PreparedSlot::new(opts, &ads[i])).into_iter();
+    let mut made = PreparedSlot::all_cached(opts, &missing, cache).into_iter();
     sides
         .into_iter()
         .zip(ads)
@@ -694,6 +705,7 @@ fn negotiate_pool(
     min_weight: f64,
     phase2: Instant,
     requests: &mut FxHashMap<usize, RequestEntry>,
+    prepared: &mut PrepareCache,
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     // (Counting the slots left out as unmatchable but not trimmed.)
@@ -757,6 +769,7 @@ fn negotiate_pool(
         free,
         pslot,
         requests,
+        prepared,
         uniform_slot_rank: ranges::uniform_slot_rank(pool.ads()),
     };
 
@@ -1348,7 +1361,7 @@ impl State<'_, '_> {
             runs: Runs::default(),
             rank: None,
             tests: RangeTests::default(),
-            prepared: self.pool.prepare(ad).into_owned(),
+            prepared: self.pool.prepare_cached(ad, self.prepared).into_owned(),
             diagnostics: Diagnostics::default(),
         };
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match && !multi_match;
@@ -1375,7 +1388,7 @@ impl State<'_, '_> {
             for (r, range) in self.ranges.iter().enumerate() {
                 if list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
                     || !list.could_hold(range)
-                    || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start])
+                    || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start], self.prepared)
                 {
                     continue;
                 }
@@ -1695,7 +1708,7 @@ impl State<'_, '_> {
                 let range = &self.ranges[r];
                 list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
                     && list.could_hold(range)
-                    && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start])
+                    && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start], self.prepared)
             })
             .collect();
         while let Some(&(v, r)) = list.dependent.get(list.next_dependent) {

@@ -25,6 +25,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use classad::eval::PrepareCache;
 use classad::ClassAd;
 use rustc_hash::FxHashMap;
 
@@ -119,6 +120,10 @@ pub(super) struct Remembered {
     pub(super) weight_basis: String,
     /// What was learnt of the requests' ads, by their keys.
     pub(super) requests: FxHashMap<usize, RequestEntry>,
+    /// The slots' prepared `Requirements` and `Rank`, by what they read of
+    /// their slot: a slot ad new to the cycle whose expressions read the
+    /// same as an earlier one's takes its preparation.
+    pub(super) prepared: PrepareCache,
 }
 
 /// The text the memory of a negotiator with `match_exprs` is made for.
