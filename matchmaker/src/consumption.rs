@@ -32,7 +32,9 @@
 //! # Ok::<(), classad::ParseError>(())
 //! ```
 
-use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
+use std::sync::LazyLock;
+
+use classad::{ClassAd, EvalContext, EvalOptions, Expr, Name, Semantics, Value};
 
 use crate::candidates::number;
 
@@ -62,11 +64,18 @@ fn options() -> EvalOptions {
 /// Whether `slot` is partitionable with a consumption policy for every
 /// resource it lists.
 pub fn has_policy(slot: &ClassAd) -> bool {
-    let opts = options();
-    let partitionable = matches!(EvalContext::new(&opts).my(slot).eval_attr("PartitionableSlot"), Value::Bool(true));
+    static NAMES: LazyLock<(Name, Name)> =
+        LazyLock::new(|| (Name::new("PartitionableSlot"), Name::new("MachineResources")));
+    let (partitionable_slot, machine_resources) = *NAMES;
+    // (Written as a literal by every startd: read without evaluating.)
+    let partitionable = match slot.lookup(partitionable_slot).map(Expr::as_literal) {
+        None => false,
+        Some(Some(literal)) => matches!(literal, classad::Literal::Bool(true)),
+        Some(None) => matches!(EvalContext::new(&options()).my(slot).eval_attr(partitionable_slot), Value::Bool(true)),
+    };
     let mut name = String::new();
     partitionable
-        && slot.lookup("MachineResources").is_some()
+        && slot.lookup(machine_resources).is_some()
         && resource_names(slot).all(|r| {
             name.clear();
             name.push_str("Consumption");

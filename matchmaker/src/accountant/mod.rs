@@ -1339,12 +1339,15 @@ fn int_text(value: i64, buf: &mut [u8; 20]) -> &str {
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.
 pub fn resource_name(slot: &classad::ClassAd) -> String {
     let (name, addr) = (slot_names().name, slot_names().startd_ip_addr);
-    let literal = |n: classad::Name| match slot.lookup(n).and_then(classad::Expr::as_literal) {
-        Some(classad::Literal::Str(s)) => Some(s.as_str()),
-        _ => None,
+    // (A missing attribute reads as empty.)
+    let literal = |n: classad::Name| match slot.lookup(n).map(classad::Expr::as_literal) {
+        None => Some(""),
+        Some(Some(classad::Literal::Str(s))) => Some(s.as_str()),
+        Some(_) => None,
     };
     match (literal(name), literal(addr)) {
-        // Both written as strings, as startds write them: no evaluation.
+        // Both written as strings, as startds write them, or missing: no
+        // evaluation.
         (Some(n), Some(a)) => {
             let mut out = String::with_capacity(n.len() + 1 + a.len());
             out.push_str(n);
@@ -1355,7 +1358,11 @@ pub fn resource_name(slot: &classad::ClassAd) -> String {
         _ => {
             let name = attr_string(slot, name).unwrap_or_default();
             let addr = attr_string(slot, addr).unwrap_or_default();
-            format!("{name}@{addr}")
+            let mut out = String::with_capacity(name.len() + 1 + addr.len());
+            out.push_str(&name);
+            out.push('@');
+            out.push_str(&addr);
+            out
         }
     }
 }

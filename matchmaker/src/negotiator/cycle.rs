@@ -102,6 +102,7 @@ struct Names {
     partitionable_slot: Name,
     retirement_time_remaining: Name,
     machine_resources: Name,
+    ghost_multiplier: Name,
     submitter_negotiating_group: Name,
     submitter_autoregroup: Name,
     submittor_prio: Name,
@@ -130,6 +131,7 @@ impl Names {
             partitionable_slot: Name::new("PartitionableSlot"),
             retirement_time_remaining: Name::new("RetirementTimeRemaining"),
             machine_resources: Name::new("MachineResources"),
+            ghost_multiplier: Name::new("GhostMultiplier"),
             submitter_negotiating_group: Name::new("SubmitterNegotiatingGroup"),
             submitter_autoregroup: Name::new("SubmitterAutoregroup"),
             submittor_prio: Name::new("SubmittorPrio"),
@@ -318,8 +320,11 @@ pub(super) fn run<A: SlotAd>(
     accountant.update_priorities(now)?;
     accountant.check_matches_named(now, &ads, &resources)?;
     let mut stats = CycleStats { total_slots: ads.len(), ..CycleStats::default() };
-    let ghost = |ad: &ClassAd| match EvalContext::new(&opts).my(ad).eval_attr("GhostMultiplier") {
-        Value::Int(i) => i as f64,
+    let ghost = |ad: &ClassAd| match ad
+        .lookup(names.ghost_multiplier)
+        .map(|_| EvalContext::new(&opts).my(ad).eval_attr(names.ghost_multiplier))
+    {
+        Some(Value::Int(i)) => i as f64,
         _ => 1.0,
     };
     let shared: &Accountant = accountant;
