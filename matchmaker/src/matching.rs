@@ -435,16 +435,6 @@ impl Pool {
         PreparedRequest(self.request(request), PhantomData)
     }
 
-    /// As [`prepare`](Pool::prepare), taking the request's prepared
-    /// `Requirements` and `Rank` from `cache` when an earlier request read
-    /// the same (and keeping them there otherwise).
-    pub(crate) fn prepare_cached<'r>(&self, request: &'r ClassAd, cache: &mut PrepareCache) -> PreparedRequest<'r> {
-        let mut prepare = |expr| cache.get_or_prepare(&self.options, request, expr);
-        let requirements = request.lookup(requirements()).map(&mut prepare);
-        let rank = request.lookup(rank()).map(&mut prepare);
-        PreparedRequest(self.request_of(requirements, rank), PhantomData)
-    }
-
     /// Whether ad `index` accepts no request at all: its `Requirements`
     /// is missing, or is not true whatever the request (known when the pool
     /// was made or the ad replaced).

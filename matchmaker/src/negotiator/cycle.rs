@@ -254,8 +254,6 @@ struct State<'a, 'p> {
     pslot: Option<Box<PslotPreemption>>,
     /// What was learnt of the requests' ads, by their keys.
     requests: &'a mut FxHashMap<usize, RequestEntry>,
-    /// Prepared expressions, by what they read of their ad (the memory's).
-    prepared: &'a mut PrepareCache,
     /// Every slot ranks every job the same (`ranges::uniform_slot_rank`).
     uniform_slot_rank: bool,
 }
@@ -577,7 +575,6 @@ pub(super) fn run<A: SlotAd>(
         min_weight,
         phase2,
         &mut requests,
-        &mut memory.prepared,
     );
     if remember {
         // Requests not seen this cycle are kept a while (see `memory`).
@@ -710,7 +707,6 @@ fn negotiate_pool(
     min_weight: f64,
     phase2: Instant,
     requests: &mut FxHashMap<usize, RequestEntry>,
-    prepared: &mut PrepareCache,
 ) -> Result<CycleOutcome, NegotiatorError> {
     let opts = opts.clone();
     // (Counting the slots left out as unmatchable but not trimmed.)
@@ -774,7 +770,6 @@ fn negotiate_pool(
         free,
         pslot,
         requests,
-        prepared,
         uniform_slot_rank: ranges::uniform_slot_rank(pool.ads()),
     };
 
@@ -1366,7 +1361,7 @@ impl State<'_, '_> {
             runs: Runs::default(),
             rank: None,
             tests: RangeTests::default(),
-            prepared: self.pool.prepare_cached(ad, self.prepared).into_owned(),
+            prepared: self.pool.prepare(ad).into_owned(),
             diagnostics: Diagnostics::default(),
         };
         let lazy = self.negotiator.settings.matchlist_caching && !self.any_carved && !limits_with_match && !multi_match;
@@ -1393,7 +1388,7 @@ impl State<'_, '_> {
             for (r, range) in self.ranges.iter().enumerate() {
                 if list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
                     || !list.could_hold(range)
-                    || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start], self.prepared)
+                    || !list.tests.viable(&self.opts, ad, range, &self.ads[range.range.start])
                 {
                     continue;
                 }
@@ -1713,7 +1708,7 @@ impl State<'_, '_> {
                 let range = &self.ranges[r];
                 list.pre_independent.get(range.shape as usize).copied().unwrap_or(false)
                     && list.could_hold(range)
-                    && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start], self.prepared)
+                    && list.tests.viable(&self.opts, &list.request, range, &self.ads[range.range.start])
             })
             .collect();
         while let Some(&(v, r)) = list.dependent.get(list.next_dependent) {

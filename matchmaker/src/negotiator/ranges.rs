@@ -18,9 +18,8 @@
 
 use std::borrow::Borrow;
 use std::ops::Range;
-use std::sync::Arc;
 
-use classad::eval::{PrepareCache, Unbound};
+use classad::eval::Unbound;
 use classad::references::{external, trim_all, Side};
 use classad::{BinaryOp, ClassAd, EvalOptions, Expr, Name, Node, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -343,7 +342,7 @@ pub(super) fn uniform_slot_rank(ads: &[impl Borrow<ClassAd>]) -> bool {
 pub(super) struct RangeTests {
     tests: Vec<Expr>,
     /// `tests` prepared with the request's ad as MY (when first needed).
-    prepared: Vec<Arc<Unbound>>,
+    prepared: Vec<Unbound>,
     /// Whether a range may match, by what it has for the names the tests read.
     by_key: ByKey<bool>,
 }
@@ -390,14 +389,7 @@ impl RangeTests {
     /// Whether the slots of `range` may match the request `ad`: a test that
     /// is false, undefined or an error on its first slot `slot` is so on
     /// all, and then `Requirements` is true on none.
-    pub(super) fn viable(
-        &mut self,
-        opts: &EvalOptions,
-        ad: &ClassAd,
-        range: &ShapeRange,
-        slot: &ClassAd,
-        cache: &mut PrepareCache,
-    ) -> bool {
+    pub(super) fn viable(&mut self, opts: &EvalOptions, ad: &ClassAd, range: &ShapeRange, slot: &ClassAd) -> bool {
         if self.tests.is_empty() {
             return true;
         }
@@ -405,7 +397,7 @@ impl RangeTests {
         self.by_key.get(range, || {
             // Prepared once per request, as most are tried on many ranges.
             if prepared.is_empty() {
-                prepared.extend(tests.iter().map(|test| cache.get_or_prepare(opts, ad, test)));
+                prepared.extend(tests.iter().map(|test| Unbound::new(opts, ad, test)));
             }
             prepared
                 .iter()
