@@ -42,6 +42,26 @@ pub(crate) fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R
     items.iter_mut().map(f).collect()
 }
 
+/// `a()` and `b()`, on two of rayon's threads when one is free.
+pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
+}
+
+/// Drops `garbage` (a large collection) on another of rayon's threads,
+/// so that this one goes on meanwhile; here without the `parallel`
+/// feature.
+pub(crate) fn drop_elsewhere<T: Send + 'static>(garbage: T) {
+    #[cfg(feature = "parallel")]
+    if rayon::current_num_threads() > 1 {
+        rayon::spawn(move || drop(garbage));
+        return;
+    }
+    drop(garbage);
+}
+
 /// `f(start, share)` for `shares` consecutive shares of `items` (the last
 /// may be shorter), `start` being the index of the share's first item; the
 /// shares run on rayon's threads when there are enough items, and below

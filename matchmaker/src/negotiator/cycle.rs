@@ -64,6 +64,7 @@ pub(super) struct GroupContext {
 }
 
 /// Pools at least this large are scanned on every core.
+#[cfg(feature = "parallel")]
 const PARALLEL_FROM: usize = 4096;
 
 /// The fewest and the most slots of a range scanned at once for a request
@@ -491,7 +492,8 @@ pub(super) fn run<A: SlotAd>(
         sides.push(side);
         slots.push(slot);
     }
-    memory.entries = next;
+    // (The entries of ads not seen again are dropped on another core.)
+    parallel::drop_elsewhere(std::mem::replace(&mut memory.entries, next));
     memory.weight_basis = weight_basis;
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
