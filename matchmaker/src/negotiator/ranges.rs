@@ -72,21 +72,13 @@ impl Shapes {
         mut post_job: RankCache,
         compared: &[Name],
     ) -> Shapes {
+        pre_job.shape_all(opts, ads);
+        post_job.shape_all(opts, ads);
         let mut known: Vec<Name> = pre_job.direct().to_vec();
         known.extend_from_slice(post_job.direct());
-        // The three are independent: two cores share them.
-        let ((), requirements) = crate::parallel::join(
-            || {
-                pre_job.shape_all(opts, ads);
-                post_job.shape_all(opts, ads);
-            },
-            || {
-                let names = requirement_names(opts, ads, compared, &known);
-                let mut requirements = RankCache::of_names(names, ads.len());
-                requirements.shape_all(opts, ads);
-                requirements
-            },
-        );
+        let names = requirement_names(opts, ads, compared, &known);
+        let mut requirements = RankCache::of_names(names, ads.len());
+        requirements.shape_all(opts, ads);
         Shapes { pre_job, post_job, requirements }
     }
 
