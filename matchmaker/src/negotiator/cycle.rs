@@ -20,7 +20,7 @@ use super::match_list::{best_first, sort_prefix, Budget, Candidate, Diagnostics,
 use super::memory::{self, Entry, Keyed, Remembered, RequestEntry};
 use super::pslot_preemption::{self, Enlarged, PslotPreemption, Trial};
 use super::ranges::{self, RangeRank, RangeTests, ShapeRange, Shapes};
-use super::rank_cache::{Conversion, RankCache};
+use super::rank_cache::{Conversion, KeyNumber, RankCache};
 use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
@@ -449,10 +449,13 @@ pub(super) fn run<A: SlotAd>(
     let mut next = FxHashMap::with_capacity_and_hasher(ads.len(), Default::default());
     let mut sides: Vec<Option<PreparedSlot>> = Vec::with_capacity(ads.len());
     let mut keys: Vec<Option<usize>> = Vec::with_capacity(ads.len());
+    // What the memory's key tables numbered each ad's shape keys.
+    let mut numbers: Vec<[Option<KeyNumber>; 3]> = Vec::with_capacity(ads.len());
     let mut slots = Vec::with_capacity(ads.len());
     for (i, (ad, (slot, origin))) in ads.iter().zip(prepared).enumerate() {
-        let (side, key) = match origin {
-            Origin::Fresh => (None, None),
+        let unseen = [None; 3];
+        let (side, key, number) = match origin {
+            Origin::Fresh => (None, None, unseen),
             Origin::Kept(input) => {
                 let matched = ad.shared().cloned();
                 let input = input.or_else(|| matched.clone());
@@ -469,25 +472,28 @@ pub(super) fn run<A: SlotAd>(
                                 running: slot.running.clone(),
                                 weights: (weights[i], ghosts[i]),
                                 current: slot.current.clone(),
+                                shape_numbers: [None; 3],
                             })
                         });
-                        (None, Some(key))
+                        (None, Some(key), unseen)
                     }
-                    _ => (None, None),
+                    _ => (None, None, unseen),
                 }
             }
             Origin::Remembered(key) => match memory.entries.remove(&key) {
                 Some(mut entry) => {
                     let side = entry.prepared.take();
                     entry.weights = (weights[i], ghosts[i]);
+                    let number = entry.shape_numbers;
                     next.insert(key, entry);
-                    (side, Some(key))
+                    (side, Some(key), number)
                 }
                 // The same ad given twice in one cycle: the second is
                 // prepared again.
-                None => (None, None),
+                None => (None, None, unseen),
             },
         };
+        numbers.push(number);
         keys.push(key);
         sides.push(side);
         slots.push(slot);
@@ -504,7 +510,8 @@ pub(super) fn run<A: SlotAd>(
     // is `false` itself, as a simulator's stand-ins for claimed slots)
     // have been counted; they take no further part. `kept` maps the
     // remaining ones to their place in the input.
-    let (ads, sides, slots, weights, kept) = leave_out_unmatchable(negotiator, &names, ads, sides, slots, weights);
+    let (ads, sides, slots, weights, numbers, kept) =
+        leave_out_unmatchable(negotiator, &names, ads, sides, slots, weights, numbers);
 
     // The slots in ranges of slots alike (see `ranges`), best pre-job rank
     // first; `order` remembers where each came from (equal candidates are
@@ -537,13 +544,15 @@ pub(super) fn run<A: SlotAd>(
             .filter_map(|r| requests.get(&memory::key(&r.ad)))
             .map(|e| e.compared.as_slice()),
     );
-    let mut shapes = Shapes::new(&opts, &ads, pre_job, post_job, &compared);
+    let (mut shapes, numbers) =
+        Shapes::new(&opts, &ads, pre_job, post_job, &compared, &mut memory.key_tables, &numbers);
     let shape_order = shapes.order(&opts, &ads);
     // Owned ads are put behind `Arc` in the cycle's order, so that a scan
     // over the pool reads them in the order they lie in memory.
     let ads: Vec<Arc<ClassAd>> = reorder(ads, &shape_order).into_iter().map(A::into_arc).collect();
     // (Nothing to move when nothing was remembered.)
     let sides = if sides.iter().any(Option::is_some) { reorder(sides, &shape_order) } else { sides };
+    let numbers = reorder(numbers, &shape_order);
     let slots = reorder(slots, &shape_order);
     let weights = reorder(weights, &shape_order);
     // Where each slot of the cycle's order was in the input.
@@ -593,6 +602,7 @@ pub(super) fn run<A: SlotAd>(
             let Some(key) = keys[order[position] as usize] else { continue };
             if let Some(entry) = memory.entries.get_mut(&key).filter(|e| Arc::ptr_eq(&e.ad, &ad)) {
                 entry.prepared = Some(side);
+                entry.shape_numbers = numbers[position];
             }
         }
         // (An ad left out was not prepared; it is remembered all the same.)
@@ -2075,17 +2085,25 @@ fn leave_out_unmatchable<A: SlotAd>(
     sides: Vec<Option<PreparedSlot>>,
     slots: Vec<Slot>,
     weights: Vec<f64>,
-) -> (Vec<A>, Vec<Option<PreparedSlot>>, Vec<Slot>, Vec<f64>, Option<Vec<u32>>) {
+    numbers: Vec<[Option<KeyNumber>; 3]>,
+) -> (Vec<A>, Vec<Option<PreparedSlot>>, Vec<Slot>, Vec<f64>, Vec<[Option<KeyNumber>; 3]>, Option<Vec<u32>>) {
     let unmatchable = |ad: &A, slot: &Slot| !slot.available || requirements_false(names, (*ad).borrow());
     if negotiator.settings.allow_pslot_preemption || !ads.iter().zip(&slots).any(|(a, s)| unmatchable(a, s)) {
-        return (ads, sides, slots, weights, None);
+        return (ads, sides, slots, weights, numbers, None);
     }
     let keep: Vec<bool> = ads.iter().zip(&slots).map(|(a, s)| !unmatchable(a, s)).collect();
     let kept: Vec<u32> = (0..keep.len() as u32).filter(|&i| keep[i as usize]).collect();
     fn filter<T>(items: Vec<T>, keep: &[bool]) -> Vec<T> {
         items.into_iter().zip(keep).filter(|(_, &k)| k).map(|(x, _)| x).collect()
     }
-    (filter(ads, &keep), filter(sides, &keep), filter(slots, &keep), filter(weights, &keep), Some(kept))
+    (
+        filter(ads, &keep),
+        filter(sides, &keep),
+        filter(slots, &keep),
+        filter(weights, &keep),
+        filter(numbers, &keep),
+        Some(kept),
+    )
 }
 
 /// Whether a slot's `Requirements` is the literal `false`.

@@ -29,6 +29,7 @@ use classad::eval::PrepareCache;
 use classad::ClassAd;
 use rustc_hash::FxHashMap;
 
+use super::rank_cache::{KeyNumber, KeyTable};
 use crate::matching::PreparedSlot;
 
 /// The slot ads a negotiator prepared in its last cycle, and what it
@@ -120,6 +121,9 @@ pub(super) struct Remembered {
     pub(super) weight_basis: String,
     /// What was learnt of the requests' ads, by their keys.
     pub(super) requests: FxHashMap<usize, RequestEntry>,
+    /// The slots' keys for the negotiator's pre- and post-job ranks and
+    /// the requests' comparisons, numbered (see `Entry::shape_numbers`).
+    pub(super) key_tables: [KeyTable; 3],
     /// The slots' prepared `Requirements` and `Rank`, by what they read of
     /// their slot: a slot ad new to the cycle whose expressions read the
     /// same as an earlier one's takes its preparation.
@@ -154,6 +158,8 @@ pub(super) struct Entry {
     pub(super) weights: (f64, f64),
     /// For a partitionable slot with a consumption policy, `ad`.
     pub(super) current: Option<ClassAd>,
+    /// What `key_tables` numbered `ad`'s keys.
+    pub(super) shape_numbers: [Option<KeyNumber>; 3],
 }
 
 /// How many cycles a request's ad is remembered without being seen, while

@@ -24,7 +24,7 @@ use classad::references::{external, trim_all, Side};
 use classad::{BinaryOp, ClassAd, EvalOptions, Expr, Name, Node, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::rank_cache::{Part, RankCache};
+use super::rank_cache::{KeyNumber, KeyTable, Part, RankCache};
 
 /// A requirement attribute with more values than this among the slots is
 /// not used to cut ranges (ranges of a slot or two cost more than they
@@ -64,22 +64,31 @@ pub(super) struct Shapes {
 impl Shapes {
     /// The shapes of `ads`: `pre_job` and `post_job` caches (empty), and
     /// of the attributes the requests compare (`compared`, see
-    /// [`compared_names`]) those with few values.
+    /// [`compared_names`]) those with few values. The slots' keys are
+    /// numbered in `tables`, which outlive the cycle (`kept[i]`: slot
+    /// `i`'s numbers from an earlier cycle, if it was seen; see
+    /// [`RankCache::shape_all_kept`]); also returns each slot's numbers.
+    #[allow(clippy::type_complexity)]
     pub(super) fn new(
         opts: &EvalOptions,
         ads: &[impl Borrow<ClassAd> + Sync],
         mut pre_job: RankCache,
         mut post_job: RankCache,
         compared: &[Name],
-    ) -> Shapes {
-        pre_job.shape_all(opts, ads);
-        post_job.shape_all(opts, ads);
+        tables: &mut [KeyTable; 3],
+        kept: &[[Option<KeyNumber>; 3]],
+    ) -> (Shapes, Vec<[Option<KeyNumber>; 3]>) {
+        let [pre_table, post_table, requirements_table] = tables;
+        let column = |c: usize| kept.iter().map(|k| k[c]).collect::<Vec<_>>();
+        let pre = pre_job.shape_all_kept(opts, ads, pre_table, &column(0));
+        let post = post_job.shape_all_kept(opts, ads, post_table, &column(1));
         let mut known: Vec<Name> = pre_job.direct().to_vec();
         known.extend_from_slice(post_job.direct());
         let names = requirement_names(opts, ads, compared, &known);
         let mut requirements = RankCache::of_names(names, ads.len());
-        requirements.shape_all(opts, ads);
-        Shapes { pre_job, post_job, requirements }
+        let req = requirements.shape_all_kept(opts, ads, requirements_table, &column(2));
+        let numbers = pre.into_iter().zip(post).zip(req).map(|((a, b), c)| [a, b, c]).collect();
+        (Shapes { pre_job, post_job, requirements }, numbers)
     }
 
     /// The order of the slots: slot `i` of the new order is slot

@@ -262,6 +262,69 @@ impl RankCache {
         }
     }
 
+    /// [`shape_all`](Self::shape_all), with the slots' keys numbered in
+    /// `table`, which outlives the cycle: `kept[i]` is what the table
+    /// numbered slot `i`'s key in an earlier cycle (the same ad has the
+    /// same key), so that its attributes need not be read again. Returns
+    /// each slot's number, to keep for the next cycle (`None` for a slot
+    /// that is a shape of its own).
+    pub(super) fn shape_all_kept(
+        &mut self,
+        opts: &EvalOptions,
+        ads: &[impl Borrow<ClassAd> + Sync],
+        table: &mut KeyTable,
+        kept: &[Option<KeyNumber>],
+    ) -> Vec<Option<KeyNumber>> {
+        table.start(&self.direct);
+        let generation = table.generation;
+        let known = |i: usize| kept.get(i).copied().flatten().filter(|k| k.0 == generation).map(|k| k.1);
+        if (0..ads.len()).all(|i| known(i).is_none()) {
+            // Nothing known (a first cycle): the slots read as usual, then
+            // each shape's key numbered.
+            self.shape_all(opts, ads);
+            let mut numbers: Vec<Option<u32>> = vec![None; self.shapes.len()];
+            for (key, &shape) in &self.index {
+                if !key.iter().any(|part| matches!(part, Part::Own(_))) {
+                    numbers[shape as usize] = Some(table.number(key));
+                }
+            }
+            return self.shape_of.iter().map(|&s| numbers[s as usize].map(|n| (generation, n))).collect();
+        }
+        // The shape of each number, as the slots meet it.
+        let mut local: Vec<u32> = Vec::new();
+        let mut key: Vec<Part> = Vec::with_capacity(self.direct.len());
+        let mut out = Vec::with_capacity(ads.len());
+        for (i, ad) in ads.iter().enumerate() {
+            let ad: &ClassAd = ad.borrow();
+            let number = match known(i) {
+                Some(n) => Some(n),
+                None => {
+                    key.clear();
+                    key.extend(self.direct.iter().map(|name| Part::of(opts, ad, i, *name)));
+                    (!key.iter().any(|part| matches!(part, Part::Own(_)))).then(|| table.number(&key))
+                }
+            };
+            let shape = match number {
+                Some(n) => {
+                    let n = n as usize;
+                    if local.len() <= n {
+                        local.resize(n + 1, UNKNOWN);
+                    }
+                    if local[n] == UNKNOWN {
+                        local[n] = self.intern(opts, ad, table.keys[n].to_vec());
+                    }
+                    local[n]
+                }
+                None => self.intern(opts, ad, key.clone()),
+            };
+            if self.shape_of[i] == UNKNOWN {
+                self.shape_of[i] = shape;
+            }
+            out.push(number.map(|n| (generation, n)));
+        }
+        out
+    }
+
     /// The shape of a slot (`slot`) with `key`, made on first sight.
     fn intern(&mut self, opts: &EvalOptions, slot: &ClassAd, key: Vec<Part>) -> u32 {
         if let Some(&shape) = self.index.get(&key) {
@@ -289,6 +352,52 @@ impl RankCache {
         self.checked.push((u64::MAX, false));
         self.index.insert(key, shape);
         shape
+    }
+}
+
+/// What a [`KeyTable`] numbered a slot's key: the table's generation
+/// and the number.
+pub(super) type KeyNumber = (u32, u32);
+
+/// Slot keys (what slots have for an expression's direct names), numbered
+/// for good: a negotiator keeps the table from cycle to cycle with each
+/// slot ad's number, so that an ad seen before is not read again (see
+/// [`RankCache::shape_all_kept`]).
+#[derive(Default)]
+pub(super) struct KeyTable {
+    /// The names the keys are made of.
+    names: Vec<Name>,
+    /// Changes each time the table starts afresh: a number from another
+    /// generation is not this one's.
+    generation: u32,
+    index: FxHashMap<Box<[Part]>, u32>,
+    keys: Vec<Box<[Part]>>,
+}
+
+/// How many keys a table holds before it starts afresh.
+const MAX_KEYS: usize = 1 << 16;
+
+impl KeyTable {
+    /// Readies the table for keys of `names`: afresh when it was made for
+    /// other names, or is full.
+    fn start(&mut self, names: &[Name]) {
+        if self.names != names || self.keys.len() >= MAX_KEYS {
+            self.names = names.to_vec();
+            self.generation = self.generation.wrapping_add(1);
+            self.index.clear();
+            self.keys.clear();
+        }
+    }
+
+    /// The number of `key`, given on first sight.
+    fn number(&mut self, key: &[Part]) -> u32 {
+        if let Some(&n) = self.index.get(key) {
+            return n;
+        }
+        let n = self.keys.len() as u32;
+        self.keys.push(key.into());
+        self.index.insert(key.into(), n);
+        n
     }
 }
 
@@ -331,5 +440,61 @@ mod tests {
         assert_eq!(cache.shape_of[0], cache.shape_of[1]);
         assert_ne!(cache.shape_of[0], cache.shape_of[3]);
         assert_ne!(cache.shape_of[0], cache.shape_of[4]);
+    }
+
+    /// Numbering slots by the keys a table kept from an earlier cycle
+    /// shapes them as reading them does: the same shapes, numbered in the
+    /// same order, with the same values.
+    #[test]
+    fn kept_numbers_shape_as_reading_does() {
+        let opts = EvalOptions::new().semantics(classad::Semantics::Old);
+        let expr: Expr = "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
+            .parse()
+            .expect("expr");
+        let slot = |rank: &str, cpus: i64, owner: Option<&str>| {
+            let owner = owner.map_or(String::new(), |o| format!("RemoteOwner = \"{o}\";"));
+            ad(&format!("[ Rank = {rank}; Cpus = {cpus}; Memory = {}; {owner} ]", cpus * 1024))
+        };
+        let first: Vec<ClassAd> = vec![
+            slot("0.0", 1, None),
+            slot("0.0", 8, None),
+            slot("Cpus * 2", 4, None),
+            slot("0.0", 1, Some("amy")),
+            slot("0.0", 1, None),
+            slot("1.0", 2, None),
+        ];
+        let shapes = |cache: &RankCache, n: usize| -> Vec<(u32, u64)> {
+            (0..n).map(|i| (cache.shape_of[i], cache.shapes[cache.shape_of[i] as usize].value.to_bits())).collect()
+        };
+        let read = |ads: &[ClassAd]| {
+            let mut cache = RankCache::new(&opts, Some(&expr), Conversion::Negotiator, ads.len());
+            cache.shape_all(&opts, ads);
+            shapes(&cache, ads.len())
+        };
+        let mut table = KeyTable::default();
+        let mut cache = RankCache::new(&opts, Some(&expr), Conversion::Negotiator, first.len());
+        let numbers = cache.shape_all_kept(&opts, &first, &mut table, &[None; 6]);
+        assert_eq!(shapes(&cache, first.len()), read(&first));
+        assert!(numbers[2].is_none(), "a rank reading the slot: a shape of its own");
+        assert_eq!(numbers[0], numbers[4]);
+        // The next cycle: some ads again, in another order, and new ones.
+        let again = [5, 3, 0, 2, 1];
+        let mut second: Vec<ClassAd> = again.iter().map(|&i| first[i].clone()).collect();
+        let mut kept: Vec<Option<KeyNumber>> = again.iter().map(|&i| numbers[i]).collect();
+        second.insert(1, slot("0.0", 8, None));
+        kept.insert(1, None);
+        second.push(slot("0.0", 3, None));
+        kept.push(None);
+        let mut cache = RankCache::new(&opts, Some(&expr), Conversion::Negotiator, second.len());
+        let renumbered = cache.shape_all_kept(&opts, &second, &mut table, &kept);
+        assert_eq!(shapes(&cache, second.len()), read(&second));
+        assert_eq!(renumbered[1], numbers[1], "a new ad with a known key takes its number");
+        // A table made for other names starts afresh: old numbers are not read.
+        let other: Expr = "Cpus".parse().expect("expr");
+        let mut cache = RankCache::new(&opts, Some(&other), Conversion::Negotiator, second.len());
+        cache.shape_all_kept(&opts, &second, &mut table, &kept);
+        let mut fresh = RankCache::new(&opts, Some(&other), Conversion::Negotiator, second.len());
+        fresh.shape_all(&opts, &second);
+        assert_eq!(shapes(&cache, second.len()), shapes(&fresh, second.len()));
     }
 }
