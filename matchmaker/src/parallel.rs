@@ -42,6 +42,15 @@ pub(crate) fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R
     items.iter_mut().map(f).collect()
 }
 
+/// `a()` and `b()`, on two of rayon's threads when one is free; in turn
+/// without the `parallel` feature.
+pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
+}
+
 /// Drops `garbage` (a large collection) on another of rayon's threads,
 /// so that this one goes on meanwhile; here without the `parallel`
 /// feature.

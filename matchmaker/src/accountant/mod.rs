@@ -695,24 +695,13 @@ impl Accountant {
     /// The weight charged for a slot: its `SlotWeight` (1 when it is not a
     /// non-negative number, or when slot weights are off).
     pub fn slot_weight(&self, slot: &classad::ClassAd) -> f64 {
-        if !self.config.use_slot_weights {
-            return 1.0;
-        }
-        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        let ctx = classad::EvalContext::new(&opts).my(slot);
-        let value = if slot.lookup(slot_names().slot_weight).is_some() {
-            ctx.eval_attr(slot_names().slot_weight)
-        } else {
-            match &self.config.slot_weight {
-                Some(expr) => ctx.eval(expr),
-                None => classad::Value::Undefined,
-            }
-        };
-        match value {
-            classad::Value::Int(i) if i >= 0 => i as f64,
-            classad::Value::Real(r) if r >= 0.0 => r,
-            _ => 1.0,
-        }
+        weigh(self.config.use_slot_weights, self.config.slot_weight.as_ref(), slot)
+    }
+
+    /// How the accountant weighs slots ([`slot_weight`](Self::slot_weight)),
+    /// apart from the accountant: for work done while it is busy.
+    pub(crate) fn weigher(&self) -> SlotWeigher {
+        SlotWeigher { on: self.config.use_slot_weights, default: self.config.slot_weight.clone() }
     }
 
     /// Records that `customer` was matched with `slot` at time `now`: the
@@ -1334,6 +1323,44 @@ fn int_text(value: i64, buf: &mut [u8; 20]) -> &str {
         buf[i] = b'-';
     }
     std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
+/// How an accountant weighs slots (see [`Accountant::slot_weight`]).
+pub(crate) struct SlotWeigher {
+    /// NEGOTIATOR_USE_SLOT_WEIGHTS.
+    on: bool,
+    /// SLOT_WEIGHT, for a slot without `SlotWeight`.
+    default: Option<classad::Expr>,
+}
+
+impl SlotWeigher {
+    /// The weight of `slot`.
+    pub(crate) fn weight(&self, slot: &classad::ClassAd) -> f64 {
+        weigh(self.on, self.default.as_ref(), slot)
+    }
+}
+
+/// The weight of `slot` (see [`Accountant::slot_weight`]): with slot
+/// weights `on`, its `SlotWeight`, else `default`.
+fn weigh(on: bool, default: Option<&classad::Expr>, slot: &classad::ClassAd) -> f64 {
+    if !on {
+        return 1.0;
+    }
+    let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+    let ctx = classad::EvalContext::new(&opts).my(slot);
+    let value = if slot.lookup(slot_names().slot_weight).is_some() {
+        ctx.eval_attr(slot_names().slot_weight)
+    } else {
+        match default {
+            Some(expr) => ctx.eval(expr),
+            None => classad::Value::Undefined,
+        }
+    };
+    match value {
+        classad::Value::Int(i) if i >= 0 => i as f64,
+        classad::Value::Real(r) if r >= 0.0 => r,
+        _ => 1.0,
+    }
 }
 
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.

@@ -5,7 +5,6 @@
 //! the decisions are the same; names of HTCondor's variables are given
 //! where it helps to compare.
 
-use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -306,18 +305,41 @@ pub(super) fn run<A: SlotAd>(
     };
     let known: Vec<Option<&Entry>> = ads.iter().map(|ad| remembered(ad).map(|e| &**e)).collect();
     // Each slot's accountant record (its name remembered for an ad seen).
-    let resources: Vec<Cow<'_, str>> = ads
+    let resources: Vec<Arc<str>> = ads
         .iter()
         .zip(&known)
         .map(|(ad, known)| match known {
-            Some(entry) => Cow::Borrowed(&*entry.resource),
-            None => Cow::Owned(crate::accountant::resource_name((*ad).borrow())),
+            Some(entry) => entry.resource.clone(),
+            None => Arc::from(crate::accountant::resource_name((*ad).borrow())),
         })
         .collect();
 
-    // Phase 2: accounting.
-    accountant.update_priorities(now)?;
-    accountant.check_matches_named(now, &ads, &resources)?;
+    // Phase 2: accounting. When no slot is given the accountant's figures
+    // (there is no preemption, or no slot is claimed), nothing of the
+    // slots' preparation below reads what it changes: it is then done
+    // alongside, on another core (with the ads as given, shared), while
+    // the slots are shaped.
+    let figures_read = |ad: &A, known: &Option<&Entry>| {
+        let running = match known {
+            Some(entry) => entry.running.is_some(),
+            None => names.remote_user((*ad).borrow()).is_some(),
+        };
+        gets_figures(settings, &names, (*ad).borrow(), running)
+    };
+    let alongside: Option<Vec<Arc<ClassAd>>> = if ads.len() >= ACCOUNT_ALONGSIDE_FROM
+        && !(settings.consider_preemption && ads.iter().zip(&known).any(|(ad, known)| figures_read(ad, known)))
+    {
+        ads.iter().map(|ad| ad.shared().cloned()).collect()
+    } else {
+        None
+    };
+    if alongside.is_none() {
+        account(accountant, now, &ads, &resources)?;
+    }
+    let weigher = accountant.weigher();
+    let weight_basis = accountant.slot_weight_basis();
+    // The accountant's figures, for slots that get them (under preemption).
+    let figures: Option<&Accountant> = alongside.is_none().then_some(&*accountant);
     let mut stats = CycleStats { total_slots: ads.len(), ..CycleStats::default() };
     let ghost = |ad: &ClassAd| match ad
         .lookup(names.ghost_multiplier)
@@ -326,13 +348,11 @@ pub(super) fn run<A: SlotAd>(
         Some(Value::Int(i)) => i as f64,
         _ => 1.0,
     };
-    let shared: &Accountant = accountant;
     // (Remembered for an ad seen, when read the same way.)
-    let weight_basis = accountant.slot_weight_basis();
     let same_basis = memory.weight_basis == weight_basis;
     let (weights, ghosts): (Vec<f64>, Vec<f64>) = parallel::map_indexed(&ads, |i, ad| match known[i] {
         Some(entry) if same_basis => entry.weights,
-        _ => (shared.slot_weight(ad.borrow()), ghost(ad.borrow())),
+        _ => (weigher.weight(ad.borrow()), ghost(ad.borrow())),
     })
     .into_iter()
     .unzip();
@@ -371,12 +391,10 @@ pub(super) fn run<A: SlotAd>(
     // Trim, then give the slots what policy expressions read of them
     // (remembered from the last cycle for an ad it saw, when nothing of
     // this cycle's is written into it).
-    let shared: &Accountant = accountant;
-    let mut items: Vec<(&mut A, &Cow<'_, str>, Option<&Entry>)> =
+    let mut items: Vec<(&mut A, &Arc<str>, Option<&Entry>)> =
         ads.iter_mut().zip(&resources).zip(&known).map(|((ad, resource), known)| (ad, resource, *known)).collect();
     let prepared: Vec<(Slot, Origin)> = parallel::map_mut(&mut items, |item| {
-        let (ad, resource, known): (&mut A, &Cow<'_, str>, Option<&Entry>) = (&mut *item.0, item.1, item.2);
-        let accountant = shared;
+        let (ad, resource, known): (&mut A, &Arc<str>, Option<&Entry>) = (&mut *item.0, item.1, item.2);
         let available = !trimmed(negotiator, &opts, &names, (*ad).borrow());
         let known = known.zip(ad.shared());
         let running: Option<Arc<str>> = match known {
@@ -384,9 +402,7 @@ pub(super) fn run<A: SlotAd>(
             None => names.remote_user((*ad).borrow()).map(Arc::from),
         };
         // (Not a slot no job can match: it is left out after accounting.)
-        let decorated = settings.consider_preemption
-            && (running.is_some() || (*ad).borrow().lookup(names.preempting_rank).is_some())
-            && (settings.allow_pslot_preemption || !requirements_false(&names, (*ad).borrow()));
+        let decorated = gets_figures(settings, &names, (*ad).borrow(), running.is_some());
         if let (Some((entry, input)), false) = (known, decorated) {
             let slot = Slot {
                 available,
@@ -414,7 +430,9 @@ pub(super) fn run<A: SlotAd>(
                 ad.insert(name.as_str(), expr.clone());
             }
             if decorated {
-                if let Some(user) = running.as_deref() {
+                // (Decorated only under preemption, when the accountant
+                // has been brought up to date first.)
+                if let (Some(user), Some(accountant)) = (running.as_deref(), figures) {
                     let prio = f64::from(accountant.effective_priority(user) as f32);
                     ad.insert(names.remote_user_prio, prio);
                     ad.insert(names.remote_user_resources_in_use, accountant.weighted_resources_used(user));
@@ -438,7 +456,7 @@ pub(super) fn run<A: SlotAd>(
             available,
             current,
             name: Arc::from(str_literal(ad, names.name).unwrap_or_default()),
-            resource: Arc::from(resource.as_ref()),
+            resource: resource.clone(),
             running,
         };
         (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
@@ -506,67 +524,79 @@ pub(super) fn run<A: SlotAd>(
     stats.candidate_slots = available;
     let any_carved = slots.iter().any(|s| s.current.is_some());
 
-    // Slots no job can match (trimmed ones, and those whose Requirements
-    // is `false` itself, as a simulator's stand-ins for claimed slots)
-    // have been counted; they take no further part. `kept` maps the
-    // remaining ones to their place in the input.
-    let (ads, sides, slots, weights, numbers, kept) =
-        leave_out_unmatchable(negotiator, &names, ads, sides, slots, weights, numbers);
+    // The rest of the slots' preparation; with the accounting alongside
+    // when it is not done yet.
+    let shape = || {
+        // Slots no job can match (trimmed ones, and those whose Requirements
+        // is `false` itself, as a simulator's stand-ins for claimed slots)
+        // have been counted; they take no further part. `kept` maps the
+        // remaining ones to their place in the input.
+        let (ads, sides, slots, weights, numbers, kept) =
+            leave_out_unmatchable(negotiator, &names, ads, sides, slots, weights, numbers);
 
-    // The slots in ranges of slots alike (see `ranges`), best pre-job rank
-    // first; `order` remembers where each came from (equal candidates are
-    // taken in that order).
-    let pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
-    let post_job = RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
-    // What the requests compare of a slot (each request's read once while
-    // its ad is remembered).
-    let mut requests = FxHashMap::with_capacity_and_hasher(memory.requests.len(), Default::default());
-    for request in queues.iter().flat_map(|q| &q.requests) {
-        let key = memory::key(&request.ad);
-        if requests.contains_key(&key) {
-            continue;
+        // The slots in ranges of slots alike (see `ranges`), best pre-job rank
+        // first; `order` remembers where each came from (equal candidates are
+        // taken in that order).
+        let pre_job = RankCache::new(&opts, negotiator.ranks.pre_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+        let post_job =
+            RankCache::new(&opts, negotiator.ranks.post_job_rank.as_ref(), Conversion::Negotiator, ads.len());
+        // What the requests compare of a slot (each request's read once while
+        // its ad is remembered).
+        let mut requests = FxHashMap::with_capacity_and_hasher(memory.requests.len(), Default::default());
+        for request in queues.iter().flat_map(|q| &q.requests) {
+            let key = memory::key(&request.ad);
+            if requests.contains_key(&key) {
+                continue;
+            }
+            let entry = match memory.requests.remove(&key) {
+                Some(entry) if Arc::ptr_eq(&entry.ad, &request.ad) => RequestEntry { unseen: 0, ..entry },
+                _ => RequestEntry {
+                    unseen: 0,
+                    ad: request.ad.clone(),
+                    compared: ranges::request_compared(&opts, &request.ad),
+                    keyed: Vec::new(),
+                },
+            };
+            requests.insert(key, entry);
         }
-        let entry = match memory.requests.remove(&key) {
-            Some(entry) if Arc::ptr_eq(&entry.ad, &request.ad) => RequestEntry { unseen: 0, ..entry },
-            _ => RequestEntry {
-                unseen: 0,
-                ad: request.ad.clone(),
-                compared: ranges::request_compared(&opts, &request.ad),
-                keyed: Vec::new(),
-            },
+        let compared = ranges::compared_names(
+            queues
+                .iter()
+                .flat_map(|q| &q.requests)
+                .filter_map(|r| requests.get(&memory::key(&r.ad)))
+                .map(|e| e.compared.as_slice()),
+        );
+        let (mut shapes, numbers) =
+            Shapes::new(&opts, &ads, pre_job, post_job, &compared, &mut memory.key_tables, &numbers);
+        let shape_order = shapes.order(&opts, &ads);
+        // Owned ads are put behind `Arc` in the cycle's order, so that a scan
+        // over the pool reads them in the order they lie in memory.
+        let ads: Vec<Arc<ClassAd>> = reorder(ads, &shape_order).into_iter().map(A::into_arc).collect();
+        // (Nothing to move when nothing was remembered.)
+        let sides = if sides.iter().any(Option::is_some) { reorder(sides, &shape_order) } else { sides };
+        let numbers = reorder(numbers, &shape_order);
+        let slots = reorder(slots, &shape_order);
+        let weights = reorder(weights, &shape_order);
+        // Where each slot of the cycle's order was in the input.
+        let order: Vec<u32> = match &kept {
+            Some(kept) => shape_order.iter().map(|&i| kept[i as usize]).collect(),
+            None => shape_order,
         };
-        requests.insert(key, entry);
-    }
-    let compared = ranges::compared_names(
-        queues
-            .iter()
-            .flat_map(|q| &q.requests)
-            .filter_map(|r| requests.get(&memory::key(&r.ad)))
-            .map(|e| e.compared.as_slice()),
-    );
-    let (mut shapes, numbers) =
-        Shapes::new(&opts, &ads, pre_job, post_job, &compared, &mut memory.key_tables, &numbers);
-    let shape_order = shapes.order(&opts, &ads);
-    // Owned ads are put behind `Arc` in the cycle's order, so that a scan
-    // over the pool reads them in the order they lie in memory.
-    let ads: Vec<Arc<ClassAd>> = reorder(ads, &shape_order).into_iter().map(A::into_arc).collect();
-    // (Nothing to move when nothing was remembered.)
-    let sides = if sides.iter().any(Option::is_some) { reorder(sides, &shape_order) } else { sides };
-    let numbers = reorder(numbers, &shape_order);
-    let slots = reorder(slots, &shape_order);
-    let weights = reorder(weights, &shape_order);
-    // Where each slot of the cycle's order was in the input.
-    let order: Vec<u32> = match &kept {
-        Some(kept) => shape_order.iter().map(|&i| kept[i as usize]).collect(),
-        None => shape_order,
+        let (ranges, key_names) =
+            shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
+        let (pre_job, post_job) = shapes.into_caches();
+        let sides = prepare_missing(&opts, &ads, sides, &mut memory.prepared);
+        let pool = Pool::from_prepared(opts.clone(), ads, sides);
+        // The columns of what the requests compare, gathered a name per thread.
+        pool.build_columns(&compared);
+        (pool, slots, weights, order, kept, numbers, ranges, key_names, pre_job, post_job, requests)
     };
-    let (ranges, key_names) =
-        shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
-    let (pre_job, post_job) = shapes.into_caches();
-    let sides = prepare_missing(&opts, &ads, sides, &mut memory.prepared);
-    let pool = Pool::from_prepared(opts.clone(), ads, sides);
-    // The columns of what the requests compare, gathered a name per thread.
-    pool.build_columns(&compared);
+    let (accounted, shaped) = match &alongside {
+        Some(slots) => parallel::join(|| account(accountant, now, slots, &resources), shape),
+        None => (Ok(()), shape()),
+    };
+    accounted?;
+    let (pool, slots, weights, order, kept, numbers, ranges, key_names, pre_job, post_job, mut requests) = shaped;
     let outcome = negotiate_pool(
         negotiator,
         accountant,
@@ -623,6 +653,23 @@ pub(super) fn run<A: SlotAd>(
         release(pool);
     }
     outcome
+}
+
+/// Below this many slots the accounting is not worth doing on another
+/// core.
+const ACCOUNT_ALONGSIDE_FROM: usize = 64;
+
+/// Phase 2: the accountant brought up to date with the cycle's slots
+/// (`resources`: their records' names).
+fn account<S: std::borrow::Borrow<ClassAd>>(
+    accountant: &mut Accountant,
+    now: i64,
+    slots: &[S],
+    resources: &[Arc<str>],
+) -> Result<(), NegotiatorError> {
+    accountant.update_priorities(now)?;
+    accountant.check_matches_named(now, slots, resources)?;
+    Ok(())
 }
 
 /// Where a slot's prepared side comes from.
@@ -867,9 +914,10 @@ fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &Cl
     };
     let is = |text: &str| state == Some(text);
     let claimed = is("Claimed");
-    let partitionable = || match slot.lookup(names.partitionable_slot).and_then(Expr::as_literal) {
-        Some(literal) => matches!(literal, classad::Literal::Bool(true)),
-        None => matches!(ctx.eval_attr(names.partitionable_slot), Value::Bool(true)),
+    let partitionable = || match slot.lookup(names.partitionable_slot).map(Expr::as_literal) {
+        None => false,
+        Some(Some(literal)) => matches!(literal, classad::Literal::Bool(true)),
+        Some(None) => matches!(ctx.eval_attr(names.partitionable_slot), Value::Bool(true)),
     };
     if negotiator.settings.consider_preemption {
         if !negotiator.settings.consider_early_preemption
@@ -2104,6 +2152,15 @@ fn leave_out_unmatchable<A: SlotAd>(
         filter(numbers, &keep),
         Some(kept),
     )
+}
+
+/// Whether `slot` (`running` a job or not) is given the accountant's
+/// figures of the cycle (`RemoteUserPrio` and the like) and its
+/// `CurrentRank`: under preemption, a slot that can be preempted.
+fn gets_figures(settings: &super::Settings, names: &Names, slot: &ClassAd, running: bool) -> bool {
+    settings.consider_preemption
+        && (running || slot.lookup(names.preempting_rank).is_some())
+        && (settings.allow_pslot_preemption || !requirements_false(names, slot))
 }
 
 /// Whether a slot's `Requirements` is the literal `false`.
