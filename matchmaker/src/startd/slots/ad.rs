@@ -510,43 +510,85 @@ impl Startd {
         }
     }
 
+    /// The `Child<Attr>` lists of a partitionable slot whose dynamic slots
+    /// are `children`, in `f`.
     fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
         let n = &*NAMES;
-        // all the lists in one pass over the children
-        let with_room = || Vec::with_capacity(children.len());
-        let (mut cpus, mut memory, mut disk, mut name, mut dslot_id, mut user) =
-            (with_room(), with_room(), with_room(), with_room(), with_room(), with_room());
-        let mut custom: Vec<Vec<Expr>> = self.custom_names.iter().map(|_| with_room()).collect();
-        for d in children {
-            let r = &d.row;
-            cpus.push(r.cpus.clone());
-            memory.push(r.memory.clone());
-            disk.push(r.disk.clone());
-            for (list, e) in custom.iter_mut().zip(r.custom.iter()) {
-                list.push(e.clone());
-            }
-            name.push(r.name.clone());
-            dslot_id.push(r.dslot_id.clone());
-            user.push(r.user.clone());
+        let rows = || children.iter().map(|d| &d.row);
+        f.put(n.child_cpus, column(rows().map(|r| &r.cpus)));
+        f.put(n.child_memory, column(rows().map(|r| &r.memory)));
+        f.put(n.child_disk, column(rows().map(|r| &r.disk)));
+        for (k, names) in self.custom_names.iter().enumerate() {
+            f.put(names.child, column(rows().filter_map(|r| r.custom.get(k))));
         }
-        f.put(n.child_cpus, Expr::list(cpus));
-        f.put(n.child_memory, Expr::list(memory));
-        f.put(n.child_disk, Expr::list(disk));
-        for (names, list) in self.custom_names.iter().zip(custom) {
-            f.put(names.child, Expr::list(list));
-        }
-        f.put(n.child_name, Expr::list(name));
-        f.put(n.child_dslot_id, Expr::list(dslot_id));
+        f.put(n.child_name, column(rows().map(|r| &r.name)));
+        f.put(n.child_dslot_id, column(rows().map(|r| &r.dslot_id)));
         let (claimed, busy) = match CLAIMED_BUSY.get(children.len()) {
             Some(both) => both.clone(),
             None => claimed_busy(children.len()),
         };
         f.put(n.child_state, claimed);
         f.put(n.child_activity, busy);
-        let remote_users = Expr::list(user);
+        let remote_users = column(rows().map(|r| &r.user));
         f.put(n.child_remote_user, remote_users.clone());
         f.put(n.child_remote_owner, remote_users);
     }
+}
+
+/// The list of `items`. A list of one integer repeated (the `ChildCpus`
+/// of slots claimed by jobs alike, ...) is made once per thread and
+/// shared by the ads that have it, rather than built for each.
+fn column<'e>(items: impl Iterator<Item = &'e Expr> + Clone) -> Expr {
+    match repeated_int(items.clone()) {
+        Some((value, len)) => repeated_list(value, len),
+        None => Expr::list(items.cloned().collect()),
+    }
+}
+
+/// The integer every one of `items` is and how many they are, when they
+/// are all that integer literal (`Some((0, 0))` for no items: the empty
+/// list).
+fn repeated_int<'e>(mut items: impl Iterator<Item = &'e Expr>) -> Option<(i64, usize)> {
+    let int = |e: &Expr| match e.as_literal() {
+        Some(classad::Literal::Int(i)) => Some(*i),
+        _ => None,
+    };
+    let Some(first) = items.next() else { return Some((0, 0)) };
+    let value = int(first)?;
+    let mut len = 1;
+    for e in items {
+        if int(e) != Some(value) {
+            return None;
+        }
+        len += 1;
+    }
+    Some((value, len))
+}
+
+/// How many repeated lists [`repeated_list`] keeps per thread before it
+/// forgets them all.
+const MAX_REPEATED_LISTS: usize = 1024;
+
+thread_local! {
+    /// The lists [`repeated_list`] made, by value and length.
+    static REPEATED_LISTS: std::cell::RefCell<rustc_hash::FxHashMap<(i64, usize), Expr>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
+}
+
+/// The list of `len` times integer `value`, made once per thread.
+fn repeated_list(value: i64, len: usize) -> Expr {
+    REPEATED_LISTS.with(|lists| {
+        let mut lists = lists.borrow_mut();
+        if let Some(list) = lists.get(&(value, len)) {
+            return list.clone();
+        }
+        if lists.len() >= MAX_REPEATED_LISTS {
+            lists.clear();
+        }
+        let list = Expr::list(vec![Expr::from(value); len]);
+        lists.insert((value, len), list.clone());
+        list
+    })
 }
 
 /// What a dynamic slot adds to each of its partitionable slot's
@@ -564,6 +606,16 @@ pub(crate) struct ChildRow {
     dslot_id: Expr,
     /// `User` of its job, UNDEFINED when not a string.
     user: Expr,
+}
+
+impl ChildRow {
+    /// The slot's name, as its `ChildName` entry has it.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self.name.as_literal() {
+            Some(classad::Literal::Str(s)) => Some(s.as_str()),
+            _ => None,
+        }
+    }
 }
 
 /// `ChildState` and `ChildActivity` of `n` dynamic slots: all `Claimed`,
@@ -775,6 +827,36 @@ mod tests {
         }
     }
 
+    #[test]
+    fn columns_are_the_lists_of_their_items() {
+        let cases: Vec<Vec<Expr>> = vec![
+            vec![],
+            vec![Expr::from(3)],
+            vec![Expr::from(2048); 5],
+            vec![Expr::from(1), Expr::from(1), Expr::from(2)],
+            vec![Expr::from(1), Expr::from(1.0)],
+            vec![Expr::from("slot1_1@h"), Expr::from("slot1_1@h")],
+            vec![Expr::from(0), Expr::from(false)],
+            vec![Value::Undefined.to_expr(), Value::Undefined.to_expr()],
+        ];
+        for items in &cases {
+            let listed = Expr::list(items.clone());
+            // made twice: the second time from the thread's lists
+            for _ in 0..2 {
+                let made = column(items.iter());
+                assert!(made.same_as(&listed), "{listed}");
+                assert_eq!(made.to_string(), listed.to_string());
+            }
+        }
+        // more lists than are kept: the first ones are made again
+        for value in 0..=(MAX_REPEATED_LISTS as i64) {
+            let items = vec![Expr::from(value); 3];
+            assert!(column(items.iter()).same_as(&Expr::list(items.clone())));
+        }
+        let items = vec![Expr::from(0); 3];
+        assert!(column(items.iter()).same_as(&Expr::list(items.clone())));
+    }
+
     use crate::config::Config;
     use crate::startd::slots::Machine;
     use proptest::prelude::*;
@@ -789,7 +871,7 @@ mod tests {
             fresh.push(startd.build_fresh(slot, None, &children, &policy).to_string());
             for d in children {
                 let policy = startd.read_policy(&d.slot);
-                fresh.push(startd.build_fresh(&d.slot, Some(&d.job), &[], &policy).to_string());
+                fresh.push(startd.build_fresh(&d.slot, Some(&*d.job), &[], &policy).to_string());
             }
         }
         (patched, fresh)
@@ -903,6 +985,10 @@ mod tests {
         let d = &startd.dynamic[0].slot;
         assert!(startd.is_named(d, "slot1_1@h"));
         assert!(!startd.is_named(d, "slot1_11@h") && !startd.is_named(d, "slot1@h") && !startd.is_named(d, "slot1_1"));
+        // a dynamic slot knows its own name without working it out again
+        let d = &startd.dynamic[0];
+        assert!(d.is_named("slot1_1@h"));
+        assert!(!d.is_named("slot1_11@h") && !d.is_named("slot1@h") && !d.is_named("slot1_1"));
         assert!(startd.ad("slot1_1@h").is_some() && startd.ad("slot1_2@h").is_none());
         Ok(())
     }

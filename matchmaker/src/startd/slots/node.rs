@@ -42,10 +42,19 @@ pub struct DynamicSlot {
     /// Its resources.
     pub slot: Slot,
     /// The job (request) it was created for, with the startd's rounding
-    /// of its requests applied.
-    pub job: ClassAd,
+    /// of its requests applied (shared with the caller that rounded it,
+    /// see [`Startd::claim_at`]).
+    pub job: Arc<ClassAd>,
     /// What it adds to its partitionable slot's `Child<Attr>` lists.
     pub(crate) row: ChildRow,
+}
+
+impl DynamicSlot {
+    /// Whether `name` is this slot's name (compared with the name it was
+    /// given at its creation, which does not change).
+    pub(crate) fn is_named(&self, name: &str) -> bool {
+        self.row.name() == Some(name)
+    }
 }
 
 /// A startd: a machine, its configuration, its slots.
@@ -204,7 +213,7 @@ impl Startd {
             let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
             out.push(self.build_ad(slot, None, &children, &mut warnings));
             for d in children {
-                out.push(self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings));
+                out.push(self.build_ad(&d.slot, Some(&*d.job), &[], &mut warnings));
             }
         }
         warnings.sort();
@@ -223,8 +232,8 @@ impl Startd {
         }
         self.dynamic
             .iter()
-            .find(|d| self.is_named(&d.slot, name))
-            .map(|d| self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings))
+            .find(|d| d.is_named(name))
+            .map(|d| self.build_ad(&d.slot, Some(&*d.job), &[], &mut warnings))
     }
 
     /// Makes `ad`, an ad of slot `name` this startd gave earlier
@@ -259,9 +268,9 @@ impl Startd {
             self.refresh_built_ad(ad, slot, None, &children);
             return true;
         }
-        match self.dynamic.iter().find(|d| self.is_named(&d.slot, name)) {
+        match self.dynamic.iter().find(|d| d.is_named(name)) {
             Some(d) => {
-                self.refresh_built_ad(ad, &d.slot, Some(&d.job), &[]);
+                self.refresh_built_ad(ad, &d.slot, Some(&*d.job), &[]);
                 true
             }
             None => false,
