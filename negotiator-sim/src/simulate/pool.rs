@@ -498,8 +498,9 @@ impl Pool {
             slots.iter().map(|&i| (i, std::mem::replace(&mut self.slots[i].ad, self.empty.clone()))).collect();
         let (pool_slots, hosts) = (&self.slots, &self.hosts);
         let build = |(i, ad): &mut (usize, Arc<ClassAd>)| {
-            let host = match pool_slots[*i].kind {
-                SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+            let (host, layout) = match pool_slots[*i].kind {
+                SlotKind::Partitionable { host, layout } => (host, Some(layout)),
+                SlotKind::Dynamic { host, .. } => (host, None),
                 SlotKind::Static => return,
             };
             let startd = &hosts[host].startd;
@@ -507,7 +508,10 @@ impl Pool {
             match Arc::get_mut(ad) {
                 // (an empty ad is one the slot never had: built afresh)
                 Some(own) if !own.is_empty() => {
-                    startd.refresh_ad(name, own);
+                    match layout {
+                        Some(index) => startd.refresh_layout_ad(index, own),
+                        None => startd.refresh_ad(name, own),
+                    };
                 }
                 _ => {
                     if let Some(new) = startd.ad(name) {

@@ -143,9 +143,11 @@ impl Startd {
 
     /// Brings `ad`, an earlier ad of `slot` (with `job` and `children` as
     /// [`build_ad`](Self::build_ad) takes them) that this startd built,
-    /// up to date in place: patched as the slot's base would be, when the
-    /// slot has a base and `ad` has its attributes; otherwise built again.
-    /// Either way `ad` ends as `build_ad` would make it.
+    /// up to date in place: the attributes that change over the slot's
+    /// life set again (see [`Fill::Own`]; those of its base for a dynamic
+    /// slot), when the slot has a base and `ad` has its attributes;
+    /// otherwise built again. Either way `ad` ends as `build_ad` would
+    /// make it.
     pub(crate) fn refresh_built_ad(
         &self,
         ad: &mut ClassAd,
@@ -160,7 +162,7 @@ impl Startd {
             // order: patching it sets what patching the base would.
             if ad.len() == base.len()
                 && ad.chained_parent().is_none()
-                && self.fill(ad, slot, job, children, Fill::Patch).complete
+                && self.fill(ad, slot, job, children, own_or_patch(slot)).complete
                 && self.patch_policy(ad, slot, policy)
             {
                 return;
@@ -253,8 +255,9 @@ impl Startd {
     }
 
     /// The resources, identity and claim of `slot` in `ad`: all of them
-    /// ([`Fill::Fresh`]), or only those that change over the slot's life
-    /// ([`Fill::Patch`], [`Fill::Record`]).
+    /// ([`Fill::Fresh`]), only those that differ from slot to slot or
+    /// change over a slot's life ([`Fill::Patch`], [`Fill::Record`]), or
+    /// only those that change over its life ([`Fill::Own`]).
     fn fill<'a>(
         &self,
         ad: &'a mut ClassAd,
@@ -267,8 +270,12 @@ impl Startd {
         let totals = &self.layout.totals;
         let custom = &self.custom_names;
         let fresh = matches!(mode, Fill::Fresh);
+        // What does not change over a layout slot's life (its name,
+        // totals and device ids) is set again only in another ad than an
+        // earlier one of the slot itself.
+        let lifelong = !matches!(mode, Fill::Own);
         let mut f = Filled { ad, mode, complete: true };
-        if !fresh {
+        if !fresh && lifelong {
             // (an ad of the slot itself has its name already: patching
             // sets it again only in a base of another slot)
             let named = matches!(&f.mode, Fill::Patch)
@@ -302,15 +309,24 @@ impl Startd {
         // a fractional slot's CPUs are a real even when whole (`1.0`)
         let cpus_expr = |v: f64| if slot.fractional_cpus { Expr::from(v) } else { num(v) };
         f.put(n.cpus, cpus_expr(advertise_cpus(cpus, slot.fractional_cpus)));
-        f.put(n.total_slot_cpus, cpus_expr(slot.advertised_total_cpus()));
+        if lifelong {
+            f.put(n.total_slot_cpus, cpus_expr(slot.advertised_total_cpus()));
+        }
         f.put(n.memory, memory);
-        f.put(n.total_slot_memory, slot.total_memory);
+        if lifelong {
+            f.put(n.total_slot_memory, slot.total_memory);
+        }
         f.put(n.disk, slot.disk(totals.disk));
-        f.put(n.total_slot_disk, slot.total_disk as f64);
+        if lifelong {
+            f.put(n.total_slot_disk, slot.total_disk as f64);
+        }
         f.put(n.virtual_memory, slot.swap(totals.swap));
         for (c, names) in totals.custom.iter().zip(custom.iter()) {
             let have = slot.custom.get(&c.name).copied().unwrap_or(0.0);
             f.put(names.own, have.trunc() as i64);
+            if !lifelong {
+                continue;
+            }
             f.put(names.total_slot, slot.custom_total.get(&c.name).copied().unwrap_or(0.0).trunc() as i64);
             match slot.ids.get(&c.name) {
                 Some(ids) => f.put(names.assigned, ids.join(",")),
@@ -635,6 +651,21 @@ enum Fill {
     Patch,
     /// As `Patch`, noting the names set.
     Record(Vec<Name>),
+    /// Those that change over the life of a static or partitionable
+    /// slot (its resources, `TotalSlots`, `NumDynamicSlots` and child
+    /// lists), in an earlier ad of the slot itself, which has the rest as
+    /// they still are. (A dynamic slot's name may come back on another
+    /// slot, with another claim: its ads are patched.)
+    Own,
+}
+
+/// How an earlier ad of `slot` is brought up to date (see [`Fill::Own`]).
+fn own_or_patch(slot: &Slot) -> Fill {
+    if slot.kind == SlotKind::Dynamic {
+        Fill::Patch
+    } else {
+        Fill::Own
+    }
 }
 
 /// An ad being filled.
@@ -650,7 +681,7 @@ impl Filled<'_> {
         let before = self.ad.insert(name, value);
         match &mut self.mode {
             Fill::Fresh => {}
-            Fill::Patch => self.complete &= before.is_some(),
+            Fill::Patch | Fill::Own => self.complete &= before.is_some(),
             Fill::Record(names) => {
                 self.complete &= before.is_some();
                 names.push(name);
@@ -901,8 +932,10 @@ mod tests {
             let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
             let config = Config::parse_str(CONFIGS[config], "t.conf").expect("config");
             let mut startd = Startd::new(machine, &config).expect("startd");
-            // Each slot's ad as first given, refreshed in place at every step.
+            // Each slot's ad as first given, refreshed in place at every step
+            // (by name, and by place in the layout).
             let mut kept: std::collections::BTreeMap<String, ClassAd> = std::collections::BTreeMap::new();
+            let mut by_place: Vec<Option<ClassAd>> = vec![None; startd.layout.slots.len()];
             for (action, cpus, memory, shape, gpus) in steps {
                 if action == 0 && !startd.dynamic.is_empty() {
                     let k = (memory as usize) % startd.dynamic.len();
@@ -934,6 +967,16 @@ mod tests {
                     .map(|s| startd.slot_name(s))
                     .chain(startd.dynamic.iter().map(|d| startd.slot_name(&d.slot)))
                     .collect();
+                for (index, kept) in by_place.iter_mut().enumerate() {
+                    let now = startd.ad(&startd.slot_name(&startd.layout.slots[index])).expect("a layout slot");
+                    match kept {
+                        Some(ad) => {
+                            prop_assert!(startd.refresh_layout_ad(index, ad));
+                            prop_assert_eq!(ad.to_string(), now.to_string());
+                        }
+                        None => *kept = Some(now),
+                    }
+                }
                 for name in names {
                     let now = startd.ad(&name).expect("a slot of the startd");
                     match kept.get_mut(&name) {

@@ -376,8 +376,7 @@ impl Startd {
     /// The ad of layout slot `index` (which must be in the layout).
     fn layout_ad(&self, index: usize) -> ClassAd {
         let slot = &self.layout.slots[index];
-        let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-        self.build_ad(slot, None, &children, &mut Vec::new())
+        self.with_children(slot.id, |children| self.build_ad(slot, None, children, &mut Vec::new()))
     }
 
     /// Carves a dynamic slot of layout slot `index` (in the layout) for

@@ -227,8 +227,7 @@ impl Startd {
         let mut warnings = Vec::new();
         if let Some(i) = self.find_slot(name) {
             let slot = &self.layout.slots[i];
-            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-            return Some(self.build_ad(slot, None, &children, &mut warnings));
+            return Some(self.with_children(slot.id, |children| self.build_ad(slot, None, children, &mut warnings)));
         }
         self.dynamic
             .iter()
@@ -243,7 +242,8 @@ impl Startd {
     /// which spares a caller that keeps its own copy of each ad (as a
     /// simulation does) building and dropping whole ads. False, and `ad`
     /// untouched, when the startd has no slot `name`. An ad that is not an
-    /// earlier ad of the slot may keep attributes the slot's ad lacks.
+    /// earlier ad of the slot may keep attributes, or values of them, the
+    /// slot's ad lacks.
     ///
     /// ```
     /// use classad::{ClassAd, Value};
@@ -263,10 +263,7 @@ impl Startd {
     /// ```
     pub fn refresh_ad(&self, name: &str, ad: &mut ClassAd) -> bool {
         if let Some(i) = self.find_slot(name) {
-            let slot = &self.layout.slots[i];
-            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-            self.refresh_built_ad(ad, slot, None, &children);
-            return true;
+            return self.refresh_layout_ad(i, ad);
         }
         match self.dynamic.iter().find(|d| d.is_named(name)) {
             Some(d) => {
@@ -277,6 +274,57 @@ impl Startd {
         }
     }
 }
+
+impl Startd {
+    /// As [`refresh_ad`](Startd::refresh_ad), for the static or
+    /// partitionable slot at place `index` of the
+    /// [`layout`](Startd::layout) (a caller that knows where the slot is,
+    /// as a simulation does, saves the look-up by name). False, and `ad`
+    /// untouched, when the layout has no such place.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let mut kept = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// startd.claim("slot1@n1", &job)?;
+    /// assert!(startd.refresh_layout_ad(0, &mut kept));
+    /// assert_eq!(kept.eval_attr("NumDynamicSlots"), Value::Int(1));
+    /// assert_eq!(Some(kept.to_string()), startd.ad("slot1@n1").map(|ad| ad.to_string()));
+    /// assert!(!startd.refresh_layout_ad(1, &mut kept));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh_layout_ad(&self, index: usize, ad: &mut ClassAd) -> bool {
+        let Some(slot) = self.layout.slots.get(index) else { return false };
+        self.with_children(slot.id, |children| self.refresh_built_ad(ad, slot, None, children));
+        true
+    }
+
+    /// `f` of the dynamic slots of the slot with id `id`, in creation
+    /// order (gathered on the stack when they are not many).
+    pub(crate) fn with_children<R>(&self, id: u32, f: impl FnOnce(&[&DynamicSlot]) -> R) -> R {
+        let mut mine = self.dynamic.iter().filter(|d| d.slot.id == id);
+        let Some(first) = mine.next() else { return f(&[]) };
+        let mut gathered = [first; CHILDREN_ON_STACK];
+        let mut len = 1;
+        for d in mine {
+            if len == CHILDREN_ON_STACK {
+                let all: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == id).collect();
+                return f(&all);
+            }
+            gathered[len] = d;
+            len += 1;
+        }
+        f(&gathered[..len])
+    }
+}
+
+/// How many dynamic slots [`Startd::with_children`] gathers on the stack.
+const CHILDREN_ON_STACK: usize = 32;
 
 /// The name of the startd of `machine` (`STARTD_NAME`, with the machine's
 /// name after an `@` unless it has one; else the machine's name).
@@ -307,6 +355,24 @@ mod tests {
     /// Every ad of `startd`, as text.
     fn ads(startd: &mut Startd) -> Vec<String> {
         startd.ads().iter().map(|ad| ad.to_string()).collect()
+    }
+
+    #[test]
+    fn a_partitionable_slot_with_many_dynamic_slots_lists_them_all() -> Result<(), Box<dyn std::error::Error>> {
+        let config = Config::parse_str("STARTD_DETECT_GPUS = false\n", "t.conf")?;
+        let machine = Machine { name: "h".into(), cpus: 40, memory: 40 * 1024, disk: 8_000_000, ..Machine::default() };
+        let mut startd = Startd::new(machine, &config)?;
+        let mut kept = startd.ad("slot1@h").ok_or("the partitionable slot")?;
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 100; RequestDisk = 1 ]".parse()?;
+        for k in 1..=(CHILDREN_ON_STACK + 4) {
+            startd.claim("slot1", &job)?;
+            assert!(startd.refresh_layout_ad(0, &mut kept));
+            // as ads() lists them, gathered otherwise
+            assert_eq!(Some(kept.to_string()), ads(&mut startd).first().cloned());
+            assert_eq!(kept.eval_attr("NumDynamicSlots"), classad::Value::Int(k as i64));
+            assert!(kept.to_string().contains(&format!("\"slot1_{k}@h\"")));
+        }
+        Ok(())
     }
 
     #[test]
