@@ -487,8 +487,8 @@ impl Pool {
 
     /// Rebuilds the ads of slots `slots` (in order, each once): each
     /// startd builds its own, on as many threads as there are cores when
-    /// there are many. An ad only the pool holds (no cycle kept it) is
-    /// brought up to date in place rather than built again.
+    /// there are many. A slot's earlier ad is brought up to date in place
+    /// (on a copy, when a cycle still holds it) rather than built again.
     fn rebuild(&mut self, slots: &[usize]) {
         use rayon::prelude::*;
         for i in slots {
@@ -505,20 +505,19 @@ impl Pool {
             };
             let startd = &hosts[host].startd;
             let name = &pool_slots[*i].name;
-            match Arc::get_mut(ad) {
-                // (an empty ad is one the slot never had: built afresh)
-                Some(own) if !own.is_empty() => {
-                    match layout {
-                        Some(index) => startd.refresh_layout_ad(index, own),
-                        None => startd.refresh_ad(name, own),
-                    };
+            if ad.is_empty() {
+                // an ad the slot never had: built afresh
+                if let Some(new) = startd.ad(name) {
+                    *ad = Arc::new(new);
                 }
-                _ => {
-                    if let Some(new) = startd.ad(name) {
-                        *ad = Arc::new(new);
-                    }
-                }
+                return;
             }
+            // (copied first when a cycle still holds it)
+            let earlier = Arc::make_mut(ad);
+            match layout {
+                Some(index) => startd.refresh_layout_ad(index, earlier),
+                None => startd.refresh_ad(name, earlier),
+            };
         };
         if slots.len() >= PARALLEL_REBUILD_FROM {
             ads.par_iter_mut().for_each(build);
