@@ -70,6 +70,19 @@ static REQUESTS: LazyLock<Requests> = LazyLock::new(|| {
     }
 });
 
+impl Requests {
+    /// All the names, each request's two.
+    fn all(&self) -> impl Iterator<Item = Name> + '_ {
+        [self.cpus, self.memory, self.disk, self.virtual_memory].into_iter().flatten()
+    }
+}
+
+/// Whether `ad` has an attribute a claim reads as a request of CPUs,
+/// memory, disk or virtual memory.
+pub(crate) fn has_requests(ad: &ClassAd) -> bool {
+    REQUESTS.all().any(|name| ad.lookup(name).is_some())
+}
+
 fn eval_number(ctx: &EvalContext<'_>, attr: impl AttrKey) -> Option<f64> {
     match ctx.eval_attr(attr) {
         Value::Int(i) => Some(i as f64),
@@ -472,13 +485,14 @@ impl Startd {
         } else {
             let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
             let r = &*REQUESTS;
+            let in_slot_ad = |attr: Name| self.requests_in_slot_ads && parent_ad.lookup(attr).is_some();
             // (a request written as a number is read as it is, and one
             // neither ad has is not there: no evaluation for either)
             let number = |attr: Name| match request.lookup(attr).map(classad::Expr::as_literal) {
                 Some(Some(classad::Literal::Int(i))) => Some(*i as f64),
                 Some(Some(classad::Literal::Real(r))) => Some(*r),
                 Some(Some(classad::Literal::Bool(b))) => Some(f64::from(u8::from(*b))),
-                None if parent_ad.lookup(attr).is_none() => None,
+                None if !in_slot_ad(attr) => None,
                 _ => eval_number(&ctx, attr),
             };
             // the schedd's `_condor_Request<Res>` first
@@ -680,6 +694,26 @@ mod tests {
         let p = a.ad("slot1@h").ok_or("no p-slot")?;
         assert_eq!(p.eval_attr("Team"), Value::Str("blue".into()));
         assert_eq!(p.eval_attr("Cpus"), Value::Int(2));
+        Ok(())
+    }
+
+    #[test]
+    fn a_request_the_slot_ad_defines_is_read_there() -> Result<(), Box<dyn std::error::Error>> {
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+        let mut plain = startd("STARTD_DETECT_GPUS = false\n")?;
+        assert!(!plain.requests_in_slot_ads);
+        let name = plain.claim("slot1", &job)?.name;
+        assert_eq!(plain.ad(&name).map(|d| d.eval_attr("Disk")), Some(Value::Int(1024 + 1024)));
+        // the slot's ad has the schedd's request, which comes first (also
+        // on a startd made like it)
+        let text = "STARTD_DETECT_GPUS = false\nSTARTD_ATTRS = _condor_RequestDisk\n_condor_RequestDisk = 50000\n";
+        let first = startd(text)?;
+        assert!(first.requests_in_slot_ads);
+        let mut like = first.like("other").ok_or("no claim yet")?;
+        for s in [&mut startd(text)?, &mut like] {
+            let name = s.claim("slot1", &job)?.name;
+            assert_eq!(s.ad(&name).map(|d| d.eval_attr("Disk")), Some(Value::Int(50000 + 1024)));
+        }
         Ok(())
     }
 

@@ -30,6 +30,7 @@ use classad::ClassAd;
 use std::sync::Arc;
 
 use super::ad::{decimal, push_number, ChildRow, CustomNames};
+use super::dynamic::has_requests;
 use super::layout::Layout;
 use super::policy::Policies;
 use super::resources::with_detected;
@@ -70,6 +71,11 @@ pub struct Startd {
     pub(crate) policies: Policies,
     /// The attribute names of each custom resource, in the machine's order.
     pub(crate) custom_names: Arc<[CustomNames]>,
+    /// Whether the ad of some slot of the layout has an attribute a claim
+    /// reads as a request (`RequestCpus`, `_condor_RequestMemory`, ...):
+    /// unless it has, a claim need not look for them there. (The
+    /// attributes a layout slot's ad has do not change over its life.)
+    pub(crate) requests_in_slot_ads: bool,
 }
 
 impl Startd {
@@ -80,10 +86,19 @@ impl Startd {
         let host = host_name(&config, &machine);
         let policies = Policies::new(&layout);
         let custom_names = layout.totals.custom.iter().map(|c| CustomNames::new(&c.name)).collect();
-        let mut startd =
-            Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new(), policies, custom_names };
-        // Report unparsable STARTD_ATTRS values once.
-        startd.ads();
+        let mut startd = Startd {
+            machine,
+            config,
+            layout,
+            dynamic: Vec::new(),
+            host,
+            warnings: Vec::new(),
+            policies,
+            custom_names,
+            requests_in_slot_ads: true,
+        };
+        // (which also reports unparsable STARTD_ATTRS values once)
+        startd.requests_in_slot_ads = startd.ads().iter().any(has_requests);
         Ok(startd)
     }
 
@@ -126,6 +141,8 @@ impl Startd {
             warnings: self.warnings.clone(),
             policies: self.policies.renamed(&self.layout),
             custom_names: self.custom_names.clone(),
+            // (the same attributes, under another name)
+            requests_in_slot_ads: self.requests_in_slot_ads,
         })
     }
 
