@@ -290,9 +290,7 @@ impl Startd {
             None => false,
         }
     }
-}
 
-impl Startd {
     /// As [`refresh_ad`](Startd::refresh_ad), for the static or
     /// partitionable slot at place `index` of the
     /// [`layout`](Startd::layout) (a caller that knows where the slot is,
