@@ -7,7 +7,7 @@
 //! and goes away when its claim ends (its resources return to the
 //! partitionable slot).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
@@ -109,13 +109,13 @@ pub struct Pool {
     pub slots: Vec<Slot>,
     /// The slots a cycle may be offered: live, unclaimed, not dynamic, with
     /// something left.
-    free: BTreeSet<usize>,
+    free: SlotSet,
     /// Partitionable slots whose ad is out of date (rebuilt by [`Pool::sync`]).
-    dirty: BTreeSet<usize>,
+    dirty: SlotSet,
     /// Some slot's `Rank` is an expression.
     pub any_rank_varies: bool,
     /// Slots whose ad is out of date (rebuilt by [`Pool::ensure_ads`]).
-    stale: BTreeSet<usize>,
+    stale: SlotSet,
     /// Weights of slots alike: by host type and resources.
     weights: FxHashMap<WeightKey, f64>,
     /// `MaxJobRetirementTime` of the slots being added.
@@ -139,8 +139,9 @@ pub struct Pool {
 struct Rounding {
     /// The job ad (held, so that its address names no other ad).
     job: JobAd,
-    /// The rounded job; `None` when the rounding may depend on the slot.
-    rounded: Option<ClassAd>,
+    /// The rounded job, which the dynamic slots made for it share; `None`
+    /// when the rounding may depend on the slot.
+    rounded: Option<Arc<ClassAd>>,
     /// Whether the slot's `Requirements` judge the rounded job by the
     /// slot's `Cpus`, `Memory` and `Disk` alone (see
     /// [`Startd::judged_by_resources`]); found out at the first claim.
@@ -148,6 +149,75 @@ struct Rounding {
     /// Their verdicts, by the slot's advertised `Cpus` (bits), `Memory`
     /// and `Disk`, when they judge so.
     verdicts: FxHashMap<(u64, i64, i64), bool>,
+}
+
+/// A set of slot indices, one bit each: insertion, removal and look-up
+/// in constant time, iteration in increasing order (as the ordered set it
+/// stands for gave them).
+#[derive(Debug, Default)]
+struct SlotSet {
+    /// Bit `i % 64` of word `i / 64` is set when `i` is in the set.
+    words: Vec<u64>,
+    /// How many indices are in the set.
+    len: usize,
+}
+
+impl SlotSet {
+    /// Adds `i`.
+    fn insert(&mut self, i: usize) {
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if word >= self.words.len() {
+            self.words.resize(word + 1, 0);
+        }
+        if self.words[word] & bit == 0 {
+            self.words[word] |= bit;
+            self.len += 1;
+        }
+    }
+
+    /// Takes `i` out.
+    fn remove(&mut self, i: usize) {
+        let bit = 1u64 << (i % 64);
+        if let Some(w) = self.words.get_mut(i / 64) {
+            if *w & bit != 0 {
+                *w &= !bit;
+                self.len -= 1;
+            }
+        }
+    }
+
+    /// Whether `i` is in the set.
+    fn contains(&self, i: usize) -> bool {
+        self.words.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
+    }
+
+    /// Whether the set is empty.
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The indices, in increasing order.
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(k * 64 + bit)
+            })
+        })
+    }
+
+    /// The indices in increasing order, leaving the set empty.
+    fn take(&mut self) -> Vec<usize> {
+        let all: Vec<usize> = self.iter().collect();
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.len = 0;
+        all
+    }
 }
 
 /// How many roundings [`Pool::carve`] keeps before it forgets them all.
@@ -188,10 +258,10 @@ impl Pool {
     pub fn build(scenario: &Scenario, weigher: Accountant) -> Result<Pool, SimError> {
         let mut pool = Pool {
             slots: Vec::new(),
-            free: BTreeSet::new(),
-            dirty: BTreeSet::new(),
+            free: SlotSet::default(),
+            dirty: SlotSet::default(),
             any_rank_varies: false,
-            stale: BTreeSet::new(),
+            stale: SlotSet::default(),
             weights: FxHashMap::default(),
             retirement: None,
             hosts: Vec::new(),
@@ -370,18 +440,18 @@ impl Pool {
         if offerable {
             self.free.insert(i);
         } else {
-            self.free.remove(&i);
+            self.free.remove(i);
         }
     }
 
     /// The slots a cycle may be offered, in order.
     pub fn free(&self) -> impl Iterator<Item = usize> + '_ {
-        self.free.iter().copied()
+        self.free.iter()
     }
 
     /// Whether slot `i` may be offered.
     pub fn is_free(&self, i: usize) -> bool {
-        self.free.contains(&i)
+        self.free.contains(i)
     }
 
     /// Whether some slot may be offered.
@@ -394,12 +464,12 @@ impl Pool {
     /// wait for [`Pool::ensure_ads`]).
     pub fn sync(&mut self) {
         let mut rebuild = Vec::new();
-        for i in std::mem::take(&mut self.dirty) {
+        for i in self.dirty.take() {
             let SlotKind::Partitionable { host, layout } = self.slots[i].kind else { continue };
             let weight = self.weight_of(host, layout, None);
             self.total_weight += weight - self.slots[i].weight;
             self.slots[i].weight = weight;
-            if self.free.contains(&i) {
+            if self.free.contains(i) {
                 rebuild.push(i);
             } else {
                 self.stale.insert(i);
@@ -411,40 +481,43 @@ impl Pool {
     /// Rebuilds every ad that is out of date.
     pub fn ensure_ads(&mut self) {
         self.sync();
-        let stale: Vec<usize> = std::mem::take(&mut self.stale).into_iter().collect();
+        let stale = self.stale.take();
         self.rebuild(&stale);
     }
 
     /// Rebuilds the ads of slots `slots` (in order, each once): each
     /// startd builds its own, on as many threads as there are cores when
-    /// there are many. An ad only the pool holds (no cycle kept it) is
-    /// brought up to date in place rather than built again.
+    /// there are many. A slot's earlier ad is brought up to date in place
+    /// (on a copy, when a cycle still holds it) rather than built again.
     fn rebuild(&mut self, slots: &[usize]) {
         use rayon::prelude::*;
         for i in slots {
-            self.stale.remove(i);
+            self.stale.remove(*i);
         }
         let mut ads: Vec<(usize, Arc<ClassAd>)> =
             slots.iter().map(|&i| (i, std::mem::replace(&mut self.slots[i].ad, self.empty.clone()))).collect();
         let (pool_slots, hosts) = (&self.slots, &self.hosts);
         let build = |(i, ad): &mut (usize, Arc<ClassAd>)| {
-            let host = match pool_slots[*i].kind {
-                SlotKind::Partitionable { host, .. } | SlotKind::Dynamic { host, .. } => host,
+            let (host, layout) = match pool_slots[*i].kind {
+                SlotKind::Partitionable { host, layout } => (host, Some(layout)),
+                SlotKind::Dynamic { host, .. } => (host, None),
                 SlotKind::Static => return,
             };
             let startd = &hosts[host].startd;
             let name = &pool_slots[*i].name;
-            match Arc::get_mut(ad) {
-                // (an empty ad is one the slot never had: built afresh)
-                Some(own) if !own.is_empty() => {
-                    startd.refresh_ad(name, own);
+            if ad.is_empty() {
+                // an ad the slot never had: built afresh
+                if let Some(new) = startd.ad(name) {
+                    *ad = Arc::new(new);
                 }
-                _ => {
-                    if let Some(new) = startd.ad(name) {
-                        *ad = Arc::new(new);
-                    }
-                }
+                return;
             }
+            // (copied first when a cycle still holds it)
+            let earlier = Arc::make_mut(ad);
+            match layout {
+                Some(index) => startd.refresh_layout_ad(index, earlier),
+                None => startd.refresh_ad(name, earlier),
+            };
         };
         if slots.len() >= PARALLEL_REBUILD_FROM {
             ads.par_iter_mut().for_each(build);
@@ -502,7 +575,7 @@ impl Pool {
         // and no other partitionable slot of the host changed the host's
         // figures (`TotalSlots`) since it was built.
         let current =
-            self.hosts[host].single_partitionable && !self.dirty.contains(&pslot) && !self.stale.contains(&pslot);
+            self.hosts[host].single_partitionable && !self.dirty.contains(pslot) && !self.stale.contains(pslot);
         // Hosts of one type round a job alike, when the rounding reads
         // only the job.
         let key = (Arc::as_ptr(job) as usize, self.hosts[host].type_key, layout);
@@ -510,7 +583,7 @@ impl Pool {
             if self.roundings.len() >= MAX_ROUNDINGS {
                 self.roundings.clear();
             }
-            let rounded = self.hosts[host].startd.rounding(&name, job);
+            let rounded = self.hosts[host].startd.rounding(&name, job).map(Arc::new);
             let rounding = Rounding { job: job.clone(), rounded, by_resources: None, verdicts: FxHashMap::default() };
             self.roundings.insert(key, rounding);
         }
@@ -578,7 +651,7 @@ impl Pool {
             self.busy_weight += self.slots[i].weight;
         }
         self.slots[i].claim = Some(claim);
-        self.free.remove(&i);
+        self.free.remove(i);
     }
 
     /// Puts `slot` at a place a gone slot left, or at the end; its index.
@@ -609,7 +682,7 @@ impl Pool {
             self.slots[i].alive = false;
             self.slots[i].ad = self.empty.clone();
             self.free_indices.push(i);
-            self.stale.remove(&i);
+            self.stale.remove(i);
             self.dirty.insert(parent);
             self.update_free(parent);
         } else {
@@ -718,7 +791,7 @@ impl Pool {
         }
         for (i, s) in self.slots.iter().enumerate() {
             if let (true, SlotKind::Partitionable { .. }) = (s.alive, s.kind) {
-                if self.free.contains(&i) != (number(&s.ad, "Cpus") > 0.0) {
+                if self.free.contains(i) != (number(&s.ad, "Cpus") > 0.0) {
                     return Err(format!("{}: in the free set or out of it by mistake", s.name));
                 }
                 let (cpus, memory) = used.get(&i).copied().unwrap_or_default();
@@ -743,5 +816,39 @@ impl Pool {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// A slot set holds, and gives in order, what an ordered set of
+        /// the same insertions and removals holds.
+        #[test]
+        fn a_slot_set_is_an_ordered_set(ops in proptest::collection::vec((0u8..3, 0usize..300), 0..200)) {
+            let (mut set, mut model) = (SlotSet::default(), BTreeSet::new());
+            for (op, i) in ops {
+                match op {
+                    0 => {
+                        set.insert(i);
+                        model.insert(i);
+                    }
+                    1 => {
+                        set.remove(i);
+                        model.remove(&i);
+                    }
+                    _ => {
+                        prop_assert_eq!(set.take(), std::mem::take(&mut model).into_iter().collect::<Vec<_>>());
+                    }
+                }
+                prop_assert_eq!(set.contains(i), model.contains(&i));
+                prop_assert_eq!(set.is_empty(), model.is_empty());
+                prop_assert_eq!(set.iter().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            }
+        }
     }
 }

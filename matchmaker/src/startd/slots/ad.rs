@@ -143,9 +143,11 @@ impl Startd {
 
     /// Brings `ad`, an earlier ad of `slot` (with `job` and `children` as
     /// [`build_ad`](Self::build_ad) takes them) that this startd built,
-    /// up to date in place: patched as the slot's base would be, when the
-    /// slot has a base and `ad` has its attributes; otherwise built again.
-    /// Either way `ad` ends as `build_ad` would make it.
+    /// up to date in place: the attributes that change over the slot's
+    /// life set again (see [`Fill::Own`]; those of its base for a dynamic
+    /// slot), when the slot has a base and `ad` has its attributes;
+    /// otherwise built again. Either way `ad` ends as `build_ad` would
+    /// make it.
     pub(crate) fn refresh_built_ad(
         &self,
         ad: &mut ClassAd,
@@ -160,7 +162,7 @@ impl Startd {
             // order: patching it sets what patching the base would.
             if ad.len() == base.len()
                 && ad.chained_parent().is_none()
-                && self.fill(ad, slot, job, children, Fill::Patch).complete
+                && self.fill(ad, slot, job, children, own_or_patch(slot)).complete
                 && self.patch_policy(ad, slot, policy)
             {
                 return;
@@ -253,8 +255,9 @@ impl Startd {
     }
 
     /// The resources, identity and claim of `slot` in `ad`: all of them
-    /// ([`Fill::Fresh`]), or only those that change over the slot's life
-    /// ([`Fill::Patch`], [`Fill::Record`]).
+    /// ([`Fill::Fresh`]), only those that differ from slot to slot or
+    /// change over a slot's life ([`Fill::Patch`], [`Fill::Record`]), or
+    /// only those that change over its life ([`Fill::Own`]).
     fn fill<'a>(
         &self,
         ad: &'a mut ClassAd,
@@ -267,8 +270,12 @@ impl Startd {
         let totals = &self.layout.totals;
         let custom = &self.custom_names;
         let fresh = matches!(mode, Fill::Fresh);
+        // What does not change over a layout slot's life (its name,
+        // totals and device ids) is set again only in another ad than an
+        // earlier one of the slot itself.
+        let lifelong = !matches!(mode, Fill::Own);
         let mut f = Filled { ad, mode, complete: true };
-        if !fresh {
+        if !fresh && lifelong {
             // (an ad of the slot itself has its name already: patching
             // sets it again only in a base of another slot)
             let named = matches!(&f.mode, Fill::Patch)
@@ -302,15 +309,24 @@ impl Startd {
         // a fractional slot's CPUs are a real even when whole (`1.0`)
         let cpus_expr = |v: f64| if slot.fractional_cpus { Expr::from(v) } else { num(v) };
         f.put(n.cpus, cpus_expr(advertise_cpus(cpus, slot.fractional_cpus)));
-        f.put(n.total_slot_cpus, cpus_expr(slot.advertised_total_cpus()));
+        if lifelong {
+            f.put(n.total_slot_cpus, cpus_expr(slot.advertised_total_cpus()));
+        }
         f.put(n.memory, memory);
-        f.put(n.total_slot_memory, slot.total_memory);
+        if lifelong {
+            f.put(n.total_slot_memory, slot.total_memory);
+        }
         f.put(n.disk, slot.disk(totals.disk));
-        f.put(n.total_slot_disk, slot.total_disk as f64);
+        if lifelong {
+            f.put(n.total_slot_disk, slot.total_disk as f64);
+        }
         f.put(n.virtual_memory, slot.swap(totals.swap));
         for (c, names) in totals.custom.iter().zip(custom.iter()) {
             let have = slot.custom.get(&c.name).copied().unwrap_or(0.0);
             f.put(names.own, have.trunc() as i64);
+            if !lifelong {
+                continue;
+            }
             f.put(names.total_slot, slot.custom_total.get(&c.name).copied().unwrap_or(0.0).trunc() as i64);
             match slot.ids.get(&c.name) {
                 Some(ids) => f.put(names.assigned, ids.join(",")),
@@ -510,43 +526,85 @@ impl Startd {
         }
     }
 
+    /// The `Child<Attr>` lists of a partitionable slot whose dynamic slots
+    /// are `children`, in `f`.
     fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
         let n = &*NAMES;
-        // all the lists in one pass over the children
-        let with_room = || Vec::with_capacity(children.len());
-        let (mut cpus, mut memory, mut disk, mut name, mut dslot_id, mut user) =
-            (with_room(), with_room(), with_room(), with_room(), with_room(), with_room());
-        let mut custom: Vec<Vec<Expr>> = self.custom_names.iter().map(|_| with_room()).collect();
-        for d in children {
-            let r = &d.row;
-            cpus.push(r.cpus.clone());
-            memory.push(r.memory.clone());
-            disk.push(r.disk.clone());
-            for (list, e) in custom.iter_mut().zip(r.custom.iter()) {
-                list.push(e.clone());
-            }
-            name.push(r.name.clone());
-            dslot_id.push(r.dslot_id.clone());
-            user.push(r.user.clone());
+        let rows = || children.iter().map(|d| &d.row);
+        f.put(n.child_cpus, column(rows().map(|r| &r.cpus)));
+        f.put(n.child_memory, column(rows().map(|r| &r.memory)));
+        f.put(n.child_disk, column(rows().map(|r| &r.disk)));
+        for (k, names) in self.custom_names.iter().enumerate() {
+            f.put(names.child, column(rows().filter_map(|r| r.custom.get(k))));
         }
-        f.put(n.child_cpus, Expr::list(cpus));
-        f.put(n.child_memory, Expr::list(memory));
-        f.put(n.child_disk, Expr::list(disk));
-        for (names, list) in self.custom_names.iter().zip(custom) {
-            f.put(names.child, Expr::list(list));
-        }
-        f.put(n.child_name, Expr::list(name));
-        f.put(n.child_dslot_id, Expr::list(dslot_id));
+        f.put(n.child_name, column(rows().map(|r| &r.name)));
+        f.put(n.child_dslot_id, column(rows().map(|r| &r.dslot_id)));
         let (claimed, busy) = match CLAIMED_BUSY.get(children.len()) {
             Some(both) => both.clone(),
             None => claimed_busy(children.len()),
         };
         f.put(n.child_state, claimed);
         f.put(n.child_activity, busy);
-        let remote_users = Expr::list(user);
+        let remote_users = column(rows().map(|r| &r.user));
         f.put(n.child_remote_user, remote_users.clone());
         f.put(n.child_remote_owner, remote_users);
     }
+}
+
+/// The list of `items`. A list of one integer repeated (the `ChildCpus`
+/// of slots claimed by jobs alike, ...) is made once per thread and
+/// shared by the ads that have it, rather than built for each.
+fn column<'e>(items: impl Iterator<Item = &'e Expr> + Clone) -> Expr {
+    match repeated_int(items.clone()) {
+        Some((value, len)) => repeated_list(value, len),
+        None => Expr::list(items.cloned().collect()),
+    }
+}
+
+/// The integer every one of `items` is and how many they are, when they
+/// are all that integer literal (`Some((0, 0))` for no items: the empty
+/// list).
+fn repeated_int<'e>(mut items: impl Iterator<Item = &'e Expr>) -> Option<(i64, usize)> {
+    let int = |e: &Expr| match e.as_literal() {
+        Some(classad::Literal::Int(i)) => Some(*i),
+        _ => None,
+    };
+    let Some(first) = items.next() else { return Some((0, 0)) };
+    let value = int(first)?;
+    let mut len = 1;
+    for e in items {
+        if int(e) != Some(value) {
+            return None;
+        }
+        len += 1;
+    }
+    Some((value, len))
+}
+
+/// How many repeated lists [`repeated_list`] keeps per thread before it
+/// forgets them all.
+const MAX_REPEATED_LISTS: usize = 1024;
+
+thread_local! {
+    /// The lists [`repeated_list`] made, by value and length.
+    static REPEATED_LISTS: std::cell::RefCell<rustc_hash::FxHashMap<(i64, usize), Expr>> =
+        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
+}
+
+/// The list of `len` times integer `value`, made once per thread.
+fn repeated_list(value: i64, len: usize) -> Expr {
+    REPEATED_LISTS.with(|lists| {
+        let mut lists = lists.borrow_mut();
+        if let Some(list) = lists.get(&(value, len)) {
+            return list.clone();
+        }
+        if lists.len() >= MAX_REPEATED_LISTS {
+            lists.clear();
+        }
+        let list = Expr::list(vec![Expr::from(value); len]);
+        lists.insert((value, len), list.clone());
+        list
+    })
 }
 
 /// What a dynamic slot adds to each of its partitionable slot's
@@ -566,6 +624,16 @@ pub(crate) struct ChildRow {
     user: Expr,
 }
 
+impl ChildRow {
+    /// The slot's name, as its `ChildName` entry has it.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self.name.as_literal() {
+            Some(classad::Literal::Str(s)) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+}
+
 /// `ChildState` and `ChildActivity` of `n` dynamic slots: all `Claimed`,
 /// all `Busy`.
 fn claimed_busy(n: usize) -> (Expr, Expr) {
@@ -583,6 +651,21 @@ enum Fill {
     Patch,
     /// As `Patch`, noting the names set.
     Record(Vec<Name>),
+    /// Those that change over the life of a static or partitionable
+    /// slot (its resources, `TotalSlots`, `NumDynamicSlots` and child
+    /// lists), in an earlier ad of the slot itself, which has the rest as
+    /// they still are. (A dynamic slot's name may come back on another
+    /// slot, with another claim: its ads are patched.)
+    Own,
+}
+
+/// How an earlier ad of `slot` is brought up to date (see [`Fill::Own`]).
+fn own_or_patch(slot: &Slot) -> Fill {
+    if slot.kind == SlotKind::Dynamic {
+        Fill::Patch
+    } else {
+        Fill::Own
+    }
 }
 
 /// An ad being filled.
@@ -598,7 +681,7 @@ impl Filled<'_> {
         let before = self.ad.insert(name, value);
         match &mut self.mode {
             Fill::Fresh => {}
-            Fill::Patch => self.complete &= before.is_some(),
+            Fill::Patch | Fill::Own => self.complete &= before.is_some(),
             Fill::Record(names) => {
                 self.complete &= before.is_some();
                 names.push(name);
@@ -775,6 +858,36 @@ mod tests {
         }
     }
 
+    #[test]
+    fn columns_are_the_lists_of_their_items() {
+        let cases: Vec<Vec<Expr>> = vec![
+            vec![],
+            vec![Expr::from(3)],
+            vec![Expr::from(2048); 5],
+            vec![Expr::from(1), Expr::from(1), Expr::from(2)],
+            vec![Expr::from(1), Expr::from(1.0)],
+            vec![Expr::from("slot1_1@h"), Expr::from("slot1_1@h")],
+            vec![Expr::from(0), Expr::from(false)],
+            vec![Value::Undefined.to_expr(), Value::Undefined.to_expr()],
+        ];
+        for items in &cases {
+            let listed = Expr::list(items.clone());
+            // made twice: the second time from the thread's lists
+            for _ in 0..2 {
+                let made = column(items.iter());
+                assert!(made.same_as(&listed), "{listed}");
+                assert_eq!(made.to_string(), listed.to_string());
+            }
+        }
+        // more lists than are kept: the first ones are made again
+        for value in 0..=(MAX_REPEATED_LISTS as i64) {
+            let items = vec![Expr::from(value); 3];
+            assert!(column(items.iter()).same_as(&Expr::list(items.clone())));
+        }
+        let items = vec![Expr::from(0); 3];
+        assert!(column(items.iter()).same_as(&Expr::list(items.clone())));
+    }
+
     use crate::config::Config;
     use crate::startd::slots::Machine;
     use proptest::prelude::*;
@@ -789,7 +902,7 @@ mod tests {
             fresh.push(startd.build_fresh(slot, None, &children, &policy).to_string());
             for d in children {
                 let policy = startd.read_policy(&d.slot);
-                fresh.push(startd.build_fresh(&d.slot, Some(&d.job), &[], &policy).to_string());
+                fresh.push(startd.build_fresh(&d.slot, Some(&*d.job), &[], &policy).to_string());
             }
         }
         (patched, fresh)
@@ -819,8 +932,10 @@ mod tests {
             let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };
             let config = Config::parse_str(CONFIGS[config], "t.conf").expect("config");
             let mut startd = Startd::new(machine, &config).expect("startd");
-            // Each slot's ad as first given, refreshed in place at every step.
+            // Each slot's ad as first given, refreshed in place at every step
+            // (by name, and by place in the layout).
             let mut kept: std::collections::BTreeMap<String, ClassAd> = std::collections::BTreeMap::new();
+            let mut by_place: Vec<Option<ClassAd>> = vec![None; startd.layout.slots.len()];
             for (action, cpus, memory, shape, gpus) in steps {
                 if action == 0 && !startd.dynamic.is_empty() {
                     let k = (memory as usize) % startd.dynamic.len();
@@ -852,6 +967,16 @@ mod tests {
                     .map(|s| startd.slot_name(s))
                     .chain(startd.dynamic.iter().map(|d| startd.slot_name(&d.slot)))
                     .collect();
+                for (index, kept) in by_place.iter_mut().enumerate() {
+                    let now = startd.ad(&startd.slot_name(&startd.layout.slots[index])).expect("a layout slot");
+                    match kept {
+                        Some(ad) => {
+                            prop_assert!(startd.refresh_layout_ad(index, ad));
+                            prop_assert_eq!(ad.to_string(), now.to_string());
+                        }
+                        None => *kept = Some(now),
+                    }
+                }
                 for name in names {
                     let now = startd.ad(&name).expect("a slot of the startd");
                     match kept.get_mut(&name) {
@@ -903,6 +1028,10 @@ mod tests {
         let d = &startd.dynamic[0].slot;
         assert!(startd.is_named(d, "slot1_1@h"));
         assert!(!startd.is_named(d, "slot1_11@h") && !startd.is_named(d, "slot1@h") && !startd.is_named(d, "slot1_1"));
+        // a dynamic slot knows its own name without working it out again
+        let d = &startd.dynamic[0];
+        assert!(d.is_named("slot1_1@h"));
+        assert!(!d.is_named("slot1_11@h") && !d.is_named("slot1@h") && !d.is_named("slot1_1"));
         assert!(startd.ad("slot1_1@h").is_some() && startd.ad("slot1_2@h").is_none());
         Ok(())
     }

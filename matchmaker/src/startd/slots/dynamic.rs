@@ -27,7 +27,7 @@
 //! [`Claim::leftovers`] is that slot's ad when it is on.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use classad::{AttrKey, ClassAd, EvalContext, EvalOptions, Name, Semantics, Value};
 
@@ -69,6 +69,19 @@ static REQUESTS: LazyLock<Requests> = LazyLock::new(|| {
         virtual_memory: both("RequestVirtualMemory"),
     }
 });
+
+impl Requests {
+    /// All the names, each request's two.
+    fn all(&self) -> impl Iterator<Item = Name> + '_ {
+        [self.cpus, self.memory, self.disk, self.virtual_memory].into_iter().flatten()
+    }
+}
+
+/// Whether `ad` has an attribute a claim reads as a request of CPUs,
+/// memory, disk or virtual memory.
+pub(crate) fn has_requests(ad: &ClassAd) -> bool {
+    REQUESTS.all().any(|name| ad.lookup(name).is_some())
+}
 
 fn eval_number(ctx: &EvalContext<'_>, attr: impl AttrKey) -> Option<f64> {
     match ctx.eval_attr(attr) {
@@ -323,6 +336,8 @@ impl Startd {
     /// `rounded` when the caller knows it (see
     /// [`judged_by_resources`](Startd::judged_by_resources)); the claim
     /// then need not evaluate them. A wrong `accepted` gives a wrong claim.
+    /// A `rounded` the claim takes is kept as it is, shared with the
+    /// caller (no copy for each dynamic slot).
     ///
     /// ```
     /// use classad::{ClassAd, Value};
@@ -344,7 +359,7 @@ impl Startd {
         &mut self,
         index: usize,
         job: &ClassAd,
-        rounded: Option<&ClassAd>,
+        rounded: Option<&Arc<ClassAd>>,
         current: Option<&ClassAd>,
         accepted: Option<bool>,
     ) -> Result<String, SlotError> {
@@ -362,19 +377,19 @@ impl Startd {
         rounded: Option<&ClassAd>,
     ) -> Result<Claim, SlotError> {
         let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
-        let name = self.carve_at(index, job, current, rounded, None)?;
+        let rounded = rounded.map(|r| Arc::new(r.clone()));
+        let name = self.carve_at(index, job, current, rounded.as_ref(), None)?;
         let type_id = self.layout.slots[index].type_id;
         let leftovers =
             if self.policies.knobs(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
-        let job = self.dynamic.last().map(|d| d.job.clone()).unwrap_or_default();
+        let job = self.dynamic.last().map(|d| ClassAd::clone(&d.job)).unwrap_or_default();
         Ok(Claim { name, job, leftovers })
     }
 
     /// The ad of layout slot `index` (which must be in the layout).
     fn layout_ad(&self, index: usize) -> ClassAd {
         let slot = &self.layout.slots[index];
-        let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-        self.build_ad(slot, None, &children, &mut Vec::new())
+        self.with_children(slot.id, |children| self.build_ad(slot, None, children, &mut Vec::new()))
     }
 
     /// Carves a dynamic slot of layout slot `index` (in the layout) for
@@ -385,7 +400,7 @@ impl Startd {
         index: usize,
         job: &ClassAd,
         current: Option<&ClassAd>,
-        rounded: Option<&ClassAd>,
+        rounded: Option<&Arc<ClassAd>>,
         accepted: Option<bool>,
     ) -> Result<String, SlotError> {
         let parent = &self.layout.slots[index];
@@ -408,7 +423,7 @@ impl Startd {
         let opts = options();
         let knobs = self.policies.knobs(&self.config, parent.type_id);
         let modified = match rounded {
-            Some(rounded) => Cow::Borrowed(rounded),
+            Some(rounded) => Cow::Borrowed(&**rounded),
             None => {
                 let mut modified = job.clone();
                 for (attr, expr) in &knobs.modify {
@@ -420,7 +435,8 @@ impl Startd {
                 Cow::Owned(modified)
             }
         };
-        let request = if accepted.unwrap_or_else(|| Self::requirements_accept(&opts, parent_ad, &modified)) {
+        let takes_modified = accepted.unwrap_or_else(|| Self::requirements_accept(&opts, parent_ad, &modified));
+        let request = if takes_modified {
             modified
         } else {
             let must_modify = knobs
@@ -469,13 +485,14 @@ impl Startd {
         } else {
             let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
             let r = &*REQUESTS;
+            let in_slot_ad = |attr: Name| self.requests_in_slot_ads && parent_ad.lookup(attr).is_some();
             // (a request written as a number is read as it is, and one
             // neither ad has is not there: no evaluation for either)
             let number = |attr: Name| match request.lookup(attr).map(classad::Expr::as_literal) {
                 Some(Some(classad::Literal::Int(i))) => Some(*i as f64),
                 Some(Some(classad::Literal::Real(r))) => Some(*r),
                 Some(Some(classad::Literal::Bool(b))) => Some(f64::from(u8::from(*b))),
-                None if parent_ad.lookup(attr).is_none() => None,
+                None if !in_slot_ad(attr) => None,
                 _ => eval_number(&ctx, attr),
             };
             // the schedd's `_condor_Request<Res>` first
@@ -571,7 +588,11 @@ impl Startd {
         };
         let name = self.slot_name(&dslot);
         let row = self.child_row(&dslot, &name, &request);
-        let request = request.into_owned();
+        // (the rounded job given is kept as it is)
+        let request = match rounded.filter(|_| takes_modified) {
+            Some(shared) => shared.clone(),
+            None => Arc::new(request.into_owned()),
+        };
         let parent = &mut self.layout.slots[index];
         parent.cpus -= dslot.cpus;
         parent.memory -= dslot.memory;
@@ -592,7 +613,7 @@ impl Startd {
         let pos = self
             .dynamic
             .iter()
-            .position(|d| self.is_named(&d.slot, name))
+            .position(|d| d.is_named(name))
             .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
         // its device ids become free again with its removal
         let d = self.dynamic.remove(pos).slot;
@@ -673,6 +694,44 @@ mod tests {
         let p = a.ad("slot1@h").ok_or("no p-slot")?;
         assert_eq!(p.eval_attr("Team"), Value::Str("blue".into()));
         assert_eq!(p.eval_attr("Cpus"), Value::Int(2));
+        Ok(())
+    }
+
+    #[test]
+    fn a_request_the_slot_ad_defines_is_read_there() -> Result<(), Box<dyn std::error::Error>> {
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+        let mut plain = startd("STARTD_DETECT_GPUS = false\n")?;
+        assert!(!plain.requests_in_slot_ads);
+        let name = plain.claim("slot1", &job)?.name;
+        assert_eq!(plain.ad(&name).map(|d| d.eval_attr("Disk")), Some(Value::Int(1024 + 1024)));
+        // the slot's ad has the schedd's request, which comes first (also
+        // on a startd made like it)
+        let text = "STARTD_DETECT_GPUS = false\nSTARTD_ATTRS = _condor_RequestDisk\n_condor_RequestDisk = 50000\n";
+        let first = startd(text)?;
+        assert!(first.requests_in_slot_ads);
+        let mut like = first.like("other").ok_or("no claim yet")?;
+        for s in [&mut startd(text)?, &mut like] {
+            let name = s.claim("slot1", &job)?.name;
+            assert_eq!(s.ad(&name).map(|d| d.eval_attr("Disk")), Some(Value::Int(50000 + 1024)));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_rounded_job_given_is_kept_shared() -> Result<(), Box<dyn std::error::Error>> {
+        let mut s = startd("STARTD_DETECT_GPUS = false\nSTART = TARGET.RequestMemory < 2000\n")?;
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1 ]".parse()?;
+        let rounded = Arc::new(s.rounding("slot1", &job).ok_or("a rounding ahead")?);
+        s.claim_at(0, &job, Some(&rounded), None, None)?;
+        assert!(s.dynamic_slots().last().is_some_and(|d| Arc::ptr_eq(&d.job, &rounded)));
+        // a rounding START refuses: the job as it came is kept instead
+        let big: ClassAd = "[ RequestCpus = 1; RequestMemory = 1999; RequestDisk = 1 ]".parse()?;
+        let rounded = Arc::new(s.rounding("slot1", &big).ok_or("a rounding ahead")?);
+        assert_eq!(rounded.eval_attr("RequestMemory"), Value::Int(2048));
+        s.claim_at(0, &big, Some(&rounded), None, None)?;
+        let kept = s.dynamic_slots().last().ok_or("a dynamic slot")?;
+        assert!(!Arc::ptr_eq(&kept.job, &rounded));
+        assert_eq!(kept.job.to_string(), big.to_string());
         Ok(())
     }
 
@@ -776,7 +835,8 @@ mod tests {
                     (None, Some(c)) => a.claim_with_ad(&name, &job, c),
                     (None, None) => a.claim(&name, &job),
                 };
-                let y = b.claim_at(index, &job, rounded.as_ref(), current.as_ref(), None);
+                let shared = rounded.clone().map(Arc::new);
+                let y = b.claim_at(index, &job, shared.as_ref(), current.as_ref(), None);
                 match (x, y) {
                     (Ok(x), Ok(y)) => {
                         proptest::prop_assert_eq!(&x.name, &y);
@@ -843,6 +903,7 @@ mod tests {
             // told or not, the same claim
             let mut told = a.clone();
             let verdict = Startd::accepts(&ad_a, &rounded);
+            let rounded = Arc::new(rounded);
             let x = a.claim_at(0, &probe, Some(&rounded), None, None);
             let y = told.claim_at(0, &probe, Some(&rounded), None, Some(verdict));
             proptest::prop_assert_eq!(x.map_err(|e| e.to_string()), y.map_err(|e| e.to_string()));

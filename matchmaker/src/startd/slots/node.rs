@@ -30,6 +30,7 @@ use classad::ClassAd;
 use std::sync::Arc;
 
 use super::ad::{decimal, push_number, ChildRow, CustomNames};
+use super::dynamic::has_requests;
 use super::layout::Layout;
 use super::policy::Policies;
 use super::resources::with_detected;
@@ -42,10 +43,19 @@ pub struct DynamicSlot {
     /// Its resources.
     pub slot: Slot,
     /// The job (request) it was created for, with the startd's rounding
-    /// of its requests applied.
-    pub job: ClassAd,
+    /// of its requests applied (shared with the caller that rounded it,
+    /// see [`Startd::claim_at`]).
+    pub job: Arc<ClassAd>,
     /// What it adds to its partitionable slot's `Child<Attr>` lists.
     pub(crate) row: ChildRow,
+}
+
+impl DynamicSlot {
+    /// Whether `name` is this slot's name (compared with the name it was
+    /// given at its creation, which does not change).
+    pub(crate) fn is_named(&self, name: &str) -> bool {
+        self.row.name() == Some(name)
+    }
 }
 
 /// A startd: a machine, its configuration, its slots.
@@ -61,6 +71,11 @@ pub struct Startd {
     pub(crate) policies: Policies,
     /// The attribute names of each custom resource, in the machine's order.
     pub(crate) custom_names: Arc<[CustomNames]>,
+    /// Whether the ad of some slot of the layout has an attribute a claim
+    /// reads as a request (`RequestCpus`, `_condor_RequestMemory`, ...):
+    /// unless it has, a claim need not look for them there. (The
+    /// attributes a layout slot's ad has do not change over its life.)
+    pub(crate) requests_in_slot_ads: bool,
 }
 
 impl Startd {
@@ -71,10 +86,19 @@ impl Startd {
         let host = host_name(&config, &machine);
         let policies = Policies::new(&layout);
         let custom_names = layout.totals.custom.iter().map(|c| CustomNames::new(&c.name)).collect();
-        let mut startd =
-            Startd { machine, config, layout, dynamic: Vec::new(), host, warnings: Vec::new(), policies, custom_names };
-        // Report unparsable STARTD_ATTRS values once.
-        startd.ads();
+        let mut startd = Startd {
+            machine,
+            config,
+            layout,
+            dynamic: Vec::new(),
+            host,
+            warnings: Vec::new(),
+            policies,
+            custom_names,
+            requests_in_slot_ads: true,
+        };
+        // (which also reports unparsable STARTD_ATTRS values once)
+        startd.requests_in_slot_ads = startd.ads().iter().any(has_requests);
         Ok(startd)
     }
 
@@ -117,6 +141,8 @@ impl Startd {
             warnings: self.warnings.clone(),
             policies: self.policies.renamed(&self.layout),
             custom_names: self.custom_names.clone(),
+            // (the same attributes, under another name)
+            requests_in_slot_ads: self.requests_in_slot_ads,
         })
     }
 
@@ -204,7 +230,7 @@ impl Startd {
             let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
             out.push(self.build_ad(slot, None, &children, &mut warnings));
             for d in children {
-                out.push(self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings));
+                out.push(self.build_ad(&d.slot, Some(&*d.job), &[], &mut warnings));
             }
         }
         warnings.sort();
@@ -218,13 +244,12 @@ impl Startd {
         let mut warnings = Vec::new();
         if let Some(i) = self.find_slot(name) {
             let slot = &self.layout.slots[i];
-            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-            return Some(self.build_ad(slot, None, &children, &mut warnings));
+            return Some(self.with_children(slot.id, |children| self.build_ad(slot, None, children, &mut warnings)));
         }
         self.dynamic
             .iter()
-            .find(|d| self.is_named(&d.slot, name))
-            .map(|d| self.build_ad(&d.slot, Some(&d.job), &[], &mut warnings))
+            .find(|d| d.is_named(name))
+            .map(|d| self.build_ad(&d.slot, Some(&*d.job), &[], &mut warnings))
     }
 
     /// Makes `ad`, an ad of slot `name` this startd gave earlier
@@ -234,7 +259,8 @@ impl Startd {
     /// which spares a caller that keeps its own copy of each ad (as a
     /// simulation does) building and dropping whole ads. False, and `ad`
     /// untouched, when the startd has no slot `name`. An ad that is not an
-    /// earlier ad of the slot may keep attributes the slot's ad lacks.
+    /// earlier ad of the slot may keep attributes, or values of them, the
+    /// slot's ad lacks.
     ///
     /// ```
     /// use classad::{ClassAd, Value};
@@ -254,20 +280,66 @@ impl Startd {
     /// ```
     pub fn refresh_ad(&self, name: &str, ad: &mut ClassAd) -> bool {
         if let Some(i) = self.find_slot(name) {
-            let slot = &self.layout.slots[i];
-            let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-            self.refresh_built_ad(ad, slot, None, &children);
-            return true;
+            return self.refresh_layout_ad(i, ad);
         }
-        match self.dynamic.iter().find(|d| self.is_named(&d.slot, name)) {
+        match self.dynamic.iter().find(|d| d.is_named(name)) {
             Some(d) => {
-                self.refresh_built_ad(ad, &d.slot, Some(&d.job), &[]);
+                self.refresh_built_ad(ad, &d.slot, Some(&*d.job), &[]);
                 true
             }
             None => false,
         }
     }
+
+    /// As [`refresh_ad`](Startd::refresh_ad), for the static or
+    /// partitionable slot at place `index` of the
+    /// [`layout`](Startd::layout) (a caller that knows where the slot is,
+    /// as a simulation does, saves the look-up by name). False, and `ad`
+    /// untouched, when the layout has no such place.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let mut kept = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// startd.claim("slot1@n1", &job)?;
+    /// assert!(startd.refresh_layout_ad(0, &mut kept));
+    /// assert_eq!(kept.eval_attr("NumDynamicSlots"), Value::Int(1));
+    /// assert_eq!(Some(kept.to_string()), startd.ad("slot1@n1").map(|ad| ad.to_string()));
+    /// assert!(!startd.refresh_layout_ad(1, &mut kept));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh_layout_ad(&self, index: usize, ad: &mut ClassAd) -> bool {
+        let Some(slot) = self.layout.slots.get(index) else { return false };
+        self.with_children(slot.id, |children| self.refresh_built_ad(ad, slot, None, children));
+        true
+    }
+
+    /// `f` of the dynamic slots of the slot with id `id`, in creation
+    /// order (gathered on the stack when they are not many).
+    pub(crate) fn with_children<R>(&self, id: u32, f: impl FnOnce(&[&DynamicSlot]) -> R) -> R {
+        let mut mine = self.dynamic.iter().filter(|d| d.slot.id == id);
+        let Some(first) = mine.next() else { return f(&[]) };
+        let mut gathered = [first; CHILDREN_ON_STACK];
+        let mut len = 1;
+        for d in mine {
+            if len == CHILDREN_ON_STACK {
+                let all: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == id).collect();
+                return f(&all);
+            }
+            gathered[len] = d;
+            len += 1;
+        }
+        f(&gathered[..len])
+    }
 }
+
+/// How many dynamic slots [`Startd::with_children`] gathers on the stack.
+const CHILDREN_ON_STACK: usize = 32;
 
 /// The name of the startd of `machine` (`STARTD_NAME`, with the machine's
 /// name after an `@` unless it has one; else the machine's name).
@@ -298,6 +370,24 @@ mod tests {
     /// Every ad of `startd`, as text.
     fn ads(startd: &mut Startd) -> Vec<String> {
         startd.ads().iter().map(|ad| ad.to_string()).collect()
+    }
+
+    #[test]
+    fn a_partitionable_slot_with_many_dynamic_slots_lists_them_all() -> Result<(), Box<dyn std::error::Error>> {
+        let config = Config::parse_str("STARTD_DETECT_GPUS = false\n", "t.conf")?;
+        let machine = Machine { name: "h".into(), cpus: 40, memory: 40 * 1024, disk: 8_000_000, ..Machine::default() };
+        let mut startd = Startd::new(machine, &config)?;
+        let mut kept = startd.ad("slot1@h").ok_or("the partitionable slot")?;
+        let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 100; RequestDisk = 1 ]".parse()?;
+        for k in 1..=(CHILDREN_ON_STACK + 4) {
+            startd.claim("slot1", &job)?;
+            assert!(startd.refresh_layout_ad(0, &mut kept));
+            // as ads() lists them, gathered otherwise
+            assert_eq!(Some(kept.to_string()), ads(&mut startd).first().cloned());
+            assert_eq!(kept.eval_attr("NumDynamicSlots"), classad::Value::Int(k as i64));
+            assert!(kept.to_string().contains(&format!("\"slot1_{k}@h\"")));
+        }
+        Ok(())
     }
 
     #[test]
