@@ -516,8 +516,16 @@ pub(super) fn run<A: SlotAd>(
         sides.push(side);
         slots.push(slot);
     }
-    // (The entries of ads not seen again are dropped on another core.)
-    parallel::drop_elsewhere(std::mem::replace(&mut memory.entries, next));
+    // The entries of ads not seen again, dropped on another core (with
+    // the accounting, when that is done alongside).
+    let unseen = std::mem::replace(&mut memory.entries, next);
+    let unseen = match alongside {
+        Some(_) => Some(unseen),
+        None => {
+            parallel::drop_elsewhere(unseen);
+            None
+        }
+    };
     memory.weight_basis = weight_basis;
     let available = slots.iter().filter(|s| s.available).count();
     stats.trimmed_slots = available;
@@ -592,7 +600,14 @@ pub(super) fn run<A: SlotAd>(
         (pool, slots, weights, order, kept, numbers, ranges, key_names, pre_job, post_job, requests)
     };
     let (accounted, shaped) = match &alongside {
-        Some(slots) => parallel::join(|| account(accountant, now, slots, &resources), shape),
+        Some(slots) => parallel::join(
+            || {
+                let accounted = account(accountant, now, slots, &resources);
+                drop(unseen);
+                accounted
+            },
+            shape,
+        ),
         None => (Ok(()), shape()),
     };
     accounted?;
@@ -1181,7 +1196,7 @@ impl State<'_, '_> {
             };
             let request = &queue.requests[r];
             self.outcome.stats.jobs_considered += 1;
-            let ad = self.request_ad(request, &queue.name);
+            let ad = Arc::new(self.request_ad(request, &queue.name));
             match self.find(&ad, request, who, budget, only_for_startd_rank) {
                 Found::None(reason, diagnostics) => {
                     self.outcome.stats.rejections += 1;
@@ -1353,7 +1368,7 @@ impl State<'_, '_> {
     /// Finds the best slot for a request (HTCondor's `matchmakingAlgorithm`).
     fn find(
         &mut self,
-        ad: &ClassAd,
+        ad: &Arc<ClassAd>,
         request: &ResourceRequest,
         who: usize,
         budget: Budget,
@@ -1477,7 +1492,7 @@ impl State<'_, '_> {
             }
             let carved: Vec<usize> =
                 (0..self.slots.len()).filter(|&i| self.slots[i].available && self.slots[i].current.is_some()).collect();
-            let request = std::mem::take(&mut list.request);
+            let request = Arc::clone(&list.request);
             for slot in carved {
                 if let Some(c) = self.candidate(&mut list, &request, JobRank::Evaluate, slot, true) {
                     list.entries.push(c);
@@ -1502,7 +1517,6 @@ impl State<'_, '_> {
                     }
                 }
             }
-            list.request = request;
         }
 
         if !self.negotiator.settings.matchlist_caching {
@@ -1548,10 +1562,10 @@ impl State<'_, '_> {
     /// still available that match both ways become candidates.
     fn examine(&mut self, list: &mut MatchList, ranges: &[Range<usize>]) {
         let found = self.matching(&list.prepared, &list.request, ranges);
-        // The request is lent out while the list takes its candidates.
-        let request = std::mem::take(&mut list.request);
+        // (Shared with the list, which the candidates are written into.)
+        let request = Arc::clone(&list.request);
         let opts = self.opts.clone();
-        let job_rank = request.lookup(self.names.rank).map(|e| classad::Prepared::new(&opts, &request, e));
+        let job_rank = request.lookup(self.names.rank).map(|e| classad::Prepared::new(&opts, &*request, e));
         for &slot in &found {
             let rank = job_rank.as_ref().map_or(JobRank::Evaluate, JobRank::Prepared);
             if let Some(c) = self.candidate(list, &request, rank, slot, false) {
@@ -1559,7 +1573,6 @@ impl State<'_, '_> {
             }
         }
         drop(job_rank);
-        list.request = request;
         self.found = found;
     }
 
@@ -1703,7 +1716,7 @@ impl State<'_, '_> {
         loop {
             let head = if list.runs.active {
                 if list.runs.pending.is_none() {
-                    let request = std::mem::take(&mut list.request);
+                    let request = Arc::clone(&list.request);
                     loop {
                         // A run that may hold the next slot is scanned first.
                         while let Some(run) = list.runs.next_to_scan() {
@@ -1721,7 +1734,6 @@ impl State<'_, '_> {
                             break;
                         }
                     }
-                    list.request = request;
                 }
                 list.runs.pending
             } else {

@@ -4,6 +4,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use classad::ClassAd;
 
@@ -39,7 +40,7 @@ pub(super) struct MatchList {
     /// The request ad and budget the list was made for: candidates are
     /// judged by them whenever they are examined, as if all had been at
     /// once.
-    pub(super) request: ClassAd,
+    pub(super) request: Arc<ClassAd>,
     pub(super) budget: Budget,
     pub(super) limits_with_match: bool,
     /// Candidates examined with the list (and kept for it); from `head`

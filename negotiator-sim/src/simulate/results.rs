@@ -276,8 +276,10 @@ impl Recorder {
     /// The rows [`retire`](Self::retire) holds, as a `jobs` table; they
     /// are no longer held.
     pub(super) fn take_retired(&mut self) -> Table {
-        let execute = self.execute;
-        std::mem::replace(&mut self.retired, JobColumns { execute, ..JobColumns::default() }).table()
+        // The next rows get as much room as these had (batches are alike):
+        // the columns do not grow, copying themselves, batch after batch.
+        let next = JobColumns::with_capacity(self.retired.job.len(), self.execute);
+        std::mem::replace(&mut self.retired, next).table()
     }
 }
 
@@ -317,6 +319,30 @@ struct JobColumns {
 }
 
 impl JobColumns {
+    /// Empty columns with room for `rows` rows (and the startd's
+    /// figures, when `execute`).
+    fn with_capacity(rows: usize, execute: bool) -> JobColumns {
+        let figures = if execute { rows } else { 0 };
+        JobColumns {
+            job: Vec::with_capacity(rows),
+            user: Vec::with_capacity(rows),
+            group: Vec::with_capacity(rows),
+            submit: Vec::with_capacity(rows),
+            start: Vec::with_capacity(rows),
+            end: Vec::with_capacity(rows),
+            wait: Vec::with_capacity(rows),
+            run: Vec::with_capacity(rows),
+            badput: Vec::with_capacity(rows),
+            preemptions: Vec::with_capacity(rows),
+            slot: Vec::with_capacity(rows),
+            execute,
+            suspended: Vec::with_capacity(figures),
+            suspensions: Vec::with_capacity(figures),
+            vacates: Vec::with_capacity(figures),
+            kills: Vec::with_capacity(figures),
+        }
+    }
+
     fn push(&mut self, r: JobRow) {
         self.job.push(r.job);
         self.user.push(r.user);
