@@ -315,7 +315,7 @@ pub(super) fn run<A: SlotAd>(
         .collect();
 
     // Phase 2: accounting. When no slot is given the accountant's figures
-    // (there is no preemption, or no slot is claimed), nothing of the
+    // (there is no preemption, or no slot could be preempted), nothing of the
     // slots' preparation below reads what it changes: it is then done
     // alongside, on another core (with the ads as given, shared), while
     // the slots are shaped.
@@ -471,9 +471,9 @@ pub(super) fn run<A: SlotAd>(
     let mut numbers: Vec<[Option<KeyNumber>; 3]> = Vec::with_capacity(ads.len());
     let mut slots = Vec::with_capacity(ads.len());
     for (i, (ad, (slot, origin))) in ads.iter().zip(prepared).enumerate() {
-        let unseen = [None; 3];
+        let no_numbers = [None; 3];
         let (side, key, number) = match origin {
-            Origin::Fresh => (None, None, unseen),
+            Origin::Fresh => (None, None, no_numbers),
             Origin::Kept(input) => {
                 let matched = ad.shared().cloned();
                 let input = input.or_else(|| matched.clone());
@@ -493,9 +493,9 @@ pub(super) fn run<A: SlotAd>(
                                 shape_numbers: [None; 3],
                             })
                         });
-                        (None, Some(key), unseen)
+                        (None, Some(key), no_numbers)
                     }
-                    _ => (None, None, unseen),
+                    _ => (None, None, no_numbers),
                 }
             }
             Origin::Remembered(key) => match memory.entries.remove(&key) {
@@ -508,7 +508,7 @@ pub(super) fn run<A: SlotAd>(
                 }
                 // The same ad given twice in one cycle: the second is
                 // prepared again.
-                None => (None, None, unseen),
+                None => (None, None, no_numbers),
             },
         };
         numbers.push(number);
