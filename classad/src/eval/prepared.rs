@@ -371,7 +371,7 @@ impl Unbound {
     }
 
     /// Prepares `expr`; when `reading`, also tells what preparing read of
-    /// `my` (see [`Reads`]), if the result serves every ad that reads the
+    /// `my` (see [`Reads`]): the result serves every ad that reads the
     /// same.
     fn build(options: &EvalOptions, my: &ClassAd, expr: &Expr, reading: bool) -> (Unbound, Option<Reads>) {
         let mut preparer = Preparer::new(options, my);
@@ -530,8 +530,7 @@ struct Preparer<'p> {
     steps: usize,
     /// The operands of the steps built so far (see [`Prepared`]'s `steps`).
     arena: Vec<Step>,
-    /// What was read of MY, when asked for (see [`Unbound::build`]);
-    /// `None` again once the result depends on more than that.
+    /// What was read of MY, when asked for (see [`Unbound::build`]).
     reads: Option<Reads>,
 }
 

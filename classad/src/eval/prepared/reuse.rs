@@ -12,7 +12,6 @@
 //! every `TARGET` it asked MY about. Preparing then follows the same path
 //! and builds the same steps. A [`PrepareCache`] keeps preparations by
 //! their expression and what they read.
-//!
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
