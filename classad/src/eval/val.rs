@@ -5,7 +5,7 @@
 //! are never copied or reference-counted on the way through. Only values the
 //! evaluation builds (a computed string, a projected list) own their data,
 //! in an [`Rc`], since one evaluation runs on one thread. The public
-//! [`Value`](crate::Value) is produced once, at the end.
+//! [`Value`] is produced once, at the end.
 
 use std::rc::Rc;
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! The fast path: a hand-written recursive-descent parser with precedence
-//! climbing, over the tokens of a lean scanner ([`scan`](super::scan)).
+//! climbing, over the tokens of a lean scanner ([`scan`]).
 //!
 //! It accepts exactly the inputs the grammar accepts and builds the same
 //! trees (checked by the differential tests in `tests/parsers.rs`), but it

@@ -79,7 +79,7 @@ pub struct AccountantConfig {
     pub remote_prio_factor: f64,
     /// ACCOUNTANT_LOCAL_DOMAIN (unset: every submitter is local).
     pub local_domain: Option<String>,
-    /// GROUP_PRIO_FACTOR_<group>, by lower-cased group name.
+    /// `GROUP_PRIO_FACTOR_<group>`, by lower-cased group name.
     pub group_prio_factors: FxHashMap<String, f64>,
     /// The configured accounting groups (GROUP_NAMES).
     pub groups: GroupTree,
@@ -121,7 +121,7 @@ impl AccountantConfig {
     /// defaults for those it does not set): PRIORITY_HALFLIFE,
     /// DEFAULT_PRIO_FACTOR, NICE_USER_PRIO_FACTOR, REMOTE_PRIO_FACTOR,
     /// ACCOUNTANT_LOCAL_DOMAIN, GROUP_NAMES and each group's
-    /// GROUP_PRIO_FACTOR_<group>, NEGOTIATOR_USE_SLOT_WEIGHTS, SLOT_WEIGHT,
+    /// `GROUP_PRIO_FACTOR_<group>`, NEGOTIATOR_USE_SLOT_WEIGHTS, SLOT_WEIGHT,
     /// NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES, MAX_ACCOUNTANT_DATABASE_SIZE.
     /// A bad value is an error naming the file and line that set it.
     ///

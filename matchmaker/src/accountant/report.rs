@@ -49,7 +49,7 @@ pub struct PriorityRow {
 /// A group's quota figures, as the negotiator reports them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GroupQuotas {
-    /// GROUP_QUOTA_<group> (or the dynamic fraction), as configured.
+    /// `GROUP_QUOTA_<group>` (or the dynamic fraction), as configured.
     pub config_quota: f64,
     /// The quota the negotiation cycle gave it.
     pub effective_quota: f64,

@@ -73,10 +73,10 @@ pub struct GroupPolicy {
     pub static_quota: bool,
     /// The configured quota (0 when none is configured).
     pub config_quota: f64,
-    /// GROUP_ACCEPT_SURPLUS_<g> (else GROUP_ACCEPT_SURPLUS); always true for
+    /// `GROUP_ACCEPT_SURPLUS_<g>` (else GROUP_ACCEPT_SURPLUS); always true for
     /// `<none>`.
     pub accept_surplus: bool,
-    /// GROUP_AUTOREGROUP_<g> (else GROUP_AUTOREGROUP); for `<none>`, whether
+    /// `GROUP_AUTOREGROUP_<g>` (else GROUP_AUTOREGROUP); for `<none>`, whether
     /// any group has it.
     pub autoregroup: bool,
 }

@@ -38,7 +38,7 @@ pub struct GroupReport {
     pub name: String,
     /// Its parent (`None` for `<none>`).
     pub parent: Option<String>,
-    /// GROUP_QUOTA_<g> (static) or GROUP_QUOTA_DYNAMIC_<g> (a fraction).
+    /// `GROUP_QUOTA_<g>` (static) or `GROUP_QUOTA_DYNAMIC_<g>` (a fraction).
     pub config_quota: f64,
     /// Whether the configured quota is static.
     pub static_quota: bool,

@@ -182,8 +182,8 @@ impl Runs {
 
     /// The next slot in the group's order, with its pre-job, job and
     /// post-job ranks and its run. The run is out of the order until
-    /// [`requeue`](Self::requeue)d (after a new scan if it is
-    /// [`drained`](Run::drained)).
+    /// [`requeue`](Self::requeue)d (after a new scan if it has read all
+    /// it found).
     pub(super) fn pop(&mut self) -> Option<(usize, (f64, f64, f64), usize)> {
         debug_assert!(self.heads.peek().is_none_or(|h| !h.unscanned), "the top run is scanned first");
         let head = self.heads.pop()?;
