@@ -205,10 +205,10 @@ pub struct PreparedRequest<'r>(Request, PhantomData<&'r ClassAd>);
 
 /// A request's prepared expressions.
 struct Request {
-    requirements: Option<Arc<Unbound>>,
+    requirements: Option<Unbound>,
     /// `requirements` as a truth kernel over the pool's columns.
     kernel: Option<ColumnKernel>,
-    rank: Option<Arc<Unbound>>,
+    rank: Option<Unbound>,
     /// The request's `Rank` of any ad, when known while preparing.
     constant_rank: Option<f64>,
 }
@@ -620,12 +620,9 @@ impl Pool {
     /// pool's columns (built for the attributes it compares, if no earlier
     /// request built them).
     fn request(&self, request: &ClassAd) -> Request {
-        let prepare = |expr| Arc::new(Unbound::new(&self.options, request, expr));
-        self.request_of(request.lookup(requirements()).map(prepare), request.lookup(rank()).map(prepare))
-    }
-
-    /// The request whose `Requirements` and `Rank` are prepared.
-    fn request_of(&self, requirements: Option<Arc<Unbound>>, rank: Option<Arc<Unbound>>) -> Request {
+        let prepare = |expr| Unbound::new(&self.options, request, expr);
+        let requirements = request.lookup(requirements()).map(prepare);
+        let rank = request.lookup(rank()).map(prepare);
         Request {
             kernel: requirements.as_ref().and_then(|prepared| prepared.bind(&self.columns)),
             requirements,

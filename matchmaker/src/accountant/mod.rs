@@ -1365,33 +1365,21 @@ fn weigh(on: bool, default: Option<&classad::Expr>, slot: &classad::ClassAd) -> 
 
 /// `Name@StartdIpAddr` of a slot ad: the key of its resource record.
 pub fn resource_name(slot: &classad::ClassAd) -> String {
-    let (name, addr) = (slot_names().name, slot_names().startd_ip_addr);
-    // (A missing attribute reads as empty.)
-    let literal = |n: classad::Name| match slot.lookup(n).map(classad::Expr::as_literal) {
-        None => Some(""),
-        Some(Some(classad::Literal::Str(s))) => Some(s.as_str()),
-        Some(_) => None,
+    // Written as strings, as startds write them (or missing, read as
+    // empty): no evaluation.
+    let text = |n: classad::Name| -> std::borrow::Cow<'_, str> {
+        match slot.lookup(n).map(classad::Expr::as_literal) {
+            None => "".into(),
+            Some(Some(classad::Literal::Str(s))) => s.as_str().into(),
+            Some(_) => attr_string(slot, n).unwrap_or_default().into(),
+        }
     };
-    match (literal(name), literal(addr)) {
-        // Both written as strings, as startds write them, or missing: no
-        // evaluation.
-        (Some(n), Some(a)) => {
-            let mut out = String::with_capacity(n.len() + 1 + a.len());
-            out.push_str(n);
-            out.push('@');
-            out.push_str(a);
-            out
-        }
-        _ => {
-            let name = attr_string(slot, name).unwrap_or_default();
-            let addr = attr_string(slot, addr).unwrap_or_default();
-            let mut out = String::with_capacity(name.len() + 1 + addr.len());
-            out.push_str(&name);
-            out.push('@');
-            out.push_str(&addr);
-            out
-        }
-    }
+    let (name, addr) = (text(slot_names().name), text(slot_names().startd_ip_addr));
+    let mut out = String::with_capacity(name.len() + 1 + addr.len());
+    out.push_str(&name);
+    out.push('@');
+    out.push_str(&addr);
+    out
 }
 
 /// The slot attributes the accountant reads, interned once.

@@ -2126,8 +2126,7 @@ fn reason(d: &Diagnostics, rejected_limits: &BTreeSet<String>) -> RejectReason {
 fn release(pool: Pool) {
     #[cfg(feature = "parallel")]
     if pool.len() >= PARALLEL_FROM {
-        rayon::spawn(move || drop(pool));
-        return;
+        return parallel::drop_elsewhere(pool);
     }
     drop(pool);
 }
