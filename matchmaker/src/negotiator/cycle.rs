@@ -593,7 +593,8 @@ pub(super) fn run<A: SlotAd>(
         let (ranges, key_names) =
             shapes.ranges(&opts, &ads, |i| !settings.consider_preemption || slots[i].running.is_none());
         let (pre_job, post_job) = shapes.into_caches();
-        let sides = prepare_missing(&opts, &ads, sides, &mut memory.prepared);
+        // (A cycle that remembers nothing keeps no preparations either.)
+        let sides = prepare_missing(&opts, &ads, sides, remember.then_some(&mut memory.prepared));
         let pool = Pool::from_prepared(opts.clone(), ads, sides);
         // The columns of what the requests compare, gathered a name per thread.
         pool.build_columns(&compared);
@@ -699,17 +700,21 @@ enum Origin {
 }
 
 /// `sides`, with the ones missing prepared (with `ads[i]`, on every core
-/// for a large pool).
+/// for a large pool), taken from `cache` when an earlier ad read the same.
 fn prepare_missing(
     opts: &EvalOptions,
     ads: &[Arc<ClassAd>],
     sides: Vec<Option<PreparedSlot>>,
-    cache: &mut PrepareCache,
+    cache: Option<&mut PrepareCache>,
 ) -> Vec<PreparedSlot> {
     let missing: Vec<&ClassAd> =
         sides.iter().zip(ads).filter(|(side, _)| side.is_none()).map(|(_, ad)| &**ad).collect();
     // In order of position, as the missing ones are met below.
-    let mut made = PreparedSlot::all_cached(opts, &missing, cache).into_iter();
+    let mut made = match cache {
+        Some(cache) => PreparedSlot::all_cached(opts, &missing, cache),
+        None => parallel::map_costly(&missing, |_, ad| PreparedSlot::new(opts, ad)),
+    }
+    .into_iter();
     sides
         .into_iter()
         .zip(ads)
