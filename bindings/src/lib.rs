@@ -4,8 +4,8 @@
 //! re-exports these with the `classad2` names.
 //!
 //! Every function that evaluates takes the semantics as an explicit
-//! argument (`"old"` by default, as classad2 scripts see it; see
-//! [`semantics`]); nothing in the module changes it behind the caller's
+//! argument (`"old"` by default, as classad2 scripts see it; see the
+//! `semantics` module); nothing in the module changes it behind the caller's
 //! back.
 
 mod accountant;
