@@ -5,7 +5,7 @@
 use std::io::BufRead;
 
 use super::{FormatError, Next, Reader, State};
-use crate::parser::Syntax;
+use crate::lexer::Syntax;
 
 /// Where the framing scanner is inside a record.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -18,6 +18,7 @@ pub(crate) use memo::Memo;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Node, Repr};
+pub use crate::lexer::Syntax;
 use crate::name::{Name, Recent};
 
 /// Bounds on what the parser accepts.
@@ -36,33 +37,6 @@ impl Default for ParseLimits {
     fn default() -> ParseLimits {
         ParseLimits { max_depth: 1000, max_input: 64 << 20 }
     }
-}
-
-/// The syntax of a ClassAd text.
-///
-/// The two differ only in how a few tokens are written: in `Old` syntax (the
-/// `Name = value` lines of `condor_status -l`), a backslash in a string is an
-/// ordinary character except before a quote that does not end the line
-/// (`"a\"b"` is `a"b`, `"C:\dir\"` ends in a backslash), adjacent strings
-/// are not joined, and an integer may not start with `0`.
-///
-/// ```
-/// use classad::{Parser, Syntax};
-/// let old = Parser::default().syntax(Syntax::Old);
-/// // A quote after a backslash is part of the string...
-/// assert_eq!(old.parse_expr(r#""say \"hi\"""#)?.to_string(), r#""say \"hi\"""#);
-/// // ...unless it ends the line; other backslashes are plain characters.
-/// assert_eq!(old.parse_expr(r#""C:\temp\""#)?.to_string(), r#""C:\\temp\\""#);
-/// assert!(old.parse_expr("017").is_err());
-/// # Ok::<(), classad::ParseError>(())
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Syntax {
-    /// New ClassAd syntax (libclassad's native syntax; string escapes like C).
-    #[default]
-    New,
-    /// Old ClassAd syntax, as in HTCondor's long format.
-    Old,
 }
 
 /// A parse failure, with the 1-based line and column of the offending
@@ -269,6 +243,14 @@ impl FromStr for ClassAd {
 
     fn from_str(source: &str) -> Result<ClassAd, ParseError> {
         parse_ad(source)
+    }
+}
+
+impl ClassAd {
+    /// Parses `expr` (new syntax) and binds it to `name`.
+    pub fn insert_expr(&mut self, name: impl Into<Name>, expr: &str) -> Result<Option<Expr>, ParseError> {
+        let expr = parse_expr(expr)?;
+        Ok(self.insert(name, expr))
     }
 }
 
