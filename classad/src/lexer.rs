@@ -37,7 +37,7 @@ pub enum Syntax {
 }
 
 /// What went wrong while tokenizing.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LexErrorKind {
     /// A character that starts no token.
     #[default]

@@ -99,7 +99,7 @@ pub use ad::{ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSource, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, AttrKey, Name, NameLimits, TooManyNames};
-pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};
+pub use parser::{parse_ad, parse_expr, ParseError, ParseErrorKind, ParseLimits, Parser, Syntax};
 pub use print::Displayed;
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};
