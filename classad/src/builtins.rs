@@ -219,6 +219,9 @@ macro_rules! catalog {
     (@result $result:ident) => { Some(ResultType::$result) };
 }
 
+// One row per built-in, by group: id, name, arity (min, max; `..` for any
+// number more), purity, result type. The order gives the ids (and
+// `functions::builtin_names`'s order); a row may go anywhere in its group.
 #[rustfmt::skip]
 catalog! {
     Predicates {

@@ -43,7 +43,9 @@
 //!   ([`format::Writer`]).
 //! * [`to_ad`], [`from_ad`] (feature `serde`, on by default): Rust values
 //!   to and from ads.
-//! * [`functions`]: the built-in function library.
+//! * [`functions`]: the built-in function library; [`builtins`]: the
+//!   catalog of the built-ins (name, id, arity, purity, result type), which
+//!   the parser, the linter and the preparer read without the evaluator.
 //! * [`matching`]: two ads side by side as the negotiator sees them
 //!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`).
 //!   One request against many ads (batch matching) is the `matchmaker`

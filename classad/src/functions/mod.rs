@@ -5,7 +5,7 @@
 //! decides what to evaluate (so `ifThenElse` is lazy and the `is*`
 //! predicates see UNDEFINED and ERROR instead of propagating them). Names
 //! are case-insensitive and resolved once, at parse time, to a
-//! [`BuiltinId`](crate::builtins::BuiltinId) of the catalog
+//! [`BuiltinId`] of the catalog
 //! ([`builtins`](crate::builtins): each built-in's name, arity, purity and
 //! result type); this module holds the implementations, one table indexed
 //! by that id.
