@@ -12,9 +12,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::build::{self, BuildError};
-use super::{ParseError, ParseErrorKind, Syntax};
+use super::error::{ParseError, ParseErrorKind};
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
-use crate::lexer::{LexError, Lexer, Token};
+use crate::lexer::{LexError, Lexer, Syntax, Token};
 use crate::name::Name;
 
 #[allow(clippy::all, clippy::unwrap_used, missing_docs, unused_qualifications, unused_parens)]
