@@ -197,12 +197,6 @@ impl ClassAd {
         }
     }
 
-    /// Parses `expr` (new syntax) and binds it to `name`.
-    pub fn insert_expr(&mut self, name: impl Into<Name>, expr: &str) -> Result<Option<Expr>, crate::ParseError> {
-        let expr = crate::parse_expr(expr)?;
-        Ok(self.insert(name, expr))
-    }
-
     /// The expression bound to `name` in this ad (not its chained parent).
     pub fn get(&self, name: impl AttrKey) -> Option<&Expr> {
         self.get_name(name.find_name()?)

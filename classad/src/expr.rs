@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::ad::ClassAd;
-use crate::functions::Builtin;
+use crate::builtins::BuiltinId;
 use crate::name::Name;
 use crate::text::Text;
 use crate::time::{AbsTime, RelTime};
@@ -86,11 +86,11 @@ pub enum Node {
     Record(Arc<ClassAd>),
 }
 
-/// A function call: the name as written and, for built-ins, the function
-/// resolved at parse time.
+/// A function call: the name as written and, for built-ins, which one
+/// (resolved once, when the call is built).
 pub struct Call {
     pub(crate) name: Name,
-    pub(crate) builtin: Option<&'static Builtin>,
+    pub(crate) builtin: Option<BuiltinId>,
     pub(crate) args: Box<[Expr]>,
 }
 
@@ -108,6 +108,11 @@ impl Call {
     /// True when the name is one of the built-in functions.
     pub fn is_builtin(&self) -> bool {
         self.builtin.is_some()
+    }
+
+    /// The built-in function called, if the name is one.
+    pub fn builtin(&self) -> Option<BuiltinId> {
+        self.builtin
     }
 }
 
@@ -336,7 +341,7 @@ impl Expr {
     /// A call of the function `name` (resolved against the built-ins).
     pub fn call(name: impl Into<Name>, args: Vec<Expr>) -> Expr {
         let name = name.into();
-        Expr::node(Node::Call(Call { name, builtin: crate::functions::lookup(name), args: args.into() }))
+        Expr::node(Node::Call(Call { name, builtin: name.builtin(), args: args.into() }))
     }
 
     /// A list expression.

@@ -9,10 +9,35 @@ use std::borrow::Cow;
 
 use logos::Logos;
 
-use crate::parser::Syntax;
+/// The syntax of a ClassAd text.
+///
+/// The two differ only in how a few tokens are written: in `Old` syntax (the
+/// `Name = value` lines of `condor_status -l`), a backslash in a string is an
+/// ordinary character except before a quote that does not end the line
+/// (`"a\"b"` is `a"b`, `"C:\dir\"` ends in a backslash), adjacent strings
+/// are not joined, and an integer may not start with `0`.
+///
+/// ```
+/// use classad::{Parser, Syntax};
+/// let old = Parser::default().syntax(Syntax::Old);
+/// // A quote after a backslash is part of the string...
+/// assert_eq!(old.parse_expr(r#""say \"hi\"""#)?.to_string(), r#""say \"hi\"""#);
+/// // ...unless it ends the line; other backslashes are plain characters.
+/// assert_eq!(old.parse_expr(r#""C:\temp\""#)?.to_string(), r#""C:\\temp\\""#);
+/// assert!(old.parse_expr("017").is_err());
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Syntax {
+    /// New ClassAd syntax (libclassad's native syntax; string escapes like C).
+    #[default]
+    New,
+    /// Old ClassAd syntax, as in HTCondor's long format.
+    Old,
+}
 
 /// What went wrong while tokenizing.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LexErrorKind {
     /// A character that starts no token.
     #[default]

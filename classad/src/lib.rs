@@ -43,7 +43,9 @@
 //!   ([`format::Writer`]).
 //! * [`to_ad`], [`from_ad`] (feature `serde`, on by default): Rust values
 //!   to and from ads.
-//! * [`functions`]: the built-in function library.
+//! * [`functions`]: the built-in function library; [`builtins`]: the
+//!   catalog of the built-ins (name, id, arity, purity, result type), which
+//!   the parser, the linter and the preparer read without the evaluator.
 //! * [`matching`]: two ads side by side as the negotiator sees them
 //!   ([`matching::MatchAd`]: each side's `Requirements` and `Rank`).
 //!   One request against many ads (batch matching) is the `matchmaker`
@@ -73,6 +75,7 @@
 //! listed in `docs/divergences.md` of the repository.
 
 mod ad;
+pub mod builtins;
 pub mod eval;
 mod expr;
 pub mod flatten;
@@ -98,7 +101,7 @@ pub use ad::{ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSource, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, AttrKey, Name, NameLimits, TooManyNames};
-pub use parser::{parse_ad, parse_expr, ParseError, ParseLimits, Parser, Syntax};
+pub use parser::{parse_ad, parse_expr, ParseError, ParseErrorKind, ParseLimits, Parser, Syntax};
 pub use print::Displayed;
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};

@@ -61,6 +61,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::ad::ClassAd;
+use crate::builtins::{Purity, ResultType};
 use crate::expr::{BinaryOp, Call, Expr, Literal, Node, UnaryOp};
 use crate::name::Name;
 use crate::value::Value;
@@ -559,7 +560,7 @@ impl Pass<'_, '_, '_> {
     fn call(&mut self, expr: &Expr, call: &Call, context: Context) -> bool {
         let name = call.name();
         let args = call.args();
-        match crate::functions::arity(name.as_str()) {
+        match call.builtin().map(|id| id.builtin().arity) {
             Some(arity) if !arity.accepts(args.len()) => self.report(
                 Kind::Arity,
                 expr,
@@ -588,7 +589,7 @@ impl Pass<'_, '_, '_> {
             .enumerate()
             .map(|(i, arg)| self.child(arg, Context { parent: None, foreign: context.foreign || (each && i == 0) }))
             .collect();
-        self.constant_children(&children) || is_impure(name)
+        self.constant_children(&children) || is_impure(call)
     }
 
     /// Walks a child of a node.
@@ -934,97 +935,17 @@ fn my_type(ad: &ClassAd, name: Name) -> Option<Type> {
 /// The result type of the built-ins whose result, when defined, always
 /// has one type.
 fn builtin_type(call: &Call) -> Option<Type> {
-    const STRING: &[&str] = &[
-        "strcat",
-        "substr",
-        "toUpper",
-        "toLower",
-        "string",
-        "join",
-        "unparse",
-        "formatTime",
-        "replace",
-        "replaceAll",
-        "regexps",
-    ];
-    const NUMBER: &[&str] = &[
-        "size",
-        "strcmp",
-        "stricmp",
-        "int",
-        "real",
-        "floor",
-        "ceil",
-        "ceiling",
-        "round",
-        "pow",
-        "time",
-        "random",
-        "stringListSize",
-        "getYear",
-        "getMonth",
-        "getDayOfMonth",
-        "getDayOfWeek",
-        "getDayOfYear",
-        "getHours",
-        "getMinutes",
-        "getSeconds",
-        "getDays",
-        "countMatches",
-    ];
-    const BOOLEAN: &[&str] = &[
-        "isUndefined",
-        "isError",
-        "isString",
-        "isInteger",
-        "isReal",
-        "isBoolean",
-        "isList",
-        "isClassAd",
-        "isAbstime",
-        "isReltime",
-        "member",
-        "identicalMember",
-        "regexp",
-        "regexpMember",
-        "stringListMember",
-        "stringListIMember",
-        "stringListSubsetMatch",
-        "stringListISubsetMatch",
-        "stringListsIntersect",
-        "stringList_regexpMember",
-        "versionGT",
-        "versionGE",
-        "versionLT",
-        "versionLE",
-        "versionEQ",
-        "version_in_range",
-        "bool",
-        "anyCompare",
-        "allCompare",
-    ];
-    if !call.is_builtin() {
-        return None;
-    }
-    let name = call.name();
-    let is = |list: &[&str]| list.iter().any(|f| name.is(f));
-    if is(STRING) {
-        Some(Type::String)
-    } else if is(NUMBER) {
-        Some(Type::Number)
-    } else if is(BOOLEAN) {
-        Some(Type::Boolean)
-    } else {
-        None
+    match call.builtin()?.builtin().result? {
+        ResultType::String => Some(Type::String),
+        ResultType::Number => Some(Type::Number),
+        ResultType::Boolean => Some(Type::Boolean),
     }
 }
 
 /// Functions of the clock, chance, the environment or text: calls that are
 /// not constant even on constant arguments.
-fn is_impure(name: Name) -> bool {
-    ["time", "currentTime", "random", "dayTime", "absTime", "eval", "userHome", "userMap", "debug", "timeZoneOffset"]
-        .iter()
-        .any(|f| name.is(f))
+fn is_impure(call: &Call) -> bool {
+    call.builtin().is_some_and(|id| id.builtin().purity == Purity::Varying)
 }
 
 fn is_comparison(op: BinaryOp) -> bool {
@@ -1135,7 +1056,7 @@ fn constant(expr: &Expr) -> Option<Value> {
         match expr.as_node() {
             None => false,
             Some(Node::Attr(_) | Node::RootAttr(_) | Node::Select(..)) => true,
-            Some(Node::Call(call)) => is_impure(call.name()) || call.args().iter().any(refers),
+            Some(Node::Call(call)) => is_impure(call) || call.args().iter().any(refers),
             Some(node) => node.children().any(refers),
         }
     }

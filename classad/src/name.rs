@@ -27,6 +27,8 @@ use std::sync::OnceLock;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 
+use crate::builtins::{BuiltinId, CATALOG};
+
 /// An interned, case-insensitive, case-preserving name.
 ///
 /// Two names are equal when they differ at most in ASCII case; a name prints
@@ -139,6 +141,10 @@ struct Interner {
 
 static INTERNER: RwLock<Option<Interner>> = RwLock::new(None);
 
+/// The built-in each symbol names, by symbol (up to the last built-in's),
+/// set with the interner, which interns their names first.
+static BUILTINS_BY_SYMBOL: OnceLock<Box<[Option<BuiltinId>]>> = OnceLock::new();
+
 /// Spellings by id, readable without a lock. Chunk `k` holds the ids from
 /// `CHUNK * (2^k - 1)` on, `CHUNK << k` of them; entries are written once,
 /// under the interner's lock, before the name is handed out.
@@ -159,12 +165,21 @@ impl Interner {
             interner.add(spelling);
         }
         // The built-in functions' names are always there, whatever the
-        // limits (a call interns its name when it is parsed).
-        for spelling in crate::functions::builtin_names() {
-            if !interner.by_spelling.contains_key(spelling) {
-                interner.add(spelling);
+        // limits (a call interns its name when it is parsed), each symbol
+        // with the built-in it names.
+        let mut by_symbol: Vec<Option<BuiltinId>> = Vec::new();
+        for builtin in &CATALOG {
+            let name = match interner.by_spelling.get(builtin.name) {
+                Some(&name) => name,
+                None => interner.add(builtin.name),
+            };
+            let symbol = name.symbol as usize;
+            if by_symbol.len() <= symbol {
+                by_symbol.resize(symbol + 1, None);
             }
+            by_symbol[symbol] = Some(builtin.id);
         }
+        let _ = BUILTINS_BY_SYMBOL.set(by_symbol.into_boxed_slice());
         interner
     }
 
@@ -496,6 +511,21 @@ impl Name {
         self.symbol < reserved::COUNT
     }
 
+    /// The built-in function of this name (in any case), if there is one.
+    ///
+    /// ```
+    /// use classad::builtins::BuiltinId;
+    /// use classad::Name;
+    /// assert_eq!(Name::new("StrCat").builtin(), Some(BuiltinId::Strcat));
+    /// assert_eq!(Name::new("Memory").builtin(), None);
+    /// ```
+    #[inline]
+    pub fn builtin(self) -> Option<BuiltinId> {
+        // Every name but NONE was interned, and the interner fills the
+        // table when it starts.
+        BUILTINS_BY_SYMBOL.get()?.get(self.symbol as usize).copied().flatten()
+    }
+
     /// True when this name equals `text` ignoring ASCII case.
     pub fn is(self, text: &str) -> bool {
         self.as_str().eq_ignore_ascii_case(text)
@@ -620,24 +650,6 @@ impl fmt::Debug for Name {
     }
 }
 
-/// Writes the name as new ClassAd syntax: bare, or quoted when needed.
-///
-/// ```
-/// use classad::Name;
-/// assert_eq!(Name::new("Cpus").to_string(), "Cpus");
-/// assert_eq!(Name::new("my attr").to_string(), "'my attr'");
-/// assert_eq!(Name::new("true").to_string(), "'true'");
-/// ```
-impl fmt::Display for Name {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.needs_quotes() {
-            crate::print::write_quoted(f, self.as_str(), '\'')
-        } else {
-            f.write_str(self.as_str())
-        }
-    }
-}
-
 impl From<&str> for Name {
     fn from(text: &str) -> Name {
         Name::new(text)
@@ -647,6 +659,20 @@ impl From<&str> for Name {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_know_their_builtin_in_any_case() {
+        for builtin in &CATALOG {
+            for spelling in [builtin.name.to_owned(), builtin.name.to_ascii_uppercase()] {
+                assert_eq!(Name::new(&spelling).builtin(), Some(builtin.id), "{spelling}");
+            }
+        }
+        // The reserved name CurrentTime is also the built-in currentTime.
+        assert_eq!(Name::new("CurrentTime").symbol(), reserved::CURRENT_TIME);
+        assert_eq!(Name::new("CurrentTime").builtin(), Some(BuiltinId::CurrentTime));
+        assert_eq!(Name::NONE.builtin(), None);
+        assert_eq!(Name::new("NotAFunction").builtin(), None);
+    }
 
     #[test]
     fn spellings_share_a_symbol() {

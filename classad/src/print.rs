@@ -14,8 +14,8 @@ use std::fmt::{self, Write};
 
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Node, Repr};
+use crate::lexer::Syntax;
 use crate::name::Name;
-use crate::parser::Syntax;
 
 /// How many levels of nesting are printed before checking the stack.
 const STACK_CHECK_INTERVAL: u32 = 32;
@@ -307,6 +307,24 @@ fn write_quoted_name(f: &mut dyn Write, text: &str, syntax: Syntax) -> fmt::Resu
 impl fmt::Display for ClassAd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write_ad(f, self, Syntax::New, 0)
+    }
+}
+
+/// Writes the name as new ClassAd syntax: bare, or quoted when needed.
+///
+/// ```
+/// use classad::Name;
+/// assert_eq!(Name::new("Cpus").to_string(), "Cpus");
+/// assert_eq!(Name::new("my attr").to_string(), "'my attr'");
+/// assert_eq!(Name::new("true").to_string(), "'true'");
+/// ```
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.needs_quotes() {
+            write_quoted(f, self.as_str(), '\'')
+        } else {
+            f.write_str(self.as_str())
+        }
     }
 }
 

@@ -148,7 +148,7 @@ impl fmt::Display for Value {
             Value::Str(s) => crate::print::write_quoted(f, s, '"'),
             Value::AbsTime(t) => write!(f, "absTime(\"{t}\")"),
             Value::RelTime(t) => write!(f, "relTime(\"{t}\")"),
-            Value::List(items) => crate::print::write_list(f, items, crate::Syntax::New, 0),
+            Value::List(items) => crate::print::write_list(f, items, crate::lexer::Syntax::New, 0),
             Value::ClassAd(ad) => write!(f, "{ad}"),
         }
     }

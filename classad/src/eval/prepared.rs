@@ -43,7 +43,8 @@ use super::ops;
 use super::val::Val;
 use super::{EvalContext, EvalOptions, Evaluator, Frame, Keep, Semantics, Side};
 use crate::ad::ClassAd;
-use crate::expr::{BinaryOp, Expr, Literal, Node, Repr, UnaryOp};
+use crate::builtins::Purity;
+use crate::expr::{BinaryOp, Call, Expr, Literal, Node, Repr, UnaryOp};
 use crate::name::{reserved, AttrKey, Name};
 use crate::value::Value;
 use kernel::Kernel;
@@ -680,7 +681,7 @@ impl<'p> Preparer<'p> {
                     arg => Step::IsType(test, self.push(arg)),
                 }
             }
-            Node::Call(call) if is_pure(call.name()) => {
+            Node::Call(call) if is_pure(call) => {
                 // A pure function of arguments known now is its value now,
                 // unless that value is not a literal (a list, an ad).
                 let known = call.args().iter().all(|arg| matches!(self.prepare(arg), Step::Literal(_)));
@@ -836,62 +837,11 @@ fn binary<'a>(op: BinaryOp, a: Val<'a>, b: Val<'a>) -> Val<'a> {
     }
 }
 
-/// The built-ins whose value depends on their arguments alone (not on the
-/// clock, chance, the environment, files or other attributes), so that a
-/// call on known arguments can be computed once.
-fn is_pure(name: Name) -> bool {
-    const PURE: &[&str] = &[
-        "isUndefined",
-        "isError",
-        "isString",
-        "isInteger",
-        "isReal",
-        "isBoolean",
-        "isList",
-        "isClassAd",
-        "isAbstime",
-        "isReltime",
-        "ifThenElse",
-        "member",
-        "identicalMember",
-        "size",
-        "strcat",
-        "substr",
-        "toUpper",
-        "toLower",
-        "strcmp",
-        "stricmp",
-        "int",
-        "real",
-        "string",
-        "bool",
-        "floor",
-        "ceiling",
-        "round",
-        "pow",
-        "quantize",
-        "regexp",
-        "regexpMember",
-        "stringListMember",
-        "stringListIMember",
-        "stringListSize",
-        "stringListSum",
-        "stringListAvg",
-        "stringListMin",
-        "stringListMax",
-        "stringListSubsetMatch",
-        "stringListISubsetMatch",
-        "stringListsIntersect",
-        "stringList_regexpMember",
-        "versioncmp",
-        "versionGT",
-        "versionGE",
-        "versionLT",
-        "versionLE",
-        "versionEQ",
-        "version_in_range",
-    ];
-    PURE.iter().any(|pure| name.as_str().eq_ignore_ascii_case(pure))
+/// Whether `call` is of a built-in whose value depends on its arguments
+/// alone (not on the clock, chance, the environment, files or other
+/// attributes), so that a call on known arguments can be computed once.
+fn is_pure(call: &Call) -> bool {
+    call.builtin().is_some_and(|id| id.builtin().purity == Purity::Pure)
 }
 
 /// The operators [`Step::Compare`] evaluates with [`ops::binary`].

@@ -11,7 +11,7 @@
 use std::io::BufRead;
 use std::sync::Arc;
 
-use super::{position_after, FormatError, Next, Reader, State};
+use super::{position_after, FormatError, FormatErrorKind, Next, Reader, State};
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Literal, Node, Repr};
 use crate::name::Name;
@@ -37,6 +37,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
                 next = reader.source.skip_space()?;
             }
             Some(b']') => {}
+            None => return Ok(bad_end(reader, "expected `,` or `]` after an ad")),
             _ => return Ok(bad(reader, "expected `,` or `]` after an ad")),
         },
         _ => {}
@@ -50,7 +51,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
                     Some(_) => bad(reader, "unexpected text after the array of ads"),
                 });
             }
-            None => return Ok(bad(reader, "the input ended inside the array of ads")),
+            None => return Ok(bad_end(reader, "the input ended inside the array of ads")),
             _ => reader.state = State::List { first: false },
         }
     }
@@ -63,7 +64,19 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
 
 /// An error that ends the stream (the framing is lost).
 fn bad<R: BufRead>(reader: &Reader<R>, message: &str) -> Next {
-    Next::Bad { error: reader.error_here(reader.source.column(), message), recoverable: false }
+    Next::Bad {
+        error: reader.error_here(reader.source.column(), FormatErrorKind::Malformed, message),
+        recoverable: false,
+    }
+}
+
+/// An error that ends the stream because the input ended inside the
+/// array of ads.
+fn bad_end<R: BufRead>(reader: &Reader<R>, message: &str) -> Next {
+    Next::Bad {
+        error: reader.error_here(reader.source.column(), FormatErrorKind::Truncated, message),
+        recoverable: false,
+    }
 }
 
 /// Reads the object at the current `{` and converts it.
@@ -103,14 +116,15 @@ fn read_object<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Next> {
     let mut parser = JsonParser::new(text, reader.parser(Syntax::New));
     Ok(match parser.ad() {
         Ok(classad) => Next::Ad(classad),
-        Err((at, message)) => {
+        Err((at, kind, message)) => {
             let (l, c) = position_after(&text.as_bytes()[..at.min(text.len())], line, column);
-            Next::Bad { error: FormatError::new(ad, l, c, message), recoverable: true }
+            Next::Bad { error: FormatError::new(ad, l, c, kind, message), recoverable: true }
         }
     })
 }
 
-type Parsed<T> = Result<T, (usize, String)>;
+/// A value, or where and why it could not be read.
+type Parsed<T> = Result<T, (usize, FormatErrorKind, String)>;
 
 /// Parses one JSON object into an ad.
 pub(crate) struct JsonParser<'t> {
@@ -130,7 +144,7 @@ impl<'t> JsonParser<'t> {
     }
 
     fn error<T>(&self, message: impl Into<String>) -> Parsed<T> {
-        Err((self.at, message.into()))
+        Err((self.at, FormatErrorKind::Malformed, message.into()))
     }
 
     fn skip_space(&mut self) -> Option<u8> {
@@ -187,9 +201,9 @@ impl<'t> JsonParser<'t> {
             let key_at = self.at;
             let key = self.string()?;
             if key.is_empty() {
-                return Err((key_at, "empty attribute name".to_string()));
+                return Err((key_at, FormatErrorKind::Malformed, "empty attribute name".to_string()));
             }
-            let name = Name::try_new(&key).map_err(|e| (key_at, e.to_string()))?;
+            let name = Name::try_new(&key).map_err(|e| (key_at, FormatErrorKind::TooManyNames, e.to_string()))?;
             self.expect(b':')?;
             let value = self.nested(Self::value)?;
             attributes.push((name, value));
@@ -246,7 +260,9 @@ impl<'t> JsonParser<'t> {
             "true" => Literal::Bool(true),
             "false" => Literal::Bool(false),
             "null" => Literal::Undefined,
-            _ => return Err((start, format!("unexpected `{}`", &self.text[start..self.at]))),
+            _ => {
+                return Err((start, FormatErrorKind::Malformed, format!("unexpected `{}`", &self.text[start..self.at])))
+            }
         };
         Ok(Expr::literal(literal))
     }
@@ -262,10 +278,10 @@ impl<'t> JsonParser<'t> {
             at += 1;
         }
         if at == digits && bytes.get(at) != Some(&b'.') {
-            return Err((start, "expected digits".to_string()));
+            return Err((start, FormatErrorKind::Malformed, "expected digits".to_string()));
         }
         if at - digits > 1 && bytes[digits] == b'0' {
-            return Err((start, "a number may not have a leading 0".to_string()));
+            return Err((start, FormatErrorKind::Malformed, "a number may not have a leading 0".to_string()));
         }
         let mut real = false;
         if bytes.get(at) == Some(&b'.') {
@@ -276,7 +292,7 @@ impl<'t> JsonParser<'t> {
                 at += 1;
             }
             if at == fraction {
-                return Err((start, "expected digits after the decimal point".to_string()));
+                return Err((start, FormatErrorKind::Malformed, "expected digits after the decimal point".to_string()));
             }
         }
         if matches!(bytes.get(at), Some(b'e' | b'E')) {
@@ -290,15 +306,20 @@ impl<'t> JsonParser<'t> {
                 at += 1;
             }
             if at == exponent {
-                return Err((start, "expected digits in the exponent".to_string()));
+                return Err((start, FormatErrorKind::Malformed, "expected digits in the exponent".to_string()));
             }
         }
         self.at = at;
         let text = &self.text[start..at];
         let literal = if real {
-            Literal::Real(text.parse().map_err(|_| (start, "malformed number".to_string()))?)
+            Literal::Real(
+                text.parse().map_err(|_| (start, FormatErrorKind::Malformed, "malformed number".to_string()))?,
+            )
         } else {
-            Literal::Int(text.parse().map_err(|_| (start, "integer does not fit in 64 bits".to_string()))?)
+            Literal::Int(
+                text.parse()
+                    .map_err(|_| (start, FormatErrorKind::Malformed, "integer does not fit in 64 bits".to_string()))?,
+            )
         };
         Ok(Expr::literal(literal))
     }
@@ -315,7 +336,9 @@ impl<'t> JsonParser<'t> {
             return Ok(Expr::literal(Literal::Str(text.into())));
         }
         let inner = &text[6..text.len() - 2];
-        self.expressions.parse_expr(inner).map_err(|e| (start, format!("in the expression of this string: {e}")))
+        self.expressions
+            .parse_expr(inner)
+            .map_err(|e| (start, FormatErrorKind::Parse(e.kind()), format!("in the expression of this string: {e}")))
     }
 
     /// At a `"`: the unescaped string.
@@ -354,7 +377,11 @@ impl<'t> JsonParser<'t> {
     /// pair.
     fn unicode_escape(&mut self) -> Parsed<char> {
         let escape_at = self.at - 2;
-        let high = self.hex4().ok_or((escape_at, "expected four hex digits after \\u".to_string()))?;
+        let high = self.hex4().ok_or((
+            escape_at,
+            FormatErrorKind::Malformed,
+            "expected four hex digits after \\u".to_string(),
+        ))?;
         let code = if (0xD800..0xDC00).contains(&high) {
             let low = match self.text[self.at..].strip_prefix("\\u") {
                 Some(_) => {
@@ -365,12 +392,18 @@ impl<'t> JsonParser<'t> {
             };
             match low {
                 Some(low) if (0xDC00..0xE000).contains(&low) => 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00),
-                _ => return Err((escape_at, "unpaired surrogate in a \\u escape".to_string())),
+                _ => {
+                    return Err((
+                        escape_at,
+                        FormatErrorKind::Malformed,
+                        "unpaired surrogate in a \\u escape".to_string(),
+                    ))
+                }
             }
         } else {
             high
         };
-        char::from_u32(code).ok_or((escape_at, "invalid \\u escape".to_string()))
+        char::from_u32(code).ok_or((escape_at, FormatErrorKind::Malformed, "invalid \\u escape".to_string()))
     }
 
     fn hex4(&mut self) -> Option<u32> {
@@ -489,7 +522,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<ClassAd, (usize, String)> {
-        JsonParser::new(text, Parser::default()).ad()
+        JsonParser::new(text, Parser::default()).ad().map_err(|(at, _, message)| (at, message))
     }
 
     fn value(json: &str) -> Result<String, String> {

@@ -37,7 +37,7 @@ use std::io::{self, BufRead};
 use std::str::FromStr;
 
 use crate::ad::ClassAd;
-use crate::parser::{ParseError, ParseLimits, Parser, Syntax};
+use crate::parser::{ParseError, ParseErrorKind, ParseLimits, Parser, Syntax};
 pub use input::{decode, open, InputError};
 use source::{Frame, Source};
 
@@ -151,6 +151,7 @@ impl FromStr for Format {
 /// let err = format::parse_ads("A = 1\n\nB = (2\n", None).unwrap_err();
 /// assert_eq!((err.ad, err.line), (2, 3));
 /// assert_eq!(err.to_string(), "ad 2, line 3, column 7: unexpected end of input; expected `)`");
+/// assert_eq!(err.kind(), format::FormatErrorKind::Parse(classad::ParseErrorKind::UnexpectedEnd));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("ad {ad}, line {line}, column {column}: {message}")]
@@ -164,18 +165,50 @@ pub struct FormatError {
     pub column: usize,
     /// What is wrong.
     pub message: String,
+    /// What kind of problem it is.
+    kind: FormatErrorKind,
+}
+
+/// What kind of problem a [`FormatError`] reports (where it is: the
+/// error's `ad`, `line` and `column`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FormatErrorKind {
+    /// The text is not well formed in its format: the framing of the
+    /// stream (a missing `[` or `{`, a stray tag), a line of the old
+    /// format that is no `Name = value`, JSON or XML that does not read.
+    Malformed,
+    /// An expression did not parse (an ad in new syntax, a value of the old
+    /// format, an expression or a string in JSON or XML): how.
+    Parse(ParseErrorKind),
+    /// The input ended inside an ad or a list of ads.
+    Truncated,
+    /// Bytes that are not UTF-8.
+    InvalidUtf8,
+    /// An ad larger than [`ReadLimits::max_ad_bytes`].
+    TooLarge,
+    /// A new attribute name while the process-wide table of names is at
+    /// its [`NameLimits`](crate::NameLimits).
+    TooManyNames,
+    /// Reading the input failed.
+    Io,
 }
 
 impl FormatError {
-    fn new(ad: usize, line: usize, column: usize, message: impl Into<String>) -> FormatError {
-        FormatError { ad, line, column, message: message.into() }
+    fn new(ad: usize, line: usize, column: usize, kind: FormatErrorKind, message: impl Into<String>) -> FormatError {
+        FormatError { ad, line, column, message: message.into(), kind }
     }
 
     /// An error of a parse that started at `line`, `column` of the input.
     fn from_parse(ad: usize, line: usize, column: usize, error: &ParseError) -> FormatError {
         let (line, column) =
             if error.line == 1 { (line, column + error.column - 1) } else { (line + error.line - 1, error.column) };
-        FormatError::new(ad, line, column, error.message.clone())
+        FormatError::new(ad, line, column, FormatErrorKind::Parse(error.kind()), error.message.clone())
+    }
+
+    /// What kind of problem it is.
+    pub fn kind(&self) -> FormatErrorKind {
+        self.kind
     }
 }
 
@@ -312,8 +345,8 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// The error of the ad being read, at the current line.
-    fn error_here(&self, column: usize, message: impl Into<String>) -> FormatError {
-        FormatError::new(self.count + 1, self.source.line(), column, message)
+    fn error_here(&self, column: usize, kind: FormatErrorKind, message: impl Into<String>) -> FormatError {
+        FormatError::new(self.count + 1, self.source.line(), column, kind, message)
     }
 
     /// Reads the ad that started at `line`, `column` into `self.buf` (after
@@ -325,7 +358,13 @@ impl<R: BufRead> Reader<R> {
             Frame::Complete => None,
             Frame::TooLong => Some(Next::Bad { error: self.too_large(line), recoverable: true }),
             Frame::End => {
-                let error = FormatError::new(self.count + 1, line, column, "the input ended inside this ad");
+                let error = FormatError::new(
+                    self.count + 1,
+                    line,
+                    column,
+                    FormatErrorKind::Truncated,
+                    "the input ended inside this ad",
+                );
                 Some(Next::Bad { error, recoverable: false })
             }
         })
@@ -336,7 +375,10 @@ impl<R: BufRead> Reader<R> {
     fn ad_text(&self, line: usize, column: usize) -> Result<&str, Next> {
         std::str::from_utf8(&self.buf).map_err(|e| {
             let (line, column) = position_after(&self.buf[..e.valid_up_to()], line, column);
-            Next::Bad { error: FormatError::new(self.count + 1, line, column, "invalid UTF-8"), recoverable: true }
+            Next::Bad {
+                error: FormatError::new(self.count + 1, line, column, FormatErrorKind::InvalidUtf8, "invalid UTF-8"),
+                recoverable: true,
+            }
         })
     }
 
@@ -345,6 +387,7 @@ impl<R: BufRead> Reader<R> {
             self.count + 1,
             line,
             0,
+            FormatErrorKind::TooLarge,
             format!("ad larger than the limit of {} bytes", self.limits.max_ad_bytes),
         )
     }
@@ -361,7 +404,7 @@ impl<R: BufRead> Iterator for Reader<R> {
             Ok(next) => next,
             Err(e) => {
                 self.state = State::Done;
-                return Some(Err(self.error_here(0, format!("cannot read the input: {e}"))));
+                return Some(Err(self.error_here(0, FormatErrorKind::Io, format!("cannot read the input: {e}"))));
             }
         };
         match next {

@@ -4,8 +4,8 @@
 
 use std::io::BufRead;
 
-use super::{FormatError, Next, Reader, State};
-use crate::parser::Syntax;
+use super::{FormatError, FormatErrorKind, Next, Reader, State};
+use crate::lexer::Syntax;
 
 /// Where the framing scanner is inside a record.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -84,7 +84,8 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
                 reader.source.consume(1);
                 next = reader.source.skip_space_and_comments()?;
             } else if next != Some(b'}') && !first {
-                return Ok(bad(reader, "expected `,` or `}` after an ad"));
+                let message = "expected `,` or `}` after an ad";
+                return Ok(if next.is_none() { bad_end(reader, message) } else { bad(reader, message) });
             }
         }
         State::Ads | State::Done => {}
@@ -99,7 +100,9 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
         }
     }
     match next {
-        None if matches!(reader.state, State::List { .. }) => Ok(bad(reader, "the input ended inside a list of ads")),
+        None if matches!(reader.state, State::List { .. }) => {
+            Ok(bad_end(reader, "the input ended inside a list of ads"))
+        }
         None => Ok(Next::End),
         Some(b'[') => read_record(reader),
         Some(_) => Ok(bad(reader, "expected `[` to start an ad")),
@@ -109,7 +112,14 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
 /// An error that ends the stream (the framing is lost).
 fn bad<R: BufRead>(reader: &Reader<R>, message: &str) -> Next {
     let column = reader.source.column();
-    Next::Bad { error: reader.error_here(column, message), recoverable: false }
+    Next::Bad { error: reader.error_here(column, FormatErrorKind::Malformed, message), recoverable: false }
+}
+
+/// An error that ends the stream because the input ended inside a list
+/// of ads.
+fn bad_end<R: BufRead>(reader: &Reader<R>, message: &str) -> Next {
+    let column = reader.source.column();
+    Next::Bad { error: reader.error_here(column, FormatErrorKind::Truncated, message), recoverable: false }
 }
 
 /// Reads and parses the record starting at the current `[`.

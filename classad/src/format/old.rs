@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::io::BufRead;
 
-use super::{FormatError, Next, Reader};
+use super::{FormatError, FormatErrorKind, Next, Reader};
 use crate::ad::ClassAd;
 use crate::expr::Expr;
 use crate::name::{Name, Recent};
@@ -161,7 +161,9 @@ impl AdInProgress {
                 self.started = true;
                 let column = e.valid_up_to() + 1;
                 let index = self.index;
-                self.error.get_or_insert_with(|| FormatError::new(index, number, column, "invalid UTF-8"));
+                self.error.get_or_insert_with(|| {
+                    FormatError::new(index, number, column, FormatErrorKind::InvalidUtf8, "invalid UTF-8")
+                });
                 return false;
             }
         };
@@ -175,16 +177,16 @@ impl AdInProgress {
         self.bytes += line.len() + 1;
         if self.bytes > self.limit && self.error.is_none() {
             let message = format!("ad larger than the limit of {} bytes", self.limit);
-            self.error = Some(FormatError::new(self.index, number, 0, message));
+            self.error = Some(FormatError::new(self.index, number, 0, FormatErrorKind::TooLarge, message));
         }
         if self.error.is_some() {
             return false;
         }
         match attribute(&self.parser, &mut self.names, &mut self.memo, line, name, value_at) {
             Ok(attribute) => self.attributes.push(attribute),
-            Err((offset, message)) => {
+            Err((offset, kind, message)) => {
                 let column = line[..offset.min(line.len())].chars().count() + 1;
-                self.error = Some(FormatError::new(self.index, number, column, message));
+                self.error = Some(FormatError::new(self.index, number, column, kind, message));
             }
         }
         false
@@ -200,17 +202,17 @@ fn attribute(
     line: &str,
     name: &str,
     value_at: usize,
-) -> Result<(Name, Expr), (usize, String)> {
+) -> Result<(Name, Expr), (usize, FormatErrorKind, String)> {
     if value_at == usize::MAX {
-        return Err((0, "expected `Name = value`".to_string()));
+        return Err((0, FormatErrorKind::Malformed, "expected `Name = value`".to_string()));
     }
     if name.is_empty() {
-        return Err((0, "no attribute name before `=`".to_string()));
+        return Err((0, FormatErrorKind::Malformed, "no attribute name before `=`".to_string()));
     }
-    let name = names.try_name(&attribute_name(name)).map_err(|e| (0, e.to_string()))?;
+    let name = names.try_name(&attribute_name(name)).map_err(|e| (0, FormatErrorKind::TooManyNames, e.to_string()))?;
     let value = parser
         .parse_value_cached(&line[value_at..], name, names, memo)
-        .map_err(|e| (value_at + e.offset, e.message))?;
+        .map_err(|e| (value_at + e.offset, FormatErrorKind::Parse(e.kind()), e.message))?;
     Ok((name, value))
 }
 

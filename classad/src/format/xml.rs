@@ -22,11 +22,11 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use super::source::Frame;
-use super::{position_after, FormatError, Next, Reader, State};
+use super::{position_after, FormatError, FormatErrorKind, Next, Reader, State};
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Literal, Node, Repr};
 use crate::name::Name;
-use crate::parser::{Parser, Syntax};
+use crate::parser::{ParseErrorKind, Parser, Syntax};
 use crate::print;
 use crate::time::{AbsTime, RelTime};
 
@@ -47,7 +47,8 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
         match reader.source.read_frame(&mut reader.buf, 4096, |b| tag.step(b))? {
             Frame::Complete => {}
             Frame::End | Frame::TooLong => {
-                let error = FormatError::new(reader.count + 1, line, column, "unterminated tag");
+                let error =
+                    FormatError::new(reader.count + 1, line, column, FormatErrorKind::Malformed, "unterminated tag");
                 return Ok(Next::Bad { error, recoverable: false });
             }
         }
@@ -61,7 +62,13 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
             }
             "c" => return read_ad(reader, text, line, column),
             other => {
-                let error = FormatError::new(reader.count + 1, line, column, format!("unexpected tag <{other}>"));
+                let error = FormatError::new(
+                    reader.count + 1,
+                    line,
+                    column,
+                    FormatErrorKind::Malformed,
+                    format!("unexpected tag <{other}>"),
+                );
                 return Ok(Next::Bad { error, recoverable: false });
             }
         }
@@ -70,7 +77,10 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
 
 /// An error that ends the stream.
 fn bad<R: BufRead>(reader: &Reader<R>, message: &str) -> Next {
-    Next::Bad { error: reader.error_here(reader.source.column(), message), recoverable: false }
+    Next::Bad {
+        error: reader.error_here(reader.source.column(), FormatErrorKind::Malformed, message),
+        recoverable: false,
+    }
 }
 
 /// The name of the tag `text` (`<name ...>`): `?` for `<?...?>`, `!` for
@@ -178,14 +188,15 @@ fn read_ad<R: BufRead>(reader: &mut Reader<R>, open: String, line: usize, column
     let mut parser = XmlParser { text, at: 0, depth: 0, expressions: reader.parser(Syntax::New) };
     Ok(match parser.ad() {
         Ok(classad) => Next::Ad(classad),
-        Err((at, message)) => {
+        Err((at, kind, message)) => {
             let (l, c) = position_after(&text.as_bytes()[..at.min(text.len())], line, column);
-            Next::Bad { error: FormatError::new(ad, l, c, message), recoverable: true }
+            Next::Bad { error: FormatError::new(ad, l, c, kind, message), recoverable: true }
         }
     })
 }
 
-type Parsed<T> = Result<T, (usize, String)>;
+/// A value, or where and why it could not be read.
+type Parsed<T> = Result<T, (usize, FormatErrorKind, String)>;
 
 /// A tag as read: its name, its `v` or `n` attribute, whether it closed
 /// itself.
@@ -205,7 +216,7 @@ struct XmlParser<'t> {
 
 impl<'t> XmlParser<'t> {
     fn error<T>(&self, message: impl Into<String>) -> Parsed<T> {
-        Err((self.at, message.into()))
+        Err((self.at, FormatErrorKind::Malformed, message.into()))
     }
 
     /// Skips white space and comments.
@@ -254,7 +265,7 @@ impl<'t> XmlParser<'t> {
         let start = self.at;
         let tag = self.tag()?;
         if tag.name.strip_prefix('/') != Some(name) {
-            return Err((start, format!("expected </{name}>")));
+            return Err((start, FormatErrorKind::Malformed, format!("expected </{name}>")));
         }
         Ok(())
     }
@@ -264,7 +275,7 @@ impl<'t> XmlParser<'t> {
         let rest = &self.text[self.at..];
         let end = rest.find('<').unwrap_or(rest.len());
         let raw = &rest[..end];
-        let decoded = decode_entities(raw).map_err(|message| (self.at, message))?;
+        let decoded = decode_entities(raw).map_err(|message| (self.at, FormatErrorKind::Malformed, message))?;
         self.at += end;
         Ok(decoded)
     }
@@ -294,14 +305,27 @@ impl<'t> XmlParser<'t> {
                 "a" if !tag.empty => {
                     let name = match tag.attribute {
                         Some(name) if !name.is_empty() => name,
-                        _ => return Err((start, "an attribute needs a non-empty n=\"name\"".to_string())),
+                        _ => {
+                            return Err((
+                                start,
+                                FormatErrorKind::Malformed,
+                                "an attribute needs a non-empty n=\"name\"".to_string(),
+                            ))
+                        }
                     };
-                    let name = Name::try_new(&name).map_err(|e| (start, e.to_string()))?;
+                    let name =
+                        Name::try_new(&name).map_err(|e| (start, FormatErrorKind::TooManyNames, e.to_string()))?;
                     let value = self.value()?;
                     self.close("a")?;
                     attributes.push((name, value));
                 }
-                other => return Err((start, format!("expected <a n=\"...\"> or </c>, found <{other}>"))),
+                other => {
+                    return Err((
+                        start,
+                        FormatErrorKind::Malformed,
+                        format!("expected <a n=\"...\"> or </c>, found <{other}>"),
+                    ))
+                }
             }
         }
     }
@@ -319,7 +343,7 @@ impl<'t> XmlParser<'t> {
     fn value_inner(&mut self) -> Parsed<Expr> {
         let start = self.at;
         let tag = self.tag()?;
-        let at = |message: String| (start, message);
+        let at = |message: String| (start, FormatErrorKind::Malformed, message);
         let literal = |l: Literal| Ok(Expr::literal(l));
         match tag.name {
             "un" => return self.finish(tag, Expr::literal(Literal::Undefined)),
@@ -365,7 +389,8 @@ impl<'t> XmlParser<'t> {
                 content.trim().parse().map_err(|_| at(format!("not a real: `{}`", content.trim())))?,
             )),
             "s" => {
-                let text = crate::lexer::unescape(&content).map_err(|e| at(e.message().to_string()))?;
+                let text = crate::lexer::unescape(&content)
+                    .map_err(|e| (start, FormatErrorKind::Parse(ParseErrorKind::Lex(e)), e.message().to_string()))?;
                 literal(Literal::Str(text.as_ref().into()))
             }
             "at" => literal(Literal::AbsTime(
@@ -375,7 +400,10 @@ impl<'t> XmlParser<'t> {
                 RelTime::parse(content.trim())
                     .ok_or_else(|| at(format!("not a relative time: `{}`", content.trim())))?,
             )),
-            _ => self.expressions.parse_expr(&content).map_err(|e| at(format!("in <e>: {e}"))),
+            _ => self
+                .expressions
+                .parse_expr(&content)
+                .map_err(|e| (start, FormatErrorKind::Parse(e.kind()), format!("in <e>: {e}"))),
         }
     }
 
@@ -573,7 +601,7 @@ mod tests {
 
     fn parse(text: &str) -> Result<String, String> {
         let mut parser = XmlParser { text, at: 0, depth: 0, expressions: Parser::default() };
-        parser.ad().map(|ad| ad.to_string()).map_err(|(_, message)| message)
+        parser.ad().map(|ad| ad.to_string()).map_err(|(_, _, message)| message)
     }
 
     #[test]

@@ -89,7 +89,8 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, List, Val};
 use crate::expr::Expr;
 
@@ -402,13 +403,14 @@ fn user_map<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) 
     }
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "envV1ToV2", func: env_v1_to_v2 },
-    Builtin { name: "mergeEnvironment", func: merge_environment },
-    Builtin { name: "argsToList", func: args_to_list },
-    Builtin { name: "listToArgs", func: list_to_args },
-    Builtin { name: "userHome", func: user_home },
-    Builtin { name: "userMap", func: user_map },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::EnvV1ToV2, env_v1_to_v2),
+    (BuiltinId::MergeEnvironment, merge_environment),
+    (BuiltinId::ArgsToList, args_to_list),
+    (BuiltinId::ListToArgs, list_to_args),
+    (BuiltinId::UserHome, user_home),
+    (BuiltinId::UserMap, user_map),
 ];
 
 #[cfg(test)]

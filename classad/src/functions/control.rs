@@ -28,7 +28,8 @@
 //! assert_eq!(e.eval_in(&ad), Value::Int(42));
 //! ```
 
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, References, Val};
 use crate::expr::{Expr, Node};
 
@@ -144,10 +145,11 @@ fn debug<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> 
     value
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "ifThenElse", func: if_then_else },
-    Builtin { name: "eval", func: eval },
-    Builtin { name: "unparse", func: unparse },
-    Builtin { name: "unresolved", func: unresolved },
-    Builtin { name: "debug", func: debug },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::IfThenElse, if_then_else),
+    (BuiltinId::Eval, eval),
+    (BuiltinId::Unparse, unparse),
+    (BuiltinId::Unresolved, unresolved),
+    (BuiltinId::Debug, debug),
 ];

@@ -19,7 +19,8 @@
 
 use std::borrow::Cow;
 
-use super::{one_arg, Builtin};
+use super::{one_arg, Implementations};
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -310,13 +311,14 @@ fn round<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) -> 
     rounding(ev, args, frame, f64::round_ties_even)
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "int", func: int },
-    Builtin { name: "real", func: real },
-    Builtin { name: "string", func: string },
-    Builtin { name: "bool", func: bool },
-    Builtin { name: "floor", func: floor },
-    Builtin { name: "ceiling", func: ceiling },
-    Builtin { name: "ceil", func: ceiling },
-    Builtin { name: "round", func: round },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::Int, int),
+    (BuiltinId::Real, real),
+    (BuiltinId::String, string),
+    (BuiltinId::Bool, bool),
+    (BuiltinId::Floor, floor),
+    (BuiltinId::Ceiling, ceiling),
+    (BuiltinId::Ceil, ceiling),
+    (BuiltinId::Round, round),
 ];

@@ -45,7 +45,8 @@
 //! assert_eq!(slot.eval_attr("Good"), Value::Int(2));
 //! ```
 
-use super::{one_arg, Builtin};
+use super::{one_arg, Implementations};
+use crate::builtins::BuiltinId;
 use crate::eval::{binary_op, identical, Evaluator, Frame, List, Val};
 use crate::expr::{BinaryOp, Expr, Node};
 
@@ -316,16 +317,17 @@ fn count_matches<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<
     in_each_context(ev, args, frame, EachContext::Count)
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "size", func: size },
-    Builtin { name: "member", func: member },
-    Builtin { name: "identicalMember", func: identical_member },
-    Builtin { name: "sum", func: sum },
-    Builtin { name: "avg", func: avg },
-    Builtin { name: "min", func: min },
-    Builtin { name: "max", func: max },
-    Builtin { name: "anyCompare", func: any_compare },
-    Builtin { name: "allCompare", func: all_compare },
-    Builtin { name: "evalInEachContext", func: eval_in_each_context },
-    Builtin { name: "countMatches", func: count_matches },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::Size, size),
+    (BuiltinId::Member, member),
+    (BuiltinId::IdenticalMember, identical_member),
+    (BuiltinId::Sum, sum),
+    (BuiltinId::Avg, avg),
+    (BuiltinId::Min, min),
+    (BuiltinId::Max, max),
+    (BuiltinId::AnyCompare, any_compare),
+    (BuiltinId::AllCompare, all_compare),
+    (BuiltinId::EvalInEachContext, eval_in_each_context),
+    (BuiltinId::CountMatches, count_matches),
 ];

@@ -28,7 +28,8 @@
 //! ```
 
 use super::conversion::to_real;
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -126,11 +127,9 @@ fn random<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a>) ->
     }
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "pow", func: pow },
-    Builtin { name: "quantize", func: quantize },
-    Builtin { name: "random", func: random },
-];
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations =
+    &[(BuiltinId::Pow, pow), (BuiltinId::Quantize, quantize), (BuiltinId::Random, random)];
 
 #[cfg(test)]
 mod tests {

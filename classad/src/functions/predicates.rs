@@ -11,7 +11,8 @@
 //! assert_eq!(e.eval(), Value::Bool(true));
 //! ```
 
-use super::{one_arg, Builtin};
+use super::{one_arg, Implementations};
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -37,15 +38,16 @@ predicate!(is_classad, Val::Ad(_));
 predicate!(is_abstime, Val::AbsTime(_));
 predicate!(is_reltime, Val::RelTime(_));
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "isUndefined", func: is_undefined },
-    Builtin { name: "isError", func: is_error },
-    Builtin { name: "isString", func: is_string },
-    Builtin { name: "isInteger", func: is_integer },
-    Builtin { name: "isReal", func: is_real },
-    Builtin { name: "isBoolean", func: is_boolean },
-    Builtin { name: "isList", func: is_list },
-    Builtin { name: "isClassAd", func: is_classad },
-    Builtin { name: "isAbstime", func: is_abstime },
-    Builtin { name: "isReltime", func: is_reltime },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::IsUndefined, is_undefined),
+    (BuiltinId::IsError, is_error),
+    (BuiltinId::IsString, is_string),
+    (BuiltinId::IsInteger, is_integer),
+    (BuiltinId::IsReal, is_real),
+    (BuiltinId::IsBoolean, is_boolean),
+    (BuiltinId::IsList, is_list),
+    (BuiltinId::IsClassAd, is_classad),
+    (BuiltinId::IsAbstime, is_abstime),
+    (BuiltinId::IsReltime, is_reltime),
 ];

@@ -84,7 +84,8 @@ use std::rc::Rc;
 use ::regex::bytes::{Regex, RegexBuilder};
 use rustc_hash::FxHashMap;
 
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -489,12 +490,13 @@ fn replace_all<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Frame<'a
     substitution(ev, args, frame, Substitution::ReplaceAll)
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "regexp", func: regexp },
-    Builtin { name: "regexpMember", func: regexp_member },
-    Builtin { name: "regexps", func: regexps },
-    Builtin { name: "replace", func: replace },
-    Builtin { name: "replaceAll", func: replace_all },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::Regexp, regexp),
+    (BuiltinId::RegexpMember, regexp_member),
+    (BuiltinId::Regexps, regexps),
+    (BuiltinId::Replace, replace),
+    (BuiltinId::ReplaceAll, replace_all),
 ];
 
 #[cfg(test)]

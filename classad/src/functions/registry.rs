@@ -117,7 +117,7 @@ pub fn register(
         return Err(RegisterError::InvalidName(name.to_owned()));
     }
     let key = Name::new(name);
-    if super::lookup(key).is_some() {
+    if key.builtin().is_some() {
         return Err(RegisterError::Builtin(name.to_owned()));
     }
     let mut functions = registry().write();

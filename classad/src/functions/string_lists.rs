@@ -52,7 +52,8 @@
 //! ```
 
 use super::conversion::leading_real;
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -370,18 +371,19 @@ fn string_list_regexp_member<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame
     Val::Bool(items.any(|item| pattern.is_match(&String::from_utf8_lossy(item))))
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "stringListSize", func: string_list_size },
-    Builtin { name: "stringListSum", func: string_list_sum },
-    Builtin { name: "stringListAvg", func: string_list_avg },
-    Builtin { name: "stringListMin", func: string_list_min },
-    Builtin { name: "stringListMax", func: string_list_max },
-    Builtin { name: "stringListMember", func: string_list_member },
-    Builtin { name: "stringListIMember", func: string_list_imember },
-    Builtin { name: "stringListSubsetMatch", func: string_list_subset_match },
-    Builtin { name: "stringListISubsetMatch", func: string_list_isubset_match },
-    Builtin { name: "stringListsIntersect", func: string_lists_intersect },
-    Builtin { name: "stringList_regexpMember", func: string_list_regexp_member },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::StringListSize, string_list_size),
+    (BuiltinId::StringListSum, string_list_sum),
+    (BuiltinId::StringListAvg, string_list_avg),
+    (BuiltinId::StringListMin, string_list_min),
+    (BuiltinId::StringListMax, string_list_max),
+    (BuiltinId::StringListMember, string_list_member),
+    (BuiltinId::StringListIMember, string_list_imember),
+    (BuiltinId::StringListSubsetMatch, string_list_subset_match),
+    (BuiltinId::StringListISubsetMatch, string_list_isubset_match),
+    (BuiltinId::StringListsIntersect, string_lists_intersect),
+    (BuiltinId::StringListRegexpMember, string_list_regexp_member),
 ];
 
 #[cfg(test)]

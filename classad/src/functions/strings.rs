@@ -52,7 +52,8 @@
 //! assert_eq!(e.eval(), Value::from("example.org"));
 //! ```
 
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -287,15 +288,16 @@ fn split_slot_name<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Fram
     split_at(ev, args, frame, false)
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "substr", func: substr },
-    Builtin { name: "strcmp", func: strcmp },
-    Builtin { name: "stricmp", func: stricmp },
-    Builtin { name: "strcat", func: strcat },
-    Builtin { name: "toUpper", func: to_upper },
-    Builtin { name: "toLower", func: to_lower },
-    Builtin { name: "join", func: join },
-    Builtin { name: "split", func: split },
-    Builtin { name: "splitUserName", func: split_user_name },
-    Builtin { name: "splitSlotName", func: split_slot_name },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::Substr, substr),
+    (BuiltinId::Strcmp, strcmp),
+    (BuiltinId::Stricmp, stricmp),
+    (BuiltinId::Strcat, strcat),
+    (BuiltinId::ToUpper, to_upper),
+    (BuiltinId::ToLower, to_lower),
+    (BuiltinId::Join, join),
+    (BuiltinId::Split, split),
+    (BuiltinId::SplitUserName, split_user_name),
+    (BuiltinId::SplitSlotName, split_slot_name),
 ];

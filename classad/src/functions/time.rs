@@ -127,8 +127,9 @@
 //! assert_eq!(eval("splitTime(relTime(-61)).Minutes"), Value::Int(-1));
 //! ```
 
-use super::Builtin;
+use super::Implementations;
 use crate::ad::ClassAd;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 use crate::name::Name;
@@ -445,25 +446,26 @@ getters! {
     get_seconds => Seconds,
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "time", func: time },
-    Builtin { name: "currentTime", func: current_time },
-    Builtin { name: "absTime", func: abs_time },
-    Builtin { name: "relTime", func: rel_time },
-    Builtin { name: "timeZoneOffset", func: time_zone_offset },
-    Builtin { name: "dayTime", func: day_time },
-    Builtin { name: "splitTime", func: split_time },
-    Builtin { name: "formatTime", func: format_time },
-    Builtin { name: "interval", func: interval },
-    Builtin { name: "getYear", func: get_year },
-    Builtin { name: "getMonth", func: get_month },
-    Builtin { name: "getDayOfYear", func: get_day_of_year },
-    Builtin { name: "getDayOfMonth", func: get_day_of_month },
-    Builtin { name: "getDayOfWeek", func: get_day_of_week },
-    Builtin { name: "getDays", func: get_days },
-    Builtin { name: "getHours", func: get_hours },
-    Builtin { name: "getMinutes", func: get_minutes },
-    Builtin { name: "getSeconds", func: get_seconds },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::Time, time),
+    (BuiltinId::CurrentTime, current_time),
+    (BuiltinId::AbsTime, abs_time),
+    (BuiltinId::RelTime, rel_time),
+    (BuiltinId::TimeZoneOffset, time_zone_offset),
+    (BuiltinId::DayTime, day_time),
+    (BuiltinId::SplitTime, split_time),
+    (BuiltinId::FormatTime, format_time),
+    (BuiltinId::Interval, interval),
+    (BuiltinId::GetYear, get_year),
+    (BuiltinId::GetMonth, get_month),
+    (BuiltinId::GetDayOfYear, get_day_of_year),
+    (BuiltinId::GetDayOfMonth, get_day_of_month),
+    (BuiltinId::GetDayOfWeek, get_day_of_week),
+    (BuiltinId::GetDays, get_days),
+    (BuiltinId::GetHours, get_hours),
+    (BuiltinId::GetMinutes, get_minutes),
+    (BuiltinId::GetSeconds, get_seconds),
 ];
 
 #[cfg(test)]

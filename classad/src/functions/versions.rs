@@ -26,7 +26,8 @@
 use std::cmp::Ordering;
 
 use super::conversion::to_text;
-use super::Builtin;
+use super::Implementations;
+use crate::builtins::BuiltinId;
 use crate::eval::{Evaluator, Frame, Val};
 use crate::expr::Expr;
 
@@ -168,14 +169,15 @@ fn version_in_range<'a>(ev: &mut Evaluator<'a>, args: &'a [Expr], frame: &'a Fra
     }
 }
 
-pub(crate) static BUILTINS: &[Builtin] = &[
-    Builtin { name: "versioncmp", func: versioncmp },
-    Builtin { name: "versionGT", func: version_gt },
-    Builtin { name: "versionGE", func: version_ge },
-    Builtin { name: "versionLT", func: version_lt },
-    Builtin { name: "versionLE", func: version_le },
-    Builtin { name: "versionEQ", func: version_eq },
-    Builtin { name: "version_in_range", func: version_in_range },
+/// The implementations of this group's built-ins.
+pub(crate) const IMPLEMENTATIONS: Implementations = &[
+    (BuiltinId::Versioncmp, versioncmp),
+    (BuiltinId::VersionGT, version_gt),
+    (BuiltinId::VersionGE, version_ge),
+    (BuiltinId::VersionLT, version_lt),
+    (BuiltinId::VersionLE, version_le),
+    (BuiltinId::VersionEQ, version_eq),
+    (BuiltinId::VersionInRange, version_in_range),
 ];
 
 #[cfg(test)]

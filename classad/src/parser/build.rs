@@ -80,7 +80,7 @@ pub(crate) fn call(name: Name, args: Vec<Expr>, max_depth: u32) -> Result<Expr, 
                 .ok_or(BuildError::BadTime("relTime"));
         }
     }
-    let builtin = crate::functions::lookup(name);
+    let builtin = name.builtin();
     self::node(Node::Call(Call { name, builtin, args: args.into() }), max_depth)
 }
 

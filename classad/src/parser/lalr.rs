@@ -12,9 +12,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::build::{self, BuildError};
-use super::{line_column, ParseError, Syntax};
+use super::error::{ParseError, ParseErrorKind};
 use crate::expr::{BinaryOp, Expr, Literal, Node, UnaryOp};
-use crate::lexer::{LexError, Lexer, Token};
+use crate::lexer::{LexError, Lexer, Syntax, Token};
 use crate::name::Name;
 
 #[allow(clippy::all, clippy::unwrap_used, missing_docs, unused_qualifications, unused_parens)]
@@ -157,23 +157,40 @@ impl Builder {
 
 fn convert_error(source: &str, error: LalrError<'_>, max_depth: u32) -> ParseError {
     use lalrpop_util::ParseError as E;
-    let (offset, message, expected) = match error {
-        E::InvalidToken { location } => (location, "invalid token".to_string(), Vec::new()),
+    let (span, kind, message, expected) = match error {
+        E::InvalidToken { location } => {
+            (location..location, ParseErrorKind::InvalidToken, "invalid token".to_string(), Vec::new())
+        }
         E::UnrecognizedEof { location, expected } => {
-            (location, format!("unexpected end of input{}", describe_expected(&expected)), expected)
+            let message = format!("unexpected end of input{}", describe_expected(&expected));
+            (location..location, ParseErrorKind::UnexpectedEnd, message, expected)
         }
-        E::UnrecognizedToken { token: (start, token, _), expected } => {
-            (start, format!("unexpected {token}{}", describe_expected(&expected)), expected)
+        E::UnrecognizedToken { token: (start, token, end), expected } => {
+            let message = format!("unexpected {token}{}", describe_expected(&expected));
+            (start..end, ParseErrorKind::UnexpectedToken, message, expected)
         }
-        E::ExtraToken { token: (start, token, _) } => (start, format!("unexpected {token} after the end"), Vec::new()),
+        E::ExtraToken { token: (start, token, end) } => {
+            (start..end, ParseErrorKind::TrailingToken, format!("unexpected {token} after the end"), Vec::new())
+        }
         E::User { error } => match error {
-            GrammarError::Lex(e) => (e.start, e.kind.message().to_string(), Vec::new()),
-            GrammarError::Build(error, at) => (at, build_message(error, max_depth), Vec::new()),
+            GrammarError::Lex(e) => {
+                (e.start..e.end, ParseErrorKind::Lex(e.kind), e.kind.message().to_string(), Vec::new())
+            }
+            GrammarError::Build(error, at) => (at..at, build_kind(error), build_message(error, max_depth), Vec::new()),
         },
     };
-    let (line, column) = line_column(source, offset);
     let expected = expected.iter().map(|e| clean_terminal(e)).collect();
-    ParseError { line, column, offset, message, expected }
+    ParseError::spanning(source, span, kind, message, expected)
+}
+
+fn build_kind(error: BuildError) -> ParseErrorKind {
+    match error {
+        BuildError::TooDeep => ParseErrorKind::TooDeep,
+        BuildError::BadTime(_) => ParseErrorKind::BadTime,
+        BuildError::EmptyAd => ParseErrorKind::EmptyAd,
+        BuildError::EmptyName => ParseErrorKind::EmptyName,
+        BuildError::TooManyNames(_) => ParseErrorKind::TooManyNames,
+    }
 }
 
 /// `"\"(\""` → `(`.

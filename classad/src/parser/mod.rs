@@ -8,16 +8,19 @@
 
 mod build;
 mod descent;
+mod error;
 pub(crate) mod lalr;
 mod memo;
 mod scan;
 
 use std::str::FromStr;
 
+pub use error::{ParseError, ParseErrorKind};
 pub(crate) use memo::Memo;
 
 use crate::ad::ClassAd;
 use crate::expr::{Expr, Node, Repr};
+pub use crate::lexer::Syntax;
 use crate::name::{Name, Recent};
 
 /// Bounds on what the parser accepts.
@@ -36,73 +39,6 @@ impl Default for ParseLimits {
     fn default() -> ParseLimits {
         ParseLimits { max_depth: 1000, max_input: 64 << 20 }
     }
-}
-
-/// The syntax of a ClassAd text.
-///
-/// The two differ only in how a few tokens are written: in `Old` syntax (the
-/// `Name = value` lines of `condor_status -l`), a backslash in a string is an
-/// ordinary character except before a quote that does not end the line
-/// (`"a\"b"` is `a"b`, `"C:\dir\"` ends in a backslash), adjacent strings
-/// are not joined, and an integer may not start with `0`.
-///
-/// ```
-/// use classad::{Parser, Syntax};
-/// let old = Parser::default().syntax(Syntax::Old);
-/// // A quote after a backslash is part of the string...
-/// assert_eq!(old.parse_expr(r#""say \"hi\"""#)?.to_string(), r#""say \"hi\"""#);
-/// // ...unless it ends the line; other backslashes are plain characters.
-/// assert_eq!(old.parse_expr(r#""C:\temp\""#)?.to_string(), r#""C:\\temp\\""#);
-/// assert!(old.parse_expr("017").is_err());
-/// # Ok::<(), classad::ParseError>(())
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Syntax {
-    /// New ClassAd syntax (libclassad's native syntax; string escapes like C).
-    #[default]
-    New,
-    /// Old ClassAd syntax, as in HTCondor's long format.
-    Old,
-}
-
-/// A parse failure, with the 1-based line and column of the offending
-/// token and what the parser expected there.
-///
-/// ```
-/// let err = classad::parse_expr("1 +\n (2 * ]").unwrap_err();
-/// assert_eq!((err.line, err.column), (2, 7));
-/// assert!(err.to_string().starts_with("line 2, column 7: unexpected `]`"));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {message}")]
-pub struct ParseError {
-    /// 1-based line of the error.
-    pub line: usize,
-    /// 1-based column (in characters) of the error.
-    pub column: usize,
-    /// Byte offset of the error in the input.
-    pub offset: usize,
-    /// What went wrong, including what was expected.
-    pub message: String,
-    /// The tokens that would have been accepted at that point.
-    pub expected: Vec<String>,
-}
-
-impl ParseError {
-    pub(crate) fn at(source: &str, offset: usize, message: impl Into<String>) -> ParseError {
-        let (line, column) = line_column(source, offset);
-        ParseError { line, column, offset, message: message.into(), expected: Vec::new() }
-    }
-}
-
-/// 1-based line and column of a byte offset.
-pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(source.len());
-    let before = source.get(..offset).unwrap_or(source);
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
-    (line, column)
 }
 
 /// A parser with configurable limits.
@@ -224,6 +160,7 @@ impl Parser {
             return Err(ParseError::at(
                 source,
                 self.limits.max_input,
+                ParseErrorKind::TooLarge,
                 format!("input is larger than the limit of {} bytes", self.limits.max_input),
             ));
         }
@@ -233,7 +170,7 @@ impl Parser {
 
 fn not_an_ad(source: &str) -> ParseError {
     let start = source.len() - source.trim_start().len();
-    ParseError::at(source, start, "expected a ClassAd `[ name = value; ... ]`")
+    ParseError::at(source, start, ParseErrorKind::NotAnAd, "expected a ClassAd `[ name = value; ... ]`")
 }
 
 /// Parses one expression in new ClassAd syntax with the default limits.
@@ -269,6 +206,14 @@ impl FromStr for ClassAd {
 
     fn from_str(source: &str) -> Result<ClassAd, ParseError> {
         parse_ad(source)
+    }
+}
+
+impl ClassAd {
+    /// Parses `expr` (new syntax) and binds it to `name`.
+    pub fn insert_expr(&mut self, name: impl Into<Name>, expr: &str) -> Result<Option<Expr>, ParseError> {
+        let expr = parse_expr(expr)?;
+        Ok(self.insert(name, expr))
     }
 }
 
