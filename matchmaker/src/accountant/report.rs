@@ -2,7 +2,7 @@
 //! table it prints.
 
 use super::{Accountant, CustomerRecord, MIN_PRIORITY};
-use crate::groups::GroupTree;
+use crate::groups::{GroupReport, GroupTree};
 
 /// One submitter's or group's figures, as the negotiator reports them to
 /// `condor_userprio`.
@@ -113,7 +113,7 @@ impl GroupQuotas {
     /// assert_eq!((q.config_quota, q.effective_quota, q.requested), (0.5, 50.0, 80.0));
     /// assert_eq!(q.surplus_policy, "byquota");
     /// ```
-    pub fn from_report(report: &crate::negotiator::GroupReport) -> Self {
+    pub fn from_report(report: &GroupReport) -> Self {
         let last = report.rounds.last();
         GroupQuotas {
             config_quota: report.config_quota,
@@ -147,7 +147,7 @@ impl Accountant {
     /// // No cycle negotiated with groups: the figures stay as they were.
     /// assert_eq!(accountant.priority_rows_after(&[]), accountant.priority_rows());
     /// ```
-    pub fn priority_rows_after(&self, groups: &[crate::negotiator::GroupReport]) -> Vec<PriorityRow> {
+    pub fn priority_rows_after(&self, groups: &[GroupReport]) -> Vec<PriorityRow> {
         // A group the cycle negotiated is reported even without usage yet.
         let mut rows = self.rows(|name| groups.iter().any(|g| g.name == name));
         for row in rows.iter_mut().filter(|r| r.is_group) {

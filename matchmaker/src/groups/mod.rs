@@ -1,6 +1,7 @@
 //! Accounting groups: the tree of configured group names (`GROUP_NAMES`),
 //! which group a submitter belongs to ([`tree`]), and the quotas the
-//! negotiator gives groups each cycle ([`quota`]).
+//! negotiator gives groups each cycle ([`quota`]), and what a cycle reports
+//! of each group ([`report`]).
 //!
 //! The tree is rooted at `<none>`; a dotted name (`group_physics.hep`) is a
 //! subgroup of its prefix (`group_physics`), which must be configured too.
@@ -22,9 +23,11 @@
 //! ```
 
 pub mod quota;
+pub mod report;
 pub mod tree;
 
 pub use quota::{
     GroupNegotiation, GroupPolicy, GroupQuotaConfig, GroupRound, GroupState, Quotas, RoundReport, RoundRobinTimes,
 };
+pub use report::{GroupReport, GroupRoundFigures, GroupRoundTotals};
 pub use tree::{GroupId, GroupTree, ROOT};
