@@ -5,7 +5,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{GroupContext, GroupRun, State, Sub};
+use super::pie_spins::{GroupContext, GroupRun, Sub};
+use super::State;
 use crate::candidates::number;
 use crate::groups::report::explain;
 use crate::groups::{GroupId, GroupNegotiation, GroupReport, GroupRoundFigures, GroupRoundTotals, Quotas, ROOT};
@@ -39,7 +40,7 @@ impl GroupNegotiation for Phase<'_, '_, '_, '_> {
     fn negotiate(&mut self, group: GroupId, limit: f64) -> Result<(), NegotiatorError> {
         let root = group == GroupId(0);
         let name = self.names[group.0].clone();
-        if let Some(context) = self.state.groups.as_mut() {
+        if let Some(context) = self.state.pie.groups.as_mut() {
             context.negotiating = name.clone();
             context.autoregroup = self.autoregroup && root;
         }
@@ -75,7 +76,7 @@ pub(super) fn run(
     min_weight: f64,
     now: i64,
 ) -> Result<(Vec<GroupReport>, Vec<GroupRoundTotals>), NegotiatorError> {
-    let config = &state.negotiator.groups;
+    let config = &state.cx.negotiator.groups;
     let tree = &config.tree;
     let autoregroup = config.autoregroup();
     let names: Vec<String> = tree.ids().map(|g| tree.name(g).to_string()).collect();
@@ -96,7 +97,7 @@ pub(super) fn run(
             .iter()
             .map(|r| {
                 let weight = if config.weighted_demand {
-                    number(&classad::EvalContext::new(&state.opts).my(&r.ad).eval_attr("RequestCpus")).unwrap_or(1.0)
+                    number(&classad::EvalContext::new(&state.cx.opts).my(&r.ad).eval_attr("RequestCpus")).unwrap_or(1.0)
                 } else {
                     1.0
                 };
@@ -119,7 +120,7 @@ pub(super) fn run(
     let submitters: Vec<usize> = members.iter().map(Vec::len).collect();
 
     let mut quotas = Quotas::new(config);
-    quotas.set_rr_times(&state.negotiator.round_robin.get());
+    quotas.set_rr_times(&state.cx.negotiator.round_robin.get());
     quotas.prepare(pool_weight, &demand, &usage);
     // What policy expressions see as SubmitterGroupQuota: the assigned
     // quotas (with autoregroup, `<none>` has the whole pool).
@@ -128,17 +129,17 @@ pub(super) fn run(
     if autoregroup {
         by_name.insert(ROOT.to_lowercase(), pool_weight);
     }
-    state.groups = Some(GroupContext { negotiating: ROOT.to_string(), autoregroup: false, quotas: by_name });
+    state.pie.groups = Some(GroupContext { negotiating: ROOT.to_string(), autoregroup: false, quotas: by_name });
     let assigned: Vec<(f64, f64)> =
         tree.ids().map(|g| (quotas.state(g).quota, quotas.state(g).subtree_quota)).collect();
 
     let mut phase =
         Phase { state, subs, members, names: names.clone(), pool_weight, min_weight, autoregroup, calls: Vec::new() };
     let rounds = quotas.negotiate(pool_weight, now as f64, &mut phase)?;
-    phase.state.negotiator.round_robin.set(quotas.rr_times());
+    phase.state.cx.negotiator.round_robin.set(quotas.rr_times());
     let calls = std::mem::take(&mut phase.calls);
     let state = phase.state;
-    state.groups = None;
+    state.pie.groups = None;
 
     // Matches per round and group, from the calls in order.
     let mut matches: Vec<Vec<usize>> = vec![vec![0; tree.len()]; rounds.len()];
