@@ -46,12 +46,13 @@
 //! divided by concern: the settings (`config`), the matches and what is
 //! read of slot ads (`matches`), `condor_userprio`'s edits (`admin`), the
 //! log (`persistence`), the record types (`record`), and what
-//! `condor_userprio` shows (`report`).
+//! `condor_userprio` is given (`priority_rows`) and prints (`report`).
 
 mod admin;
 mod config;
 mod matches;
 mod persistence;
+mod priority_rows;
 mod record;
 mod report;
 
@@ -63,8 +64,9 @@ use crate::groups::ROOT;
 pub use config::AccountantConfig;
 pub use matches::resource_name;
 pub(crate) use matches::SlotWeigher;
+pub use priority_rows::{GroupQuotas, PriorityRow};
 pub use record::{CustomerRecord, ResourceRecord, ACCOUNTANT_KEY, CUSTOMER_PREFIX, RESOURCE_PREFIX};
-pub use report::{GroupQuotas, PriorityRow, UserprioTable};
+pub use report::UserprioTable;
 
 use record::{format_real, logged_real, CustomerAttr, Number};
 
