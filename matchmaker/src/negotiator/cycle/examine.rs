@@ -339,7 +339,7 @@ impl State<'_, '_> {
         run.next = 0;
         let mut width = MIN_SCAN_WINDOW;
         while run.found.is_empty() && run.cursor < run.end {
-            let start = self.next_free(run.cursor).min(run.end);
+            let start = self.slots.next_free(run.cursor).min(run.end);
             let end = (start + width).min(run.end);
             let slots = &self.slots.entries;
             let keep = |i: usize| slots[i].available && slots[i].current.is_none();
@@ -353,17 +353,6 @@ impl State<'_, '_> {
             run.cursor = end;
             width = (width * 2).min(MAX_SCAN_WINDOW);
         }
-    }
-
-    /// The first slot from `index` on that has not been taken (or the
-    /// number of slots).
-    pub(super) fn next_free(&mut self, mut index: usize) -> usize {
-        while self.slots.free[index] as usize != index {
-            let next = self.slots.free[index] as usize;
-            self.slots.free[index] = self.slots.free[next];
-            index = next;
-        }
-        index
     }
 
     /// Examines a group's ranges, ranking every candidate.

@@ -13,8 +13,9 @@
 //!    (taken up from, and handed back to, the [`memory`](super::memory));
 //! 4. the negotiation: the pie's spins, group by group ([`pie_spins`],
 //!    with group quotas [`group_phase`]); for each request, its match list
-//!    ([`request_matching`], filled as it is read by [`examine`]) and the
-//!    slot it takes ([`taking`]).
+//!    ([`request_matching`], filled as it is read by [`examine`], p-slots
+//!    tried with their dynamic slots by [`pslot_matching`]) and the slot it
+//!    takes ([`taking`]).
 //!
 //! The negotiation's state, [`State`], is made of the parts each phase
 //! owns: the cycle's [`Context`] (read by all), the prepared slots
@@ -29,7 +30,7 @@ use classad::{ClassAd, Clock, EvalOptions, Expr, Name, Semantics};
 use rustc_hash::FxHashMap;
 
 use super::memory::{self, Remembered, RequestEntry};
-use super::pslot_preemption::{self, PslotPreemption};
+use super::pslot_preemption::PslotPreemption;
 use super::ranges::{self, ShapeRange};
 use super::rank_cache::{Conversion, RankCache};
 use super::{CycleOutcome, CycleStats, Negotiator, NegotiatorError, Stopped, SubmitterReport};
@@ -45,6 +46,7 @@ mod fetch;
 mod group_phase;
 mod pie_spins;
 mod prepare;
+mod pslot_matching;
 mod request_matching;
 mod taking;
 
@@ -218,6 +220,19 @@ struct SlotTable<'p> {
     uniform_slot_rank: bool,
 }
 
+impl SlotTable<'_> {
+    /// The first slot from `index` on that has not been taken (or the
+    /// number of slots).
+    fn next_free(&mut self, mut index: usize) -> usize {
+        while self.free[index] as usize != index {
+            let next = self.free[index] as usize;
+            self.free[index] = self.free[next];
+            index = next;
+        }
+        index
+    }
+}
+
 /// The negotiation's state: the parts each phase owns.
 struct State<'a, 'p> {
     /// What every phase reads.
@@ -385,14 +400,7 @@ fn negotiate_pool(
     let available = stats.candidate_slots;
     // ALLOW_PSLOT_PREEMPTION: dynamic slots are reached through their
     // parent only (they still count as slots of the pool).
-    let pslot = negotiator.settings.allow_pslot_preemption.then(|| {
-        for (slot, ad) in slots.iter_mut().zip(pool.ads()) {
-            if pslot_preemption::is_rolled_up_dynamic_slot(opts, ad) {
-                slot.available = false;
-            }
-        }
-        Box::new(PslotPreemption::new(opts, pool.ads(), negotiator.settings.consider_preemption))
-    });
+    let pslot = pslot_matching::roll_up(&cx, &mut slots, pool);
     // Slots trimmed, and slots whose own Requirements no job can make
     // true, are skipped from the start.
     let free: Vec<u32> = (0..=slots.len())

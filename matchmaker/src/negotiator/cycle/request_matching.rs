@@ -13,12 +13,11 @@ use rustc_hash::FxHashMap;
 use super::examine::JobRank;
 use super::{Caches, State};
 use crate::autocluster::ResourceRequest;
-use crate::candidates::{self, number, Claim, Ranks};
+use crate::candidates::{number, Claim, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::negotiator::match_list::{Budget, Candidate, Diagnostics, MatchList, Runs};
 use crate::negotiator::memory::{self, Keyed, RequestEntry};
-use crate::negotiator::pslot_preemption::{Enlarged, Trial};
 use crate::negotiator::ranges::{RangeRank, RangeTests};
 use crate::negotiator::rank_cache::Conversion;
 use crate::negotiator::RejectReason;
@@ -408,53 +407,6 @@ impl State<'_, '_> {
             return &enlarged.ad;
         }
         self.slots.entries[slot].current.as_ref().unwrap_or(&self.slots.ads[slot])
-    }
-
-    /// Whether p-slot `slot`, which does not match the list's request as it
-    /// is, does with the resources of some of its dynamic slots, and the
-    /// candidate it then is (ALLOW_PSLOT_PREEMPTION; HTCondor's
-    /// `pslotMultiMatch` and what `matchmakingAlgorithm` does after it).
-    pub(super) fn pslot_candidate(&mut self, list: &mut MatchList, ad: &ClassAd, slot: usize) -> Option<Candidate> {
-        let budget = list.budget;
-        let (enlarged, taken, claim) = {
-            let State { pslot, slots, cx, pie, .. } = self;
-            let pslot = pslot.as_mut()?;
-            let trial = Trial {
-                opts: &cx.opts,
-                request: ad,
-                submitter: pie.submitter_names.get(list.submitter).map_or("", String::as_str),
-                only_for_startd_rank: list.only_for_startd_rank,
-                preemption_requirements: cx.negotiator.preemption_requirements.as_ref(),
-            };
-            let entries = &slots.entries;
-            let base = entries[slot].current.as_ref().unwrap_or(&slots.ads[slot]);
-            pslot.try_slot(&trial, slot, base, slots.ads, |i| entries[i].running.as_deref())?
-        };
-        // With a consumption policy the cost is what the job consumes of it
-        // (see `cost`).
-        let weight = self.accountant.slot_weight(&enlarged);
-        let (children, users) = {
-            let slots = &self.slots.entries;
-            self.pslot.as_ref()?.describe(&self.slots.ads[slot], &taken, |i| slots[i].running.as_deref())
-        };
-        if let Some(p) = self.pslot.as_mut() {
-            p.enlarged.insert(slot, Enlarged { ad: enlarged, children, users, weight });
-        }
-        // A rank preemption is not held to the submitter limit.
-        if claim == Claim::PriorityPreemption && !self.permits(ad, slot, budget.used, budget.limit) {
-            list.diagnostics.submitter_limit += 1;
-            return None;
-        }
-        if list.limits_with_match {
-            if let Some(name) = self.limit_with_match(ad, self.offer(slot)) {
-                list.diagnostics.concurrency = true;
-                self.matcher.rejected_limits.insert(name);
-                return None;
-            }
-        }
-        let offer = self.offer(slot);
-        let ranks = self.ranks(ad, offer, claim, candidates::job_rank(&self.cx.opts, ad, offer));
-        Some(Candidate { slot, order: self.slots.order[slot], ranks })
     }
 
     /// The first concurrency limit a job's `ConcurrencyLimits`, evaluated
