@@ -192,7 +192,7 @@ pub(super) fn trim_and_decorate<A: SlotAd>(
 
 /// Whether the negotiator leaves `slot` out of matchmaking (HTCondor's
 /// `trimStartdAds`).
-pub(super) fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &ClassAd) -> bool {
+fn trimmed(negotiator: &Negotiator, opts: &EvalOptions, names: &Names, slot: &ClassAd) -> bool {
     let ctx = EvalContext::new(opts).my(slot);
     // (Literals, as startds write them, are read without evaluating.)
     let evaluated;

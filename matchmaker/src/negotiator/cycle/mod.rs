@@ -10,7 +10,7 @@
 //! 2. [`accounting`]: the accountant brought up to date, the pool's slot
 //!    weight summed;
 //! 3. [`prepare`]: the slots put in ranges and prepared for matching
-//!    (taken up from, and handed back to, the [`memory`](super::memory));
+//!    (taken up from, and handed back to, the [`memory`]);
 //! 4. the negotiation: the pie's spins, group by group ([`pie_spins`],
 //!    with group quotas [`group_phase`]); for each request, its match list
 //!    ([`request_matching`], filled as it is read by [`examine`], p-slots

@@ -1,7 +1,7 @@
 //! The slots prepared for matching: what the last cycle remembered of
 //! them taken up (see [`memory`]), those no job can match left out, the
 //! rest put in ranges of slots alike, best pre-job rank first (see
-//! [`ranges`](crate::negotiator::ranges)), and prepared into the cycle's
+//! [`ranges`]), and prepared into the cycle's
 //! [`Pool`]; after the cycle, what the next one will remember handed back.
 
 use std::sync::Arc;
