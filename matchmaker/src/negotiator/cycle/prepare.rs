@@ -16,7 +16,7 @@ use crate::autocluster::SubmitterQueue;
 use crate::matching::{Pool, PreparedSlot};
 use crate::negotiator::memory::{self, Entry, Remembered, RequestEntry};
 use crate::negotiator::ranges::{self, ShapeRange, Shapes};
-use crate::negotiator::rank_cache::{Conversion, KeyNumber, RankCache};
+use crate::negotiator::rank_cache::{Conversion, RankCache, ShapeNumbers};
 use crate::parallel;
 
 /// The slots the last cycle remembered (`None` for an ad it did not see, or
@@ -39,7 +39,7 @@ pub(super) struct SlotColumns<A> {
     /// Their weights.
     pub(super) weights: Vec<f64>,
     /// What the memory's key tables numbered each ad's shape keys.
-    pub(super) numbers: Vec<[Option<KeyNumber>; 3]>,
+    pub(super) numbers: Vec<ShapeNumbers>,
 }
 
 /// What [`take_up`] gives, slot by slot in the cycle's input order.
@@ -49,7 +49,7 @@ pub(super) struct TakenUp {
     /// Each slot's key in the memory (`None`: not remembered).
     pub(super) keys: Vec<Option<usize>>,
     /// What the memory's key tables numbered each ad's shape keys.
-    pub(super) numbers: Vec<[Option<KeyNumber>; 3]>,
+    pub(super) numbers: Vec<ShapeNumbers>,
     /// The cycle's own of each slot.
     pub(super) slots: Vec<CycleSlot>,
     /// The entries of ads not seen again (to be dropped).
@@ -71,7 +71,7 @@ pub(super) fn take_up<A: SlotAd>(
     let mut sides: Vec<Option<PreparedSlot>> = Vec::with_capacity(ads.len());
     let mut keys: Vec<Option<usize>> = Vec::with_capacity(ads.len());
     // What the memory's key tables numbered each ad's shape keys.
-    let mut numbers: Vec<[Option<KeyNumber>; 3]> = Vec::with_capacity(ads.len());
+    let mut numbers: Vec<ShapeNumbers> = Vec::with_capacity(ads.len());
     let mut slots = Vec::with_capacity(ads.len());
     for (i, (ad, (slot, origin))) in ads.iter().zip(prepared).enumerate() {
         let no_numbers = [None; 3];
@@ -153,7 +153,7 @@ pub(super) struct Placement {
     /// Where each slot kept was in the input (`None` when none was left out).
     pub(super) kept: Option<Vec<u32>>,
     /// What the memory's key tables numbered each one's shape keys.
-    pub(super) numbers: Vec<[Option<KeyNumber>; 3]>,
+    pub(super) numbers: Vec<ShapeNumbers>,
 }
 
 /// The rest of the slots' preparation (done alongside the accounting when
