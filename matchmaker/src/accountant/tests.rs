@@ -2,6 +2,7 @@
 
 use super::*;
 use classad::ClassAd;
+use rustc_hash::FxHashMap;
 
 fn slot(name: &str, user: &str, weight: f64, state: &str) -> ClassAd {
     format!(

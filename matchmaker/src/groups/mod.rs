@@ -1,6 +1,8 @@
 //! Accounting groups: the tree of configured group names (`GROUP_NAMES`),
-//! which group a submitter belongs to ([`tree`]), and the quotas the
-//! negotiator gives groups each cycle ([`quota`]).
+//! which group a submitter belongs to ([`tree`]); the quotas the
+//! negotiator gives groups each cycle ([`quota`], configured by
+//! [`GroupQuotaConfig`]); and what a cycle reports of each group
+//! ([`report`]).
 //!
 //! The tree is rooted at `<none>`; a dotted name (`group_physics.hep`) is a
 //! subgroup of its prefix (`group_physics`), which must be configured too.
@@ -21,10 +23,14 @@
 //! assert!(GroupTree::is_group_name("group_chem"));
 //! ```
 
+mod policy;
 pub mod quota;
+pub mod report;
+mod round_robin;
 pub mod tree;
 
 pub use quota::{
     GroupNegotiation, GroupPolicy, GroupQuotaConfig, GroupRound, GroupState, Quotas, RoundReport, RoundRobinTimes,
 };
+pub use report::{GroupReport, GroupRoundFigures, GroupRoundTotals};
 pub use tree::{GroupId, GroupTree, ROOT};

@@ -29,7 +29,7 @@ use classad::eval::PrepareCache;
 use classad::ClassAd;
 use rustc_hash::FxHashMap;
 
-use super::rank_cache::{KeyNumber, KeyTable};
+use super::rank_cache::{KeyTable, ShapeNumbers};
 use crate::matching::PreparedSlot;
 
 /// The slot ads a negotiator prepared in its last cycle, and what it
@@ -159,7 +159,7 @@ pub(super) struct Entry {
     /// For a partitionable slot with a consumption policy, `ad`.
     pub(super) current: Option<ClassAd>,
     /// What `key_tables` numbered `ad`'s keys.
-    pub(super) shape_numbers: [Option<KeyNumber>; 3],
+    pub(super) shape_numbers: ShapeNumbers,
 }
 
 /// How many cycles a request's ad is remembered without being seen, while

@@ -57,7 +57,6 @@
 //! ```
 
 mod cycle;
-mod group_report;
 mod match_list;
 mod memory;
 mod outcome;
@@ -65,7 +64,7 @@ mod pslot_preemption;
 mod ranges;
 mod rank_cache;
 
-pub use group_report::{GroupReport, GroupRoundFigures, GroupRoundTotals};
+pub use crate::groups::{GroupReport, GroupRoundFigures, GroupRoundTotals};
 pub use memory::CycleMemory;
 pub use outcome::{CycleOutcome, CycleStats, MatchRecord, RejectReason, Rejection, Stopped, SubmitterReport};
 

@@ -24,7 +24,7 @@ use classad::references::{external, trim_all, Side};
 use classad::{BinaryOp, ClassAd, EvalOptions, Expr, Name, Node, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::rank_cache::{KeyNumber, KeyTable, Part, RankCache};
+use super::rank_cache::{KeyTable, Part, RankCache, ShapeNumbers};
 
 /// A requirement attribute with more values than this among the slots is
 /// not used to cut ranges (ranges of a slot or two cost more than they
@@ -68,7 +68,6 @@ impl Shapes {
     /// numbered in `tables`, which outlive the cycle (`kept[i]`: slot
     /// `i`'s numbers from an earlier cycle, if it was seen; see
     /// [`RankCache::shape_all_kept`]); also returns each slot's numbers.
-    #[allow(clippy::type_complexity)]
     pub(super) fn new(
         opts: &EvalOptions,
         ads: &[impl Borrow<ClassAd> + Sync],
@@ -76,8 +75,8 @@ impl Shapes {
         mut post_job: RankCache,
         compared: &[Name],
         tables: &mut [KeyTable; 3],
-        kept: &[[Option<KeyNumber>; 3]],
-    ) -> (Shapes, Vec<[Option<KeyNumber>; 3]>) {
+        kept: &[ShapeNumbers],
+    ) -> (Shapes, Vec<ShapeNumbers>) {
         let [pre_table, post_table, requirements_table] = tables;
         let column = |c: usize| kept.iter().map(|k| k[c]).collect::<Vec<_>>();
         let pre = pre_job.shape_all_kept(opts, ads, pre_table, &column(0));

@@ -359,6 +359,10 @@ impl RankCache {
 /// and the number.
 pub(super) type KeyNumber = (u32, u32);
 
+/// What the key tables numbered a slot's three shape keys (its pre-job
+/// rank's, its post-job rank's and its requirements'), when known.
+pub(super) type ShapeNumbers = [Option<KeyNumber>; 3];
+
 /// Slot keys (what slots have for an expression's direct names), numbered
 /// for good: a negotiator keeps the table from cycle to cycle with each
 /// slot ad's number, so that an ad seen before is not read again (see

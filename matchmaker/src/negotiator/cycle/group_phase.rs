@@ -5,10 +5,12 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{GroupContext, GroupRun, State, Sub};
+use super::pie_spins::{GroupContext, GroupRun, Sub};
+use super::State;
 use crate::candidates::number;
-use crate::groups::{GroupId, GroupNegotiation, Quotas, ROOT};
-use crate::negotiator::{GroupReport, GroupRoundFigures, GroupRoundTotals, NegotiatorError};
+use crate::groups::report::explain;
+use crate::groups::{GroupId, GroupNegotiation, GroupReport, GroupRoundFigures, GroupRoundTotals, Quotas, ROOT};
+use crate::negotiator::NegotiatorError;
 
 /// The cycle as the quota algorithm sees it.
 struct Phase<'s, 'a, 'p, 'q> {
@@ -38,7 +40,7 @@ impl GroupNegotiation for Phase<'_, '_, '_, '_> {
     fn negotiate(&mut self, group: GroupId, limit: f64) -> Result<(), NegotiatorError> {
         let root = group == GroupId(0);
         let name = self.names[group.0].clone();
-        if let Some(context) = self.state.groups.as_mut() {
+        if let Some(context) = self.state.pie.groups.as_mut() {
             context.negotiating = name.clone();
             context.autoregroup = self.autoregroup && root;
         }
@@ -74,7 +76,7 @@ pub(super) fn run(
     min_weight: f64,
     now: i64,
 ) -> Result<(Vec<GroupReport>, Vec<GroupRoundTotals>), NegotiatorError> {
-    let config = &state.negotiator.groups;
+    let config = &state.cx.negotiator.groups;
     let tree = &config.tree;
     let autoregroup = config.autoregroup();
     let names: Vec<String> = tree.ids().map(|g| tree.name(g).to_string()).collect();
@@ -95,7 +97,7 @@ pub(super) fn run(
             .iter()
             .map(|r| {
                 let weight = if config.weighted_demand {
-                    number(&classad::EvalContext::new(&state.opts).my(&r.ad).eval_attr("RequestCpus")).unwrap_or(1.0)
+                    number(&classad::EvalContext::new(&state.cx.opts).my(&r.ad).eval_attr("RequestCpus")).unwrap_or(1.0)
                 } else {
                     1.0
                 };
@@ -118,7 +120,7 @@ pub(super) fn run(
     let submitters: Vec<usize> = members.iter().map(Vec::len).collect();
 
     let mut quotas = Quotas::new(config);
-    quotas.set_rr_times(&state.negotiator.round_robin.get());
+    quotas.set_rr_times(&state.cx.negotiator.round_robin.get());
     quotas.prepare(pool_weight, &demand, &usage);
     // What policy expressions see as SubmitterGroupQuota: the assigned
     // quotas (with autoregroup, `<none>` has the whole pool).
@@ -127,17 +129,17 @@ pub(super) fn run(
     if autoregroup {
         by_name.insert(ROOT.to_lowercase(), pool_weight);
     }
-    state.groups = Some(GroupContext { negotiating: ROOT.to_string(), autoregroup: false, quotas: by_name });
+    state.pie.groups = Some(GroupContext { negotiating: ROOT.to_string(), autoregroup: false, quotas: by_name });
     let assigned: Vec<(f64, f64)> =
         tree.ids().map(|g| (quotas.state(g).quota, quotas.state(g).subtree_quota)).collect();
 
     let mut phase =
         Phase { state, subs, members, names: names.clone(), pool_weight, min_weight, autoregroup, calls: Vec::new() };
     let rounds = quotas.negotiate(pool_weight, now as f64, &mut phase)?;
-    phase.state.negotiator.round_robin.set(quotas.rr_times());
+    phase.state.cx.negotiator.round_robin.set(quotas.rr_times());
     let calls = std::mem::take(&mut phase.calls);
     let state = phase.state;
-    state.groups = None;
+    state.pie.groups = None;
 
     // Matches per round and group, from the calls in order.
     let mut matches: Vec<Vec<usize>> = vec![vec![0; tree.len()]; rounds.len()];
@@ -210,57 +212,4 @@ pub(super) fn run(
         })
         .collect();
     Ok((reports, totals))
-}
-
-fn num(x: f64) -> String {
-    let r = (x * 1000.0).round() / 1000.0;
-    format!("{r}")
-}
-
-/// Why a group got what it got: its quota, its demand, then round by
-/// round its allocation, the limit it negotiated with (and who held it
-/// down) and its matches.
-fn explain(r: &GroupReport, pool: f64) -> String {
-    let mut out = if r.parent.is_none() {
-        let mut s = format!("quota {}: the pool's {} less its groups' quotas", num(r.quota), num(pool));
-        if r.autoregroup {
-            s.push_str(&format!("; negotiates last for the whole pool ({}), autoregroup submitters too", num(pool)));
-        }
-        s
-    } else if r.static_quota {
-        let scaled = if (r.quota - r.config_quota).abs() > 1e-9 {
-            format!(", scaled to {}", num(r.quota))
-        } else {
-            String::new()
-        };
-        format!("static quota {}{scaled}", num(r.config_quota))
-    } else {
-        format!("dynamic quota {} of {}: {}", num(r.config_quota), r.parent.as_deref().unwrap_or("?"), num(r.quota))
-    };
-    out.push_str(&format!("; demand {}", num(r.demand)));
-    for f in &r.rounds {
-        let allocated = if f.allocated > f.quota + 1e-9 {
-            format!("allocated {} (quota + {} surplus)", num(f.allocated), num(f.allocated - f.quota))
-        } else if f.allocated + 1e-9 < f.quota && f.unallocated <= 1e-9 {
-            format!("allocated {} (all it asked for)", num(f.allocated))
-        } else {
-            format!("allocated {}", num(f.allocated))
-        };
-        let negotiated = match (f.limits.last(), &f.skipped, &f.capped_by) {
-            (None, Some(why), _) => format!("skipped ({why})"),
-            (None, None, _) => "skipped".to_string(),
-            (Some(&l), _, Some(by)) => {
-                format!("held to {} by {by} (no surplus accepted), {} matches", num(l), f.matches)
-            }
-            (Some(&l), _, None) => format!("limit {}, {} matches", num(l), f.matches),
-        };
-        let demand = if f.round > 1 && f.requested + 1e-9 < r.demand {
-            format!("demand taken as {} (what it had), ", num(f.requested))
-        } else {
-            String::new()
-        };
-        out.push_str(&format!(". Round {}: {demand}{allocated}, {negotiated}", f.round));
-    }
-    out.push_str(&format!(". Usage {} -> {}", num(r.usage_before), num(r.usage_after)));
-    out
 }

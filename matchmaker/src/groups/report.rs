@@ -1,6 +1,7 @@
 //! What a cycle with group quotas reports about each group: its quota,
 //! demand, allocation, usage and matches, round by round, and in a
-//! sentence why it got what it got.
+//! sentence why it got what it got. The negotiator writes these reports
+//! and the accountant reads them (for `condor_userprio`'s quota columns).
 
 /// One group's figures in one allocation round.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,4 +91,57 @@ pub struct GroupRoundTotals {
     pub max_delta: f64,
     /// The groups in the order they negotiated.
     pub order: Vec<String>,
+}
+
+fn num(x: f64) -> String {
+    let r = (x * 1000.0).round() / 1000.0;
+    format!("{r}")
+}
+
+/// Why a group got what it got: its quota, its demand, then round by
+/// round its allocation, the limit it negotiated with (and who held it
+/// down) and its matches.
+pub(crate) fn explain(r: &GroupReport, pool: f64) -> String {
+    let mut out = if r.parent.is_none() {
+        let mut s = format!("quota {}: the pool's {} less its groups' quotas", num(r.quota), num(pool));
+        if r.autoregroup {
+            s.push_str(&format!("; negotiates last for the whole pool ({}), autoregroup submitters too", num(pool)));
+        }
+        s
+    } else if r.static_quota {
+        let scaled = if (r.quota - r.config_quota).abs() > 1e-9 {
+            format!(", scaled to {}", num(r.quota))
+        } else {
+            String::new()
+        };
+        format!("static quota {}{scaled}", num(r.config_quota))
+    } else {
+        format!("dynamic quota {} of {}: {}", num(r.config_quota), r.parent.as_deref().unwrap_or("?"), num(r.quota))
+    };
+    out.push_str(&format!("; demand {}", num(r.demand)));
+    for f in &r.rounds {
+        let allocated = if f.allocated > f.quota + 1e-9 {
+            format!("allocated {} (quota + {} surplus)", num(f.allocated), num(f.allocated - f.quota))
+        } else if f.allocated + 1e-9 < f.quota && f.unallocated <= 1e-9 {
+            format!("allocated {} (all it asked for)", num(f.allocated))
+        } else {
+            format!("allocated {}", num(f.allocated))
+        };
+        let negotiated = match (f.limits.last(), &f.skipped, &f.capped_by) {
+            (None, Some(why), _) => format!("skipped ({why})"),
+            (None, None, _) => "skipped".to_string(),
+            (Some(&l), _, Some(by)) => {
+                format!("held to {} by {by} (no surplus accepted), {} matches", num(l), f.matches)
+            }
+            (Some(&l), _, None) => format!("limit {}, {} matches", num(l), f.matches),
+        };
+        let demand = if f.round > 1 && f.requested + 1e-9 < r.demand {
+            format!("demand taken as {} (what it had), ", num(f.requested))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(". Round {}: {demand}{allocated}, {negotiated}", f.round));
+    }
+    out.push_str(&format!(". Usage {} -> {}", num(r.usage_before), num(r.usage_after)));
+    out
 }
