@@ -7,9 +7,10 @@
 //!   plus sign), `#` (the alternate form) and `0` (pad with zeros);
 //! * a decimal width and precision (`*` is not supported: the caller gives
 //!   no argument list; it is a [`SpecErrorKind::Star`] error);
-//! * the length modifiers `hh h l ll L q j z t`, accepted and ignored:
-//!   integers are always formatted at 64 bits, as `%lld` / `%llu` format a
-//!   `long long`;
+//! * the length modifiers `hh h l ll L q j z t`: the `format_*` functions
+//!   ignore them and format integers at 64 bits, as `%lld` / `%llu` format
+//!   a `long long`; [`Spec::format_long_long`] applies them as a C program
+//!   passing a `long long` to a user's format does;
 //! * the conversions `d i u o x X e E f F g G s c %`.
 //!
 //! The digits of reals come from Rust's own correctly rounded formatting
@@ -27,7 +28,7 @@
 //! assert_eq!(spec.format_f64(2.5), "+0002.50");
 //!
 //! assert_eq!(Spec::parse("%#x")?.format_i64(255), "0xff");
-//! assert_eq!(Spec::parse("%-6s|")?.width(), 6);
+//! assert_eq!(Spec::parse("%-6s")?.format_str("ab"), "ab    ");
 //! assert_eq!(format_g(999999.7, 6), "1e+06");
 //! assert_eq!(format_g(9.9999996e-05, 6), "0.0001");
 //! # Ok::<(), classad::printf::SpecError>(())
@@ -90,6 +91,45 @@ pub enum Argument {
     Char,
     /// `%`: none.
     None,
+}
+
+/// A length modifier: the C type an integer conversion reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Length {
+    /// None: `int` (`unsigned int`), 32 bits.
+    #[default]
+    Int,
+    /// `hh`: `char`, 8 bits.
+    Char,
+    /// `h`: `short`, 16 bits.
+    Short,
+    /// `l`: `long`, 64 bits.
+    Long,
+    /// `ll`: `long long`, 64 bits.
+    LongLong,
+    /// `q`: `long long` (BSD), 64 bits.
+    Quad,
+    /// `j`: `intmax_t`, 64 bits.
+    IntMax,
+    /// `z`: `size_t`, 64 bits.
+    Size,
+    /// `t`: `ptrdiff_t`, 64 bits.
+    PtrDiff,
+    /// `L`: `long double` for real conversions (64 bits for integers).
+    LongDouble,
+}
+
+impl Length {
+    /// The width in bits of the integer an integer conversion reads.
+    pub fn bits(self) -> u32 {
+        match self {
+            Length::Char => 8,
+            Length::Short => 16,
+            Length::Int => 32,
+            _ => 64,
+        }
+    }
 }
 
 impl Conversion {
@@ -172,7 +212,7 @@ pub enum SpecErrorKind {
     /// The text ends inside the specification.
     Unterminated,
     /// The character in the place of the conversion is not one of
-    /// `d i u o x X e E f F g G s c %` (e.g. `%q`, `%n`, `%p`).
+    /// `d i u o x X e E f F g G s c %` (e.g. `%y`, `%n`, `%p`).
     UnknownConversion(char),
     /// A `*` width or precision (this module takes no argument list).
     Star,
@@ -240,6 +280,7 @@ pub struct Spec {
     zero: bool,
     width: usize,
     precision: Option<usize>,
+    length: Length,
     conversion: Conversion,
 }
 
@@ -255,6 +296,7 @@ impl Spec {
             zero: false,
             width: 0,
             precision: None,
+            length: Length::Int,
             conversion,
         }
     }
@@ -276,7 +318,8 @@ impl Spec {
     /// ```
     /// use classad::printf::{Spec, SpecErrorKind};
     ///
-    /// assert_eq!(Spec::parse("%q").map_err(|e| e.kind()), Err(SpecErrorKind::UnknownConversion('q')));
+    /// assert_eq!(Spec::parse("%y").map_err(|e| e.kind()), Err(SpecErrorKind::UnknownConversion('y')));
+    /// assert_eq!(Spec::parse("%q").map_err(|e| e.kind()), Err(SpecErrorKind::Unterminated));
     /// assert_eq!(Spec::parse("%d!").map_err(|e| e.kind()), Err(SpecErrorKind::TrailingText));
     /// ```
     pub fn parse(text: &str) -> Result<Spec, SpecError> {
@@ -330,17 +373,71 @@ impl Spec {
             spec.precision = Some(count(&mut i)?);
         }
         // Length modifiers: hh h l ll L q j z t.
-        match b.get(i) {
-            Some(b'h') => i += if b.get(i + 1) == Some(&b'h') { 2 } else { 1 },
-            Some(b'l') => i += if b.get(i + 1) == Some(&b'l') { 2 } else { 1 },
-            Some(b'L' | b'q' | b'j' | b'z' | b't') => i += 1,
-            _ => {}
-        }
+        let (length, len) = match (b.get(i), b.get(i + 1)) {
+            (Some(b'h'), Some(b'h')) => (Length::Char, 2),
+            (Some(b'h'), _) => (Length::Short, 1),
+            (Some(b'l'), Some(b'l')) => (Length::LongLong, 2),
+            (Some(b'l'), _) => (Length::Long, 1),
+            (Some(b'L'), _) => (Length::LongDouble, 1),
+            (Some(b'q'), _) => (Length::Quad, 1),
+            (Some(b'j'), _) => (Length::IntMax, 1),
+            (Some(b'z'), _) => (Length::Size, 1),
+            (Some(b't'), _) => (Length::PtrDiff, 1),
+            _ => (Length::Int, 0),
+        };
+        spec.length = length;
+        i += len;
         let Some(c) = text[i..].chars().next() else {
             return Err(error(SpecErrorKind::Unterminated, i));
         };
         spec.conversion = Conversion::from_char(c).ok_or(error(SpecErrorKind::UnknownConversion(c), i))?;
         Ok((spec, i + 1))
+    }
+
+    /// The length modifier (`Length::Int` when there is none). The
+    /// `format_*` functions ignore it; [`format_long_long`](Spec::format_long_long)
+    /// applies it.
+    pub fn length(&self) -> Length {
+        self.length
+    }
+
+    /// What glibc on x86-64 prints when this conversion is given a
+    /// `long long` argument, as `printf(user_format, (long long)value)`
+    /// does in C programs: an integer conversion reads the type its length
+    /// modifier names, i.e. the low [`bits`](Length::bits) of the value
+    /// (`%d` of 2^32 + 5 is `5`, `%x` of -1 is `ffffffff`, `%lld` and `%lx`
+    /// see all 64 bits). `%c` prints the low byte (`%c` of 300 is `,`), as
+    /// its Latin-1 character above 0x7F (where C writes the byte itself,
+    /// which alone is not UTF-8). Other conversions as
+    /// [`format_i64`](Spec::format_i64).
+    ///
+    /// ```
+    /// use classad::printf::Spec;
+    /// assert_eq!(Spec::parse("%d")?.format_long_long(5_000_000_000), "705032704");
+    /// assert_eq!(Spec::parse("%x")?.format_long_long(-1), "ffffffff");
+    /// assert_eq!(Spec::parse("%hhd")?.format_long_long(255), "-1");
+    /// assert_eq!(Spec::parse("%ld")?.format_long_long(5_000_000_000), "5000000000");
+    /// assert_eq!(Spec::parse("%c")?.format_long_long(300), ",");
+    /// # Ok::<(), classad::printf::SpecError>(())
+    /// ```
+    pub fn format_long_long(&self, value: i64) -> String {
+        if self.conversion == Conversion::Char {
+            return self.format_char(char::from(value as u8));
+        }
+        if self.conversion.argument() != Argument::Int {
+            return self.format_i64(value);
+        }
+        let signed = matches!(self.conversion, Conversion::Decimal | Conversion::Integer);
+        let narrowed = match (self.length.bits(), signed) {
+            (8, true) => i64::from(value as i8),
+            (8, false) => i64::from(value as u8),
+            (16, true) => i64::from(value as i16),
+            (16, false) => i64::from(value as u16),
+            (32, true) => i64::from(value as i32),
+            (32, false) => i64::from(value as u32),
+            _ => value,
+        };
+        self.format_i64(narrowed)
     }
 
     /// The conversion.
@@ -454,7 +551,7 @@ impl Spec {
     ///
     /// ```
     /// use classad::printf::Spec;
-    /// assert_eq!(Spec::parse("[%-7.3s]")?.format_str("LINUX"), "[LIN    ]");
+    /// assert_eq!(Spec::parse("%-7.3s")?.format_str("LINUX"), "LIN    ");
     /// # Ok::<(), classad::printf::SpecError>(())
     /// ```
     pub fn format_str(&self, text: &str) -> String {
@@ -686,6 +783,24 @@ mod tests {
 
     fn i(spec: &str, x: i64) -> String {
         with(spec, |s| s.format_i64(x))
+    }
+
+    #[test]
+    fn g_format() {
+        for (value, text) in [
+            (0.5, "0.5"),
+            (1.25, "1.25"),
+            (100000.0, "100000"),
+            (1000000.0, "1e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (123456789.0, "1.23457e+08"),
+            (59.999999, "60"),
+        ] {
+            assert_eq!(format_g(value, 6), text, "{value}");
+        }
+        assert_eq!(format_g(0.1, 16), "0.1");
+        assert_eq!(format_g(1e100, 16), "1e+100");
     }
 
     #[test]
