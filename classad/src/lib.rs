@@ -87,6 +87,7 @@ pub mod matching;
 mod name;
 mod parser;
 mod print;
+pub mod printf;
 pub mod references;
 #[cfg(feature = "serde")]
 pub mod serde;

@@ -365,7 +365,7 @@ pub(crate) fn write_real_old(f: &mut dyn Write, r: f64) -> fmt::Result {
     if !r.is_finite() {
         return write_real(f, r);
     }
-    let text = format_g(r, 16).to_ascii_uppercase();
+    let text = crate::printf::format_g(r, 16).to_ascii_uppercase();
     f.write_str(&text)?;
     if !text.contains(['.', 'E']) {
         f.write_str(".0")?;
@@ -412,44 +412,6 @@ pub(crate) fn format_e(value: f64, precision: usize) -> String {
         None => ('+', exponent),
     };
     format!("{mantissa}E{sign}{digits:0>2}")
-}
-
-/// C's `%.{precision}g` (`%g` is precision 6): the shorter of fixed and
-/// exponent notation, trailing zeros removed.
-pub(crate) fn format_g(value: f64, precision: usize) -> String {
-    if value == 0.0 {
-        return if value.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    if !value.is_finite() {
-        return if value.is_nan() {
-            "nan".into()
-        } else if value > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    let precision = precision.max(1);
-    // The exponent after rounding to `precision` significant digits.
-    let rounded = format!("{value:.prec$e}", prec = precision - 1);
-    let exponent: i32 = rounded.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
-    if exponent < -4 || exponent >= precision as i32 {
-        let (mantissa, _) = rounded.split_once('e').unwrap_or((&rounded, ""));
-        let mantissa = strip_fraction_zeros(mantissa);
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.abs())
-    } else {
-        let decimals = (precision as i32 - 1 - exponent).max(0) as usize;
-        strip_fraction_zeros(&format!("{value:.decimals$}")).to_string()
-    }
-}
-
-fn strip_fraction_zeros(text: &str) -> &str {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        text
-    }
 }
 
 /// Writes `text` between `quote` characters with libclassad's escapes.
@@ -525,24 +487,6 @@ mod tests {
         assert_eq!(show(f64::INFINITY), "real(\"INF\")");
         assert_eq!(show(f64::NEG_INFINITY), "real(\"-INF\")");
         assert_eq!(show(f64::NAN), "real(\"NaN\")");
-    }
-
-    #[test]
-    fn g_format() {
-        for (value, text) in [
-            (0.5, "0.5"),
-            (1.25, "1.25"),
-            (100000.0, "100000"),
-            (1000000.0, "1e+06"),
-            (0.0001, "0.0001"),
-            (0.00001, "1e-05"),
-            (123456789.0, "1.23457e+08"),
-            (59.999999, "60"),
-        ] {
-            assert_eq!(format_g(value, 6), text, "{value}");
-        }
-        assert_eq!(format_g(0.1, 16), "0.1");
-        assert_eq!(format_g(1e100, 16), "1e+100");
     }
 
     #[test]

@@ -258,7 +258,7 @@ impl RelTime {
         let secs_text = if fractional == 0.0 {
             format!("{:02}", secs as i64)
         } else {
-            let text = crate::print::format_g(secs, 6);
+            let text = crate::printf::format_g(secs, 6);
             if text.len() < 2 {
                 format!("0{text}")
             } else {

@@ -12,6 +12,7 @@
 //! for `%d`, UNDEFINED for `%s`), the whole format prints nothing for
 //! that ad, as condor_status does.
 
+use classad::printf::{self, Argument, Spec, SpecErrorKind};
 use classad::{Expr, Node, Syntax, Value};
 
 /// A parsed `--format` string.
@@ -23,19 +24,24 @@ pub struct Format {
 #[derive(Debug)]
 enum Piece {
     Text(String),
-    Conversion(Spec),
+    Conversion(Conversion),
 }
 
-#[derive(Debug, Default)]
-struct Spec {
-    left: bool,
-    plus: bool,
-    space: bool,
-    alternate: bool,
-    zero: bool,
-    width: usize,
-    precision: Option<usize>,
-    conversion: char,
+/// One conversion: C's, or `%v` / `%V` (a `%s` of the value's text).
+#[derive(Debug)]
+struct Conversion {
+    spec: Spec,
+    shown: Shown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// The C conversion of the spec.
+    C,
+    /// `%v`: strings bare, other values as written.
+    Value,
+    /// `%V`: every value as written.
+    Written,
 }
 
 /// A `--format` string that cannot be used.
@@ -47,59 +53,37 @@ impl Format {
     pub fn parse(text: &str) -> Result<Format, BadFormat> {
         let mut pieces = Vec::new();
         let mut literal = String::new();
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            let mut len = c.len_utf8();
             match c {
-                '\\' => match chars.peek() {
-                    Some('n') => push_escape(&mut chars, &mut literal, '\n'),
-                    Some('t') => push_escape(&mut chars, &mut literal, '\t'),
-                    Some('r') => push_escape(&mut chars, &mut literal, '\r'),
-                    Some('\\') => push_escape(&mut chars, &mut literal, '\\'),
-                    Some('"') => push_escape(&mut chars, &mut literal, '"'),
+                '\\' => match rest[1..].chars().next() {
+                    Some(e @ ('n' | 't' | 'r' | '\\' | '"')) => {
+                        literal.push(match e {
+                            'n' => '\n',
+                            't' => '\t',
+                            'r' => '\r',
+                            e => e,
+                        });
+                        len = 2;
+                    }
                     _ => literal.push('\\'),
                 },
+                '%' if rest[1..].starts_with('%') => {
+                    literal.push('%');
+                    len = 2;
+                }
                 '%' => {
-                    if chars.peek() == Some(&'%') {
-                        chars.next();
-                        literal.push('%');
-                        continue;
-                    }
-                    let mut spec = Spec::default();
-                    while let Some(&flag) = chars.peek() {
-                        match flag {
-                            '-' => spec.left = true,
-                            '+' => spec.plus = true,
-                            ' ' => spec.space = true,
-                            '#' => spec.alternate = true,
-                            '0' => spec.zero = true,
-                            _ => break,
-                        }
-                        chars.next();
-                    }
-                    spec.width = digits(&mut chars)?;
-                    if chars.peek() == Some(&'.') {
-                        chars.next();
-                        spec.precision = Some(digits(&mut chars)?);
-                    }
-                    // Length modifiers mean nothing here.
-                    while chars.next_if(|c| matches!(c, 'l' | 'h' | 'L' | 'q' | 'j' | 'z' | 't')).is_some() {}
-                    match chars.next() {
-                        Some(
-                            c @ ('d' | 'i' | 'u' | 'o' | 'x' | 'X' | 'c' | 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 's'
-                            | 'v' | 'V'),
-                        ) => spec.conversion = c,
-                        Some(other) => {
-                            return Err(BadFormat(format!("unknown conversion `%{other}` in {text:?}")));
-                        }
-                        None => return Err(BadFormat(format!("{text:?} ends inside a conversion"))),
-                    }
+                    let conversion;
+                    (conversion, len) = Conversion::parse(rest, text)?;
                     if !literal.is_empty() {
                         pieces.push(Piece::Text(std::mem::take(&mut literal)));
                     }
-                    pieces.push(Piece::Conversion(spec));
+                    pieces.push(Piece::Conversion(conversion));
                 }
                 c => literal.push(c),
             }
+            rest = &rest[len..];
         }
         if !literal.is_empty() {
             pieces.push(Piece::Text(literal));
@@ -114,34 +98,54 @@ impl Format {
         for piece in &self.pieces {
             match piece {
                 Piece::Text(text) => out.push_str(text),
-                Piece::Conversion(spec) => out.push_str(&spec.render(expr, value)?),
+                Piece::Conversion(conversion) => out.push_str(&conversion.render(expr, value)?),
             }
         }
         Some(out)
     }
 }
 
-fn push_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, literal: &mut String, c: char) {
-    chars.next();
-    literal.push(c);
-}
-
-fn digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<usize, BadFormat> {
-    let mut n: usize = 0;
-    while let Some(d) = chars.next_if(char::is_ascii_digit) {
-        n = n
-            .checked_mul(10)
-            .and_then(|n| n.checked_add(d as usize - '0' as usize))
-            .filter(|&n| n <= 10_000)
-            .ok_or_else(|| BadFormat("a width or precision above 10000".to_owned()))?;
+impl Conversion {
+    /// The conversion at the start of `at` (a `%` in the format `text`)
+    /// and its length in bytes.
+    fn parse(at: &str, text: &str) -> Result<(Conversion, usize), BadFormat> {
+        let unknown = |c: char| BadFormat(format!("unknown conversion `%{c}` in {text:?}"));
+        let error = match Spec::parse_prefix(at) {
+            // `%-%` and the like are not conversions here.
+            Ok((spec, _)) if spec.conversion() == printf::Conversion::Percent => return Err(unknown('%')),
+            Ok((spec, len)) => return Ok((Conversion { spec, shown: Shown::C }, len)),
+            Err(error) => error,
+        };
+        match error.kind() {
+            SpecErrorKind::UnknownConversion(c @ ('v' | 'V')) => {
+                // HTCondor prints these with `%s` in their place.
+                let (spec, _) = Spec::parse_prefix(&format!("{}s", &at[..error.offset()]))
+                    .map_err(|e| BadFormat(format!("{e} in {text:?}")))?;
+                let shown = if c == 'v' { Shown::Value } else { Shown::Written };
+                Ok((Conversion { spec, shown }, error.offset() + 1))
+            }
+            SpecErrorKind::UnknownConversion(c) => Err(unknown(c)),
+            SpecErrorKind::Star => Err(unknown('*')),
+            SpecErrorKind::TooLarge => Err(BadFormat(format!("a width or precision above {}", printf::MAX_COUNT))),
+            _ => Err(BadFormat(format!("{text:?} ends inside a conversion"))),
+        }
     }
-    Ok(n)
-}
 
-impl Spec {
     fn render(&self, expr: &Expr, value: &Value) -> Option<String> {
-        match self.conversion {
-            'd' | 'i' | 'u' | 'o' | 'x' | 'X' | 'c' => {
+        let spec = &self.spec;
+        let written = || value.to_expr().display(Syntax::Old).to_string();
+        match self.shown {
+            Shown::Value => {
+                return Some(spec.format_str(&match value {
+                    Value::Str(s) => s.as_str().to_owned(),
+                    _ => written(),
+                }))
+            }
+            Shown::Written => return Some(spec.format_str(&written())),
+            Shown::C => {}
+        }
+        match spec.conversion().argument() {
+            Argument::Int | Argument::Char => {
                 let n = match value {
                     Value::Int(i) => *i,
                     // Saturating, as `as` is: a real beyond i64 prints as its bound.
@@ -149,163 +153,26 @@ impl Spec {
                     Value::Bool(b) => i64::from(*b),
                     _ => return None,
                 };
-                Some(self.integer(n))
+                // condor_status gives the conversion a `long long`.
+                Some(spec.format_long_long(n))
             }
-            'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
+            Argument::Real => {
                 let x = match value {
                     Value::Bool(b) => f64::from(u8::from(*b)),
                     other => other.as_f64()?,
                 };
-                Some(self.real(x))
+                Some(spec.format_f64(x))
             }
-            's' => {
+            _ => {
                 let text = match value {
                     Value::Str(s) => s.as_str().to_owned(),
                     Value::Undefined | Value::Error => return None,
-                    other if matches!(expr.as_node(), Some(Node::Attr(_))) => {
-                        other.to_expr().display(Syntax::Old).to_string()
-                    }
+                    _ if matches!(expr.as_node(), Some(Node::Attr(_))) => written(),
                     _ => return None,
                 };
-                Some(self.text(&text))
-            }
-            'v' => Some(self.text(&match value {
-                Value::Str(s) => s.as_str().to_owned(),
-                other => other.to_expr().display(Syntax::Old).to_string(),
-            })),
-            _ => Some(self.text(&value.to_expr().display(Syntax::Old).to_string())),
-        }
-    }
-
-    /// Pads `body` to the width: spaces on the left (right with `-`), or
-    /// zeros after the sign and prefix (`sign_len` bytes) with `0`.
-    fn pad(&self, body: String, sign_len: usize, zeros_allowed: bool) -> String {
-        let len = body.chars().count();
-        if len >= self.width {
-            return body;
-        }
-        let fill = self.width - len;
-        if self.left {
-            format!("{body}{}", " ".repeat(fill))
-        } else if self.zero && zeros_allowed {
-            format!("{}{}{}", &body[..sign_len], "0".repeat(fill), &body[sign_len..])
-        } else {
-            format!("{}{body}", " ".repeat(fill))
-        }
-    }
-
-    fn text(&self, text: &str) -> String {
-        let text: String = match self.precision {
-            Some(p) => text.chars().take(p).collect(),
-            None => text.to_owned(),
-        };
-        self.pad(text, 0, false)
-    }
-
-    fn sign(&self, negative: bool) -> &'static str {
-        match (negative, self.plus, self.space) {
-            (true, _, _) => "-",
-            (false, true, _) => "+",
-            (false, false, true) => " ",
-            _ => "",
-        }
-    }
-
-    fn integer(&self, n: i64) -> String {
-        if self.conversion == 'c' {
-            let c = u32::try_from(n).ok().and_then(char::from_u32).unwrap_or('\u{FFFD}');
-            return self.pad(c.to_string(), 0, false);
-        }
-        let (sign, mut digits, prefix) = match self.conversion {
-            'd' | 'i' => (self.sign(n < 0), n.unsigned_abs().to_string(), ""),
-            // C's unsigned conversions see the two's complement.
-            'u' => ("", (n as u64).to_string(), ""),
-            'o' => ("", format!("{:o}", n as u64), if self.alternate && n != 0 { "0" } else { "" }),
-            'x' => ("", format!("{:x}", n as u64), if self.alternate && n != 0 { "0x" } else { "" }),
-            _ => ("", format!("{:X}", n as u64), if self.alternate && n != 0 { "0X" } else { "" }),
-        };
-        if let Some(p) = self.precision {
-            if p == 0 && n == 0 {
-                digits.clear();
-            } else if digits.len() < p {
-                digits = format!("{}{digits}", "0".repeat(p - digits.len()));
+                Some(spec.format_str(&text))
             }
         }
-        let head = format!("{sign}{prefix}");
-        self.pad(format!("{head}{digits}"), head.len(), self.precision.is_none())
-    }
-
-    fn real(&self, x: f64) -> String {
-        let upper = self.conversion.is_ascii_uppercase();
-        let sign = self.sign(x.is_sign_negative());
-        let magnitude = x.abs();
-        let body = if !magnitude.is_finite() {
-            let word = if magnitude.is_nan() { "nan" } else { "inf" };
-            return self.pad(
-                format!("{sign}{}", if upper { word.to_ascii_uppercase() } else { word.to_owned() }),
-                0,
-                false,
-            );
-        } else {
-            let precision = self.precision.unwrap_or(6);
-            match self.conversion.to_ascii_lowercase() {
-                'f' => fixed(magnitude, precision, self.alternate),
-                'e' => exponential(magnitude, precision, self.alternate),
-                _ => general(magnitude, precision, self.alternate),
-            }
-        };
-        let body = if upper { body.to_ascii_uppercase() } else { body };
-        self.pad(format!("{sign}{body}"), sign.len(), true)
-    }
-}
-
-fn fixed(x: f64, precision: usize, alternate: bool) -> String {
-    let mut text = format!("{x:.precision$}");
-    if alternate && precision == 0 {
-        text.push('.');
-    }
-    text
-}
-
-/// C's `%e`: `d.ddde+XX`.
-fn exponential(x: f64, precision: usize, alternate: bool) -> String {
-    let text = format!("{x:.precision$e}");
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let mut mantissa = mantissa.to_owned();
-    if alternate && precision == 0 {
-        mantissa.push('.');
-    }
-    let sign = if exponent < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
-}
-
-/// C's `%g`: `%e` or `%f` by the exponent, trailing zeros removed.
-fn general(x: f64, precision: usize, alternate: bool) -> String {
-    let p = precision.max(1);
-    // The exponent after rounding to p significant digits.
-    let rounded = format!("{x:.prec$e}", prec = p - 1);
-    let exponent: i64 = rounded.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
-    let text = if exponent < -4 || exponent >= p as i64 {
-        exponential(x, p - 1, alternate)
-    } else {
-        let decimals = usize::try_from(p as i64 - 1 - exponent).unwrap_or(0);
-        fixed(x, decimals, alternate)
-    };
-    if alternate {
-        return text;
-    }
-    match text.split_once('e') {
-        Some((mantissa, exponent)) => format!("{}e{exponent}", trim_zeros(mantissa)),
-        None => trim_zeros(&text).to_owned(),
-    }
-}
-
-fn trim_zeros(text: &str) -> &str {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        text
     }
 }
 
@@ -337,6 +204,26 @@ mod tests {
             render("[%-6s][%6s][%.3s]", "x", Value::Str("LINUX".into())).as_deref(),
             Some("[LINUX ][ LINUX][LIN]")
         );
+    }
+
+    #[test]
+    fn as_condor_status_prints_them() {
+        // What condor_status 23.9.6 -ads FILE printed, each conversion in
+        // a -format of its own: integers reach the conversion as a `long long`.
+        let big = Value::Int(5_000_000_000);
+        assert_eq!(render("[%d][%i][%lld]", "x", big).as_deref(), Some("[705032704][705032704][5000000000]"));
+        let neg = Value::Int(-1);
+        assert_eq!(
+            render("[%x][%u][%o][%llx]", "x", neg).as_deref(),
+            Some("[ffffffff][4294967295][37777777777][ffffffffffffffff]")
+        );
+        assert_eq!(render("[%.0d][%hhd]", "x", Value::Int(0)).as_deref(), Some("[][0]"));
+        assert_eq!(render("[%hhd][%c]", "x", Value::Int(300)).as_deref(), Some("[44][,]"));
+        assert_eq!(render("[%f][%#g]", "x", Value::Real(-0.0)).as_deref(), Some("[-0.000000][-0.00000]"));
+        assert_eq!(render("[%#g]", "x", Value::Real(999999.5)).as_deref(), Some("[1.e+06]"));
+        assert_eq!(render("[%f]", "x", Value::Real(-f64::NAN)).as_deref(), Some("[-nan]"));
+        // Widths count bytes.
+        assert_eq!(render("[%5s][%5v]", "x", Value::Str("\u{e9}".into())).as_deref(), Some("[   \u{e9}][   \u{e9}]"));
     }
 
     #[test]

@@ -642,39 +642,19 @@ fn by_column1(a: &Line, b: &Line, detail: u32) -> std::cmp::Ordering {
 
 /// `%<w>.<d>f`, or `%.<w-6>g` when that is too wide, right-aligned in `w`.
 fn float(w: usize, decimals: usize, value: f64) -> String {
-    let mut s = format!("{value:w$.decimals$}");
+    use classad::printf::{Conversion, Spec};
+    let mut s = Spec::new(Conversion::Fixed).with_width(w).with_precision(Some(decimals)).format_f64(value);
     if s.len() > w {
-        s = format_g(value, w.saturating_sub(6).max(1));
+        s = match w.checked_sub(6) {
+            Some(precision) => format_g(value, precision),
+            // condor_userprio's format is then `%.-1g`, which glibc prints as it is.
+            None => format!("%.0-{}g", 6 - w),
+        };
     }
     pad_left(&s, w)
 }
 
-/// C's `%.<p>g`.
-fn format_g(value: f64, precision: usize) -> String {
-    if value == 0.0 {
-        return "0".into();
-    }
-    let exp = value.abs().log10().floor() as i32;
-    if exp < -4 || exp >= precision as i32 {
-        let s = format!("{:.*e}", precision.saturating_sub(1), value);
-        // Rust writes `1.5e12`; C writes `1.5e+12`, trailing zeros trimmed.
-        let (mantissa, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let mantissa = trim_zeros(mantissa);
-        let e: i32 = e.parse().unwrap_or(0);
-        format!("{mantissa}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-    } else {
-        let decimals = (precision as i32 - 1 - exp).max(0) as usize;
-        trim_zeros(&format!("{value:.decimals$}")).to_string()
-    }
-}
-
-fn trim_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    }
-}
+use classad::printf::format_g;
 
 /// `%3d+%02d:%02d` (days+hours:minutes), `<now>` for zero or less.
 fn delta_cell(w: usize, delta: i64) -> String {
@@ -744,6 +724,17 @@ mod tests {
         assert_eq!(civil(0), Some((1970, 1, 1, 0, 0)));
         assert_eq!(days_from_civil(2026, 11, 24).map(|d| d * 86_400), Some(1_795_478_400));
         assert_eq!(civil(1_764_051_240), Some((2025, 11, 25, 6, 14)));
+    }
+
+    #[test]
+    fn numbers_print_as_glibc_prints_them() {
+        // condor_userprio 23.9.6 -inputfile (table/inputs/nan-values.ad).
+        assert_eq!(float(12, 2, f64::NAN), "         nan");
+        assert_eq!(float(12, 2, -f64::NAN), "        -nan");
+        assert_eq!(float(12, 2, -999_999_999.5), "      -1e+09");
+        // FormatFloat's `%.<w-6>g` is `%.-1g` below width 6: glibc prints
+        // that format as it is, cut to the width.
+        assert_eq!(float(5, 0, -10000.0), "%.0-1");
     }
 
     #[test]

@@ -435,35 +435,7 @@ pub(crate) fn evaluate(text: &str, ad: Option<&ClassAd>) -> Value {
 
 /// A real as C's `%.16G` writes it.
 pub(crate) fn format_g16(x: f64) -> String {
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "NAN".into()
-        } else if x > 0.0 {
-            "INF".into()
-        } else {
-            "-INF".into()
-        };
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let exp = format!("{x:.15e}");
-    let (mantissa, e) = exp.split_once('e').unwrap_or((&exp, "0"));
-    let e: i32 = e.parse().unwrap_or(0);
-    if !(-4..16).contains(&e) {
-        let m = trim_zeros(mantissa);
-        return format!("{m}E{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-    }
-    let decimals = usize::try_from(15 - e).unwrap_or(0);
-    trim_zeros(&format!("{x:.decimals$}")).to_string()
-}
-
-fn trim_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    }
+    classad::printf::format_g(x, 16).to_ascii_uppercase()
 }
 
 #[cfg(test)]
@@ -538,5 +510,13 @@ mod tests {
         assert_eq!(format_g16(1e20), "1E+20");
         assert_eq!(format_g16(0.25), "0.25");
         assert_eq!(format_g16(1.0 / 3.0), "0.3333333333333333");
+    }
+
+    #[test]
+    fn g16_keeps_the_sign_of_zero_and_nan() {
+        // condor_transform_ads 23.9.6: `$REAL(X)` of -0.0 and -real("NaN").
+        assert_eq!(format_g16(-0.0), "-0");
+        assert_eq!(format_g16(-f64::NAN), "-NAN");
+        assert_eq!(format_g16(f64::NAN), "NAN");
     }
 }

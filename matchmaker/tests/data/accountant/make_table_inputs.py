@@ -86,6 +86,9 @@ def main():
     write(d, "empty", [])
     # 8. only the <none> group
     write(d, "only-none-group", [none_group()])
+    # 9. NaN values (C's printf writes `nan` and `-nan`)
+    write(d, "nan-values", [none_group(), rec(2, "nan@example.org", 0.0, 1000.0, 2, 2.0, 7200, 0.0, T - 7200, T, extra={
+        "Priority2": '-real("NaN")', "WeightedAccumulatedUsage2": 'real("NaN")'})])
 
 
 if __name__ == "__main__":
