@@ -15,6 +15,7 @@
 //! - [`consumption`]: consumption policies of partitionable slots.
 //! - [`negotiator`]: one negotiation cycle.
 //! - [`snapshot`]: a pool snapshot read from HTCondor tools' output.
+//! - [`userprio_ad`]: the `condor_userprio -long` ad written.
 //! - [`matching`]: one request against many slots at once (batch matching).
 //!   It owns its slots and updates them one at a time.
 //! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
@@ -62,6 +63,7 @@ pub mod pie;
 pub mod schedd;
 pub mod snapshot;
 pub mod startd;
+pub mod userprio_ad;
 
 /// The code in the repository's README (which uses both crates), compiled
 /// and run as a doc test.
