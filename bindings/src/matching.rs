@@ -4,8 +4,8 @@
 
 use std::sync::{PoisonError, RwLock};
 
+use classad::analysis::{self, Analysis};
 use classad::ClassAd;
-use matchmaker::analysis::{self, Analysis};
 use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;

@@ -73,6 +73,7 @@
 //! listed in `docs/divergences.md` of the repository.
 
 mod ad;
+pub mod analysis;
 pub mod eval;
 mod expr;
 pub mod flatten;
