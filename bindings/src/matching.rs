@@ -10,9 +10,8 @@ use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 
-use crate::ad::PyClassAd;
-use crate::expr_tree::PyExprTree;
-use crate::functions::checked;
+use crate::errors::checked;
+use crate::objects::{PyClassAd, PyExprTree};
 use crate::semantics::{options, SemanticsArg};
 
 /// Pools at least this large are matched on all cores.
