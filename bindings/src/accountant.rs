@@ -10,9 +10,9 @@ use matchmaker::classad_log::{LoadReport, LogWriter};
 use matchmaker::snapshot::read_ads;
 use pyo3::prelude::*;
 
-use crate::ad::PyClassAd;
 use crate::config::{config_error, PyConfig};
 use crate::errors::error;
+use crate::objects::PyClassAd;
 
 pub(crate) fn accountant_error(e: &AccountantError) -> PyErr {
     error(e.to_string())

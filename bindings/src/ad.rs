@@ -1,24 +1,15 @@
 //! `ClassAd`: the mapping of names to expressions.
 
 use classad::format::{self, Format};
-use classad::{ClassAd, EvalContext, Syntax};
+use classad::{EvalContext, Syntax};
 use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::convert::{attribute_name, dict_to_ad, literal_to_py, py_to_expr, value_to_py, MAX_NESTING};
-use crate::errors::{error, parse_error};
-use crate::expr_tree::PyExprTree;
-use crate::functions::checked;
+use crate::errors::{checked, error, parse_error};
+use crate::objects::{PyClassAd, PyExprTree};
 use crate::semantics::{options, SemanticsArg};
-
-/// A ClassAd (`classad2.ClassAd`): a mapping of case-insensitive,
-/// case-preserving names to expressions.
-#[pyclass(name = "ClassAd", module = "classad_rs.classad2", mapping)]
-#[derive(Clone, Default)]
-pub(crate) struct PyClassAd {
-    pub(crate) ad: ClassAd,
-}
 
 #[pymethods]
 impl PyClassAd {

@@ -9,7 +9,7 @@ use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 
 use crate::errors::error;
-use crate::expr_tree::PyExprTree;
+use crate::objects::PyExprTree;
 
 pub(crate) fn config_error(e: &ConfigError) -> PyErr {
     error(e.to_string())

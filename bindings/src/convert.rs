@@ -7,9 +7,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::ad::PyClassAd;
 use crate::errors::error;
-use crate::expr_tree::PyExprTree;
+use crate::objects::{PyClassAd, PyExprTree};
 
 /// A Python value as an expression: None and `Value.Undefined` are
 /// `undefined`, `Value.Error` is `error`; bool, int, float and str are

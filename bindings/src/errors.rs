@@ -1,5 +1,7 @@
-//! `ClassAdException`, the errors raised with it, and `lastError`.
+//! `ClassAdException`, the errors raised with it, `lastError`, and the
+//! exceptions registered functions raise inside an evaluation ([`checked`]).
 
+use std::cell::RefCell;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
@@ -61,4 +63,31 @@ pub(crate) fn stream_error(py: Python<'_>, err: &classad::format::FormatError) -
 #[pyo3(name = "lastError")]
 pub(crate) fn last_error() -> String {
     LAST_ERROR.lock().map(|last| last.clone()).unwrap_or_default()
+}
+
+thread_local! {
+    /// The exception a registered function raised during the evaluation
+    /// running on this thread.
+    static RAISED: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// `result`, unless a registered function raised during the evaluation
+/// that computed it: then that exception. Every evaluation's result goes
+/// through here, which also hands libclassad's reason for an ERROR the
+/// evaluation gave to `lastError()`.
+pub(crate) fn checked<T>(result: T) -> PyResult<T> {
+    if let Some(reason) = classad::eval::take_error_reason() {
+        remember(reason);
+    }
+    match RAISED.with(|raised| raised.borrow_mut().take()) {
+        Some(err) => Err(err),
+        None => Ok(result),
+    }
+}
+
+/// Keeps `err`, raised by a registered Python function during the
+/// evaluation running on this thread, for [`checked`] to raise once the
+/// evaluation returns.
+pub(crate) fn raised_in_evaluation(err: PyErr) {
+    RAISED.with(|raised| *raised.borrow_mut() = Some(err));
 }

@@ -6,24 +6,10 @@ use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyBool, PyTuple};
 
-use crate::ad::PyClassAd;
 use crate::convert::{py_to_expr, value_to_py};
-use crate::errors::parse_error;
-use crate::functions::checked;
+use crate::errors::{checked, parse_error};
+use crate::objects::{PyClassAd, PyExprTree};
 use crate::semantics::{options, SemanticsArg};
-
-/// A ClassAd expression (`classad2.ExprTree`).
-///
-/// Beyond classad2, Python's operators build expressions from trees and
-/// Python values, as the v1 `classad` module's did: `Attribute("x") + 1`
-/// is the tree `x + 1`, `tree < 2` the tree `... < 2`; `and_`, `or_`,
-/// `is_` and `isnt_` build `&&`, `||`, `is` and `isnt`. `==` and `!=`
-/// compare trees, as in classad2.
-#[pyclass(name = "ExprTree", module = "classad_rs.classad2", frozen)]
-#[derive(Clone)]
-pub(crate) struct PyExprTree {
-    pub(crate) expr: Expr,
-}
 
 #[pymethods]
 impl PyExprTree {

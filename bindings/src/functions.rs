@@ -7,8 +7,6 @@
 //! call ERROR inside the evaluation, and is raised again by the Python
 //! call that evaluated (`eval`, `matches`, ...) once it returns.
 
-use std::cell::RefCell;
-
 use classad::functions::Args;
 use classad::{EvalContext, EvalOptions, Value};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -16,26 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::convert::{py_to_expr, value_to_py};
-
-thread_local! {
-    /// The exception a registered function raised during the evaluation
-    /// running on this thread.
-    static RAISED: RefCell<Option<PyErr>> = const { RefCell::new(None) };
-}
-
-/// `result`, unless a registered function raised during the evaluation
-/// that computed it: then that exception. Every evaluation's result goes
-/// through here, which also hands libclassad's reason for an ERROR the
-/// evaluation gave to `lastError()`.
-pub(crate) fn checked<T>(result: T) -> PyResult<T> {
-    if let Some(reason) = classad::eval::take_error_reason() {
-        crate::errors::remember(reason);
-    }
-    match RAISED.with(|raised| raised.borrow_mut().take()) {
-        Some(err) => Err(err),
-        None => Ok(result),
-    }
-}
+use crate::errors::raised_in_evaluation;
 
 /// Makes `function` callable from expressions as `name` (any case;
 /// `function.__name__` by default), replacing a function registered
@@ -74,7 +53,7 @@ fn call(function: &Py<PyAny>, args: &mut Args<'_, '_>) -> Value {
         Ok::<Value, PyErr>(EvalContext::new(&EvalOptions::new()).eval(&expr))
     });
     result.unwrap_or_else(|err| {
-        RAISED.with(|raised| *raised.borrow_mut() = Some(err));
+        raised_in_evaluation(err);
         Value::Error
     })
 }

@@ -18,6 +18,7 @@ mod expr_tree;
 mod functions;
 mod matching;
 mod negotiator;
+mod objects;
 mod parsing;
 mod schedd;
 mod semantics;
@@ -36,8 +37,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The module `classad_rs._classad_rs`.
 #[pymodule]
 fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<ad::PyClassAd>()?;
-    m.add_class::<expr_tree::PyExprTree>()?;
+    m.add_class::<objects::PyClassAd>()?;
+    m.add_class::<objects::PyExprTree>()?;
     m.add("ClassAdException", m.py().get_type::<errors::ClassAdException>())?;
     m.add_function(wrap_pyfunction!(parsing::parse_ads, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::parse_ads_bytes, m)?)?;

@@ -4,15 +4,14 @@
 
 use std::sync::{PoisonError, RwLock};
 
+use classad::analysis::{self, Analysis};
 use classad::ClassAd;
-use matchmaker::analysis::{self, Analysis};
 use matchmaker::matching;
 use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 
-use crate::ad::PyClassAd;
-use crate::expr_tree::PyExprTree;
-use crate::functions::checked;
+use crate::errors::checked;
+use crate::objects::{PyClassAd, PyExprTree};
 use crate::semantics::{options, SemanticsArg};
 
 /// Pools at least this large are matched on all cores.

@@ -20,10 +20,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::accountant::{accountant_config, PyAccountant};
-use crate::ad::PyClassAd;
 use crate::arrow::{self, Column};
 use crate::config::{config_error, PyConfig};
 use crate::errors::error;
+use crate::objects::PyClassAd;
 
 /// Ads given as a list of `ClassAd`s or as the path of a file of ads
 /// (`condor_status -l`, `condor_q -l`, JSON or XML; gzipped or not).

@@ -10,8 +10,8 @@ use pyo3::exceptions::{PyIsADirectoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::ad::PyClassAd;
 use crate::errors::{error, stream_error};
+use crate::objects::PyClassAd;
 
 /// A `parser` argument: a `ParserType` member (an integer), a format name
 /// (`"new"`, `"old"`, `"long"`, `"json"`, `"xml"`, `"auto"`), or None;

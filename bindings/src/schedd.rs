@@ -8,8 +8,8 @@ use matchmaker::schedd::{self, JobTransforms, Macros, SubmitRequirements, Transf
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::ad::PyClassAd;
 use crate::errors::error;
+use crate::objects::PyClassAd;
 
 /// A configuration from `config` (its text) or `config_file` (a top file,
 /// followed as HTCondor follows it), read as tools read it; HTCondor's

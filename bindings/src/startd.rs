@@ -8,10 +8,10 @@ use matchmaker::startd::{
 };
 use pyo3::prelude::*;
 
-use crate::ad::PyClassAd;
 use crate::config::PyConfig;
 use crate::errors::error;
-use crate::expr_tree::PyExprTree;
+use crate::objects::PyClassAd;
+use crate::objects::PyExprTree;
 
 fn policy_error(e: &PolicyError) -> PyErr {
     error(e.to_string())

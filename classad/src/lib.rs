@@ -55,8 +55,14 @@
 //! * [`references`]: the attributes an expression refers to in an ad,
 //!   inside and outside it (libclassad's internal and external
 //!   references).
+//! * [`analysis`]: why a job does not match (`condor_q -analyze`): the
+//!   disjoint counts, each condition's machines, missing attributes,
+//!   suggestions ([`analysis::analyze`]).
 //! * [`lint`]: mistakes in policy expressions (`x == UNDEFINED`,
 //!   precedence traps, unknown functions and attributes, ...).
+//! * [`printf`]: C's printf conversions (`%d`, `%.3f`, `%g`, ...) parsed
+//!   once and formatted as glibc formats them, which HTCondor's tools use
+//!   for numbers.
 //! * [`usermap`]: the maps behind `userMap()` (HTCondor's classad map
 //!   files, registered by name) and the home-directory lookup behind
 //!   `userHome()`.
@@ -75,6 +81,7 @@
 //! listed in `docs/divergences.md` of the repository.
 
 mod ad;
+pub mod analysis;
 pub mod builtins;
 pub mod eval;
 mod expr;

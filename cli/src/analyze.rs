@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use classad::analysis::{analyze, machine_conditions, Analysis};
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
-use matchmaker::analysis::{analyze, machine_conditions, Analysis};
 
 use crate::{fail, input};
 

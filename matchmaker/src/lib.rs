@@ -15,11 +15,12 @@
 //! - [`consumption`]: consumption policies of partitionable slots.
 //! - [`negotiator`]: one negotiation cycle.
 //! - [`snapshot`]: a pool snapshot read from HTCondor tools' output.
+//! - [`userprio_ad`]: the `condor_userprio -long` ad written.
 //! - [`matching`]: one request against many slots at once (batch matching).
 //!   It owns its slots and updates them one at a time.
-//! - [`analysis`]: why a job does not match (`condor_q -analyze`): the
-//!   disjoint counts, each condition's machines, missing attributes,
-//!   suggestions ([`analysis::analyze`]).
+//! - [`analysis`] (classad's, re-exported): why a job does not match
+//!   (`condor_q -analyze`): the disjoint counts, each condition's
+//!   machines, missing attributes, suggestions ([`analysis::analyze`]).
 //! - [`startd`]: the condor_startd: its policy state machine (states,
 //!   activities, `START`/`SUSPEND`/`PREEMPT`... and their transitions) as a
 //!   pure step function, and slot layouts, dynamic slots and draining
@@ -47,7 +48,7 @@
 //! ```
 
 pub mod accountant;
-pub mod analysis;
+pub use classad::analysis;
 pub mod autocluster;
 pub mod candidates;
 pub mod classad_log;
@@ -62,6 +63,7 @@ pub mod pie;
 pub mod schedd;
 pub mod snapshot;
 pub mod startd;
+pub mod userprio_ad;
 
 /// The code in the repository's README (which uses both crates), compiled
 /// and run as a doc test.

@@ -40,6 +40,22 @@ pub struct JobRow {
     pub execute: Option<JobFigures>,
 }
 
+/// The figures of one cycle.
+#[derive(Debug, Default, Clone)]
+pub(super) struct CycleRow {
+    pub matches: i64,
+    pub rejections: i64,
+    pub preemptions: i64,
+    pub idle: i64,
+    pub running: i64,
+    pub busy: f64,
+    pub total: f64,
+    pub pie_spins: i64,
+    /// Jobs suspended, and vacates and kills since the last cycle (with
+    /// an execute side).
+    pub execute: (i64, i64, i64),
+}
+
 /// Totals of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -173,7 +189,7 @@ impl Recorder {
         self.g_usage.push(usage);
     }
 
-    pub(super) fn cycle(&mut self, time: i64, row: &super::run::CycleRow) {
+    pub(super) fn cycle(&mut self, time: i64, row: &CycleRow) {
         self.c_time.push(time);
         self.c_matches.push(row.matches);
         self.c_rejections.push(row.rejections);

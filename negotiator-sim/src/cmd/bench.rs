@@ -17,8 +17,9 @@ use matchmaker::config::Config;
 use matchmaker::negotiator::{CycleOutcome, Negotiator};
 use negotiator_sim::synthetic::{generate, Layout, Spec};
 
-use crate::generate_cmd::PoolArgs;
 use serde_json::json;
+
+use super::pool_args::PoolArgs;
 
 /// Arguments of `negotiator-sim bench`.
 #[derive(clap::Args)]

@@ -9,39 +9,9 @@ use std::time::Instant;
 
 use classad::format::{Format, Writer};
 use matchmaker::accountant::AccountantConfig;
-use negotiator_sim::synthetic::{SlotAttrs, Spec, SyntheticPool};
+use negotiator_sim::synthetic::{Spec, SyntheticPool};
 
-/// The benchmark pool's size and slot ads, as `generate` and `bench`
-/// take them.
-#[derive(clap::Args)]
-pub struct PoolArgs {
-    /// Number of slot ads.
-    #[arg(long, value_name = "N")]
-    pub slots: usize,
-    /// Number of idle jobs.
-    #[arg(long, value_name = "N")]
-    pub jobs: usize,
-    /// Number of users (bench01, ...).
-    #[arg(long, value_name = "N")]
-    pub users: usize,
-    /// Number of job classes (autoclusters; default: one per user).
-    #[arg(long, value_name = "N")]
-    pub autoclusters: Option<usize>,
-    /// The 51-attribute slot ads instead of the 158-attribute ones.
-    #[arg(long)]
-    pub lean: bool,
-}
-
-impl PoolArgs {
-    /// The pool these arguments describe.
-    pub fn spec(&self) -> Spec {
-        let mut spec = Spec::new(self.slots, self.jobs, self.users, self.autoclusters.unwrap_or(self.users));
-        if self.lean {
-            spec.attrs = SlotAttrs::Lean;
-        }
-        spec
-    }
-}
+use super::pool_args::PoolArgs;
 
 /// Arguments of `negotiator-sim generate`.
 #[derive(clap::Args)]
@@ -91,7 +61,7 @@ fn write_pool(spec: &Spec, dir: &Path) -> Result<(), String> {
 
     let pool = SyntheticPool { slots: Vec::new(), jobs: Vec::new(), users };
     let acct = pool.accountant(AccountantConfig::default()).map_err(|e| e.to_string())?;
-    let text = crate::userprio_cmd::long_ad(&acct.priority_rows(), spec.base_time + 3600);
+    let text = matchmaker::userprio_ad::long_form(&acct.priority_rows(), spec.base_time + 3600);
     let path = dir.join("userprio.ad");
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     eprintln!(

@@ -221,7 +221,7 @@ fn one_cycle(
     ));
     if let Some(file) = userprio_out {
         let rows = snapshot.accountant.priority_rows_after(&outcome.groups);
-        std::fs::write(file, crate::userprio_cmd::long_ad(&rows, now))
+        std::fs::write(file, matchmaker::userprio_ad::long_form(&rows, now))
             .map_err(|e| format!("{}: {e}", file.display()))?;
     }
     Ok(outcome)

@@ -9,8 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use classad::ClassAd;
-use matchmaker::accountant::{Accountant, AccountantConfig, GroupQuotas, PriorityRow, UserprioTable};
+use matchmaker::accountant::{Accountant, AccountantConfig, PriorityRow, UserprioTable};
 
 /// Arguments of `userprio`.
 #[derive(clap::Args)]
@@ -162,7 +161,7 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if args.long {
-        print!("{}", long_ad(&rows, last_update));
+        print!("{}", matchmaker::userprio_ad::long_form(&rows, last_update));
         return ExitCode::SUCCESS;
     }
     let mut table = UserprioTable::new(now).utc_offset(
@@ -391,58 +390,6 @@ fn edit(args: &Args, log: &std::path::Path, config: AccountantConfig, now: i64) 
             ExitCode::from(1)
         }
     })
-}
-
-/// `condor_userprio -l`: the negotiator's report as one ad (`Name1`,
-/// `Priority1`, ...), in the old format.
-pub(crate) fn long_ad(rows: &[PriorityRow], last_update: i64) -> String {
-    let mut ad = ClassAd::new();
-    ad.insert("LastUpdate", last_update);
-    for (i, r) in rows.iter().enumerate() {
-        let n = i + 1;
-        ad.insert(format!("Name{n}").as_str(), r.name.as_str());
-        ad.insert(format!("IsAccountingGroup{n}").as_str(), r.is_group);
-        ad.insert(format!("AccountingGroup{n}").as_str(), r.accounting_group.as_str());
-        ad.insert(format!("Priority{n}").as_str(), r.effective_priority);
-        if r.is_group {
-            // Quotas come from a negotiation cycle; the accountant alone has
-            // none, and shows zeros as a negotiator that has not negotiated.
-            match r.quotas.as_ref().filter(|q| **q != GroupQuotas::none(&r.name)) {
-                Some(q) => {
-                    for (quota, value) in [
-                        ("ConfigQuota", q.config_quota),
-                        ("EffectiveQuota", q.effective_quota),
-                        ("GroupSortKey", q.sort_key),
-                        ("Requested", q.requested),
-                        ("SubtreeQuota", q.subtree_quota),
-                    ] {
-                        ad.insert(format!("{quota}{n}").as_str(), value);
-                    }
-                    ad.insert(format!("SurplusPolicy{n}").as_str(), q.surplus_policy.as_str());
-                }
-                None => {
-                    for quota in ["ConfigQuota", "EffectiveQuota", "GroupSortKey", "Requested", "SubtreeQuota"] {
-                        ad.insert(format!("{quota}{n}").as_str(), 0.0);
-                    }
-                    let policy = if r.name == matchmaker::groups::ROOT { "byquota" } else { "no" };
-                    ad.insert(format!("SurplusPolicy{n}").as_str(), policy);
-                }
-            }
-            ad.insert(format!("HierWeightedResourcesUsed{n}").as_str(), r.hier_weighted_resources_used);
-        } else {
-            ad.insert(format!("Ceiling{n}").as_str(), r.ceiling);
-            ad.insert(format!("Floor{n}").as_str(), r.floor);
-        }
-        ad.insert(format!("PriorityFactor{n}").as_str(), r.priority_factor);
-        ad.insert(format!("ResourcesUsed{n}").as_str(), r.resources_used);
-        ad.insert(format!("WeightedResourcesUsed{n}").as_str(), r.weighted_resources_used);
-        ad.insert(format!("AccumulatedUsage{n}").as_str(), r.accumulated_usage);
-        ad.insert(format!("WeightedAccumulatedUsage{n}").as_str(), r.weighted_accumulated_usage);
-        ad.insert(format!("BeginUsageTime{n}").as_str(), r.begin_usage_time);
-        ad.insert(format!("LastUsageTime{n}").as_str(), r.last_usage_time);
-    }
-    ad.insert("NumSubmittors", rows.len() as i64);
-    classad::format::ad_to_string(&ad, classad::format::Format::Old)
 }
 
 fn rows_json(rows: &[PriorityRow], last_update: i64) -> String {

@@ -37,7 +37,7 @@
 //!
 //! ```
 //! use classad::{ClassAd, EvalOptions, Semantics};
-//! use matchmaker::analysis::analyze;
+//! use classad::analysis::analyze;
 //!
 //! let job: ClassAd = r#"[ RequestMemory = 4096;
 //!     Requirements = TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory ]"#.parse()?;
@@ -65,10 +65,10 @@ use std::collections::BTreeMap;
 
 use std::collections::HashSet;
 
-use classad::lint::guarded_names;
-use classad::matching::{MatchAd, REQUIREMENTS};
-use classad::references::{external, internal};
-use classad::{BinaryOp, ClassAd, EvalContext, EvalOptions, Expr, Name, Node, Value};
+use crate::lint::guarded_names;
+use crate::matching::{MatchAd, REQUIREMENTS};
+use crate::references::{external, internal};
+use crate::{BinaryOp, ClassAd, EvalContext, EvalOptions, Expr, Name, Node, Value};
 
 /// What [`analyze`] found.
 #[derive(Clone, Debug)]
@@ -120,7 +120,7 @@ pub struct Condition {
     /// The condition as written in the `Requirements`.
     pub expr: Expr,
     /// The condition with what the job determines computed
-    /// ([`flatten`](classad::flatten::flatten) in the job's scope):
+    /// ([`flatten`](crate::flatten::flatten) in the job's scope):
     /// `TARGET.Disk >= 100000` for `TARGET.Disk >= DiskUsage`. As
     /// `condor_q -analyze` shows it.
     pub flattened: Expr,
@@ -168,7 +168,7 @@ impl Analysis {
     ///
     /// ```
     /// use classad::{ClassAd, EvalOptions};
-    /// use matchmaker::analysis::analyze;
+    /// use classad::analysis::analyze;
     ///
     /// let job: ClassAd = "[ Requirements = TARGET.Memory >= 4096 ]".parse()?;
     /// let machines: Vec<ClassAd> = vec!["[ Memory = 2048; Requirements = true ]".parse()?];
@@ -328,7 +328,7 @@ pub fn analyze(options: &EvalOptions, job: &ClassAd, ads: &[ClassAd]) -> Analysi
         .map(|(position, expr)| Condition {
             position,
             expr: expr.clone(),
-            flattened: classad::flatten::flatten(options, job, expr).map_or_else(|_| expr.clone(), |f| f.into_expr()),
+            flattened: crate::flatten::flatten(options, job, expr).map_or_else(|_| expr.clone(), |f| f.into_expr()),
             satisfied: satisfied[position],
         })
         .collect();
@@ -397,7 +397,7 @@ fn is_true(value: &Value) -> bool {
 ///
 /// ```
 /// use classad::{ClassAd, EvalOptions, Semantics, Value};
-/// use matchmaker::analysis::machine_conditions;
+/// use classad::analysis::machine_conditions;
 ///
 /// let machine: ClassAd = r#"[ Cpus = 4; Memory = 2048; START = KeyboardIdle > 600 && (TARGET.Owner != "bob");
 ///     WithinLimits = TARGET.RequestCpus <= Cpus && TARGET.RequestMemory <= Memory;

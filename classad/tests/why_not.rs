@@ -1,12 +1,11 @@
 //! `analysis::analyze` on a hand-checked pool, and its three counts
 //! against libclassad's answers for the pool sample.
 
-#[path = "../../classad/tests/common/mod.rs"]
 mod common;
 
+use classad::analysis::analyze;
 use classad::format::Reader;
 use classad::{ClassAd, EvalOptions, Semantics};
-use matchmaker::analysis::analyze;
 use serde_json::Value as Json;
 
 fn ads(text: &str) -> Vec<ClassAd> {
@@ -145,7 +144,7 @@ fn machine_side_conditions_and_missing_attributes() {
     assert_eq!(missing, [("Group", false, 1)]);
     // One slot's conditions with their values.
     let tiny = pool.iter().find(|ad| ad.get("Name").is_some_and(|n| n.to_string() == "\"tiny\"")).expect("tiny");
-    let values: Vec<(String, String)> = matchmaker::analysis::machine_conditions(&options, job, tiny)
+    let values: Vec<(String, String)> = classad::analysis::machine_conditions(&options, job, tiny)
         .into_iter()
         .map(|(c, v)| (c.to_string(), v.to_string()))
         .collect();
@@ -174,10 +173,10 @@ fn machine_conditions_agree_with_libclassad_on_the_pool_sample() {
             ad.insert("GLIDEIN_ToDie", 4_102_531_200i64);
         }
     }
-    let jobs = ads(include_str!("../../classad/tests/data/matching/jobs.ads"));
+    let jobs = ads(include_str!("data/matching/jobs.ads"));
     let options = EvalOptions::new().semantics(Semantics::Old);
     let mut lines = 0;
-    for line in include_str!("../../classad/tests/data/matching/machine_conditions_refreshed.jsonl").lines() {
+    for line in include_str!("data/matching/machine_conditions_refreshed.jsonl").lines() {
         let oracle: Json = serde_json::from_str(line).expect("JSON line");
         let j = oracle["job"].as_u64().expect("job") as usize;
         let report = analyze(&options, &jobs[j], &stream);
@@ -224,8 +223,8 @@ fn counts_agree_with_libclassad_on_the_pool_sample() {
             ad.insert("GLIDEIN_ToDie", 4_102_531_200i64);
         }
     }
-    let jobs = ads(include_str!("../../classad/tests/data/matching/jobs.ads"));
-    let oracle: Vec<Json> = include_str!("../../classad/tests/data/matching/pool_matches_refreshed.jsonl")
+    let jobs = ads(include_str!("data/matching/jobs.ads"));
+    let oracle: Vec<Json> = include_str!("data/matching/pool_matches_refreshed.jsonl")
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();

@@ -1,0 +1,105 @@
+//! The subcommands, one module each, and the command line they are
+//! chosen from. A command module builds on the libraries (this crate's,
+//! `matchmaker`, `classad`), never on another command module; what two
+//! commands share lives in a library, or here when it is command-line
+//! only ([`pool_args`]).
+
+mod bench;
+mod compare;
+mod config;
+mod cycle;
+mod generate;
+mod policy;
+mod pool_args;
+mod report;
+mod simulate;
+mod slots;
+mod transform;
+mod userprio;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "negotiator-sim", version, about = "HTCondor's negotiator, its configuration and user priorities")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run
+pub enum Command {
+    /// Print configuration values as condor_config_val does.
+    Config(config::Args),
+    /// Show and edit user priorities as condor_userprio does.
+    Userprio(userprio::Args),
+    /// Run one negotiation cycle on a pool snapshot.
+    Cycle(cycle::Args),
+    /// Write the synthetic pool of the negotiation benchmark (slots, jobs,
+    /// user priorities) to files.
+    Generate(generate::Args),
+    /// Time one cycle on the negotiation benchmark's synthetic pool.
+    Bench(bench::Args),
+    /// Drive one slot through a trace of events under a startd policy and
+    /// print its states, activities and actions with their causes.
+    Policy(policy::Args),
+    /// Transform job ads as condor_transform_ads and the schedd's
+    /// JOB_TRANSFORM_NAMES do; check submit requirements.
+    Transform(transform::Args),
+    /// Print the slot ads a startd would advertise for a machine and a
+    /// configuration (optionally after jobs claim dynamic slots).
+    Slots(slots::Args),
+    /// Write the HTML report and charts of a results directory (CSV
+    /// tables); compare it with another run's.
+    Report(report::Args),
+    /// Simulate a pool over time with the real negotiation cycle.
+    Simulate(simulate::Args),
+    /// Simulate two scenarios (two policies on one workload) and compare
+    /// how their users fared.
+    Compare(compare::Args),
+}
+
+/// HTCondor's tools spell long options with one dash (`-setprio`,
+/// `-allusers`, `-dump`); they are read as their `--` forms. One-letter
+/// options (`-l`, `-v`) and negative numbers are left alone, and nothing
+/// after `--` is touched.
+pub fn htcondor_spellings(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut rest_is_operands = false;
+    args.map(|arg| {
+        if rest_is_operands {
+            return arg;
+        }
+        match arg.to_str() {
+            Some("--") => {
+                rest_is_operands = true;
+                arg
+            }
+            Some(s) if s.len() > 2 && s.starts_with('-') && s.as_bytes()[1].is_ascii_alphabetic() => {
+                format!("-{s}").into()
+            }
+            _ => arg,
+        }
+    })
+    .collect()
+}
+
+impl Command {
+    /// Runs the subcommand.
+    pub fn run(self) -> ExitCode {
+        match self {
+            Command::Config(args) => config::run(args),
+            Command::Userprio(args) => userprio::run(args),
+            Command::Cycle(args) => cycle::run(args),
+            Command::Generate(args) => generate::run(args),
+            Command::Bench(args) => bench::run(args),
+            Command::Policy(args) => policy::run(args),
+            Command::Transform(args) => transform::run(args),
+            Command::Slots(args) => slots::run(args),
+            Command::Report(args) => report::run(args),
+            Command::Simulate(args) => simulate::run(args),
+            Command::Compare(args) => compare::run(args),
+        }
+    }
+}
