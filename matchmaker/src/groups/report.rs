@@ -2,9 +2,11 @@
 //! demand, allocation, usage and matches, round by round, and in a
 //! sentence why it got what it got. The negotiator writes these reports
 //! and the accountant reads them (for `condor_userprio`'s quota columns).
+//! With the `serde` feature they are `Serialize`, field by field.
 
 /// One group's figures in one allocation round.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct GroupRoundFigures {
     /// 1 for the first round.
     pub round: u32,
@@ -34,6 +36,7 @@ pub struct GroupRoundFigures {
 
 /// One group's figures for the cycle.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct GroupReport {
     /// The group's name (`<none>` for the root).
     pub name: String,
@@ -78,6 +81,7 @@ pub struct GroupReport {
 /// One allocation round's totals, as the negotiator logs them
 /// (`Round N totals: allocated= ... usage= ...`).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct GroupRoundTotals {
     /// 1 for the first.
     pub round: u32,

@@ -1,5 +1,10 @@
 //! What a negotiation cycle decided: matches, rejections, per-submitter
 //! figures and the cycle's statistics.
+//!
+//! With the `serde` feature these types are `Serialize`, in the form
+//! `negotiator-sim cycle --json` prints: reasons and stop causes in
+//! HTCondor's words, job ids as `cluster.proc`, the statistics under their
+//! `LastNegotiationCycle*` names (without the prefix).
 
 use std::fmt;
 
@@ -8,30 +13,44 @@ use crate::candidates::Claim;
 
 /// One match: a request of a submitter given a slot.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MatchRecord {
     /// The submitter.
     pub submitter: String,
     /// The request's representative job (the schedd picks the actual job).
+    #[cfg_attr(feature = "serde", serde(serialize_with = "display"))]
     pub job: JobId,
     /// The request's autocluster.
     pub autocluster: u32,
     /// The slot's `Name`.
     pub slot: String,
     /// The slot's position in the cycle's input.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub slot_index: usize,
-    /// How the slot is taken.
+    /// How the slot is taken (`reason` in JSON, in HTCondor's words).
+    #[cfg_attr(feature = "serde", serde(rename = "reason", serialize_with = "serialize_claim"))]
     pub claim: Claim,
     /// Who is preempted (`None` for an unclaimed slot; for a partitionable
     /// slot taken with its dynamic slots, their users, comma-separated).
     pub preempting: Option<String>,
     /// With `ALLOW_PSLOT_PREEMPTION`, the dynamic slots of the matched
     /// partitionable slot that the match preempts, by `Name`, in the order
-    /// the negotiator took them (empty for any other match).
+    /// the negotiator took them (empty for any other match, and then not
+    /// serialized).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
     pub preempted_dynamic_slots: Vec<String>,
     /// What the match costs the submitter (slot weight).
     pub cost: f64,
     /// The pie spin it was made in (1 is the first; 0 is the floor round).
     pub spin: u32,
+}
+
+impl MatchRecord {
+    /// How the slot is taken, in HTCondor's words (`no preemption`, `rank
+    /// preemption`, `priority preemption`).
+    pub fn reason(&self) -> &'static str {
+        claim_name(self.claim)
+    }
 }
 
 /// Why a request found no slot, in HTCondor's words (`Display`).
@@ -63,10 +82,12 @@ impl fmt::Display for RejectReason {
 
 /// One rejected request.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Rejection {
     /// The submitter.
     pub submitter: String,
     /// The request's representative job.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "display"))]
     pub job: JobId,
     /// The request's autocluster.
     pub autocluster: u32,
@@ -91,6 +112,14 @@ pub enum Stopped {
     NotReached,
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for RejectReason {
+    /// In HTCondor's words, as `Display` writes it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl fmt::Display for Stopped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -105,12 +134,15 @@ impl fmt::Display for Stopped {
 
 /// One submitter's figures.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SubmitterReport {
     /// The submitter.
     pub name: String,
     /// Its effective priority.
+    #[cfg_attr(feature = "serde", serde(rename = "effective_priority"))]
     pub eup: f64,
     /// Its priority factor.
+    #[cfg_attr(feature = "serde", serde(rename = "priority_factor"))]
     pub factor: f64,
     /// Its share of the pool in the first spin.
     pub share: f64,
@@ -133,6 +165,8 @@ pub struct SubmitterReport {
 /// The cycle's statistics, as HTCondor publishes them in the negotiator ad
 /// (`LastNegotiationCycle*`), plus a few of our own.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "PascalCase"))]
 pub struct CycleStats {
     /// Slots received (`TotalSlots`).
     pub total_slots: usize,
@@ -143,6 +177,7 @@ pub struct CycleStats {
     /// The pool's slot weight, claimed slots included.
     pub slot_weight_total: f64,
     /// The smallest slot weight.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub min_slot_weight: f64,
     /// Matches (`Matches`).
     pub matches: usize,
@@ -153,12 +188,17 @@ pub struct CycleStats {
     /// Pie spins (`PieSpins`).
     pub pie_spins: u32,
     /// Requests considered (`NumJobsConsidered`).
+    #[cfg_attr(feature = "serde", serde(rename = "NumJobsConsidered"))]
     pub jobs_considered: u64,
     /// Idle jobs of the submitters negotiated with (`NumIdleJobs`).
+    #[cfg_attr(feature = "serde", serde(rename = "NumIdleJobs"))]
     pub idle_jobs: u64,
     /// Submitters negotiated with (`ActiveSubmitterCount`).
+    #[cfg_attr(feature = "serde", serde(rename = "ActiveSubmitterCount"))]
     pub active_submitters: usize,
-    /// Submitters stopped by their share (`SubmittersShareLimit`), in order.
+    /// Submitters stopped by their share (`SubmittersShareLimit`), in order
+    /// (serialized comma-separated, as HTCondor publishes it).
+    #[cfg_attr(feature = "serde", serde(serialize_with = "comma_separated"))]
     pub submitters_share_limit: Vec<String>,
     /// Match lists built (one per autocluster and spin with caching).
     pub match_lists: u64,
@@ -171,6 +211,7 @@ pub struct CycleStats {
 
 /// Everything one cycle decided.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CycleOutcome {
     /// The matches, in the order they were made.
     pub matches: Vec<MatchRecord>,
@@ -187,9 +228,44 @@ pub struct CycleOutcome {
     pub group_rounds: Vec<super::GroupRoundTotals>,
 }
 
+#[cfg(feature = "serde")]
+impl serde::Serialize for Stopped {
+    /// In words, as `Display` writes it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl CycleOutcome {
     /// How many matches `submitter` got.
     pub fn matches_of(&self, submitter: &str) -> usize {
         self.matches.iter().filter(|m| m.submitter == submitter).count()
     }
+}
+
+/// A value as its `Display` form (job ids as `cluster.proc`).
+#[cfg(feature = "serde")]
+fn display<T: fmt::Display, S: serde::Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// HTCondor's name of a way to take a slot.
+fn claim_name(claim: Claim) -> &'static str {
+    match claim {
+        Claim::Unclaimed => "no preemption",
+        Claim::RankPreemption => "rank preemption",
+        Claim::PriorityPreemption => "priority preemption",
+    }
+}
+
+/// `claim_name` for serde.
+#[cfg(feature = "serde")]
+fn serialize_claim<S: serde::Serializer>(claim: &Claim, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(claim_name(*claim))
+}
+
+/// Names joined by `", "`, as the negotiator ad lists them.
+#[cfg(feature = "serde")]
+fn comma_separated<S: serde::Serializer>(names: &[String], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&names.join(", "))
 }

@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use matchmaker::candidates::Claim;
 use matchmaker::negotiator::{CycleOutcome, Negotiator};
 use matchmaker::snapshot::{Priorities, Snapshot};
 use serde_json::{json, Value};
@@ -115,7 +114,8 @@ fn cycle(args: &Args) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let written = if configs.len() == 1 {
         if args.json {
-            serde_json::to_writer_pretty(&mut out, &to_json(&outcomes[0]))
+            to_json(&outcomes[0])
+                .and_then(|v| serde_json::to_writer_pretty(&mut out, &v))
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(out))
         } else {
@@ -125,18 +125,24 @@ fn cycle(args: &Args) -> Result<(), String> {
         let names: Vec<String> = args.config.iter().map(|p| p.display().to_string()).collect();
         let overlap = overlapping_slots(&outcomes);
         if args.json {
-            let negotiators: Vec<Value> = names
+            let negotiators: Result<Vec<Value>, _> = names
                 .iter()
                 .zip(&outcomes)
                 .map(|(name, outcome)| {
-                    let mut v = to_json(outcome);
+                    let mut v = to_json(outcome)?;
                     v["config"] = json!(name);
-                    v
+                    Ok(v)
                 })
                 .collect();
             let overlap: Vec<Value> =
                 overlap.iter().map(|(slot, by)| json!({"slot": slot, "negotiators": by})).collect();
-            serde_json::to_writer_pretty(&mut out, &json!({"negotiators": negotiators, "overlapping_slots": overlap}))
+            negotiators
+                .and_then(|negotiators| {
+                    serde_json::to_writer_pretty(
+                        &mut out,
+                        &json!({"negotiators": negotiators, "overlapping_slots": overlap}),
+                    )
+                })
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(out))
         } else {
@@ -227,113 +233,10 @@ fn one_cycle(
     Ok(outcome)
 }
 
-/// HTCondor's name of a way to take a slot.
-fn claim_name(claim: Claim) -> &'static str {
-    match claim {
-        Claim::Unclaimed => "no preemption",
-        Claim::RankPreemption => "rank preemption",
-        Claim::PriorityPreemption => "priority preemption",
-    }
-}
-
-/// The outcome as JSON.
-pub fn to_json(outcome: &CycleOutcome) -> Value {
-    let s = &outcome.stats;
-    json!({
-        "matches": outcome.matches.iter().map(|m| {
-            let mut row = json!({
-                "submitter": m.submitter,
-                "job": m.job.to_string(),
-                "autocluster": m.autocluster,
-                "slot": m.slot,
-                "reason": claim_name(m.claim),
-                "preempting": m.preempting,
-                "cost": m.cost,
-                "spin": m.spin,
-            });
-            // Only ALLOW_PSLOT_PREEMPTION's matches have them.
-            if !m.preempted_dynamic_slots.is_empty() {
-                row["preempted_dynamic_slots"] = json!(m.preempted_dynamic_slots);
-            }
-            row
-        }).collect::<Vec<_>>(),
-        "rejections": outcome.rejections.iter().map(|r| json!({
-            "submitter": r.submitter,
-            "job": r.job.to_string(),
-            "autocluster": r.autocluster,
-            "reason": r.reason.to_string(),
-            "spin": r.spin,
-        })).collect::<Vec<_>>(),
-        "submitters": outcome.submitters.iter().map(|r| json!({
-            "name": r.name,
-            "effective_priority": r.eup,
-            "priority_factor": r.factor,
-            "share": r.share,
-            "limit": r.limit,
-            "usage_before": r.usage_before,
-            "usage_after": r.usage_after,
-            "idle_jobs": r.idle_jobs,
-            "matches": r.matches,
-            "rejections": r.rejections,
-            "stopped": r.stopped.to_string(),
-        })).collect::<Vec<_>>(),
-        "groups": outcome.groups.iter().map(|g| json!({
-            "name": g.name,
-            "parent": g.parent,
-            "config_quota": g.config_quota,
-            "static_quota": g.static_quota,
-            "accept_surplus": g.accept_surplus,
-            "autoregroup": g.autoregroup,
-            "quota": g.quota,
-            "subtree_quota": g.subtree_quota,
-            "demand": g.demand,
-            "submitters": g.submitters,
-            "allocated": g.allocated,
-            "surplus": g.surplus,
-            "usage_before": g.usage_before,
-            "usage_after": g.usage_after,
-            "matches": g.matches,
-            "rounds": g.rounds.iter().map(|f| json!({
-                "round": f.round,
-                "quota": f.quota,
-                "requested": f.requested,
-                "allocated": f.allocated,
-                "unallocated": f.unallocated,
-                "sort_key": f.sort_key,
-                "limits": f.limits,
-                "skipped": f.skipped,
-                "capped_by": f.capped_by,
-                "matches": f.matches,
-                "usage_after": f.usage_after,
-            })).collect::<Vec<_>>(),
-            "explanation": g.explanation,
-        })).collect::<Vec<_>>(),
-        "group_rounds": outcome.group_rounds.iter().map(|t| json!({
-            "round": t.round,
-            "allocated": t.allocated,
-            "usage": t.usage,
-            "surplus": t.surplus,
-            "max_delta": t.max_delta,
-            "order": t.order,
-        })).collect::<Vec<_>>(),
-        "stats": {
-            "TotalSlots": s.total_slots,
-            "TrimmedSlots": s.trimmed_slots,
-            "CandidateSlots": s.candidate_slots,
-            "SlotWeightTotal": s.slot_weight_total,
-            "Matches": s.matches,
-            "Rejections": s.rejections,
-            "Pies": s.pies,
-            "PieSpins": s.pie_spins,
-            "NumJobsConsidered": s.jobs_considered,
-            "NumIdleJobs": s.idle_jobs,
-            "ActiveSubmitterCount": s.active_submitters,
-            "SubmittersShareLimit": s.submitters_share_limit.join(", "),
-            "MatchLists": s.match_lists,
-            "Phase2Seconds": s.phase2_seconds,
-            "Phase4Seconds": s.phase4_seconds,
-        },
-    })
+/// The outcome as JSON: its `Serialize` form (matchmaker's `serde`
+/// feature), keys sorted.
+pub fn to_json(outcome: &CycleOutcome) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(outcome)
 }
 
 /// The outcome for people: per submitter, then the matches and rejections.
@@ -380,12 +283,12 @@ pub fn human(outcome: &CycleOutcome) -> String {
                 // ALLOW_PSLOT_PREEMPTION: a p-slot with some of its d-slots.
                 Some(user) if !m.preempted_dynamic_slots.is_empty() => format!(
                     "{} of {user} on {} dynamic slots ({})",
-                    claim_name(m.claim),
+                    m.reason(),
                     m.preempted_dynamic_slots.len(),
                     m.preempted_dynamic_slots.join(" ")
                 ),
-                Some(user) => format!("{} of {user}", claim_name(m.claim)),
-                None => claim_name(m.claim).to_string(),
+                Some(user) => format!("{} of {user}", m.reason()),
+                None => m.reason().to_string(),
             };
             let _ = writeln!(out, "{:>3} {:>10} {} {} {}", m.spin, m.job.to_string(), m.submitter, m.slot, how);
         }
