@@ -269,3 +269,42 @@ fn serialize_claim<S: serde::Serializer>(claim: &Claim, serializer: S) -> Result
 fn comma_separated<S: serde::Serializer>(names: &[String], serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&names.join(", "))
 }
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+
+    /// The serialized form names things as `negotiator-sim cycle --json`
+    /// prints them: the claim in words, the job as `cluster.proc`, no slot
+    /// index, and preempted dynamic slots only when there are some.
+    #[test]
+    fn a_match_serializes_as_the_cycle_command_prints_it() {
+        let m = MatchRecord {
+            submitter: "alice@pool".into(),
+            job: JobId { cluster: 12, proc: 3 },
+            autocluster: 7,
+            slot: "slot1@host".into(),
+            slot_index: 4,
+            claim: Claim::RankPreemption,
+            preempting: Some("bob@pool".into()),
+            preempted_dynamic_slots: Vec::new(),
+            cost: 1.0,
+            spin: 1,
+        };
+        let v = serde_json::to_value(&m).expect("serializes");
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "submitter": "alice@pool", "job": "12.3", "autocluster": 7, "slot": "slot1@host",
+                "reason": "rank preemption", "preempting": "bob@pool", "cost": 1.0, "spin": 1,
+            })
+        );
+        let stats = CycleStats { submitters_share_limit: vec!["a".into(), "b".into()], ..CycleStats::default() };
+        let v = serde_json::to_value(&stats).expect("serializes");
+        assert_eq!(v["SubmittersShareLimit"], "a, b");
+        assert_eq!(v["NumJobsConsidered"], 0);
+        assert!(v.get("MinSlotWeight").is_none());
+        let r = serde_json::to_value(RejectReason::ConcurrencyLimit(vec!["db".into()])).expect("serializes");
+        assert_eq!(r, "concurrency limit db reached");
+    }
+}
