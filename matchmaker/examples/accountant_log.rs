@@ -29,7 +29,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = PathBuf::from(args.next().unwrap_or_else(|| "Accountantnew.log".into()));
     let start: i64 = args.next().map_or(Ok(1_764_000_000), |s| s.parse())?;
-    let config = AccountantConfig { half_life: 3600.0, max_log_size: 20_000, ..AccountantConfig::default() };
+    let mut config = AccountantConfig::default();
+    config.half_life = 3600.0;
+    config.max_log_size = 20_000;
     let (mut acct, _) = Accountant::open(config, &path, start)?;
     acct.set_priority_factor("bob@example.org", 2000.0)?;
     acct.set_ceiling("carol@example.org", 4)?;

@@ -59,6 +59,7 @@ pub enum Claim {
 /// Why a matching slot cannot be taken (counted by the negotiator as
 /// rejections).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NotTaken {
     /// Preemption is not considered (NEGOTIATOR_CONSIDER_PREEMPTION is false)
     /// and the slot is claimed.

@@ -86,6 +86,7 @@ pub const MAX_LINE: usize = 16 << 20;
 
 /// What can go wrong reading or writing a log.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LogError {
     /// The file could not be read or written.
     #[error("{path}: {source}")]
@@ -124,6 +125,7 @@ pub struct Header {
 
 /// What [`read_log`] found besides the table.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct LoadReport {
     /// The header, when the log has one.
     pub header: Option<Header>,

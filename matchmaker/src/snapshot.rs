@@ -25,6 +25,7 @@ use crate::negotiator::Negotiator;
 
 /// Why a snapshot could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SnapshotError {
     /// A file could not be opened or decoded.
     #[error("{path}: {source}")]
@@ -73,6 +74,7 @@ pub fn read_ads(path: &Path) -> Result<Vec<ClassAd>, SnapshotError> {
 
 /// Where a snapshot's priorities come from.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Priorities {
     /// Nobody has a history: every submitter starts at the lowest priority.
     Fresh,

@@ -24,11 +24,10 @@ fn edit(acct: &mut Accountant, i: u64) {
 }
 
 fn config() -> AccountantConfig {
-    AccountantConfig {
-        // Small, so that the writers compact the log now and then.
-        max_log_size: 2_500,
-        ..AccountantConfig::default()
-    }
+    let mut config = AccountantConfig::default();
+    // Small, so that the writers compact the log now and then.
+    config.max_log_size = 2_500;
+    config
 }
 
 /// The records after the first `n` edits, made in memory.
@@ -59,7 +58,8 @@ fn scratch(name: &str) -> PathBuf {
 fn a_log_cut_at_every_byte_loads_the_last_committed_state() {
     let dir = scratch("cut");
     let path = dir.join("Accountantnew.log");
-    let config = AccountantConfig { max_log_size: u64::MAX, ..config() };
+    let mut config = config();
+    config.max_log_size = u64::MAX;
     let (mut acct, _) = Accountant::open(config.clone(), &path, 1).expect("open");
     // The log's length after each committed edit.
     let mut ends = vec![std::fs::metadata(&path).expect("log").len()];

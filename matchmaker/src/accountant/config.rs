@@ -6,6 +6,7 @@ use crate::groups::GroupTree;
 
 /// The accountant's settings, with HTCondor's defaults.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct AccountantConfig {
     /// PRIORITY_HALFLIFE, seconds (86400).
     pub half_life: f64,

@@ -81,6 +81,7 @@ pub const CP_MATCH_COST: &str = "_cp_match_cost";
 
 /// What can go wrong in the accountant.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AccountantError {
     /// The log could not be read or written.
     #[error(transparent)]

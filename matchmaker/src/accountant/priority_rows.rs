@@ -8,6 +8,7 @@ use crate::groups::{GroupReport, GroupTree};
 /// One submitter's or group's figures, as the negotiator reports them to
 /// `condor_userprio`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PriorityRow {
     /// Submitter or group name.
     pub name: String,
@@ -49,6 +50,7 @@ pub struct PriorityRow {
 
 /// A group's quota figures, as the negotiator reports them.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupQuotas {
     /// `GROUP_QUOTA_<group>` (or the dynamic fraction), as configured.
     pub config_quota: f64,
@@ -91,25 +93,19 @@ impl GroupQuotas {
     /// use matchmaker::accountant::GroupQuotas;
     /// use matchmaker::negotiator::GroupReport;
     ///
-    /// let report = GroupReport {
-    ///     name: "group_physics".into(),
-    ///     parent: Some("<none>".into()),
-    ///     config_quota: 0.5,
-    ///     static_quota: false,
-    ///     accept_surplus: true,
-    ///     autoregroup: false,
-    ///     quota: 50.0,
-    ///     subtree_quota: 50.0,
-    ///     demand: 80.0,
-    ///     submitters: 2,
-    ///     allocated: 60.0,
-    ///     surplus: 10.0,
-    ///     usage_before: 0.0,
-    ///     usage_after: 60.0,
-    ///     matches: 60,
-    ///     rounds: Vec::new(),
-    ///     explanation: String::new(),
-    /// };
+    /// let mut report = GroupReport::default();
+    /// report.name = "group_physics".into();
+    /// report.parent = Some("<none>".into());
+    /// report.config_quota = 0.5;
+    /// report.accept_surplus = true;
+    /// report.quota = 50.0;
+    /// report.subtree_quota = 50.0;
+    /// report.demand = 80.0;
+    /// report.submitters = 2;
+    /// report.allocated = 60.0;
+    /// report.surplus = 10.0;
+    /// report.usage_after = 60.0;
+    /// report.matches = 60;
     /// let q = GroupQuotas::from_report(&report);
     /// assert_eq!((q.config_quota, q.effective_quota, q.requested), (0.5, 50.0, 80.0));
     /// assert_eq!(q.surplus_policy, "byquota");

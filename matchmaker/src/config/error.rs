@@ -20,6 +20,7 @@ impl fmt::Display for Location {
 
 /// An error reading a configuration or converting one of its values.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// A statement that cannot be read: a line without `=`, an invalid
     /// name, an `if` without `endif`, an unknown metaknob, a line over the

@@ -25,6 +25,7 @@ pub struct MetaOrigin {
 /// # Ok::<(), matchmaker::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Source {
     /// HTCondor's built-in default.
     Default,

@@ -10,6 +10,7 @@ use crate::config::{Config, ConfigError};
 
 /// A group's configured policy.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GroupPolicy {
     /// Whether its quota is static (`GROUP_QUOTA_<g>`, slot weight) rather
     /// than dynamic (`GROUP_QUOTA_DYNAMIC_<g>`, a fraction of the parent's).
@@ -27,6 +28,7 @@ pub struct GroupPolicy {
 /// The group configuration of a negotiator: the tree, each group's
 /// policy, and the knobs of the quota algorithm.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GroupQuotaConfig {
     /// The groups (GROUP_NAMES).
     pub tree: GroupTree,

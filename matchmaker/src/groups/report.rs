@@ -7,6 +7,7 @@
 /// One group's figures in one allocation round.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct GroupRoundFigures {
     /// 1 for the first round.
     pub round: u32,
@@ -35,8 +36,9 @@ pub struct GroupRoundFigures {
 }
 
 /// One group's figures for the cycle.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct GroupReport {
     /// The group's name (`<none>` for the root).
     pub name: String,
@@ -82,6 +84,7 @@ pub struct GroupReport {
 /// (`Round N totals: allocated= ... usage= ...`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct GroupRoundTotals {
     /// 1 for the first.
     pub round: u32,

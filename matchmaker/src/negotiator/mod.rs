@@ -81,6 +81,7 @@ use crate::groups::{GroupQuotaConfig, RoundRobinTimes};
 
 /// Why a cycle could not run.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum NegotiatorError {
     /// The accountant could not record a change (its log could not be
     /// written).
@@ -90,6 +91,7 @@ pub enum NegotiatorError {
 
 /// The negotiator's knobs, with HTCondor's names and defaults.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Settings {
     /// NEGOTIATOR_CONSIDER_PREEMPTION (true): claimed slots may be
     /// preempted; without it they are trimmed.

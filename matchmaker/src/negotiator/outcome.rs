@@ -14,6 +14,7 @@ use crate::candidates::Claim;
 /// One match: a request of a submitter given a slot.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct MatchRecord {
     /// The submitter.
     pub submitter: String,
@@ -55,6 +56,7 @@ impl MatchRecord {
 
 /// Why a request found no slot, in HTCondor's words (`Display`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RejectReason {
     /// No slot matches (or every matching one is taken).
     NoMatch,
@@ -83,6 +85,7 @@ impl fmt::Display for RejectReason {
 /// One rejected request.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Rejection {
     /// The submitter.
     pub submitter: String,
@@ -99,6 +102,7 @@ pub struct Rejection {
 
 /// Why the negotiator stopped serving a submitter this cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Stopped {
     /// It had no idle jobs.
     NoIdleJobs,
@@ -135,6 +139,7 @@ impl fmt::Display for Stopped {
 /// One submitter's figures.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct SubmitterReport {
     /// The submitter.
     pub name: String,
@@ -167,6 +172,7 @@ pub struct SubmitterReport {
 #[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "PascalCase"))]
+#[non_exhaustive]
 pub struct CycleStats {
     /// Slots received (`TotalSlots`).
     pub total_slots: usize,
@@ -212,6 +218,7 @@ pub struct CycleStats {
 /// Everything one cycle decided.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct CycleOutcome {
     /// The matches, in the order they were made.
     pub matches: Vec<MatchRecord>,

@@ -30,6 +30,7 @@ impl fmt::Display for At {
 /// # Ok::<(), TransformError>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TransformError {
     /// A statement that cannot be read: an unknown keyword, a command
     /// without its arguments, a bad `if`, a bad `TRANSFORM` statement or

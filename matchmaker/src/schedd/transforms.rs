@@ -40,6 +40,7 @@ pub struct JobTransforms {
 
 /// What applying the transforms to one ad did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Applied {
     /// The names of the transforms whose requirements held, in order.
     pub names: Vec<String>,

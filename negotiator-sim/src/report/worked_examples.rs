@@ -126,7 +126,9 @@ pub fn rup_growth(step: i64) -> Result<Table, AccountantError> {
 /// tables.
 pub fn two_users(step: i64, hours: i64) -> Result<(Table, Table), AccountantError> {
     let step = step.max(1);
-    let mut acct = Accountant::new(AccountantConfig { default_prio_factor: 1.0, ..AccountantConfig::default() });
+    let mut config = AccountantConfig::default();
+    config.default_prio_factor = 1.0;
+    let mut acct = Accountant::new(config);
     let mut rows = UserRows::default();
     let mut cycle_time = Vec::new();
     let mut now = 0;
