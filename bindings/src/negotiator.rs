@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use classad::ClassAd;
 use matchmaker::accountant::Accountant;
 use matchmaker::autocluster::SubmitterQueue;
-use matchmaker::candidates::Claim;
 use matchmaker::config::{Config, Loader};
 use matchmaker::negotiator::{
     CycleOutcome, CycleStats, GroupReport, GroupRoundFigures, GroupRoundTotals, MatchRecord, Negotiator, Rejection,
@@ -124,15 +123,6 @@ fn group(
     match jobs {
         AdsView::Refs(r) => snapshot::queues(slots, r, submitters, negotiator),
         AdsView::Owned(o) => snapshot::queues(slots, o, submitters, negotiator),
-    }
-}
-
-/// HTCondor's name of a way to take a slot.
-fn claim_name(claim: Claim) -> &'static str {
-    match claim {
-        Claim::Unclaimed => "no preemption",
-        Claim::RankPreemption => "rank preemption",
-        Claim::PriorityPreemption => "priority preemption",
     }
 }
 
@@ -319,7 +309,7 @@ impl From<&MatchRecord> for PyCycleMatch {
             autocluster: m.autocluster,
             slot: m.slot.clone(),
             slot_index: m.slot_index,
-            claim: claim_name(m.claim),
+            claim: m.reason(),
             preempting: m.preempting.clone(),
             preempted_dynamic_slots: m.preempted_dynamic_slots.clone(),
             cost: m.cost,
@@ -649,7 +639,7 @@ fn table(outcome: &CycleOutcome, which: &str) -> PyResult<Vec<(&'static str, Col
                 ("autocluster", Column::I64(m.iter().map(|m| i64::from(m.autocluster)).collect())),
                 ("slot", Column::Str(m.iter().map(|m| s(&m.slot)).collect())),
                 ("slot_index", Column::I64(m.iter().map(|m| m.slot_index as i64).collect())),
-                ("claim", Column::Str(m.iter().map(|m| s(claim_name(m.claim))).collect())),
+                ("claim", Column::Str(m.iter().map(|m| s(m.reason())).collect())),
                 ("preempting", Column::Str(m.iter().map(|m| m.preempting.clone()).collect())),
                 ("cost", Column::F64(m.iter().map(|m| m.cost).collect())),
                 ("spin", Column::I64(m.iter().map(|m| i64::from(m.spin)).collect())),
