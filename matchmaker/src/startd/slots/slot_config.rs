@@ -68,7 +68,7 @@ pub(crate) struct Policies {
     /// Per slot type id present in the layout.
     types: Vec<(u32, Arc<OnceLock<Arc<TypeKnobs>>>)>,
     /// Per layout slot: the base ads its ads are patched from (see
-    /// [`Startd::build_ad`](super::node::Startd)), by [`BASES`] index;
+    /// `SlotAds::build_ad`), by [`BASES`] index;
     /// `None` when its ads must be built afresh.
     bases: Vec<Arc<[Base; BASES]>>,
 }
@@ -134,6 +134,12 @@ impl Policies {
             return None;
         };
         self.bases.get(i).map(|b| &b[which])
+    }
+
+    /// Whether `slot` has a consumption policy (`CONSUMPTION_POLICY`, per
+    /// type; never a static slot).
+    pub fn has_consumption_policy(&self, config: &Config, slot: &Slot) -> bool {
+        slot.kind != SlotKind::Static && self.knobs(config, slot.type_id).consumption_policy
     }
 
     /// The knobs of slot type `type_id`, read from `config` the first
