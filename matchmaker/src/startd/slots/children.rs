@@ -16,7 +16,7 @@ pub struct DynamicSlot {
     pub slot: Slot,
     /// The job (request) it was created for, with the startd's rounding
     /// of its requests applied (shared with the caller that rounded it,
-    /// see [`Startd::claim_at`]).
+    /// see [`Startd::claim_at`](super::Startd::claim_at)).
     pub job: Arc<ClassAd>,
     /// What it adds to its partitionable slot's `Child<Attr>` lists.
     pub(crate) row: ChildRow,

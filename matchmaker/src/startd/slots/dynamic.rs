@@ -132,8 +132,9 @@ fn plain(expr: &classad::Expr) -> bool {
 
 /// The attributes of a partitionable slot's ad its `Requirements` may read
 /// and still be judged by its resources alone (see
-/// [`Startd::judged_by_resources`]): the policy's, whose text is the
-/// configuration's, and the three resources.
+/// [`Startd::judged_by_resources`](super::Startd::judged_by_resources)):
+/// the policy's, whose text is the configuration's, and the three
+/// resources.
 const RESOURCE_ATTRS: &[&str] = &["Start", "Requirements", "WithinResourceLimits", "Cpus", "Memory", "Disk"];
 
 /// Whether `expr`, evaluated in `ad`, reads nothing outside `ad`, and

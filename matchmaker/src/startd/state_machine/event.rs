@@ -7,7 +7,7 @@ use classad::ClassAd;
 
 use super::{Activity, State};
 
-/// Something that happens to a slot. A [`step`](super::step) handles one.
+/// Something that happens to a slot. A [`step`](fn@super::step) handles one.
 #[derive(Debug, Clone)]
 pub enum Event {
     /// The startd's periodic evaluation (every `POLLING_INTERVAL` while

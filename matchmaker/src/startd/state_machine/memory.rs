@@ -10,7 +10,7 @@ use super::{Activity, State};
 
 /// A slot's memory between steps: state, activity, when they were
 /// entered, the claim and its clocks, a preempting claim, draining and
-/// latches. Start with [`Slot::new`] and move it with [`step`].
+/// latches. Start with [`Slot::new`] and move it with [`step`](fn@super::step).
 #[derive(Debug, Clone)]
 pub struct Slot {
     pub(super) state: State,
@@ -27,11 +27,11 @@ pub struct Slot {
     pub(super) was_benchmarking: bool,
     pub(super) suspended_by_command: bool,
     pub(super) latches: Vec<Latch>,
-    /// Counts the changes of the latches' values (so that a [`PolicyAd`]
+    /// Counts the changes of the latches' values (so that a [`PolicyAd`](super::PolicyAd)
     /// knows when to publish them again).
     pub(super) latch_changes: u64,
     /// Counts the changes of the claim or its job ad (the same for the
-    /// `RemoteUser`, `RemoteOwner` and `JobId` a [`PolicyAd`] publishes).
+    /// `RemoteUser`, `RemoteOwner` and `JobId` a [`PolicyAd`](super::PolicyAd) publishes).
     pub(super) claim_changes: u64,
 }
 
@@ -54,7 +54,7 @@ pub(super) struct Latch {
 
 impl Slot {
     /// A slot as the startd creates it at `now`: Owner/Idle. The first
-    /// [`Event::Tick`] evaluates `IS_OWNER`.
+    /// [`Event::Tick`](super::Event::Tick) evaluates `IS_OWNER`.
     ///
     /// ```
     /// use matchmaker::startd::{Activity, Slot, State};

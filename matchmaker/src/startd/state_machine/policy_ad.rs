@@ -177,7 +177,7 @@ struct AdKey {
 /// the machine's attributes (`KeyboardIdle`, `LoadAvg`, ... as the
 /// caller sets them), the policy's expressions, and what the startd
 /// maintains (as in [`Slot::ad`]), each updated in place when it changes.
-/// Use one per slot with [`Slot::advance`]; [`step`] builds a new one
+/// Use one per slot with [`Slot::advance`]; [`step`](fn@super::step) builds a new one
 /// every time.
 ///
 /// ```

@@ -64,7 +64,7 @@ pub fn step(policy: &Policy, slot: &Slot, base: &ClassAd, event: &Event, now: i6
     Step { slot, transitions, actions, next_check, warnings }
 }
 
-/// The result of one [`step`](super::step).
+/// The result of one [`step`](fn@step).
 ///
 /// ```
 /// use classad::ClassAd;
