@@ -24,7 +24,7 @@ use super::SubmitterReport;
 use super::{CycleOutcome, CycleStats, MatchRecord, Negotiator, NegotiatorError, RejectReason, Rejection, Stopped};
 use crate::accountant::Accountant;
 use crate::autocluster::{ResourceRequest, SubmitterQueue};
-use crate::candidates::{self, number, Claim, Ranks};
+use crate::candidates::{self, number, ClaimKind, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::matching::{Pool, PreparedRequest, PreparedSlot};
@@ -1240,7 +1240,7 @@ impl State<'_, '_> {
                     // A partitionable slot taken with its dynamic slots
                     // runs "various_dSlot_users": not an unclaimed match.
                     if self.slots[candidate.slot].running.is_none()
-                        && candidate.ranks.claim == Claim::Unclaimed
+                        && candidate.ranks.claim == ClaimKind::Unclaimed
                         && !self.pslot.as_ref().is_some_and(|p| p.enlarged.contains_key(&candidate.slot))
                     {
                         budget.used_unclaimed += cost;
@@ -1618,17 +1618,17 @@ impl State<'_, '_> {
         };
         let on_slot = EvalContext::new(&self.opts).my(slot_ad).target(ad);
         let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
-        let mut claim = Claim::Unclaimed;
+        let mut claim = ClaimKind::Unclaimed;
         if list.only_for_startd_rank {
             if running.is_none() || !is_true(&self.conditions.better) {
                 return None;
             }
-            claim = Claim::RankPreemption;
+            claim = ClaimKind::RankPreemption;
         } else if let Some(user) = &running {
             if is_true(&self.conditions.better) {
-                claim = Claim::RankPreemption;
+                claim = ClaimKind::RankPreemption;
             } else if &**user != self.submitter_name(list.submitter) {
-                claim = Claim::PriorityPreemption;
+                claim = ClaimKind::PriorityPreemption;
                 if let Some(req) = &self.negotiator.preemption_requirements {
                     if !is_true(req) {
                         list.diagnostics.preemption_policy += 1;
@@ -1644,11 +1644,11 @@ impl State<'_, '_> {
             }
         }
         match claim {
-            Claim::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
+            ClaimKind::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
                 list.diagnostics.submitter_limit += 1;
                 return None;
             }
-            Claim::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
+            ClaimKind::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
                 list.diagnostics.submitter_limit += 1;
                 return None;
             }
@@ -1895,7 +1895,7 @@ impl State<'_, '_> {
                     continue;
                 }
             }
-            let preempting = candidate.ranks.claim != Claim::Unclaimed;
+            let preempting = candidate.ranks.claim != ClaimKind::Unclaimed;
             if (preempting && self.permits(ad, candidate.slot, budget.used, budget.limit))
                 || self.permits(ad, candidate.slot, budget.used_unclaimed, budget.limit_unclaimed)
             {
@@ -1964,7 +1964,7 @@ impl State<'_, '_> {
             p.enlarged.insert(slot, Enlarged { ad: enlarged, children, users, weight });
         }
         // A rank preemption is not held to the submitter limit.
-        if claim == Claim::PriorityPreemption && !self.permits(ad, slot, budget.used, budget.limit) {
+        if claim == ClaimKind::PriorityPreemption && !self.permits(ad, slot, budget.used, budget.limit) {
             list.diagnostics.submitter_limit += 1;
             return None;
         }
@@ -1991,8 +1991,8 @@ impl State<'_, '_> {
 
     /// PREEMPTION_RANK of a slot to be preempted (the lowest value for an
     /// unclaimed one).
-    fn preemption_rank(&self, request: &ClassAd, slot: &ClassAd, claim: Claim) -> f64 {
-        if claim == Claim::Unclaimed {
+    fn preemption_rank(&self, request: &ClassAd, slot: &ClassAd, claim: ClaimKind) -> f64 {
+        if claim == ClaimKind::Unclaimed {
             return -f64::from(f32::MAX);
         }
         match &self.negotiator.ranks.preemption_rank {
@@ -2002,7 +2002,7 @@ impl State<'_, '_> {
     }
 
     /// A candidate's ranks (HTCondor's `calculateRanks`).
-    fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
+    fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: ClaimKind, job_rank: f64) -> Ranks {
         self.negotiator.ranks.ranks_with(&self.opts, request, slot, claim, job_rank)
     }
 
@@ -2022,7 +2022,7 @@ impl State<'_, '_> {
         // candidate that preempts names them: one put back into the list
         // after a carving takes what is left of the enlarged slot.
         let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
-        let preempts = enlarged.filter(|_| candidate.ranks.claim != Claim::Unclaimed);
+        let preempts = enlarged.filter(|_| candidate.ranks.claim != ClaimKind::Unclaimed);
         let preempted_dynamic_slots = preempts.map(|e| e.children.clone()).unwrap_or_default();
         let preempting = match (enlarged, &self.slots[slot].current) {
             (Some(_), _) => preempts.and_then(|e| (!e.users.is_empty()).then(|| e.users.join(", "))),
@@ -2068,7 +2068,7 @@ impl State<'_, '_> {
             if still {
                 let current = self.offer(slot).clone();
                 let job_rank = candidates::job_rank(&self.opts, ad, &current);
-                let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
+                let ranks = self.ranks(ad, &current, ClaimKind::Unclaimed, job_rank);
                 if let Some(list) = self.match_list.as_mut() {
                     list.reinsert(Candidate { slot, order: self.order[slot], ranks });
                 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use classad::ClassAd;
 use matchmaker::accountant::{Accountant, AccountantConfig};
 use matchmaker::autocluster::{JobId, ResourceRequest, SubmitterQueue};
-use matchmaker::candidates::Claim as ClaimKind;
+use matchmaker::candidates::ClaimKind;
 use matchmaker::config::{Config, ConfigError};
 use matchmaker::negotiator::{GroupReport, Negotiator, RejectReason};
 
