@@ -48,7 +48,7 @@ mod share;
 mod slot_config;
 
 pub use children::DynamicSlot;
-pub use dynamic::Claim;
+pub use dynamic::DynamicClaim;
 pub use error::SlotError;
 pub use layout::{Layout, Slot, SlotKind, MAX_SLOTS};
 pub use machine::Machine;

@@ -24,7 +24,7 @@
 //!
 //! `CLAIM_PARTITIONABLE_LEFTOVERS` (default true) hands what is left of the
 //! partitionable slot back to the claiming schedd;
-//! [`Claim::leftovers`] is that slot's ad when it is on.
+//! [`DynamicClaim::leftovers`] is that slot's ad when it is on.
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -39,7 +39,7 @@ use crate::consumption;
 
 /// The outcome of a claim on a partitionable slot.
 #[derive(Debug, Clone)]
-pub struct Claim {
+pub struct DynamicClaim {
     /// The new dynamic slot's name (`slot1_1@host`).
     pub name: String,
     /// The job as the startd kept it (requests rounded).

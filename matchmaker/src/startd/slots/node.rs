@@ -32,7 +32,7 @@ use std::sync::Arc;
 use super::ad::SlotAds;
 use super::attrs::CustomNames;
 use super::children::{ChildRow, DynamicSlot};
-use super::dynamic::{self, carve, has_requests, Carved, Claim, Parent};
+use super::dynamic::{self, carve, has_requests, Carved, DynamicClaim, Parent};
 use super::layout::Layout;
 use super::naming::{host_name, Naming};
 use super::resources::with_detected;
@@ -367,7 +367,7 @@ impl Startd {
     /// `slot1@host`, `slot1`, or an id) for `job`. Errors: no such slot, not
     /// partitionable, its `Requirements` refuse the job, a request is
     /// missing, or the slot has not enough left.
-    pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<Claim, SlotError> {
+    pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<DynamicClaim, SlotError> {
         self.claim_given(slot, job, None, None)
     }
 
@@ -391,7 +391,7 @@ impl Startd {
     /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn claim_with_ad(&mut self, slot: &str, job: &ClassAd, current: &ClassAd) -> Result<Claim, SlotError> {
+    pub fn claim_with_ad(&mut self, slot: &str, job: &ClassAd, current: &ClassAd) -> Result<DynamicClaim, SlotError> {
         self.claim_given(slot, job, Some(current), None)
     }
 
@@ -444,7 +444,7 @@ impl Startd {
         job: &ClassAd,
         rounded: &ClassAd,
         current: Option<&ClassAd>,
-    ) -> Result<Claim, SlotError> {
+    ) -> Result<DynamicClaim, SlotError> {
         self.claim_given(slot, job, current, Some(rounded))
     }
 
@@ -500,7 +500,7 @@ impl Startd {
         job: &ClassAd,
         current: Option<&ClassAd>,
         rounded: Option<&ClassAd>,
-    ) -> Result<Claim, SlotError> {
+    ) -> Result<DynamicClaim, SlotError> {
         let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
         let rounded = rounded.map(|r| Arc::new(r.clone()));
         let name = self.carve_at(index, job, current, rounded.as_ref(), None)?;
@@ -508,7 +508,7 @@ impl Startd {
         let leftovers =
             if self.policies.knobs(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
         let job = self.dynamic.last().map(|d| ClassAd::clone(&d.job)).unwrap_or_default();
-        Ok(Claim { name, job, leftovers })
+        Ok(DynamicClaim { name, job, leftovers })
     }
 
     /// The ad of layout slot `index` (which must be in the layout).
