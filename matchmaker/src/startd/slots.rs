@@ -50,7 +50,7 @@ mod slot_config;
 pub use children::DynamicSlot;
 pub use dynamic::DynamicClaim;
 pub use error::SlotError;
-pub use layout::{Layout, Slot, SlotKind, MAX_SLOTS};
+pub use layout::{Layout, SlotKind, SlotResources, MAX_SLOTS};
 pub use machine::Machine;
 pub use node::Startd;
 pub use resources::{CustomResource, MachineTotals};

@@ -31,7 +31,7 @@ use super::children::{child_lists, DynamicSlot};
 use super::layout::{advertise_cpus, Layout};
 use super::naming::{push_number, Naming};
 use super::slot_config::{Policies, PolicyStep, SlotPolicy};
-use super::{Machine, Slot, SlotKind};
+use super::{Machine, SlotKind, SlotResources};
 use crate::config::Config;
 use policy_attrs::read_policy;
 
@@ -67,7 +67,7 @@ impl SlotAds<'_> {
     /// attributes itself is always built afresh.
     pub(crate) fn build_ad(
         &self,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         warnings: &mut Vec<String>,
@@ -106,7 +106,7 @@ impl SlotAds<'_> {
     pub(crate) fn refresh_built_ad(
         &self,
         ad: &mut ClassAd,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
     ) {
@@ -132,7 +132,7 @@ impl SlotAds<'_> {
     fn patchable(
         &self,
         ad: &ClassAd,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         policy: &SlotPolicy,
@@ -161,7 +161,7 @@ impl SlotAds<'_> {
 
     /// Sets `NumClaims` again in a patched ad, if the policy has it.
     /// False when the base lacks it (the ad must be built afresh).
-    fn patch_policy(&self, ad: &mut ClassAd, slot: &Slot, policy: &SlotPolicy) -> bool {
+    fn patch_policy(&self, ad: &mut ClassAd, slot: &SlotResources, policy: &SlotPolicy) -> bool {
         for step in &policy.steps {
             if let PolicyStep::NumClaims(claims) = step {
                 if ad.insert(NAMES.num_claims, claims.unwrap_or(slot.total_cpus.ceil() as i64)).is_none() {
@@ -175,7 +175,7 @@ impl SlotAds<'_> {
     /// The ad of `slot` built from nothing.
     fn build_fresh(
         &self,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         policy: &SlotPolicy,
@@ -216,7 +216,7 @@ impl SlotAds<'_> {
     fn fill<'a>(
         &self,
         ad: &'a mut ClassAd,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         mode: Fill,
@@ -378,7 +378,7 @@ enum Fill {
 }
 
 /// How an earlier ad of `slot` is brought up to date (see [`Fill::Own`]).
-fn own_or_patch(slot: &Slot) -> Fill {
+fn own_or_patch(slot: &SlotResources) -> Fill {
     if slot.kind == SlotKind::Dynamic {
         Fill::Patch
     } else {

@@ -7,13 +7,13 @@ use std::sync::{Arc, LazyLock};
 use classad::{ClassAd, Expr, Name, Value};
 
 use super::attrs::{num, string_attr, CustomNames, NAMES};
-use super::{MachineTotals, Slot};
+use super::{MachineTotals, SlotResources};
 
 /// A dynamic slot and the claim it serves.
 #[derive(Debug, Clone)]
 pub struct DynamicSlot {
     /// Its resources.
-    pub slot: Slot,
+    pub slot: SlotResources,
     /// The job (request) it was created for, with the startd's rounding
     /// of its requests applied (shared with the caller that rounded it,
     /// see [`Startd::claim_at`](super::Startd::claim_at)).
@@ -50,7 +50,7 @@ pub(crate) struct ChildRow {
 impl ChildRow {
     /// What dynamic slot `slot`, named `name` and claimed by `job`, adds to
     /// its partitionable slot's `Child<Attr>` lists.
-    pub(crate) fn new(slot: &Slot, name: &str, job: &ClassAd, totals: &MachineTotals) -> ChildRow {
+    pub(crate) fn new(slot: &SlotResources, name: &str, job: &ClassAd, totals: &MachineTotals) -> ChildRow {
         ChildRow {
             cpus: num(slot.advertised_cpus()),
             memory: Expr::from(slot.memory),

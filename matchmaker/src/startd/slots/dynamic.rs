@@ -34,7 +34,7 @@ use classad::{AttrKey, ClassAd, EvalContext, EvalOptions, Name, Semantics, Value
 use super::children::DynamicSlot;
 use super::naming::Naming;
 use super::slot_config::TypeKnobs;
-use super::{MachineTotals, Slot, SlotError, SlotKind};
+use super::{MachineTotals, SlotError, SlotKind, SlotResources};
 use crate::consumption;
 
 /// The outcome of a claim on a partitionable slot.
@@ -207,7 +207,7 @@ pub(crate) fn rounding(knobs: &TypeKnobs, job: &ClassAd) -> Option<ClassAd> {
 #[derive(Clone, Copy)]
 pub(crate) struct Parent<'a> {
     /// The slot, in the layout.
-    pub slot: &'a Slot,
+    pub slot: &'a SlotResources,
     /// Its ad now.
     pub ad: &'a ClassAd,
     /// The claim knobs of its type.
@@ -228,7 +228,7 @@ pub(crate) struct Parent<'a> {
 /// A dynamic slot carved for a job, not yet taken from its parent.
 pub(crate) struct Carved<'j> {
     /// Its resources, sub-id and device ids.
-    pub slot: Slot,
+    pub slot: SlotResources,
     /// The job as the startd keeps it (its requests rounded, unless the
     /// parent accepts only the job as it was).
     pub request: Cow<'j, ClassAd>,
@@ -402,7 +402,7 @@ pub(crate) fn carve<'j>(
         sub_id += 1;
     }
     let disk_kb = (total_disk * disk_fraction).ceil() as i64;
-    let dslot = Slot {
+    let dslot = SlotResources {
         id: parent.id,
         sub_id,
         type_id: parent.type_id,

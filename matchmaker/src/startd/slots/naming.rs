@@ -3,7 +3,7 @@
 //! found again from a name, a short name or an id.
 
 use super::slot_config::Policies;
-use super::{Slot, SlotKind};
+use super::{SlotKind, SlotResources};
 use crate::config::Config;
 use crate::startd::slots::Machine;
 
@@ -22,7 +22,7 @@ impl Naming<'_> {
     /// The name of a slot: `slot<N>@host`, `slot<N>_<M>@host` for a
     /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
-    pub fn slot_name(&self, slot: &Slot) -> String {
+    pub fn slot_name(&self, slot: &SlotResources) -> String {
         let knobs = self.policies.knobs(self.config, slot.type_id);
         let mut name = String::with_capacity(knobs.prefix.len() + self.host.len() + 12);
         name.push_str(&knobs.prefix);
@@ -38,7 +38,7 @@ impl Naming<'_> {
 
     /// What follows the `slot<N>` (or `slot<N>_<M>`) part of `key` when
     /// `key` starts with it, the name of `slot` being built so.
-    fn after_short_name<'k>(&self, slot: &Slot, key: &'k str) -> Option<&'k str> {
+    fn after_short_name<'k>(&self, slot: &SlotResources, key: &'k str) -> Option<&'k str> {
         let knobs = self.policies.knobs(self.config, slot.type_id);
         let rest = strip_number(key.strip_prefix(knobs.prefix.as_str())?, slot.id)?;
         if slot.kind == SlotKind::Dynamic {
@@ -50,13 +50,13 @@ impl Naming<'_> {
 
     /// Whether `name` is the name of `slot` (as [`slot_name`](Self::slot_name)
     /// gives it), without building the name.
-    pub fn is_named(&self, slot: &Slot, name: &str) -> bool {
+    pub fn is_named(&self, slot: &SlotResources, name: &str) -> bool {
         self.after_short_name(slot, name).and_then(|rest| rest.strip_prefix('@')) == Some(self.host)
     }
 
     /// Finds a static or partitionable slot of `slots` (a layout's) by
     /// name (`slot1@host`), by short name (`slot1`) or by id (`1`).
-    pub fn find_slot(&self, slots: &[Slot], key: &str) -> Option<usize> {
+    pub fn find_slot(&self, slots: &[SlotResources], key: &str) -> Option<usize> {
         slots.iter().position(|s| {
             let prefix_has_at = self.policies.knobs(self.config, s.type_id).prefix.contains('@');
             if prefix_has_at {

@@ -37,7 +37,7 @@ use super::layout::Layout;
 use super::naming::{host_name, Naming};
 use super::resources::with_detected;
 use super::slot_config::Policies;
-use super::{Machine, Slot, SlotError, SlotKind};
+use super::{Machine, SlotError, SlotKind, SlotResources};
 use crate::config::Config;
 
 /// A startd: a machine, its configuration, its slots.
@@ -152,14 +152,14 @@ impl Startd {
     /// The name of a slot: `slot<N>@host`, `slot<N>_<M>@host` for a
     /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
-    pub fn slot_name(&self, slot: &Slot) -> String {
+    pub fn slot_name(&self, slot: &SlotResources) -> String {
         self.naming().slot_name(slot)
     }
 
     /// Whether `name` is the name of `slot` (as [`slot_name`](Self::slot_name)
     /// gives it), without building the name.
     #[cfg(test)]
-    pub(crate) fn is_named(&self, slot: &Slot, name: &str) -> bool {
+    pub(crate) fn is_named(&self, slot: &SlotResources, name: &str) -> bool {
         self.naming().is_named(slot, name)
     }
 

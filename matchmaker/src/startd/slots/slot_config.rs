@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 use classad::{ClassAd, Expr};
 
 use super::layout::{type_bool, type_param, Layout};
-use super::{Slot, SlotKind};
+use super::{SlotKind, SlotResources};
 use crate::config::Config;
 
 /// One step of the policy part of a slot's ad, in the order the ad is
@@ -105,7 +105,7 @@ impl Policies {
 
     /// The cached entry of a slot with `id` and `kind` in `layout`, if the
     /// layout has such a slot.
-    pub fn slot_entry(&self, layout: &Layout, slot: &Slot) -> Option<&OnceLock<Arc<SlotPolicy>>> {
+    pub fn slot_entry(&self, layout: &Layout, slot: &SlotResources) -> Option<&OnceLock<Arc<SlotPolicy>>> {
         let i = layout.slots.iter().position(|s| s.id == slot.id && s.type_id == slot.type_id)?;
         let own = layout.slots[i].kind;
         let which = if slot.kind == own {
@@ -123,7 +123,7 @@ impl Policies {
     /// the layout has such a slot. A slot of the layout's own kind has
     /// one base (its shape must be 0); a dynamic slot of a partitionable
     /// one has one per claim shape.
-    pub fn base_entry(&self, layout: &Layout, slot: &Slot, shape: usize) -> Option<&Base> {
+    pub fn base_entry(&self, layout: &Layout, slot: &SlotResources, shape: usize) -> Option<&Base> {
         let i = layout.slots.iter().position(|s| s.id == slot.id && s.type_id == slot.type_id)?;
         let own = layout.slots[i].kind;
         let which = if slot.kind == own && shape == 0 {
@@ -138,7 +138,7 @@ impl Policies {
 
     /// Whether `slot` has a consumption policy (`CONSUMPTION_POLICY`, per
     /// type; never a static slot).
-    pub fn has_consumption_policy(&self, config: &Config, slot: &Slot) -> bool {
+    pub fn has_consumption_policy(&self, config: &Config, slot: &SlotResources) -> bool {
         slot.kind != SlotKind::Static && self.knobs(config, slot.type_id).consumption_policy
     }
 

@@ -7,7 +7,7 @@ use classad::Expr;
 use crate::config::Config;
 use crate::startd::slots::layout::{type_bool, type_param};
 use crate::startd::slots::slot_config::{Policies, PolicyStep, SlotPolicy};
-use crate::startd::slots::{MachineTotals, Slot, SlotKind};
+use crate::startd::slots::{MachineTotals, SlotKind, SlotResources};
 
 /// `WithinResourceLimits` without a consumption policy; `full` is the
 /// `STARTD_JOB_HAS_REQUEST_ATTRS` form, which prefers the schedd's
@@ -69,7 +69,12 @@ fn expr_or(text: &str, warnings: &mut Vec<String>, what: &str) -> Option<Expr> {
 
 /// The policy part of the ad of `slot` (see [`SlotPolicy`]), read from
 /// `config`.
-pub(crate) fn read_policy(config: &Config, totals: &MachineTotals, policies: &Policies, slot: &Slot) -> SlotPolicy {
+pub(crate) fn read_policy(
+    config: &Config,
+    totals: &MachineTotals,
+    policies: &Policies,
+    slot: &SlotResources,
+) -> SlotPolicy {
     let custom: Vec<String> = totals.custom.iter().map(|c| c.name.clone()).collect();
     let mut steps = Vec::new();
     let mut warnings = Vec::new();
