@@ -5,9 +5,9 @@
 use classad::Expr;
 
 use crate::config::Config;
-use crate::startd::slots::layout::{type_bool, type_param};
+use crate::startd::slots::layout::{type_bool, type_param, SlotKind, SlotResources};
+use crate::startd::slots::resources::MachineTotals;
 use crate::startd::slots::slot_config::{Policies, PolicyStep, SlotPolicy};
-use crate::startd::slots::{MachineTotals, SlotKind, SlotResources};
 
 /// `WithinResourceLimits` without a consumption policy; `full` is the
 /// `STARTD_JOB_HAS_REQUEST_ATTRS` form, which prefers the schedd's
