@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use classad::ClassAd;
 use matchmaker::accountant::Accountant;
 use matchmaker::autocluster::SubmitterQueue;
-use matchmaker::candidates::Claim;
+use matchmaker::candidates::ClaimKind;
 use matchmaker::config::{Config, Loader};
 use matchmaker::negotiator::{
     CycleOutcome, CycleStats, GroupReport, GroupRoundFigures, GroupRoundTotals, MatchRecord, Negotiator, Rejection,
@@ -128,11 +128,11 @@ fn group(
 }
 
 /// HTCondor's name of a way to take a slot.
-fn claim_name(claim: Claim) -> &'static str {
+fn claim_name(claim: ClaimKind) -> &'static str {
     match claim {
-        Claim::Unclaimed => "no preemption",
-        Claim::RankPreemption => "rank preemption",
-        Claim::PriorityPreemption => "priority preemption",
+        ClaimKind::Unclaimed => "no preemption",
+        ClaimKind::RankPreemption => "rank preemption",
+        ClaimKind::PriorityPreemption => "priority preemption",
     }
 }
 

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::autocluster::JobId;
-use crate::candidates::Claim;
+use crate::candidates::ClaimKind;
 
 /// One match: a request of a submitter given a slot.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,7 +20,7 @@ pub struct MatchRecord {
     /// The slot's position in the cycle's input.
     pub slot_index: usize,
     /// How the slot is taken.
-    pub claim: Claim,
+    pub claim: ClaimKind,
     /// Who is preempted (`None` for an unclaimed slot; for a partitionable
     /// slot taken with its dynamic slots, their users, comma-separated).
     pub preempting: Option<String>,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use matchmaker::candidates::Claim;
+use matchmaker::candidates::ClaimKind;
 use matchmaker::negotiator::{CycleOutcome, Negotiator};
 use matchmaker::snapshot::{Priorities, Snapshot};
 use serde_json::{json, Value};
@@ -228,11 +228,11 @@ fn one_cycle(
 }
 
 /// HTCondor's name of a way to take a slot.
-fn claim_name(claim: Claim) -> &'static str {
+fn claim_name(claim: ClaimKind) -> &'static str {
     match claim {
-        Claim::Unclaimed => "no preemption",
-        Claim::RankPreemption => "rank preemption",
-        Claim::PriorityPreemption => "priority preemption",
+        ClaimKind::Unclaimed => "no preemption",
+        ClaimKind::RankPreemption => "rank preemption",
+        ClaimKind::PriorityPreemption => "priority preemption",
     }
 }
 
