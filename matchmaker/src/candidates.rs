@@ -2,7 +2,7 @@
 //! choice among the slots that match one job.
 //!
 //! For each slot whose `Requirements` and the job's match, the negotiator
-//! decides how it could take the slot ([`Claim`]: unclaimed, preempting for
+//! decides how it could take the slot ([`ClaimKind`]: unclaimed, preempting for
 //! the slot's `RANK`, or preempting for user priority) and ranks it on five
 //! values, higher first, compared in order ([`Ranks`]):
 //!
@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use classad::ClassAd;
-//! use matchmaker::candidates::{Claim, RankExprs};
+//! use matchmaker::candidates::{ClaimKind, RankExprs};
 //!
 //! let exprs = RankExprs::new("MY.Pre", "MY.Post", "0")?;
 //! let job: ClassAd = "[ Rank = TARGET.JobRank ]".parse()?;
@@ -32,7 +32,7 @@
 //!         format!("[ Name = \"slot{}\"; Pre = {pre}; JobRank = {rank}; Post = {post} ]", i + 1).parse()
 //!     })
 //!     .collect::<Result<_, _>>()?;
-//! let mut ranked: Vec<_> = slots.iter().map(|s| (exprs.ranks(&job, s, Claim::Unclaimed), s)).collect();
+//! let mut ranked: Vec<_> = slots.iter().map(|s| (exprs.ranks(&job, s, ClaimKind::Unclaimed), s)).collect();
 //! ranked.sort_by(|a, b| b.0.cmp_best(&a.0));
 //! let order: Vec<String> = ranked.iter().map(|(_, s)| s.get("Name").map(|e| e.to_string()).unwrap_or_default()).collect();
 //! assert_eq!(order, ["\"slot5\"", "\"slot3\"", "\"slot2\"", "\"slot1\"", "\"slot4\""]);
@@ -46,7 +46,7 @@ use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
 /// How a request could take a slot. Ordered as the negotiator prefers them:
 /// `Unclaimed > RankPreemption > PriorityPreemption`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Claim {
+pub enum ClaimKind {
     /// Preempting the slot's job because the submitter's priority is better
     /// (`PREEMPTION_REQUIREMENTS` allowed it).
     PriorityPreemption,
@@ -94,7 +94,7 @@ pub struct Ranks {
     /// NEGOTIATOR_POST_JOB_RANK, in single precision (−f64::MAX if not a number).
     pub post_job: f64,
     /// How the slot would be taken.
-    pub claim: Claim,
+    pub claim: ClaimKind,
     /// PREEMPTION_RANK for a preemption (−f32::MAX when not preempting).
     pub preemption: f64,
 }
@@ -124,7 +124,7 @@ impl RankExprs {
 
     /// The ranks of `slot` for `job`, taken as `claim` says (old
     /// semantics, the system clock).
-    pub fn ranks(&self, job: &ClassAd, slot: &ClassAd, claim: Claim) -> Ranks {
+    pub fn ranks(&self, job: &ClassAd, slot: &ClassAd, claim: ClaimKind) -> Ranks {
         let opts = EvalOptions::new().semantics(Semantics::Old);
         let job_rank = job_rank(&opts, job, slot);
         self.ranks_with(&opts, job, slot, claim, job_rank)
@@ -132,7 +132,14 @@ impl RankExprs {
 
     /// The ranks of `slot` for `job` with `opts`, the job's `Rank` of the
     /// slot already known.
-    pub fn ranks_with(&self, opts: &EvalOptions, job: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
+    pub fn ranks_with(
+        &self,
+        opts: &EvalOptions,
+        job: &ClassAd,
+        slot: &ClassAd,
+        claim: ClaimKind,
+        job_rank: f64,
+    ) -> Ranks {
         let on_slot = EvalContext::new(opts).my(slot).target(job);
         let negotiator = |expr: &Option<Expr>| match expr {
             Some(e) => number(&on_slot.eval(e)).map_or(FAILED_RANK, |v| f64::from(v as f32)),
@@ -143,7 +150,7 @@ impl RankExprs {
             job: job_rank,
             post_job: negotiator(&self.post_job_rank),
             claim,
-            preemption: if claim == Claim::Unclaimed {
+            preemption: if claim == ClaimKind::Unclaimed {
                 -f64::from(f32::MAX)
             } else {
                 negotiator(&self.preemption_rank)
@@ -204,7 +211,7 @@ pub fn claim(
     submitter: &str,
     consider_preemption: bool,
     preemption_requirements: Option<&Expr>,
-) -> Result<Claim, NotTaken> {
+) -> Result<ClaimKind, NotTaken> {
     let opts = EvalOptions::new().semantics(Semantics::Old);
     let on_slot = EvalContext::new(&opts).my(slot).target(job);
     let text = |name: &str| match on_slot.eval_attr(name) {
@@ -215,7 +222,7 @@ pub fn claim(
         .iter()
         .find_map(|name| text(name));
     let Some(running) = running else {
-        return Ok(Claim::Unclaimed);
+        return Ok(ClaimKind::Unclaimed);
     };
     if !consider_preemption {
         return Err(NotTaken::Claimed);
@@ -225,7 +232,7 @@ pub fn claim(
     let (better, not_worse) = rank_conditions();
     let condition = |expr: &Option<Expr>| expr.as_ref().is_some_and(|e| matches!(on_slot.eval(e), Value::Bool(true)));
     if condition(better) {
-        return Ok(Claim::RankPreemption);
+        return Ok(ClaimKind::RankPreemption);
     }
     if running == submitter {
         return Err(NotTaken::SameUser);
@@ -236,7 +243,7 @@ pub fn claim(
         }
     }
     if condition(not_worse) {
-        Ok(Claim::PriorityPreemption)
+        Ok(ClaimKind::PriorityPreemption)
     } else {
         Err(NotTaken::LowerRank)
     }
@@ -261,8 +268,8 @@ mod tests {
         // 100000001 and 100000002 are the same float: the job's Rank decides.
         let exprs = RankExprs::new("MY.Pre", "0", "0").expect("exprs");
         let job = ad("[ Rank = TARGET.Pref ]");
-        let a = exprs.ranks(&job, &ad("[ Pre = 100000002; Pref = 1 ]"), Claim::Unclaimed);
-        let b = exprs.ranks(&job, &ad("[ Pre = 100000001; Pref = 2 ]"), Claim::Unclaimed);
+        let a = exprs.ranks(&job, &ad("[ Pre = 100000002; Pref = 1 ]"), ClaimKind::Unclaimed);
+        let b = exprs.ranks(&job, &ad("[ Pre = 100000001; Pref = 2 ]"), ClaimKind::Unclaimed);
         assert_eq!(a.pre_job, b.pre_job);
         assert_eq!(b.cmp_best(&a), Ordering::Greater);
     }
@@ -271,13 +278,13 @@ mod tests {
     fn failed_ranks_sort_lowest_and_booleans_are_numbers() {
         let exprs = RankExprs::new("MY.Pre", "MY.Post", "MY.Victim").expect("exprs");
         let job = ad("[ Rank = \"high\" ]");
-        let r = exprs.ranks(&job, &ad("[ Pre = \"x\"; Post = true ]"), Claim::Unclaimed);
+        let r = exprs.ranks(&job, &ad("[ Pre = \"x\"; Post = true ]"), ClaimKind::Unclaimed);
         assert_eq!((r.pre_job, r.job, r.post_job), (-f64::MAX, 0.0, 1.0));
         assert_eq!(r.preemption, -f64::from(f32::MAX));
-        let p = exprs.ranks(&job, &ad("[ Pre = \"x\"; Post = true; Victim = 7 ]"), Claim::PriorityPreemption);
+        let p = exprs.ranks(&job, &ad("[ Pre = \"x\"; Post = true; Victim = 7 ]"), ClaimKind::PriorityPreemption);
         assert_eq!(p.preemption, 7.0);
         // Same ranks: unclaimed beats rank preemption beats priority preemption.
-        let k = exprs.ranks(&job, &ad("[ Pre = \"x\"; Post = true; Victim = 9 ]"), Claim::RankPreemption);
+        let k = exprs.ranks(&job, &ad("[ Pre = \"x\"; Post = true; Victim = 9 ]"), ClaimKind::RankPreemption);
         assert_eq!(r.cmp_best(&k), Ordering::Greater);
         assert_eq!(k.cmp_best(&p), Ordering::Greater);
     }
@@ -287,7 +294,7 @@ mod tests {
         let exprs = RankExprs::from_config(&crate::config::Config::default()).expect("defaults");
         let job = ad("[ Rank = 0 ]");
         let slot = ad("[ Rank = 0; Cpus = 1; Memory = 1024; SlotID = 3 ]");
-        let r = exprs.ranks(&job, &slot, Claim::Unclaimed);
+        let r = exprs.ranks(&job, &slot, ClaimKind::Unclaimed);
         // (10000000 * 0) + (1000000 * true) - (100000 * 1) - 1024
         assert_eq!(r.pre_job, 898_976.0);
         // true * (1000 - 3 - 1.0e10 * false)
@@ -297,7 +304,7 @@ mod tests {
     #[test]
     fn a_job_without_rank_takes_the_slots() {
         let exprs = RankExprs::default();
-        let r = exprs.ranks(&ad("[ Memory = 4 ]"), &ad("[ Rank = TARGET.Memory * 2 ]"), Claim::Unclaimed);
+        let r = exprs.ranks(&ad("[ Memory = 4 ]"), &ad("[ Rank = TARGET.Memory * 2 ]"), ClaimKind::Unclaimed);
         assert_eq!(r.job, 8.0);
     }
 
@@ -305,14 +312,14 @@ mod tests {
     fn how_a_slot_can_be_taken() {
         let job = ad("[ Owner = \"bob\" ]");
         let free = ad("[ State = \"Unclaimed\" ]");
-        assert_eq!(claim(&job, &free, "bob@d", true, None), Ok(Claim::Unclaimed));
+        assert_eq!(claim(&job, &free, "bob@d", true, None), Ok(ClaimKind::Unclaimed));
         let busy = |user: &str, rank: i32, current: i32| {
             ad(&format!("[ RemoteUser = \"{user}\"; Rank = {rank}; CurrentRank = {current} ]"))
         };
-        assert_eq!(claim(&job, &busy("amy@d", 2, 1), "bob@d", true, None), Ok(Claim::RankPreemption));
-        assert_eq!(claim(&job, &busy("bob@d", 2, 1), "bob@d", true, None), Ok(Claim::RankPreemption));
+        assert_eq!(claim(&job, &busy("amy@d", 2, 1), "bob@d", true, None), Ok(ClaimKind::RankPreemption));
+        assert_eq!(claim(&job, &busy("bob@d", 2, 1), "bob@d", true, None), Ok(ClaimKind::RankPreemption));
         assert_eq!(claim(&job, &busy("bob@d", 1, 1), "bob@d", true, None), Err(NotTaken::SameUser));
-        assert_eq!(claim(&job, &busy("amy@d", 1, 1), "bob@d", true, None), Ok(Claim::PriorityPreemption));
+        assert_eq!(claim(&job, &busy("amy@d", 1, 1), "bob@d", true, None), Ok(ClaimKind::PriorityPreemption));
         assert_eq!(claim(&job, &busy("amy@d", 0, 1), "bob@d", true, None), Err(NotTaken::LowerRank));
         assert_eq!(claim(&job, &busy("amy@d", 1, 1), "bob@d", false, None), Err(NotTaken::Claimed));
         let never: Expr = "false".parse().expect("expr");

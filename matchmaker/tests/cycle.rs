@@ -6,7 +6,7 @@
 use classad::ClassAd;
 use matchmaker::accountant::{Accountant, AccountantConfig};
 use matchmaker::autocluster::{queues, significant_attributes, SubmitterQueue};
-use matchmaker::candidates::Claim;
+use matchmaker::candidates::ClaimKind;
 use matchmaker::config::Config;
 use matchmaker::negotiator::{CycleOutcome, Negotiator, RejectReason, Stopped};
 
@@ -123,7 +123,7 @@ fn the_slots_rank_preempts() {
     let outcome = p.cycle();
     assert_eq!(outcome.matches.len(), 3);
     for m in &outcome.matches {
-        assert_eq!(m.claim, Claim::RankPreemption);
+        assert_eq!(m.claim, ClaimKind::RankPreemption);
         assert_eq!(m.preempting.as_deref(), Some("cal@site"));
     }
     // cal gets nothing back from its own slots without a RANK for it.

@@ -324,7 +324,7 @@ fn partitionable_slot_preemption() {
     assert_eq!(taken["slot1@vm"], (names(1, 3..=6).as_slice(), 6.0));
     assert_eq!(taken["slot2@vm"], (names(2, 1..=6).as_slice(), 6.0));
     for m in &outcome.matches {
-        assert_eq!(m.claim, matchmaker::candidates::Claim::PriorityPreemption);
+        assert_eq!(m.claim, matchmaker::candidates::ClaimKind::PriorityPreemption);
         assert_eq!(m.preempting.as_deref(), Some("bench01@anchor.local"));
     }
 }
@@ -338,13 +338,13 @@ fn partitionable_slot_preemption() {
 #[test]
 fn partitionable_slot_preemption_by_rank() {
     let (outcome, _) = real_scenario("snap-pslot-preempt-rank");
-    let how: Vec<(&str, &str, matchmaker::candidates::Claim, Vec<String>, f64)> = outcome
+    let how: Vec<(&str, &str, matchmaker::candidates::ClaimKind, Vec<String>, f64)> = outcome
         .matches
         .iter()
         .map(|m| (m.submitter.as_str(), m.slot.as_str(), m.claim, m.preempted_dynamic_slots.clone(), m.cost))
         .collect();
     let names = |p: u32, ids: std::ops::RangeInclusive<u32>| ids.map(|i| format!("slot{p}_{i}@vm")).collect::<Vec<_>>();
-    use matchmaker::candidates::Claim::{PriorityPreemption, RankPreemption};
+    use matchmaker::candidates::ClaimKind::{PriorityPreemption, RankPreemption};
     assert_eq!(
         how,
         [
@@ -400,9 +400,9 @@ fn partitionable_slot_preemption_with_a_consumption_policy() {
 #[test]
 fn partitionable_slot_preemption_carving_an_enlarged_slot() {
     let (outcome, _) = real_scenario("snap-pslot-preempt-cp-split");
-    let how: Vec<(&str, Vec<String>, matchmaker::candidates::Claim, f64)> =
+    let how: Vec<(&str, Vec<String>, matchmaker::candidates::ClaimKind, f64)> =
         outcome.matches.iter().map(|m| (m.slot.as_str(), m.preempted_dynamic_slots.clone(), m.claim, m.cost)).collect();
-    use matchmaker::candidates::Claim::{PriorityPreemption, Unclaimed};
+    use matchmaker::candidates::ClaimKind::{PriorityPreemption, Unclaimed};
     let one = |s: &str| vec![s.to_string()];
     assert_eq!(
         how,

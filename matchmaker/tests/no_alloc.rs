@@ -74,10 +74,10 @@ fn batch_matching_allocates_nothing_per_pair() {
         format!(
             r#"[ Arch = "{}"; Memory = {}; Cpus = {}; HasFileTransfer = true; Start = {};
                 Requirements = START; Rank = TARGET.Owner == "alice" ]"#,
-            if i % 7 == 0 { "aarch64" } else { "X86_64" },
+            if i.is_multiple_of(7) { "aarch64" } else { "X86_64" },
             1024 * (i % 8),
             1 + i % 4,
-            if i % 3 == 0 { "TARGET.RequestCpus <= MY.Cpus" } else { "true" },
+            if i.is_multiple_of(3) { "TARGET.RequestCpus <= MY.Cpus" } else { "true" },
         )
         .parse()
         .expect("machine")

@@ -5,7 +5,7 @@
 use classad::ClassAd;
 use matchmaker::accountant::{Accountant, AccountantConfig};
 use matchmaker::autocluster::{queues, significant_attributes};
-use matchmaker::candidates::Claim;
+use matchmaker::candidates::ClaimKind;
 use matchmaker::config::Config;
 use matchmaker::negotiator::{CycleOutcome, MatchRecord, Negotiator};
 
@@ -120,7 +120,7 @@ fn a_big_job_takes_the_pslot_with_enough_children() {
     let m = cycle(ON, &slots, &amy);
     let m = only(&m);
     assert_eq!(m.slot, "slot1@node");
-    assert_eq!(m.claim, Claim::PriorityPreemption);
+    assert_eq!(m.claim, ClaimKind::PriorityPreemption);
     assert_eq!(m.preempted_dynamic_slots, names(&[1, 2]));
     assert_eq!(m.preempting.as_deref(), Some("bob@site"));
     assert_eq!(m.cost, 3.0);
@@ -179,12 +179,12 @@ fn the_pslots_rank_orders_and_allows_the_children() {
     let no_priority = "ALLOW_PSLOT_PREEMPTION = True\nPREEMPTION_REQUIREMENTS = False\n";
     let m = cycle(no_priority, &slots, &jobs("amy", 1, 1, 2));
     let m = only(&m);
-    assert_eq!((m.claim, m.preempted_dynamic_slots.clone()), (Claim::RankPreemption, names(&[4, 3])));
+    assert_eq!((m.claim, m.preempted_dynamic_slots.clone()), (ClaimKind::RankPreemption, names(&[4, 3])));
     // Three cpus: the one ranked 5 too, which needs PREEMPTION_REQUIREMENTS.
     assert!(cycle(no_priority, &slots, &jobs("amy", 1, 1, 3)).matches.is_empty());
     let m = cycle(ON, &slots, &jobs("amy", 1, 1, 3));
     let m = only(&m);
-    assert_eq!((m.claim, m.preempted_dynamic_slots.clone()), (Claim::PriorityPreemption, names(&[4, 3, 1])));
+    assert_eq!((m.claim, m.preempted_dynamic_slots.clone()), (ClaimKind::PriorityPreemption, names(&[4, 3, 1])));
     // Four cpus would need the child ranked 9: no match.
     assert!(cycle(ON, &slots, &jobs("amy", 1, 1, 4)).matches.is_empty());
 }
@@ -276,7 +276,7 @@ fn over_the_limit_a_pslot_is_taken_for_its_rank_only_when_it_does_not_fit() {
         let outcome = cycle(config, &slots, &all);
         outcome.matches.iter().map(|m| (m.slot.clone(), m.claim, m.preempted_dynamic_slots.clone())).collect::<Vec<_>>()
     };
-    let slot2 = ("slot2@node".to_string(), Claim::Unclaimed, vec![]);
-    assert_eq!(run(0), [slot2.clone(), ("slot1@node".to_string(), Claim::RankPreemption, names(&[1]))]);
-    assert_eq!(run(1), [slot2, ("slot1@node".to_string(), Claim::Unclaimed, vec![])]);
+    let slot2 = ("slot2@node".to_string(), ClaimKind::Unclaimed, vec![]);
+    assert_eq!(run(0), [slot2.clone(), ("slot1@node".to_string(), ClaimKind::RankPreemption, names(&[1]))]);
+    assert_eq!(run(1), [slot2, ("slot1@node".to_string(), ClaimKind::Unclaimed, vec![])]);
 }

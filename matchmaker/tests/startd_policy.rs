@@ -731,12 +731,12 @@ mod any_sequence {
             7 => Event::JobStarted { job: None },
             8 => Event::JobExited,
             9 => Event::ClaimReleased,
-            10 => Event::Vacate { fast: how % 2 == 0 },
+            10 => Event::Vacate { fast: how.is_multiple_of(2) },
             11 => Event::Drain { how: drain, resume_on_completion: how % 2 == 1 },
             12 => Event::CancelDrain,
             13 => Event::BenchmarksDone,
             _ => {
-                if how % 2 == 0 {
+                if how.is_multiple_of(2) {
                     Event::BackfillStarted
                 } else {
                     Event::BackfillExited

@@ -616,7 +616,7 @@ impl<'a> Evaluator<'a> {
             return self.fail();
         }
         self.depth += 1;
-        let value = if self.depth % STACK_CHECK_INTERVAL == 0 {
+        let value = if self.depth.is_multiple_of(STACK_CHECK_INTERVAL) {
             stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || f(self))
         } else {
             f(self)

@@ -203,7 +203,7 @@ impl<'s> Descent<'s> {
             return Err(GiveUp);
         }
         self.depth += 1;
-        let result = if self.depth % STACK_CHECK_INTERVAL == 0 {
+        let result = if self.depth.is_multiple_of(STACK_CHECK_INTERVAL) {
             stacker::maybe_grow(64 * 1024, 1024 * 1024, || f(self))
         } else {
             f(self)

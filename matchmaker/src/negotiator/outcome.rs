@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::autocluster::JobId;
-use crate::candidates::Claim;
+use crate::candidates::ClaimKind;
 
 /// One match: a request of a submitter given a slot.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +30,7 @@ pub struct MatchRecord {
     pub slot_index: usize,
     /// How the slot is taken (`reason` in JSON, in HTCondor's words).
     #[cfg_attr(feature = "serde", serde(rename = "reason", serialize_with = "serialize_claim"))]
-    pub claim: Claim,
+    pub claim: ClaimKind,
     /// Who is preempted (`None` for an unclaimed slot; for a partitionable
     /// slot taken with its dynamic slots, their users, comma-separated).
     pub preempting: Option<String>,
@@ -257,17 +257,17 @@ fn display<T: fmt::Display, S: serde::Serializer>(value: &T, serializer: S) -> R
 }
 
 /// HTCondor's name of a way to take a slot.
-fn claim_name(claim: Claim) -> &'static str {
+fn claim_name(claim: ClaimKind) -> &'static str {
     match claim {
-        Claim::Unclaimed => "no preemption",
-        Claim::RankPreemption => "rank preemption",
-        Claim::PriorityPreemption => "priority preemption",
+        ClaimKind::Unclaimed => "no preemption",
+        ClaimKind::RankPreemption => "rank preemption",
+        ClaimKind::PriorityPreemption => "priority preemption",
     }
 }
 
 /// `claim_name` for serde.
 #[cfg(feature = "serde")]
-fn serialize_claim<S: serde::Serializer>(claim: &Claim, serializer: S) -> Result<S::Ok, S::Error> {
+fn serialize_claim<S: serde::Serializer>(claim: &ClaimKind, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(claim_name(*claim))
 }
 
@@ -292,7 +292,7 @@ mod tests {
             autocluster: 7,
             slot: "slot1@host".into(),
             slot_index: 4,
-            claim: Claim::RankPreemption,
+            claim: ClaimKind::RankPreemption,
             preempting: Some("bob@pool".into()),
             preempted_dynamic_slots: Vec::new(),
             cost: 1.0,

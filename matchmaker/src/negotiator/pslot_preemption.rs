@@ -77,7 +77,7 @@
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Node, Value};
 use rustc_hash::FxHashMap;
 
-use crate::candidates::{number, Claim};
+use crate::candidates::{number, ClaimKind};
 
 /// What the enlarged p-slot of a candidate carries as `RemoteUser`.
 pub const VARIOUS_DSLOT_USERS: &str = "various_dSlot_users";
@@ -197,7 +197,7 @@ impl PslotPreemption {
         pslot: &ClassAd,
         ads: &[std::sync::Arc<ClassAd>],
         running: impl Fn(usize) -> Option<&'r str>,
-    ) -> Option<(ClassAd, Vec<usize>, Claim)> {
+    ) -> Option<(ClassAd, Vec<usize>, ClaimKind)> {
         let opts = trial.opts;
         let on_slot = EvalContext::new(opts).my(pslot).target(trial.request);
         let new_rank = number(&on_slot.eval_attr("Rank")).unwrap_or(0.0);
@@ -232,7 +232,7 @@ impl PslotPreemption {
             _ => ["cpus", "memory", "disk"].iter().map(|s| s.to_string()).collect(),
         };
         let mut enlarged = pslot.clone();
-        let mut claim: Option<Claim> = None;
+        let mut claim: Option<ClaimKind> = None;
         let mut taken: Vec<usize> = Vec::new();
         for &(i, rank) in &ranks {
             // Written so that a NaN rank ends the list, as HTCondor's `<=` does.
@@ -259,9 +259,9 @@ impl PslotPreemption {
                 if !allowed {
                     continue;
                 }
-                claim = Some(Claim::PriorityPreemption);
-            } else if claim != Some(Claim::PriorityPreemption) {
-                claim = Some(Claim::RankPreemption);
+                claim = Some(ClaimKind::PriorityPreemption);
+            } else if claim != Some(ClaimKind::PriorityPreemption) {
+                claim = Some(ClaimKind::RankPreemption);
             }
             taken.push(i);
             for attr in &resources {
@@ -329,7 +329,7 @@ mod tests {
     use classad::{ClassAd, EvalOptions, Expr, Semantics, Value};
 
     use super::{PslotPreemption, Trial};
-    use crate::candidates::Claim;
+    use crate::candidates::ClaimKind;
 
     fn ads() -> Vec<Arc<ClassAd>> {
         let pslot = r#"[ Name = "slot1@n"; PartitionableSlot = true; NumDynamicSlots = 3; Rank = 0;
@@ -370,7 +370,7 @@ mod tests {
         };
         let running = |i: usize| (i > 0).then_some("bob@s");
         let (enlarged, taken, claim) = state.try_slot(&trial, 0, &ads[0], &ads, running).expect("a candidate");
-        assert_eq!((taken, claim), (vec![0, 1], Claim::PriorityPreemption));
+        assert_eq!((taken, claim), (vec![0, 1], ClaimKind::PriorityPreemption));
         let get = |name: &str| classad::EvalContext::new(&opts).my(&enlarged).eval_attr(name);
         // Cpus: floor(1.5) + 1 = 2, then 2 + 1 = 3; Memory: 100 + 100 = 200, then 200 + 0.5.
         assert_eq!(get("Cpus"), Value::Int(3));

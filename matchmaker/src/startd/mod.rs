@@ -55,15 +55,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod claim;
-mod event;
-mod policy;
-mod slot;
 pub mod slots;
-mod state;
+mod state_machine;
 
-pub use claim::{Claim, Pending};
-pub use event::{Action, ActionKind, Cause, DrainHow, Event, Outcome, Step, Transition};
-pub use policy::{Policy, PolicyError};
-pub use slot::{step, PolicyAd, Slot};
-pub use state::{transition_number, Activity, State, UnknownName};
+pub use state_machine::{
+    step, transition_number, Action, ActionKind, Activity, Cause, Claim, DrainHow, Event, Outcome, Pending, Policy,
+    PolicyAd, PolicyError, Slot, State, Step, Transition, UnknownName,
+};

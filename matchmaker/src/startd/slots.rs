@@ -34,20 +34,24 @@
 //! ```
 
 mod ad;
+mod attrs;
+mod children;
 pub mod defrag;
 mod dynamic;
 mod error;
 mod layout;
 mod machine;
+mod naming;
 mod node;
-mod policy;
 mod resources;
 mod share;
+mod slot_config;
 
-pub use dynamic::Claim;
+pub use children::DynamicSlot;
+pub use dynamic::DynamicClaim;
 pub use error::SlotError;
-pub use layout::{Layout, Slot, SlotKind, MAX_SLOTS};
+pub use layout::{Layout, SlotKind, SlotResources, MAX_SLOTS};
 pub use machine::Machine;
-pub use node::{DynamicSlot, Startd};
+pub use node::Startd;
 pub use resources::{CustomResource, MachineTotals};
 pub use share::{parse_slot_type, Share, SlotTypeDescription};

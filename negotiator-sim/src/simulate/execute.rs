@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 use classad::{ClassAd, Literal, Name};
 use matchmaker::config::Config;
-use matchmaker::startd::{ActionKind, Activity, Event, Policy, PolicyAd, Slot as StartdSlot};
+use matchmaker::startd::{ActionKind, Activity, Event, Policy, PolicyAd, Slot};
 
 use super::owner::{OwnerActivity, OwnerState};
 use super::pool::machine_name;
@@ -170,7 +170,7 @@ struct Watched {
     submitter: usize,
     kind: usize,
     machine: Option<usize>,
-    startd: StartdSlot,
+    startd: Slot,
     /// The slot's ad as the startd evaluates its policy (the pool's slot
     /// ad, the policy, the owner's activity), kept up to date in place.
     ad: PolicyAd,
@@ -354,7 +354,7 @@ impl Execute {
             submitter,
             kind,
             machine,
-            startd: StartdSlot::new(self.epoch0 + now),
+            startd: Slot::new(self.epoch0 + now),
             ad: PolicyAd::new(&policy, slot_ad.clone()),
             owner_set: None,
             cpus,

@@ -57,9 +57,10 @@ pub struct Claim {
     pub given_back: Option<i64>,
 }
 
-/// One slot.
+/// One slot of the simulated pool (the startd's state machine of a slot is
+/// `matchmaker::startd::Slot`).
 #[derive(Debug, Clone)]
-pub struct Slot {
+pub struct PoolSlot {
     /// `Name`.
     pub name: String,
     /// Its kind.
@@ -106,7 +107,7 @@ struct Host {
 /// The pool.
 pub struct Pool {
     /// Every slot ever (dead dynamic slots are reused).
-    pub slots: Vec<Slot>,
+    pub slots: Vec<PoolSlot>,
     /// The slots a cycle may be offered: live, unclaimed, not dynamic, with
     /// something left.
     free: SlotSet,
@@ -407,7 +408,7 @@ impl Pool {
         self.total_weight += weight;
         let varies = rank_varies(&ad);
         self.any_rank_varies |= varies;
-        let slot = Slot {
+        let slot = PoolSlot {
             name,
             kind,
             rank_varies: varies,
@@ -629,7 +630,7 @@ impl Pool {
         let d = self.hosts[host].startd.dynamic_slots().len().checked_sub(1)?;
         let weight = self.weight_of(host, 0, Some(d));
         let varies = self.slots[pslot].rank_varies;
-        let slot = Slot {
+        let slot = PoolSlot {
             name: dynamic_name,
             kind: SlotKind::Dynamic { host, parent: pslot },
             rank_varies: varies,
@@ -655,7 +656,7 @@ impl Pool {
     }
 
     /// Puts `slot` at a place a gone slot left, or at the end; its index.
-    fn place(&mut self, slot: Slot) -> usize {
+    fn place(&mut self, slot: PoolSlot) -> usize {
         match self.free_indices.pop() {
             Some(i) => {
                 self.slots[i] = slot;

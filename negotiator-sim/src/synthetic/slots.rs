@@ -232,7 +232,7 @@ fn host_template(c: &SlotConsts, spec: &Spec, h: usize) -> HostTemplate {
         7 | 8 => &c.start_resources,
         _ => &c.start_desktop,
     };
-    let rank = if h % 25 == 0 { c.rank_first_user.clone() } else { c.real_zero.clone() };
+    let rank = if h.is_multiple_of(25) { c.rank_first_user.clone() } else { c.real_zero.clone() };
     let load = Expr::from((h % 10) as f64 / 100.0);
     let idle = 3600 + ((h * 37) % 86400) as i64;
     let s = |i: usize| c.strings[i].clone();

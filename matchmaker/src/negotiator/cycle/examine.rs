@@ -12,7 +12,7 @@ use classad::{ClassAd, EvalContext, Expr, Value};
 use super::State;
 #[cfg(feature = "parallel")]
 use super::PARALLEL_FROM;
-use crate::candidates::{self, Claim, Ranks};
+use crate::candidates::{self, ClaimKind, Ranks};
 use crate::consumption;
 use crate::matching::PreparedRequest;
 use crate::negotiator::match_list::{best_first, sort_prefix, Candidate, MatchList, Run};
@@ -111,17 +111,17 @@ impl State<'_, '_> {
         };
         let on_slot = EvalContext::new(&self.cx.opts).my(slot_ad).target(ad);
         let is_true = |e: &Expr| matches!(on_slot.eval(e), Value::Bool(true));
-        let mut claim = Claim::Unclaimed;
+        let mut claim = ClaimKind::Unclaimed;
         if list.only_for_startd_rank {
             if running.is_none() || !is_true(&self.cx.conditions.better) {
                 return None;
             }
-            claim = Claim::RankPreemption;
+            claim = ClaimKind::RankPreemption;
         } else if let Some(user) = &running {
             if is_true(&self.cx.conditions.better) {
-                claim = Claim::RankPreemption;
+                claim = ClaimKind::RankPreemption;
             } else if &**user != self.submitter_name(list.submitter) {
-                claim = Claim::PriorityPreemption;
+                claim = ClaimKind::PriorityPreemption;
                 if let Some(req) = &self.cx.negotiator.preemption_requirements {
                     if !is_true(req) {
                         list.diagnostics.preemption_policy += 1;
@@ -137,11 +137,11 @@ impl State<'_, '_> {
             }
         }
         match claim {
-            Claim::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
+            ClaimKind::PriorityPreemption if !self.permits(ad, slot, budget.used, budget.limit) => {
                 list.diagnostics.submitter_limit += 1;
                 return None;
             }
-            Claim::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
+            ClaimKind::Unclaimed if !self.permits(ad, slot, budget.used_unclaimed, budget.limit_unclaimed) => {
                 list.diagnostics.submitter_limit += 1;
                 return None;
             }

@@ -15,7 +15,7 @@ use super::request_matching::Found;
 use super::State;
 
 use crate::autocluster::SubmitterQueue;
-use crate::candidates::Claim;
+use crate::candidates::ClaimKind;
 use crate::negotiator::match_list::Budget;
 use crate::negotiator::{NegotiatorError, Rejection, Stopped, SubmitterReport};
 use crate::pie::{self, GroupLimit, Pie};
@@ -347,7 +347,7 @@ impl State<'_, '_> {
                     // A partitionable slot taken with its dynamic slots
                     // runs "various_dSlot_users": not an unclaimed match.
                     if self.slots.entries[candidate.slot].running.is_none()
-                        && candidate.ranks.claim == Claim::Unclaimed
+                        && candidate.ranks.claim == ClaimKind::Unclaimed
                         && !self.pslot.as_ref().is_some_and(|p| p.enlarged.contains_key(&candidate.slot))
                     {
                         budget.used_unclaimed += cost;

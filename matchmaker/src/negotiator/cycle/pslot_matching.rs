@@ -6,7 +6,7 @@
 use classad::ClassAd;
 
 use super::{CycleSlot, State};
-use crate::candidates::{self, Claim};
+use crate::candidates::{self, ClaimKind};
 use crate::matching::Pool;
 use crate::negotiator::match_list::{Candidate, MatchList};
 use crate::negotiator::pslot_preemption::{self, Enlarged, PslotPreemption, Trial};
@@ -58,7 +58,7 @@ impl State<'_, '_> {
             p.enlarged.insert(slot, Enlarged { ad: enlarged, children, users, weight });
         }
         // A rank preemption is not held to the submitter limit.
-        if claim == Claim::PriorityPreemption && !self.permits(ad, slot, budget.used, budget.limit) {
+        if claim == ClaimKind::PriorityPreemption && !self.permits(ad, slot, budget.used, budget.limit) {
             list.diagnostics.submitter_limit += 1;
             return None;
         }

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use super::examine::JobRank;
 use super::{Caches, State};
 use crate::autocluster::ResourceRequest;
-use crate::candidates::{number, Claim, Ranks};
+use crate::candidates::{number, ClaimKind, Ranks};
 use crate::concurrency::ConcurrencyLimits;
 use crate::consumption;
 use crate::negotiator::match_list::{Budget, Candidate, Diagnostics, MatchList, Runs};
@@ -370,7 +370,7 @@ impl State<'_, '_> {
                     continue;
                 }
             }
-            let preempting = candidate.ranks.claim != Claim::Unclaimed;
+            let preempting = candidate.ranks.claim != ClaimKind::Unclaimed;
             if (preempting && self.permits(ad, candidate.slot, budget.used, budget.limit))
                 || self.permits(ad, candidate.slot, budget.used_unclaimed, budget.limit_unclaimed)
             {
@@ -420,8 +420,8 @@ impl State<'_, '_> {
 
     /// PREEMPTION_RANK of a slot to be preempted (the lowest value for an
     /// unclaimed one).
-    pub(super) fn preemption_rank(&self, request: &ClassAd, slot: &ClassAd, claim: Claim) -> f64 {
-        if claim == Claim::Unclaimed {
+    pub(super) fn preemption_rank(&self, request: &ClassAd, slot: &ClassAd, claim: ClaimKind) -> f64 {
+        if claim == ClaimKind::Unclaimed {
             return -f64::from(f32::MAX);
         }
         match &self.cx.negotiator.ranks.preemption_rank {
@@ -431,7 +431,7 @@ impl State<'_, '_> {
     }
 
     /// A candidate's ranks (HTCondor's `calculateRanks`).
-    pub(super) fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: Claim, job_rank: f64) -> Ranks {
+    pub(super) fn ranks(&self, request: &ClassAd, slot: &ClassAd, claim: ClaimKind, job_rank: f64) -> Ranks {
         self.cx.negotiator.ranks.ranks_with(&self.cx.opts, request, slot, claim, job_rank)
     }
 }

@@ -6,7 +6,7 @@ use classad::{ClassAd, EvalContext, Value};
 
 use super::State;
 use crate::autocluster::ResourceRequest;
-use crate::candidates::{self, Claim};
+use crate::candidates::{self, ClaimKind};
 use crate::consumption;
 use crate::negotiator::match_list::Candidate;
 use crate::negotiator::{MatchRecord, NegotiatorError};
@@ -28,7 +28,7 @@ impl State<'_, '_> {
         // candidate that preempts names them: one put back into the list
         // after a carving takes what is left of the enlarged slot.
         let enlarged = self.pslot.as_ref().and_then(|p| p.enlarged.get(&slot));
-        let preempts = enlarged.filter(|_| candidate.ranks.claim != Claim::Unclaimed);
+        let preempts = enlarged.filter(|_| candidate.ranks.claim != ClaimKind::Unclaimed);
         let preempted_dynamic_slots = preempts.map(|e| e.children.clone()).unwrap_or_default();
         let preempting = match (enlarged, &self.slots.entries[slot].current) {
             (Some(_), _) => preempts.and_then(|e| (!e.users.is_empty()).then(|| e.users.join(", "))),
@@ -74,7 +74,7 @@ impl State<'_, '_> {
             if still {
                 let current = self.offer(slot).clone();
                 let job_rank = candidates::job_rank(&self.cx.opts, ad, &current);
-                let ranks = self.ranks(ad, &current, Claim::Unclaimed, job_rank);
+                let ranks = self.ranks(ad, &current, ClaimKind::Unclaimed, job_rank);
                 if let Some(list) = self.matcher.match_list.as_mut() {
                     list.reinsert(Candidate { slot, order: self.slots.order[slot], ranks });
                 }

@@ -22,86 +22,39 @@
 
 use classad::{ClassAd, Expr, Name, Value};
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-use super::layout::{advertise_cpus, type_bool, type_param};
-use super::node::{DynamicSlot, Startd};
-use super::policy::{PolicyStep, SlotPolicy};
-use super::{Slot, SlotKind};
+mod policy_attrs;
 
-/// `WithinResourceLimits` without a consumption policy; `full` is the
-/// `STARTD_JOB_HAS_REQUEST_ATTRS` form, which prefers the schedd's
-/// `_condor_Request*` values and tolerates jobs without requests.
-fn within_resource_limits(custom: &[String], full: bool) -> String {
-    let mut s = if full {
-        let one = |r: &str, none: &str| {
-            format!(
-                "ifThenElse(TARGET._condor_Request{r} =!= UNDEFINED,MY.{r} > 0 && TARGET._condor_Request{r} <= MY.{r},\
-                 ifThenElse(TARGET.Request{r} =!= UNDEFINED,MY.{r} > 0 && TARGET.Request{r} <= MY.{r},{none}))"
-            )
-        };
-        format!("({} && {} && {}", one("Cpus", "1 <= MY.Cpus"), one("Memory", "FALSE"), one("Disk", "FALSE"))
-    } else {
-        String::from(
-            "(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && MY.Memory > 0 && TARGET.RequestMemory <= MY.Memory && MY.Disk > 0 && TARGET.RequestDisk <= MY.Disk",
-        )
-    };
-    for r in custom {
-        if full {
-            s.push_str(&format!(
-                " && (TARGET.Request{r} is UNDEFINED ||MY.{r} >= ifThenElse(TARGET._condor_Request{r} is UNDEFINED,TARGET.Request{r},TARGET._condor_Request{r}))"
-            ));
-        } else {
-            s.push_str(&format!(" && (TARGET.Request{r} is UNDEFINED || MY.{r} >= TARGET.Request{r})"));
-        }
-    }
-    s.push(')');
-    s
+use super::attrs::{num, string_attr, CustomNames, NAMES};
+use super::children::{child_lists, DynamicSlot};
+use super::layout::{advertise_cpus, Layout};
+use super::naming::{push_number, Naming};
+use super::slot_config::{Policies, PolicyStep, SlotPolicy};
+use super::{Machine, SlotKind, SlotResources};
+use crate::config::Config;
+use policy_attrs::read_policy;
+
+/// What building the ads of a startd's slots reads of the startd.
+#[derive(Clone, Copy)]
+pub(crate) struct SlotAds<'a> {
+    /// The machine (its name, detected resources and host attributes).
+    pub machine: &'a Machine,
+    /// The startd's configuration.
+    pub config: &'a Config,
+    /// The layout (totals, and its slots' places).
+    pub layout: &'a Layout,
+    /// What the configuration says of the slots, read once.
+    pub policies: &'a Policies,
+    /// The attribute names of each custom resource, in the machine's order.
+    pub custom_names: &'a [CustomNames],
+    /// The slots' names.
+    pub naming: Naming<'a>,
+    /// `TotalSlots`: the layout's slots and the dynamic slots.
+    pub total_slots: usize,
 }
 
-/// `WithinResourceLimits` of a slot with a consumption policy.
-fn within_resource_limits_cp(custom: &[String]) -> String {
-    let mut assets: Vec<String> = ["Cpus", "Memory", "Disk"].iter().map(|s| s.to_string()).collect();
-    for r in custom {
-        if !assets.iter().any(|a| a.eq_ignore_ascii_case(r)) {
-            assets.push(r.clone());
-        }
-    }
-    assets.sort_by_key(|a| a.to_ascii_lowercase());
-    let parts: Vec<String> = assets
-        .iter()
-        .map(|a| {
-            format!("ifThenElse(TARGET._cp_orig_Request{a} isnt UNDEFINED, TARGET.Request{a} <= MY.{a}, MY.Consumption{a} <= MY.{a})")
-        })
-        .collect();
-    format!("({})", parts.join(" && "))
-}
-
-fn num(v: f64) -> Expr {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        Expr::from(v as i64)
-    } else {
-        Expr::from(v)
-    }
-}
-
-impl Startd {
-    /// Whether slots of `type_id` have a consumption policy
-    /// (`CONSUMPTION_POLICY`, per type).
-    pub(crate) fn has_consumption_policy(&self, slot: &Slot) -> bool {
-        slot.kind != SlotKind::Static && self.policies.knobs(&self.config, slot.type_id).consumption_policy
-    }
-
-    fn expr_or(&self, text: &str, warnings: &mut Vec<String>, what: &str) -> Option<Expr> {
-        match classad::parse_expr(text) {
-            Ok(e) => Some(e),
-            Err(e) => {
-                warnings.push(format!("{what}: can't insert '{text}' into the slot ad: {e}"));
-                None
-            }
-        }
-    }
-
+impl SlotAds<'_> {
     /// The ad of `slot` (with `job`, the claim of a dynamic slot, and
     /// `children`, the dynamic slots of a partitionable one).
     ///
@@ -114,18 +67,20 @@ impl Startd {
     /// attributes itself is always built afresh.
     pub(crate) fn build_ad(
         &self,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         warnings: &mut Vec<String>,
     ) -> ClassAd {
         // Policy: read from the configuration once per slot id and kind.
-        let policy = match self.policies.slot_entry(&self.layout, slot) {
-            Some(cell) => cell.get_or_init(|| Arc::new(self.read_policy(slot))).clone(),
-            None => Arc::new(self.read_policy(slot)),
+        let policy = match self.policies.slot_entry(self.layout, slot) {
+            Some(cell) => cell
+                .get_or_init(|| Arc::new(read_policy(self.config, &self.layout.totals, self.policies, slot)))
+                .clone(),
+            None => Arc::new(read_policy(self.config, &self.layout.totals, self.policies, slot)),
         };
         warnings.extend(policy.warnings.iter().cloned());
-        let base = self.policies.base_entry(&self.layout, slot, claim_shape(job));
+        let base = self.policies.base_entry(self.layout, slot, claim_shape(job));
         if let Some(Some(base)) = base.and_then(|b| b.get()) {
             let mut ad = (**base).clone();
             if self.fill(&mut ad, slot, job, children, Fill::Patch).complete
@@ -151,12 +106,12 @@ impl Startd {
     pub(crate) fn refresh_built_ad(
         &self,
         ad: &mut ClassAd,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
     ) {
-        let base = self.policies.base_entry(&self.layout, slot, claim_shape(job)).and_then(|b| b.get());
-        let policy = self.policies.slot_entry(&self.layout, slot).and_then(|cell| cell.get());
+        let base = self.policies.base_entry(self.layout, slot, claim_shape(job)).and_then(|b| b.get());
+        let policy = self.policies.slot_entry(self.layout, slot).and_then(|cell| cell.get());
         if let (Some(Some(base)), Some(policy)) = (base, policy) {
             // An earlier ad of the slot has the base's attributes, in its
             // order: patching it sets what patching the base would.
@@ -177,7 +132,7 @@ impl Startd {
     fn patchable(
         &self,
         ad: &ClassAd,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         policy: &SlotPolicy,
@@ -206,7 +161,7 @@ impl Startd {
 
     /// Sets `NumClaims` again in a patched ad, if the policy has it.
     /// False when the base lacks it (the ad must be built afresh).
-    fn patch_policy(&self, ad: &mut ClassAd, slot: &Slot, policy: &SlotPolicy) -> bool {
+    fn patch_policy(&self, ad: &mut ClassAd, slot: &SlotResources, policy: &SlotPolicy) -> bool {
         for step in &policy.steps {
             if let PolicyStep::NumClaims(claims) = step {
                 if ad.insert(NAMES.num_claims, claims.unwrap_or(slot.total_cpus.ceil() as i64)).is_none() {
@@ -220,7 +175,7 @@ impl Startd {
     /// The ad of `slot` built from nothing.
     fn build_fresh(
         &self,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         policy: &SlotPolicy,
@@ -229,7 +184,7 @@ impl Startd {
         let mut ad = ClassAd::with_capacity(64 + self.machine.attributes.len() + policy.steps.len());
         ad.insert(n.my_type, "Machine");
         ad.insert(n.target_type, "Job");
-        ad.insert(n.name, self.slot_name(slot));
+        ad.insert(n.name, self.naming.slot_name(slot));
         ad.insert(n.machine, self.machine.name.as_str());
         ad.insert(n.is_local_startd, false);
         // The host's attributes first: the startd's own ones and
@@ -261,14 +216,14 @@ impl Startd {
     fn fill<'a>(
         &self,
         ad: &'a mut ClassAd,
-        slot: &Slot,
+        slot: &SlotResources,
         job: Option<&ClassAd>,
         children: &[&DynamicSlot],
         mode: Fill,
     ) -> Filled<'a> {
         let n = &*NAMES;
         let totals = &self.layout.totals;
-        let custom = &self.custom_names;
+        let custom = self.custom_names;
         let fresh = matches!(mode, Fill::Fresh);
         // What does not change over a layout slot's life (its name,
         // totals and device ids) is set again only in another ad than an
@@ -280,9 +235,9 @@ impl Startd {
             // sets it again only in a base of another slot)
             let named = matches!(&f.mode, Fill::Patch)
                 && matches!(f.ad.get(n.name).and_then(Expr::as_literal),
-                    Some(classad::Literal::Str(s)) if self.is_named(slot, s.as_str()));
+                    Some(classad::Literal::Str(s)) if self.naming.is_named(slot, s.as_str()));
             if !named {
-                f.put(n.name, self.slot_name(slot));
+                f.put(n.name, self.naming.slot_name(slot));
             }
         }
         if fresh {
@@ -346,7 +301,7 @@ impl Startd {
                 f.put(n.total_virtual_memory, v);
             }
         }
-        f.put(n.total_slots, (self.layout.slots.len() + self.dynamic.len()) as i64);
+        f.put(n.total_slots, self.total_slots as i64);
         if fresh {
             f.put(n.machine_resources, totals.machine_resources());
             // Identity.
@@ -361,7 +316,9 @@ impl Startd {
                     f.put(n.pslot_rollup, true);
                 }
                 f.put(n.num_dynamic_slots, children.len() as i64);
-                self.child_lists(&mut f, children);
+                child_lists(children.iter().map(|d| &d.row), children.len(), self.custom_names, |name, e| {
+                    f.put(name, e)
+                });
             }
             SlotKind::Dynamic => {
                 if fresh {
@@ -402,248 +359,9 @@ impl Startd {
         }
         f
     }
-
-    /// The policy part of the ad of `slot` (see [`SlotPolicy`]), read from
-    /// the configuration.
-    fn read_policy(&self, slot: &Slot) -> SlotPolicy {
-        let totals = &self.layout.totals;
-        let custom: Vec<String> = totals.custom.iter().map(|c| c.name.clone()).collect();
-        let mut steps = Vec::new();
-        let mut warnings = Vec::new();
-        let start = type_param(&self.config, slot.type_id, "START").unwrap_or_else(|| "true".into());
-        if let Some(e) = self.expr_or(&start, &mut warnings, "START") {
-            steps.push(PolicyStep::Insert("Start".into(), e));
-        }
-        let requirements = if slot.kind == SlotKind::Static { "START" } else { "START && (WithinResourceLimits)" };
-        if let Some(e) = self.expr_or(requirements, &mut warnings, "Requirements") {
-            steps.push(PolicyStep::Insert("Requirements".into(), e));
-        }
-        let cp = self.has_consumption_policy(slot);
-        if slot.kind != SlotKind::Static {
-            let wrl = match type_param(&self.config, slot.type_id, "WithinResourceLimits") {
-                Some(v) if !v.trim().is_empty() => v,
-                _ if cp => within_resource_limits_cp(&custom),
-                _ => within_resource_limits(
-                    &custom,
-                    type_bool(&self.config, slot.type_id, "STARTD_JOB_HAS_REQUEST_ATTRS", false),
-                ),
-            };
-            if let Some(e) = self.expr_or(&wrl, &mut warnings, "WithinResourceLimits") {
-                steps.push(PolicyStep::Insert("WithinResourceLimits".into(), e));
-            }
-        }
-        match type_param(&self.config, slot.type_id, "RANK").filter(|r| !r.trim().is_empty()) {
-            Some(r) => {
-                if let Some(e) = self.expr_or(&r, &mut warnings, "RANK") {
-                    steps.push(PolicyStep::Insert("Rank".into(), e));
-                }
-            }
-            None => {
-                steps.push(PolicyStep::Insert("Rank".into(), 0.0.into()));
-            }
-        }
-        let weight = type_param(&self.config, slot.type_id, "SLOT_WEIGHT")
-            .filter(|w| !w.trim().is_empty())
-            .unwrap_or_else(|| "Cpus".into());
-        if let Some(e) = self.expr_or(&weight, &mut warnings, "SLOT_WEIGHT") {
-            steps.push(PolicyStep::Insert("SlotWeight".into(), e));
-        }
-        if let Some(v) =
-            type_param(&self.config, slot.type_id, "MACHINE_MAX_VACATE_TIME").filter(|v| !v.trim().is_empty())
-        {
-            if let Some(e) = self.expr_or(&v, &mut warnings, "MACHINE_MAX_VACATE_TIME") {
-                steps.push(PolicyStep::Insert("MachineMaxVacateTime".into(), e));
-            }
-        }
-        if cp {
-            for asset in totals.machine_resources().split_whitespace() {
-                if asset.eq_ignore_ascii_case("swap") {
-                    continue;
-                }
-                let text = type_param(&self.config, slot.type_id, &format!("CONSUMPTION_{asset}"))
-                    .filter(|v| !v.trim().is_empty())
-                    .unwrap_or_else(|| {
-                        format!("ifthenelse(target.Request{asset} =?= undefined, 0, target.Request{asset})")
-                    });
-                if let Some(e) = self.expr_or(&text, &mut warnings, &format!("CONSUMPTION_{asset}")) {
-                    steps.push(PolicyStep::Insert(format!("Consumption{asset}"), e));
-                }
-            }
-            if slot.kind == SlotKind::Partitionable {
-                let claims =
-                    type_param(&self.config, slot.type_id, "NUM_CLAIMS").and_then(|v| v.trim().parse::<i64>().ok());
-                steps.push(PolicyStep::NumClaims(claims));
-            }
-        }
-
-        // STARTD_ATTRS, SLOT<N>_STARTD_ATTRS, SYSTEM_STARTD_ATTRS.
-        let slot_prefix = format!("SLOT{}", slot.id);
-        let mut attrs: Vec<String> = Vec::new();
-        for list in [
-            type_param(&self.config, slot.type_id, "STARTD_ATTRS"),
-            self.config.lookup(&format!("{slot_prefix}_STARTD_ATTRS")).map(|l| l.value),
-            type_param(&self.config, slot.type_id, "SYSTEM_STARTD_ATTRS"),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            attrs.extend(list.split([',', ' ', '\t', '\n']).filter(|s| !s.is_empty()).map(str::to_string));
-        }
-        for attr in attrs {
-            let value = self
-                .config
-                .lookup(&format!("{slot_prefix}_{attr}"))
-                .map(|l| l.value)
-                .or_else(|| type_param(&self.config, slot.type_id, &attr));
-            let Some(value) = value else { continue };
-            if value.trim().is_empty() {
-                steps.push(PolicyStep::Remove(attr.clone()));
-                continue;
-            }
-            if let Some(e) = self.expr_or(value.trim(), &mut warnings, &attr) {
-                steps.push(PolicyStep::Insert(attr, e));
-            }
-        }
-        SlotPolicy { steps, warnings }
-    }
-
-    /// What dynamic slot `slot`, named `name` and claimed by `job`, adds to
-    /// its partitionable slot's `Child<Attr>` lists.
-    pub(crate) fn child_row(&self, slot: &Slot, name: &str, job: &ClassAd) -> ChildRow {
-        let totals = &self.layout.totals;
-        ChildRow {
-            cpus: num(slot.advertised_cpus()),
-            memory: Expr::from(slot.memory),
-            disk: Expr::from(slot.disk(totals.disk)),
-            custom: totals
-                .custom
-                .iter()
-                .map(|c| Expr::from(slot.custom.get(&c.name).copied().unwrap_or(0.0).trunc() as i64))
-                .collect(),
-            name: Expr::from(name),
-            dslot_id: Expr::from(i64::from(slot.sub_id)),
-            user: string_attr(job, NAMES.user).unwrap_or_else(|| Value::Undefined.to_expr()),
-        }
-    }
-
-    /// The `Child<Attr>` lists of a partitionable slot whose dynamic slots
-    /// are `children`, in `f`.
-    fn child_lists(&self, f: &mut Filled<'_>, children: &[&DynamicSlot]) {
-        let n = &*NAMES;
-        let rows = || children.iter().map(|d| &d.row);
-        f.put(n.child_cpus, column(rows().map(|r| &r.cpus)));
-        f.put(n.child_memory, column(rows().map(|r| &r.memory)));
-        f.put(n.child_disk, column(rows().map(|r| &r.disk)));
-        for (k, names) in self.custom_names.iter().enumerate() {
-            f.put(names.child, column(rows().filter_map(|r| r.custom.get(k))));
-        }
-        f.put(n.child_name, column(rows().map(|r| &r.name)));
-        f.put(n.child_dslot_id, column(rows().map(|r| &r.dslot_id)));
-        let (claimed, busy) = match CLAIMED_BUSY.get(children.len()) {
-            Some(both) => both.clone(),
-            None => claimed_busy(children.len()),
-        };
-        f.put(n.child_state, claimed);
-        f.put(n.child_activity, busy);
-        let remote_users = column(rows().map(|r| &r.user));
-        f.put(n.child_remote_user, remote_users.clone());
-        f.put(n.child_remote_owner, remote_users);
-    }
 }
 
-/// The list of `items`. A list of one integer repeated (the `ChildCpus`
-/// of slots claimed by jobs alike, ...) is made once per thread and
-/// shared by the ads that have it, rather than built for each.
-fn column<'e>(items: impl Iterator<Item = &'e Expr> + Clone) -> Expr {
-    match repeated_int(items.clone()) {
-        Some((value, len)) => repeated_list(value, len),
-        None => Expr::list(items.cloned().collect()),
-    }
-}
-
-/// The integer every one of `items` is and how many they are, when they
-/// are all that integer literal (`Some((0, 0))` for no items: the empty
-/// list).
-fn repeated_int<'e>(mut items: impl Iterator<Item = &'e Expr>) -> Option<(i64, usize)> {
-    let int = |e: &Expr| match e.as_literal() {
-        Some(classad::Literal::Int(i)) => Some(*i),
-        _ => None,
-    };
-    let Some(first) = items.next() else { return Some((0, 0)) };
-    let value = int(first)?;
-    let mut len = 1;
-    for e in items {
-        if int(e) != Some(value) {
-            return None;
-        }
-        len += 1;
-    }
-    Some((value, len))
-}
-
-/// How many repeated lists [`repeated_list`] keeps per thread before it
-/// forgets them all.
-const MAX_REPEATED_LISTS: usize = 1024;
-
-thread_local! {
-    /// The lists [`repeated_list`] made, by value and length.
-    static REPEATED_LISTS: std::cell::RefCell<rustc_hash::FxHashMap<(i64, usize), Expr>> =
-        std::cell::RefCell::new(rustc_hash::FxHashMap::default());
-}
-
-/// The list of `len` times integer `value`, made once per thread.
-fn repeated_list(value: i64, len: usize) -> Expr {
-    REPEATED_LISTS.with(|lists| {
-        let mut lists = lists.borrow_mut();
-        if let Some(list) = lists.get(&(value, len)) {
-            return list.clone();
-        }
-        if lists.len() >= MAX_REPEATED_LISTS {
-            lists.clear();
-        }
-        let list = Expr::list(vec![Expr::from(value); len]);
-        lists.insert((value, len), list.clone());
-        list
-    })
-}
-
-/// What a dynamic slot adds to each of its partitionable slot's
-/// `Child<Attr>` lists: made when it is created (none of it changes over
-/// its life), so that the partitionable slot's ad need not work it out
-/// from the slot and its job each time it is built.
-#[derive(Debug, Clone)]
-pub(crate) struct ChildRow {
-    cpus: Expr,
-    memory: Expr,
-    disk: Expr,
-    /// By the machine's custom resources, in order.
-    custom: Box<[Expr]>,
-    name: Expr,
-    dslot_id: Expr,
-    /// `User` of its job, UNDEFINED when not a string.
-    user: Expr,
-}
-
-impl ChildRow {
-    /// The slot's name, as its `ChildName` entry has it.
-    pub(crate) fn name(&self) -> Option<&str> {
-        match self.name.as_literal() {
-            Some(classad::Literal::Str(s)) => Some(s.as_str()),
-            _ => None,
-        }
-    }
-}
-
-/// `ChildState` and `ChildActivity` of `n` dynamic slots: all `Claimed`,
-/// all `Busy`.
-fn claimed_busy(n: usize) -> (Expr, Expr) {
-    (Expr::list(vec![Expr::from("Claimed"); n]), Expr::list(vec![Expr::from("Busy"); n]))
-}
-
-/// [`claimed_busy`] of the usual numbers of dynamic slots, made once.
-static CLAIMED_BUSY: LazyLock<Vec<(Expr, Expr)>> = LazyLock::new(|| (0..=64).map(claimed_busy).collect());
-
-/// How [`Startd::fill`] sets a slot's attributes.
+/// How [`SlotAds::fill`] sets a slot's attributes.
 enum Fill {
     /// All of them, in a new ad.
     Fresh,
@@ -660,7 +378,7 @@ enum Fill {
 }
 
 /// How an earlier ad of `slot` is brought up to date (see [`Fill::Own`]).
-fn own_or_patch(slot: &Slot) -> Fill {
+fn own_or_patch(slot: &SlotResources) -> Fill {
     if slot.kind == SlotKind::Dynamic {
         Fill::Patch
     } else {
@@ -705,188 +423,10 @@ fn claim_shape(job: Option<&ClassAd>) -> usize {
     }
 }
 
-/// Attribute `name` of `ad` as a string expression, when it is a string:
-/// the literal itself when it is one (no copy of the text).
-fn string_attr(ad: &ClassAd, name: Name) -> Option<Expr> {
-    if let Some(e) = ad.lookup(name) {
-        if let Some(classad::Literal::Str(_)) = e.as_literal() {
-            return Some(e.clone());
-        }
-    }
-    match ad.eval_attr(name) {
-        Value::Str(s) => Some(Expr::from(s.to_string())),
-        _ => None,
-    }
-}
-
-/// Appends the decimal digits of `v`.
-pub(crate) fn push_number(out: &mut String, v: i64) {
-    if v < 0 {
-        out.push('-');
-    }
-    let mut buffer = [0u8; 20];
-    for &d in decimal(v.unsigned_abs(), &mut buffer) {
-        out.push(char::from(d));
-    }
-}
-
-/// The decimal digits of `n`, written at the end of `buffer`.
-pub(crate) fn decimal(n: u64, buffer: &mut [u8; 20]) -> &[u8] {
-    let mut k = buffer.len();
-    let mut rest = n;
-    loop {
-        k -= 1;
-        buffer[k] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    &buffer[k..]
-}
-
-/// The names of the attributes of a custom resource, interned once per
-/// startd.
-#[derive(Debug, Clone)]
-pub(crate) struct CustomNames {
-    own: Name,
-    detected: Name,
-    total_slot: Name,
-    assigned: Name,
-    total: Name,
-    child: Name,
-}
-
-impl CustomNames {
-    pub(crate) fn new(resource: &str) -> CustomNames {
-        let with = |prefix: &str| {
-            let mut text = String::with_capacity(prefix.len() + resource.len());
-            text.push_str(prefix);
-            text.push_str(resource);
-            Name::new(&text)
-        };
-        CustomNames {
-            own: Name::new(resource),
-            detected: with("Detected"),
-            total_slot: with("TotalSlot"),
-            assigned: with("Assigned"),
-            total: with("Total"),
-            child: with("Child"),
-        }
-    }
-}
-
-macro_rules! attr_names {
-    ($($field:ident = $text:literal),* $(,)?) => {
-        /// The names of the attributes a slot's ad sets, interned once.
-        struct AttrNames { $($field: Name),* }
-        static NAMES: LazyLock<AttrNames> = LazyLock::new(|| AttrNames { $($field: Name::new($text)),* });
-    };
-}
-
-attr_names! {
-    my_type = "MyType",
-    target_type = "TargetType",
-    name = "Name",
-    machine = "Machine",
-    is_local_startd = "IsLocalStartd",
-    detected_cpus = "DetectedCpus",
-    detected_memory = "DetectedMemory",
-    cpus = "Cpus",
-    total_slot_cpus = "TotalSlotCpus",
-    memory = "Memory",
-    total_slot_memory = "TotalSlotMemory",
-    disk = "Disk",
-    total_slot_disk = "TotalSlotDisk",
-    virtual_memory = "VirtualMemory",
-    total_cpus = "TotalCpus",
-    total_memory = "TotalMemory",
-    total_disk = "TotalDisk",
-    total_virtual_memory = "TotalVirtualMemory",
-    total_slots = "TotalSlots",
-    machine_resources = "MachineResources",
-    slot_id = "SlotID",
-    slot_type_id = "SlotTypeID",
-    slot_type = "SlotType",
-    partitionable_slot = "PartitionableSlot",
-    pslot_rollup = "PslotRollupInformation",
-    num_dynamic_slots = "NumDynamicSlots",
-    dynamic_slot = "DynamicSlot",
-    parent_slot_id = "ParentSlotId",
-    dslot_id = "DSlotId",
-    state = "State",
-    activity = "Activity",
-    remote_user = "RemoteUser",
-    remote_owner = "RemoteOwner",
-    job_id = "JobId",
-    num_claims = "NumClaims",
-    child_cpus = "ChildCpus",
-    child_memory = "ChildMemory",
-    child_disk = "ChildDisk",
-    child_name = "ChildName",
-    child_dslot_id = "ChildDSlotId",
-    child_state = "ChildState",
-    child_activity = "ChildActivity",
-    child_remote_user = "ChildRemoteUser",
-    child_remote_owner = "ChildRemoteOwner",
-    user = "User",
-    cluster_id = "ClusterId",
-    proc_id = "ProcId",
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn within_resource_limits_forms_parse_and_judge_jobs() {
-        let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
-        let slot: ClassAd = "[ Cpus = 2; Memory = 1000; Disk = 500; GPUs = 1 ]".parse().expect("slot");
-        for full in [false, true] {
-            let text = within_resource_limits(&["GPUs".to_string()], full);
-            let expr = classad::parse_expr(&text).expect("parses");
-            for (job, fits) in [
-                ("[ RequestCpus = 2; RequestMemory = 1000; RequestDisk = 500 ]", true),
-                ("[ RequestCpus = 3; RequestMemory = 1000; RequestDisk = 500 ]", false),
-                ("[ RequestCpus = 1; RequestMemory = 10; RequestDisk = 5; RequestGPUs = 2 ]", false),
-                ("[ RequestCpus = 9; _condor_RequestCpus = 1; RequestMemory = 10; RequestDisk = 5 ]", full),
-            ] {
-                let job: ClassAd = job.parse().expect("job");
-                let v = classad::EvalContext::new(&opts).my(&slot).target(&job).eval(&expr);
-                assert_eq!(v, Value::Bool(fits), "{job} full={full}");
-            }
-        }
-    }
-
-    #[test]
-    fn columns_are_the_lists_of_their_items() {
-        let cases: Vec<Vec<Expr>> = vec![
-            vec![],
-            vec![Expr::from(3)],
-            vec![Expr::from(2048); 5],
-            vec![Expr::from(1), Expr::from(1), Expr::from(2)],
-            vec![Expr::from(1), Expr::from(1.0)],
-            vec![Expr::from("slot1_1@h"), Expr::from("slot1_1@h")],
-            vec![Expr::from(0), Expr::from(false)],
-            vec![Value::Undefined.to_expr(), Value::Undefined.to_expr()],
-        ];
-        for items in &cases {
-            let listed = Expr::list(items.clone());
-            // made twice: the second time from the thread's lists
-            for _ in 0..2 {
-                let made = column(items.iter());
-                assert!(made.same_as(&listed), "{listed}");
-                assert_eq!(made.to_string(), listed.to_string());
-            }
-        }
-        // more lists than are kept: the first ones are made again
-        for value in 0..=(MAX_REPEATED_LISTS as i64) {
-            let items = vec![Expr::from(value); 3];
-            assert!(column(items.iter()).same_as(&Expr::list(items.clone())));
-        }
-        let items = vec![Expr::from(0); 3];
-        assert!(column(items.iter()).same_as(&Expr::list(items.clone())));
-    }
+    use crate::startd::slots::Startd;
 
     use crate::config::Config;
     use crate::startd::slots::Machine;
@@ -898,11 +438,11 @@ mod tests {
         let mut fresh = Vec::new();
         for slot in &startd.layout.slots {
             let children: Vec<&DynamicSlot> = startd.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-            let policy = startd.read_policy(slot);
-            fresh.push(startd.build_fresh(slot, None, &children, &policy).to_string());
+            let policy = read_policy(&startd.config, &startd.layout.totals, &startd.policies, slot);
+            fresh.push(startd.slot_ads().build_fresh(slot, None, &children, &policy).to_string());
             for d in children {
-                let policy = startd.read_policy(&d.slot);
-                fresh.push(startd.build_fresh(&d.slot, Some(&*d.job), &[], &policy).to_string());
+                let policy = read_policy(&startd.config, &startd.layout.totals, &startd.policies, &d.slot);
+                fresh.push(startd.slot_ads().build_fresh(&d.slot, Some(&*d.job), &[], &policy).to_string());
             }
         }
         (patched, fresh)

@@ -24,20 +24,22 @@
 //!
 //! `CLAIM_PARTITIONABLE_LEFTOVERS` (default true) hands what is left of the
 //! partitionable slot back to the claiming schedd;
-//! [`Claim::leftovers`] is that slot's ad when it is on.
+//! [`DynamicClaim::leftovers`] is that slot's ad when it is on.
 
 use std::borrow::Cow;
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use classad::{AttrKey, ClassAd, EvalContext, EvalOptions, Name, Semantics, Value};
 
-use super::node::{DynamicSlot, Startd};
-use super::{Slot, SlotError, SlotKind};
+use super::children::DynamicSlot;
+use super::naming::Naming;
+use super::slot_config::TypeKnobs;
+use super::{MachineTotals, SlotError, SlotKind, SlotResources};
 use crate::consumption;
 
 /// The outcome of a claim on a partitionable slot.
 #[derive(Debug, Clone)]
-pub struct Claim {
+pub struct DynamicClaim {
     /// The new dynamic slot's name (`slot1_1@host`).
     pub name: String,
     /// The job as the startd kept it (requests rounded).
@@ -130,8 +132,9 @@ fn plain(expr: &classad::Expr) -> bool {
 
 /// The attributes of a partitionable slot's ad its `Requirements` may read
 /// and still be judged by its resources alone (see
-/// [`Startd::judged_by_resources`]): the policy's, whose text is the
-/// configuration's, and the three resources.
+/// [`Startd::judged_by_resources`](super::Startd::judged_by_resources)):
+/// the policy's, whose text is the configuration's, and the three
+/// resources.
 const RESOURCE_ATTRS: &[&str] = &["Start", "Requirements", "WithinResourceLimits", "Cpus", "Memory", "Disk"];
 
 /// Whether `expr`, evaluated in `ad`, reads nothing outside `ad`, and
@@ -151,489 +154,272 @@ fn reads_only(opts: &EvalOptions, ad: &ClassAd, expr: &classad::Expr) -> bool {
         })
 }
 
-impl Startd {
-    /// Whether the `Requirements` of `slot_ad`, the ad of a partitionable
-    /// slot, accept `job`, as a claim judges it (the slot's ad as MY, the
-    /// job as TARGET, HTCondor's old semantics).
-    ///
-    /// ```
-    /// use classad::ClassAd;
-    /// use matchmaker::config::Config;
-    /// use matchmaker::startd::slots::{Machine, Startd};
-    ///
-    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
-    /// let startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
-    /// let slot = startd.ad("slot1@n1").expect("the partitionable slot");
-    /// let small: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
-    /// let big: ClassAd = "[ RequestCpus = 8; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
-    /// assert!(Startd::accepts(&slot, &small));
-    /// assert!(!Startd::accepts(&slot, &big));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn accepts(slot_ad: &ClassAd, job: &ClassAd) -> bool {
-        Self::requirements_accept(&options(), slot_ad, job)
-    }
+/// Whether the `Requirements` of `slot_ad`, the ad of a partitionable
+/// slot, accept `job`, as a claim judges it (see [`Startd::accepts`](super::Startd::accepts)).
+pub(crate) fn accepts(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+    requirements_accept(&options(), slot_ad, job)
+}
 
-    /// Whether the `Requirements` of `slot_ad`, an ad of a partitionable
-    /// slot, judge `job` by nothing but the slot's `Cpus`, `Memory` and
-    /// `Disk`: of the slot they read no other attribute than its policy's
-    /// `Start` and `WithinResourceLimits` (whose text is the
-    /// configuration's), of the job only attributes that are literals,
-    /// and they call no function but plain arithmetic ones (`ifThenElse`,
-    /// `quantize`, ...). Every slot of the same type, on startds of the
-    /// same configuration and host attributes, that has the same `Cpus`,
-    /// `Memory` and `Disk` then gives the job the same verdict
-    /// ([`accepts`](Startd::accepts)), which a caller may keep and give
-    /// to [`claim_at`](Startd::claim_at).
-    ///
-    /// ```
-    /// use classad::ClassAd;
-    /// use matchmaker::config::Config;
-    /// use matchmaker::startd::slots::{Machine, Startd};
-    ///
-    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
-    /// let machine = Machine { name: "n1".into(), ..Machine::default() };
-    /// let plain = Config::parse_str("NUM_CPUS = 4\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
-    /// let slot = Startd::new(machine.clone(), &plain)?.ad("slot1@n1").expect("the partitionable slot");
-    /// assert!(Startd::judged_by_resources(&slot, &job));
-    /// // a START that reads the slot's other attributes
-    /// let busy = Config::parse_str("NUM_CPUS = 4\nSTARTD_DETECT_GPUS = false\nSTART = NumDynamicSlots < 2\n", "startd.conf")?;
-    /// let slot = Startd::new(machine, &busy)?.ad("slot1@n1").expect("the partitionable slot");
-    /// assert!(!Startd::judged_by_resources(&slot, &job));
-    /// // a request that reads the slot
-    /// let greedy: ClassAd = "[ RequestCpus = 1; RequestMemory = TARGET.Memory; RequestDisk = 1000 ]".parse()?;
-    /// assert!(!Startd::judged_by_resources(&slot, &greedy));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn judged_by_resources(slot_ad: &ClassAd, job: &ClassAd) -> bool {
-        use classad::references::{external, internal, trim, Side};
-        let opts = options();
-        let Some(requirements) = slot_ad.lookup("Requirements") else { return false };
-        let (Ok(internal), Ok(external)) =
-            (internal(&opts, slot_ad, requirements), external(&opts, slot_ad, requirements))
-        else {
-            return false;
-        };
-        let own = |name: &str| RESOURCE_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(name));
-        plain(requirements)
-            && internal.iter().all(|name| own(name) && slot_ad.lookup(name.as_str()).is_none_or(plain))
-            && external.iter().all(|name| {
-                let attr = trim(name, Side::External);
-                !attr.is_empty() && !own(attr) && job.lookup(attr).is_none_or(|e| e.as_literal().is_some())
-            })
-    }
+/// Whether the `Requirements` of `slot_ad` judge `job` by the slot's
+/// resources alone (see
+/// [`Startd::judged_by_resources`](super::Startd::judged_by_resources)).
+pub(crate) fn judged_by_resources(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+    use classad::references::{external, internal, trim, Side};
+    let opts = options();
+    let Some(requirements) = slot_ad.lookup("Requirements") else { return false };
+    let (Ok(internal), Ok(external)) = (internal(&opts, slot_ad, requirements), external(&opts, slot_ad, requirements))
+    else {
+        return false;
+    };
+    let own = |name: &str| RESOURCE_ATTRS.iter().any(|a| a.eq_ignore_ascii_case(name));
+    plain(requirements)
+        && internal.iter().all(|name| own(name) && slot_ad.lookup(name.as_str()).is_none_or(plain))
+        && external.iter().all(|name| {
+            let attr = trim(name, Side::External);
+            !attr.is_empty() && !own(attr) && job.lookup(attr).is_none_or(|e| e.as_literal().is_some())
+        })
+}
 
-    fn requirements_accept(opts: &EvalOptions, slot_ad: &ClassAd, job: &ClassAd) -> bool {
-        static REQUIREMENTS: LazyLock<Name> = LazyLock::new(|| Name::new("Requirements"));
-        matches!(EvalContext::new(opts).my(slot_ad).target(job).eval_attr(*REQUIREMENTS), Value::Bool(true))
-    }
+fn requirements_accept(opts: &EvalOptions, slot_ad: &ClassAd, job: &ClassAd) -> bool {
+    static REQUIREMENTS: LazyLock<Name> = LazyLock::new(|| Name::new("Requirements"));
+    matches!(EvalContext::new(opts).my(slot_ad).target(job).eval_attr(*REQUIREMENTS), Value::Bool(true))
+}
 
-    /// Creates a dynamic slot of partitionable slot `slot` (a name such as
-    /// `slot1@host`, `slot1`, or an id) for `job`. Errors: no such slot, not
-    /// partitionable, its `Requirements` refuse the job, a request is
-    /// missing, or the slot has not enough left.
-    pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<Claim, SlotError> {
-        self.claim_given(slot, job, None, None)
-    }
-
-    /// As [`claim`](Startd::claim), given the partitionable slot's ad as
-    /// [`ad`](Startd::ad) would give it now, which the startd then need not
-    /// build again (a caller that keeps the ad of each slot up to date, as
-    /// a simulation does, saves that work). An ad that is not the slot's
-    /// current one gives the claim a wrong view of the slot.
-    ///
-    /// ```
-    /// use classad::Value;
-    /// use matchmaker::config::Config;
-    /// use matchmaker::startd::slots::{Machine, Startd};
-    ///
-    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
-    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
-    /// let current = startd.ad("slot1@n1").expect("the partitionable slot");
-    /// let job: classad::ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
-    /// let claim = startd.claim_with_ad("slot1@n1", &job, &current)?;
-    /// assert_eq!(claim.name, "slot1_1@n1");
-    /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn claim_with_ad(&mut self, slot: &str, job: &ClassAd, current: &ClassAd) -> Result<Claim, SlotError> {
-        self.claim_given(slot, job, Some(current), None)
-    }
-
-    /// The job with its requests rounded as a claim on partitionable slot
-    /// `slot` rounds them (`MODIFY_REQUEST_EXPR_*`), when the rounding
-    /// reads nothing but the job: no attribute of the slot, no function
-    /// but plain arithmetic ones (`quantize`, `ifThenElse`, `min`, ...).
-    /// Every slot of the same type, on a startd with the same
-    /// configuration, then rounds the job so, and a caller that claims
-    /// many slots for one job may round it once and give the result to
-    /// [`claim_rounded`](Startd::claim_rounded). `None` when the rounding
-    /// may depend on the slot, or there is no such partitionable slot.
-    ///
-    /// ```
-    /// use classad::{ClassAd, Value};
-    /// use matchmaker::config::Config;
-    /// use matchmaker::startd::slots::{Machine, Startd};
-    ///
-    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
-    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
-    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
-    /// let rounded = startd.rounding("slot1@n1", &job).expect("the default rounding reads only the job");
-    /// assert_eq!(rounded.eval_attr("RequestMemory"), Value::Int(1024));
-    /// let claim = startd.claim_rounded("slot1@n1", &job, &rounded, None)?;
-    /// assert_eq!(claim.job.eval_attr("RequestMemory"), Value::Int(1024));
-    /// // a rounding that reads the slot's ad is not done ahead
-    /// let config = Config::parse_str("MODIFY_REQUEST_EXPR_REQUESTMEMORY = TARGET.Memory\n", "startd.conf")?;
-    /// let startd = Startd::new(Machine { name: "n2".into(), ..Machine::default() }, &config)?;
-    /// assert!(startd.rounding("slot1@n2", &job).is_none());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn rounding(&self, slot: &str, job: &ClassAd) -> Option<ClassAd> {
-        let index = self.find_slot(slot)?;
-        let parent = &self.layout.slots[index];
-        if parent.kind != SlotKind::Partitionable {
+/// `job` with its requests rounded by the claim knobs `knobs` of a
+/// partitionable slot, when the rounding reads nothing but the job (see
+/// [`Startd::rounding`](super::Startd::rounding)).
+pub(crate) fn rounding(knobs: &TypeKnobs, job: &ClassAd) -> Option<ClassAd> {
+    let opts = options();
+    let mut modified = job.clone();
+    for (attr, expr) in &knobs.modify {
+        if !reads_only(&opts, &modified, expr) {
             return None;
         }
-        let knobs = self.policies.knobs(&self.config, parent.type_id);
-        let opts = options();
-        let mut modified = job.clone();
-        for (attr, expr) in &knobs.modify {
-            if !reads_only(&opts, &modified, expr) {
-                return None;
-            }
-            if let Value::Int(v) = EvalContext::new(&opts).my(&modified).eval(expr) {
-                modified.insert(*attr, v);
-            }
+        if let Value::Int(v) = EvalContext::new(&opts).my(&modified).eval(expr) {
+            modified.insert(*attr, v);
         }
-        Some(modified)
     }
+    Some(modified)
+}
 
-    /// As [`claim_with_ad`](Startd::claim_with_ad) (`current` given) or
-    /// [`claim`](Startd::claim), given the job as
-    /// [`rounding`](Startd::rounding) rounded it for a slot of the same
-    /// type and configuration, which the claim then need not round again.
-    /// A `rounded` made otherwise gives the claim wrong requests.
-    pub fn claim_rounded(
-        &mut self,
-        slot: &str,
-        job: &ClassAd,
-        rounded: &ClassAd,
-        current: Option<&ClassAd>,
-    ) -> Result<Claim, SlotError> {
-        self.claim_given(slot, job, current, Some(rounded))
-    }
+/// A partitionable slot a claim carves a dynamic slot from, and what the
+/// carving reads of its startd.
+#[derive(Clone, Copy)]
+pub(crate) struct Parent<'a> {
+    /// The slot, in the layout.
+    pub slot: &'a SlotResources,
+    /// Its ad now.
+    pub ad: &'a ClassAd,
+    /// The claim knobs of its type.
+    pub knobs: &'a TypeKnobs,
+    /// Whether it has a consumption policy.
+    pub consumption_policy: bool,
+    /// The machine's totals.
+    pub totals: &'a MachineTotals,
+    /// The startd's dynamic slots (of every partitionable slot).
+    pub dynamic: &'a [DynamicSlot],
+    /// Whether some ad of the layout's slots has an attribute a claim
+    /// reads as a request (unless it has, they are not looked for there).
+    pub requests_in_slot_ads: bool,
+    /// The slots' names (for the errors).
+    pub naming: Naming<'a>,
+}
 
-    /// As [`claim_rounded`](Startd::claim_rounded) (`rounded` given),
-    /// [`claim_with_ad`](Startd::claim_with_ad) (`current` given) or
-    /// [`claim`](Startd::claim), of the partitionable slot at place
-    /// `index` of the [`layout`](Startd::layout) rather than by name (a
-    /// caller that knows where the slot is, as a simulation does, saves the
-    /// look-up), and giving the new dynamic slot's name only: the job as
-    /// the startd kept it is that of the last of
-    /// [`dynamic_slots`](Startd::dynamic_slots), and no leftovers ad is
-    /// built (whatever `CLAIM_PARTITIONABLE_LEFTOVERS` says). `accepted`,
-    /// with `rounded`, is whether the slot's `Requirements` accept
-    /// `rounded` when the caller knows it (see
-    /// [`judged_by_resources`](Startd::judged_by_resources)); the claim
-    /// then need not evaluate them. A wrong `accepted` gives a wrong claim.
-    /// A `rounded` the claim takes is kept as it is, shared with the
-    /// caller (no copy for each dynamic slot).
-    ///
-    /// ```
-    /// use classad::{ClassAd, Value};
-    /// use matchmaker::config::Config;
-    /// use matchmaker::startd::slots::{Machine, Startd};
-    ///
-    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
-    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
-    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
-    /// let name = startd.claim_at(0, &job, None, None, None)?;
-    /// assert_eq!(name, "slot1_1@n1");
-    /// let kept = startd.dynamic_slots().last().map(|d| d.job.eval_attr("RequestMemory"));
-    /// assert_eq!(kept, Some(Value::Int(1024)));
-    /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
-    /// assert!(startd.claim_at(1, &job, None, None, None).is_err()); // no second slot
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn claim_at(
-        &mut self,
-        index: usize,
-        job: &ClassAd,
-        rounded: Option<&Arc<ClassAd>>,
-        current: Option<&ClassAd>,
-        accepted: Option<bool>,
-    ) -> Result<String, SlotError> {
-        if index >= self.layout.slots.len() {
-            return Err(SlotError::NoSuchSlot(format!("slot {} of the layout", index + 1)));
-        }
-        self.carve_at(index, job, current, rounded, accepted.filter(|_| rounded.is_some()))
-    }
+/// A dynamic slot carved for a job, not yet taken from its parent.
+pub(crate) struct Carved<'j> {
+    /// Its resources, sub-id and device ids.
+    pub slot: SlotResources,
+    /// The job as the startd keeps it (its requests rounded, unless the
+    /// parent accepts only the job as it was).
+    pub request: Cow<'j, ClassAd>,
+    /// Whether `request` is the rounded job.
+    pub takes_modified: bool,
+}
 
-    fn claim_given(
-        &mut self,
-        slot: &str,
-        job: &ClassAd,
-        current: Option<&ClassAd>,
-        rounded: Option<&ClassAd>,
-    ) -> Result<Claim, SlotError> {
-        let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
-        let rounded = rounded.map(|r| Arc::new(r.clone()));
-        let name = self.carve_at(index, job, current, rounded.as_ref(), None)?;
-        let type_id = self.layout.slots[index].type_id;
-        let leftovers =
-            if self.policies.knobs(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
-        let job = self.dynamic.last().map(|d| ClassAd::clone(&d.job)).unwrap_or_default();
-        Ok(Claim { name, job, leftovers })
-    }
+/// Carves a dynamic slot of `from` for `job` (steps 1 to 5 of the module's
+/// description). `rounded`: the job as [`rounding`] rounded it, when
+/// known; `accepted`: the verdict of the slot's `Requirements` on
+/// `rounded`, when known.
+pub(crate) fn carve<'j>(
+    from: &Parent<'_>,
+    job: &'j ClassAd,
+    rounded: Option<&'j ClassAd>,
+    accepted: Option<bool>,
+) -> Result<Carved<'j>, SlotError> {
+    let Parent {
+        slot: parent,
+        ad: parent_ad,
+        knobs,
+        consumption_policy,
+        totals,
+        dynamic,
+        requests_in_slot_ads,
+        naming,
+    } = *from;
+    let does_not_fit = |reason: String| SlotError::RequestDoesNotFit { slot: naming.slot_name(parent), reason };
 
-    /// The ad of layout slot `index` (which must be in the layout).
-    fn layout_ad(&self, index: usize) -> ClassAd {
-        let slot = &self.layout.slots[index];
-        self.with_children(slot.id, |children| self.build_ad(slot, None, children, &mut Vec::new()))
-    }
-
-    /// Carves a dynamic slot of layout slot `index` (in the layout) for
-    /// `job`; its name. `accepted`: the verdict of the slot's
-    /// `Requirements` on `rounded`, when known.
-    fn carve_at(
-        &mut self,
-        index: usize,
-        job: &ClassAd,
-        current: Option<&ClassAd>,
-        rounded: Option<&Arc<ClassAd>>,
-        accepted: Option<bool>,
-    ) -> Result<String, SlotError> {
-        let parent = &self.layout.slots[index];
-        if parent.kind != SlotKind::Partitionable {
-            return Err(SlotError::NotPartitionable(self.slot_name(parent)));
-        }
-        let built;
-        let parent_ad = match current {
-            Some(ad) => ad,
-            None => {
-                built = self.layout_ad(index);
-                &built
-            }
-        };
-        let totals = &self.layout.totals;
-        let does_not_fit =
-            |reason: String| SlotError::RequestDoesNotFit { slot: self.slot_name(&self.layout.slots[index]), reason };
-
-        // 1-2: round the requests; keep the rounding only if it still matches.
-        let opts = options();
-        let knobs = self.policies.knobs(&self.config, parent.type_id);
-        let modified = match rounded {
-            Some(rounded) => Cow::Borrowed(&**rounded),
-            None => {
-                let mut modified = job.clone();
-                for (attr, expr) in &knobs.modify {
-                    let value = EvalContext::new(&opts).my(&modified).target(parent_ad).eval(expr);
-                    if let Value::Int(v) = value {
-                        modified.insert(*attr, v);
-                    }
+    // 1-2: round the requests; keep the rounding only if it still matches.
+    let opts = options();
+    let modified = match rounded {
+        Some(rounded) => Cow::Borrowed(rounded),
+        None => {
+            let mut modified = job.clone();
+            for (attr, expr) in &knobs.modify {
+                let value = EvalContext::new(&opts).my(&modified).target(parent_ad).eval(expr);
+                if let Value::Int(v) = value {
+                    modified.insert(*attr, v);
                 }
-                Cow::Owned(modified)
             }
-        };
-        let takes_modified = accepted.unwrap_or_else(|| Self::requirements_accept(&opts, parent_ad, &modified));
-        let request = if takes_modified {
-            modified
+            Cow::Owned(modified)
+        }
+    };
+    let takes_modified = accepted.unwrap_or_else(|| requirements_accept(&opts, parent_ad, &modified));
+    let request = if takes_modified {
+        modified
+    } else {
+        let must_modify = knobs
+            .must_modify
+            .as_ref()
+            .map(|e| EvalContext::new(&opts).my(&modified).target(parent_ad).eval(e))
+            .is_some_and(|v| matches!(v, Value::Bool(true)));
+        if !must_modify && requirements_accept(&opts, parent_ad, job) {
+            Cow::Borrowed(job)
         } else {
-            let must_modify = knobs
-                .must_modify
-                .as_ref()
-                .map(|e| EvalContext::new(&opts).my(&modified).target(parent_ad).eval(e))
-                .is_some_and(|v| matches!(v, Value::Bool(true)));
-            if !must_modify && Self::requirements_accept(&opts, parent_ad, job) {
-                Cow::Borrowed(job)
-            } else {
-                return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
-            }
-        };
+            return Err(does_not_fit("the partitionable slot's Requirements do not accept the job".into()));
+        }
+    };
 
-        // 3: what the job takes.
-        let total_disk = totals.disk as f64;
-        let disk_slop = (total_disk / (1024.0 * 1024.0)).max(1024.0);
-        let mut cpus: f64;
-        let mut memory: i64;
-        let disk_fraction: f64;
-        // no swap unless the job asks for some
-        let mut swap_fraction: Option<f64> = Some(0.0);
-        let mut custom: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
-        let mut fractional = false;
-        if self.has_consumption_policy(parent) && consumption::has_policy(parent_ad) {
-            let taken = consumption::of(&request, parent_ad);
-            cpus = 0.0;
-            memory = 0;
-            let mut disk = 0.0;
-            for (res, amount) in taken {
-                if amount < 0.0 {
-                    return Err(does_not_fit(format!("Consumption{res} is not a non-negative number")));
-                }
-                if res.eq_ignore_ascii_case("cpus") {
-                    cpus = amount.max(1.0 / 128.0);
-                    fractional = cpus < 1.0;
-                } else if res.eq_ignore_ascii_case("memory") {
-                    memory = amount as i64;
-                } else if res.eq_ignore_ascii_case("disk") {
-                    disk = amount;
-                } else if let Some(c) = totals.custom.iter().find(|c| c.name.eq_ignore_ascii_case(&res)) {
-                    custom.insert(c.name.clone(), amount);
-                }
+    // 3: what the job takes.
+    let total_disk = totals.disk as f64;
+    let disk_slop = (total_disk / (1024.0 * 1024.0)).max(1024.0);
+    let mut cpus: f64;
+    let mut memory: i64;
+    let disk_fraction: f64;
+    // no swap unless the job asks for some
+    let mut swap_fraction: Option<f64> = Some(0.0);
+    let mut custom: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+    let mut fractional = false;
+    if consumption_policy && consumption::has_policy(parent_ad) {
+        let taken = consumption::of(&request, parent_ad);
+        cpus = 0.0;
+        memory = 0;
+        let mut disk = 0.0;
+        for (res, amount) in taken {
+            if amount < 0.0 {
+                return Err(does_not_fit(format!("Consumption{res} is not a non-negative number")));
             }
-            disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
-        } else {
-            let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
-            let r = &*REQUESTS;
-            let in_slot_ad = |attr: Name| self.requests_in_slot_ads && parent_ad.lookup(attr).is_some();
-            // (a request written as a number is read as it is, and one
-            // neither ad has is not there: no evaluation for either)
-            let number = |attr: Name| match request.lookup(attr).map(classad::Expr::as_literal) {
-                Some(Some(classad::Literal::Int(i))) => Some(*i as f64),
-                Some(Some(classad::Literal::Real(r))) => Some(*r),
-                Some(Some(classad::Literal::Bool(b))) => Some(f64::from(u8::from(*b))),
-                None if !in_slot_ad(attr) => None,
-                _ => eval_number(&ctx, attr),
-            };
-            // the schedd's `_condor_Request<Res>` first
-            let int = |[condor, plain]: [Name; 2]| number(condor).or_else(|| number(plain)).map(|v| v.trunc());
-            cpus = int(r.cpus).unwrap_or(1.0);
-            memory = int(r.memory).ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
-            let disk = int(r.disk).ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
-            disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
-            match int(r.virtual_memory) {
-                Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
-                Some(_) => {}
-                None if knobs.proportional_swap => {
-                    // the same part of the swap as of the memory
-                    swap_fraction = Some(memory as f64 / totals.memory as f64);
-                }
-                None => {}
-            }
-            for c in &totals.custom {
-                let v = eval_number(&ctx, &format!("Request{}", c.name)).unwrap_or(0.0);
-                custom.insert(c.name.clone(), v);
+            if res.eq_ignore_ascii_case("cpus") {
+                cpus = amount.max(1.0 / 128.0);
+                fractional = cpus < 1.0;
+            } else if res.eq_ignore_ascii_case("memory") {
+                memory = amount as i64;
+            } else if res.eq_ignore_ascii_case("disk") {
+                disk = amount;
+            } else if let Some(c) = totals.custom.iter().find(|c| c.name.eq_ignore_ascii_case(&res)) {
+                custom.insert(c.name.clone(), amount);
             }
         }
-        if cpus <= 0.0 {
-            return Err(does_not_fit("the job requests no CPUs".into()));
-        }
-        if !fractional {
-            cpus = cpus.max(1.0);
-            memory = memory.max(1);
-        }
-
-        // Does it fit what is left?
-        let mut short = Vec::new();
-        if cpus > parent.cpus + 1e-9 {
-            short.push(format!("Cpus: {} requested, {} left", cpus, parent.cpus));
-        }
-        if memory > parent.memory {
-            short.push(format!("Memory: {} requested, {} left", memory, parent.memory));
-        }
-        if disk_fraction > parent.disk_fraction + 1e-12 {
-            short.push(format!(
-                "Disk: {} requested, {} left",
-                (disk_fraction * total_disk).ceil() as i64,
-                parent.disk(totals.disk)
-            ));
-        }
-        for (name, want) in &custom {
-            let have = parent.custom.get(name).copied().unwrap_or(0.0);
-            if *want > have + 1e-9 {
-                short.push(format!("{name}: {want} requested, {have} left"));
-            }
-        }
-        if !short.is_empty() {
-            return Err(does_not_fit(short.join("; ")));
-        }
-
-        // 5: ids and sub-id.
-        // The partitionable slot keeps advertising all its ids; the ids its
-        // dynamic slots hold are not free.
-        let mut ids = std::collections::BTreeMap::new();
-        for (name, all) in &parent.ids {
-            let want = custom.get(name).copied().unwrap_or(0.0).ceil() as usize;
-            let held: Vec<&String> = self
-                .dynamic
-                .iter()
-                .filter(|d| d.slot.id == parent.id)
-                .filter_map(|d| d.slot.ids.get(name))
-                .flatten()
-                .collect();
-            let taken: Vec<String> = all.iter().filter(|id| !held.contains(id)).take(want).cloned().collect();
-            ids.insert(name.clone(), taken);
-        }
-        let mut sub_id = 1;
-        while self.dynamic.iter().any(|d| d.slot.id == parent.id && d.slot.sub_id == sub_id) {
-            sub_id += 1;
-        }
-        let disk_kb = (total_disk * disk_fraction).ceil() as i64;
-        let dslot = Slot {
-            id: parent.id,
-            sub_id,
-            type_id: parent.type_id,
-            kind: SlotKind::Dynamic,
-            cpus,
-            total_cpus: cpus,
-            fractional_cpus: fractional,
-            memory,
-            total_memory: memory,
-            disk_fraction,
-            total_disk: disk_kb,
-            swap_fraction,
-            custom_total: custom.clone(),
-            custom,
-            ids,
+        disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
+    } else {
+        let ctx = EvalContext::new(&opts).my(&request).target(parent_ad);
+        let r = &*REQUESTS;
+        let in_slot_ad = |attr: Name| requests_in_slot_ads && parent_ad.lookup(attr).is_some();
+        // (a request written as a number is read as it is, and one
+        // neither ad has is not there: no evaluation for either)
+        let number = |attr: Name| match request.lookup(attr).map(classad::Expr::as_literal) {
+            Some(Some(classad::Literal::Int(i))) => Some(*i as f64),
+            Some(Some(classad::Literal::Real(r))) => Some(*r),
+            Some(Some(classad::Literal::Bool(b))) => Some(f64::from(u8::from(*b))),
+            None if !in_slot_ad(attr) => None,
+            _ => eval_number(&ctx, attr),
         };
-        let name = self.slot_name(&dslot);
-        let row = self.child_row(&dslot, &name, &request);
-        // (the rounded job given is kept as it is)
-        let request = match rounded.filter(|_| takes_modified) {
-            Some(shared) => shared.clone(),
-            None => Arc::new(request.into_owned()),
-        };
-        let parent = &mut self.layout.slots[index];
-        parent.cpus -= dslot.cpus;
-        parent.memory -= dslot.memory;
-        parent.disk_fraction -= dslot.disk_fraction;
-        if let (Some(p), Some(d)) = (parent.swap_fraction, dslot.swap_fraction) {
-            parent.swap_fraction = Some(p - d);
+        // the schedd's `_condor_Request<Res>` first
+        let int = |[condor, plain]: [Name; 2]| number(condor).or_else(|| number(plain)).map(|v| v.trunc());
+        cpus = int(r.cpus).unwrap_or(1.0);
+        memory = int(r.memory).ok_or_else(|| does_not_fit("the job has no memory request".into()))? as i64;
+        let disk = int(r.disk).ok_or_else(|| does_not_fit("the job has no disk request".into()))?;
+        disk_fraction = (disk + disk_slop).max(0.0) / total_disk;
+        match int(r.virtual_memory) {
+            Some(swap) if totals.swap > 0 => swap_fraction = Some(swap / totals.swap as f64),
+            Some(_) => {}
+            None if knobs.proportional_swap => {
+                // the same part of the swap as of the memory
+                swap_fraction = Some(memory as f64 / totals.memory as f64);
+            }
+            None => {}
         }
-        for (name, v) in parent.custom.iter_mut() {
-            *v -= dslot.custom.get(name).copied().unwrap_or(0.0);
+        for c in &totals.custom {
+            let v = eval_number(&ctx, &format!("Request{}", c.name)).unwrap_or(0.0);
+            custom.insert(c.name.clone(), v);
         }
-        self.dynamic.push(DynamicSlot { slot: dslot, job: request, row });
-        Ok(name)
+    }
+    if cpus <= 0.0 {
+        return Err(does_not_fit("the job requests no CPUs".into()));
+    }
+    if !fractional {
+        cpus = cpus.max(1.0);
+        memory = memory.max(1);
     }
 
-    /// Ends the claim of dynamic slot `name`: the slot goes away and its
-    /// resources and device ids return to its partitionable slot.
-    pub fn release(&mut self, name: &str) -> Result<(), SlotError> {
-        let pos = self
-            .dynamic
-            .iter()
-            .position(|d| d.is_named(name))
-            .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
-        // its device ids become free again with its removal
-        let d = self.dynamic.remove(pos).slot;
-        let parent = self
-            .layout
-            .slots
-            .iter_mut()
-            .find(|s| s.id == d.id)
-            .ok_or_else(|| SlotError::NoSuchSlot(format!("parent of {name}")))?;
-        parent.cpus += d.cpus;
-        parent.memory += d.memory;
-        parent.disk_fraction += d.disk_fraction;
-        if let (Some(p), Some(s)) = (parent.swap_fraction, d.swap_fraction) {
-            parent.swap_fraction = Some(p + s);
-        }
-        for (res, v) in &d.custom {
-            *parent.custom.entry(res.clone()).or_insert(0.0) += v;
-        }
-        Ok(())
+    // Does it fit what is left?
+    let mut short = Vec::new();
+    if cpus > parent.cpus + 1e-9 {
+        short.push(format!("Cpus: {} requested, {} left", cpus, parent.cpus));
     }
+    if memory > parent.memory {
+        short.push(format!("Memory: {} requested, {} left", memory, parent.memory));
+    }
+    if disk_fraction > parent.disk_fraction + 1e-12 {
+        short.push(format!(
+            "Disk: {} requested, {} left",
+            (disk_fraction * total_disk).ceil() as i64,
+            parent.disk(totals.disk)
+        ));
+    }
+    for (name, want) in &custom {
+        let have = parent.custom.get(name).copied().unwrap_or(0.0);
+        if *want > have + 1e-9 {
+            short.push(format!("{name}: {want} requested, {have} left"));
+        }
+    }
+    if !short.is_empty() {
+        return Err(does_not_fit(short.join("; ")));
+    }
+
+    // 5: ids and sub-id.
+    // The partitionable slot keeps advertising all its ids; the ids its
+    // dynamic slots hold are not free.
+    let mut ids = std::collections::BTreeMap::new();
+    for (name, all) in &parent.ids {
+        let want = custom.get(name).copied().unwrap_or(0.0).ceil() as usize;
+        let held: Vec<&String> =
+            dynamic.iter().filter(|d| d.slot.id == parent.id).filter_map(|d| d.slot.ids.get(name)).flatten().collect();
+        let taken: Vec<String> = all.iter().filter(|id| !held.contains(id)).take(want).cloned().collect();
+        ids.insert(name.clone(), taken);
+    }
+    let mut sub_id = 1;
+    while dynamic.iter().any(|d| d.slot.id == parent.id && d.slot.sub_id == sub_id) {
+        sub_id += 1;
+    }
+    let disk_kb = (total_disk * disk_fraction).ceil() as i64;
+    let dslot = SlotResources {
+        id: parent.id,
+        sub_id,
+        type_id: parent.type_id,
+        kind: SlotKind::Dynamic,
+        cpus,
+        total_cpus: cpus,
+        fractional_cpus: fractional,
+        memory,
+        total_memory: memory,
+        disk_fraction,
+        total_disk: disk_kb,
+        swap_fraction,
+        custom_total: custom.clone(),
+        custom,
+        ids,
+    };
+    Ok(Carved { slot: dslot, request, takes_modified })
 }
 
 /// `Expr` of a number, integer when whole (for tests).
@@ -646,7 +432,8 @@ fn n(v: i64) -> classad::Expr {
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::startd::slots::Machine;
+    use crate::startd::slots::{Machine, Startd};
+    use std::sync::Arc;
 
     fn startd(text: &str) -> Result<Startd, SlotError> {
         let machine = Machine { name: "h".into(), cpus: 8, memory: 16384, disk: 8_000_000, ..Machine::default() };

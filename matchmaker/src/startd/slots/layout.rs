@@ -84,7 +84,7 @@ impl SlotKind {
 
 /// One slot's resources.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Slot {
+pub struct SlotResources {
     /// `SlotID`: the slot number (a dynamic slot's is its parent's).
     pub id: u32,
     /// `DSlotId` for a dynamic slot, 0 otherwise.
@@ -120,7 +120,7 @@ pub struct Slot {
     pub ids: BTreeMap<String, Vec<String>>,
 }
 
-impl Slot {
+impl SlotResources {
     /// `Cpus` as advertised: a real for a fractional slot, otherwise the
     /// CPUs rounded down after adding 0.1.
     pub fn advertised_cpus(&self) -> f64 {
@@ -160,7 +160,7 @@ pub struct Layout {
     /// The machine's totals under the configuration.
     pub totals: MachineTotals,
     /// The slots, by slot id.
-    pub slots: Vec<Slot>,
+    pub slots: Vec<SlotResources>,
 }
 
 /// A slot's request before `auto` shares are resolved.
@@ -398,7 +398,7 @@ impl Layout {
             }
             let fractional = req.fractional;
             let total_disk = (totals.disk as f64 * disk).ceil() as i64;
-            slots.push(Slot {
+            slots.push(SlotResources {
                 id: slot_no,
                 sub_id: 0,
                 type_id: req.type_id,
@@ -508,7 +508,7 @@ mod tests {
 
     /// The advertised `Cpus` of each slot, or the error's text.
     fn cpus_of(text: &str) -> Result<Vec<f64>, String> {
-        layout(text).map(|l| l.slots.iter().map(Slot::advertised_cpus).collect()).map_err(|e| e.to_string())
+        layout(text).map(|l| l.slots.iter().map(SlotResources::advertised_cpus).collect()).map_err(|e| e.to_string())
     }
 
     // HTCondor 23.9.6 counts the CPUs left in whole CPUs: AvailAttributes::
@@ -742,7 +742,7 @@ NUM_SLOTS_TYPE_2 = 3
 ",
         )?;
         assert!(l.slots.iter().all(|s| s.fractional_cpus));
-        let cpus: Vec<f64> = l.slots.iter().map(Slot::advertised_cpus).collect();
+        let cpus: Vec<f64> = l.slots.iter().map(SlotResources::advertised_cpus).collect();
         assert_eq!(cpus, [1.0, 0.6, 0.6, 0.6]);
         Ok(())
     }

@@ -29,34 +29,16 @@ use classad::ClassAd;
 
 use std::sync::Arc;
 
-use super::ad::{decimal, push_number, ChildRow, CustomNames};
-use super::dynamic::has_requests;
+use super::ad::SlotAds;
+use super::attrs::CustomNames;
+use super::children::{ChildRow, DynamicSlot};
+use super::dynamic::{self, carve, has_requests, Carved, DynamicClaim, Parent};
 use super::layout::Layout;
-use super::policy::Policies;
+use super::naming::{host_name, Naming};
 use super::resources::with_detected;
-use super::{Machine, Slot, SlotError, SlotKind};
+use super::slot_config::Policies;
+use super::{Machine, SlotError, SlotKind, SlotResources};
 use crate::config::Config;
-
-/// A dynamic slot and the claim it serves.
-#[derive(Debug, Clone)]
-pub struct DynamicSlot {
-    /// Its resources.
-    pub slot: Slot,
-    /// The job (request) it was created for, with the startd's rounding
-    /// of its requests applied (shared with the caller that rounded it,
-    /// see [`Startd::claim_at`]).
-    pub job: Arc<ClassAd>,
-    /// What it adds to its partitionable slot's `Child<Attr>` lists.
-    pub(crate) row: ChildRow,
-}
-
-impl DynamicSlot {
-    /// Whether `name` is this slot's name (compared with the name it was
-    /// given at its creation, which does not change).
-    pub(crate) fn is_named(&self, name: &str) -> bool {
-        self.row.name() == Some(name)
-    }
-}
 
 /// A startd: a machine, its configuration, its slots.
 #[derive(Debug, Clone)]
@@ -170,54 +152,39 @@ impl Startd {
     /// The name of a slot: `slot<N>@host`, `slot<N>_<M>@host` for a
     /// dynamic slot (the prefix is `SLOT_TYPE_<N>_NAME_PREFIX`, else
     /// `STARTD_RESOURCE_PREFIX`, else `slot`).
-    pub fn slot_name(&self, slot: &Slot) -> String {
-        let knobs = self.policies.knobs(&self.config, slot.type_id);
-        let mut name = String::with_capacity(knobs.prefix.len() + self.host.len() + 12);
-        name.push_str(&knobs.prefix);
-        push_number(&mut name, i64::from(slot.id));
-        if slot.kind == SlotKind::Dynamic {
-            name.push('_');
-            push_number(&mut name, i64::from(slot.sub_id));
-        }
-        name.push('@');
-        name.push_str(&self.host);
-        name
-    }
-
-    /// What follows the `slot<N>` (or `slot<N>_<M>`) part of `key` when
-    /// `key` starts with it, the name of `slot` being built so.
-    fn after_short_name<'k>(&self, slot: &Slot, key: &'k str) -> Option<&'k str> {
-        let knobs = self.policies.knobs(&self.config, slot.type_id);
-        let rest = strip_number(key.strip_prefix(knobs.prefix.as_str())?, slot.id)?;
-        if slot.kind == SlotKind::Dynamic {
-            strip_number(rest.strip_prefix('_')?, slot.sub_id)
-        } else {
-            Some(rest)
-        }
+    pub fn slot_name(&self, slot: &SlotResources) -> String {
+        self.naming().slot_name(slot)
     }
 
     /// Whether `name` is the name of `slot` (as [`slot_name`](Self::slot_name)
     /// gives it), without building the name.
-    pub(crate) fn is_named(&self, slot: &Slot, name: &str) -> bool {
-        self.after_short_name(slot, name).and_then(|rest| rest.strip_prefix('@')) == Some(self.host.as_str())
+    #[cfg(test)]
+    pub(crate) fn is_named(&self, slot: &SlotResources, name: &str) -> bool {
+        self.naming().is_named(slot, name)
     }
 
     /// Finds a static or partitionable slot by name (`slot1@host`), by
     /// short name (`slot1`) or by id (`1`).
     pub(crate) fn find_slot(&self, key: &str) -> Option<usize> {
-        self.layout.slots.iter().position(|s| {
-            let prefix_has_at = self.policies.knobs(&self.config, s.type_id).prefix.contains('@');
-            if prefix_has_at {
-                // the short name is what comes before the first '@'
-                let name = self.slot_name(s);
-                return name == key || name.split('@').next() == Some(key) || s.id.to_string() == key;
-            }
-            match self.after_short_name(s, key) {
-                Some("") => true,
-                Some(rest) if rest.strip_prefix('@') == Some(self.host.as_str()) => true,
-                _ => strip_number(key, s.id) == Some(""),
-            }
-        })
+        self.naming().find_slot(&self.layout.slots, key)
+    }
+
+    /// What the names of the slots are made of.
+    fn naming(&self) -> Naming<'_> {
+        Naming { config: &self.config, policies: &self.policies, host: &self.host }
+    }
+
+    /// What building the slots' ads reads of the startd, now.
+    pub(crate) fn slot_ads(&self) -> SlotAds<'_> {
+        SlotAds {
+            machine: &self.machine,
+            config: &self.config,
+            layout: &self.layout,
+            policies: &self.policies,
+            custom_names: &self.custom_names,
+            naming: self.naming(),
+            total_slots: self.layout.slots.len() + self.dynamic.len(),
+        }
     }
 
     /// The slot ads, static and partitionable slots by id, each followed by
@@ -228,9 +195,9 @@ impl Startd {
         for i in 0..self.layout.slots.len() {
             let slot = &self.layout.slots[i];
             let children: Vec<&DynamicSlot> = self.dynamic.iter().filter(|d| d.slot.id == slot.id).collect();
-            out.push(self.build_ad(slot, None, &children, &mut warnings));
+            out.push(self.slot_ads().build_ad(slot, None, &children, &mut warnings));
             for d in children {
-                out.push(self.build_ad(&d.slot, Some(&*d.job), &[], &mut warnings));
+                out.push(self.slot_ads().build_ad(&d.slot, Some(&*d.job), &[], &mut warnings));
             }
         }
         warnings.sort();
@@ -244,12 +211,14 @@ impl Startd {
         let mut warnings = Vec::new();
         if let Some(i) = self.find_slot(name) {
             let slot = &self.layout.slots[i];
-            return Some(self.with_children(slot.id, |children| self.build_ad(slot, None, children, &mut warnings)));
+            return Some(
+                self.with_children(slot.id, |children| self.slot_ads().build_ad(slot, None, children, &mut warnings)),
+            );
         }
         self.dynamic
             .iter()
             .find(|d| d.is_named(name))
-            .map(|d| self.build_ad(&d.slot, Some(&*d.job), &[], &mut warnings))
+            .map(|d| self.slot_ads().build_ad(&d.slot, Some(&*d.job), &[], &mut warnings))
     }
 
     /// Makes `ad`, an ad of slot `name` this startd gave earlier
@@ -284,7 +253,7 @@ impl Startd {
         }
         match self.dynamic.iter().find(|d| d.is_named(name)) {
             Some(d) => {
-                self.refresh_built_ad(ad, &d.slot, Some(&*d.job), &[]);
+                self.slot_ads().refresh_built_ad(ad, &d.slot, Some(&*d.job), &[]);
                 true
             }
             None => false,
@@ -315,7 +284,7 @@ impl Startd {
     /// ```
     pub fn refresh_layout_ad(&self, index: usize, ad: &mut ClassAd) -> bool {
         let Some(slot) = self.layout.slots.get(index) else { return false };
-        self.with_children(slot.id, |children| self.refresh_built_ad(ad, slot, None, children));
+        self.with_children(slot.id, |children| self.slot_ads().refresh_built_ad(ad, slot, None, children));
         true
     }
 
@@ -336,32 +305,305 @@ impl Startd {
         }
         f(&gathered[..len])
     }
+
+    /// Whether the `Requirements` of `slot_ad`, the ad of a partitionable
+    /// slot, accept `job`, as a claim judges it (the slot's ad as MY, the
+    /// job as TARGET, HTCondor's old semantics).
+    ///
+    /// ```
+    /// use classad::ClassAd;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let slot = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let small: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+    /// let big: ClassAd = "[ RequestCpus = 8; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+    /// assert!(Startd::accepts(&slot, &small));
+    /// assert!(!Startd::accepts(&slot, &big));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn accepts(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        dynamic::accepts(slot_ad, job)
+    }
+
+    /// Whether the `Requirements` of `slot_ad`, an ad of a partitionable
+    /// slot, judge `job` by nothing but the slot's `Cpus`, `Memory` and
+    /// `Disk`: of the slot they read no other attribute than its policy's
+    /// `Start` and `WithinResourceLimits` (whose text is the
+    /// configuration's), of the job only attributes that are literals,
+    /// and they call no function but plain arithmetic ones (`ifThenElse`,
+    /// `quantize`, ...). Every slot of the same type, on startds of the
+    /// same configuration and host attributes, that has the same `Cpus`,
+    /// `Memory` and `Disk` then gives the job the same verdict
+    /// ([`accepts`](Startd::accepts)), which a caller may keep and give
+    /// to [`claim_at`](Startd::claim_at).
+    ///
+    /// ```
+    /// use classad::ClassAd;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1024; RequestDisk = 1000 ]".parse()?;
+    /// let machine = Machine { name: "n1".into(), ..Machine::default() };
+    /// let plain = Config::parse_str("NUM_CPUS = 4\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let slot = Startd::new(machine.clone(), &plain)?.ad("slot1@n1").expect("the partitionable slot");
+    /// assert!(Startd::judged_by_resources(&slot, &job));
+    /// // a START that reads the slot's other attributes
+    /// let busy = Config::parse_str("NUM_CPUS = 4\nSTARTD_DETECT_GPUS = false\nSTART = NumDynamicSlots < 2\n", "startd.conf")?;
+    /// let slot = Startd::new(machine, &busy)?.ad("slot1@n1").expect("the partitionable slot");
+    /// assert!(!Startd::judged_by_resources(&slot, &job));
+    /// // a request that reads the slot
+    /// let greedy: ClassAd = "[ RequestCpus = 1; RequestMemory = TARGET.Memory; RequestDisk = 1000 ]".parse()?;
+    /// assert!(!Startd::judged_by_resources(&slot, &greedy));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn judged_by_resources(slot_ad: &ClassAd, job: &ClassAd) -> bool {
+        dynamic::judged_by_resources(slot_ad, job)
+    }
+
+    /// Creates a dynamic slot of partitionable slot `slot` (a name such as
+    /// `slot1@host`, `slot1`, or an id) for `job`. Errors: no such slot, not
+    /// partitionable, its `Requirements` refuse the job, a request is
+    /// missing, or the slot has not enough left.
+    pub fn claim(&mut self, slot: &str, job: &ClassAd) -> Result<DynamicClaim, SlotError> {
+        self.claim_given(slot, job, None, None)
+    }
+
+    /// As [`claim`](Startd::claim), given the partitionable slot's ad as
+    /// [`ad`](Startd::ad) would give it now, which the startd then need not
+    /// build again (a caller that keeps the ad of each slot up to date, as
+    /// a simulation does, saves that work). An ad that is not the slot's
+    /// current one gives the claim a wrong view of the slot.
+    ///
+    /// ```
+    /// use classad::Value;
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let current = startd.ad("slot1@n1").expect("the partitionable slot");
+    /// let job: classad::ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// let claim = startd.claim_with_ad("slot1@n1", &job, &current)?;
+    /// assert_eq!(claim.name, "slot1_1@n1");
+    /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn claim_with_ad(&mut self, slot: &str, job: &ClassAd, current: &ClassAd) -> Result<DynamicClaim, SlotError> {
+        self.claim_given(slot, job, Some(current), None)
+    }
+
+    /// The job with its requests rounded as a claim on partitionable slot
+    /// `slot` rounds them (`MODIFY_REQUEST_EXPR_*`), when the rounding
+    /// reads nothing but the job: no attribute of the slot, no function
+    /// but plain arithmetic ones (`quantize`, `ifThenElse`, `min`, ...).
+    /// Every slot of the same type, on a startd with the same
+    /// configuration, then rounds the job so, and a caller that claims
+    /// many slots for one job may round it once and give the result to
+    /// [`claim_rounded`](Startd::claim_rounded). `None` when the rounding
+    /// may depend on the slot, or there is no such partitionable slot.
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// let rounded = startd.rounding("slot1@n1", &job).expect("the default rounding reads only the job");
+    /// assert_eq!(rounded.eval_attr("RequestMemory"), Value::Int(1024));
+    /// let claim = startd.claim_rounded("slot1@n1", &job, &rounded, None)?;
+    /// assert_eq!(claim.job.eval_attr("RequestMemory"), Value::Int(1024));
+    /// // a rounding that reads the slot's ad is not done ahead
+    /// let config = Config::parse_str("MODIFY_REQUEST_EXPR_REQUESTMEMORY = TARGET.Memory\n", "startd.conf")?;
+    /// let startd = Startd::new(Machine { name: "n2".into(), ..Machine::default() }, &config)?;
+    /// assert!(startd.rounding("slot1@n2", &job).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rounding(&self, slot: &str, job: &ClassAd) -> Option<ClassAd> {
+        let index = self.find_slot(slot)?;
+        let parent = &self.layout.slots[index];
+        if parent.kind != SlotKind::Partitionable {
+            return None;
+        }
+        let knobs = self.policies.knobs(&self.config, parent.type_id);
+        dynamic::rounding(&knobs, job)
+    }
+
+    /// As [`claim_with_ad`](Startd::claim_with_ad) (`current` given) or
+    /// [`claim`](Startd::claim), given the job as
+    /// [`rounding`](Startd::rounding) rounded it for a slot of the same
+    /// type and configuration, which the claim then need not round again.
+    /// A `rounded` made otherwise gives the claim wrong requests.
+    pub fn claim_rounded(
+        &mut self,
+        slot: &str,
+        job: &ClassAd,
+        rounded: &ClassAd,
+        current: Option<&ClassAd>,
+    ) -> Result<DynamicClaim, SlotError> {
+        self.claim_given(slot, job, current, Some(rounded))
+    }
+
+    /// As [`claim_rounded`](Startd::claim_rounded) (`rounded` given),
+    /// [`claim_with_ad`](Startd::claim_with_ad) (`current` given) or
+    /// [`claim`](Startd::claim), of the partitionable slot at place
+    /// `index` of the [`layout`](Startd::layout) rather than by name (a
+    /// caller that knows where the slot is, as a simulation does, saves the
+    /// look-up), and giving the new dynamic slot's name only: the job as
+    /// the startd kept it is that of the last of
+    /// [`dynamic_slots`](Startd::dynamic_slots), and no leftovers ad is
+    /// built (whatever `CLAIM_PARTITIONABLE_LEFTOVERS` says). `accepted`,
+    /// with `rounded`, is whether the slot's `Requirements` accept
+    /// `rounded` when the caller knows it (see
+    /// [`judged_by_resources`](Startd::judged_by_resources)); the claim
+    /// then need not evaluate them. A wrong `accepted` gives a wrong claim.
+    /// A `rounded` the claim takes is kept as it is, shared with the
+    /// caller (no copy for each dynamic slot).
+    ///
+    /// ```
+    /// use classad::{ClassAd, Value};
+    /// use matchmaker::config::Config;
+    /// use matchmaker::startd::slots::{Machine, Startd};
+    ///
+    /// let config = Config::parse_str("NUM_CPUS = 4\nMEMORY = 8192\nSTARTD_DETECT_GPUS = false\n", "startd.conf")?;
+    /// let mut startd = Startd::new(Machine { name: "n1".into(), ..Machine::default() }, &config)?;
+    /// let job: ClassAd = "[ RequestCpus = 1; RequestMemory = 1000; RequestDisk = 1000 ]".parse()?;
+    /// let name = startd.claim_at(0, &job, None, None, None)?;
+    /// assert_eq!(name, "slot1_1@n1");
+    /// let kept = startd.dynamic_slots().last().map(|d| d.job.eval_attr("RequestMemory"));
+    /// assert_eq!(kept, Some(Value::Int(1024)));
+    /// assert_eq!(startd.ad("slot1@n1").map(|p| p.eval_attr("Cpus")), Some(Value::Int(3)));
+    /// assert!(startd.claim_at(1, &job, None, None, None).is_err()); // no second slot
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn claim_at(
+        &mut self,
+        index: usize,
+        job: &ClassAd,
+        rounded: Option<&Arc<ClassAd>>,
+        current: Option<&ClassAd>,
+        accepted: Option<bool>,
+    ) -> Result<String, SlotError> {
+        if index >= self.layout.slots.len() {
+            return Err(SlotError::NoSuchSlot(format!("slot {} of the layout", index + 1)));
+        }
+        self.carve_at(index, job, current, rounded, accepted.filter(|_| rounded.is_some()))
+    }
+
+    fn claim_given(
+        &mut self,
+        slot: &str,
+        job: &ClassAd,
+        current: Option<&ClassAd>,
+        rounded: Option<&ClassAd>,
+    ) -> Result<DynamicClaim, SlotError> {
+        let index = self.find_slot(slot).ok_or_else(|| SlotError::NoSuchSlot(slot.to_string()))?;
+        let rounded = rounded.map(|r| Arc::new(r.clone()));
+        let name = self.carve_at(index, job, current, rounded.as_ref(), None)?;
+        let type_id = self.layout.slots[index].type_id;
+        let leftovers =
+            if self.policies.knobs(&self.config, type_id).leftovers { Some(self.layout_ad(index)) } else { None };
+        let job = self.dynamic.last().map(|d| ClassAd::clone(&d.job)).unwrap_or_default();
+        Ok(DynamicClaim { name, job, leftovers })
+    }
+
+    /// The ad of layout slot `index` (which must be in the layout).
+    fn layout_ad(&self, index: usize) -> ClassAd {
+        let slot = &self.layout.slots[index];
+        self.with_children(slot.id, |children| self.slot_ads().build_ad(slot, None, children, &mut Vec::new()))
+    }
+
+    /// Carves a dynamic slot of layout slot `index` (in the layout) for
+    /// `job`; its name. `accepted`: the verdict of the slot's
+    /// `Requirements` on `rounded`, when known.
+    fn carve_at(
+        &mut self,
+        index: usize,
+        job: &ClassAd,
+        current: Option<&ClassAd>,
+        rounded: Option<&Arc<ClassAd>>,
+        accepted: Option<bool>,
+    ) -> Result<String, SlotError> {
+        let parent = &self.layout.slots[index];
+        if parent.kind != SlotKind::Partitionable {
+            return Err(SlotError::NotPartitionable(self.slot_name(parent)));
+        }
+        let built;
+        let parent_ad = match current {
+            Some(ad) => ad,
+            None => {
+                built = self.layout_ad(index);
+                &built
+            }
+        };
+        let knobs = self.policies.knobs(&self.config, parent.type_id);
+        let from = Parent {
+            slot: parent,
+            ad: parent_ad,
+            knobs: &knobs,
+            consumption_policy: self.policies.has_consumption_policy(&self.config, parent),
+            totals: &self.layout.totals,
+            dynamic: &self.dynamic,
+            requests_in_slot_ads: self.requests_in_slot_ads,
+            naming: self.naming(),
+        };
+        let Carved { slot: dslot, request, takes_modified } = carve(&from, job, rounded.map(|r| &**r), accepted)?;
+        let name = self.slot_name(&dslot);
+        let row = ChildRow::new(&dslot, &name, &request, &self.layout.totals);
+        // (the rounded job given is kept as it is)
+        let request = match rounded.filter(|_| takes_modified) {
+            Some(shared) => shared.clone(),
+            None => Arc::new(request.into_owned()),
+        };
+        let parent = &mut self.layout.slots[index];
+        parent.cpus -= dslot.cpus;
+        parent.memory -= dslot.memory;
+        parent.disk_fraction -= dslot.disk_fraction;
+        if let (Some(p), Some(d)) = (parent.swap_fraction, dslot.swap_fraction) {
+            parent.swap_fraction = Some(p - d);
+        }
+        for (name, v) in parent.custom.iter_mut() {
+            *v -= dslot.custom.get(name).copied().unwrap_or(0.0);
+        }
+        self.dynamic.push(DynamicSlot { slot: dslot, job: request, row });
+        Ok(name)
+    }
+
+    /// Ends the claim of dynamic slot `name`: the slot goes away and its
+    /// resources and device ids return to its partitionable slot.
+    pub fn release(&mut self, name: &str) -> Result<(), SlotError> {
+        let pos = self
+            .dynamic
+            .iter()
+            .position(|d| d.is_named(name))
+            .ok_or_else(|| SlotError::NoSuchSlot(name.to_string()))?;
+        // its device ids become free again with its removal
+        let d = self.dynamic.remove(pos).slot;
+        let parent = self
+            .layout
+            .slots
+            .iter_mut()
+            .find(|s| s.id == d.id)
+            .ok_or_else(|| SlotError::NoSuchSlot(format!("parent of {name}")))?;
+        parent.cpus += d.cpus;
+        parent.memory += d.memory;
+        parent.disk_fraction += d.disk_fraction;
+        if let (Some(p), Some(s)) = (parent.swap_fraction, d.swap_fraction) {
+            parent.swap_fraction = Some(p + s);
+        }
+        for (res, v) in &d.custom {
+            *parent.custom.entry(res.clone()).or_insert(0.0) += v;
+        }
+        Ok(())
+    }
 }
 
 /// How many dynamic slots [`Startd::with_children`] gathers on the stack.
 const CHILDREN_ON_STACK: usize = 32;
-
-/// The name of the startd of `machine` (`STARTD_NAME`, with the machine's
-/// name after an `@` unless it has one; else the machine's name).
-fn host_name(config: &Config, machine: &Machine) -> String {
-    match config.lookup("STARTD_NAME").map(|l| l.value).filter(|v| !v.trim().is_empty()) {
-        Some(n) if n.contains('@') => n.trim().to_string(),
-        Some(n) => format!("{}@{}", n.trim(), machine.name),
-        None => machine.name.clone(),
-    }
-}
-
-/// What follows the decimal digits of `n` at the start of `text`, if it
-/// starts with them.
-fn strip_number(text: &str, n: u32) -> Option<&str> {
-    let mut buffer = [0u8; 20];
-    let digits = decimal(u64::from(n), &mut buffer);
-    if text.as_bytes().starts_with(digits) {
-        text.get(digits.len()..)
-    } else {
-        None
-    }
-}
 
 #[cfg(test)]
 mod tests {

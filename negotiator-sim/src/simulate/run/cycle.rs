@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use classad::ClassAd;
 use matchmaker::autocluster::{JobId, ResourceRequest, SubmitterQueue};
-use matchmaker::candidates::Claim as ClaimKind;
+use matchmaker::candidates::ClaimKind;
 use matchmaker::negotiator::RejectReason;
 
 use super::{Placeholder, Simulation, State, RECENT_PLACEHOLDERS};

@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 use classad::{ClassAd, Expr};
 
 use super::layout::{type_bool, type_param, Layout};
-use super::{Slot, SlotKind};
+use super::{SlotKind, SlotResources};
 use crate::config::Config;
 
 /// One step of the policy part of a slot's ad, in the order the ad is
@@ -68,7 +68,7 @@ pub(crate) struct Policies {
     /// Per slot type id present in the layout.
     types: Vec<(u32, Arc<OnceLock<Arc<TypeKnobs>>>)>,
     /// Per layout slot: the base ads its ads are patched from (see
-    /// [`Startd::build_ad`](super::node::Startd)), by [`BASES`] index;
+    /// `SlotAds::build_ad`), by [`BASES`] index;
     /// `None` when its ads must be built afresh.
     bases: Vec<Arc<[Base; BASES]>>,
 }
@@ -105,7 +105,7 @@ impl Policies {
 
     /// The cached entry of a slot with `id` and `kind` in `layout`, if the
     /// layout has such a slot.
-    pub fn slot_entry(&self, layout: &Layout, slot: &Slot) -> Option<&OnceLock<Arc<SlotPolicy>>> {
+    pub fn slot_entry(&self, layout: &Layout, slot: &SlotResources) -> Option<&OnceLock<Arc<SlotPolicy>>> {
         let i = layout.slots.iter().position(|s| s.id == slot.id && s.type_id == slot.type_id)?;
         let own = layout.slots[i].kind;
         let which = if slot.kind == own {
@@ -123,7 +123,7 @@ impl Policies {
     /// the layout has such a slot. A slot of the layout's own kind has
     /// one base (its shape must be 0); a dynamic slot of a partitionable
     /// one has one per claim shape.
-    pub fn base_entry(&self, layout: &Layout, slot: &Slot, shape: usize) -> Option<&Base> {
+    pub fn base_entry(&self, layout: &Layout, slot: &SlotResources, shape: usize) -> Option<&Base> {
         let i = layout.slots.iter().position(|s| s.id == slot.id && s.type_id == slot.type_id)?;
         let own = layout.slots[i].kind;
         let which = if slot.kind == own && shape == 0 {
@@ -134,6 +134,12 @@ impl Policies {
             return None;
         };
         self.bases.get(i).map(|b| &b[which])
+    }
+
+    /// Whether `slot` has a consumption policy (`CONSUMPTION_POLICY`, per
+    /// type; never a static slot).
+    pub fn has_consumption_policy(&self, config: &Config, slot: &SlotResources) -> bool {
+        slot.kind != SlotKind::Static && self.knobs(config, slot.type_id).consumption_policy
     }
 
     /// The knobs of slot type `type_id`, read from `config` the first

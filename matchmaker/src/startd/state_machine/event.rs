@@ -5,9 +5,9 @@ use std::fmt;
 
 use classad::ClassAd;
 
-use super::{Activity, Slot, State};
+use super::{Activity, State};
 
-/// Something that happens to a slot. A [`step`](super::step) handles one.
+/// Something that happens to a slot. A [`step`](fn@super::step) handles one.
 #[derive(Debug, Clone)]
 pub enum Event {
     /// The startd's periodic evaluation (every `POLLING_INTERVAL` while
@@ -230,49 +230,7 @@ pub struct Action {
     pub after: usize,
 }
 
-/// The result of one [`step`](super::step).
-///
-/// ```
-/// use classad::ClassAd;
-/// use matchmaker::startd::{step, Activity, Event, Policy, Slot, State};
-/// let policy = Policy::parse_str("MATCH_TIMEOUT = 60\n", "m.conf")?;
-/// let s = step(&policy, &Slot::new(0), &ClassAd::new(), &Event::Matched, 0);
-/// assert_eq!(s.path(), [(State::Matched, Activity::Idle)]);
-/// assert_eq!(s.next_check, 60); // the match timeout, before the next poll
-/// let s = step(&policy, &s.slot, &ClassAd::new(), &Event::Tick, 60);
-/// assert_eq!(s.transitions[0].cause.to_string(), "MATCH_TIMEOUT expired (60 s)");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone)]
-pub struct Step {
-    /// The slot after the step.
-    pub slot: Slot,
-    /// The changes of state or activity, in order.
-    pub transitions: Vec<Transition>,
-    /// The actions, in order.
-    pub actions: Vec<Action>,
-    /// When the startd would next evaluate this slot: the next poll, or an
-    /// earlier timer (match timeout, end of retirement, vacate or killing
-    /// timeout, claim worklife).
-    pub next_check: i64,
-    /// Things the real startd logs as errors (an `IS_OWNER` that does not
-    /// evaluate, an event that makes no sense in the slot's state).
-    pub warnings: Vec<String>,
-}
-
-impl Step {
-    /// The action kinds, in order (handy in tests).
-    pub fn action_kinds(&self) -> Vec<ActionKind> {
-        self.actions.iter().map(|a| a.kind).collect()
-    }
-
-    /// The state/activity pairs entered, in order.
-    pub fn path(&self) -> Vec<(State, Activity)> {
-        self.transitions.iter().map(|t| t.to).collect()
-    }
-}
-
-/// What one [`Slot::advance`](super::Slot::advance) did: a [`Step`]
+/// What one [`Slot::advance`](super::Slot::advance) did: a [`Step`](super::Step)
 /// without the slot, which changed in place.
 ///
 /// ```
@@ -294,7 +252,7 @@ pub struct Outcome {
     /// The actions, in order.
     pub actions: Vec<Action>,
     /// When the startd would next evaluate this slot (see
-    /// [`Step::next_check`]).
+    /// [`Step::next_check`](super::Step::next_check)).
     pub next_check: i64,
     /// Things the real startd logs as errors.
     pub warnings: Vec<String>,
