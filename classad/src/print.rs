@@ -397,21 +397,10 @@ pub(crate) fn write_real(f: &mut dyn Write, r: f64) -> fmt::Result {
     } else if r == 0.0 {
         f.write_str(if r.is_sign_negative() { "-0.0" } else { "0.0" })
     } else {
-        f.write_str(&format_e(r, 15))
+        // C's `%.15E`: `1.500000000000000E+00`.
+        let spec = crate::printf::Spec::new(crate::printf::Conversion::ExpUpper).with_precision(Some(15));
+        f.write_str(&spec.format_f64(r))
     }
-}
-
-/// C's `%.{precision}E`: `1.500000000000000E+00`.
-pub(crate) fn format_e(value: f64, precision: usize) -> String {
-    let text = format!("{value:.precision$E}");
-    let Some((mantissa, exponent)) = text.split_once('E') else {
-        return text;
-    };
-    let (sign, digits) = match exponent.strip_prefix('-') {
-        Some(digits) => ('-', digits),
-        None => ('+', exponent),
-    };
-    format!("{mantissa}E{sign}{digits:0>2}")
 }
 
 /// Writes `text` between `quote` characters with libclassad's escapes.
