@@ -20,5 +20,6 @@
 //! out. Adapters put it on blocking sockets or on tokio.
 
 pub mod error;
+pub mod token;
 
 pub use error::{Error, ErrorKind};
