@@ -2,6 +2,9 @@
 //! in the chroot; see tests/data/token/make-fixtures.sh) against this
 //! crate's key handling, verifier and minting.
 
+// Test helpers unwrap: a fixture that fails to load is a failed test.
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 
 use cedar::token::discovery::{find_token, tokens_in_text, TokenFilter};

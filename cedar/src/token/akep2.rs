@@ -171,9 +171,10 @@ fn redact(s: &str) -> String {
     format!("<{} bytes>", s.len())
 }
 
-/// Message 1, client to server.
+/// Message 1, client to server. (The fields are the protocol's, fixed
+/// since HTCondor 8.9: the struct is deliberately exhaustive, so the wire
+/// layer can build it.)
 #[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct ClientHello {
     /// [`STATUS_OK`] or [`STATUS_ERROR`].
     pub status: i32,
@@ -187,7 +188,6 @@ pub struct ClientHello {
 
 /// Message 2, server to client.
 #[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct ServerReply {
     /// [`STATUS_OK`] or [`STATUS_ERROR`].
     pub status: i32,
@@ -207,7 +207,6 @@ pub struct ServerReply {
 /// sent before the client id equals the id's length (`server_receive_two`
 /// 2467–2471); the wire layer should refuse a mismatch.
 #[derive(Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct ClientConfirm {
     /// [`STATUS_OK`] or [`STATUS_ERROR`].
     pub status: i32,
