@@ -17,18 +17,18 @@
 //! its message, with status `-1`, every length `0`, every string empty and
 //! no raw bytes (the hello keeps whatever token it had), so that both sides
 //! read the same items (`client_send_one`, `server_send`, `client_send_two`
-//! in condor_auth_passwd.cpp 2570–2815).
+//! in condor_auth_passwd.cpp 2273–2775).
 //!
 //! The computations (all verified against HTCondor 23.9.6's C++):
 //! * K  = HKDF-SHA256(ikm = signature, salt = seed_ka ‖ header.payload,
 //!   info "master ka"), 32 bytes; K′ likewise with seed_kb and "master kb"
-//!   (`fetchLogin` 580–610, `setup_shared_keys` 920–935);
+//!   (`fetchLogin` 575–615, `setup_shared_keys` 914–935);
 //! * server MAC = HMAC-SHA1 under K over `clientid ' ' serverid NUL rA rB`
 //!   (`calculate_hkt` 2519–2571);
 //! * client MAC = HMAC-SHA1 under K over `clientid NUL rB` (`calculate_hk`
-//!   2224–2270);
+//!   2223–2270);
 //! * W = HKDF-SHA256(ikm = rB, salt "session key", info "htcondor"), 32
-//!   bytes (`set_session_key` 2850–2870). K′ is derived but W does not use
+//!   bytes (`set_session_key` 2839–2880). K′ is derived but W does not use
 //!   it, and rB crosses the wire in the clear: W is no secret. Encryption
 //!   keys come from the ECDH exchange of the security handshake instead.
 //!
@@ -167,10 +167,6 @@ pub fn session_key(rb: &[u8]) -> [u8; 32] {
     hkdf32(rb, b"session key", b"htcondor")
 }
 
-fn redact(s: &str) -> String {
-    format!("<{} bytes>", s.len())
-}
-
 /// Message 1, client to server. (The fields are the protocol's, fixed
 /// since HTCondor 8.9: the struct is deliberately exhaustive, so the wire
 /// layer can build it.)
@@ -205,7 +201,7 @@ pub struct ServerReply {
 
 /// Message 3, client to server. A C++ server also checks that the length
 /// sent before the client id equals the id's length (`server_receive_two`
-/// 2467–2471); the wire layer should refuse a mismatch.
+/// 2491–2494); the wire layer should refuse a mismatch.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClientConfirm {
     /// [`STATUS_OK`] or [`STATUS_ERROR`].
@@ -218,39 +214,50 @@ pub struct ClientConfirm {
     pub mac: Vec<u8>,
 }
 
-macro_rules! redacted_debug {
-    ($t:ty, $($f:ident),*) => {
-        impl std::fmt::Debug for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let mut d = f.debug_struct(stringify!($t));
-                d.field("status", &self.status);
-                $( d.field(stringify!($f), &redact_field(&self.$f)); )*
-                d.finish()
-            }
-        }
-    };
-}
+/// Debug output shows each field's length only: ids are identities, the
+/// token and MACs are credentials.
+struct Len(usize);
 
-trait Redact {
-    fn shape(&self) -> String;
-}
-impl Redact for String {
-    fn shape(&self) -> String {
-        redact(self)
+impl std::fmt::Debug for Len {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{} bytes>", self.0)
     }
 }
-impl Redact for Vec<u8> {
-    fn shape(&self) -> String {
-        format!("<{} bytes>", self.len())
+
+impl std::fmt::Debug for ClientHello {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientHello")
+            .field("status", &self.status)
+            .field("client_id", &Len(self.client_id.len()))
+            .field("token", &Len(self.token.len()))
+            .field("ra", &Len(self.ra.len()))
+            .finish()
     }
 }
-fn redact_field(v: &dyn Redact) -> String {
-    v.shape()
+
+impl std::fmt::Debug for ServerReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerReply")
+            .field("status", &self.status)
+            .field("client_id", &Len(self.client_id.len()))
+            .field("server_id", &self.server_id)
+            .field("ra", &Len(self.ra.len()))
+            .field("rb", &Len(self.rb.len()))
+            .field("mac", &Len(self.mac.len()))
+            .finish()
+    }
 }
 
-redacted_debug!(ClientHello, client_id, token, ra);
-redacted_debug!(ServerReply, client_id, server_id, ra, rb, mac);
-redacted_debug!(ClientConfirm, client_id, rb, mac);
+impl std::fmt::Debug for ClientConfirm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfirm")
+            .field("status", &self.status)
+            .field("client_id", &Len(self.client_id.len()))
+            .field("rb", &Len(self.rb.len()))
+            .field("mac", &Len(self.mac.len()))
+            .finish()
+    }
+}
 
 fn check_id(what: &str, id: &str) -> Result<()> {
     if id.len() > MAX_ID_LEN {

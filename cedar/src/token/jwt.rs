@@ -10,7 +10,7 @@
 //! HMAC-SHA256 over `header.payload` under [`SigningKey::jwt_key`].
 //!
 //! Checking follows what the server does before the AKEP2 exchange
-//! (`setup_shared_keys` 870–915, `doServerRec2` 2080–2150): `exp` in the
+//! (`setup_shared_keys` 860–935, `doServerRec2` 2080–2152): `exp` in the
 //! past refuses the token, `iat` older than `SEC_TOKEN_MAX_AGE` too, a
 //! revocation expression may refuse it, `sub` and `iss` must be present.
 //!
@@ -355,7 +355,7 @@ impl std::fmt::Debug for Validation<'_> {
     }
 }
 
-/// `SEC_TOKEN_MAX_AGE` as HTCondor applies it (`setup_shared_keys` 873):
+/// `SEC_TOKEN_MAX_AGE` as HTCondor applies it (`setup_shared_keys` 862–866):
 /// unset, `0` and `-1` mean no limit; any other value is a limit in seconds
 /// (so another negative value refuses every token that has an `iat`).
 ///

@@ -2,7 +2,7 @@
 //! `SEC_PASSWORD_DIRECTORY`, and the HS256 key derived from them.
 //!
 //! What HTCondor 23.9.6 does (`getTokenSigningKey`, store_cred.cpp
-//! 2604–2684; `simple_scramble`, secure_file.cpp 30–37):
+//! 2606–2684; `simple_scramble`, secure_file.cpp 30–37):
 //!
 //! * the whole file is read, byte for byte: no newline or NUL is trimmed;
 //! * every byte is XORed with `DE AD BE EF`, cycling by position
@@ -121,7 +121,7 @@ impl SigningKey {
     }
 
     /// The HS256 key: `HKDF-SHA256(secret, salt "htcondor", info "master
-    /// jwt")`, 32 bytes (`generate_token`, condor_auth_passwd.cpp 1582–1591).
+    /// jwt")`, 32 bytes (`generate_token`, condor_auth_passwd.cpp 1583–1591).
     pub fn jwt_key(&self) -> [u8; 32] {
         let mut out = [0u8; 32];
         let hk = hkdf::Hkdf::<Sha256>::new(Some(b"htcondor"), &self.secret);
@@ -249,7 +249,7 @@ pub fn read_key_file(kid: &str, path: &Path, check: FileCheck) -> Result<Signing
 
 /// Creates a key file the way the collector does when
 /// `SEC_TOKEN_POOL_SIGNING_KEY_FILE` is missing (`create_signing_key`,
-/// condor_auth_passwd.cpp 2955–2986): 64 random bytes, scrambled, mode
+/// condor_auth_passwd.cpp 2956–2990): 64 random bytes, scrambled, mode
 /// `0600`, only if no file exists (`O_EXCL`). Returns `Ok(false)` when the
 /// file was already there (it is left alone).
 pub fn create_key_file_if_missing(path: &Path) -> Result<bool> {

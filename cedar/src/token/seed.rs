@@ -1,7 +1,7 @@
 //! The two constant seeds of the TOKEN method's key derivation.
 //!
 //! HTCondor's `Condor_Auth_Passwd::setup_seed` (condor_auth_passwd.cpp,
-//! 23.9.6, lines 1000-1517) fills two 256-byte buffers with fixed numbers
+//! 23.9.6, lines 1002–1517) fills two 256-byte buffers with fixed numbers
 //! chosen at random when the code was written. K is derived with the first
 //! as the start of its HKDF salt, K' with the second. These are those
 //! numbers, in order.

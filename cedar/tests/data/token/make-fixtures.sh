@@ -6,12 +6,13 @@
 # (CHROOT defaults to /work/chroot). The keys are test-only secrets.
 #
 # What it makes:
-#   keys/POOL          64 random bytes stored as-is, the way the collector
-#                      creates a missing POOL key (the bytes on disk are
-#                      "scrambled" random data; unscrambled is random too)
-#   keys/other         a non-POOL key whose file ends in "\n\0\0": checks
-#                      that nothing trims newlines or NULs
-#   keys/awkward-pool  a POOL key file that also ends in "\n\0", used as
+#   keys/POOL          64 random bytes, mode 0600, as the collector creates a
+#                      missing POOL key (it writes random bytes scrambled,
+#                      which is random bytes again)
+#   keys/other         a non-POOL key file holding "other secret\n\0\0" as is
+#                      (HTCondor unscrambles it into the key): checks that
+#                      nothing trims newlines or NULs
+#   keys/awkward-pool  a POOL key file holding "awkward pool key\n\0", used as
 #                      SEC_TOKEN_POOL_SIGNING_KEY_FILE for one token
 #   condor.jwt         -identity condor@anchor.local (no lifetime, no exp)
 #   authz.jwt          ... -authz READ -authz ADVERTISE_STARTD -lifetime 315360000
