@@ -284,3 +284,35 @@ fn a_created_key_file_is_what_the_collector_makes() {
     Jwt::parse(&t).unwrap().verify_with(&store, &Validation::at(100)).unwrap();
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+#[test]
+fn revocation_expressions_over_real_claims() {
+    use cedar::token::revocation::RevocationExpr;
+    let condor = Jwt::parse(&token("condor")).unwrap();
+    let authz = Jwt::parse(&token("authz")).unwrap();
+    let jti = condor.claims().id.clone().unwrap();
+    let by_jti = RevocationExpr::parse(&format!("jti == \"{jti}\"")).unwrap();
+    assert!(by_jti.is_revoked(condor.claims()));
+    assert!(!by_jti.is_revoked(authz.claims()));
+    // Claims are typed in the ad: iat is an integer, scope a string.
+    let iat = condor.claims().issued_at.unwrap();
+    assert!(RevocationExpr::parse(&format!("iat <= {iat}")).unwrap().is_revoked(condor.claims()));
+    assert!(!RevocationExpr::parse(&format!("iat < {iat}")).unwrap().is_revoked(condor.claims()));
+    let scoped = RevocationExpr::parse(r#"regexp("ADVERTISE_STARTD", scope)"#).unwrap();
+    assert!(scoped.is_revoked(authz.claims()));
+    // A missing claim makes the test undefined, which HTCondor counts as revoked;
+    // write isUndefined(...) to say otherwise.
+    assert!(scoped.is_revoked(condor.claims()));
+    let careful = RevocationExpr::parse(r#"!isUndefined(scope) && regexp("ADVERTISE_STARTD", scope)"#).unwrap();
+    assert!(!careful.is_revoked(condor.claims()));
+    // Integers count as booleans; strings do not (revoked).
+    assert!(!RevocationExpr::parse("0").unwrap().is_revoked(condor.claims()));
+    assert!(RevocationExpr::parse("2").unwrap().is_revoked(condor.claims()));
+    assert!(RevocationExpr::parse(r#""no""#).unwrap().is_revoked(condor.claims()));
+    assert_eq!(RevocationExpr::parse("jti ==").unwrap_err().kind(), ErrorKind::Policy);
+    // Through the verifier.
+    let f = |c: &cedar::token::Claims| by_jti.is_revoked(c);
+    let e = condor.verify(&pool(), &Validation::at(when(&condor)).with_revocation(&f)).unwrap_err();
+    assert!(e.message().contains("revoked"), "{e}");
+    authz.verify(&pool(), &Validation::at(when(&authz)).with_revocation(&f)).unwrap();
+}

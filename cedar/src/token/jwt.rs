@@ -490,6 +490,14 @@ impl Verified {
     }
 }
 
+/// The subject of the token a 23.9 client mints for itself from a signing
+/// key (`CONDOR_PASSWORD_FQU`).
+pub const EPHEMERAL_SUBJECT: &str = "condor@password";
+/// The same for a server built before 23.9.0 (`POOL_PASSWORD_USERNAME "@"`).
+pub const LEGACY_EPHEMERAL_SUBJECT: &str = "condor_pool@";
+/// The lifetime of such a token, in seconds.
+pub const EPHEMERAL_LIFETIME: i64 = 60;
+
 /// The claims `condor_token_create` puts in a token (a fixed set: the
 /// tool's options).
 #[derive(Clone, PartialEq, Eq)]
@@ -540,6 +548,21 @@ impl MintClaims {
             id: Some(random_token_id()),
             authz,
         }
+    }
+
+    /// The throw-away token a C++ client mints for itself when it has no
+    /// token file but can read one of the server's signing keys and shares
+    /// its trust domain (`fetchLogin`, condor_auth_passwd.cpp 517–560):
+    /// subject [`EPHEMERAL_SUBJECT`] (or [`LEGACY_EPHEMERAL_SUBJECT`] for a
+    /// server older than 23.9.0), no scope, a 60-second lifetime.
+    ///
+    /// ```
+    /// use cedar::token::jwt::{MintClaims, EPHEMERAL_SUBJECT};
+    /// let c = MintClaims::ephemeral("anchor.local", EPHEMERAL_SUBJECT, 1000);
+    /// assert_eq!((c.subject.as_str(), c.expires_at), ("condor@password", Some(1060)));
+    /// ```
+    pub fn ephemeral(trust_domain: &str, subject: &str, now: i64) -> MintClaims {
+        MintClaims::new(trust_domain, subject, now, Some(EPHEMERAL_LIFETIME), Vec::new())
     }
 
     /// The claims of a token, to mint it again: what reproduces a token

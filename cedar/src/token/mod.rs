@@ -9,6 +9,7 @@
 //!   `condor_token_create` mints them;
 //! * [`discovery`]: choosing a token from a token directory as the C++
 //!   client does;
+//! * [`revocation`]: `SEC_TOKEN_REVOCATION_EXPR` over a token's claims;
 //! * [`akep2`]: the three messages of the TOKEN method and both roles,
 //!   sans-IO (the wire layer carries them).
 //!
@@ -34,6 +35,7 @@ pub mod discovery;
 pub mod json;
 pub mod jwt;
 pub mod key;
+pub mod revocation;
 mod seed;
 
 pub use akep2::{Client, ClientConfirm, ClientHello, Server, ServerConfig, ServerReply};
