@@ -244,6 +244,16 @@ fn discovery_picks_the_token_the_cpp_client_would() {
     let auto = find_token(&tmp, Some("collector"), &any, FileCheck::none()).unwrap().unwrap();
     assert_eq!(auto.signing_input(), Jwt::parse(&token("short")).unwrap().signing_input());
 
+    // A token without iss is skipped, even when any issuer would do.
+    let key = pool();
+    let no_iss = {
+        use base64::Engine;
+        let e = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let input = format!("{}.{}", e.encode(r#"{"alg":"HS256","kid":"POOL"}"#), e.encode(r#"{"sub":"a@b"}"#));
+        format!("{input}.{}", e.encode(key.sign(input.as_bytes())))
+    };
+    assert_eq!(tokens_in_text(no_iss.as_bytes(), &any).count(), 0);
+
     // Expired tokens are still offered, as the C++ client offers them.
     let text = token("short");
     assert_eq!(tokens_in_text(text.as_bytes(), &f).count(), 1);

@@ -8,7 +8,8 @@
 //!   lines and lines starting with `#` are skipped. A NUL ends the file.
 //! * The first token that parses, has a `kid` among the server's
 //!   `IssuerKeys` (any, if the server sent none), an `iss` equal to the
-//!   server's `TrustDomain` (any, if unknown) and a `sub`, is used. Expiry
+//!   server's `TrustDomain` (any, if unknown; but an `iss` there must be)
+//!   and a `sub`, is used. Expiry
 //!   is *not* checked: the C++ client offers expired tokens too.
 //!
 //! ```
@@ -51,7 +52,8 @@ impl<'a> TokenFilter<'a> {
         if !self.issuer_keys.is_empty() && !self.issuer_keys.iter().any(|k| k == kid) {
             return false;
         }
-        let issuer = jwt.claims().issuer.as_deref().unwrap_or("");
+        // jwt-cpp's get_issuer() throws without iss: such a token is skipped.
+        let Some(issuer) = jwt.claims().issuer.as_deref() else { return false };
         if let Some(td) = self.trust_domain {
             if !td.is_empty() && td != issuer {
                 return false;
