@@ -278,3 +278,35 @@ fn messages_do_not_leak_secrets_in_debug() {
     assert!(!all.contains(token.signing_input()), "{all}");
     assert!(!all.contains("165, 165"), "{all}");
 }
+
+/// A token whose alg is not HS256 is refused before any key is derived.
+/// (HTCondor 23.9.6's server leaves the signature empty for an alg other
+/// than HS256/384/512 and derives K from it; see the crate README.)
+#[test]
+fn unsigned_algorithms_are_refused_by_the_server() {
+    use base64::Engine;
+    let e = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let keys = store();
+    let payload = e.encode(r#"{"iat":1796186947,"iss":"anchor.local","sub":"condor@anchor.local"}"#);
+    for alg in ["none", "HS1", "RS256", "HS384"] {
+        let input = format!("{}.{payload}", e.encode(format!(r#"{{"alg":"{alg}","kid":"POOL"}}"#)));
+        let hello = ClientHello {
+            status: STATUS_OK,
+            client_id: "condor@anchor.local".into(),
+            token: input.clone(),
+            ra: RA.to_vec(),
+        };
+        let (server, reply) = exchange(&hello, &keys, Validation::at(1796186950));
+        assert_error_shape(&reply);
+        // What an attacker would send if the server had derived K from an empty signature.
+        let empty_k = Keys::derive(b"", &input);
+        let confirm = ClientConfirm {
+            status: STATUS_OK,
+            client_id: hello.client_id.clone(),
+            rb: RB.to_vec(),
+            mac: empty_k.client_mac(&hello.client_id, &RB).to_vec(),
+        };
+        let err = server.receive_confirm(&confirm).unwrap_err();
+        assert!(err.message().contains("is not HS256"), "{alg}: {err}");
+    }
+}
