@@ -24,6 +24,35 @@ for knob in SEC_DEFAULT_AUTHENTICATION_METHODS SEC_DEFAULT_CRYPTO_METHODS SEC_DE
     value=$(chroot "$ROOT" env CONDOR_CONFIG=ONLY_ENV condor_config_val "$knob" 2>/dev/null || echo "<undefined>")
     printf '%s\t%s\n' "$knob" "$value"
 done > "$HERE/htcondor_defaults.txt"
-rm -rf "$WORK"
 wc -l "$HERE/htcondor_policy.txt"
 cat "$HERE/htcondor_defaults.txt"
+
+# SecMan::FillInSecurityPolicyAd for each case of config_cases.txt.
+mkdir -p "$WORK/classad" "$WORK/cases"
+for f in $(git -C "$REPO" ls-tree --name-only v23.9.6 src/classad/classad/); do
+    git -C "$REPO" show "v23.9.6:$f" > "$WORK/classad/$(basename "$f")"
+done
+cp "$HERE/htcondor_config_policy.cpp" "$WORK/"
+chroot "$ROOT" sh -c 'cd /tmp/cedar-policy && g++ -std=c++17 -I. -o config_policy htcondor_config_policy.cpp \
+    /usr/lib/libcondor_utils_23_9_6.so /usr/lib/libclassad.so'
+: > "$HERE/htcondor_config_policy.txt"
+grep -v '^#' "$HERE/config_cases.txt" | while IFS= read -r line; do
+    case "$line" in
+    case\ *)
+        set -- $line
+        name=$2; subsys=$3; perm=$4; force=$5
+        : > "$WORK/cases/$name.config"
+        ;;
+    end)
+        out=$(chroot "$ROOT" env CONDOR_CONFIG="/tmp/cedar-policy/cases/$name.config" \
+            /tmp/cedar-policy/config_policy "$name" "$subsys" "$perm" "$force" 2>&1) || true
+        case "$out" in
+        result*) printf '%s\n' "$out" ;;
+        *) printf 'result\tname=%s\tok=EXCEPT\tmessage=%s\n' "$name" "$(printf '%s' "$out" | grep -o 'SECMAN:[^"]*' | head -1)" ;;
+        esac >> "$HERE/htcondor_config_policy.txt"
+        ;;
+    *) printf '%s\n' "$line" >> "$WORK/cases/$name.config" ;;
+    esac
+done
+rm -rf "$WORK"
+cat "$HERE/htcondor_config_policy.txt"
