@@ -7,6 +7,8 @@
 //! `SecMan::GenerateKeyExchange`/`EncodePubkey`/`FinishKeyExchange`
 //! (regenerate with `tests/data/crypto/regenerate.sh`).
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
 use std::collections::HashMap;
 
 use cedar::crypto::{AesGcmStream, KeyExchange, SessionKey, Transcript};
@@ -24,7 +26,7 @@ fn records(kind: &str) -> Vec<HashMap<&'static str, &'static str>> {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex {s}");
+    assert!(s.len().is_multiple_of(2), "odd hex {s}");
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
 }
 

@@ -4,6 +4,8 @@
 //! `htcondor_config_policy.txt`; regenerate with
 //! `tests/data/policy/regenerate.sh`).
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
 use std::collections::HashMap;
 
 use cedar::policy::{AuthMethod, PolicyConfig, SecurityContext, SecurityPolicy};

@@ -8,6 +8,8 @@
 //! `htcondor_defaults.txt` is `condor_config_val` with no configuration
 //! (regenerate both with `tests/data/policy/regenerate.sh`).
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
 use std::collections::HashMap;
 
 use cedar::policy::{
