@@ -273,3 +273,84 @@ impl SecurityPolicy {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn read(ctx: SecurityContext, knobs: &[(&str, &str)]) -> Result<SecurityPolicy> {
+        let map: HashMap<String, String> = knobs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        SecurityPolicy::from_config(&PolicyConfig::daemon(ctx, "COLLECTOR"), |k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn blowfish_only_is_refused_when_encryption_is_required() {
+        let e = read(
+            SecurityContext::Read,
+            &[("SEC_DEFAULT_CRYPTO_METHODS", "BLOWFISH,3DES"), ("SEC_DEFAULT_ENCRYPTION", "REQUIRED")],
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Policy);
+        assert!(e.message().starts_with("SECMAN: no crypto methods, but it was required! failing..."), "{e}");
+        // Not required: encryption and integrity are switched off instead.
+        let p = read(SecurityContext::Read, &[("SEC_DEFAULT_CRYPTO_METHODS", "BLOWFISH")]).unwrap();
+        assert_eq!((p.encryption, p.integrity), (SecurityLevel::Never, SecurityLevel::Never));
+        assert!(p.crypto_methods.is_empty());
+        assert_eq!(p.terms().crypto_methods, None);
+    }
+
+    #[test]
+    fn supported_methods_filter_before_the_empty_rule() {
+        let map: HashMap<&str, &str> =
+            [("SEC_DEFAULT_AUTHENTICATION_METHODS", "SSL,KERBEROS"), ("SEC_DEFAULT_AUTHENTICATION", "REQUIRED")].into();
+        let config = PolicyConfig::daemon(SecurityContext::Write, "COLLECTOR").with_supported_auth_methods(&[
+            AuthMethod::Fs,
+            AuthMethod::Token,
+            AuthMethod::Claimtobe,
+        ]);
+        let e = SecurityPolicy::from_config(&config, |k| map.get(k).map(|v| v.to_string())).unwrap_err();
+        assert_eq!(e.message(), "SECMAN: no auth methods, but a feature was required! failing...");
+    }
+
+    #[test]
+    fn oversized_values_are_refused() {
+        let long = "A".repeat(MAX_VALUE_LEN + 1);
+        let e = read(SecurityContext::Read, &[("SEC_READ_AUTHENTICATION", &long)]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Policy);
+    }
+
+    #[test]
+    fn terms_spell_the_ad_values() {
+        let p = read(
+            SecurityContext::Client,
+            &[("SEC_CLIENT_AUTHENTICATION_METHODS", "idtokens, fs"), ("SEC_CLIENT_SESSION_LEASE", "0")],
+        )
+        .unwrap();
+        let t = p.terms();
+        assert_eq!(t.auth_methods.as_deref(), Some("TOKEN,FS"));
+        assert_eq!(t.crypto_methods.as_deref(), Some("AES"));
+        assert_eq!(t.session_duration.as_deref(), Some("86400"));
+        assert_eq!(t.session_lease, Some(0));
+        assert_eq!(t.authentication.as_deref(), Some("OPTIONAL"));
+    }
+
+    #[test]
+    fn legacy_flag_parsing() {
+        for (v, legacy) in
+            [("true", true), ("TRUE", true), ("yes", true), ("1", true), ("false", false), ("junk", false)]
+        {
+            let p = read(
+                SecurityContext::Daemon,
+                &[
+                    ("LEGACY_ALLOW_SEMANTICS", v),
+                    ("SEC_WRITE_AUTHENTICATION", "REQUIRED"),
+                    ("SEC_DEFAULT_AUTHENTICATION_METHODS", "FS"),
+                ],
+            )
+            .unwrap();
+            let expected = if legacy { SecurityLevel::Required } else { SecurityLevel::Optional };
+            assert_eq!(p.authentication, expected, "{v}");
+        }
+    }
+}
