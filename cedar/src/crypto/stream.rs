@@ -24,10 +24,10 @@ pub const TAG_LEN: usize = 16;
 /// Packet header length: the end flag and a big-endian u32 length.
 pub const HEADER_LEN: usize = 5;
 /// Largest packet payload either side accepts, counted after encryption
-/// (`max_packet_size`, reli_sock.cpp 827).
+/// (`max_packet_size`, reli_sock.cpp 824).
 pub const MAX_PAYLOAD: usize = 1024 * 1024;
 /// Packets per direction: HTCondor refuses the packet whose counter is
-/// 0xffffffff (condor_crypt_aesgcm.cpp 118, 271), so 2³²−1 packets at most.
+/// 0xffffffff (condor_crypt_aesgcm.cpp 118, 272), so 2³²−1 packets at most.
 pub const MAX_PACKETS: u32 = u32::MAX;
 
 #[derive(Default)]

@@ -9,7 +9,8 @@
 //!   encryption is off, in the order they travel;
 //! * one SHA-256 per direction, created lazily on the first packet: a
 //!   direction that never carried a hashed packet contributes 32 zero
-//!   bytes, not SHA-256 of nothing (reli_sock.cpp 993–996, 1011–1014);
+//!   bytes, not SHA-256 of nothing (reli_sock.cpp 993–996, 1011–1014,
+//!   1223–1226, 1241–1244);
 //! * both digests are frozen together when the first encrypted packet is
 //!   sent or received, whichever comes first (`m_final_mds`), and hashing
 //!   stops;

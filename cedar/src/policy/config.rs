@@ -15,12 +15,12 @@ use crate::{Error, ErrorKind};
 /// KERBEROS and SCITOKENS when built in, then SSL).
 pub const DEFAULT_AUTHENTICATION_METHODS: &str = "FS,IDTOKENS,KERBEROS,SCITOKENS,SSL";
 
-/// Default session duration of daemons: one day (condor_secman.cpp 605).
+/// Default session duration of daemons: one day (condor_secman.cpp 618).
 pub(crate) const DAEMON_SESSION_DURATION: i64 = 86400;
 /// Default session duration of tools and condor_submit: one minute
-/// (condor_secman.cpp 596).
+/// (condor_secman.cpp 610).
 pub(crate) const TOOL_SESSION_DURATION: i64 = 60;
-/// Default session lease (condor_secman.cpp 631).
+/// Default session lease (condor_secman.cpp 636).
 pub(crate) const DEFAULT_SESSION_LEASE: i64 = 3600;
 
 /// Longest knob value read, in bytes; longer values are refused.
@@ -181,7 +181,7 @@ impl SecurityPolicy {
     /// 5. `SEC_<SUBSYS>_<LEVEL>_SESSION_DURATION`, then
     ///    `SEC_<LEVEL>_SESSION_DURATION`, which wins when both are set
     ///    (23.9.6's `getIntSecSetting` always returns false, so the second
-    ///    lookup always runs, condor_secman.cpp 404–414, 618–620); then
+    ///    lookup always runs, condor_secman.cpp 404–414, 623–624); then
     ///    `SEC_<LEVEL>_SESSION_LEASE`.
     ///
     /// Errors are [`ErrorKind::Policy`] with HTCondor's texts.

@@ -116,7 +116,7 @@ pub fn reconcile_attribute(client: Option<&str>, server: Option<&str>) -> Action
 ///
 /// The server's TOKENS, IDTOKEN and IDTOKENS become TOKEN before the
 /// comparison. The client's do **not**: 23.9.6 assigns the canonical name
-/// to its loop variable instead of the compared string (l. 3236–3238), so
+/// to its loop variable instead of the compared string (l. 3235), so
 /// a client that offers IDTOKENS matches nothing, not even a server's
 /// IDTOKENS. HTCondor's own clients always send TOKEN, so this only bites
 /// other implementations. Duplicates multiply, as in C++.
