@@ -60,14 +60,19 @@
 //!
 //! # Evidence
 //!
-//! `tests/crypto_htcondor_vectors.rs` checks HKDF, AES-GCM packets (with the
-//! IV counter wrapping) and ECDH against values produced by HTCondor
-//! 23.9.6's own `libcondor_utils` (`Condor_Crypt_Base::hkdf`,
-//! `Condor_Crypt_AESGCM::encrypt`, `SecMan::FinishKeyExchange`), generated
-//! in the anchor chroot by `tests/data/crypto/regenerate.sh`. How the
-//! transcript is built (which bytes, the zero rule, the 1 MiB cap) comes
-//! from reading reli_sock.cpp and is documented in [`transcript`]; it still
-//! needs a test against a live C++ peer.
+//! * `tests/crypto_htcondor_vectors.rs` checks HKDF, AES-GCM packets (with
+//!   the IV counter wrapping) and ECDH against values produced by HTCondor
+//!   23.9.6's own `libcondor_utils` (`Condor_Crypt_Base::hkdf`,
+//!   `Condor_Crypt_AESGCM::encrypt`, `SecMan::FinishKeyExchange`).
+//! * `tests/crypto_htcondor_stream.rs` replays a recording of two real
+//!   HTCondor `ReliSock`s that exchange plaintext, then turn on AES-GCM.
+//!   Three connections: both directions, one silent direction, and the
+//!   silent side sending first. Our [`Transcript`] and [`AesGcmStream`] must
+//!   open every HTCondor packet, and, given HTCondor's base IV, re-seal it to
+//!   the same bytes.
+//! * Both were generated in the anchor chroot by
+//!   `tests/data/crypto/regenerate.sh`. The 1 MiB rule of [`transcript`]
+//!   comes from reading reli_sock.cpp only.
 
 mod ecdh;
 mod key;

@@ -3,7 +3,9 @@
 # code (libcondor_utils) inside the anchor chroot. Run as root from
 # anywhere: sh cedar/tests/data/crypto/regenerate.sh [/work/chroot]
 # The ECDH key pairs are random, so those lines change on every run; the
-# HKDF and AES-GCM lines are deterministic.
+# HKDF and AES-GCM lines are deterministic. It also runs htcondor_stream.cpp
+# (two real ReliSocks through a recording relay) into htcondor_stream.txt;
+# its IVs are random, so the bytes change on every run.
 set -eu
 ROOT=${1:-/work/chroot}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -12,5 +14,8 @@ cp "$HERE/htcondor_vectors.cpp" "$ROOT/tmp/cedar-crypto/"
 chroot "$ROOT" sh -c 'cd /tmp/cedar-crypto && g++ -O0 -o vectors htcondor_vectors.cpp \
     /usr/lib/libcondor_utils_23_9_6.so /usr/lib/x86_64-linux-gnu/libcrypto.so.3 && ./vectors' \
     > "$HERE/htcondor_vectors.txt"
+cp "$HERE/htcondor_stream.cpp" "$ROOT/tmp/cedar-crypto/"
+chroot "$ROOT" sh -c 'cd /tmp/cedar-crypto && g++ -std=c++17 -O0 -o stream htcondor_stream.cpp \
+    /usr/lib/libcondor_utils_23_9_6.so && CONDOR_CONFIG=ONLY_ENV ./stream' > "$HERE/htcondor_stream.txt"
 rm -rf "$ROOT/tmp/cedar-crypto"
 cat "$HERE/htcondor_vectors.txt"
