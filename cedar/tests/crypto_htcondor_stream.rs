@@ -103,3 +103,47 @@ fn our_transcript_and_cipher_agree_with_two_htcondor_relisocks() {
     assert_eq!(plain_packets, 5);
     assert_eq!(encrypted_packets, 8);
 }
+
+/// `htcondor_stream_cap.txt`: two real ReliSocks (two processes) where the
+/// client sent `messages` plaintext messages of 60009 payload bytes (an
+/// 8-byte int and a 60000-character string) before AES-GCM. Up to 17
+/// messages (1,020,153 bytes) both sides decrypt each other's first
+/// packet; from 18 (1,080,162 bytes, over 1 MiB) neither does. Our model
+/// (one packet per message here) must give the same outcome both ways.
+#[test]
+fn over_one_mib_of_plaintext_breaks_aes_gcm_as_in_htcondor() {
+    const CAP: &str = include_str!("data/crypto/htcondor_stream_cap.txt");
+    let key = SessionKey::from_bytes([0x40; 32]);
+    let mut cases = 0;
+    for line in CAP.lines() {
+        let f: HashMap<&str, &str> = line.split('\t').skip(1).filter_map(|kv| kv.split_once('=')).collect();
+        if f["side"] != "server" {
+            continue;
+        }
+        let messages: usize = f["messages"].parse().unwrap();
+        let cpp_client_ok = f["decrypted_client"] == "1";
+        let client_line =
+            CAP.lines().find(|l| l.contains(&format!("total={}\t", f["total"])) && l.contains("side=client")).unwrap();
+        let cpp_server_ok = client_line.ends_with("decrypted_server=1");
+
+        let (mut ct, mut st) = (Transcript::new(), Transcript::new());
+        let payload = vec![b'a'; 60009];
+        let len = (payload.len() as u32).to_be_bytes();
+        let hdr = [1, len[0], len[1], len[2], len[3]];
+        for _ in 0..messages {
+            ct.record_sent(&hdr, &payload);
+            st.record_received(&hdr, &payload);
+        }
+        let reply = [1, 0, 0, 0, 8];
+        st.record_sent(&reply, &[0, 0, 0, 0, 0, 0, 0, 1]);
+        ct.record_received(&reply, &[0, 0, 0, 0, 0, 0, 0, 1]);
+        let mut client = AesGcmStream::new(&key, ct);
+        let mut server = AesGcmStream::new(&key, st);
+        let p = client.seal(1, &[0, 0, 0, 0, 0, 0, 0, 5]).unwrap();
+        assert_eq!(server.open(&p[..5], &p[5..]).is_ok(), cpp_client_ok, "{line}");
+        let q = server.seal(1, &[0, 0, 0, 0, 0, 0, 0, 7]).unwrap();
+        assert_eq!(client.open(&q[..5], &q[5..]).is_ok(), cpp_server_ok, "{line}");
+        cases += 1;
+    }
+    assert_eq!(cases, 6);
+}

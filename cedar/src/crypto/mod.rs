@@ -70,9 +70,11 @@
 //!   silent side sending first. Our [`Transcript`] and [`AesGcmStream`] must
 //!   open every HTCondor packet, and, given HTCondor's base IV, re-seal it to
 //!   the same bytes.
-//! * Both were generated in the anchor chroot by
-//!   `tests/data/crypto/regenerate.sh`. The 1 MiB rule of [`transcript`]
-//!   comes from reading reli_sock.cpp only.
+//! * The same file checks the 1 MiB rule of [`transcript`] by outcome.
+//!   After more than 1 MiB of plaintext, two real ReliSocks cannot decrypt
+//!   each other's first packet, and neither can our model of them.
+//! * All of it was generated in the anchor chroot by
+//!   `tests/data/crypto/regenerate.sh`.
 
 mod ecdh;
 mod key;

@@ -17,5 +17,10 @@ chroot "$ROOT" sh -c 'cd /tmp/cedar-crypto && g++ -O0 -o vectors htcondor_vector
 cp "$HERE/htcondor_stream.cpp" "$ROOT/tmp/cedar-crypto/"
 chroot "$ROOT" sh -c 'cd /tmp/cedar-crypto && g++ -std=c++17 -O0 -o stream htcondor_stream.cpp \
     /usr/lib/libcondor_utils_23_9_6.so && CONDOR_CONFIG=ONLY_ENV ./stream' > "$HERE/htcondor_stream.txt"
+# More than 1 MiB of plaintext before AES-GCM (htcondor_stream_cap.cpp).
+cp "$HERE/htcondor_stream_cap.cpp" "$ROOT/tmp/cedar-crypto/"
+chroot "$ROOT" sh -c 'cd /tmp/cedar-crypto && g++ -std=c++17 -O0 -o cap htcondor_stream_cap.cpp \
+    /usr/lib/libcondor_utils_23_9_6.so && for t in 100000 1000000 1040000 1048576 1100000 3000000; do
+    CONDOR_CONFIG=ONLY_ENV timeout 60 ./cap $t; done' | sort > "$HERE/htcondor_stream_cap.txt"
 rm -rf "$ROOT/tmp/cedar-crypto"
 cat "$HERE/htcondor_vectors.txt"
