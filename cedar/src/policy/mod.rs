@@ -34,12 +34,18 @@
 //! # Ok::<(), cedar::Error>(())
 //! ```
 
+mod ad;
 mod config;
 mod context;
 mod level;
 mod methods;
 mod reconcile;
 
+pub use ad::{
+    ATTR_AUTHENTICATION, ATTR_AUTH_METHODS, ATTR_AUTH_METHODS_LIST, ATTR_AUTH_REQUIRED, ATTR_CRYPTO_METHODS,
+    ATTR_CRYPTO_METHODS_LIST, ATTR_ENACT, ATTR_ENCRYPTION, ATTR_INTEGRITY, ATTR_NEGOTIATION, ATTR_SESSION_DURATION,
+    ATTR_SESSION_LEASE,
+};
 pub use config::{PolicyConfig, DEFAULT_AUTHENTICATION_METHODS};
 pub use context::SecurityContext;
 pub use level::{reconcile_dependency, SecurityLevel};
