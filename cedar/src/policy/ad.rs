@@ -158,7 +158,7 @@ mod tests {
         let cpp: ClassAd = CPP_RESULT.parse().unwrap();
         assert_eq!(ours.len(), cpp.len());
         for name in cpp.names() {
-            assert_eq!(ours.eval_attr(name.clone()), cpp.eval_attr(name.clone()), "{name}");
+            assert_eq!(ours.eval_attr(name), cpp.eval_attr(name), "{name}");
         }
     }
 
