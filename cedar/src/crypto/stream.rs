@@ -116,8 +116,10 @@ impl AesGcmStream {
     pub fn with_base_iv(key: &SessionKey, transcript: Transcript, base_iv: [u8; IV_LEN]) -> Self {
         AesGcmStream {
             cipher: {
-                let k: Key<Aes256Gcm16> = (*key.as_bytes()).into();
-                Aes256Gcm16::new(&k)
+                let mut k: Key<Aes256Gcm16> = (*key.as_bytes()).into();
+                let cipher = Aes256Gcm16::new(&k);
+                k[..].zeroize();
+                cipher
             },
             send: SendSide { base_iv, ..SendSide::default() },
             receive: ReceiveSide::default(),
