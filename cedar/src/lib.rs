@@ -19,7 +19,9 @@
 //! The protocol core is sans-IO: byte buffers in, byte buffers and events
 //! out. Adapters put it on blocking sockets or on tokio.
 
+pub mod crypto;
 pub mod error;
+pub mod policy;
 pub mod token;
 
 pub use error::{Error, ErrorKind};
