@@ -13,6 +13,11 @@ use crate::error::Result;
 /// (`UNAUTHENTICATED_FQU`, `authentication.cpp` 55).
 pub const UNAUTHENTICATED_USER: &str = "unauthenticated@unmapped";
 
+/// The defaults HTCondor 23.9.6's param table gives these knobs when the
+/// configuration does not (`param_info.in`; `condor_config_val -dump ALLOW`
+/// with an empty configuration shows only this one).
+const PARAM_DEFAULTS: &[(&str, &str)] = &[("ALLOW_CLIENT", "*")];
+
 /// The most host names one peer may carry.
 pub const MAX_PEER_HOSTNAMES: usize = 32;
 
@@ -215,12 +220,17 @@ impl Authorizer {
     /// [fallback chain](Permission::config_chain), trying
     /// `ALLOW_<LEVEL>_<SUBSYS>` before `ALLOW_<LEVEL>` at each step. A knob
     /// defined as the empty string counts as undefined (HTCondor's
-    /// `param()` returns no value for it).
+    /// `param()` returns no value for it). `ALLOW_CLIENT` defaults to `*`,
+    /// as in HTCondor's param table; no other list has a default.
     pub fn from_config<F>(lookup: &F, cfg: &AuthzConfig) -> Result<Authorizer>
     where
         F: Fn(&str) -> Option<String> + ?Sized,
     {
-        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let get = |name: &str| {
+            lookup(name).filter(|v| !v.trim().is_empty()).or_else(|| {
+                PARAM_DEFAULTS.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.to_string())
+            })
+        };
         let legacy = get("LEGACY_ALLOW_SEMANTICS").and_then(|v| parse_bool(&v)).unwrap_or(false);
         let pool_equivalent = get("USE_POOL_USERNAME_EQUIVALENT").and_then(|v| parse_bool(&v)).unwrap_or(true);
         let mut levels = Vec::with_capacity(Permission::ALL.len());

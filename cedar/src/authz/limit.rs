@@ -59,18 +59,7 @@ impl AuthorizationLimit {
     /// The limit a C++ server puts on a CLAIMTOBE session opened by a
     /// command of level `command_perm`: that level and its implied chain.
     pub fn for_claimtobe(command_perm: Permission) -> Self {
-        let mut chain = Vec::new();
-        let mut next = Some(command_perm);
-        for _ in 0..Permission::ALL.len() {
-            match next {
-                Some(p) => {
-                    chain.push(p);
-                    next = p.next_implied();
-                }
-                None => break,
-            }
-        }
-        Self::new(chain)
+        Self::new(command_perm.implied_chain())
     }
 
     /// Parses a `LimitAuthorization` attribute: level names separated by

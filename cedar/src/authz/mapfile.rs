@@ -65,6 +65,14 @@ pub struct MapFileOptions {
     pub assume_hash_keys: bool,
 }
 
+impl MapFileOptions {
+    /// Options with `CERTIFICATE_MAPFILE_ASSUME_HASH_KEYS` set to `on`.
+    pub fn with_assume_hash_keys(mut self, on: bool) -> Self {
+        self.assume_hash_keys = on;
+        self
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Principal {
     Literal(String),
@@ -148,7 +156,12 @@ impl MapFile {
                     // HTCondor passes PCRE2_NOTEMPTY as a marker only and
                     // strips it before compiling, so empty matches count.
                     if let Some(caps) = re.captures(name) {
-                        let groups: Vec<Option<&str>> = caps.iter().map(|m| m.map(|m| m.as_str())).collect();
+                        let mut groups: Vec<Option<&str>> = caps.iter().map(|m| m.map(|m| m.as_str())).collect();
+                        // PCRE2 reports groups up to the last one that took
+                        // part in the match; later ones stay `\N` literally.
+                        while groups.len() > 1 && groups.last().is_some_and(Option::is_none) {
+                            groups.pop();
+                        }
                         return Some(substitute(&rule.canonical, &groups));
                     }
                 }

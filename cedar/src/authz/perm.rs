@@ -161,6 +161,23 @@ impl Permission {
         set
     }
 
+    /// This level followed by its implied chain, in order (DAEMON, WRITE,
+    /// READ): what `condor_ping -help permheir` prints as "Implied perms".
+    pub fn implied_chain(self) -> Vec<Permission> {
+        let mut chain = Vec::with_capacity(3);
+        let mut next = Some(self);
+        for _ in 0..Self::ALL.len() {
+            match next {
+                Some(p) => {
+                    chain.push(p);
+                    next = p.next_implied();
+                }
+                None => break,
+            }
+        }
+        chain
+    }
+
     /// The levels that directly imply this one (`DirectlyImpliedBy`), in
     /// HTCondor's order: for READ, WRITE, NEGOTIATOR, CONFIG and the three
     /// ADVERTISE_*; for WRITE, ADMINISTRATOR and DAEMON; none otherwise.

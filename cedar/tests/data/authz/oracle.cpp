@@ -11,7 +11,8 @@
 //
 // Input (stdin), one query per line, fields separated by TAB:
 //   VERIFY <PERM> <ip> <user or empty>
-//   MAP <method> <name>            (uses the map file named by argv[2])
+//   MAP <method> <name>            (uses the map file named by argv[2];
+//                                   argv[3] = "hash" for ASSUME_HASH_KEYS)
 //   WILD <pattern> <string>        (contains_anycase_withwildcard)
 //   NET <pattern> <ip>             (matches_withnetwork)
 // Output: the query fields, then the answer fields, TAB separated.
@@ -48,7 +49,8 @@ public:
 class SecMan {
 public:
 	SecMan();
-	int Verify(DCpermission, const condor_sockaddr &, const char *, std::string &, std::string &);
+	// static in condor_secman.h: no `this` argument.
+	static int Verify(DCpermission, const condor_sockaddr &, const char *, std::string &, std::string &);
 	char pad_[65536];
 };
 
@@ -80,7 +82,8 @@ int main(int argc, char **argv) {
 	MapFile *mapfile = nullptr;
 	if (argc > 2) {
 		mapfile = new MapFile();
-		int line = mapfile->ParseCanonicalizationFile(argv[2], false, true, false);
+		bool assume_hash = argc > 3 && std::string(argv[3]) == "hash";
+		int line = mapfile->ParseCanonicalizationFile(argv[2], assume_hash, true, false);
 		std::cout << "MAPFILE\t" << argv[2] << "\tparse=" << line << "\n";
 	}
 	std::string line;
