@@ -8,6 +8,8 @@
 //! 23.9.6 bug (see the `host` and `wildcard` module docs); the test fails
 //! if a listed case starts agreeing or an unlisted one differs.
 
+#![allow(clippy::unwrap_used)] // test helpers; the rules allow unwrap in tests
+
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::net::IpAddr;
@@ -95,7 +97,10 @@ fn verify_matches_htcondor() {
     let expected: BTreeSet<String> = divergences().into_iter().filter(|l| !l.starts_with("match\t")).collect();
     let unexpected: Vec<_> = differ.difference(&expected).collect();
     let vanished: Vec<_> = expected.difference(&differ).collect();
-    assert!(unexpected.is_empty() && vanished.is_empty(), "unexpected: {unexpected:#?}\nno longer differ: {vanished:#?}");
+    assert!(
+        unexpected.is_empty() && vanished.is_empty(),
+        "unexpected: {unexpected:#?}\nno longer differ: {vanished:#?}"
+    );
     // HTCondor leaves the reason of a denial it inherits from a deny
     // match in an implying level unchanged; everything else agrees word
     // for word up to the DNS part.
@@ -259,10 +264,7 @@ fn knob_fallbacks_match_condor_ping() {
                 let (kind, rest) = knob.split_once('_').unwrap();
                 let level = rest.strip_suffix(&format!("_{subsys}")).unwrap();
                 let perm = Permission::from_name(level).unwrap();
-                let from = lines
-                    .get(i + 1)
-                    .and_then(|l| l.trim().strip_prefix("# from: "))
-                    .unwrap_or(knob);
+                let from = lines.get(i + 1).and_then(|l| l.trim().strip_prefix("# from: ")).unwrap_or(knob);
                 let ours = if kind == "ALLOW" { authz.allow_knob(perm) } else { authz.deny_knob(perm) };
                 assert_eq!(ours, Some(from), "{scenario} {subsys} {knob}");
                 checked += 1;

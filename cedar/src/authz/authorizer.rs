@@ -254,14 +254,11 @@ impl Authorizer {
             };
             let allow = find("ALLOW");
             let deny = find("DENY");
-            let is_star = |v: &Option<(String, String)>| {
-                v.as_ref().is_some_and(|(_, v)| matches!(v.trim(), "*" | "*/*"))
-            };
+            let is_star =
+                |v: &Option<(String, String)>| v.as_ref().is_some_and(|(_, v)| matches!(v.trim(), "*" | "*/*"));
             let behavior = if perm == Permission::Allow {
                 Behavior::AllowAll
-            } else if is_star(&deny)
-                || (allow.is_none() && perm != Permission::Read && perm != Permission::Write)
-            {
+            } else if is_star(&deny) || (allow.is_none() && perm != Permission::Read && perm != Permission::Write) {
                 Behavior::DenyAll
             } else if is_star(&allow) {
                 if deny.is_none() {

@@ -26,7 +26,12 @@ const fn c(command: u32, name: &'static str, perm: Permission) -> CommandPermiss
     CommandPermission { command, name, perm, alternates: &[] }
 }
 
-const fn alt(command: u32, name: &'static str, perm: Permission, alternates: &'static [Permission]) -> CommandPermission {
+const fn alt(
+    command: u32,
+    name: &'static str,
+    perm: Permission,
+    alternates: &'static [Permission],
+) -> CommandPermission {
     CommandPermission { command, name, perm, alternates }
 }
 

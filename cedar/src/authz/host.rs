@@ -144,7 +144,7 @@ fn parse_net(text: &str) -> Option<(IpAddr, u8)> {
             return Some((base, u8::try_from(bits).ok()?));
         }
         // Only IPv4 takes a dotted mask, and it must be contiguous ones.
-        if let IpAddr::V4(_) = base {
+        if base.is_ipv4() {
             let m: Ipv4Addr = mask.parse().ok()?;
             let m = u32::from(m);
             let ones = m.leading_ones();

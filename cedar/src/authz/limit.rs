@@ -67,10 +67,7 @@ impl AuthorizationLimit {
     pub fn parse(attribute: &str) -> Result<Self> {
         check_len(attribute)?;
         Ok(Self::new(
-            attribute
-                .split([',', ' ', '\t', '\r', '\n'])
-                .filter(|t| !t.is_empty())
-                .filter_map(Permission::from_name),
+            attribute.split([',', ' ', '\t', '\r', '\n']).filter(|t| !t.is_empty()).filter_map(Permission::from_name),
         ))
     }
 

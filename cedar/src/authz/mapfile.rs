@@ -170,7 +170,13 @@ impl MapFile {
         None
     }
 
-    fn parse_into(&mut self, text: &str, path: Option<&Path>, opts: &MapFileOptions, budget: &mut Budget) -> Result<()> {
+    fn parse_into(
+        &mut self,
+        text: &str,
+        path: Option<&Path>,
+        opts: &MapFileOptions,
+        budget: &mut Budget,
+    ) -> Result<()> {
         let allow_include = budget.depth == 0;
         for (idx, line) in text.lines().enumerate() {
             let lineno = idx + 1;
@@ -240,9 +246,7 @@ impl MapFile {
                     .map(|e| e.path())
                     .filter(|p| p.is_file())
                     .filter(|p| {
-                        p.file_name()
-                            .and_then(|n| n.to_str())
-                            .is_some_and(|n| !n.starts_with('.') && !n.ends_with('~'))
+                        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| !n.starts_with('.') && !n.ends_with('~'))
                     })
                     .take(MAX_INCLUDED_FILES + 1)
                     .collect(),

@@ -62,6 +62,6 @@ pub use mapfile::{
     MAX_MAPFILE_LINE_LEN, MAX_REGEX_SIZE,
 };
 pub use perm::{PermSet, Permission};
+pub use wildcard::wildcard_matches;
 #[doc(hidden)]
 pub use wildcard::wildcard_matches_htcondor_23_9;
-pub use wildcard::wildcard_matches;

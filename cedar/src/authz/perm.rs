@@ -135,9 +135,7 @@ impl Permission {
     /// ADVERTISE_*→READ; `None` for the others.
     pub fn next_implied(self) -> Option<Permission> {
         match self {
-            Write | Negotiator | Config | AdvertiseStartd | AdvertiseSchedd | AdvertiseMaster => {
-                Some(Read)
-            }
+            Write | Negotiator | Config | AdvertiseStartd | AdvertiseSchedd | AdvertiseMaster => Some(Read),
             Administrator | Daemon => Some(Write),
             Allow | Read | Soap | Default | Client => None,
         }

@@ -100,3 +100,5 @@ cp "$HERE/mapfile-hash.queries" "$ROOT$WORK/mapfile-hash.q"
 run CONDOR_CONFIG=/dev/null $WORK/oracle COLLECTOR $WORK/test-hash.mapfile hash < "$ROOT$WORK/mapfile-hash.q" \
   | sed "s|$WORK/||" > "$HERE/mapfile-hash.out"
 echo "done: $(cat "$HERE"/scenarios/*.out | wc -l) verify answers"
+# Command registrations, read from the sources (not the chroot).
+python3 "$HERE/registrations.py" > "$HERE/registrations.txt"
