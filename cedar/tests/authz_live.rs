@@ -1,0 +1,86 @@
+//! Decisions of a running HTCondor 23.9.6 collector (`data/authz/live/`,
+//! made by `live.sh`: one condor_collector on a private port, CLAIMTOBE,
+//! `condor_ping` at seven levels, with and without
+//! `SEC_CLAIMTOBE_INCLUDE_DOMAIN`), replayed through `cedar::authz`.
+
+#![allow(clippy::unwrap_used)] // test helpers; the rules allow unwrap in tests
+
+use std::collections::HashMap;
+use std::fs;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use cedar::authz::*;
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/authz/live")
+}
+
+fn config(run: &str) -> HashMap<String, String> {
+    let mut text = fs::read_to_string(dir().join("run1.config")).unwrap();
+    if run == "run2" {
+        text += &fs::read_to_string(dir().join("run2.extra")).unwrap();
+    }
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            (k.trim().to_ascii_uppercase(), v.trim().to_string())
+        })
+        .collect()
+}
+
+/// `PERMISSION GRANTED to condor from host 127.0.0.1 for command 60020
+/// (DC_NOP_READ), access level READ: reason: …`
+fn decisions(run: &str) -> Vec<(bool, String, IpAddr, Permission)> {
+    fs::read_to_string(dir().join(format!("{run}.log")))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            let granted = w[1] == "GRANTED";
+            let level = l.split("access level ").nth(1).unwrap().split(':').next().unwrap();
+            (granted, w[3].to_string(), w[6].parse().unwrap(), Permission::from_name(level).unwrap())
+        })
+        .collect()
+}
+
+fn check(run: &str, include_domain: bool, diverge: &[Permission]) {
+    let cfg = config(run);
+    let lookup = |k: &str| cfg.get(k).cloned();
+    let authz = Authorizer::from_config(&lookup, &AuthzConfig::for_subsystem("COLLECTOR")).unwrap();
+    let mut icfg = IdentityConfig::with_uid_domain(&cfg["UID_DOMAIN"]);
+    icfg.claimtobe_include_domain = include_domain;
+    // condor_ping ran as root; CLAIMTOBE claims the condor-priv user.
+    let id = Identity::resolve(AuthMethod::ClaimToBe, "condor", None, &icfg).fqu();
+    let ds = decisions(run);
+    assert_eq!(ds.len(), 7);
+    for (granted, user, ip, perm) in ds {
+        assert_eq!(user, id, "{run}: the collector's identity for the CLAIMTOBE peer");
+        let limit = AuthorizationLimit::for_claimtobe(perm);
+        let peer = Peer::new(ip).with_user(&user).with_limit(&limit);
+        let ours = authz.check(&peer, perm);
+        if diverge.contains(&perm) {
+            assert_ne!(ours.is_allowed(), granted, "{run} {perm}: expected to differ (23.9.6 bug)");
+        } else {
+            assert_eq!(ours.is_allowed(), granted, "{run} {perm}: {}", ours.reason());
+        }
+    }
+    // condor_ping's Identity column agrees with the log.
+    let ping = fs::read_to_string(dir().join(format!("{run}.ping"))).unwrap();
+    assert!(ping.lines().any(|l| l.trim_end().ends_with(&format!("ALLOW {id}"))), "{ping}");
+}
+
+#[test]
+fn claimtobe_without_domain() {
+    // ALLOW_NEGOTIATOR = */10.9.9.9 granted 127.0.0.1: the bare-address bug.
+    check("run1", false, &[Permission::Negotiator]);
+}
+
+#[test]
+fn claimtobe_with_domain() {
+    // Also ALLOW_ADMINISTRATOR = *@authz.tes granted condor@authz.test (the
+    // unanchored wildcard). WRITE agrees: HTCondor grants it through
+    // ADMINISTRATOR, this crate through DAEMON (condor@authz.test/*).
+    check("run2", true, &[Permission::Negotiator, Permission::Administrator]);
+}
