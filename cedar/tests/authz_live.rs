@@ -1,7 +1,8 @@
 //! Decisions of a running HTCondor 23.9.6 collector (`data/authz/live/`,
 //! made by `live.sh`: one condor_collector on a private port, CLAIMTOBE,
 //! `condor_ping` at seven levels, with and without
-//! `SEC_CLAIMTOBE_INCLUDE_DOMAIN`), replayed through `cedar::authz`.
+//! `SEC_CLAIMTOBE_INCLUDE_DOMAIN`, and with IDTOKENS and a scoped token),
+//! replayed through `cedar::authz`.
 
 #![allow(clippy::unwrap_used)] // test helpers; the rules allow unwrap in tests
 
@@ -21,6 +22,14 @@ fn config(run: &str) -> HashMap<String, String> {
     if run == "run2" {
         text += &fs::read_to_string(dir().join("run2.extra")).unwrap();
     }
+    parse_config(&text)
+}
+
+fn config_file(name: &str) -> HashMap<String, String> {
+    parse_config(&fs::read_to_string(dir().join(name)).unwrap())
+}
+
+fn parse_config(text: &str) -> HashMap<String, String> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|l| {
@@ -83,4 +92,44 @@ fn claimtobe_with_domain() {
     // unanchored wildcard). WRITE agrees: HTCondor grants it through
     // ADMINISTRATOR, this crate through DAEMON (condor@authz.test/*).
     check("run2", true, &[Permission::Negotiator, Permission::Administrator]);
+}
+
+/// run3: IDTOKENS with a token for `Alice@Authz.Test` scoped to
+/// `condor:/ADVERTISE_STARTD`, every list `*`, and a map file with an
+/// IDTOKENS rule that 23.9.6 does not apply.
+#[test]
+fn token_scope_limits_and_no_mapping() {
+    let cfg = config_file("run3.config");
+    let lookup = |k: &str| cfg.get(k).cloned();
+    let authz = Authorizer::from_config(&lookup, &AuthzConfig::for_subsystem("COLLECTOR")).unwrap();
+    let map_text = fs::read_to_string(dir().join("run3.mapfile")).unwrap();
+    let map = MapFile::parse(&map_text, &MapFileOptions::default()).unwrap();
+    let id = Identity::resolve(
+        AuthMethod::IdTokens,
+        "Alice@Authz.Test",
+        Some(&map),
+        &IdentityConfig::with_uid_domain(&cfg["UID_DOMAIN"]),
+    );
+    assert_eq!(id.fqu(), "Alice@authz.test");
+    let limit = AuthorizationLimit::from_token_scope("condor:/ADVERTISE_STARTD").unwrap().unwrap();
+    let fqu = id.fqu();
+    let peer = Peer::new("127.0.0.1".parse().unwrap()).with_user(&fqu).with_limit(&limit);
+    // condor_ping's table: level, then ALLOW or FAIL.
+    let ping = fs::read_to_string(dir().join("run3.ping")).unwrap();
+    let mut rows = 0;
+    for line in ping.lines().skip(1) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let perm = Permission::from_name(w[0]).unwrap();
+        let granted = w[4] == "ALLOW";
+        if granted {
+            assert_eq!(w[5], fqu, "the collector's identity");
+        }
+        let ours = authz.check(&peer, perm);
+        assert_eq!(ours.is_allowed(), granted, "{perm}: {}", ours.reason());
+        rows += 1;
+    }
+    assert_eq!(rows, 7);
+    // The collector logged the limit for each refused level.
+    let log = fs::read_to_string(dir().join("run3.log")).unwrap();
+    assert_eq!(log.matches("resulted in a limited authorization").count(), 5);
 }

@@ -30,3 +30,22 @@ for r in run1 run2; do
   wait "$pid" || true
   grep 'PERMISSION' "$ROOT$W/log/CollectorLog" | cut -d' ' -f3- > "$HERE/$r.log"
 done
+
+# run3 (run3.config, run3.mapfile): IDTOKENS, a token scoped to ADVERTISE_STARTD, a map file.
+rm -rf "$ROOT$W" && mkdir -p "$ROOT$W/log" "$ROOT$W/spool" "$ROOT$W/exec" "$ROOT$W/run" "$ROOT$W/lock" "$ROOT$W/tokens"
+cp "$HERE/run3.config" "$ROOT$W/collector.config"
+cp "$HERE/run3.mapfile" "$ROOT$W/mapfile"
+run chown -R condor:condor $W
+chroot "$ROOT" env -i PATH=/usr/bin:/bin:/usr/sbin CONDOR_CONFIG=$W/collector.config \
+  condor_collector -f -p 29618 > "$ROOT$W/stdout" 2>&1 &
+pid=$!
+sleep 5
+run CONDOR_CONFIG=$W/collector.config condor_token_create -identity Alice@Authz.Test -key POOL \
+  -authz ADVERTISE_STARTD > "$ROOT$W/tokens/alice"
+chmod 600 "$ROOT$W/tokens/alice"
+run CONDOR_CONFIG=$W/collector.config condor_ping -addr '<127.0.0.1:29618>' -table \
+  READ WRITE NEGOTIATOR ADMINISTRATOR CONFIG DAEMON ADVERTISE_STARTD > "$HERE/run3.ping" 2>&1 || true
+sleep 1
+kill "$pid"
+wait "$pid" || true
+grep -E 'PERMISSION|limited authorization' "$ROOT$W/log/CollectorLog" | cut -d' ' -f3- > "$HERE/run3.log"
