@@ -11,7 +11,14 @@
 //! | IDTOKENS (TOKEN) | none: 23.9.6 never sets one, so **the map file is not consulted** | the token's `sub`, split at its first `@` |
 //!
 //! A mapped name without `@` gets `@UID_DOMAIN`; a name is split at its
-//! first `@`; the domain part is lower-cased (`setRemoteDomain`).
+//! first `@`; the domain part is lower-cased (`setRemoteDomain`), the user
+//! part keeps its case.
+//!
+//! A running 23.9.6 collector confirms the CLAIMTOBE and IDTOKENS rows
+//! (`tests/authz_live.rs`): a CLAIMTOBE peer claiming `condor` is `condor`
+//! (and `condor@authz.test` with the domain knob), and a token for
+//! `Alice@Authz.Test` is `Alice@authz.test` even with a map file rule
+//! `IDTOKENS (.*) mapped-token@elsewhere`.
 
 use super::mapfile::MapFile;
 
