@@ -63,6 +63,14 @@ fn check(run: &str, include_domain: bool, diverge: &[Permission]) {
     // condor_ping ran as root; CLAIMTOBE claims the condor-priv user.
     let id = Identity::resolve(AuthMethod::ClaimToBe, "condor", None, &icfg).fqu();
     let ds = decisions(run);
+    let logged: HashMap<Permission, String> = fs::read_to_string(dir().join(format!("{run}.log")))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let level = l.split("access level ").nth(1).unwrap().split(':').next().unwrap();
+            (Permission::from_name(level).unwrap(), l.to_string())
+        })
+        .collect();
     assert_eq!(ds.len(), 7);
     for (granted, user, ip, perm) in ds {
         assert_eq!(user, id, "{run}: the collector's identity for the CLAIMTOBE peer");
@@ -73,6 +81,14 @@ fn check(run: &str, include_domain: bool, diverge: &[Permission]) {
             assert_ne!(ours.is_allowed(), granted, "{run} {perm}: expected to differ (23.9.6 bug)");
         } else {
             assert_eq!(ours.is_allowed(), granted, "{run} {perm}: {}", ours.reason());
+            // The log line agrees up to the DNS part of the reason.
+            let line = logged.get(&perm).unwrap();
+            let what = line.split(" for ").nth(1).unwrap().split(", access level").next().unwrap();
+            let mine = ours.log_line(&peer, perm, what);
+            let head = |s: &str| s.split("; identifiers used").next().unwrap().to_string();
+            if !line.contains("cached result") && !line.contains(" is implied by ") {
+                assert_eq!(head(&mine), head(line), "{run} {perm}");
+            }
         }
     }
     // condor_ping's Identity column agrees with the log.

@@ -142,6 +142,32 @@ impl Decision {
             Decision::Allowed(r) | Decision::Denied(r) => r,
         }
     }
+
+    /// The line a C++ daemon logs for this decision
+    /// (`DaemonCore::Verify`, `daemon_core.cpp` 3088–3096), e.g.
+    /// `PERMISSION DENIED to condor from host 127.0.0.1 for command 60021
+    /// (DC_NOP_WRITE), access level WRITE: reason: …`. `what` names the
+    /// operation (`command <n> (<NAME>)` in daemon core).
+    ///
+    /// ```
+    /// use cedar::authz::{Decision, Peer, Permission};
+    /// let peer = Peer::new("10.0.0.1".parse().unwrap());
+    /// let d = Decision::Denied("READ authorization policy denies all access".into());
+    /// assert_eq!(
+    ///     d.log_line(&peer, Permission::Read, "command 5 (QUERY_STARTD_ADS)"),
+    ///     "PERMISSION DENIED to unauthenticated@unmapped from host 10.0.0.1 for command 5 \
+    ///      (QUERY_STARTD_ADS), access level READ: reason: READ authorization policy denies all access"
+    /// );
+    /// ```
+    pub fn log_line(&self, peer: &Peer<'_>, perm: Permission, what: &str) -> String {
+        format!(
+            "PERMISSION {} to {} from host {} for {what}, access level {perm}: reason: {}",
+            if self.is_allowed() { "GRANTED" } else { "DENIED" },
+            peer.user(),
+            canonical_ip(peer.addr),
+            self.reason()
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
