@@ -149,3 +149,29 @@ fn token_scope_limits_and_no_mapping() {
     let log = fs::read_to_string(dir().join("run3.log")).unwrap();
     assert_eq!(log.matches("resulted in a limited authorization").count(), 5);
 }
+
+/// run4 (FS) and run5 (CLAIMTOBE) through `run4.mapfile`: the identities
+/// the collector gave the peer (the client ran with condor privileges).
+#[test]
+fn mapped_fs_and_claimtobe_identities() {
+    let cfg = config_file("run4.config");
+    let map =
+        MapFile::parse(&fs::read_to_string(dir().join("run4.mapfile")).unwrap(), &MapFileOptions::default()).unwrap();
+    let icfg = IdentityConfig::with_uid_domain(&cfg["UID_DOMAIN"]);
+    for (run, method) in [("run4", AuthMethod::Fs), ("run5", AuthMethod::ClaimToBe)] {
+        let id = Identity::resolve(method, "condor", Some(&map), &icfg);
+        assert!(id.is_mapped());
+        let ping = fs::read_to_string(dir().join(format!("{run}.ping"))).unwrap();
+        let rows: Vec<&str> = ping.lines().skip(1).collect();
+        assert_eq!(rows.len(), 3);
+        for row in rows {
+            let w: Vec<&str> = row.split_whitespace().collect();
+            assert_eq!((w[1], w[4], w[5]), (method.name(), "ALLOW", id.fqu().as_str()), "{run}");
+        }
+        let log = fs::read_to_string(dir().join(format!("{run}.log"))).unwrap();
+        assert!(log.lines().all(|l| l.starts_with(&format!("PERMISSION GRANTED to {} ", id.fqu()))));
+    }
+    // Without the map: FS is owner@UID_DOMAIN (what run4 gave before its
+    // rule matched condor; see the module docs).
+    assert_eq!(Identity::resolve(AuthMethod::Fs, "condor", None, &icfg).fqu(), "condor@authz.test");
+}

@@ -49,3 +49,22 @@ sleep 1
 kill "$pid"
 wait "$pid" || true
 grep -E 'PERMISSION|limited authorization' "$ROOT$W/log/CollectorLog" | cut -d' ' -f3- > "$HERE/run3.log"
+
+# run4 (FS) and run5 (CLAIMTOBE): run4.config, run4.mapfile; run5 adds run5.extra.
+for r in run4 run5; do
+  rm -rf "$ROOT$W" && mkdir -p "$ROOT$W/log" "$ROOT$W/spool" "$ROOT$W/exec" "$ROOT$W/run" "$ROOT$W/lock" "$ROOT$W/tokens"
+  cp "$HERE/run4.config" "$ROOT$W/collector.config"
+  [ "$r" = run5 ] && cat "$HERE/run5.extra" >> "$ROOT$W/collector.config"
+  cp "$HERE/run4.mapfile" "$ROOT$W/mapfile"
+  run chown -R condor:condor $W
+  chroot "$ROOT" env -i PATH=/usr/bin:/bin:/usr/sbin CONDOR_CONFIG=$W/collector.config \
+    condor_collector -f -p 29618 > "$ROOT$W/stdout" 2>&1 &
+  pid=$!
+  sleep 5
+  run CONDOR_CONFIG=$W/collector.config condor_ping -addr '<127.0.0.1:29618>' -table \
+    READ WRITE DAEMON > "$HERE/$r.ping" 2>&1 || true
+  sleep 1
+  kill "$pid"
+  wait "$pid" || true
+  grep -E 'PERMISSION|limited authorization' "$ROOT$W/log/CollectorLog" | cut -d' ' -f3- > "$HERE/$r.log"
+done
