@@ -171,7 +171,7 @@ fn mapped_fs_and_claimtobe_identities() {
         let log = fs::read_to_string(dir().join(format!("{run}.log"))).unwrap();
         assert!(log.lines().all(|l| l.starts_with(&format!("PERMISSION GRANTED to {} ", id.fqu()))));
     }
-    // Without the map: FS is owner@UID_DOMAIN (what run4 gave before its
-    // rule matched condor; see the module docs).
+    // Without a matching rule FS gives owner@UID_DOMAIN
+    // (condor_auth_fs.cpp 408-411; not among the stored runs).
     assert_eq!(Identity::resolve(AuthMethod::Fs, "condor", None, &icfg).fqu(), "condor@authz.test");
 }

@@ -292,3 +292,16 @@ fn entry_splitting() {
         assert_eq!((e.user(), e.host_text()), (user, host), "{text}");
     }
 }
+
+#[test]
+fn pcre_only_syntax_is_skipped() {
+    // Back-references and look-around are PCRE2 features the regex crate
+    // lacks: such rules are skipped (HTCondor would use them).
+    let text = "FS ^(a)\\1$ backref\nFS ^(?=x)x$ lookahead\nFS ^(?i)CASE$ ok-\\0\nFS ^x*?y$ lazy";
+    let map = MapFile::parse(text, &MapFileOptions::default()).unwrap();
+    assert_eq!(map.len(), 2);
+    assert_eq!(map.skipped().len(), 2);
+    assert_eq!(map.canonicalize("FS", "aa"), None);
+    assert_eq!(map.canonicalize("FS", "case").as_deref(), Some("ok-case"));
+    assert_eq!(map.canonicalize("FS", "xxy").as_deref(), Some("lazy"));
+}
