@@ -19,6 +19,7 @@
 //! The protocol core is sans-IO: byte buffers in, byte buffers and events
 //! out. Adapters put it on blocking sockets or on tokio.
 
+pub mod authz;
 pub mod crypto;
 pub mod error;
 pub mod policy;
