@@ -19,8 +19,10 @@
 //! The protocol core is sans-IO: byte buffers in, byte buffers and events
 //! out. Adapters put it on blocking sockets or on tokio.
 
+pub mod blocking;
 pub mod command;
 pub mod error;
+pub mod handshake;
 pub mod sinful;
 pub mod version;
 pub mod wire;

@@ -274,17 +274,30 @@ pub fn split_attribute(line: &str) -> Option<(&str, &str)> {
     (!name.is_empty()).then_some((name, value))
 }
 
-/// Reads one ad with its two trailing strings (`getClassAd`).
+/// Reads one ad with its two trailing strings (`getClassAd`) from a stream
+/// that has no session key.
+///
+/// A private attribute may come as the string `ZKM` followed by the real
+/// `Name = value` string (C++'s `put_secret`); on a stream with no key that
+/// string is plaintext, and is read as such.
 pub fn get_classad(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
-    read_ad(dec, limits, true)
+    read_ad(dec, limits, true, false)
 }
 
 /// Reads one ad sent without the trailing strings (`PUT_CLASSAD_NO_TYPES`).
 pub fn get_classad_no_types(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
-    read_ad(dec, limits, false)
+    read_ad(dec, limits, false, false)
 }
 
-fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool) -> Result<ClassAd> {
+/// [`get_classad`] on a stream that has a session key: a `ZKM` secret on an
+/// unencrypted message would then be in an encrypted packet, which is an
+/// [`ErrorKind::Protocol`] error for now (this crate's keyed streams are
+/// encrypted throughout, so its peers have no reason to send one).
+pub fn get_classad_keyed(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
+    read_ad(dec, limits, true, true)
+}
+
+fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key: bool) -> Result<ClassAd> {
     let count = dec.get_int()?;
     if count < 0 {
         return Err(Error::new(ErrorKind::Malformed, format!("ClassAd with {count} attributes")));
@@ -304,12 +317,23 @@ fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool) -> Result<Clas
         let bytes = dec_lines
             .get_string_bytes()?
             .ok_or_else(|| Error::new(ErrorKind::Malformed, format!("attribute {i} of a ClassAd is a NULL string")))?;
-        let line = String::from_utf8_lossy(bytes);
+        let mut line = String::from_utf8_lossy(bytes);
         if line == SECRET_MARKER {
-            return Err(Error::new(
-                ErrorKind::Protocol,
-                "the peer sent a private attribute as a secret (ZKM), but this stream has no key to decrypt it",
-            ));
+            // `get_secret`: the real string follows. It is encrypted only
+            // when the stream has a key but is not encrypted; with no key
+            // (or already encrypted) it is an ordinary string. C++ sends
+            // ZKM whenever it checks attributes one by one, e.g. to a peer
+            // of unknown version, key or no key.
+            if stream_has_key && !dec_lines.is_encrypted() {
+                return Err(Error::new(
+                    ErrorKind::Protocol,
+                    "a private attribute came as a secret in an encrypted packet, which this reader does not support yet",
+                ));
+            }
+            let secret = dec_lines.get_string_bytes()?.ok_or_else(|| {
+                Error::new(ErrorKind::Malformed, format!("the secret of attribute {i} of a ClassAd is a NULL string"))
+            })?;
+            line = String::from_utf8_lossy(secret);
         }
         let (name, value) = split_attribute(&line)
             .ok_or_else(|| Error::new(ErrorKind::Malformed, format!("ClassAd attribute {i} is not `Name = value`")))?;
