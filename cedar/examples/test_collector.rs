@@ -69,7 +69,8 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
     let local = listener.local_addr()?;
     let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
     let deny = options.deny.clone();
-    let authorizer = move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
+    let authorizer =
+        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
     let config = Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"));
     let served = store.clone();
     // One connection at a time, as the C++ collector's single thread: an
@@ -178,7 +179,11 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
         let query = get_classad(&mut dec, &limits)?;
         dec.finish()?;
         if std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some() {
-            eprintln!("test_collector: command {command} via {:?}: {}", request.via, query.display(classad::Syntax::Old));
+            eprintln!(
+                "test_collector: command {command} via {:?}: {}",
+                request.via,
+                query.display(classad::Syntax::Old)
+            );
         }
         let types = query_types(command, &query);
         let limit = query
@@ -205,7 +210,8 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                 },
                 None => String::new(),
             };
-            let own = if query.lookup(format!("{prefix}Requirements").as_str()).is_some() { prefix } else { String::new() };
+            let own =
+                if query.lookup(format!("{prefix}Requirements").as_str()).is_some() { prefix } else { String::new() };
             if !matches(&query, ad, &own) {
                 continue;
             }
@@ -221,8 +227,13 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
         return session.connection().send(enc.as_bytes());
     }
     match command {
-        UPDATE_STARTD_AD | UPDATE_SCHEDD_AD | UPDATE_MASTER_AD | UPDATE_SUBMITTOR_AD | UPDATE_NEGOTIATOR_AD
-        | UPDATE_AD_GENERIC | UPDATE_STARTD_AD_WITH_ACK => {
+        UPDATE_STARTD_AD
+        | UPDATE_SCHEDD_AD
+        | UPDATE_MASTER_AD
+        | UPDATE_SUBMITTOR_AD
+        | UPDATE_NEGOTIATOR_AD
+        | UPDATE_AD_GENERIC
+        | UPDATE_STARTD_AD_WITH_ACK => {
             let mut ad = get_classad(&mut dec, &limits)?;
             if command == UPDATE_STARTD_AD && !dec.is_empty() {
                 // The private ad; the fixture keeps only the public one.
@@ -232,10 +243,12 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             if ad.lookup("LastHeardFrom").is_none() {
                 ad.insert("LastHeardFrom", now());
             }
-            let key = (lookup_string(&ad, "MyType").unwrap_or_default(), lookup_string(&ad, "Name").unwrap_or_default());
+            let key =
+                (lookup_string(&ad, "MyType").unwrap_or_default(), lookup_string(&ad, "Name").unwrap_or_default());
             if let Ok(mut ads) = store.lock() {
                 ads.retain(|a| {
-                    let k = (lookup_string(a, "MyType").unwrap_or_default(), lookup_string(a, "Name").unwrap_or_default());
+                    let k =
+                        (lookup_string(a, "MyType").unwrap_or_default(), lookup_string(a, "Name").unwrap_or_default());
                     !(k.0.eq_ignore_ascii_case(&key.0) && k.1.eq_ignore_ascii_case(&key.1))
                 });
                 ads.push(ad);
@@ -247,8 +260,12 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             }
             Ok(())
         }
-        INVALIDATE_STARTD_ADS | INVALIDATE_SCHEDD_ADS | INVALIDATE_MASTER_ADS | INVALIDATE_SUBMITTOR_ADS
-        | INVALIDATE_NEGOTIATOR_ADS | INVALIDATE_ADS_GENERIC => {
+        INVALIDATE_STARTD_ADS
+        | INVALIDATE_SCHEDD_ADS
+        | INVALIDATE_MASTER_ADS
+        | INVALIDATE_SUBMITTOR_ADS
+        | INVALIDATE_NEGOTIATOR_ADS
+        | INVALIDATE_ADS_GENERIC => {
             let query = get_classad(&mut dec, &limits)?;
             dec.finish()?;
             let my_type = match command {
@@ -271,7 +288,6 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
         _ => Ok(()),
     }
 }
-
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);

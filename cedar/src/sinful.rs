@@ -177,10 +177,8 @@ impl FromStr for Sinful {
         if s.len() > MAX_LEN {
             return Err(Error::new(ErrorKind::LimitExceeded, format!("sinful string of {} bytes", s.len())));
         }
-        let inner = s
-            .strip_prefix('<')
-            .and_then(|t| t.strip_suffix('>'))
-            .ok_or_else(|| bad(s, "not enclosed in < >"))?;
+        let inner =
+            s.strip_prefix('<').and_then(|t| t.strip_suffix('>')).ok_or_else(|| bad(s, "not enclosed in < >"))?;
         let (addr, query) = match inner.split_once('?') {
             Some((a, q)) => (a, Some(q)),
             None => (inner, None),

@@ -119,12 +119,7 @@ pub struct Decision {
 /// the server's order, compared without case.
 pub fn reconcile_methods(client: &str, server: &[String]) -> String {
     let client: Vec<&str> = client.split([',', ' ']).map(str::trim).filter(|m| !m.is_empty()).collect();
-    server
-        .iter()
-        .filter(|s| client.iter().any(|c| c.eq_ignore_ascii_case(s)))
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(",")
+    server.iter().filter(|s| client.iter().any(|c| c.eq_ignore_ascii_case(s))).cloned().collect::<Vec<_>>().join(",")
 }
 
 /// Reconciles `client` (the client's security ad) with `ours`. Anything that

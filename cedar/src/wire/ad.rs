@@ -308,8 +308,8 @@ fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key
             format!("ClassAd with {count} attributes (limit {})", limits.max_attributes),
         ));
     }
-    let parser = Parser::new(ParseLimits { max_depth: limits.max_depth, max_input: limits.max_line })
-        .syntax(Syntax::Old);
+    let parser =
+        Parser::new(ParseLimits { max_depth: limits.max_depth, max_input: limits.max_line }).syntax(Syntax::Old);
     let saved = dec.max_string();
     let mut dec_lines = dec.clone().with_max_string(limits.max_line);
     let mut ad = ClassAd::with_capacity(count as usize);

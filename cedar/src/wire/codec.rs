@@ -124,7 +124,8 @@ impl Encoder {
         let (mantissa, exponent) = frexp(value);
         // C++ converts to int; out-of-range (NaN) becomes INT_MIN on x86.
         let frac = (mantissa * FRAC_CONST) as i64;
-        let frac = if value.is_nan() { i64::from(i32::MIN) } else { frac.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) };
+        let frac =
+            if value.is_nan() { i64::from(i32::MIN) } else { frac.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) };
         self.put_int(frac);
         self.put_int(i64::from(exponent));
     }

@@ -39,6 +39,6 @@ pub mod packet;
 
 pub use codec::{Decoder, Encoder};
 pub use packet::{
-    Inbound, Message, Outbound, PacketHeader, PacketOpener, PacketSealer, Transcript, DEFAULT_MAX_MESSAGE,
-    HEADER_LEN, MAX_PACKET,
+    Inbound, Message, Outbound, PacketHeader, PacketOpener, PacketSealer, Transcript, DEFAULT_MAX_MESSAGE, HEADER_LEN,
+    MAX_PACKET,
 };

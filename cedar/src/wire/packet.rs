@@ -78,10 +78,7 @@ impl PacketHeader {
         }
         let len = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
         if len as usize > MAX_PACKET {
-            return Err(Error::new(
-                ErrorKind::LimitExceeded,
-                format!("packet of {len} bytes (limit {MAX_PACKET})"),
-            ));
+            return Err(Error::new(ErrorKind::LimitExceeded, format!("packet of {len} bytes (limit {MAX_PACKET})")));
         }
         if len == 0 {
             return Err(Error::new(ErrorKind::Malformed, "empty packet"));
