@@ -67,7 +67,7 @@ impl Version {
     /// Whether the minor number is even: a stable series in HTCondor's
     /// numbering before 9.0 (`is_stable_series`).
     pub fn is_stable_series(&self) -> bool {
-        self.minor % 2 == 0
+        self.minor.is_multiple_of(2)
     }
 }
 

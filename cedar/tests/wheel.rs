@@ -81,7 +81,7 @@ fn string(ad: &ClassAd, name: &str) -> Option<String> {
 }
 
 fn stored(store: &Store, name: &str) -> ClassAd {
-    let ads = store.lock().unwrap();
+    let ads = store.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     ads.iter().find(|a| string(a, "Name").as_deref() == Some(name)).cloned().unwrap_or_else(|| panic!("no ad {name}"))
 }
 
@@ -153,5 +153,9 @@ fn a_denied_command_is_reported_by_the_client() {
     };
     assert_eq!(run.checks, ["denied-fails", "denied-not-stored"]);
     assert!(run.stderr.contains("Received \"DENIED\" from server"), "{}", run.stderr);
-    assert!(store.lock().unwrap().iter().all(|a| string(a, "Name").as_deref() != Some("denied@test")));
+    assert!(store
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .all(|a| string(a, "Name").as_deref() != Some("denied@test")));
 }
