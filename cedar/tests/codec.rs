@@ -38,7 +38,7 @@ fn encode(items: &[Item], encrypted: bool) -> Vec<u8> {
         match i {
             Item::Int(v) => enc.put_int(*v),
             Item::Uint(v) => enc.put_uint(*v),
-            Item::Str(s) => enc.put_string_bytes(s).unwrap(),
+            Item::Str(s) => enc.put_string_bytes(s).expect("no NUL"),
             Item::Null => enc.put_null_string(),
             Item::Double(d) => enc.put_double(*d),
             Item::Bytes(b) => enc.put_bytes(b),

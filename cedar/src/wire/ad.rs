@@ -95,6 +95,12 @@ impl AdLimits {
         self
     }
 
+    /// The same limits with another bound on expression depth.
+    pub fn max_depth(mut self, n: u32) -> AdLimits {
+        self.max_depth = n;
+        self
+    }
+
     /// The same limits with another bound on one attribute's string.
     pub fn max_line(mut self, n: usize) -> AdLimits {
         self.max_line = n;
