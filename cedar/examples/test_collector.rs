@@ -59,6 +59,15 @@ pub fn commands() -> CommandTable {
         .register(UPDATE_AD_GENERIC, "DAEMON")
         .register(INVALIDATE_ADS_GENERIC, "DAEMON")
         .register(DC_NOP, "ALLOW")
+        .register(DC_NOP_READ, "READ")
+        .register(DC_NOP_WRITE, "WRITE")
+        .register(DC_NOP_NEGOTIATOR, "NEGOTIATOR")
+        .register(DC_NOP_ADMINISTRATOR, "ADMINISTRATOR")
+        .register(DC_NOP_CONFIG, "CONFIG")
+        .register(DC_NOP_DAEMON, "DAEMON")
+        .register(DC_NOP_ADVERTISE_STARTD, "ADVERTISE_STARTD")
+        .register(DC_NOP_ADVERTISE_SCHEDD, "ADVERTISE_SCHEDD")
+        .register(DC_NOP_ADVERTISE_MASTER, "ADVERTISE_MASTER")
 }
 
 /// Starts the fixture on `addr` (port 0 picks one); returns the address it

@@ -213,6 +213,13 @@ pub fn by_name(name: &str) -> Option<i32> {
     ALL.iter().find(|(_, s)| *s == name).map(|(n, _)| *n)
 }
 
+/// Whether `command` is `DC_NOP` or one of its per-level variants
+/// (`DC_NOP_READ` … `DC_NOP_ADVERTISE_MASTER`, which `condor_ping` tests a
+/// level with): commands that do nothing.
+pub fn is_nop(command: i32) -> bool {
+    command == DC_NOP || (DC_NOP_READ..=DC_NOP_ADVERTISE_MASTER).contains(&command)
+}
+
 /// Whether `command` is one of the collector's queries.
 pub fn is_query(command: i32) -> bool {
     matches!(

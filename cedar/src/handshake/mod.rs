@@ -17,7 +17,8 @@
 //!   session. The command's payload is then the next message;
 //! * `DC_SEC_QUERY` (60040) is answered with `AuthorizationSucceeded`,
 //!   `DC_AUTHENTICATE` as the real command only makes the session, and
-//!   `DC_NOP` hangs up: all three end the connection ([`Step::Close`]).
+//!   `DC_NOP` (and its per-level variants `DC_NOP_READ` …) hangs up: all
+//!   three end the connection ([`Step::Close`]).
 //!
 //! The ads to send are queued; [`ServerConnection::take_outgoing`] gives
 //! them, one message each, to be sent before the step is acted on. After a
@@ -42,7 +43,7 @@ use base64::Engine as _;
 use classad::{ClassAd, EvalContext, EvalOptions, Value};
 use rand::RngCore as _;
 
-use crate::command::{DC_AUTHENTICATE, DC_NOP, DC_SEC_QUERY};
+use crate::command::{DC_AUTHENTICATE, DC_SEC_QUERY};
 use crate::error::{Error, ErrorKind, Result};
 use crate::version::{parse_peer_version, Version, OUR_VERSION};
 use crate::wire::ad::{get_classad, AdLimits};
@@ -456,7 +457,7 @@ impl ServerConnection {
                 return self.close(CloseReason::Denied(command));
             }
         }
-        if command == DC_NOP {
+        if crate::command::is_nop(command) {
             return self.close(CloseReason::Nop);
         }
         if !self.config.authorizer.authorize(command, permission, self.peer, self.user.as_deref()) {
@@ -577,7 +578,7 @@ impl ServerConnection {
                 self.outgoing.push(reply);
                 self.close(CloseReason::Done)
             }
-            DC_NOP => self.close(CloseReason::Nop),
+            c if crate::command::is_nop(c) => self.close(CloseReason::Nop),
             _ => Ok(Step::Command(CommandRequest {
                 command: real,
                 permission,
