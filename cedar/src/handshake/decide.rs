@@ -100,6 +100,7 @@ impl Default for ServerPolicy {
 
 /// What was decided for a new session.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Decision {
     /// Authenticate?
     pub authentication: bool,
