@@ -23,7 +23,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use classad::ClassAd;
 
@@ -41,16 +41,29 @@ pub struct Connection {
     stream: TcpStream,
     inbound: Inbound,
     outbound: Outbound,
+    message_deadline: Option<Duration>,
 }
 
 impl Connection {
     /// Wraps `stream`; every read and every write fails after `timeout`
-    /// without progress.
+    /// without progress, and a whole message must arrive within ten times
+    /// `timeout` (so a peer trickling bytes cannot hold the connection).
     pub fn new(stream: TcpStream, timeout: Duration) -> Result<Connection> {
         stream.set_read_timeout(Some(timeout))?;
         stream.set_write_timeout(Some(timeout))?;
         stream.set_nodelay(true)?;
-        Ok(Connection { stream, inbound: Inbound::new(), outbound: Outbound::new() })
+        Ok(Connection {
+            stream,
+            inbound: Inbound::new(),
+            outbound: Outbound::new(),
+            message_deadline: timeout.checked_mul(10),
+        })
+    }
+
+    /// Sets how long a whole message may take to arrive (`None`: as long as
+    /// each read makes progress within the timeout).
+    pub fn set_message_deadline(&mut self, deadline: Option<Duration>) {
+        self.message_deadline = deadline;
     }
 
     /// The socket.
@@ -72,9 +85,13 @@ impl Connection {
     /// messages. EOF inside a message is an error ([`ErrorKind::Closed`]).
     pub fn read_message(&mut self) -> Result<Option<Message>> {
         let mut buf = vec![0u8; READ_CHUNK];
+        let started = Instant::now();
         loop {
             if let Some(message) = self.inbound.next_message()? {
                 return Ok(Some(message));
+            }
+            if self.message_deadline.is_some_and(|d| started.elapsed() > d) {
+                return Err(Error::new(ErrorKind::Timeout, "the peer's message took too long to arrive"));
             }
             let n = match self.stream.read(&mut buf) {
                 Ok(n) => n,

@@ -151,6 +151,32 @@ fn a_silent_peer_times_out() {
 }
 
 #[test]
+fn a_trickling_peer_hits_the_message_deadline() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let writer = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        // A packet of 100 bytes, then a byte every 50 ms: each read makes
+        // progress, the message never ends.
+        let _ = stream.write_all(&[1, 0, 0, 0, 100]);
+        for _ in 0..40 {
+            if stream.write_all(&[0]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    let (stream, _) = listener.accept().expect("accept");
+    let mut c = Connection::new(stream, Duration::from_millis(500)).expect("a connection");
+    c.set_message_deadline(Some(Duration::from_millis(300)));
+    let started = std::time::Instant::now();
+    assert_eq!(c.read_message().expect_err("a deadline").kind(), ErrorKind::Timeout);
+    assert!(started.elapsed() < Duration::from_secs(1));
+    drop(c);
+    writer.join().expect("the writer");
+}
+
+#[test]
 fn a_peer_stopping_inside_a_message_is_closed() {
     let (addr, handle) = one_connection(Duration::from_secs(5));
     let mut stream = TcpStream::connect(addr).expect("connect");

@@ -17,6 +17,12 @@ the security ads the C++ client logged out of its log:
 
 ECDHPublicKey and the session ids and nonces vary from run to run; the
 tests do not depend on their values.
+
+The client logs its whole cached policy for a resumed session; on the wire
+(checked with a proxy between the wheel and the fixture) a resume ad holds
+only Command, ConnectSinful, Nonce, RemoteVersion, ResumeResponse, Sid and
+UseSession (plus AuthCommand for DC_SEC_QUERY). The tests send just those
+(WIRE_RESUME_ATTRS in tests/handshake.rs).
 """
 
 import os
