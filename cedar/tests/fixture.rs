@@ -116,9 +116,10 @@ fn queries_updates_and_invalidations() {
     assert_eq!(names(addr, QUERY_STARTD_ADS, all), ["\"a\"", "\"c\""]);
 }
 
-fn one_connection(
-    timeout: Duration,
-) -> (SocketAddr, std::thread::JoinHandle<(cedar::error::Result<()>, Option<CloseReason>)>) {
+/// What the server thread of [`one_connection`] ends with.
+type Outcome = (cedar::error::Result<()>, Option<CloseReason>);
+
+fn one_connection(timeout: Duration) -> (SocketAddr, std::thread::JoinHandle<Outcome>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     let handle = std::thread::spawn(move || {
