@@ -110,13 +110,19 @@ fn self_ad(addr: SocketAddr) -> ClassAd {
 }
 
 fn serve(stream: std::net::TcpStream, config: Arc<ServerConfig>, store: Store) -> cedar::error::Result<()> {
+    let sessions = config.sessions.clone();
     let mut session = ServerSession::new(stream, config, Duration::from_secs(20))?;
     let debug = std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some();
     while let Some(request) = session.next_command()? {
         if debug {
             eprintln!("test_collector: command {} via {:?}", request.command, request.via);
         }
-        handle(&mut session, &request, &store)?;
+        if handle(&mut session, &request, &store)? == Hook::ForgetSessions {
+            // A test hook: as if the collector restarted.
+            if let Ok(mut cache) = sessions.lock() {
+                *cache = cedar::handshake::SessionCache::default();
+            }
+        }
     }
     if debug {
         eprintln!("test_collector: closed: {:?}", session.close_reason());
@@ -179,7 +185,16 @@ fn matches(query: &ClassAd, ad: &ClassAd, prefix: &str) -> bool {
     }
 }
 
-fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) -> cedar::error::Result<()> {
+/// What a command asks of the fixture beyond its reply.
+#[derive(Debug, PartialEq, Eq)]
+enum Hook {
+    None,
+    /// `INVALIDATE_ADS_GENERIC` with `TargetType = "ForgetSessions"`: drop
+    /// every cached session, as a restarted collector would have none.
+    ForgetSessions,
+}
+
+fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) -> cedar::error::Result<Hook> {
     let message = session.read_payload(request)?;
     let mut dec = Decoder::new(&message.payload, message.encrypted);
     let limits = AdLimits::default();
@@ -233,7 +248,8 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             sent += 1;
         }
         enc.put_int(0);
-        return session.connection().send(enc.as_bytes());
+        session.connection().send(enc.as_bytes())?;
+        return Ok(Hook::None);
     }
     match command {
         UPDATE_STARTD_AD
@@ -267,7 +283,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                 enc.put_int(1);
                 session.connection().send(enc.as_bytes())?;
             }
-            Ok(())
+            Ok(Hook::None)
         }
         INVALIDATE_STARTD_ADS
         | INVALIDATE_SCHEDD_ADS
@@ -277,6 +293,11 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
         | INVALIDATE_ADS_GENERIC => {
             let query = get_classad(&mut dec, &limits)?;
             dec.finish()?;
+            if command == INVALIDATE_ADS_GENERIC
+                && lookup_string(&query, "TargetType").as_deref() == Some("ForgetSessions")
+            {
+                return Ok(Hook::ForgetSessions);
+            }
             let my_type = match command {
                 INVALIDATE_STARTD_ADS => Some("Machine".to_owned()),
                 INVALIDATE_SCHEDD_ADS => Some("Scheduler".to_owned()),
@@ -292,9 +313,9 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                     !(typed && matches(&query, a, ""))
                 });
             }
-            Ok(())
+            Ok(Hook::None)
         }
-        _ => Ok(()),
+        _ => Ok(Hook::None),
     }
 }
 

@@ -106,6 +106,8 @@ fn a_new_session_answers_as_the_real_client_accepted() {
     assert_eq!(shape(&out[1]), shape(&data("server_post_auth.ad")));
     assert_eq!(text(&out[1], "ReturnCode"), "AUTHORIZED");
     assert_eq!(text(&out[1], "ValidCommands"), "5,20");
+    assert_eq!(text(&out[1], "User"), "unauthenticated@unmapped");
+    assert!(out[1].lookup("TriedAuthentication").is_none());
     let sid = text(&out[1], "Sid");
     assert!(sid.starts_with(&format!("test-host:{}:", std::process::id())), "{sid}");
     assert_eq!(req.session.as_deref(), Some(sid.as_str()));

@@ -147,6 +147,16 @@ fn an_unknown_command_is_reported_by_the_client() {
 }
 
 #[test]
+fn a_forgotten_session_fails_one_command_then_a_new_one_is_made() {
+    let Some((run, _)) = run("restart", FixtureOptions::default()) else { return };
+    assert_eq!(run.checks, ["before", "resumed", "stale-session-fails", "new-session"]);
+    // SID_NOT_FOUND makes the client drop its session (condor_secman.cpp
+    // 2243-2257), so the next command negotiates afresh.
+    assert!(run.stderr.contains("SECMAN: Server rejected our session id"), "{}", run.stderr);
+    assert!(run.stderr.contains("Invalidating negotiated session rejected by peer"), "{}", run.stderr);
+}
+
+#[test]
 fn a_denied_command_is_reported_by_the_client() {
     let Some((run, store)) = run("denied", FixtureOptions { deny: vec![cedar::command::UPDATE_STARTD_AD] }) else {
         return;

@@ -13,7 +13,7 @@
 //!   (`UseSession`; unknown ids get `ReturnCode = "SID_NOT_FOUND"`, known
 //!   ones `"AUTHORIZED"` and a nonce when the client asks with
 //!   `ResumeResponse`) or reconciles a new one, sends the response ad and
-//!   the post-auth ad (`Sid`, `ValidCommands`, `ReturnCode`) and caches the
+//!   the post-auth ad (`User`, `Sid`, `ValidCommands`, `ReturnCode`) and caches the
 //!   session. The command's payload is then the next message;
 //! * `DC_SEC_QUERY` (60040) is answered with `AuthorizationSucceeded`,
 //!   `DC_AUTHENTICATE` as the real command only makes the session, and
@@ -50,6 +50,10 @@ use crate::wire::ad::{get_classad, AdLimits};
 use crate::wire::{Decoder, Message};
 pub use decide::{Level, ServerPolicy};
 pub use session::{Session, SessionCache};
+
+/// The user C++ reports for a connection that did not authenticate
+/// (`UNAUTHENTICATED_FQU`, `authentication.cpp` 55).
+pub const UNAUTHENTICATED_USER: &str = "unauthenticated@unmapped";
 
 /// A string attribute of a handshake ad, evaluated.
 pub(crate) fn lookup_str(ad: &ClassAd, name: &str) -> Option<String> {
@@ -551,6 +555,11 @@ impl ServerConnection {
                 );
                 let valid = self.config.commands.valid_commands(permission);
                 let mut post = ClassAd::new();
+                // C++'s getFullyQualifiedUser() is never NULL: without
+                // authentication it is "unauthenticated@unmapped" (sock.cpp
+                // 2703), so User is always sent. TriedAuthentication goes
+                // only when authentication was tried, never in M0.
+                post.insert("User", self.user.as_deref().unwrap_or(UNAUTHENTICATED_USER));
                 post.insert("Sid", sid.as_str());
                 post.insert("ValidCommands", valid.as_str());
                 post.insert("ReturnCode", if authorized { "AUTHORIZED" } else { "DENIED" });

@@ -39,6 +39,12 @@ SEC_CLIENT_AUTHENTICATION = PREFERRED
 SEC_CLIENT_ENCRYPTION = OPTIONAL
 SEC_CLIENT_INTEGRITY = OPTIONAL
 """,
+    # The server forgets its sessions (as if restarted) between commands.
+    "restart": """
+SEC_CLIENT_AUTHENTICATION = PREFERRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
     # The server denies a command (it runs with --deny 0).
     "denied": """
 SEC_CLIENT_AUTHENTICATION = PREFERRED
@@ -188,6 +194,19 @@ def main():
                 check("unknown-fails", False, "the query succeeded")
             except Exception as e:
                 check("unknown-fails", True, repr(e))
+        elif scenario == "restart":
+            coll = htcondor2.Collector(address)
+            check("before", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
+            check("resumed", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
+            # The fixture's hook: drop every session.
+            hook = classad2.ClassAd({"MyType": "Query", "TargetType": "ForgetSessions"})
+            coll.advertise([hook], "INVALIDATE_ADS_GENERIC")
+            try:
+                coll.query(htcondor2.AdType.Collector)
+                check("stale-session-fails", False, "the query succeeded")
+            except Exception as e:
+                check("stale-session-fails", True, repr(e))
+            check("new-session", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
         elif scenario == "denied":
             coll = htcondor2.Collector(address)
             ad = classad2.ClassAd({"MyType": "Machine", "Name": "denied@test"})
