@@ -193,6 +193,21 @@ impl ServerSession {
         }
     }
 
+    /// The payload of a command that may have none: as
+    /// [`read_payload`](Self::read_payload), but a peer that hangs up
+    /// instead of sending one gives an empty message (C++'s
+    /// `allow_one_empty_message`). A command that takes no payload should
+    /// not read at all: a client waiting for its reply sends nothing more.
+    pub fn read_payload_or_empty(&mut self, request: &CommandRequest) -> Result<Message> {
+        match &request.payload {
+            Payload::Inline(..) => self.read_payload(request),
+            Payload::NextMessage => Ok(self
+                .connection
+                .read_message()?
+                .unwrap_or(Message { payload: Vec::new(), encrypted: self.connection.inbound.is_encrypted() })),
+        }
+    }
+
     /// The payload of `request`: its inline bytes, or the next message.
     pub fn read_payload(&mut self, request: &CommandRequest) -> Result<Message> {
         match &request.payload {

@@ -197,6 +197,36 @@ fn an_oversized_packet_is_refused_at_once() {
 }
 
 #[test]
+fn a_payload_may_be_missing_where_none_is_needed() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let client = std::thread::spawn(move || {
+        let mut c = connect(addr);
+        let ad = std::fs::read_to_string(format!(
+            "{}/tests/data/handshake/client_new_session.ad",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .expect("the captured ad");
+        let ad = classad::format::parse_ads(&ad, Some(classad::format::Format::Old)).expect("an ad").remove(0);
+        let mut enc = c.encoder();
+        enc.put_int(i64::from(DC_AUTHENTICATE));
+        put_classad(&mut enc, &ad, &PutOptions::new()).expect("encodes");
+        c.send(enc.as_bytes()).expect("sent");
+        // The response ad and the post-auth ad, then hang up.
+        c.expect_message().expect("response");
+        c.expect_message().expect("post-auth");
+    });
+    let (stream, _) = listener.accept().expect("accept");
+    let config = Arc::new(ServerConfig::new(CommandTable::new().register(QUERY_COLLECTOR_ADS, "READ")));
+    let mut session = ServerSession::new(stream, config, Duration::from_secs(5)).expect("a session");
+    let req = session.next_command().expect("a command").expect("not closed");
+    assert_eq!(req.command, QUERY_COLLECTOR_ADS);
+    client.join().expect("the client");
+    let empty = session.read_payload_or_empty(&req).expect("an empty payload");
+    assert!(empty.payload.is_empty());
+}
+
+#[test]
 fn eof_between_messages_is_a_clean_close() {
     let (addr, handle) = one_connection(Duration::from_secs(5));
     let stream = TcpStream::connect(addr).expect("connect");

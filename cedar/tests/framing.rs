@@ -84,6 +84,21 @@ fn the_message_bound_is_enforced_across_packets() {
 }
 
 #[test]
+fn wanted_says_how_far_to_read() {
+    let mut inbound = Inbound::new();
+    assert_eq!(inbound.wanted(), HEADER_LEN);
+    inbound.feed(&[1, 0, 0]);
+    assert_eq!(inbound.wanted(), 2);
+    inbound.feed(&[0, 4, b'a']);
+    assert_eq!(inbound.wanted(), 3);
+    inbound.feed(b"bcd");
+    assert_eq!(inbound.wanted(), 0);
+    assert!(inbound.at_message_boundary()); // no packet taken yet
+    assert_eq!(inbound.next_message().unwrap().unwrap().payload, b"abcd");
+    assert!(inbound.at_message_boundary());
+}
+
+#[test]
 fn an_empty_message_writes_nothing() {
     let mut wire = Vec::new();
     Outbound::new().frame(&[], &mut wire).unwrap();

@@ -235,8 +235,8 @@ impl Inbound {
     }
 
     /// How many more bytes are needed before the next packet is complete
-    /// (at least 1 when nothing is buffered), for a reader that wants to
-    /// read no further than the message it waits for.
+    /// (0 when it is), for a reader that wants to read no further than the
+    /// packet it waits for.
     pub fn wanted(&self) -> usize {
         let have = self.buffer.len() - self.start;
         if have < HEADER_LEN {
@@ -248,7 +248,7 @@ impl Inbound {
             self.buffer[self.start + 3],
             self.buffer[self.start + 4],
         ]) as usize;
-        (HEADER_LEN + len).saturating_sub(have).max(1)
+        (HEADER_LEN + len).saturating_sub(have)
     }
 
     /// Decrypts every packet from the next one on (call between messages).
