@@ -110,6 +110,46 @@ fn condor_status_advertise_and_ping_work_against_the_fixture() {
     assert_eq!(out.matches("Authorized:                  TRUE").count(), 2, "{out}");
     assert!(out.contains("Authentication:              none"), "{out}");
 
-    let _ = std::fs::remove_file(root.join(&config[1..]));
-    let _ = std::fs::remove_file(root.join(&slots[1..]));
+    // A StartD daemon ad, and `condor_status -startd` (QUERY_MULTIPLE_ADS
+    // with TargetType "StartD" in 23.9).
+    let startd = format!("/tmp/cedar-chroot-{tag}.startd");
+    std::fs::write(root.join(&startd[1..]), STARTD).expect("ad written");
+    let (ok, out) = tool(&root, &config, &["condor_advertise", "-pool", &pool, "UPDATE_STARTD_AD", &startd]);
+    assert!(ok && out.contains("Sent 1 of 1 ad"), "{out}");
+    let (_, out) = af(&["-startd", "-af", "MyType", "Name"]);
+    assert_eq!(out, "StartD chroot\n");
+
+    // INVALIDATE_STARTD_ADS by constraint.
+    let invalidate = format!("/tmp/cedar-chroot-{tag}.invalidate");
+    std::fs::write(root.join(&invalidate[1..]), INVALIDATE).expect("ad written");
+    let (ok, out) = tool(&root, &config, &["condor_advertise", "-pool", &pool, "INVALIDATE_STARTD_ADS", &invalidate]);
+    assert!(ok, "{out}");
+    let (_, out) = af(&["-af", "Name"]);
+    assert_eq!(out, "slot1@chroot\n");
+
+    // The raw protocol: no DC_AUTHENTICATE at all.
+    let raw = format!("/tmp/cedar-chroot-{tag}.raw.config");
+    std::fs::write(
+        root.join(&raw[1..]),
+        format!("{CONFIG}SEC_CLIENT_NEGOTIATION = NEVER\nSEC_CLIENT_AUTHENTICATION = OPTIONAL\n"),
+    )
+    .expect("config written");
+    let (ok, out) = tool(&root, &raw, &["condor_status", "-pool", &pool, "-af", "Name"]);
+    assert!(ok, "{out}");
+    assert_eq!(out, "slot1@chroot\n");
+
+    for f in [&config, &slots, &startd, &invalidate, &raw] {
+        let _ = std::fs::remove_file(root.join(&f[1..]));
+    }
 }
+
+const STARTD: &str = r#"MyType = "StartD"
+Name = "chroot"
+Machine = "chroot"
+MyAddress = "<127.0.0.1:1?noUDP>"
+"#;
+
+const INVALIDATE: &str = r#"MyType = "Query"
+TargetType = "Machine"
+Requirements = Name == "slot2@chroot"
+"#;
