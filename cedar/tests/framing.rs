@@ -84,6 +84,22 @@ fn the_message_bound_is_enforced_across_packets() {
 }
 
 #[test]
+fn the_buffer_does_not_grow_with_a_long_stream() {
+    let mut out = Outbound::with_max_packet(100);
+    let mut wire = Vec::new();
+    for _ in 0..200 {
+        out.frame(&[3u8; 250], &mut wire).unwrap();
+    }
+    let mut inbound = Inbound::new();
+    // Chunks that never end on a packet boundary.
+    for chunk in wire.chunks(333) {
+        inbound.feed(chunk);
+        while inbound.next_message().unwrap().is_some() {}
+        assert!(inbound.held() < 333 + 105 + 250, "{} bytes held", inbound.held());
+    }
+}
+
+#[test]
 fn wanted_says_how_far_to_read() {
     let mut inbound = Inbound::new();
     assert_eq!(inbound.wanted(), HEADER_LEN);

@@ -273,6 +273,22 @@ fn sessions_expire_after_duration_plus_slop_and_after_their_lease() {
 }
 
 #[test]
+fn huge_durations_and_leases_do_not_overflow() {
+    // With a server lease of 0 the client's lease stands, whatever it is.
+    let mut policy = ServerPolicy::default();
+    policy.session_lease = 0;
+    let config = Arc::new(ServerConfig::new(table()).policy(policy));
+    let mut ad = data("client_new_session.ad");
+    ad.insert("SessionLease", i64::MAX);
+    ad.insert("SessionDuration", "99999999999999999999");
+    let mut s = ServerConnection::new(config.clone(), None);
+    assert!(matches!(s.on_message(authenticate(&ad)).unwrap(), Step::Command(_)));
+    let sid = text(&s.take_outgoing()[1], "Sid");
+    let mut cache = config.sessions.lock().unwrap();
+    assert!(cache.resume(&sid, Instant::now() + Duration::from_secs(3600)).is_some());
+}
+
+#[test]
 fn the_reconciliation_table() {
     use Level::*;
     let levels = [Required, Preferred, Optional, Never];
@@ -297,4 +313,45 @@ fn the_reconciliation_table() {
     assert!(!d.authentication && !d.encryption && !d.integrity);
     assert_eq!((d.duration, d.lease), (60, Some(3600)));
     assert_eq!(d.crypto_methods.as_deref(), Some("AES"));
+}
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Security ads built from the real client's attributes with random
+    /// values, and random bytes: the server answers or refuses, never panics.
+    fn value() -> impl Strategy<Value = classad::Expr> {
+        prop_oneof![
+            any::<i64>().prop_map(classad::Expr::from),
+            "[A-Za-z0-9:,$ ]{0,12}".prop_map(|s| classad::Expr::from(s.as_str())),
+            any::<bool>().prop_map(classad::Expr::from),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn random_security_ads_never_panic(changes in proptest::collection::vec((0usize..26, value()), 0..8), drop_some in proptest::collection::vec(0usize..26, 0..5)) {
+            let names = ["Command", "AuthCommand", "UseSession", "Sid", "ResumeResponse", "NewSession", "Enact",
+                "Authentication", "Encryption", "Integrity", "CryptoMethods", "SessionDuration", "SessionLease",
+                "RemoteVersion", "Cookie", "Nonce", "ConnectSinful", "AuthMethods", "OutgoingNegotiation",
+                "Subsystem", "ServerPid", "TrustDomain", "NegotiatedSession", "ECDHPublicKey", "AuthenticationNew", "X"];
+            let mut ad = data("client_new_session.ad");
+            for (i, v) in changes {
+                ad.insert(names[i], v);
+            }
+            for i in drop_some {
+                ad.remove(names[i]);
+            }
+            let mut s = server();
+            let _ = s.on_message(authenticate(&ad));
+            let _ = s.take_outgoing();
+        }
+
+        #[test]
+        fn random_messages_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..100), encrypted in any::<bool>()) {
+            let mut s = server();
+            let _ = s.on_message(Message { payload: bytes, encrypted });
+        }
+    }
 }

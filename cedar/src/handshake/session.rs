@@ -14,6 +14,10 @@ use crate::version::Version;
 /// The slop added to a session's duration and lease on the server side.
 pub const SLOP: Duration = Duration::from_secs(20);
 
+/// The longest duration or lease a session is given (a year), so that no
+/// peer-supplied number overflows a clock.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// The default bound on the number of cached sessions: 100,000.
 pub const DEFAULT_MAX_SESSIONS: usize = 100_000;
 
@@ -54,7 +58,7 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// A session made at `now`, lasting `duration` (plus [`SLOP`]), with an
-    /// optional lease (plus [`SLOP`]).
+    /// optional lease (plus [`SLOP`]); both are capped at [`MAX_DURATION`].
     pub fn new(id: String, now: Instant, duration: Duration, lease: Option<Duration>) -> Session {
         Session {
             id,
@@ -64,8 +68,8 @@ impl Session {
             valid_commands: Vec::new(),
             encrypted: false,
             key: None,
-            expires: now + duration + SLOP,
-            lease: lease.map(|l| l + SLOP),
+            expires: now + duration.min(MAX_DURATION) + SLOP,
+            lease: lease.map(|l| l.min(MAX_DURATION) + SLOP),
             last_used: now,
         }
     }

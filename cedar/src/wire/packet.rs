@@ -217,8 +217,10 @@ impl Inbound {
 
     /// Adds bytes read from the peer.
     pub fn feed(&mut self, bytes: &[u8]) {
-        if self.start > 0 && self.start == self.buffer.len() {
-            self.buffer.clear();
+        // Drop what was parsed, so the buffer holds at most an incomplete
+        // packet plus what is fed.
+        if self.start > 0 {
+            self.buffer.drain(..self.start);
             self.start = 0;
         }
         self.buffer.extend_from_slice(bytes);
@@ -227,6 +229,13 @@ impl Inbound {
     /// How many bytes the reader holds that no message has used yet.
     pub fn buffered(&self) -> usize {
         self.buffer.len() - self.start + self.partial.len()
+    }
+
+    /// How many bytes the reader keeps in memory (parsed or not), which
+    /// stays within an incomplete packet, the last bytes fed and the
+    /// message being joined.
+    pub fn held(&self) -> usize {
+        self.buffer.len() + self.partial.len()
     }
 
     /// True between messages: no packet of a message has been taken yet.
