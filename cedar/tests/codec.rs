@@ -150,6 +150,18 @@ fn the_double_encoding_matches_cpp() {
 }
 
 #[test]
+fn non_finite_doubles_go_as_x86_int_min() {
+    for d in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut enc = Encoder::new(false);
+        enc.put_double(d);
+        let bytes = enc.into_bytes();
+        let mut dec = Decoder::new(&bytes, false);
+        assert_eq!(dec.get_i32().unwrap(), i32::MIN);
+        assert_eq!(dec.get_i32().unwrap(), 0);
+    }
+}
+
+#[test]
 fn oversized_and_unterminated_strings_are_bounded_errors() {
     let long = vec![b'a'; 100];
     let mut bytes = long.clone();

@@ -122,10 +122,10 @@ impl Encoder {
     /// A double, as `frexp` mantissa × 2147483647 and exponent.
     pub fn put_double(&mut self, value: f64) {
         let (mantissa, exponent) = frexp(value);
-        // C++ converts to int; out-of-range (NaN) becomes INT_MIN on x86.
-        let frac = (mantissa * FRAC_CONST) as i64;
-        let frac =
-            if value.is_nan() { i64::from(i32::MIN) } else { frac.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) };
+        // C++ converts to int; for NaN and the infinities (which frexp
+        // returns unchanged) that is INT_MIN on x86-64. Finite mantissas
+        // are below 1 in magnitude, so the product fits.
+        let frac = if value.is_finite() { (mantissa * FRAC_CONST) as i64 } else { i64::from(i32::MIN) };
         self.put_int(frac);
         self.put_int(i64::from(exponent));
     }
