@@ -85,12 +85,13 @@ fn stored(store: &Store, name: &str) -> ClassAd {
     ads.iter().find(|a| string(a, "Name").as_deref() == Some(name)).cloned().unwrap_or_else(|| panic!("no ad {name}"))
 }
 
-const COMMON_CHECKS: [&str; 13] = [
+const COMMON_CHECKS: [&str; 14] = [
     "query-collector",
     "query-back",
     "values",
     "expression",
     "private-dropped",
+    "exact-ad",
     "last-heard-from",
     "constraint",
     "projection",
@@ -119,7 +120,7 @@ fn negotiated_sessions_with_the_cpp_client() {
 #[test]
 fn raw_commands_with_the_cpp_client() {
     let Some((run, store)) = run("raw", FixtureOptions::default()) else { return };
-    assert_eq!(run.checks, &COMMON_CHECKS[..12]);
+    assert_eq!(run.checks, &COMMON_CHECKS[..13]);
     assert!(!run.stderr.contains("sending DC_AUTHENTICATE"), "the raw client negotiated");
     // With no peer version, C++ sends private attributes as ZKM + the
     // plaintext string; they must arrive all the same.

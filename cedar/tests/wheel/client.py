@@ -120,6 +120,12 @@ def run_common(htcondor2, classad2, address, negotiated):
           and slot1["Note"] == 'quote " and back\\slash', plain(slot1))
     check("expression", str(slot1.lookup("Start")) == "TARGET.RequestCpus <= Cpus", str(slot1.lookup("Start")))
     check("private-dropped", "ClaimId" not in slot1, plain(slot1))
+    # The whole ad, exactly: what was sent, less the private attribute,
+    # plus the collector's LastHeardFrom.
+    expected = {k: str(slots[0].lookup(k)) for k in slots[0].keys() if k != "ClaimId"}
+    got_ad = plain(slot1)
+    heard = got_ad.pop("LastHeardFrom", None)
+    check("exact-ad", got_ad == expected and heard is not None and int(heard) > 1700000000, (got_ad, expected))
     check("last-heard-from", "LastHeardFrom" in slot1, plain(slot1))
 
     # 3. Constraint.
