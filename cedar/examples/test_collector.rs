@@ -112,6 +112,9 @@ fn self_ad(addr: SocketAddr) -> ClassAd {
 fn serve(stream: std::net::TcpStream, config: Arc<ServerConfig>, store: Store) -> cedar::error::Result<()> {
     let sessions = config.sessions.clone();
     let mut session = ServerSession::new(stream, config, Duration::from_secs(20))?;
+    if let Some(n) = std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok()) {
+        session.connection().set_max_packet(n);
+    }
     let debug = std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some();
     while let Some(request) = session.next_command()? {
         if debug {

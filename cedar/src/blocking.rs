@@ -60,6 +60,16 @@ impl Connection {
         })
     }
 
+    /// Sends packets of at most `max` payload bytes from now on (C++ sends
+    /// packets of about 4 KiB; 1 MiB by default here). Only while the
+    /// writing half is unencrypted: once a sealer is set this does nothing.
+    pub fn set_max_packet(&mut self, max: usize) {
+        if !self.outbound.is_encrypted() {
+            let transcript = std::mem::take(&mut self.outbound);
+            self.outbound = transcript.with_packet_limit(max);
+        }
+    }
+
     /// Sets how long a whole message may take to arrive (`None`: as long as
     /// each read makes progress within the timeout).
     pub fn set_message_deadline(&mut self, deadline: Option<Duration>) {

@@ -227,6 +227,24 @@ fn a_payload_may_be_missing_where_none_is_needed() {
 }
 
 #[test]
+fn small_packets_on_request() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let mut sender = connect(addr);
+    let (stream, _) = listener.accept().expect("accept");
+    let mut raw = stream;
+    sender.set_max_packet(16);
+    sender.send(&[9u8; 40]).expect("sent");
+    drop(sender);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut raw, &mut bytes).expect("read");
+    // 16 + 16 + 8 bytes: three packets, the last with end = 1.
+    assert_eq!(bytes.len(), 40 + 3 * 5);
+    assert_eq!(&bytes[..5], &[0, 0, 0, 0, 16]);
+    assert_eq!(&bytes[42..47], &[1, 0, 0, 0, 8]);
+}
+
+#[test]
 fn eof_between_messages_is_a_clean_close() {
     let (addr, handle) = one_connection(Duration::from_secs(5));
     let stream = TcpStream::connect(addr).expect("connect");

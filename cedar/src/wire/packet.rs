@@ -366,6 +366,13 @@ impl Outbound {
         Outbound { max_packet: max.clamp(1, MAX_PACKET), ..Outbound::new() }
     }
 
+    /// The same writer (its transcript and sealer kept) making packets of
+    /// at most `max` payload bytes (at least 1, at most [`MAX_PACKET`]).
+    pub fn with_packet_limit(mut self, max: usize) -> Outbound {
+        self.max_packet = max.clamp(1, MAX_PACKET);
+        self
+    }
+
     /// Encrypts every packet from the next message on.
     pub fn set_sealer(&mut self, sealer: Box<dyn PacketSealer>) {
         self.sealer = Some(sealer);
