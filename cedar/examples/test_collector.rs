@@ -4,7 +4,12 @@
 //!
 //! Run it with `cargo run -p cedar --example test_collector -- [PORT]
 //! [--deny CMD]...`; it prints `listening on <ip:port>` and serves until
-//! killed. The integration tests include this file as a module.
+//! killed. `CEDAR_FIXTURE_DEBUG=1` logs each command and query ad to
+//! stderr; `CEDAR_FIXTURE_PACKET=N` makes it send packets of at most N
+//! bytes. The integration tests include this file as a module.
+//!
+//! One test hook: `INVALIDATE_ADS_GENERIC` with `TargetType =
+//! "ForgetSessions"` drops every cached session, as a restart would.
 
 #![allow(dead_code)]
 

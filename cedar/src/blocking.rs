@@ -65,8 +65,8 @@ impl Connection {
     /// writing half is unencrypted: once a sealer is set this does nothing.
     pub fn set_max_packet(&mut self, max: usize) {
         if !self.outbound.is_encrypted() {
-            let transcript = std::mem::take(&mut self.outbound);
-            self.outbound = transcript.with_packet_limit(max);
+            let outbound = std::mem::take(&mut self.outbound);
+            self.outbound = outbound.with_packet_limit(max);
         }
     }
 
