@@ -318,7 +318,9 @@ fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key
         Parser::new(ParseLimits { max_depth: limits.max_depth, max_input: limits.max_line }).syntax(Syntax::Old);
     let saved = dec.max_string();
     let mut dec_lines = dec.clone().with_max_string(limits.max_line);
-    let mut ad = ClassAd::with_capacity(count as usize);
+    // Each attribute takes at least 3 bytes ("a=" and its NUL), so a count
+    // larger than the message allows reserves no more than it could hold.
+    let mut ad = ClassAd::with_capacity((count as usize).min(dec.remaining().len() / 3));
     for i in 0..count {
         let bytes = dec_lines
             .get_string_bytes()?

@@ -279,7 +279,7 @@ impl<'a> Decoder<'a> {
                 return Err(Error::new(ErrorKind::Malformed, format!("string length {len}")));
             }
             let len = len as u64;
-            if len > self.max_string as u64 + 1 {
+            if len > (self.max_string as u64).saturating_add(1) {
                 return Err(Error::new(
                     ErrorKind::LimitExceeded,
                     format!("string of {len} bytes (limit {})", self.max_string),
@@ -301,7 +301,7 @@ impl<'a> Decoder<'a> {
                 Ok(None)
             }
             Some(_) => {
-                let window = &rest[..rest.len().min(self.max_string + 1)];
+                let window = &rest[..rest.len().min(self.max_string.saturating_add(1))];
                 match window.iter().position(|&b| b == 0) {
                     Some(end) => {
                         self.pos += end + 1;
