@@ -118,6 +118,15 @@ fn negotiated_sessions_with_the_cpp_client() {
 }
 
 #[test]
+fn an_all_optional_client_with_default_crypto_methods() {
+    let Some((run, _)) = run("optional", FixtureOptions::default()) else { return };
+    assert_eq!(run.checks, COMMON_CHECKS);
+    assert!(run.stderr.contains("sending DC_AUTHENTICATE"), "the client did not negotiate");
+    // Our method list is AES only: that is what the response carries.
+    assert!(run.stderr.contains("CryptoMethodsList = \"AES\""), "{}", run.stderr);
+}
+
+#[test]
 fn raw_commands_with_the_cpp_client() {
     let Some((run, store)) = run("raw", FixtureOptions::default()) else { return };
     assert_eq!(run.checks, &COMMON_CHECKS[..13]);

@@ -20,6 +20,14 @@ SEC_CLIENT_AUTHENTICATION = PREFERRED
 SEC_CLIENT_ENCRYPTION = OPTIONAL
 SEC_CLIENT_INTEGRITY = OPTIONAL
 """,
+    # Everything OPTIONAL, and C++'s default crypto methods
+    # (AES,BLOWFISH,3DES): still a negotiated, unauthenticated session.
+    "optional": """
+SEC_CLIENT_AUTHENTICATION = OPTIONAL
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+SEC_DEFAULT_CRYPTO_METHODS = AES,BLOWFISH,3DES
+""",
     # Raw commands: no handshake at all.
     "raw": """
 SEC_CLIENT_NEGOTIATION = NEVER
@@ -182,7 +190,7 @@ def main():
     htcondor2.enable_debug()
 
     try:
-        if scenario == "negotiated":
+        if scenario in ("negotiated", "optional"):
             run_common(htcondor2, classad2, address, True)
         elif scenario == "raw":
             run_common(htcondor2, classad2, address, False)
