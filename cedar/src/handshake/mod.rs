@@ -284,7 +284,9 @@ impl ServerConfig {
 pub enum Via {
     /// A raw command: no handshake on this message.
     Raw,
-    /// After a `DC_AUTHENTICATE` handshake making a new session.
+    /// After a `DC_AUTHENTICATE` handshake that negotiated the security
+    /// terms afresh (and made a session when the client asked for one with
+    /// `NewSession = "YES"`, as C++ clients always do).
     NewSession,
     /// After a `DC_AUTHENTICATE` handshake resuming a session.
     ResumedSession,
