@@ -8,6 +8,10 @@
 //!   ClassAds on the wire;
 //! * [`sinful`], [`command`], [`version`]: addresses, command numbers and
 //!   HTCondor version strings;
+//! * [`handshake`]: the server side of the command protocol and of the
+//!   `DC_AUTHENTICATE` handshake (new and resumed sessions, raw and
+//!   follow-on commands, `DC_SEC_QUERY`), with its session cache;
+//! * [`blocking`]: the protocol on `std::net::TcpStream`, with timeouts;
 //! * [`crypto`]: AES-256-GCM on the stream, the ECDH P-256 key exchange and
 //!   the handshake transcript digests;
 //! * [`token`]: IDTOKENS (HS256 JWTs signed with the pool key) and the
@@ -20,9 +24,15 @@
 //! out. Adapters put it on blocking sockets or on tokio.
 
 pub mod authz;
+pub mod blocking;
+pub mod command;
 pub mod crypto;
 pub mod error;
+pub mod handshake;
 pub mod policy;
+pub mod sinful;
 pub mod token;
+pub mod version;
+pub mod wire;
 
 pub use error::{Error, ErrorKind};

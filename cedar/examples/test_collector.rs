@@ -1,0 +1,348 @@
+//! A tiny in-memory collector, a test fixture for the `cedar` crate (not
+//! the collector daemon): it answers the collector's queries, takes updates
+//! and invalidations, and speaks the handshake of mode M0.
+//!
+//! Run it with `cargo run -p cedar --example test_collector -- [PORT]
+//! [--deny CMD]...`; it prints `listening on <ip:port>` and serves until
+//! killed. `CEDAR_FIXTURE_DEBUG=1` logs each command and query ad to
+//! stderr; `CEDAR_FIXTURE_PACKET=N` makes it send packets of at most N
+//! bytes. The integration tests include this file as a module.
+//!
+//! One test hook: `INVALIDATE_ADS_GENERIC` with `TargetType =
+//! "ForgetSessions"` drops every cached session, as a restart would.
+
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use cedar::blocking::ServerSession;
+use cedar::command::*;
+use cedar::handshake::{CommandRequest, CommandTable, ServerConfig};
+use cedar::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
+use cedar::wire::Decoder;
+use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
+
+/// How the fixture behaves.
+#[derive(Debug, Clone, Default)]
+pub struct FixtureOptions {
+    /// Commands to refuse (the authorizer denies them).
+    pub deny: Vec<i32>,
+}
+
+/// The ads the fixture holds.
+pub type Store = Arc<Mutex<Vec<ClassAd>>>;
+
+/// The command table of the fixture, at the C++ collector's levels.
+pub fn commands() -> CommandTable {
+    let mut t = CommandTable::new();
+    for q in [
+        QUERY_STARTD_ADS,
+        QUERY_SCHEDD_ADS,
+        QUERY_MASTER_ADS,
+        QUERY_SUBMITTOR_ADS,
+        QUERY_COLLECTOR_ADS,
+        QUERY_ANY_ADS,
+        QUERY_NEGOTIATOR_ADS,
+        QUERY_MULTIPLE_ADS,
+        QUERY_GENERIC_ADS,
+    ] {
+        t = t.register(q, "READ");
+    }
+    t.register(UPDATE_STARTD_AD, "ADVERTISE_STARTD")
+        .register(UPDATE_STARTD_AD_WITH_ACK, "ADVERTISE_STARTD")
+        .register(INVALIDATE_STARTD_ADS, "ADVERTISE_STARTD")
+        .register(UPDATE_SCHEDD_AD, "ADVERTISE_SCHEDD")
+        .register(UPDATE_SUBMITTOR_AD, "ADVERTISE_SCHEDD")
+        .register(INVALIDATE_SCHEDD_ADS, "ADVERTISE_SCHEDD")
+        .register(INVALIDATE_SUBMITTOR_ADS, "ADVERTISE_SCHEDD")
+        .register(UPDATE_MASTER_AD, "ADVERTISE_MASTER")
+        .register(INVALIDATE_MASTER_ADS, "ADVERTISE_MASTER")
+        .register(UPDATE_NEGOTIATOR_AD, "DAEMON")
+        .register(INVALIDATE_NEGOTIATOR_ADS, "DAEMON")
+        .register(UPDATE_AD_GENERIC, "DAEMON")
+        .register(INVALIDATE_ADS_GENERIC, "DAEMON")
+        .register(DC_NOP, "ALLOW")
+        .register(DC_NOP_READ, "READ")
+        .register(DC_NOP_WRITE, "WRITE")
+        .register(DC_NOP_NEGOTIATOR, "NEGOTIATOR")
+        .register(DC_NOP_ADMINISTRATOR, "ADMINISTRATOR")
+        .register(DC_NOP_CONFIG, "CONFIG")
+        .register(DC_NOP_DAEMON, "DAEMON")
+        .register(DC_NOP_ADVERTISE_STARTD, "ADVERTISE_STARTD")
+        .register(DC_NOP_ADVERTISE_SCHEDD, "ADVERTISE_SCHEDD")
+        .register(DC_NOP_ADVERTISE_MASTER, "ADVERTISE_MASTER")
+}
+
+/// Starts the fixture on `addr` (port 0 picks one); returns the address it
+/// listens on and its store. It serves on background threads until the
+/// process ends.
+pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr, Store)> {
+    let listener = TcpListener::bind(addr)?;
+    let local = listener.local_addr()?;
+    let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
+    let deny = options.deny.clone();
+    let authorizer =
+        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
+    let config = Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"));
+    let served = store.clone();
+    // One connection at a time, as the C++ collector's single thread: an
+    // update's connection is over before the next query is read, so a
+    // client that advertises then queries sees its ads.
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            if let Err(e) = serve(stream, config.clone(), served.clone()) {
+                eprintln!("test_collector: connection ended: {e}");
+            }
+        }
+    });
+    Ok((local, store))
+}
+
+/// The collector's own ad.
+fn self_ad(addr: SocketAddr) -> ClassAd {
+    let mut ad = ClassAd::new();
+    let sinful = format!("<{addr}?noUDP>");
+    ad.insert("MyType", "Collector");
+    ad.insert("Name", "test_collector@127.0.0.1");
+    ad.insert("Machine", "127.0.0.1");
+    ad.insert("MyAddress", sinful.as_str());
+    ad.insert("CollectorIpAddr", sinful.as_str());
+    ad.insert("CondorVersion", cedar::version::OUR_VERSION);
+    ad
+}
+
+fn serve(stream: std::net::TcpStream, config: Arc<ServerConfig>, store: Store) -> cedar::error::Result<()> {
+    let sessions = config.sessions.clone();
+    let mut session = ServerSession::new(stream, config, Duration::from_secs(20))?;
+    if let Some(n) = std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok()) {
+        session.connection().set_max_packet(n);
+    }
+    let debug = std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some();
+    while let Some(request) = session.next_command()? {
+        if debug {
+            eprintln!("test_collector: command {} via {:?}", request.command, request.via);
+        }
+        if handle(&mut session, &request, &store)? == Hook::ForgetSessions {
+            // A test hook: as if the collector restarted.
+            if let Ok(mut cache) = sessions.lock() {
+                *cache = cedar::handshake::SessionCache::default();
+            }
+        }
+    }
+    if debug {
+        eprintln!("test_collector: closed: {:?}", session.close_reason());
+    }
+    Ok(())
+}
+
+fn lookup_string(ad: &ClassAd, name: &str) -> Option<String> {
+    let expr = ad.lookup(name)?;
+    match EvalContext::new(&EvalOptions::new()).my(ad).eval(expr) {
+        Value::Str(s) => Some(s.as_str().to_owned()),
+        _ => None,
+    }
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+/// The MyType values a query command selects (`None`: any).
+fn query_types(command: i32, query: &ClassAd) -> Option<Vec<String>> {
+    let target = lookup_string(query, "TargetType");
+    let fixed = |t: &str| Some(vec![t.to_owned()]);
+    match command {
+        QUERY_STARTD_ADS => match target.as_deref() {
+            Some(t) if t.eq_ignore_ascii_case("StartD") => fixed("StartD"),
+            _ => fixed("Machine"),
+        },
+        QUERY_SCHEDD_ADS => fixed("Scheduler"),
+        QUERY_MASTER_ADS => fixed("Master"),
+        QUERY_SUBMITTOR_ADS => fixed("Submitter"),
+        QUERY_COLLECTOR_ADS => fixed("Collector"),
+        QUERY_NEGOTIATOR_ADS => fixed("Negotiator"),
+        QUERY_MULTIPLE_ADS | QUERY_GENERIC_ADS => {
+            target.map(|t| t.split([',', ' ']).filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        }
+        _ => None,
+    }
+}
+
+/// The projection of a query for `ad`: a string list, or an expression
+/// evaluated with the query as MY and the ad as TARGET (collector.cpp 1183).
+fn projection(query: &ClassAd, ad: &ClassAd, prefix: &str) -> Option<Vec<String>> {
+    let expr = query.lookup(format!("{prefix}Projection").as_str())?;
+    let opts = EvalOptions::new().semantics(Semantics::Old);
+    let value = EvalContext::new(&opts).my(query).target(ad).eval(expr);
+    let Value::Str(s) = value else { return None };
+    let names: Vec<String> = s.split([',', ' ', '\t', '\n']).filter(|n| !n.is_empty()).map(str::to_owned).collect();
+    (!names.is_empty()).then_some(names)
+}
+
+fn matches(query: &ClassAd, ad: &ClassAd, prefix: &str) -> bool {
+    let opts = EvalOptions::new().semantics(Semantics::Old);
+    let name = format!("{prefix}Requirements");
+    match query.lookup(name.as_str()) {
+        None => true,
+        // As the C++ collector: the ad is MY, and there is no TARGET
+        // (`EvalExprToBool(filter, ad, NULL)`, collector.cpp 1757).
+        Some(expr) => EvalContext::new(&opts).my(ad).is_true(expr),
+    }
+}
+
+/// What a command asks of the fixture beyond its reply.
+#[derive(Debug, PartialEq, Eq)]
+enum Hook {
+    None,
+    /// `INVALIDATE_ADS_GENERIC` with `TargetType = "ForgetSessions"`: drop
+    /// every cached session, as a restarted collector would have none.
+    ForgetSessions,
+}
+
+fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) -> cedar::error::Result<Hook> {
+    let message = session.read_payload(request)?;
+    let mut dec = Decoder::new(&message.payload, message.encrypted);
+    let limits = AdLimits::default();
+    let command = request.command;
+    if cedar::command::is_query(command) {
+        let query = get_classad(&mut dec, &limits)?;
+        dec.finish()?;
+        if std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some() {
+            eprintln!(
+                "test_collector: command {command} via {:?}: {}",
+                request.via,
+                query.display(classad::Syntax::Old)
+            );
+        }
+        let types = query_types(command, &query);
+        let limit = query
+            .lookup("LimitResults")
+            .and_then(|e| e.as_literal().cloned())
+            .and_then(|l| match l {
+                classad::Literal::Int(i) if i > 0 => Some(i as usize),
+                _ => None,
+            })
+            .unwrap_or(usize::MAX);
+        let ads = store.lock().map(|s| s.clone()).unwrap_or_default();
+        let mut enc = session.connection().encoder();
+        let mut sent = 0;
+        for ad in &ads {
+            if sent >= limit {
+                break;
+            }
+            let my_type = lookup_string(ad, "MyType").unwrap_or_default();
+            let prefix = match &types {
+                Some(list) => match list.iter().find(|t| t.eq_ignore_ascii_case(&my_type)) {
+                    Some(t) if command == QUERY_MULTIPLE_ADS => t.clone(),
+                    Some(_) => String::new(),
+                    None => continue,
+                },
+                None => String::new(),
+            };
+            let own =
+                if query.lookup(format!("{prefix}Requirements").as_str()).is_some() { prefix } else { String::new() };
+            if !matches(&query, ad, &own) {
+                continue;
+            }
+            let opts = PutOptions::new()
+                .exclude_private(true)
+                .peer_version(request.peer_version.clone())
+                .projection(projection(&query, ad, &own).or_else(|| projection(&query, ad, "")));
+            enc.put_int(1);
+            put_classad(&mut enc, ad, &opts)?;
+            sent += 1;
+        }
+        enc.put_int(0);
+        session.connection().send(enc.as_bytes())?;
+        return Ok(Hook::None);
+    }
+    match command {
+        UPDATE_STARTD_AD
+        | UPDATE_SCHEDD_AD
+        | UPDATE_MASTER_AD
+        | UPDATE_SUBMITTOR_AD
+        | UPDATE_NEGOTIATOR_AD
+        | UPDATE_AD_GENERIC
+        | UPDATE_STARTD_AD_WITH_ACK => {
+            let mut ad = get_classad(&mut dec, &limits)?;
+            if command == UPDATE_STARTD_AD && !dec.is_empty() {
+                // The private ad; the fixture keeps only the public one.
+                get_classad(&mut dec, &limits)?;
+            }
+            dec.finish()?;
+            if ad.lookup("LastHeardFrom").is_none() {
+                ad.insert("LastHeardFrom", now());
+            }
+            let key =
+                (lookup_string(&ad, "MyType").unwrap_or_default(), lookup_string(&ad, "Name").unwrap_or_default());
+            if let Ok(mut ads) = store.lock() {
+                ads.retain(|a| {
+                    let k =
+                        (lookup_string(a, "MyType").unwrap_or_default(), lookup_string(a, "Name").unwrap_or_default());
+                    !(k.0.eq_ignore_ascii_case(&key.0) && k.1.eq_ignore_ascii_case(&key.1))
+                });
+                ads.push(ad);
+            }
+            if command == UPDATE_STARTD_AD_WITH_ACK {
+                let mut enc = session.connection().encoder();
+                enc.put_int(1);
+                session.connection().send(enc.as_bytes())?;
+            }
+            Ok(Hook::None)
+        }
+        INVALIDATE_STARTD_ADS
+        | INVALIDATE_SCHEDD_ADS
+        | INVALIDATE_MASTER_ADS
+        | INVALIDATE_SUBMITTOR_ADS
+        | INVALIDATE_NEGOTIATOR_ADS
+        | INVALIDATE_ADS_GENERIC => {
+            let query = get_classad(&mut dec, &limits)?;
+            dec.finish()?;
+            if command == INVALIDATE_ADS_GENERIC
+                && lookup_string(&query, "TargetType").as_deref() == Some("ForgetSessions")
+            {
+                return Ok(Hook::ForgetSessions);
+            }
+            let my_type = match command {
+                INVALIDATE_STARTD_ADS => Some("Machine".to_owned()),
+                INVALIDATE_SCHEDD_ADS => Some("Scheduler".to_owned()),
+                INVALIDATE_MASTER_ADS => Some("Master".to_owned()),
+                INVALIDATE_SUBMITTOR_ADS => Some("Submitter".to_owned()),
+                INVALIDATE_NEGOTIATOR_ADS => Some("Negotiator".to_owned()),
+                _ => lookup_string(&query, "TargetType"),
+            };
+            if let Ok(mut ads) = store.lock() {
+                ads.retain(|a| {
+                    let t = lookup_string(a, "MyType").unwrap_or_default();
+                    let typed = my_type.as_ref().is_none_or(|m| m.eq_ignore_ascii_case(&t));
+                    !(typed && matches(&query, a, ""))
+                });
+            }
+            Ok(Hook::None)
+        }
+        _ => Ok(Hook::None),
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let mut port = "0".to_owned();
+    let mut options = FixtureOptions::default();
+    while let Some(arg) = args.next() {
+        if arg == "--deny" {
+            if let Some(c) = args.next().and_then(|c| c.parse().ok()) {
+                options.deny.push(c);
+            }
+        } else {
+            port = arg;
+        }
+    }
+    let (addr, _store) = spawn(&format!("127.0.0.1:{port}"), options)?;
+    println!("listening on {addr}");
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}

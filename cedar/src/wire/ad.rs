@@ -1,0 +1,360 @@
+//! ClassAds on the wire (`putClassAd` / `getClassAd` of
+//! `classad_oldnew.cpp`).
+//!
+//! An ad is an integer N, then N strings `Name = <old-syntax expression>`,
+//! then two trailing strings (historically MyType and TargetType; C++ sends
+//! them empty and ignores them on read). [`PutOptions`] carries C++'s
+//! options: dropping the trailing strings (`PUT_CLASSAD_NO_TYPES`), dropping
+//! private attributes (`PUT_CLASSAD_NO_PRIVATE`), the projection
+//! (whitelist) and the peer's version, which decides whether V2 private
+//! attributes (`_condor_priv*`) may go out at all.
+//!
+//! ```
+//! use cedar::wire::{ad, Decoder, Encoder};
+//! let sent: classad::ClassAd = r#"[ MyType = "Machine"; Name = "slot1@h"; Cpus = 4; Big = Cpus > 2 ]"#.parse()?;
+//! let mut enc = Encoder::new(false);
+//! ad::put_classad(&mut enc, &sent, &ad::PutOptions::default())?;
+//! let bytes = enc.into_bytes();
+//! let got = ad::get_classad(&mut Decoder::new(&bytes, false), &ad::AdLimits::default())?;
+//! assert!(got.same_as(&sent));
+//!
+//! // A projection keeps what the listed attributes use.
+//! let opts = ad::PutOptions::new().projection(Some(vec!["Big".into()]));
+//! let mut enc = Encoder::new(false);
+//! ad::put_classad(&mut enc, &sent, &opts)?;
+//! let bytes = enc.into_bytes();
+//! let got = ad::get_classad(&mut Decoder::new(&bytes, false), &ad::AdLimits::default())?;
+//! assert_eq!(got.names().map(|n| n.as_str()).collect::<Vec<_>>(), ["Big", "Cpus"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+
+use classad::references::{internal, trim, Side};
+use classad::{ClassAd, EvalOptions, Expr, Name, ParseLimits, Parser, Syntax};
+
+use super::codec::{Decoder, Encoder};
+use crate::error::{Error, ErrorKind, Result};
+use crate::version::Version;
+
+/// The value C++ sends in place of a private attribute whose real
+/// `Name = value` string follows encrypted (`SECRET_MARKER`).
+pub const SECRET_MARKER: &str = "ZKM";
+
+/// The V1 private attributes (`ClassAdPrivateAttrs`, `compat_classad.cpp`
+/// 55), compared without case.
+pub const PRIVATE_V1: [&str; 6] = ["Capability", "ChildClaimIds", "ClaimId", "ClaimIdList", "ClaimIds", "TransferKey"];
+
+/// The prefix of V2 private attributes, compared without case.
+pub const PRIVATE_V2_PREFIX: &str = "_condor_priv";
+
+/// Whether `name` is a V1 private attribute.
+///
+/// ```
+/// assert!(cedar::wire::ad::is_private_v1("claimid"));
+/// assert!(!cedar::wire::ad::is_private_v1("ClaimIdX"));
+/// ```
+pub fn is_private_v1(name: &str) -> bool {
+    PRIVATE_V1.iter().any(|p| p.eq_ignore_ascii_case(name))
+}
+
+/// Whether `name` is a V2 private attribute (`_condor_priv` prefix).
+///
+/// ```
+/// assert!(cedar::wire::ad::is_private_v2("_CONDOR_PRIV_Key"));
+/// ```
+pub fn is_private_v2(name: &str) -> bool {
+    name.len() >= PRIVATE_V2_PREFIX.len()
+        && name.as_bytes()[..PRIVATE_V2_PREFIX.len()].eq_ignore_ascii_case(PRIVATE_V2_PREFIX.as_bytes())
+}
+
+/// Whether `name` is private in either way.
+pub fn is_private(name: &str) -> bool {
+    is_private_v1(name) || is_private_v2(name)
+}
+
+/// The oldest peer version that may receive V2 private attributes.
+pub const PRIVATE_V2_SINCE: (u32, u32, u32) = (9, 9, 0);
+
+/// Bounds on an ad read from the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AdLimits {
+    /// The most attributes an ad may declare: 100,000.
+    pub max_attributes: usize,
+    /// The longest `Name = value` string: 1 MiB (a packet's size).
+    pub max_line: usize,
+    /// The deepest expression: 1,000 (the classad crate's default).
+    pub max_depth: u32,
+}
+
+impl AdLimits {
+    /// The same limits with another bound on the attribute count.
+    pub fn max_attributes(mut self, n: usize) -> AdLimits {
+        self.max_attributes = n;
+        self
+    }
+
+    /// The same limits with another bound on expression depth.
+    pub fn max_depth(mut self, n: u32) -> AdLimits {
+        self.max_depth = n;
+        self
+    }
+
+    /// The same limits with another bound on one attribute's string.
+    pub fn max_line(mut self, n: usize) -> AdLimits {
+        self.max_line = n;
+        self
+    }
+}
+
+impl Default for AdLimits {
+    fn default() -> Self {
+        AdLimits { max_attributes: 100_000, max_line: 1 << 20, max_depth: 1000 }
+    }
+}
+
+/// How to send an ad.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct PutOptions {
+    /// Leave out the two trailing strings (`PUT_CLASSAD_NO_TYPES`).
+    pub no_types: bool,
+    /// Leave out every private attribute (`PUT_CLASSAD_NO_PRIVATE`).
+    pub exclude_private: bool,
+    /// The peer's version. V2 private attributes go only to a peer known to
+    /// be at least 9.9.0; `None` (unknown, as with raw commands) drops them.
+    pub peer_version: Option<Version>,
+    /// Send only these attributes and those their values use (see
+    /// [`expand_projection`]).
+    pub projection: Option<Vec<String>>,
+    /// Add `ServerTime = <this>` (`PUT_CLASSAD_SERVER_TIME`).
+    pub server_time: Option<i64>,
+}
+
+impl PutOptions {
+    /// C++'s defaults: everything, with the trailing strings, to a peer of
+    /// unknown version.
+    pub fn new() -> PutOptions {
+        PutOptions::default()
+    }
+
+    /// Sets [`no_types`](PutOptions::no_types).
+    pub fn no_types(mut self, yes: bool) -> PutOptions {
+        self.no_types = yes;
+        self
+    }
+
+    /// Sets [`exclude_private`](PutOptions::exclude_private).
+    pub fn exclude_private(mut self, yes: bool) -> PutOptions {
+        self.exclude_private = yes;
+        self
+    }
+
+    /// Sets [`peer_version`](PutOptions::peer_version).
+    pub fn peer_version(mut self, version: Option<Version>) -> PutOptions {
+        self.peer_version = version;
+        self
+    }
+
+    /// Sets [`projection`](PutOptions::projection).
+    pub fn projection(mut self, names: Option<Vec<String>>) -> PutOptions {
+        self.projection = names;
+        self
+    }
+
+    /// Sets [`server_time`](PutOptions::server_time).
+    pub fn server_time(mut self, time: Option<i64>) -> PutOptions {
+        self.server_time = time;
+        self
+    }
+
+    fn exclude_private_v2(&self) -> bool {
+        let (a, b, c) = PRIVATE_V2_SINCE;
+        self.exclude_private || !self.peer_version.as_ref().is_some_and(|v| v.built_since(a, b, c))
+    }
+
+    fn excluded(&self, name: &str) -> bool {
+        (self.exclude_private && is_private_v1(name)) || (self.exclude_private_v2() && is_private_v2(name))
+    }
+}
+
+/// A projection expanded as `putClassAd` does: every listed attribute the ad
+/// has (its chained parent included), plus, for each whose value is not a
+/// literal, the ad's attributes that value uses (followed through them).
+/// Names the ad lacks are dropped. The result is in C++'s order: sorted
+/// without case, one per name whatever its case.
+///
+/// ```
+/// let ad: classad::ClassAd = "[ A = B + 1; B = C; C = 3; D = 4 ]".parse()?;
+/// let names = cedar::wire::ad::expand_projection(&ad, &["a", "D", "Missing"]);
+/// assert_eq!(names, ["a", "B", "C", "D"]);
+/// # Ok::<(), classad::ParseError>(())
+/// ```
+pub fn expand_projection<S: AsRef<str>>(ad: &ClassAd, names: &[S]) -> Vec<String> {
+    let opts = EvalOptions::new();
+    let mut set: BTreeMap<String, String> = BTreeMap::new();
+    for name in names {
+        let name = name.as_ref();
+        let Some(expr) = ad.lookup(name) else { continue };
+        set.entry(name.to_ascii_lowercase()).or_insert_with(|| name.to_owned());
+        if expr.as_literal().is_none() {
+            // libclassad's GetInternalReferences; on failure (a cycle) C++
+            // goes on with what it has, which here is nothing more.
+            if let Ok(refs) = internal(&opts, ad, expr) {
+                for r in refs {
+                    let plain = trim(&r, Side::Internal).to_owned();
+                    if ad.lookup(plain.as_str()).is_some() {
+                        set.entry(plain.to_ascii_lowercase()).or_insert(plain);
+                    }
+                }
+            }
+        }
+    }
+    set.into_values().collect()
+}
+
+fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
+    let line = format!("{name} = {}", expr.display(Syntax::Old));
+    enc.put_str(&line)
+}
+
+/// Writes `ad` with `opts`. Attributes of a chained parent go first, as C++
+/// sends them (the ad's own values then win on read).
+///
+/// Private attributes that are not excluded go in the clear: this crate's
+/// streams are either fully encrypted or have no key, the two cases where
+/// C++ does the same (it sends `ZKM` and an encrypted string only when a
+/// key exists but the stream is not encrypted).
+pub fn put_classad(enc: &mut Encoder, ad: &ClassAd, opts: &PutOptions) -> Result<()> {
+    let mut lines: Vec<(String, &Expr)> = Vec::new();
+    match &opts.projection {
+        Some(list) => {
+            for name in expand_projection(ad, list) {
+                if opts.excluded(&name) {
+                    continue;
+                }
+                if let Some(expr) = ad.lookup(name.as_str()) {
+                    lines.push((name, expr));
+                }
+            }
+        }
+        None => {
+            if let Some(parent) = ad.chained_parent() {
+                for (name, expr) in parent.iter() {
+                    if !opts.excluded(name.as_str()) {
+                        lines.push((name.as_str().to_owned(), expr));
+                    }
+                }
+            }
+            for (name, expr) in ad.iter() {
+                if !opts.excluded(name.as_str()) {
+                    lines.push((name.as_str().to_owned(), expr));
+                }
+            }
+        }
+    }
+    let count = lines.len() + usize::from(opts.server_time.is_some());
+    enc.put_int(count as i64);
+    for (name, expr) in &lines {
+        put_attribute(enc, name, expr)?;
+    }
+    if let Some(t) = opts.server_time {
+        enc.put_str(&format!("ServerTime = {t}"))?;
+    }
+    if !opts.no_types {
+        enc.put_str("")?;
+        enc.put_str("")?;
+    }
+    Ok(())
+}
+
+/// Splits `Name = value` as `SplitLongFormAttrValue` does: leading
+/// whitespace skipped, the name is what precedes the first `=` less its
+/// trailing spaces, the value what follows less its leading spaces.
+pub fn split_attribute(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let eq = line.find('=')?;
+    let name = line[..eq].trim_end_matches(' ');
+    let value = line[eq + 1..].trim_start_matches(' ');
+    (!name.is_empty()).then_some((name, value))
+}
+
+/// Reads one ad with its two trailing strings (`getClassAd`) from a stream
+/// that has no session key.
+///
+/// A private attribute may come as the string `ZKM` followed by the real
+/// `Name = value` string (C++'s `put_secret`); on a stream with no key that
+/// string is plaintext, and is read as such.
+pub fn get_classad(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
+    read_ad(dec, limits, true, false)
+}
+
+/// Reads one ad sent without the trailing strings (`PUT_CLASSAD_NO_TYPES`).
+pub fn get_classad_no_types(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
+    read_ad(dec, limits, false, false)
+}
+
+/// [`get_classad`] on a stream that has a session key: a `ZKM` secret on an
+/// unencrypted message would then be in an encrypted packet, which is an
+/// [`ErrorKind::Protocol`] error for now (this crate's keyed streams are
+/// encrypted throughout, so its peers have no reason to send one).
+pub fn get_classad_keyed(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
+    read_ad(dec, limits, true, true)
+}
+
+fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key: bool) -> Result<ClassAd> {
+    let count = dec.get_int()?;
+    if count < 0 {
+        return Err(Error::new(ErrorKind::Malformed, format!("ClassAd with {count} attributes")));
+    }
+    if count as u64 > limits.max_attributes as u64 {
+        return Err(Error::new(
+            ErrorKind::LimitExceeded,
+            format!("ClassAd with {count} attributes (limit {})", limits.max_attributes),
+        ));
+    }
+    let parser =
+        Parser::new(ParseLimits { max_depth: limits.max_depth, max_input: limits.max_line }).syntax(Syntax::Old);
+    let saved = dec.max_string();
+    let mut dec_lines = dec.clone().with_max_string(limits.max_line);
+    // Each attribute takes at least 3 bytes ("a=" and its NUL), so a count
+    // larger than the message allows reserves no more than it could hold.
+    let mut ad = ClassAd::with_capacity((count as usize).min(dec.remaining().len() / 3));
+    for i in 0..count {
+        let bytes = dec_lines
+            .get_string_bytes()?
+            .ok_or_else(|| Error::new(ErrorKind::Malformed, format!("attribute {i} of a ClassAd is a NULL string")))?;
+        let mut line = String::from_utf8_lossy(bytes);
+        if line == SECRET_MARKER {
+            // `get_secret`: the real string follows. It is encrypted only
+            // when the stream has a key but is not encrypted; with no key
+            // (or already encrypted) it is an ordinary string. C++ sends
+            // ZKM whenever it checks attributes one by one, e.g. to a peer
+            // of unknown version, key or no key.
+            if stream_has_key && !dec_lines.is_encrypted() {
+                return Err(Error::new(
+                    ErrorKind::Protocol,
+                    "a private attribute came as a secret in an encrypted packet, which this reader does not support yet",
+                ));
+            }
+            let secret = dec_lines.get_string_bytes()?.ok_or_else(|| {
+                Error::new(ErrorKind::Malformed, format!("the secret of attribute {i} of a ClassAd is a NULL string"))
+            })?;
+            line = String::from_utf8_lossy(secret);
+        }
+        let (name, value) = split_attribute(&line)
+            .ok_or_else(|| Error::new(ErrorKind::Malformed, format!("ClassAd attribute {i} is not `Name = value`")))?;
+        let expr = parser
+            .parse_expr(value)
+            .map_err(|e| Error::new(ErrorKind::Malformed, format!("ClassAd attribute {name}: {e}")))?;
+        let name = Name::try_new(name).map_err(|e| Error::new(ErrorKind::LimitExceeded, e.to_string()))?;
+        ad.insert(name, expr);
+    }
+    if types {
+        dec_lines.get_string_bytes()?;
+        dec_lines.get_string_bytes()?;
+    }
+    *dec = dec_lines.with_max_string(saved);
+    Ok(ad)
+}

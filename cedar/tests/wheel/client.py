@@ -1,0 +1,240 @@
+"""Drives a CEDAR server with HTCondor's real C++ client (the htcondor wheel).
+
+Usage: client.py SCENARIO HOST:PORT
+
+Each scenario writes its own CONDOR_CONFIG before importing htcondor, so
+that the C++ client's security policy is set before it reads any config.
+Prints one JSON object per line: {"check": name, ...}; exits non-zero on
+the first failed assertion (the message says which).
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+SCENARIOS = {
+    # SEC_CLIENT_NEGOTIATION at its default (PREFERRED): DC_AUTHENTICATE.
+    "negotiated": """
+SEC_CLIENT_AUTHENTICATION = PREFERRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
+    # Everything OPTIONAL, and C++'s default crypto methods
+    # (AES,BLOWFISH,3DES): still a negotiated, unauthenticated session.
+    "optional": """
+SEC_CLIENT_AUTHENTICATION = OPTIONAL
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+SEC_DEFAULT_CRYPTO_METHODS = AES,BLOWFISH,3DES
+""",
+    # Raw commands: no handshake at all.
+    "raw": """
+SEC_CLIENT_NEGOTIATION = NEVER
+SEC_CLIENT_AUTHENTICATION = OPTIONAL
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
+    # The client requires authentication, which an M0 server cannot give.
+    "required": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
+    # A command the server does not serve.
+    "unknown": """
+SEC_CLIENT_AUTHENTICATION = PREFERRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
+    # The server forgets its sessions (as if restarted) between commands.
+    "restart": """
+SEC_CLIENT_AUTHENTICATION = PREFERRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
+    # The server denies a command (it runs with --deny 0).
+    "denied": """
+SEC_CLIENT_AUTHENTICATION = PREFERRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
+}
+
+COMMON = """
+SEC_DEFAULT_CRYPTO_METHODS = AES
+SEC_CLIENT_AUTHENTICATION_METHODS = CLAIMTOBE
+UPDATE_COLLECTOR_WITH_TCP = True
+TOOL_DEBUG = D_SECURITY:2
+"""
+
+
+def setup(scenario, workdir):
+    config = os.path.join(workdir, "condor_config")
+    log = os.path.join(workdir, "tool.log")
+    with open(config, "w") as f:
+        f.write(COMMON + SCENARIOS[scenario])
+        f.write("TOOL_LOG = %s\n" % log)
+    os.environ["CONDOR_CONFIG"] = config
+    return log
+
+
+def emit(**kw):
+    print(json.dumps(kw), flush=True)
+
+
+def check(name, ok, detail=""):
+    emit(check=name, ok=bool(ok), detail=str(detail))
+    if not ok:
+        raise SystemExit("check %s failed: %s" % (name, detail))
+
+
+def plain(ad):
+    """A classad2 ad as a dict of attribute -> printed expression."""
+    return {k: str(ad.lookup(k)) for k in ad.keys()}
+
+
+def run_common(htcondor2, classad2, address, negotiated):
+    coll = htcondor2.Collector(address)
+
+    # 1. The collector's own ad.
+    ads = coll.query(htcondor2.AdType.Collector)
+    check("query-collector", len(ads) == 1 and ads[0]["MyType"] == "Collector", [plain(a) for a in ads])
+
+    # 2. Advertise two slots, then query them back.
+    slots = []
+    for i in (1, 2):
+        ad = classad2.ClassAd()
+        ad["MyType"] = "Machine"
+        ad["Name"] = "slot%d@test" % i
+        ad["Machine"] = "test"
+        ad["Cpus"] = i * 2
+        ad["Memory"] = 1024 * i
+        ad["State"] = "Unclaimed"
+        ad["Activity"] = "Idle"
+        ad["Rate"] = 0.25
+        ad["Note"] = 'quote " and back\\slash'
+        ad["ClaimId"] = "secret-claim-%d" % i
+        ad["Start"] = classad2.ExprTree("TARGET.RequestCpus <= Cpus")
+        ad["MyAddress"] = "<127.0.0.1:1234?noUDP>"
+        slots.append(ad)
+    coll.advertise(slots, "UPDATE_STARTD_AD")
+
+    got = coll.query(htcondor2.AdType.Startd)
+    names = sorted(a["Name"] for a in got)
+    check("query-back", names == ["slot1@test", "slot2@test"], names)
+    slot1 = [a for a in got if a["Name"] == "slot1@test"][0]
+    check("values", slot1["Cpus"] == 2 and slot1["Memory"] == 1024 and slot1["Rate"] == 0.25
+          and slot1["Note"] == 'quote " and back\\slash', plain(slot1))
+    check("expression", str(slot1.lookup("Start")) == "TARGET.RequestCpus <= Cpus", str(slot1.lookup("Start")))
+    check("private-dropped", "ClaimId" not in slot1, plain(slot1))
+    # The whole ad, exactly: what was sent, less the private attribute,
+    # plus the collector's LastHeardFrom.
+    expected = {k: str(slots[0].lookup(k)) for k in slots[0].keys() if k != "ClaimId"}
+    got_ad = plain(slot1)
+    heard = got_ad.pop("LastHeardFrom", None)
+    check("exact-ad", got_ad == expected and heard is not None and int(heard) > 1700000000, (got_ad, expected))
+    check("last-heard-from", "LastHeardFrom" in slot1, plain(slot1))
+
+    # 3. Constraint.
+    got = coll.query(htcondor2.AdType.Startd, constraint="Cpus > 2")
+    check("constraint", [a["Name"] for a in got] == ["slot2@test"], [plain(a) for a in got])
+
+    # 4. Projection: the listed attributes and what they reference.
+    got = coll.query(htcondor2.AdType.Startd, constraint='Name == "slot1@test"', projection=["Name", "Start"])
+    check("projection", len(got) == 1 and sorted(got[0].keys()) == ["Cpus", "Name", "Start"],
+          [plain(a) for a in got])
+
+    # 5. locate() the collector.
+    loc = coll.locate(htcondor2.DaemonType.Collector)
+    check("locate", loc["MyAddress"].startswith("<127.0.0.1:"), plain(loc))
+
+    # 6. Re-advertise (an update replaces) and query once more.
+    slots[0]["State"] = "Claimed"
+    coll.advertise([slots[0]], "UPDATE_STARTD_AD")
+    got = coll.query(htcondor2.AdType.Startd, constraint='State == "Claimed"')
+    check("update-replaces", [a["Name"] for a in got] == ["slot1@test"], [plain(a) for a in got])
+
+    # 7. Generic ads: QUERY_GENERIC_ADS sends TargetType "Generic", which
+    # (as in the C++ collector's per-type generic tables) finds the ads of
+    # MyType "Generic"; other types are found by QUERY_ANY_ADS.
+    gen = classad2.ClassAd()
+    gen["MyType"] = "Generic"
+    gen["Name"] = "g1"
+    widget = classad2.ClassAd()
+    widget["MyType"] = "Widget"
+    widget["Name"] = "w1"
+    widget["Size"] = 3
+    coll.advertise([gen, widget], "UPDATE_AD_GENERIC")
+    got = coll.query(htcondor2.AdType.Generic)
+    check("generic", [a["Name"] for a in got] == ["g1"], [plain(a) for a in got])
+    got = coll.query(htcondor2.AdType.Any, constraint='MyType == "Widget"')
+    check("any", [(a["Name"], a["Size"]) for a in got] == [("w1", 3)], [plain(a) for a in got])
+
+    # 8. Ping (DC_SEC_QUERY), with the version 1 bindings' SecMan.
+    if negotiated:
+        import htcondor
+        result = htcondor.SecMan().ping("<%s>" % address, "QUERY_STARTD_ADS")
+        check("ping", bool(result.get("AuthorizationSucceeded")), dict(result))
+
+
+def main():
+    scenario, address = sys.argv[1], sys.argv[2]
+    workdir = tempfile.mkdtemp(prefix="cedar-wheel-")
+    log = setup(scenario, workdir)
+    import htcondor2
+    import classad2
+
+    # The C++ client's log (TOOL_DEBUG) goes to stderr; the Rust side of
+    # the test reads the client's own error messages there.
+    htcondor2.enable_debug()
+
+    try:
+        if scenario in ("negotiated", "optional"):
+            run_common(htcondor2, classad2, address, True)
+        elif scenario == "raw":
+            run_common(htcondor2, classad2, address, False)
+        elif scenario == "required":
+            coll = htcondor2.Collector(address)
+            try:
+                coll.query(htcondor2.AdType.Collector)
+                check("required-fails", False, "the query succeeded")
+            except Exception as e:  # the C++ client raises on failure
+                check("required-fails", True, repr(e))
+        elif scenario == "unknown":
+            coll = htcondor2.Collector(address)
+            try:
+                coll.query(htcondor2.AdType.License)
+                check("unknown-fails", False, "the query succeeded")
+            except Exception as e:
+                check("unknown-fails", True, repr(e))
+        elif scenario == "restart":
+            coll = htcondor2.Collector(address)
+            check("before", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
+            check("resumed", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
+            # The fixture's hook: drop every session.
+            hook = classad2.ClassAd({"MyType": "Query", "TargetType": "ForgetSessions"})
+            coll.advertise([hook], "INVALIDATE_ADS_GENERIC")
+            try:
+                coll.query(htcondor2.AdType.Collector)
+                check("stale-session-fails", False, "the query succeeded")
+            except Exception as e:
+                check("stale-session-fails", True, repr(e))
+            check("new-session", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
+        elif scenario == "denied":
+            coll = htcondor2.Collector(address)
+            ad = classad2.ClassAd({"MyType": "Machine", "Name": "denied@test"})
+            try:
+                coll.advertise([ad], "UPDATE_STARTD_AD")
+                check("denied-fails", False, "the advertise succeeded")
+            except Exception as e:
+                check("denied-fails", "Failed to advertise" in str(e), repr(e))
+            # Reads are still allowed.
+            ads = coll.query(htcondor2.AdType.Startd)
+            check("denied-not-stored", ads == [], [plain(a) for a in ads])
+    finally:
+        pass
+
+
+if __name__ == "__main__":
+    main()
