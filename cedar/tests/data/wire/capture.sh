@@ -118,11 +118,14 @@ advertise_steps() {
 	step adv_invalidate_key_stored condor_status -af Name -constraint 'AnchorCapture =?= true'
 	step adv_invalidate_req     condor_advertise -debug INVALIDATE_STARTD_ADS $A/invalidate-by-requirements.ad
 	step adv_invalidate_req_stored condor_status -af Name -constraint 'AnchorCapture =?= true'
+	step adv_license            condor_advertise -debug UPDATE_LICENSE_AD $A/update.ad
 }
 
 ping_steps() {
 	step ping_read              condor_ping -debug -pool 127.0.0.1:9618 -type collector READ
 	step ping_many              condor_ping -debug -pool 127.0.0.1:9618 -type collector READ ADVERTISE_STARTD NEGOTIATOR DAEMON
+	step ping_verbose           condor_ping -debug -verbose -pool 127.0.0.1:9618 -type collector WRITE
+	step ping_unknown_command   condor_ping -debug -verbose -pool 127.0.0.1:9618 -type collector NEGOTIATE
 }
 
 raw_steps() {                          # SEC_CLIENT_NEGOTIATION = NEVER for the tool only

@@ -243,14 +243,33 @@ def looks_plaintext(msgs):
     return ok / len(body) > 0.75
 
 
-def msg_list(msgs, direction, segs):
+def shape(m):
+    """A short description of one plaintext message, e.g. '0+ad(Machine,170)+ad(Machine,8)'."""
+    parts = []
+    for t in cedarpeek.tokens(m.payload):
+        if t[0] == 'int':
+            parts.append(str(t[1]))
+        elif t[0] == 'ad':
+            my = (cedarpeek.ad_dict(t[1]).get('MyType') or '-').strip('"')
+            parts.append(f'ad({my},{len(t[1])})')
+        elif t[0] == 'str':
+            parts.append('str')
+        else:
+            parts.append(f'bytes({len(t[1])})')
+    return '+'.join(parts)
+
+
+def msg_list(msgs, direction, segs, plaintext):
     out = []
-    for m in msgs:
+    for i, m in enumerate(msgs):
         last = m.offset + 5 * m.packets + len(m.payload) - 1
         t = next((ts for ts, off, ln in sorted(segs) if off <= last < off + ln), None)
         first = struct.unpack('>q', m.payload[:8])[0] if len(m.payload) >= 8 else None
-        out.append({'dir': direction, 'offset': m.offset, 'packets': m.packets,
-                    'payload_len': len(m.payload), 'first_int': first, 't': t})
+        e = {'dir': direction, 'offset': m.offset, 'packets': m.packets,
+             'payload_len': len(m.payload), 'first_int': first, 't': t}
+        if plaintext or i == 0:
+            e['shape'] = shape(m)
+        out.append(e)
     return out
 
 
@@ -328,7 +347,8 @@ def main():
             f.write(e['c2s'])
         with open(os.path.join(conn_dir, cid + '.s2c.bin'), 'wb') as f:
             f.write(e['s2c'])
-        msgs = msg_list(e['cm'], 'c2s', c.c2s.segs) + msg_list(e['sm'], 's2c', c.s2c.segs)
+        msgs = (msg_list(e['cm'], 'c2s', c.c2s.segs, looks_plaintext(e['cm']) is not False) +
+                msg_list(e['sm'], 's2c', c.s2c.segs, looks_plaintext(e['sm']) is not False))
         msgs.sort(key=lambda m: (m['t'] if m['t'] is not None else 1e18))
         index.append({
             'id': cid, 'client': e['client'], 'server': e['server'],
