@@ -233,6 +233,7 @@ EOF
 	log "[$variant] pcap: $(stat -c %s "$WORK/lo.pcap") bytes; splitting into connections"
 	python3 "$HERE/pcap2corpus.py" --work "$WORK" --out "$out"
 	cp "$WORK/overlay.config" "$out/overlay-used.config"
+	cp "$WORK/tcpdump.stderr" "$out/tcpdump.txt"
 	log "[$variant] corpus written to $out ($(du -sh "$out" | cut -f1))"
 	if [ "${CAPTURE_KEEP_WORK:-}" = 1 ]; then echo "[capture] scratch kept in $WORK"; else rm -rf "$WORK"; fi
 	WORK=
@@ -247,3 +248,5 @@ for v in "${variants[@]}"; do
 		*) die "unknown variant $v (plain|family)" ;;
 	esac
 done
+python3 "$HERE/connections-table.py" "$OUT_BASE"
+log "done: $OUT_BASE (check with: python3 verify.py; python3 verify.py family)"
