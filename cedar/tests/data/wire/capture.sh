@@ -2,12 +2,15 @@
 # capture.sh -- record real CEDAR traffic of a real HTCondor 23.9.6 pool (the anchor chroot)
 # and turn it into the corpus in this directory.
 #
-# Usage (as root on the host):   ./capture.sh [plain|family ...]      (default: plain family)
+# Usage (as root on the host):   ./capture.sh [plain|family|stranger ...]   (default: all three)
 #   plain   -> ./        every connection negotiates a fresh, unauthenticated, unencrypted
 #                        session (capture-overlay.config + capture-overlay-plain.config)
 #   family  -> ./family/ the same pool with HTCondor's default session sharing (family session
 #                        among the master's children, match-password claim sessions): shows what
 #                        is resumed and what is AES-encrypted even with OPTIONAL everywhere
+#   stranger -> ./stranger/ the family pool plus a second condor_collector (127.0.0.1:9634)
+#                        started outside the master: what a daemon that is not in the master's
+#                        family gets from the master's children
 # Environment:
 #   ANCHOR_ROOT=/work/chroot           the anchor chroot (setup-chroot.sh)
 #   ANCHOR_DIR=/work/shared/anchor     where pool.sh lives
@@ -54,6 +57,7 @@ TCPDUMP_PID=
 cleanup() {
 	set +e
 	if [ -n "$TCPDUMP_PID" ] && kill -0 "$TCPDUMP_PID" 2>/dev/null; then kill -TERM "$TCPDUMP_PID"; wait "$TCPDUMP_PID"; fi
+	stop_stranger
 	"$POOL" stop >/dev/null 2>&1
 	rm -f "$ROOT$OVERRIDE"
 	if [ -n "$WORK" ]; then
@@ -172,6 +176,39 @@ after_steps() {
 	step after_q_l              condor_q -debug -allusers -l
 }
 
+STRANGER_PIDFILE=$LOCAL/run/stranger_collector.pid     # inside the chroot
+stranger_pid() {
+	local f="$ROOT$STRANGER_PIDFILE" pid
+	[ -s "$f" ] || return 1
+	pid=$(cat "$f")
+	kill -0 "$pid" 2>/dev/null && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = condor_collecto ] || return 1
+	echo "$pid"
+}
+stop_stranger() {
+	local pid
+	pid=$(stranger_pid) || return 0
+	kill -TERM "$pid"
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+# the "stranger" variant: a second condor_collector on 9634, started outside the master
+stranger_steps() {
+	log "[stranger] starting a standalone condor_collector on 127.0.0.1:9634 (not a master child)"
+	inchroot env _CONDOR_COLLECTOR_LOG=$LOCAL/log/StrangerCollectorLog \
+		_CONDOR_COLLECTOR_NAME=stranger _CONDOR_COLLECTOR_ADDRESS_FILE=$LOCAL/log/.stranger_address \
+		condor_collector -p 9634 -pidfile "$STRANGER_PIDFILE" </dev/null >/dev/null 2>&1 &
+	for _ in $(seq 1 50); do stranger_pid >/dev/null && break; sleep 0.2; done
+	stranger_pid >/dev/null || die "stranger collector did not start"
+	sleep 20                           # four UPDATE_INTERVALs of the daemons
+	step stranger_any_l         condor_status -debug -pool 127.0.0.1:9634 -any -l
+	step stranger_ping          condor_ping -debug -verbose -pool 127.0.0.1:9634 -type collector ADVERTISE_STARTD
+	step main_any_l             condor_status -debug -any -l
+	sleep 12
+	step stranger_any_l_later   condor_status -debug -pool 127.0.0.1:9634 -any -l
+	stop_stranger
+}
+
 # run_variant NAME OUTDIR OVERLAY-FILES...
 run_variant() {
 	local variant=$1 out=$2; shift 2
@@ -207,16 +244,23 @@ run_variant() {
 	T_POOL_READY=$(now)
 
 	# 3.-4. tools, a job, what the pool holds afterwards
-	if [ "$variant" = plain ]; then
+	T_SUBMIT=0; T_JOB_DONE=0
+	case "$variant" in
+	plain)
 		log "[$variant] tool steps"
 		status_steps; advertise_steps; ping_steps; raw_steps; never_steps
-	else
+		job_steps
+		log "[$variant] what the collector and negotiator hold afterwards"
+		after_steps ;;
+	family)
 		step status_l               condor_status -debug -l
 		step ping_read              condor_ping -debug -pool 127.0.0.1:9618 -type collector READ
-	fi
-	job_steps
-	log "[$variant] what the collector and negotiator hold afterwards"
-	after_steps
+		job_steps
+		log "[$variant] what the collector and negotiator hold afterwards"
+		after_steps ;;
+	stranger)
+		stranger_steps ;;
+	esac
 	T_STOP=$(now)
 
 	# 5. stop, split, write
@@ -240,13 +284,14 @@ EOF
 }
 
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(plain family)
+[ ${#variants[@]} -gt 0 ] || variants=(plain family stranger)
 for v in "${variants[@]}"; do
 	case "$v" in
 		plain)  run_variant plain "$OUT_BASE" "$HERE/capture-overlay.config" "$HERE/capture-overlay-plain.config" ;;
 		family) run_variant family "$OUT_BASE/family" "$HERE/capture-overlay.config" ;;
-		*) die "unknown variant $v (plain|family)" ;;
+		stranger) run_variant stranger "$OUT_BASE/stranger" "$HERE/capture-overlay.config" "$HERE/capture-overlay-stranger.config" ;;
+		*) die "unknown variant $v (plain|family|stranger)" ;;
 	esac
 done
 python3 "$HERE/connections-table.py" "$OUT_BASE"
-log "done: $OUT_BASE (check with: python3 verify.py; python3 verify.py family)"
+log "done: $OUT_BASE (check with: python3 verify.py; python3 verify.py family; python3 verify.py stranger)"

@@ -25,7 +25,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cedarpeek  # noqa: E402
 
-SERVER_PORTS = {9618: 'collector', 9631: 'schedd', 9632: 'startd', 9633: 'negotiator'}
+SERVER_PORTS = {9618: 'collector', 9631: 'schedd', 9632: 'startd', 9633: 'negotiator',
+                9634: 'stranger-collector'}
 NOISE_PREFIXES = ('DRAIN_', 'DC_FETCH_LOG_', 'CA_', 'CREDD_', 'GET_JOB_CONNECT_INFO')
 
 
