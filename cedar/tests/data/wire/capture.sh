@@ -203,7 +203,7 @@ stranger_steps() {
 	sleep 20                           # four UPDATE_INTERVALs of the daemons
 	step stranger_any_l         condor_status -debug -pool 127.0.0.1:9634 -any -l
 	step stranger_ping          condor_ping -debug -verbose -pool 127.0.0.1:9634 -type collector ADVERTISE_STARTD
-	step main_any_l             condor_status -debug -any -l
+	step main_any_l             condor_status -debug -pool 127.0.0.1:9618 -any -l
 	sleep 12
 	step stranger_any_l_later   condor_status -debug -pool 127.0.0.1:9634 -any -l
 	stop_stranger

@@ -166,7 +166,7 @@ def log_time(line):
 
 def log_owner(path):
     base = os.path.basename(path)
-    for prefix, who in (('CollectorLog', 'collector'), ('NegotiatorLog', 'negotiator'),
+    for prefix, who in (('CollectorLog', 'collector'), ('StrangerCollectorLog', 'stranger-collector'), ('NegotiatorLog', 'negotiator'),
                         ('SchedLog', 'schedd'), ('StartLog', 'startd'), ('MasterLog', 'master'),
                         ('ShadowLog', 'shadow'), ('StarterLog', 'starter'), ('MatchLog', None)):
         if base.startswith(prefix):
