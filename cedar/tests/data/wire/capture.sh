@@ -2,7 +2,7 @@
 # capture.sh -- record real CEDAR traffic of a real HTCondor 23.9.6 pool (the anchor chroot)
 # and turn it into the corpus in this directory.
 #
-# Usage (as root on the host):   ./capture.sh [plain|family|stranger ...]   (default: all three)
+# Usage (as root on the host):   ./capture.sh [plain|family|stranger|escape ...]   (default: all four)
 #   plain   -> ./        every connection negotiates a fresh, unauthenticated, unencrypted
 #                        session (capture-overlay.config + capture-overlay-plain.config)
 #   family  -> ./family/ the same pool with HTCondor's default session sharing (family session
@@ -11,6 +11,8 @@
 #   stranger -> ./stranger/ the family pool plus a second condor_collector (127.0.0.1:9634)
 #                        started outside the master: what a daemon that is not in the master's
 #                        family gets from the master's children
+#   escape  -> ./escape/  the same with family-escape.py on 9634 instead: SID_NOT_FOUND plus a
+#                        DC_INVALIDATE_KEY back, after which the children negotiate with it
 # Environment:
 #   ANCHOR_ROOT=/work/chroot           the anchor chroot (setup-chroot.sh)
 #   ANCHOR_DIR=/work/shared/anchor     where pool.sh lives
@@ -209,6 +211,19 @@ stranger_steps() {
 	stop_stranger
 }
 
+# the "escape" variant: family-escape.py (host) on 9634 answers SID_NOT_FOUND and sends
+# DC_INVALIDATE_KEY back; do the master's children then negotiate a fresh session with it?
+escape_steps() {
+	log "[escape] family-escape.py on 127.0.0.1:9634 for 45 s"
+	python3 "$HERE/family-escape.py" --port 9634 --seconds 45 --log "$WORK/expected/escape-log.json" \
+		> "$WORK/expected/escape-summary.out" 2>&1 &
+	local epid=$!
+	sleep 10
+	step main_any_l             condor_status -debug -pool 127.0.0.1:9618 -any -l
+	wait "$epid" || log "family-escape.py exited $?"
+	cat "$WORK/expected/escape-summary.out"
+}
+
 # run_variant NAME OUTDIR OVERLAY-FILES...
 run_variant() {
 	local variant=$1 out=$2; shift 2
@@ -260,6 +275,8 @@ run_variant() {
 		after_steps ;;
 	stranger)
 		stranger_steps ;;
+	escape)
+		escape_steps ;;
 	esac
 	T_STOP=$(now)
 
@@ -284,14 +301,15 @@ EOF
 }
 
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(plain family stranger)
+[ ${#variants[@]} -gt 0 ] || variants=(plain family stranger escape)
 for v in "${variants[@]}"; do
 	case "$v" in
 		plain)  run_variant plain "$OUT_BASE" "$HERE/capture-overlay.config" "$HERE/capture-overlay-plain.config" ;;
 		family) run_variant family "$OUT_BASE/family" "$HERE/capture-overlay.config" ;;
 		stranger) run_variant stranger "$OUT_BASE/stranger" "$HERE/capture-overlay.config" "$HERE/capture-overlay-stranger.config" ;;
-		*) die "unknown variant $v (plain|family|stranger)" ;;
+		escape) run_variant escape "$OUT_BASE/escape" "$HERE/capture-overlay.config" "$HERE/capture-overlay-stranger.config" ;;
+		*) die "unknown variant $v (plain|family|stranger|escape)" ;;
 	esac
 done
 python3 "$HERE/connections-table.py" "$OUT_BASE"
-log "done: $OUT_BASE (check with: python3 verify.py; python3 verify.py family; python3 verify.py stranger)"
+log "done: $OUT_BASE (check with: for v in . family stranger escape; do python3 verify.py $v; done)"

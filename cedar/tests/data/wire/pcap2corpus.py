@@ -307,6 +307,8 @@ def main():
                 owner = 'tool:unlabelled'
             elif info.get('client_subsystem'):
                 owner = info['client_subsystem'].lower()
+            elif info.get('command_name') == 'DC_INVALIDATE_KEY':
+                owner = 'family-escape'      # family-escape.py's raw DC_INVALIDATE_KEY (escape variant)
             else:
                 owner = 'unknown'
         server = SERVER_PORTS.get(c.server[1], f'port{c.server[1]}')
@@ -381,10 +383,15 @@ def main():
         f.write('\n')
 
     # the rest of the evidence
-    for sub in ('expected', 'tool-debug'):
-        dst = os.path.join(a.out, sub)
-        shutil.rmtree(dst, ignore_errors=True)
-        shutil.copytree(os.path.join(a.work, sub), dst)
+    dst = os.path.join(a.out, 'expected')
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(os.path.join(a.work, 'expected'), dst)
+    dst = os.path.join(a.out, 'tool-debug')
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for p in sorted(glob.glob(os.path.join(a.work, 'tool-debug', '*'))):
+        with open(p, 'rb') as src, gzip.open(os.path.join(dst, os.path.basename(p) + '.gz'), 'wb', 9) as out:
+            shutil.copyfileobj(src, out)
     logs = os.path.join(a.out, 'logs')
     shutil.rmtree(logs, ignore_errors=True)
     os.makedirs(logs)
