@@ -312,4 +312,4 @@ for v in "${variants[@]}"; do
 	esac
 done
 python3 "$HERE/connections-table.py" "$OUT_BASE"
-log "done: $OUT_BASE (check with: for v in . family stranger escape; do python3 verify.py $v; done)"
+log "done: $OUT_BASE (check with: for v in . family stranger escape; do python3 verify.py \$v; done)"
