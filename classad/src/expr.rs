@@ -64,7 +64,7 @@ pub enum Literal {
 /// over a tree (a printer, a translation, an analysis) must handle each
 /// one; a new kind, which only a change of the language would bring,
 /// should make such a walk fail to compile, not fall into a wildcard arm.
-/// A walk that treats most kinds alike can use [`Expr::children`].
+/// A walk that treats most kinds alike can use [`Node::children`].
 #[derive(Debug)]
 pub enum Node {
     /// An unscoped attribute reference: `Memory`.
