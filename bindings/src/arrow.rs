@@ -28,6 +28,69 @@ impl Column {
     }
 }
 
+/// A value that a column holds: the column of a list of them (integers
+/// of every width become `I64`, text `Str`).
+pub(crate) trait ColumnValue: Sized {
+    /// The column of `values`.
+    fn column(values: Vec<Self>) -> Column;
+}
+
+impl ColumnValue for f64 {
+    fn column(values: Vec<f64>) -> Column {
+        Column::F64(values)
+    }
+}
+
+impl ColumnValue for i64 {
+    fn column(values: Vec<i64>) -> Column {
+        Column::I64(values)
+    }
+}
+
+impl ColumnValue for u32 {
+    fn column(values: Vec<u32>) -> Column {
+        Column::I64(values.into_iter().map(i64::from).collect())
+    }
+}
+
+impl ColumnValue for u64 {
+    /// As `as i64` (counts never come near 2⁶³).
+    fn column(values: Vec<u64>) -> Column {
+        Column::I64(values.into_iter().map(|v| v as i64).collect())
+    }
+}
+
+impl ColumnValue for usize {
+    /// As `as i64` (counts and positions never come near 2⁶³).
+    fn column(values: Vec<usize>) -> Column {
+        Column::I64(values.into_iter().map(|v| v as i64).collect())
+    }
+}
+
+impl ColumnValue for bool {
+    fn column(values: Vec<bool>) -> Column {
+        Column::Bool(values)
+    }
+}
+
+impl ColumnValue for String {
+    fn column(values: Vec<String>) -> Column {
+        Column::Str(values.into_iter().map(Some).collect())
+    }
+}
+
+impl ColumnValue for Option<String> {
+    fn column(values: Vec<Option<String>>) -> Column {
+        Column::Str(values)
+    }
+}
+
+impl ColumnValue for &'static str {
+    fn column(values: Vec<&'static str>) -> Column {
+        Column::Str(values.into_iter().map(|s| Some(s.to_string())).collect())
+    }
+}
+
 /// Bits packed least significant first, as Arrow packs them.
 fn bitmap(bits: impl Iterator<Item = bool>) -> Vec<u8> {
     let mut out = Vec::new();

@@ -58,6 +58,13 @@ pub enum Literal {
 }
 
 /// The shape of an expression, borrowed; see [`Expr::node`].
+///
+/// Not `#[non_exhaustive]`, on purpose (nor are [`Literal`], [`UnaryOp`]
+/// and [`BinaryOp`]): the node kinds are the ClassAd grammar's, and a walk
+/// over a tree (a printer, a translation, an analysis) must handle each
+/// one; a new kind, which only a change of the language would bring,
+/// should make such a walk fail to compile, not fall into a wildcard arm.
+/// A walk that treats most kinds alike can use [`Node::children`].
 #[derive(Debug)]
 pub enum Node {
     /// An unscoped attribute reference: `Memory`.

@@ -37,7 +37,11 @@ pub enum Syntax {
 }
 
 /// What went wrong while tokenizing.
+///
+/// `#[non_exhaustive]`, as the crate's other error kinds: a new check of
+/// the input is a new kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LexErrorKind {
     /// A character that starts no token.
     #[default]

@@ -20,6 +20,12 @@ use crate::time::{AbsTime, RelTime};
 /// assert_eq!(v, Value::Real(3.0));
 /// assert_eq!(v.to_string(), "3.000000000000000E+00");
 /// ```
+///
+/// Not `#[non_exhaustive]`, on purpose: these are the value types of the
+/// ClassAd language (HTCondor's), which every user of the crate matches
+/// on. A new one would be a change of the language, and each `match` over
+/// values should then stop compiling rather than send the new type to a
+/// wildcard arm unnoticed.
 #[derive(Clone, Debug)]
 pub enum Value {
     /// The value of a missing attribute, and of most operations on one.

@@ -45,7 +45,13 @@ use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
 
 /// How a request could take a slot. Ordered as the negotiator prefers them:
 /// `Unclaimed > RankPreemption > PriorityPreemption`.
+///
+/// `#[non_exhaustive]`: ways to take a slot may be added, and code
+/// outside the crate compares kinds, orders them or prints one
+/// ([`MatchRecord::reason`](crate::negotiator::MatchRecord::reason)) rather
+/// than handling each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum ClaimKind {
     /// Preempting the slot's job because the submitter's priority is better
     /// (`PREEMPTION_REQUIREMENTS` allowed it).

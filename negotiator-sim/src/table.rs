@@ -40,6 +40,28 @@ impl Column {
     }
 }
 
+/// The type of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// [`Column::Int`].
+    Int,
+    /// [`Column::Float`].
+    Float,
+    /// [`Column::Str`].
+    Str,
+}
+
+impl ColumnType {
+    /// The type of `column`.
+    pub fn of(column: &Column) -> ColumnType {
+        match column {
+            Column::Int(_) => ColumnType::Int,
+            Column::Float(_) => ColumnType::Float,
+            Column::Str(_) => ColumnType::Str,
+        }
+    }
+}
+
 /// A named table of named columns of equal length.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {

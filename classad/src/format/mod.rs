@@ -42,6 +42,12 @@ pub use input::{decode, open, InputError};
 use source::{Frame, Source};
 
 /// A ClassAd file format.
+///
+/// Not `#[non_exhaustive]`, on purpose: these are the four formats
+/// HTCondor's tools read and write (`ClassAdFileParseHelper::ParseType`
+/// in its `compat_classad.h`: long, XML, JSON, new), and code that handles
+/// each format (a converter, a test over every format) should fail to
+/// compile when one is added, rather than send it to a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Format {
     /// Old ClassAd syntax, one `Name = value` per line (HTCondor's "long"

@@ -4,7 +4,11 @@ use std::fmt;
 
 /// What a finding is about; the names are stable (they are the `kind` of
 /// `classad lint --json`).
+///
+/// `#[non_exhaustive]`: new checks bring new kinds, and code outside the
+/// crate reports or filters findings by kind rather than handling each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Kind {
     /// `x == UNDEFINED` or `x != UNDEFINED` (or ERROR, or `<`, ...).
     UndefinedComparison,

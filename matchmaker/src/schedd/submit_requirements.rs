@@ -67,6 +67,11 @@ pub struct SubmitRequirements {
 }
 
 /// What the submit requirements say of a job.
+///
+/// Not `#[non_exhaustive]`, on purpose: the schedd accepts a job or
+/// refuses it, and a caller must handle both; a third answer would change
+/// what every caller does, and should make its `match` fail to compile.
+/// (Nor are the variants: callers build and destructure them.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// The job is accepted; `warnings` are the reasons of the warning-only

@@ -1,6 +1,8 @@
 //! The fixed columns of the simulator's four tables (`users`, `groups`,
 //! `cycles`, `jobs`) and their types: used to type the columns of a CSV
 //! file read back, and to check a table before the report reads it.
+//! The lists are the ones the simulator fills its tables from (they are
+//! declared once, with the rows, in [`crate::simulate::results`]).
 //!
 //! ```
 //! use negotiator_sim::output::schema::{column_type, ColumnType};
@@ -11,77 +13,13 @@
 //! ```
 
 use crate::output::OutputError;
-use crate::table::{Column, Table};
+use crate::table::Table;
 
-/// The type of a column's values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnType {
-    /// [`Column::Int`].
-    Int,
-    /// [`Column::Float`].
-    Float,
-    /// [`Column::Str`].
-    Str,
-}
+pub use crate::table::ColumnType;
 
-impl ColumnType {
-    /// The type of `column`.
-    pub fn of(column: &Column) -> ColumnType {
-        match column {
-            Column::Int(_) => ColumnType::Int,
-            Column::Float(_) => ColumnType::Float,
-            Column::Str(_) => ColumnType::Str,
-        }
-    }
-}
-
-use ColumnType::{Float as F, Int as I, Str as S};
-
-/// `users`: one row per user per cycle.
-pub const USERS: &[(&str, ColumnType)] = &[
-    ("time", I),
-    ("user", S),
-    ("group", S),
-    ("usage", F),
-    ("accumulated_usage", F),
-    ("rup", F),
-    ("eup", F),
-    ("share", F),
-    ("idle", I),
-    ("running", I),
-];
-
-/// `groups`: one row per group per cycle.
-pub const GROUPS: &[(&str, ColumnType)] =
-    &[("time", I), ("group", S), ("quota", F), ("demand", F), ("allocated", F), ("usage", F)];
-
-/// `cycles`: one row per negotiation cycle.
-pub const CYCLES: &[(&str, ColumnType)] = &[
-    ("time", I),
-    ("matches", I),
-    ("rejections", I),
-    ("preemptions", I),
-    ("idle_jobs", I),
-    ("running_jobs", I),
-    ("busy_slots", F),
-    ("total_slots", F),
-    ("pie_spins", I),
-];
-
-/// `jobs`: one row per job.
-pub const JOBS: &[(&str, ColumnType)] = &[
-    ("job", S),
-    ("user", S),
-    ("group", S),
-    ("submit", I),
-    ("start", I),
-    ("end", I),
-    ("wait", I),
-    ("run", I),
-    ("badput", I),
-    ("preemptions", I),
-    ("slot", S),
-];
+// The columns themselves are declared once, beside the rows that fill
+// them, in `simulate::results`; these are those lists.
+pub use crate::simulate::results::{CYCLES, GROUPS, JOBS, USERS};
 
 /// The columns of the table called `table`, if it is one of the four.
 pub fn columns(table: &str) -> Option<&'static [(&'static str, ColumnType)]> {

@@ -4,56 +4,189 @@
 //! `cycles` and `jobs` have a few more columns at their end (suspended jobs, vacates
 //! and kills) and an `execute` table follows, one row per thing a startd
 //! did to a job.
+//!
+//! Each table's fixed columns are declared once, in the `columns!`
+//! invocation of its row type below: the row's fields, the column each
+//! fills, its name and type. The schema
+//! ([`USERS`], [`GROUPS`], [`CYCLES`], [`JOBS`], read by the CSV reader and
+//! the report's checks through [`crate::output::schema`]) and the code
+//! that turns rows into columns are generated from it: a new column is
+//! one line there (and the code that computes its value).
 
 use super::execute::JobFigures;
-use crate::table::{Column, Table};
+use crate::table::{Column, ColumnType, Table};
 
-/// One job's figures, for the `jobs` table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JobRow {
-    /// `cluster.proc`.
-    pub job: String,
-    /// `user@domain`.
-    pub user: String,
-    /// Accounting group, `""` without one.
-    pub group: String,
-    /// Submission, seconds since the start.
-    pub submit: i64,
-    /// First start (−1: never started).
-    pub start: i64,
-    /// Completion (−1: not finished).
-    pub end: i64,
-    /// Seconds idle in total (up to the end of the run for a job still
-    /// waiting).
-    pub wait: i64,
-    /// Seconds of the run that completed (0 when none did).
-    pub run: i64,
-    /// Seconds of work lost to preemptions.
-    pub badput: i64,
-    /// Times preempted.
-    pub preemptions: i64,
-    /// The last slot it was given (`""`: none).
-    pub slot: String,
-    /// What the startds' policies did to it, when some machine type has
-    /// a policy that acts on running jobs (see
-    /// [`execute`](super::execute)).
-    pub execute: Option<JobFigures>,
+/// The Rust type of a column of kind `Int`, `Float` or `Str`.
+macro_rules! column_type {
+    (Int) => {
+        i64
+    };
+    (Float) => {
+        f64
+    };
+    (Str) => {
+        String
+    };
 }
 
-/// The figures of one cycle.
-#[derive(Debug, Default, Clone)]
-pub(super) struct CycleRow {
-    pub matches: i64,
-    pub rejections: i64,
-    pub preemptions: i64,
-    pub idle: i64,
-    pub running: i64,
-    pub busy: f64,
-    pub total: f64,
-    pub pie_spins: i64,
-    /// Jobs suspended, and vacates and kills since the last cycle (with
-    /// an execute side).
-    pub execute: (i64, i64, i64),
+/// Declares a table's row type and its fixed columns, once: each field
+/// `name: Kind = "column"` is a field of the row (of Kind's Rust type,
+/// see `column_type!`) and the column `"column"` of type
+/// [`ColumnType`]`::Kind`. Generates the row struct (plus the `extra`
+/// fields, which are not columns), the schema constant (the columns'
+/// names and types, in order) and a private column store (`$store`) with
+/// `push` (a row) and `into_table` (the columns, in order, appended to a
+/// table).
+macro_rules! columns {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $row:ident;
+        store $store:ident;
+        $(#[$schema_meta:meta])*
+        schema $schema:ident = $table:literal {
+            $( $(#[$field_meta:meta])* $field:ident: $kind:ident = $column:literal, )*
+        }
+        $( extra { $( $(#[$extra_meta:meta])* $extra:ident: $extra_ty:ty, )* } )?
+    ) => {
+        $(#[$meta])*
+        $vis struct $row {
+            $( $(#[$field_meta])* pub $field: column_type!($kind), )*
+            $( $( $(#[$extra_meta])* pub $extra: $extra_ty, )* )?
+        }
+
+        $(#[$schema_meta])*
+        pub const $schema: &[(&str, ColumnType)] = &[$( ($column, ColumnType::$kind), )*];
+
+        #[doc = concat!("The fixed columns of `", $table, "`, filled row by row.")]
+        #[derive(Default, Clone)]
+        struct $store {
+            $( $field: Vec<column_type!($kind)>, )*
+        }
+
+        impl $store {
+            /// Empty columns with room for `rows` rows.
+            #[allow(dead_code)]
+            fn with_capacity(rows: usize) -> $store {
+                $store { $( $field: Vec::with_capacity(rows), )* }
+            }
+
+            /// How many rows the columns hold.
+            #[allow(dead_code)]
+            fn len(&self) -> usize {
+                [$( self.$field.len(), )*][0]
+            }
+
+            /// Adds `row`'s columns (its `extra` fields are dropped).
+            fn push(&mut self, row: $row) {
+                let $row { $( $field, )* .. } = row;
+                $( self.$field.push($field); )*
+            }
+
+            /// Appends the columns to `table`, in order.
+            fn into_table(self, table: &mut Table) {
+                $( table.push($column, Column::$kind(self.$field)); )*
+            }
+        }
+    };
+}
+
+columns! {
+    /// One job's figures, for the `jobs` table.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct JobRow;
+    store JobFixedColumns;
+    /// The fixed columns of `jobs`: one row per job.
+    schema JOBS = "jobs" {
+        /// `cluster.proc`.
+        job: Str = "job",
+        /// `user@domain`.
+        user: Str = "user",
+        /// Accounting group, `""` without one.
+        group: Str = "group",
+        /// Submission, seconds since the start.
+        submit: Int = "submit",
+        /// First start (−1: never started).
+        start: Int = "start",
+        /// Completion (−1: not finished).
+        end: Int = "end",
+        /// Seconds idle in total (up to the end of the run for a job still
+        /// waiting).
+        wait: Int = "wait",
+        /// Seconds of the run that completed (0 when none did).
+        run: Int = "run",
+        /// Seconds of work lost to preemptions.
+        badput: Int = "badput",
+        /// Times preempted.
+        preemptions: Int = "preemptions",
+        /// The last slot it was given (`""`: none).
+        slot: Str = "slot",
+    }
+    extra {
+        /// What the startds' policies did to it, when some machine type has
+        /// a policy that acts on running jobs (see
+        /// [`execute`](super::execute)).
+        execute: Option<JobFigures>,
+    }
+}
+
+columns! {
+    /// The figures of one cycle.
+    #[derive(Debug, Default, Clone)]
+    pub(super) struct CycleRow;
+    store CycleColumns;
+    /// The fixed columns of `cycles`: one row per negotiation cycle.
+    schema CYCLES = "cycles" {
+        time: Int = "time",
+        matches: Int = "matches",
+        rejections: Int = "rejections",
+        preemptions: Int = "preemptions",
+        idle: Int = "idle_jobs",
+        running: Int = "running_jobs",
+        busy: Float = "busy_slots",
+        total: Float = "total_slots",
+        pie_spins: Int = "pie_spins",
+    }
+    extra {
+        /// Jobs suspended, and vacates and kills since the last cycle (with
+        /// an execute side).
+        execute: (i64, i64, i64),
+    }
+}
+
+columns! {
+    /// One user's figures at one cycle.
+    #[derive(Debug, Clone)]
+    struct UserRow;
+    store UserColumns;
+    /// The fixed columns of `users`: one row per user per cycle.
+    schema USERS = "users" {
+        time: Int = "time",
+        user: Str = "user",
+        group: Str = "group",
+        usage: Float = "usage",
+        accumulated: Float = "accumulated_usage",
+        rup: Float = "rup",
+        eup: Float = "eup",
+        share: Float = "share",
+        idle: Int = "idle",
+        running: Int = "running",
+    }
+}
+
+columns! {
+    /// One group's figures at one cycle.
+    #[derive(Debug, Clone)]
+    struct GroupRow;
+    store GroupColumns;
+    /// The fixed columns of `groups`: one row per group per cycle.
+    schema GROUPS = "groups" {
+        time: Int = "time",
+        group: Str = "group",
+        quota: Float = "quota",
+        demand: Float = "demand",
+        allocated: Float = "allocated",
+        usage: Float = "usage",
+    }
 }
 
 /// Totals of a run.
@@ -105,31 +238,9 @@ impl Results {
 /// Rows as they come, kept as columns.
 #[derive(Default, Clone)]
 pub(super) struct Recorder {
-    u_time: Vec<i64>,
-    u_user: Vec<String>,
-    u_group: Vec<String>,
-    u_usage: Vec<f64>,
-    u_accumulated: Vec<f64>,
-    u_rup: Vec<f64>,
-    u_eup: Vec<f64>,
-    u_share: Vec<f64>,
-    u_idle: Vec<i64>,
-    u_running: Vec<i64>,
-    g_time: Vec<i64>,
-    g_group: Vec<String>,
-    g_quota: Vec<f64>,
-    g_demand: Vec<f64>,
-    g_allocated: Vec<f64>,
-    g_usage: Vec<f64>,
-    c_time: Vec<i64>,
-    c_matches: Vec<i64>,
-    c_rejections: Vec<i64>,
-    c_preemptions: Vec<i64>,
-    c_idle: Vec<i64>,
-    c_running: Vec<i64>,
-    c_busy: Vec<f64>,
-    c_total: Vec<f64>,
-    c_spins: Vec<i64>,
+    users: UserColumns,
+    groups: GroupColumns,
+    cycles: CycleColumns,
     /// The execute side's columns are kept (see [`execute`](super::execute)).
     pub(super) execute: bool,
     u_suspended: Vec<i64>,
@@ -160,16 +271,18 @@ impl Recorder {
         idle: i64,
         running: i64,
     ) {
-        self.u_time.push(time);
-        self.u_user.push(user.to_string());
-        self.u_group.push(group.to_string());
-        self.u_usage.push(usage);
-        self.u_accumulated.push(accumulated);
-        self.u_rup.push(rup);
-        self.u_eup.push(eup);
-        self.u_share.push(share);
-        self.u_idle.push(idle);
-        self.u_running.push(running);
+        self.users.push(UserRow {
+            time,
+            user: user.to_string(),
+            group: group.to_string(),
+            usage,
+            accumulated,
+            rup,
+            eup,
+            share,
+            idle,
+            running,
+        });
     }
 
     /// The execute side's figures of the next user row: jobs suspended
@@ -181,24 +294,11 @@ impl Recorder {
     }
 
     pub(super) fn group(&mut self, time: i64, group: &str, quota: f64, demand: f64, allocated: f64, usage: f64) {
-        self.g_time.push(time);
-        self.g_group.push(group.to_string());
-        self.g_quota.push(quota);
-        self.g_demand.push(demand);
-        self.g_allocated.push(allocated);
-        self.g_usage.push(usage);
+        self.groups.push(GroupRow { time, group: group.to_string(), quota, demand, allocated, usage });
     }
 
     pub(super) fn cycle(&mut self, time: i64, row: &CycleRow) {
-        self.c_time.push(time);
-        self.c_matches.push(row.matches);
-        self.c_rejections.push(row.rejections);
-        self.c_preemptions.push(row.preemptions);
-        self.c_idle.push(row.idle);
-        self.c_running.push(row.running);
-        self.c_busy.push(row.busy);
-        self.c_total.push(row.total);
-        self.c_spins.push(row.pie_spins);
+        self.cycles.push(CycleRow { time, ..row.clone() });
         if self.execute {
             let (suspended, vacates, kills) = row.execute;
             self.c_suspended.push(suspended);
@@ -228,38 +328,16 @@ impl Recorder {
     ) -> Results {
         let c = self;
         let mut users = Table::new("users");
-        users.push("time", Column::Int(c.u_time));
-        users.push("user", Column::Str(c.u_user));
-        users.push("group", Column::Str(c.u_group));
-        users.push("usage", Column::Float(c.u_usage));
-        users.push("accumulated_usage", Column::Float(c.u_accumulated));
-        users.push("rup", Column::Float(c.u_rup));
-        users.push("eup", Column::Float(c.u_eup));
-        users.push("share", Column::Float(c.u_share));
-        users.push("idle", Column::Int(c.u_idle));
-        users.push("running", Column::Int(c.u_running));
+        c.users.into_table(&mut users);
         if c.execute {
             users.push("suspended", Column::Int(c.u_suspended));
             users.push("vacates", Column::Int(c.u_vacates));
             users.push("kills", Column::Int(c.u_kills));
         }
         let mut groups = Table::new("groups");
-        groups.push("time", Column::Int(c.g_time));
-        groups.push("group", Column::Str(c.g_group));
-        groups.push("quota", Column::Float(c.g_quota));
-        groups.push("demand", Column::Float(c.g_demand));
-        groups.push("allocated", Column::Float(c.g_allocated));
-        groups.push("usage", Column::Float(c.g_usage));
+        c.groups.into_table(&mut groups);
         let mut table = Table::new("cycles");
-        table.push("time", Column::Int(c.c_time));
-        table.push("matches", Column::Int(c.c_matches));
-        table.push("rejections", Column::Int(c.c_rejections));
-        table.push("preemptions", Column::Int(c.c_preemptions));
-        table.push("idle_jobs", Column::Int(c.c_idle));
-        table.push("running_jobs", Column::Int(c.c_running));
-        table.push("busy_slots", Column::Float(c.c_busy));
-        table.push("total_slots", Column::Float(c.c_total));
-        table.push("pie_spins", Column::Int(c.c_spins));
+        c.cycles.into_table(&mut table);
         if c.execute {
             table.push("suspended_jobs", Column::Int(c.c_suspended));
             table.push("vacates", Column::Int(c.c_vacates));
@@ -286,7 +364,7 @@ impl Recorder {
 
     /// How many rows [`retire`](Self::retire) holds.
     pub(super) fn retired(&self) -> usize {
-        self.retired.job.len()
+        self.retired.fixed.len()
     }
 
     /// The rows [`retire`](Self::retire) holds, as a `jobs` table; they
@@ -294,7 +372,7 @@ impl Recorder {
     pub(super) fn take_retired(&mut self) -> Table {
         // The next rows get as much room as these had (batches are alike):
         // the columns do not grow, copying themselves, batch after batch.
-        let next = JobColumns::with_capacity(self.retired.job.len(), self.execute);
+        let next = JobColumns::with_capacity(self.retired.fixed.len(), self.execute);
         std::mem::replace(&mut self.retired, next).table()
     }
 }
@@ -314,19 +392,11 @@ impl Summary {
     }
 }
 
+/// The `jobs` table's columns: the fixed ones, and the startd's figures
+/// when `execute`.
 #[derive(Default, Clone)]
 struct JobColumns {
-    job: Vec<String>,
-    user: Vec<String>,
-    group: Vec<String>,
-    submit: Vec<i64>,
-    start: Vec<i64>,
-    end: Vec<i64>,
-    wait: Vec<i64>,
-    run: Vec<i64>,
-    badput: Vec<i64>,
-    preemptions: Vec<i64>,
-    slot: Vec<String>,
+    fixed: JobFixedColumns,
     execute: bool,
     suspended: Vec<i64>,
     suspensions: Vec<i64>,
@@ -340,17 +410,7 @@ impl JobColumns {
     fn with_capacity(rows: usize, execute: bool) -> JobColumns {
         let figures = if execute { rows } else { 0 };
         JobColumns {
-            job: Vec::with_capacity(rows),
-            user: Vec::with_capacity(rows),
-            group: Vec::with_capacity(rows),
-            submit: Vec::with_capacity(rows),
-            start: Vec::with_capacity(rows),
-            end: Vec::with_capacity(rows),
-            wait: Vec::with_capacity(rows),
-            run: Vec::with_capacity(rows),
-            badput: Vec::with_capacity(rows),
-            preemptions: Vec::with_capacity(rows),
-            slot: Vec::with_capacity(rows),
+            fixed: JobFixedColumns::with_capacity(rows),
             execute,
             suspended: Vec::with_capacity(figures),
             suspensions: Vec::with_capacity(figures),
@@ -359,20 +419,11 @@ impl JobColumns {
         }
     }
 
-    fn push(&mut self, r: JobRow) {
-        self.job.push(r.job);
-        self.user.push(r.user);
-        self.group.push(r.group);
-        self.submit.push(r.submit);
-        self.start.push(r.start);
-        self.end.push(r.end);
-        self.wait.push(r.wait);
-        self.run.push(r.run);
-        self.badput.push(r.badput);
-        self.preemptions.push(r.preemptions);
-        self.slot.push(r.slot);
+    fn push(&mut self, mut r: JobRow) {
+        let figures = r.execute.take();
+        self.fixed.push(r);
         if self.execute {
-            let f = r.execute.unwrap_or_default();
+            let f = figures.unwrap_or_default();
             self.suspended.push(f.suspended);
             self.suspensions.push(f.suspensions);
             self.vacates.push(f.vacates);
@@ -382,17 +433,7 @@ impl JobColumns {
 
     fn table(self) -> Table {
         let mut t = Table::new("jobs");
-        t.push("job", Column::Str(self.job));
-        t.push("user", Column::Str(self.user));
-        t.push("group", Column::Str(self.group));
-        t.push("submit", Column::Int(self.submit));
-        t.push("start", Column::Int(self.start));
-        t.push("end", Column::Int(self.end));
-        t.push("wait", Column::Int(self.wait));
-        t.push("run", Column::Int(self.run));
-        t.push("badput", Column::Int(self.badput));
-        t.push("preemptions", Column::Int(self.preemptions));
-        t.push("slot", Column::Str(self.slot));
+        self.fixed.into_table(&mut t);
         if self.execute {
             t.push("suspended", Column::Int(self.suspended));
             t.push("suspensions", Column::Int(self.suspensions));

@@ -12,7 +12,7 @@
 
 use super::super::ops;
 use super::super::val::Val;
-use super::Step;
+use super::step::{items, Step};
 use crate::ad::ClassAd;
 use crate::expr::{BinaryOp, Expr, Literal, Repr, UnaryOp};
 use crate::name::Name;
@@ -132,7 +132,7 @@ impl Kernel {
             },
             Step::Unary(UnaryOp::Not, operand) => Some(Kernel::Not(Box::new(Kernel::operand(at(operand), steps)?))),
             Step::Chain { dominant, first, len } => {
-                let items = super::items(steps, *first, *len);
+                let items = items(steps, *first, *len);
                 let items = items.iter().map(|item| Kernel::operand(item, steps)).collect::<Option<_>>()?;
                 Some(Kernel::Chain { dominant: *dominant, items })
             }
