@@ -82,7 +82,9 @@ fn a_log_cut_at_every_byte_loads_the_last_committed_state() {
 }
 
 /// Run as a child process by the test below: edits the log in `WRITER_LOG`
-/// forever, printing the number of each edit once it is committed.
+/// forever, printing `committed N` on a line of its own once edit N is
+/// committed (the leading newline keeps it off the line where libtest
+/// prints `test writer_child ... `).
 #[test]
 fn writer_child() {
     let Ok(path) = std::env::var("WRITER_LOG") else {
@@ -95,7 +97,7 @@ fn writer_child() {
     for i in 0.. {
         edit(&mut acct, i);
         use std::io::Write;
-        let _ = writeln!(out, "{}", i + 1);
+        let _ = write!(out, "\ncommitted {}\n", i + 1);
         let _ = out.flush();
     }
 }
@@ -122,7 +124,8 @@ fn a_writer_killed_at_random_moments_never_loses_a_commit() {
         let reader = std::thread::spawn(move || {
             let mut last = 0u64;
             for line in BufReader::new(stdout).lines() {
-                match line.ok().and_then(|l| l.trim().parse::<u64>().ok()) {
+                let n = line.ok().and_then(|l| l.trim().strip_prefix("committed ").and_then(|n| n.parse::<u64>().ok()));
+                match n {
                     Some(n) => last = n,
                     None => continue,
                 }
