@@ -168,7 +168,9 @@ fn a_forgotten_session_fails_one_command_then_a_new_one_is_made() {
 
 #[test]
 fn a_denied_command_is_reported_by_the_client() {
-    let Some((run, store)) = run("denied", FixtureOptions { deny: vec![cedar::command::UPDATE_STARTD_AD] }) else {
+    let options =
+        FixtureOptions { config: vec![("DENY_ADVERTISE_STARTD".into(), "*".into())], ..FixtureOptions::default() };
+    let Some((run, store)) = run("denied", options) else {
         return;
     };
     assert_eq!(run.checks, ["denied-fails", "denied-not-stored"]);
