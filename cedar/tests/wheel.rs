@@ -304,5 +304,9 @@ fn m2_a_token_signed_by_a_key_we_do_not_have_fails() {
     std::fs::write(dir.join("other"), b"not the signing key").unwrap();
     let Some((run, _)) = run_with_token("m2-badkey", m2(Some(&dir)), Some(token("other.jwt"))) else { return };
     assert_eq!(run.checks, ["badkey-fails"]);
+    // The server's MAC does not verify: the client drops TOKEN, and with
+    // nothing left to try the required authentication fails.
+    assert!(run.stderr.contains("Failed to authenticate using IDTOKENS"), "{}", run.stderr);
+    assert!(run.stderr.contains("no available authentication methods succeeded"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -33,7 +33,8 @@
 //! tokens: their `condor:/` scopes). A denied new session gets
 //! `ReturnCode = "DENIED"` in its post-auth ad; a denied resumed or raw
 //! command is closed without a word, as C++ does (`daemon_command.cpp`
-//! 1688–1694: `m_result = FALSE` and no reply).
+//! 1706–1710 after the post-auth ad, 1811–1815 otherwise: `m_result =
+//! FALSE` and no reply).
 //!
 //! What to send is queued as [`Output`]s: messages, already encoded for
 //! the stream's state at their point, and the switch to encryption, which
