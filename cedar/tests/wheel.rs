@@ -76,6 +76,10 @@ fn run_with_token(scenario: &str, options: FixtureOptions, token: Option<PathBuf
         "scenario {scenario} failed\n--- stdout\n{stdout}\n--- stderr (last 6000 bytes)\n{}",
         &stderr[stderr.len().saturating_sub(6000)..]
     );
+    // Timings the client measured, for the record (README's measurements).
+    for line in stdout.lines().filter(|l| l.starts_with("{\"timing\"")) {
+        eprintln!("{scenario}: {line}");
+    }
     let checks = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("{\"check\": \""))
