@@ -3,8 +3,9 @@
 //! and invalidations, and speaks the handshake: mode M0 (plaintext) by
 //! default, or the security its configuration knobs ask for (`--secure`:
 //! `SEC_*` policies, CLAIMTOBE, IDTOKENS with the keys of
-//! `SEC_TOKEN_POOL_SIGNING_KEY_FILE`/`SEC_PASSWORD_DIRECTORY` and
-//! `TRUST_DOMAIN`, AES-GCM). `ALLOW_*`/`DENY_*` knobs authorize every
+//! `SEC_TOKEN_POOL_SIGNING_KEY_FILE`/`SEC_PASSWORD_DIRECTORY`,
+//! `TRUST_DOMAIN`, `SEC_TOKEN_MAX_AGE` and `SEC_TOKEN_REVOCATION_EXPR`,
+//! AES-GCM). `ALLOW_*`/`DENY_*` knobs authorize every
 //! command (each `ALLOW_<LEVEL>` not given is `*`). Stored ads get
 //! `AuthenticatedIdentity` and `AuthenticationMethod` when the update was
 //! authenticated, as the C++ collector adds them.
@@ -77,7 +78,13 @@ impl FixtureOptions {
         if pool.is_some() || dir.is_some() {
             let keys = KeyStore::new(pool, dir, FileCheck::none());
             let trust_domain = lookup("TRUST_DOMAIN").unwrap_or_default();
-            config = config.tokens(TokenConfig::new(keys), trust_domain);
+            let mut tokens = TokenConfig::new(keys);
+            tokens.max_age =
+                cedar::token::jwt::max_age_from_param(lookup("SEC_TOKEN_MAX_AGE").and_then(|v| v.trim().parse().ok()));
+            if let Some(expr) = lookup("SEC_TOKEN_REVOCATION_EXPR") {
+                tokens.revocation = Some(cedar::token::revocation::RevocationExpr::parse(&expr)?);
+            }
+            config = config.tokens(tokens, trust_domain);
         }
         Ok(config)
     }

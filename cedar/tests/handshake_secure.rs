@@ -399,6 +399,41 @@ fn m2_a_token_of_another_key_fails_and_the_client_gives_up() {
     assert_eq!(p.recv_int(), 0);
 }
 
+#[test]
+fn m2_max_age_and_revocation_refuse_a_good_token() {
+    // condor.jwt was issued (iat) when the fixtures were made; a maximum
+    // age of one second refuses it, as does a revocation expression.
+    for (max_age, revocation) in [(Some(1), None), (None, Some(r#"sub == "condor@anchor.local""#))] {
+        let keys = KeyStore::new(Some(token_data("keys/POOL")), None, FileCheck::none());
+        let mut tokens = TokenConfig::new(keys);
+        tokens.max_age = max_age;
+        tokens.revocation = revocation.map(|r| cedar::token::revocation::RevocationExpr::parse(r).unwrap());
+        let cfg = Arc::new(config(&[AuthMethod::Token]).tokens(tokens, "anchor.local"));
+        let (mut p, post) = idtokens(&cfg, QUERY_STARTD_ADS, "condor.jwt");
+        assert!(post.is_none(), "{max_age:?} {revocation:?}");
+        assert!(matches!(p.send(int(&p, 0)), Step::Close(CloseReason::AuthenticationFailed(_))));
+    }
+    // A revocation expression that does not match lets it through.
+    let keys = KeyStore::new(Some(token_data("keys/POOL")), None, FileCheck::none());
+    let mut tokens = TokenConfig::new(keys);
+    tokens.revocation = Some(cedar::token::revocation::RevocationExpr::parse(r#"sub == "mallory""#).unwrap());
+    let cfg = Arc::new(config(&[AuthMethod::Token]).tokens(tokens, "anchor.local"));
+    assert!(idtokens(&cfg, QUERY_STARTD_ADS, "condor.jwt").1.is_some());
+}
+
+#[test]
+fn m1_claimtobe_with_the_domain_knob() {
+    let mut identity = cedar::authz::IdentityConfig::with_uid_domain("Pool.Example");
+    identity.claimtobe_include_domain = true;
+    let cfg = Arc::new(config(&[AuthMethod::Claimtobe]).identity(identity));
+    // A client with the knob sends user@UID_DOMAIN; one without, the bare
+    // name, which gets our UID_DOMAIN. Domains are lower-cased.
+    let (_, post) = claimtobe(&cfg, QUERY_STARTD_ADS, "alice@Client.Example");
+    assert_eq!(text(&post, "User"), "alice@client.example");
+    let (_, post) = claimtobe(&cfg, QUERY_STARTD_ADS, "bob");
+    assert_eq!(text(&post, "User"), "bob@pool.example");
+}
+
 mod hostile {
     use super::*;
     use proptest::prelude::*;
