@@ -434,6 +434,38 @@ fn m1_claimtobe_with_the_domain_knob() {
     assert_eq!(text(&post, "User"), "bob@pool.example");
 }
 
+#[test]
+fn akep2_messages_on_the_wire_are_bounded() {
+    use cedar::token::akep2::{ClientConfirm, STATUS_ERROR, STATUS_OK};
+    // A raw length over its bound is refused before anything is read.
+    let mut enc = Encoder::new(false);
+    enc.put_int(0);
+    enc.put_int(3);
+    enc.put_str("a@b").unwrap();
+    enc.put_str("token").unwrap();
+    enc.put_int(1 << 40);
+    assert!(token_wire::get_client_hello(&mut Decoder::new(enc.as_bytes(), false)).is_err());
+    // An id over 1023 bytes is refused.
+    let mut enc = Encoder::new(false);
+    enc.put_int(0);
+    enc.put_int(5000);
+    enc.put_str(&"x".repeat(5000)).unwrap();
+    assert!(token_wire::get_client_confirm(&mut Decoder::new(enc.as_bytes(), false)).is_err());
+    // A confirmation whose id length lies reads as a failed one.
+    let good = ClientConfirm { status: STATUS_OK, client_id: "a@b".into(), rb: vec![1; 256], mac: vec![2; 20] };
+    let mut enc = Encoder::new(true);
+    token_wire::put_client_confirm(&mut enc, &good).unwrap();
+    let mut bytes = enc.into_bytes();
+    bytes[15] = 4; // the id's announced length, 3 -> 4
+    let got = token_wire::get_client_confirm(&mut Decoder::new(&bytes, true)).unwrap();
+    assert_eq!((got.status, got.client_id.as_str()), (STATUS_ERROR, "a@b"));
+    // Trailing bytes are an error.
+    let mut enc = Encoder::new(false);
+    token_wire::put_client_confirm(&mut enc, &good).unwrap();
+    enc.put_int(9);
+    assert!(token_wire::get_client_confirm(&mut Decoder::new(enc.as_bytes(), false)).is_err());
+}
+
 mod hostile {
     use super::*;
     use proptest::prelude::*;
