@@ -43,12 +43,18 @@ pub struct FixtureOptions {
     /// Take the security policy from `config` (as a daemon reads its
     /// `SEC_*` knobs, defaults included); without it, mode M0 (NEVER).
     pub secure: bool,
+    /// Send packets of at most this many bytes (as `CEDAR_FIXTURE_PACKET`).
+    pub max_packet: Option<usize>,
 }
 
 impl FixtureOptions {
     /// A configured fixture with these knobs.
     pub fn secure(config: &[(&str, &str)]) -> FixtureOptions {
-        FixtureOptions { config: config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), secure: true }
+        FixtureOptions {
+            config: config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            secure: true,
+            max_packet: None,
+        }
     }
 
     /// The knob `name`: from `config`, else `*` for `ALLOW_<LEVEL>`.
@@ -149,13 +155,15 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
         options.server_config().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?,
     );
     let served = store.clone();
+    let max_packet =
+        options.max_packet.or_else(|| std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok()));
     // One connection at a time, as the C++ collector's single thread: an
     // update's connection is over before the next query is read, so a
     // client that advertises then queries sees its ads.
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
-            if let Err(e) = serve(stream, config.clone(), served.clone()) {
+            if let Err(e) = serve(stream, config.clone(), served.clone(), max_packet) {
                 eprintln!("test_collector: connection ended: {e}");
             }
         }
@@ -176,10 +184,15 @@ fn self_ad(addr: SocketAddr) -> ClassAd {
     ad
 }
 
-fn serve(stream: std::net::TcpStream, config: Arc<ServerConfig>, store: Store) -> cedar::error::Result<()> {
+fn serve(
+    stream: std::net::TcpStream,
+    config: Arc<ServerConfig>,
+    store: Store,
+    max_packet: Option<usize>,
+) -> cedar::error::Result<()> {
     let sessions = config.sessions.clone();
     let mut session = ServerSession::new(stream, config, Duration::from_secs(20))?;
-    if let Some(n) = std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok()) {
+    if let Some(n) = max_packet {
         session.connection().set_max_packet(n);
     }
     let debug = std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some();

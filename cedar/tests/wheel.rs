@@ -241,6 +241,16 @@ fn m1_claimtobe_and_aes_with_the_cpp_client() {
 }
 
 #[test]
+fn m1_an_encrypted_reply_in_hundreds_of_packets() {
+    // 4 KiB packets: the 1.35 MB reply takes ~330 AES-GCM packets, each with
+    // its own IV counter, which the C++ client must all open.
+    let mut options = m1(&[]);
+    options.max_packet = Some(4096);
+    let Some((run, _)) = run("m1-packets", options) else { return };
+    assert_eq!(run.checks, ["big-reply"]);
+}
+
+#[test]
 fn m1_a_client_with_only_blowfish_is_refused() {
     let Some((run, _)) = run("m1-blowfish", m1(&[])) else { return };
     assert_eq!(run.checks, ["blowfish-fails"]);

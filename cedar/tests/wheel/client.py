@@ -63,6 +63,10 @@ SEC_CLIENT_INTEGRITY = OPTIONAL
     "m1": """
 SEC_CLIENT_AUTHENTICATION = REQUIRED
 """,
+    # M1 with many small packets from the server (the fixture sends 4 KiB).
+    "m1-packets": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+""",
     # M1 with a client that only has BLOWFISH: no crypto method in common.
     "m1-blowfish": """
 SEC_CLIENT_AUTHENTICATION = REQUIRED
@@ -274,6 +278,8 @@ def main():
         elif scenario == "m1":
             import getpass
             run_common(htcondor2, classad2, address, True, (getpass.getuser(), "CLAIMTOBE"))
+            big_reply(htcondor2, classad2, address)
+        elif scenario == "m1-packets":
             big_reply(htcondor2, classad2, address)
         elif scenario == "m1-blowfish":
             coll = htcondor2.Collector(address)
