@@ -28,7 +28,11 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = cmd::Cli::parse_from(cmd::htcondor_spellings(std::env::args_os()));
+    let given: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match cmd::Cli::try_parse_from(cmd::htcondor_spellings(given.iter().cloned())) {
+        Ok(cli) => cli,
+        Err(e) => cmd::exit_with_spellings(e, &given),
+    };
     // The main thread is one of rayon's threads: it takes its share of a
     // parallel step instead of waiting, and no extra thread competes with
     // it for the cores between parallel steps. (Fails only when a pool

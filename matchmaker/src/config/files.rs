@@ -16,8 +16,17 @@ pub(crate) fn load(config: &mut Config, path: &Path) -> Result<(), ConfigError> 
         _ => ".".to_string(),
     };
     config.insert("CONFIG_ROOT", root, Source::Detected, false);
+    let dump = is_dump(path);
     read_file(config, &top, true)?;
     config.global_file = Some(top);
+    if dump {
+        // `condor_config_val -dump` output is already the whole
+        // configuration: its LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR name
+        // the files of the machine it was taken on, read into it already,
+        // and the environment it was taken in is in it too.
+        config.dump = true;
+        return Ok(());
+    }
 
     let mut files_read = 0usize;
     let dirs = param(config, "LOCAL_CONFIG_DIR")?;
@@ -41,6 +50,24 @@ pub(crate) fn load(config: &mut Config, path: &Path) -> Result<(), ConfigError> 
         }
     }
     Ok(())
+}
+
+/// Whether `path` is `condor_config_val -dump` output: its first line is
+/// the dump's header, `# Configuration from machine: HOST` (a local read)
+/// or `# Configuration from negotiator on HOST <ADDRESS>` (a daemon's
+/// configuration, `-negotiator`, `-schedd`, ...).
+pub(crate) fn is_dump(path: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if f.take(256).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(&head);
+    let first = head.trim_start_matches('\u{feff}').lines().next().unwrap_or_default();
+    first.starts_with("# Configuration from machine: ")
+        || first.strip_prefix("# Configuration from ").is_some_and(|rest| rest.contains(" on "))
 }
 
 /// The expanded value of `name`, `None` if empty or undefined.
@@ -97,9 +124,12 @@ fn read_locals(config: &mut Config, files_read: &mut usize) -> Result<(), Config
     while i < todo.len() {
         let file = todo[i].clone();
         count(config, files_read)?;
-        config.local_files.push(file.clone());
         let must = required(config);
-        read_file(config, &file, must)?;
+        // A missing file that need not exist contributed nothing: it is
+        // not listed among the files read.
+        if read_file(config, &file, must)? {
+            config.local_files.push(file.clone());
+        }
         done.push(file);
         i += 1;
         if let Some(new) = param(config, "LOCAL_CONFIG_FILE")? {
@@ -154,15 +184,17 @@ fn read_dirs(config: &mut Config, dirs: &str, files_read: &mut usize) -> Result<
         for file in files {
             count(config, files_read)?;
             let must = required(config);
-            read_file(config, &file, must)?;
-            config.local_files.push(file);
+            if read_file(config, &file, must)? {
+                config.local_files.push(file);
+            }
         }
     }
     Ok(())
 }
 
-/// Reads one file; a missing one is an error only if `required`.
-fn read_file(config: &mut Config, file: &str, required: bool) -> Result<(), ConfigError> {
+/// Reads one file; a missing one is an error only if `required`. Whether
+/// it was read.
+fn read_file(config: &mut Config, file: &str, required: bool) -> Result<bool, ConfigError> {
     if file.trim_end().ends_with('|') {
         return Err(ConfigError::Include {
             at: super::Location { file: file.to_string(), line: 0 },
@@ -171,7 +203,7 @@ fn read_file(config: &mut Config, file: &str, required: bool) -> Result<(), Conf
     }
     let f = match std::fs::File::open(file) {
         Ok(f) => f,
-        Err(_) if !required => return Ok(()),
+        Err(_) if !required => return Ok(false),
         Err(e) => return Err(ConfigError::Io { file: file.to_string(), source: e }),
     };
     let limit = config.limits.max_file;
@@ -186,5 +218,6 @@ fn read_file(config: &mut Config, file: &str, required: bool) -> Result<(), Conf
         return Err(ConfigError::TooLarge { what: file.to_string(), limit });
     }
     let text = String::from_utf8_lossy(&bytes);
-    parse::parse_text(config, &text, file)
+    parse::parse_text(config, &text, file)?;
+    Ok(true)
 }

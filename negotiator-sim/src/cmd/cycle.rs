@@ -204,6 +204,16 @@ fn one_cycle(
     progress("reading the snapshot");
     let mut snapshot = Snapshot::read(&args.slots, &args.jobs, config, priorities, args.submitters.as_deref())
         .map_err(|e| e.to_string())?;
+    let locals: Vec<&str> = snapshot.config.local_files().collect();
+    if !locals.is_empty() {
+        // Always said, even with -q: a snapshot's configuration that reads
+        // this machine's files is rarely what was meant.
+        eprintln!(
+            "negotiator-sim cycle: warning: the configuration also read local files of this machine: {} (a \
+             `condor_config_val -negotiator -dump` taken on the pool is read alone)",
+            locals.join(", ")
+        );
+    }
     let mut negotiator = Negotiator::from_config(&snapshot.config).map_err(|e| e.to_string())?;
     negotiator.settings.resend_matched_jobs = args.resend_matched_jobs;
     let queues = snapshot.queues(&negotiator);
@@ -246,7 +256,7 @@ pub fn human(outcome: &CycleOutcome) -> String {
     let width = outcome.submitters.iter().map(|r| r.name.len()).max().unwrap_or(9).max(9);
     let _ = writeln!(
         out,
-        "{:<width$} {:>12} {:>10} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>6}  stopped",
+        "{:<width$} {:>12} {:>10} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>6}  outcome",
         "Submitter", "EffPrio", "Factor", "Share", "Limit", "UsedNow", "UsedAfter", "Idle", "Matched", "Rejctd"
     );
     for r in &outcome.submitters {
@@ -263,7 +273,7 @@ pub fn human(outcome: &CycleOutcome) -> String {
             r.idle_jobs,
             r.matches,
             r.rejections,
-            r.stopped
+            r.summary()
         );
     }
     if !outcome.groups.is_empty() {
