@@ -28,7 +28,9 @@ fn decided(dir: &Path) -> Decided {
             ["matches_by_submitter", name, n] => {
                 d.per_submitter.insert(name.to_string(), n.parse().expect("a count"));
             }
-            ["rejected", job, name, reason] => d.rejections.push((job.to_string(), name.to_string(), reason.to_string())),
+            ["rejected", job, name, reason] => {
+                d.rejections.push((job.to_string(), name.to_string(), reason.to_string()))
+            }
             _ => {
                 if let Some(n) = line.strip_prefix("matches ") {
                     d.total = n.trim().parse().expect("the total");
@@ -64,7 +66,9 @@ fn every_snapshot_replays_to_htcondors_decisions() {
         .expect("the snapshots")
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.join("summary.txt").exists() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("snap-")))
+        .filter(|p| {
+            p.join("summary.txt").exists() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("snap-"))
+        })
         .collect();
     dirs.sort();
     for dir in &dirs {

@@ -236,7 +236,8 @@ fn one_cycle(
         timer.elapsed().as_secs_f64()
     ));
     if let Some(file) = userprio_out {
-        let rows = snapshot.accountant.priority_rows_after(&outcome.groups);
+        let submitters: Vec<&str> = outcome.submitters.iter().map(|r| r.name.as_str()).collect();
+        let rows = snapshot.accountant.priority_rows_after_cycle(&outcome.groups, &submitters);
         std::fs::write(file, matchmaker::userprio_ad::long_form(&rows, now))
             .map_err(|e| format!("{}: {e}", file.display()))?;
     }
