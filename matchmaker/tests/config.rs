@@ -325,17 +325,3 @@ fn a_dump_is_read_alone() {
     assert_eq!(config.local_files().count(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
-
-/// A local file that need not exist and does not is not listed among the
-/// files read (`condor_config_val`'s "Contributing configuration files").
-#[test]
-fn a_missing_local_file_is_not_a_contributing_file() {
-    let dir = temp_dir("missing-local");
-    let top = dir.join("condor_config");
-    let missing = dir.join("condor_config.local");
-    std::fs::write(&top, format!("REQUIRE_LOCAL_CONFIG_FILE = false\nLOCAL_CONFIG_FILE = {}\n", missing.display()))
-        .expect("write");
-    let config = Config::from_file(&top).expect("reads");
-    assert_eq!(config.files().collect::<Vec<_>>(), [top.to_str().expect("utf-8")]);
-    let _ = std::fs::remove_dir_all(&dir);
-}

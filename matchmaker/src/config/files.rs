@@ -124,12 +124,11 @@ fn read_locals(config: &mut Config, files_read: &mut usize) -> Result<(), Config
     while i < todo.len() {
         let file = todo[i].clone();
         count(config, files_read)?;
+        // Listed even when missing and not required, as condor_config_val
+        // lists it among the contributing files.
+        config.local_files.push(file.clone());
         let must = required(config);
-        // A missing file that need not exist contributed nothing: it is
-        // not listed among the files read.
-        if read_file(config, &file, must)? {
-            config.local_files.push(file.clone());
-        }
+        read_file(config, &file, must)?;
         done.push(file);
         i += 1;
         if let Some(new) = param(config, "LOCAL_CONFIG_FILE")? {
@@ -184,17 +183,15 @@ fn read_dirs(config: &mut Config, dirs: &str, files_read: &mut usize) -> Result<
         for file in files {
             count(config, files_read)?;
             let must = required(config);
-            if read_file(config, &file, must)? {
-                config.local_files.push(file);
-            }
+            read_file(config, &file, must)?;
+            config.local_files.push(file);
         }
     }
     Ok(())
 }
 
-/// Reads one file; a missing one is an error only if `required`. Whether
-/// it was read.
-fn read_file(config: &mut Config, file: &str, required: bool) -> Result<bool, ConfigError> {
+/// Reads one file; a missing one is an error only if `required`.
+fn read_file(config: &mut Config, file: &str, required: bool) -> Result<(), ConfigError> {
     if file.trim_end().ends_with('|') {
         return Err(ConfigError::Include {
             at: super::Location { file: file.to_string(), line: 0 },
@@ -203,7 +200,7 @@ fn read_file(config: &mut Config, file: &str, required: bool) -> Result<bool, Co
     }
     let f = match std::fs::File::open(file) {
         Ok(f) => f,
-        Err(_) if !required => return Ok(false),
+        Err(_) if !required => return Ok(()),
         Err(e) => return Err(ConfigError::Io { file: file.to_string(), source: e }),
     };
     let limit = config.limits.max_file;
@@ -218,6 +215,5 @@ fn read_file(config: &mut Config, file: &str, required: bool) -> Result<bool, Co
         return Err(ConfigError::TooLarge { what: file.to_string(), limit });
     }
     let text = String::from_utf8_lossy(&bytes);
-    parse::parse_text(config, &text, file)?;
-    Ok(true)
+    parse::parse_text(config, &text, file)
 }

@@ -431,8 +431,9 @@ impl Config {
         self.dump
     }
 
-    /// The local files read (those `LOCAL_CONFIG_FILE` and
-    /// `LOCAL_CONFIG_DIR` led to), in order: none for a dump.
+    /// The local files (those `LOCAL_CONFIG_FILE` and `LOCAL_CONFIG_DIR`
+    /// led to), in order, a missing `LOCAL_CONFIG_FILE` that need not exist
+    /// included (as `condor_config_val` lists it): none for a dump.
     pub fn local_files(&self) -> impl Iterator<Item = &str> {
         self.local_files.iter().map(String::as_str)
     }

@@ -66,6 +66,10 @@ pub struct Args {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
+    /// Print only the tables (per submitter, and the group tree) and the
+    /// totals, not every match and rejection.
+    #[arg(long, conflicts_with = "json")]
+    summary: bool,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -119,7 +123,7 @@ fn cycle(args: &Args) -> Result<(), String> {
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(out))
         } else {
-            out.write_all(human(&outcomes[0]).as_bytes())
+            out.write_all(human(&outcomes[0], !args.summary).as_bytes())
         }
     } else {
         let names: Vec<String> = args.config.iter().map(|p| p.display().to_string()).collect();
@@ -149,7 +153,7 @@ fn cycle(args: &Args) -> Result<(), String> {
             let mut text = String::new();
             for (name, outcome) in names.iter().zip(&outcomes) {
                 text.push_str(&format!("== negotiator {name}\n"));
-                text.push_str(&human(outcome));
+                text.push_str(&human(outcome, !args.summary));
                 text.push('\n');
             }
             if overlap.is_empty() {
@@ -250,8 +254,9 @@ pub fn to_json(outcome: &CycleOutcome) -> Result<Value, serde_json::Error> {
     serde_json::to_value(outcome)
 }
 
-/// The outcome for people: per submitter, then the matches and rejections.
-pub fn human(outcome: &CycleOutcome) -> String {
+/// The outcome for people: per submitter, then (with `lists`) the matches
+/// and rejections.
+pub fn human(outcome: &CycleOutcome, lists: bool) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let width = outcome.submitters.iter().map(|r| r.name.len()).max().unwrap_or(9).max(9);
@@ -287,6 +292,9 @@ pub fn human(outcome: &CycleOutcome) -> String {
         "\n{} matches, {} rejections; {} slots ({} after trimming, weight {}), {} pie spins, {} requests considered",
         s.matches, s.rejections, s.total_slots, s.trimmed_slots, s.slot_weight_total, s.pie_spins, s.jobs_considered
     );
+    if !lists {
+        return out;
+    }
     if !outcome.matches.is_empty() {
         let _ = writeln!(out, "\nMatches (spin, job, submitter, slot, how):");
         for m in &outcome.matches {
