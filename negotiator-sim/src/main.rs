@@ -1,9 +1,9 @@
 //! `negotiator-sim`: the command-line shell of the matchmaker.
 //!
 //! ```text
-//! negotiator-sim config [--config FILE] [-v] [--dump] [NAME...]
+//! negotiator-sim config [--config FILE] [--negotiator | --subsystem NAME] [-v] [--dump] [NAME...]
 //! negotiator-sim userprio [--log FILE] [--config FILE] [--now EPOCH] [--all] [--json] [edits]
-//! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE]... [--accountant LOG | --userprio FILE] [--json]
+//! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE]... [--accountant LOG | --userprio FILE] [--json | --summary]
 //! negotiator-sim bench --slots N --jobs N --users N [--autoclusters N] [--lean] [--json]
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
