@@ -280,3 +280,48 @@ proptest! {
         }
     }
 }
+
+/// `condor_config_val -dump` output is the whole configuration of the
+/// machine it was taken on: read alone, its LOCAL_CONFIG_FILE and
+/// LOCAL_CONFIG_DIR (this machine's files) are not followed, so a local
+/// file here cannot override the dump's GROUP_NAMES.
+#[test]
+fn a_dump_is_read_alone() {
+    let dir = temp_dir("dump");
+    let local = dir.join("condor_config.local");
+    std::fs::write(&local, "GROUP_NAMES = from_this_machine\n").expect("write");
+    std::fs::create_dir_all(dir.join("config.d")).expect("dir");
+    std::fs::write(dir.join("config.d/99-here"), "PRIORITY_HALFLIFE = 1\n").expect("write");
+    let body = format!(
+        "GROUP_NAMES = group_a, group_b\nLOCAL_CONFIG_FILE = {}\nLOCAL_CONFIG_DIR = {}\nPRIORITY_HALFLIFE = 300\n",
+        local.display(),
+        dir.join("config.d").display()
+    );
+    for header in [
+        "# Configuration from machine: cm\n",
+        "# Configuration from negotiator on cm <127.0.0.1:9618?addrs=127.0.0.1-9618&alias=cm>\n",
+    ] {
+        let dump = dir.join("config.dump");
+        std::fs::write(
+            &dump,
+            format!("{header}{body}# Contributing configuration file(s):\n#\t/etc/condor/condor_config\n"),
+        )
+        .expect("write");
+        let config = Config::from_file(&dump).expect("reads");
+        assert!(config.is_dump(), "{header}");
+        assert_eq!(config.get_string("GROUP_NAMES").expect("set"), "group_a, group_b");
+        assert_eq!(config.get_int("PRIORITY_HALFLIFE").expect("set"), 300);
+        assert_eq!(config.files().collect::<Vec<_>>(), [dump.to_str().expect("utf-8")]);
+        assert_eq!(config.local_files().count(), 0);
+    }
+    // The same text without the header is a configuration file: its local
+    // files are read after it.
+    let top = dir.join("condor_config");
+    std::fs::write(&top, &body).expect("write");
+    let config = Config::from_file(&top).expect("reads");
+    assert!(!config.is_dump());
+    assert_eq!(config.get_string("GROUP_NAMES").expect("set"), "from_this_machine");
+    assert_eq!(config.get_int("PRIORITY_HALFLIFE").expect("set"), 1);
+    assert_eq!(config.local_files().count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

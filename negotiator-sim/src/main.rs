@@ -1,9 +1,9 @@
 //! `negotiator-sim`: the command-line shell of the matchmaker.
 //!
 //! ```text
-//! negotiator-sim config [--config FILE] [-v] [--dump] [NAME...]
+//! negotiator-sim config [--config FILE] [--negotiator | --subsystem NAME] [-v] [--dump] [NAME...]
 //! negotiator-sim userprio [--log FILE] [--config FILE] [--now EPOCH] [--all] [--json] [edits]
-//! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE]... [--accountant LOG | --userprio FILE] [--json]
+//! negotiator-sim cycle --slots FILE --jobs FILE [--config FILE]... [--accountant LOG | --userprio FILE] [--json | --summary]
 //! negotiator-sim bench --slots N --jobs N --users N [--autoclusters N] [--lean] [--json]
 //! negotiator-sim generate --slots N --jobs N --users N [--autoclusters N] [--lean] [--base-time EPOCH] --out DIR
 //! negotiator-sim policy --config FILE --job JOB.ad [--slot SLOT.ad] --trace EVENTS [--start EPOCH] [--json]
@@ -28,7 +28,11 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = cmd::Cli::parse_from(cmd::htcondor_spellings(std::env::args_os()));
+    let given: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match cmd::Cli::try_parse_from(cmd::htcondor_spellings(given.iter().cloned())) {
+        Ok(cli) => cli,
+        Err(e) => cmd::exit_with_spellings(e, &given),
+    };
     // The main thread is one of rayon's threads: it takes its share of a
     // parallel step instead of waiting, and no extra thread competes with
     // it for the cores between parallel steps. (Fails only when a pool

@@ -80,8 +80,53 @@ fn without_a_file_the_defaults_answer() {
     );
     let (rc, out, _) = run(&["--dump"], None);
     assert_eq!(rc, 0);
-    assert!(out.starts_with("# Configuration from machine: <unknown hostname>\nABORT_ON_EXCEPTION = false\n"), "{out}");
+    // The header names this machine, as condor_config_val's does.
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("the kernel's host name");
+    let header = format!("# Configuration from machine: {}\nABORT_ON_EXCEPTION = false\n", host.trim());
+    assert!(out.starts_with(&header), "{out}");
     let (rc, _, err) = run(&[], None);
     assert_eq!(rc, 2);
     assert!(err.contains("give names"), "{err}");
+}
+
+/// `-negotiator` and `-subsystem NAME` read the configuration as that
+/// daemon does (`NEGOTIATOR.NAME` wins), as the docs' `condor_config_val
+/// -negotiator -dump` capture shows it; a misspelled one-dash option is
+/// echoed as typed.
+#[test]
+fn the_negotiators_view_and_subsystems() {
+    let dir = std::env::temp_dir().join(format!("negotiator-sim-config-sub-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let top = dir.join("condor_config");
+    std::fs::write(
+        &top,
+        "FULL_HOSTNAME = cm.example.org\nPRIORITY_HALFLIFE = 100\nNEGOTIATOR.PRIORITY_HALFLIFE = 200\n",
+    )
+    .expect("write");
+    let top = top.to_str().expect("utf-8");
+    for (args, want) in [
+        (vec!["--config", top, "PRIORITY_HALFLIFE"], "100\n"),
+        (vec!["--config", top, "-negotiator", "PRIORITY_HALFLIFE"], "200\n"),
+        (vec!["--config", top, "--negotiator", "PRIORITY_HALFLIFE"], "200\n"),
+        (vec!["--config", top, "-subsystem", "negotiator", "PRIORITY_HALFLIFE"], "200\n"),
+        (vec!["--config", top, "-subsystem", "SCHEDD", "PRIORITY_HALFLIFE"], "100\n"),
+    ] {
+        let (rc, out, err) = run(&args, None);
+        assert_eq!((rc, out.as_str()), (0, want), "{args:?}: {err}");
+    }
+    let (rc, out, err) = run(&["--config", top, "-negotiator", "-dump"], None);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.starts_with("# Configuration from negotiator on cm.example.org\n"), "{out}");
+    assert!(
+        out.contains("\nPRIORITY_HALFLIFE = 200\n") || out.contains("\nNEGOTIATOR.PRIORITY_HALFLIFE = 200\n"),
+        "{out}"
+    );
+    let (rc, out, _) = run(&["--config", top, "-dump"], None);
+    assert_eq!(rc, 0);
+    assert!(out.starts_with("# Configuration from machine: cm.example.org\n"), "{out}");
+    let (rc, _, err) = run(&["--config", top, "-negotiatr", "-dump"], None);
+    assert_eq!(rc, 2);
+    assert!(err.contains("unexpected argument '-negotiatr'"), "{err}");
+    assert!(!err.contains("'--negotiatr'"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -157,6 +157,20 @@ fn group_quotas_for_userprio() {
     let ours = figures(&written);
     assert!(ours.len() >= 5 * 5, "{ours:?}");
     assert_eq!(ours, figures(&real));
+    // Every submitter HTCondor's file has, group_b.sub1.bench03 too (it
+    // got no match and had no record before the cycle), with its priority.
+    let users = |text: &str| -> Vec<(String, String)> {
+        let attrs: std::collections::BTreeMap<&str, &str> = text.lines().filter_map(|l| l.split_once(" = ")).collect();
+        let mut out: Vec<(String, String)> = (1..)
+            .map_while(|n| attrs.get(format!("Name{n}").as_str()).map(|name| (n, name)))
+            .filter(|(n, _)| attrs.get(format!("IsAccountingGroup{n}").as_str()) == Some(&"false"))
+            .map(|(n, name)| (name.to_string(), attrs.get(format!("Priority{n}").as_str()).unwrap_or(&"").to_string()))
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(users(&written).len(), 5, "{written}");
+    assert_eq!(users(&written), users(&real));
     let out = run(&["userprio", "--inputfile", &out_file, "--quotas", "--allusers"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8_lossy(&out.stdout);
@@ -289,4 +303,60 @@ fn bench_with_groups() {
     assert_eq!(names, ["<none>", "group_0", "group_1"]);
     let grouped: u64 = ["group_0", "group_1"].iter().map(|g| by_group[*g].as_u64().unwrap_or(0)).sum();
     assert_eq!(Some(grouped), json["Matches"].as_u64());
+}
+
+/// The per-submitter table says what happened in words: on the 1,000-slot
+/// bench cycle bench03 got more matches than it has idle jobs (its schedd
+/// offered them again) and bench04 fewer, with rejections; neither is
+/// said to have got all it wanted.
+#[test]
+fn the_table_says_what_happened() {
+    let args = cycle_args(&snapshot("snap-1000-1000-4-8"));
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let slots = snapshot("snap-1000-1000-4-8").join("slots.ad.gz").to_string_lossy().into_owned();
+    let config = snapshot("snap-1000-1000-4-8").join("config-negotiator.dump").to_string_lossy().into_owned();
+    args[2] = &slots;
+    args[6] = &config;
+    let out = run(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().next().unwrap_or("").ends_with("  outcome"), "{text}");
+    let row = |name: &str| text.lines().find(|l| l.starts_with(name)).unwrap_or("").to_string();
+    assert!(row("bench01").ends_with("  all 250 idle jobs matched"), "{text}");
+    assert!(
+        row("bench03").ends_with(
+            "  every request tried: 269 matches for 250 idle jobs (jobs matched in an earlier spin were offered \
+             again), 3 requests rejected"
+        ),
+        "{text}"
+    );
+    assert!(
+        row("bench04").ends_with("  every request tried: 175 of 250 idle jobs matched, 3 requests rejected"),
+        "{text}"
+    );
+    assert!(!text.contains("got all it wanted"), "{text}");
+}
+
+/// A configuration that pulls in local files of this machine (not a dump)
+/// is warned about, even with -q; the dump of the same pool is not.
+#[test]
+fn local_files_of_this_machine_are_warned_about() {
+    let dir = tempdir().join("local-files");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let local = dir.join("condor_config.local");
+    std::fs::write(&local, "NEGOTIATOR_DEBUG = D_FULLDEBUG\n").expect("write");
+    let top = dir.join("condor_config");
+    std::fs::write(&top, format!("LOCAL_CONFIG_FILE = {}\n", local.display())).expect("write");
+    let snap = snapshot("snap-200-200-3-6");
+    let mut args = cycle_args(&snap);
+    args[6] = top.to_string_lossy().into_owned();
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: the configuration also read local files") && err.contains("condor_config.local"),
+        "{err}"
+    );
+    let out = run(&cycle_args(&snap).iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }

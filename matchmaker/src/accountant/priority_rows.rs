@@ -155,6 +155,33 @@ impl Accountant {
         rows
     }
 
+    /// The rows of [`priority_rows_after`](Self::priority_rows_after), and
+    /// a row for each of the cycle's `submitters` the accountant has no
+    /// record of (one that got no match and had no usage before): the
+    /// negotiator reports every submitter it negotiated with, as
+    /// `condor_userprio` shows after the cycle, at the lowest priority and
+    /// its factor.
+    ///
+    /// ```
+    /// use matchmaker::accountant::{Accountant, AccountantConfig};
+    ///
+    /// let accountant = Accountant::new(AccountantConfig::default());
+    /// let rows = accountant.priority_rows_after_cycle(&[], &["alice@site"]);
+    /// assert_eq!(rows.len(), 1);
+    /// assert_eq!((rows[0].name.as_str(), rows[0].effective_priority), ("alice@site", 0.5 * rows[0].priority_factor));
+    /// ```
+    pub fn priority_rows_after_cycle(&self, groups: &[GroupReport], submitters: &[&str]) -> Vec<PriorityRow> {
+        let mut rows = self.priority_rows_after(groups);
+        for name in submitters {
+            if GroupTree::is_group_name(name) || rows.iter().any(|r| !r.is_group && r.name == *name) {
+                continue;
+            }
+            let blank = CustomerRecord { name: name.to_string(), ..CustomerRecord::default() };
+            rows.push(self.submitter_row(&blank));
+        }
+        rows
+    }
+
     /// The rows `condor_userprio` is given: groups first (breadth first,
     /// `<none>` first), then every submitter in record order. Factors not
     /// yet written are reported with their default, as the negotiator
@@ -208,31 +235,36 @@ impl Accountant {
                 // configured is not reported.
                 continue;
             }
-            let factor = match c.priority_factor {
-                Some(f) if f >= super::MIN_PRIORITY_FACTOR => f,
-                _ => self.priority_factor(&c.name),
-            };
-            let rup = c.priority.unwrap_or(MIN_PRIORITY).max(MIN_PRIORITY);
-            rows.push(PriorityRow {
-                name: c.name.clone(),
-                is_group: false,
-                accounting_group: self.group_of(&c.name).to_string(),
-                effective_priority: rup * factor,
-                priority_factor: factor,
-                ceiling: c.ceiling.filter(|&v| v >= 0).unwrap_or(-1),
-                floor: c.floor.unwrap_or(0).max(0),
-                resources_used: c.resources_used.unwrap_or(0),
-                weighted_resources_used: c.weighted_resources_used.unwrap_or(0.0),
-                accumulated_usage: c.accumulated_usage.unwrap_or(0.0),
-                weighted_accumulated_usage: c.weighted_accumulated_usage.unwrap_or(0.0),
-                hier_weighted_resources_used: 0.0,
-                begin_usage_time: c.begin_usage_time.unwrap_or(0),
-                last_usage_time: c.last_usage_time.unwrap_or(0),
-                group_index: None,
-                quotas: None,
-            });
+            rows.push(self.submitter_row(c));
         }
         rows
+    }
+
+    /// A submitter's row from its record.
+    fn submitter_row(&self, c: &CustomerRecord) -> PriorityRow {
+        let factor = match c.priority_factor {
+            Some(f) if f >= super::MIN_PRIORITY_FACTOR => f,
+            _ => self.priority_factor(&c.name),
+        };
+        let rup = c.priority.unwrap_or(MIN_PRIORITY).max(MIN_PRIORITY);
+        PriorityRow {
+            name: c.name.clone(),
+            is_group: false,
+            accounting_group: self.group_of(&c.name).to_string(),
+            effective_priority: rup * factor,
+            priority_factor: factor,
+            ceiling: c.ceiling.filter(|&v| v >= 0).unwrap_or(-1),
+            floor: c.floor.unwrap_or(0).max(0),
+            resources_used: c.resources_used.unwrap_or(0),
+            weighted_resources_used: c.weighted_resources_used.unwrap_or(0.0),
+            accumulated_usage: c.accumulated_usage.unwrap_or(0.0),
+            weighted_accumulated_usage: c.weighted_accumulated_usage.unwrap_or(0.0),
+            hier_weighted_resources_used: 0.0,
+            begin_usage_time: c.begin_usage_time.unwrap_or(0),
+            last_usage_time: c.last_usage_time.unwrap_or(0),
+            group_index: None,
+            quotas: None,
+        }
     }
 }
 

@@ -16,8 +16,17 @@ pub(crate) fn load(config: &mut Config, path: &Path) -> Result<(), ConfigError> 
         _ => ".".to_string(),
     };
     config.insert("CONFIG_ROOT", root, Source::Detected, false);
+    let dump = is_dump(path);
     read_file(config, &top, true)?;
     config.global_file = Some(top);
+    if dump {
+        // `condor_config_val -dump` output is already the whole
+        // configuration: its LOCAL_CONFIG_FILE and LOCAL_CONFIG_DIR name
+        // the files of the machine it was taken on, read into it already,
+        // and the environment it was taken in is in it too.
+        config.dump = true;
+        return Ok(());
+    }
 
     let mut files_read = 0usize;
     let dirs = param(config, "LOCAL_CONFIG_DIR")?;
@@ -41,6 +50,24 @@ pub(crate) fn load(config: &mut Config, path: &Path) -> Result<(), ConfigError> 
         }
     }
     Ok(())
+}
+
+/// Whether `path` is `condor_config_val -dump` output: its first line is
+/// the dump's header, `# Configuration from machine: HOST` (a local read)
+/// or `# Configuration from negotiator on HOST <ADDRESS>` (a daemon's
+/// configuration, `-negotiator`, `-schedd`, ...).
+pub(crate) fn is_dump(path: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if f.take(256).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(&head);
+    let first = head.trim_start_matches('\u{feff}').lines().next().unwrap_or_default();
+    first.starts_with("# Configuration from machine: ")
+        || first.strip_prefix("# Configuration from ").is_some_and(|rest| rest.contains(" on "))
 }
 
 /// The expanded value of `name`, `None` if empty or undefined.
@@ -97,6 +124,8 @@ fn read_locals(config: &mut Config, files_read: &mut usize) -> Result<(), Config
     while i < todo.len() {
         let file = todo[i].clone();
         count(config, files_read)?;
+        // Listed even when missing and not required, as condor_config_val
+        // lists it among the contributing files.
         config.local_files.push(file.clone());
         let must = required(config);
         read_file(config, &file, must)?;

@@ -167,6 +167,7 @@ impl Loader {
             local_files: Vec::new(),
             warnings: Vec::new(),
             subsystem: self.subsystem.clone(),
+            dump: false,
         }
     }
 
@@ -195,7 +196,9 @@ impl Loader {
     /// sets `CONFIG_ROOT` to its directory, reads it, then the files of
     /// `LOCAL_CONFIG_DIR` (sorted, less those `LOCAL_CONFIG_DIR_EXCLUDE_REGEXP`
     /// matches) and of `LOCAL_CONFIG_FILE` (followed as it changes), then the
-    /// `_CONDOR_NAME` variables of the environment.
+    /// `_CONDOR_NAME` variables of the environment. `condor_config_val
+    /// -dump` output (its first line `# Configuration from ...`) is read
+    /// alone, as the whole configuration it is ([`Config::is_dump`]).
     pub fn load_file(&self, path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         let mut config = self.empty();
         files::load(&mut config, path.as_ref())?;
@@ -249,6 +252,8 @@ pub struct Config {
     local_files: Vec<String>,
     warnings: Vec<String>,
     subsystem: Option<String>,
+    /// Read from `condor_config_val -dump` output, alone.
+    dump: bool,
 }
 
 impl Default for Config {
@@ -395,6 +400,42 @@ impl Config {
     /// The files read: the top file, then the local ones, in order.
     pub fn files(&self) -> impl Iterator<Item = &str> {
         self.global_file.iter().chain(self.local_files.iter()).map(String::as_str)
+    }
+
+    /// Whether the configuration was read from `condor_config_val -dump`
+    /// output (recognized by its first line, `# Configuration from ...`).
+    /// A dump is the whole configuration of the machine it was taken on,
+    /// so [`Loader::load_file`] reads it alone: not the files its
+    /// `LOCAL_CONFIG_FILE` and `LOCAL_CONFIG_DIR` name (they are this
+    /// machine's, not that one's), nor `_CONDOR_` variables.
+    ///
+    /// ```
+    /// use matchmaker::config::Config;
+    /// let dir = std::env::temp_dir().join(format!("dump-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// std::fs::write(dir.join("local"), "GROUP_NAMES = from_this_machine\n").unwrap();
+    /// let local = dir.join("local").display().to_string();
+    /// std::fs::write(
+    ///     dir.join("config.dump"),
+    ///     format!("# Configuration from machine: cm\nGROUP_NAMES = a, b\nLOCAL_CONFIG_FILE = {local}\n"),
+    /// )
+    /// .unwrap();
+    /// let config = Config::from_file(dir.join("config.dump"))?;
+    /// assert!(config.is_dump());
+    /// assert_eq!(config.get_string("GROUP_NAMES")?, "a, b");
+    /// assert_eq!(config.files().count(), 1);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
+    pub fn is_dump(&self) -> bool {
+        self.dump
+    }
+
+    /// The local files (those `LOCAL_CONFIG_FILE` and `LOCAL_CONFIG_DIR`
+    /// led to), in order, a missing `LOCAL_CONFIG_FILE` that need not exist
+    /// included (as `condor_config_val` lists it): none for a dump.
+    pub fn local_files(&self) -> impl Iterator<Item = &str> {
+        self.local_files.iter().map(String::as_str)
     }
 
     /// Warnings of reading (`warning :` statements, `NAME : value`

@@ -106,14 +106,23 @@ pub fn query(config: &Config, names: &[&str], verbose: bool) -> Output {
 /// where each was set, its expansion and its default; without, the list of
 /// files read at the end.
 pub fn dump(config: &Config, verbose: bool) -> Output {
+    let host = host_name(config).unwrap_or_else(|| "<unknown hostname>".to_string());
+    dump_with_header(config, verbose, &format!("# Configuration from machine: {host}"))
+}
+
+/// The configuration's `FULL_HOSTNAME`, when it sets one (not empty).
+pub fn host_name(config: &Config) -> Option<String> {
+    config.lookup("FULL_HOSTNAME").map(|l| l.value).filter(|v| !v.is_empty())
+}
+
+/// [`dump`] with this first line (`# Configuration from machine: HOST`, or
+/// `# Configuration from negotiator on HOST` for a daemon's view): the
+/// header [`Loader::load_file`](super::Loader::load_file) recognizes a dump
+/// by.
+pub fn dump_with_header(config: &Config, verbose: bool, header: &str) -> Output {
     let mut out = Output { stderr: warnings(config), ..Output::default() };
-    let host = config
-        .lookup("FULL_HOSTNAME")
-        .map(|l| l.value)
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "<unknown hostname>".to_string());
     let s = &mut out.stdout;
-    let _ = writeln!(s, "# Configuration from machine: {host}");
+    let _ = writeln!(s, "{}", header.lines().next().unwrap_or_default());
     for name in config.names() {
         let Some(l) = config.lookup(&name) else { continue };
         let here = l.multi_line || l.raw.contains('\n');

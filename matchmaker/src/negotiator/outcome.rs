@@ -101,7 +101,7 @@ pub struct Rejection {
 }
 
 /// Why the negotiator stopped serving a submitter this cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Stopped {
     /// It had no idle jobs.
@@ -113,6 +113,7 @@ pub enum Stopped {
     /// Its ceiling was reached.
     Ceiling,
     /// It was not reached (the cycle ran out of slots or pie first).
+    #[default]
     NotReached,
 }
 
@@ -137,7 +138,7 @@ impl fmt::Display for Stopped {
 }
 
 /// One submitter's figures.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct SubmitterReport {
@@ -165,6 +166,45 @@ pub struct SubmitterReport {
     pub rejections: u32,
     /// Why it stopped.
     pub stopped: Stopped,
+}
+
+impl SubmitterReport {
+    /// What happened to the submitter, in words an administrator reads
+    /// correctly: why the negotiator stopped serving it, with its matches
+    /// against its idle jobs and its rejections, and, when it got more
+    /// matches than it has idle jobs, why that can be (its schedd offered
+    /// jobs matched in an earlier spin again). `negotiator-sim cycle`'s
+    /// table prints it.
+    ///
+    /// ```
+    /// use matchmaker::negotiator::{Stopped, SubmitterReport};
+    /// let mut r = SubmitterReport::default();
+    /// (r.idle_jobs, r.matches, r.rejections, r.stopped) = (250, 228, 4, Stopped::GotAll);
+    /// assert_eq!(r.summary(), "every request tried: 228 of 250 idle jobs matched, 4 requests rejected");
+    /// ```
+    pub fn summary(&self) -> String {
+        let (matched, idle) = (u64::from(self.matches), self.idle_jobs);
+        let of = if matched > idle {
+            format!("{matched} matches for {idle} idle jobs (jobs matched in an earlier spin were offered again)")
+        } else if matched == idle && idle > 0 {
+            format!("all {idle} idle jobs matched")
+        } else {
+            format!("{matched} of {idle} idle jobs matched")
+        };
+        let rejected = match self.rejections {
+            0 => String::new(),
+            1 => ", 1 request rejected".to_string(),
+            n => format!(", {n} requests rejected"),
+        };
+        match self.stopped {
+            Stopped::NoIdleJobs => "no idle jobs".to_string(),
+            Stopped::GotAll if self.rejections == 0 && matched >= idle => of,
+            Stopped::GotAll => format!("every request tried: {of}{rejected}"),
+            Stopped::ShareLimit => format!("its share of the pool ran out: {of}{rejected}"),
+            Stopped::Ceiling => format!("its ceiling was reached: {of}{rejected}"),
+            Stopped::NotReached => format!("not reached (the pool ran out first): {of}{rejected}"),
+        }
+    }
 }
 
 /// The cycle's statistics, as HTCondor publishes them in the negotiator ad

@@ -66,6 +66,10 @@ pub struct Args {
     /// Print the outcome as JSON.
     #[arg(long)]
     json: bool,
+    /// Print only the tables (per submitter, and the group tree) and the
+    /// totals, not every match and rejection.
+    #[arg(long, conflicts_with = "json")]
+    summary: bool,
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
@@ -119,7 +123,7 @@ fn cycle(args: &Args) -> Result<(), String> {
                 .map_err(std::io::Error::from)
                 .and_then(|()| writeln!(out))
         } else {
-            out.write_all(human(&outcomes[0]).as_bytes())
+            out.write_all(human(&outcomes[0], !args.summary).as_bytes())
         }
     } else {
         let names: Vec<String> = args.config.iter().map(|p| p.display().to_string()).collect();
@@ -149,7 +153,7 @@ fn cycle(args: &Args) -> Result<(), String> {
             let mut text = String::new();
             for (name, outcome) in names.iter().zip(&outcomes) {
                 text.push_str(&format!("== negotiator {name}\n"));
-                text.push_str(&human(outcome));
+                text.push_str(&human(outcome, !args.summary));
                 text.push('\n');
             }
             if overlap.is_empty() {
@@ -204,6 +208,16 @@ fn one_cycle(
     progress("reading the snapshot");
     let mut snapshot = Snapshot::read(&args.slots, &args.jobs, config, priorities, args.submitters.as_deref())
         .map_err(|e| e.to_string())?;
+    let locals: Vec<&str> = snapshot.config.local_files().collect();
+    if !locals.is_empty() {
+        // Always said, even with -q: a snapshot's configuration that reads
+        // this machine's files is rarely what was meant.
+        eprintln!(
+            "negotiator-sim cycle: warning: the configuration also read local files of this machine: {} (a \
+             `condor_config_val -negotiator -dump` taken on the pool is read alone)",
+            locals.join(", ")
+        );
+    }
     let mut negotiator = Negotiator::from_config(&snapshot.config).map_err(|e| e.to_string())?;
     negotiator.settings.resend_matched_jobs = args.resend_matched_jobs;
     let queues = snapshot.queues(&negotiator);
@@ -226,7 +240,8 @@ fn one_cycle(
         timer.elapsed().as_secs_f64()
     ));
     if let Some(file) = userprio_out {
-        let rows = snapshot.accountant.priority_rows_after(&outcome.groups);
+        let submitters: Vec<&str> = outcome.submitters.iter().map(|r| r.name.as_str()).collect();
+        let rows = snapshot.accountant.priority_rows_after_cycle(&outcome.groups, &submitters);
         std::fs::write(file, matchmaker::userprio_ad::long_form(&rows, now))
             .map_err(|e| format!("{}: {e}", file.display()))?;
     }
@@ -239,14 +254,15 @@ pub fn to_json(outcome: &CycleOutcome) -> Result<Value, serde_json::Error> {
     serde_json::to_value(outcome)
 }
 
-/// The outcome for people: per submitter, then the matches and rejections.
-pub fn human(outcome: &CycleOutcome) -> String {
+/// The outcome for people: per submitter, then (with `lists`) the matches
+/// and rejections.
+pub fn human(outcome: &CycleOutcome, lists: bool) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let width = outcome.submitters.iter().map(|r| r.name.len()).max().unwrap_or(9).max(9);
     let _ = writeln!(
         out,
-        "{:<width$} {:>12} {:>10} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>6}  stopped",
+        "{:<width$} {:>12} {:>10} {:>7} {:>9} {:>9} {:>9} {:>7} {:>7} {:>6}  outcome",
         "Submitter", "EffPrio", "Factor", "Share", "Limit", "UsedNow", "UsedAfter", "Idle", "Matched", "Rejctd"
     );
     for r in &outcome.submitters {
@@ -263,7 +279,7 @@ pub fn human(outcome: &CycleOutcome) -> String {
             r.idle_jobs,
             r.matches,
             r.rejections,
-            r.stopped
+            r.summary()
         );
     }
     if !outcome.groups.is_empty() {
@@ -276,6 +292,9 @@ pub fn human(outcome: &CycleOutcome) -> String {
         "\n{} matches, {} rejections; {} slots ({} after trimming, weight {}), {} pie spins, {} requests considered",
         s.matches, s.rejections, s.total_slots, s.trimmed_slots, s.slot_weight_total, s.pie_spins, s.jobs_considered
     );
+    if !lists {
+        return out;
+    }
     if !outcome.matches.is_empty() {
         let _ = writeln!(out, "\nMatches (spin, job, submitter, slot, how):");
         for m in &outcome.matches {

@@ -85,6 +85,25 @@ pub fn htcondor_spellings(args: impl Iterator<Item = std::ffi::OsString>) -> Vec
     .collect()
 }
 
+/// Ends the process with clap's message for `error`, an option named in it
+/// as it was typed: `-negotiatr` when the user wrote one dash (which
+/// [`htcondor_spellings`] had read as `--negotiatr`).
+pub fn exit_with_spellings(error: clap::Error, given: &[std::ffi::OsString]) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        error.exit();
+    }
+    let mut text = error.render().to_string();
+    for arg in given.iter().filter_map(|a| a.to_str()) {
+        if arg.len() > 2 && arg.starts_with('-') && !arg.starts_with("--") {
+            let typed = arg.split('=').next().unwrap_or(arg);
+            text = text.replace(&format!("'-{typed}'"), &format!("'{typed}'"));
+        }
+    }
+    eprint!("{text}");
+    std::process::exit(error.exit_code())
+}
+
 impl Command {
     /// Runs the subcommand.
     pub fn run(self) -> ExitCode {

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Replays this captured cycle with negotiator-sim: its summary.txt is what HTCondor decided.
+# The next periodic cycle after the bench's: userprio.ad (with bench02's ceiling of 20) was
+# written right before it and is its input; jobs and configuration are snap-200-200-3-6's.
+# Its schedd declined every match (advertised test slots), so it offered matched jobs again.
+# Usage: replay.sh [more `negotiator-sim cycle` options, e.g. --json or --summary]. NEGOTIATOR_SIM
+# is the command to run (default: negotiator-sim on the PATH), e.g. from a clone's top directory:
+#   NEGOTIATOR_SIM="cargo run -q -p negotiator-sim --" path/to/replay.sh --summary
+here=$(dirname "$0")
+# shellcheck disable=SC2086 # NEGOTIATOR_SIM may be a command with arguments
+exec ${NEGOTIATOR_SIM:-negotiator-sim} cycle --slots "$here/slots.ad" \
+    --jobs "$here/../snap-200-200-3-6/jobs.ad.gz" \
+    --config "$here/../snap-200-200-3-6/config-negotiator.dump" \
+    --userprio "$here/userprio.ad" \
+    --submitters "$here/submitters.ad" \
+    --resend-matched-jobs "$@"
