@@ -1,0 +1,38 @@
+#!/bin/sh
+# Starts or stops ONE real HTCondor 23.9.6 condor_collector in the chroot on
+# 127.0.0.1:29619, for tests/client_chroot.rs:
+#
+#   collector.sh start MODE [ROOT]   # MODE: m0 (plaintext); base.config + MODE.config
+#   collector.sh stop [ROOT]         # kills the collector this script started
+#
+# The collector's log is left in ROOT/tmp/cedar-client-live/log.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+W=/tmp/cedar-client-live
+case "$1" in
+start)
+  MODE=$2
+  ROOT=${3:-/work/chroot}
+  rm -rf "$ROOT$W"
+  mkdir -p "$ROOT$W/log" "$ROOT$W/spool" "$ROOT$W/exec" "$ROOT$W/run" "$ROOT$W/lock" "$ROOT$W/tokens"
+  cat "$HERE/base.config" "$HERE/$MODE.config" > "$ROOT$W/collector.config"
+  if [ -f "$HERE/$MODE.setup" ]; then . "$HERE/$MODE.setup"; fi
+  chroot "$ROOT" chown -R condor:condor $W
+  # chroot and env exec, so $! is the collector itself.
+  chroot "$ROOT" env -i PATH=/usr/bin:/bin:/usr/sbin CONDOR_CONFIG=$W/collector.config \
+    condor_collector -f -p 29619 > "$ROOT$W/stdout" 2>&1 &
+  echo $! > "$ROOT$W/pid"
+  ;;
+stop)
+  ROOT=${2:-/work/chroot}
+  if [ -f "$ROOT$W/pid" ]; then
+    pid=$(cat "$ROOT$W/pid")
+    kill "$pid" 2>/dev/null || true
+    rm -f "$ROOT$W/pid"
+  fi
+  ;;
+*)
+  echo "usage: $0 start MODE [ROOT] | stop [ROOT]" >&2
+  exit 2
+  ;;
+esac
