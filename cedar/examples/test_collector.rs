@@ -1,10 +1,17 @@
 //! A tiny in-memory collector, a test fixture for the `cedar` crate (not
 //! the collector daemon): it answers the collector's queries, takes updates
-//! and invalidations, and speaks the handshake of mode M0.
+//! and invalidations, and speaks the handshake: mode M0 (plaintext) by
+//! default, or the security its configuration knobs ask for (`--secure`:
+//! `SEC_*` policies, CLAIMTOBE, IDTOKENS with the keys of
+//! `SEC_TOKEN_POOL_SIGNING_KEY_FILE`/`SEC_PASSWORD_DIRECTORY` and
+//! `TRUST_DOMAIN`, AES-GCM). `ALLOW_*`/`DENY_*` knobs authorize every
+//! command (each `ALLOW_<LEVEL>` not given is `*`). Stored ads get
+//! `AuthenticatedIdentity` and `AuthenticationMethod` when the update was
+//! authenticated, as the C++ collector adds them.
 //!
 //! Run it with `cargo run -p cedar --example test_collector -- [PORT]
-//! [--deny CMD]...`; it prints `listening on <ip:port>` and serves until
-//! killed. `CEDAR_FIXTURE_DEBUG=1` logs each command and query ad to
+//! [--secure] [--config KNOB=VALUE]...`; it prints `listening on
+//! <ip:port>` and serves until killed. `CEDAR_FIXTURE_DEBUG=1` logs each command and query ad to
 //! stderr; `CEDAR_FIXTURE_PACKET=N` makes it send packets of at most N
 //! bytes. The integration tests include this file as a module.
 //!
@@ -17,9 +24,11 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use cedar::authz::{collector_command, Authorizer, AuthzConfig, IdentityConfig, Permission};
 use cedar::blocking::ServerSession;
 use cedar::command::*;
-use cedar::handshake::{CommandRequest, CommandTable, ServerConfig};
+use cedar::handshake::{CommandRequest, CommandTable, ServerConfig, ServerPolicies, TokenConfig};
+use cedar::token::key::{FileCheck, KeyStore};
 use cedar::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
 use cedar::wire::Decoder;
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
@@ -27,17 +36,62 @@ use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
 /// How the fixture behaves.
 #[derive(Debug, Clone, Default)]
 pub struct FixtureOptions {
-    /// Commands to refuse (the authorizer denies them).
-    pub deny: Vec<i32>,
+    /// Configuration knobs (`SEC_*`, `ALLOW_*`, `DENY_*`, `TRUST_DOMAIN`,
+    /// token key files, `UID_DOMAIN`, `SEC_CLAIMTOBE_INCLUDE_DOMAIN`).
+    pub config: Vec<(String, String)>,
+    /// Take the security policy from `config` (as a daemon reads its
+    /// `SEC_*` knobs, defaults included); without it, mode M0 (NEVER).
+    pub secure: bool,
+}
+
+impl FixtureOptions {
+    /// A configured fixture with these knobs.
+    pub fn secure(config: &[(&str, &str)]) -> FixtureOptions {
+        FixtureOptions { config: config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), secure: true }
+    }
+
+    /// The knob `name`: from `config`, else `*` for `ALLOW_<LEVEL>`.
+    pub fn lookup(&self, name: &str) -> Option<String> {
+        if let Some((_, v)) = self.config.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)) {
+            return Some(v.clone());
+        }
+        let level = name.strip_prefix("ALLOW_")?;
+        Permission::from_name(level).map(|_| "*".to_string())
+    }
+
+    /// The server configuration these options describe.
+    pub fn server_config(&self) -> cedar::error::Result<ServerConfig> {
+        let lookup = |k: &str| self.lookup(k);
+        let authorizer = Authorizer::from_config(&lookup, &AuthzConfig::default())?;
+        let mut config = ServerConfig::new(commands()).authorizer(authorizer).hostname("127.0.0.1");
+        if self.secure {
+            config = config.policies(ServerPolicies::from_config("COLLECTOR", &lookup)?);
+        }
+        let mut identity = IdentityConfig::default();
+        identity.uid_domain = lookup("UID_DOMAIN");
+        identity.claimtobe_include_domain =
+            lookup("SEC_CLAIMTOBE_INCLUDE_DOMAIN").is_some_and(|v| v.to_ascii_lowercase().starts_with('t'));
+        config = config.identity(identity);
+        let pool = lookup("SEC_TOKEN_POOL_SIGNING_KEY_FILE").map(std::path::PathBuf::from);
+        let dir = lookup("SEC_PASSWORD_DIRECTORY").map(std::path::PathBuf::from);
+        if pool.is_some() || dir.is_some() {
+            let keys = KeyStore::new(pool, dir, FileCheck::none());
+            let trust_domain = lookup("TRUST_DOMAIN").unwrap_or_default();
+            config = config.tokens(TokenConfig::new(keys), trust_domain);
+        }
+        Ok(config)
+    }
 }
 
 /// The ads the fixture holds.
 pub type Store = Arc<Mutex<Vec<ClassAd>>>;
 
-/// The command table of the fixture, at the C++ collector's levels.
+/// The command table of the fixture: the commands it handles, at the
+/// levels the C++ collector registers them with
+/// ([`cedar::authz::COLLECTOR_COMMANDS`]), and daemon core's `DC_NOP`s.
 pub fn commands() -> CommandTable {
     let mut t = CommandTable::new();
-    for q in [
+    for c in [
         QUERY_STARTD_ADS,
         QUERY_SCHEDD_ADS,
         QUERY_MASTER_ADS,
@@ -47,32 +101,34 @@ pub fn commands() -> CommandTable {
         QUERY_NEGOTIATOR_ADS,
         QUERY_MULTIPLE_ADS,
         QUERY_GENERIC_ADS,
+        UPDATE_STARTD_AD,
+        UPDATE_STARTD_AD_WITH_ACK,
+        INVALIDATE_STARTD_ADS,
+        UPDATE_SCHEDD_AD,
+        UPDATE_SUBMITTOR_AD,
+        INVALIDATE_SCHEDD_ADS,
+        INVALIDATE_SUBMITTOR_ADS,
+        UPDATE_MASTER_AD,
+        INVALIDATE_MASTER_ADS,
+        UPDATE_NEGOTIATOR_AD,
+        INVALIDATE_NEGOTIATOR_ADS,
+        UPDATE_AD_GENERIC,
+        INVALIDATE_ADS_GENERIC,
     ] {
-        t = t.register(q, "READ");
+        if let Some(r) = u32::try_from(c).ok().and_then(collector_command) {
+            t = t.register_with_alternates(c, r.perm, r.alternates);
+        }
     }
-    t.register(UPDATE_STARTD_AD, "ADVERTISE_STARTD")
-        .register(UPDATE_STARTD_AD_WITH_ACK, "ADVERTISE_STARTD")
-        .register(INVALIDATE_STARTD_ADS, "ADVERTISE_STARTD")
-        .register(UPDATE_SCHEDD_AD, "ADVERTISE_SCHEDD")
-        .register(UPDATE_SUBMITTOR_AD, "ADVERTISE_SCHEDD")
-        .register(INVALIDATE_SCHEDD_ADS, "ADVERTISE_SCHEDD")
-        .register(INVALIDATE_SUBMITTOR_ADS, "ADVERTISE_SCHEDD")
-        .register(UPDATE_MASTER_AD, "ADVERTISE_MASTER")
-        .register(INVALIDATE_MASTER_ADS, "ADVERTISE_MASTER")
-        .register(UPDATE_NEGOTIATOR_AD, "DAEMON")
-        .register(INVALIDATE_NEGOTIATOR_ADS, "DAEMON")
-        .register(UPDATE_AD_GENERIC, "DAEMON")
-        .register(INVALIDATE_ADS_GENERIC, "DAEMON")
-        .register(DC_NOP, "ALLOW")
-        .register(DC_NOP_READ, "READ")
-        .register(DC_NOP_WRITE, "WRITE")
-        .register(DC_NOP_NEGOTIATOR, "NEGOTIATOR")
-        .register(DC_NOP_ADMINISTRATOR, "ADMINISTRATOR")
-        .register(DC_NOP_CONFIG, "CONFIG")
-        .register(DC_NOP_DAEMON, "DAEMON")
-        .register(DC_NOP_ADVERTISE_STARTD, "ADVERTISE_STARTD")
-        .register(DC_NOP_ADVERTISE_SCHEDD, "ADVERTISE_SCHEDD")
-        .register(DC_NOP_ADVERTISE_MASTER, "ADVERTISE_MASTER")
+    t.register(DC_NOP, Permission::Allow)
+        .register(DC_NOP_READ, Permission::Read)
+        .register(DC_NOP_WRITE, Permission::Write)
+        .register(DC_NOP_NEGOTIATOR, Permission::Negotiator)
+        .register(DC_NOP_ADMINISTRATOR, Permission::Administrator)
+        .register(DC_NOP_CONFIG, Permission::Config)
+        .register(DC_NOP_DAEMON, Permission::Daemon)
+        .register(DC_NOP_ADVERTISE_STARTD, Permission::AdvertiseStartd)
+        .register(DC_NOP_ADVERTISE_SCHEDD, Permission::AdvertiseSchedd)
+        .register(DC_NOP_ADVERTISE_MASTER, Permission::AdvertiseMaster)
 }
 
 /// Starts the fixture on `addr` (port 0 picks one); returns the address it
@@ -82,10 +138,9 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
     let listener = TcpListener::bind(addr)?;
     let local = listener.local_addr()?;
     let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
-    let deny = options.deny.clone();
-    let authorizer =
-        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
-    let config = Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"));
+    let config = Arc::new(
+        options.server_config().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?,
+    );
     let served = store.clone();
     // One connection at a time, as the C++ collector's single thread: an
     // update's connection is over before the next query is read, so a
@@ -123,7 +178,10 @@ fn serve(stream: std::net::TcpStream, config: Arc<ServerConfig>, store: Store) -
     let debug = std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some();
     while let Some(request) = session.next_command()? {
         if debug {
-            eprintln!("test_collector: command {} via {:?}", request.command, request.via);
+            eprintln!(
+                "test_collector: command {} via {:?} as {:?} ({:?})",
+                request.command, request.via, request.user, request.method
+            );
         }
         if handle(&mut session, &request, &store)? == Hook::ForgetSessions {
             // A test hook: as if the collector restarted.
@@ -276,6 +334,16 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             if ad.lookup("LastHeardFrom").is_none() {
                 ad.insert("LastHeardFrom", now());
             }
+            match (&request.user, &request.method) {
+                (Some(user), Some(method)) => {
+                    ad.insert("AuthenticatedIdentity", user.as_str());
+                    ad.insert("AuthenticationMethod", method.as_str());
+                }
+                _ => {
+                    ad.remove("AuthenticatedIdentity");
+                    ad.remove("AuthenticationMethod");
+                }
+            }
             let key =
                 (lookup_string(&ad, "MyType").unwrap_or_default(), lookup_string(&ad, "Name").unwrap_or_default());
             if let Ok(mut ads) = store.lock() {
@@ -332,9 +400,11 @@ fn main() -> std::io::Result<()> {
     let mut port = "0".to_owned();
     let mut options = FixtureOptions::default();
     while let Some(arg) = args.next() {
-        if arg == "--deny" {
-            if let Some(c) = args.next().and_then(|c| c.parse().ok()) {
-                options.deny.push(c);
+        if arg == "--secure" {
+            options.secure = true;
+        } else if arg == "--config" {
+            if let Some((k, v)) = args.next().as_deref().and_then(|kv| kv.split_once('=')) {
+                options.config.push((k.trim().to_string(), v.trim().to_string()));
             }
         } else {
             port = arg;

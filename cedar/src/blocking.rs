@@ -8,7 +8,7 @@
 //! use cedar::blocking::ServerSession;
 //! use cedar::handshake::{CommandTable, ServerConfig};
 //!
-//! let config = Arc::new(ServerConfig::new(CommandTable::new().register(60011, "ALLOW")));
+//! let config = Arc::new(ServerConfig::new(CommandTable::new().register(60011, cedar::authz::Permission::Allow)));
 //! let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
 //! let (stream, _) = listener.accept()?;
 //! let mut session = ServerSession::new(stream, config, std::time::Duration::from_secs(20))?;
@@ -27,10 +27,11 @@ use std::time::{Duration, Instant};
 
 use classad::ClassAd;
 
+use crate::crypto::SessionKey;
 use crate::error::{Error, ErrorKind, Result};
-use crate::handshake::{CloseReason, CommandRequest, Payload, ServerConfig, ServerConnection, Step};
+use crate::handshake::{CloseReason, CommandRequest, Output, Payload, ServerConfig, ServerConnection, Step};
 use crate::wire::ad::{put_classad, PutOptions};
-use crate::wire::{Encoder, Inbound, Message, Outbound};
+use crate::wire::{encryption, Encoder, Inbound, Message, Outbound};
 
 /// How much is read from the socket at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -89,6 +90,17 @@ impl Connection {
     /// The writing half, to switch it to encrypted between messages.
     pub fn outbound_mut(&mut self) -> &mut Outbound {
         &mut self.outbound
+    }
+
+    /// Encrypts both directions with AES-GCM under `key` from the next
+    /// message on ([`encryption::switch_on`]).
+    pub fn start_crypto(&mut self, key: &SessionKey) -> Result<()> {
+        encryption::switch_on(&mut self.inbound, &mut self.outbound, key)
+    }
+
+    /// Whether the stream is encrypted (both directions switch together).
+    pub fn is_encrypted(&self) -> bool {
+        self.outbound.is_encrypted()
     }
 
     /// The next message; `None` when the peer closed the connection between
@@ -176,8 +188,11 @@ impl ServerSession {
     }
 
     fn flush(&mut self) -> Result<()> {
-        for ad in self.protocol.take_outgoing() {
-            self.connection.send_ad(&ad, &PutOptions::default())?;
+        for out in self.protocol.take_output() {
+            match out {
+                Output::Message(bytes) => self.connection.send(&bytes)?,
+                Output::StartCrypto(key) => self.connection.start_crypto(&key)?,
+            }
         }
         Ok(())
     }
@@ -186,19 +201,22 @@ impl ServerSession {
     /// connection is over (EOF, `DC_NOP`, a refusal: see
     /// [`close_reason`](Self::close_reason)).
     pub fn next_command(&mut self) -> Result<Option<CommandRequest>> {
-        if self.closed.is_some() {
-            return Ok(None);
-        }
-        let step = match self.connection.read_message()? {
-            None => self.protocol.on_eof(),
-            Some(message) => self.protocol.on_message(message)?,
-        };
-        self.flush()?;
-        match step {
-            Step::Command(request) => Ok(Some(request)),
-            Step::Close(reason) => {
-                self.closed = Some(reason);
-                Ok(None)
+        loop {
+            if self.closed.is_some() {
+                return Ok(None);
+            }
+            let step = match self.connection.read_message()? {
+                None => self.protocol.on_eof(),
+                Some(message) => self.protocol.on_message(message)?,
+            };
+            self.flush()?;
+            match step {
+                Step::Command(request) => return Ok(Some(request)),
+                Step::Continue => continue,
+                Step::Close(reason) => {
+                    self.closed = Some(reason);
+                    return Ok(None);
+                }
             }
         }
     }

@@ -124,7 +124,8 @@ fn one_connection(timeout: Duration) -> (SocketAddr, std::thread::JoinHandle<Out
     let addr = listener.local_addr().expect("addr");
     let handle = std::thread::spawn(move || {
         let (stream, _) = listener.accept().expect("accept");
-        let config = Arc::new(ServerConfig::new(CommandTable::new().register(QUERY_STARTD_ADS, "READ")));
+        let config =
+            Arc::new(ServerConfig::new(CommandTable::new().register(QUERY_STARTD_ADS, cedar::authz::Permission::Read)));
         let mut session = ServerSession::new(stream, config, timeout).expect("a session");
         let result = loop {
             match session.next_command() {
@@ -217,7 +218,8 @@ fn a_payload_may_be_missing_where_none_is_needed() {
         c.expect_message().expect("post-auth");
     });
     let (stream, _) = listener.accept().expect("accept");
-    let config = Arc::new(ServerConfig::new(CommandTable::new().register(QUERY_COLLECTOR_ADS, "READ")));
+    let config =
+        Arc::new(ServerConfig::new(CommandTable::new().register(QUERY_COLLECTOR_ADS, cedar::authz::Permission::Read)));
     let mut session = ServerSession::new(stream, config, Duration::from_secs(5)).expect("a session");
     let req = session.next_command().expect("a command").expect("not closed");
     assert_eq!(req.command, QUERY_COLLECTOR_ADS);

@@ -1,9 +1,20 @@
 //! Packets and messages: joining, splitting, bounds and the transcript.
 
-use cedar::wire::packet::{MAX_END_FLAG, TRANSCRIPT_LIMIT};
+use cedar::crypto::{HandshakeDigests, DIGEST_CAP};
+use cedar::wire::packet::MAX_END_FLAG;
 use cedar::wire::{Inbound, Outbound, PacketHeader, PacketOpener, PacketSealer, HEADER_LEN, MAX_PACKET};
 use cedar::ErrorKind;
 use proptest::prelude::*;
+use sha2::{Digest, Sha256};
+
+fn sha(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// The digests a half's transcript would authenticate now.
+fn digests(t: &cedar::crypto::Transcript) -> HandshakeDigests {
+    t.clone().freeze()
+}
 
 proptest! {
     #[test]
@@ -18,7 +29,7 @@ proptest! {
             out.frame(m, &mut wire).unwrap();
         }
         // The transcript is every byte sent, headers included.
-        prop_assert_eq!(out.transcript().bytes(), &wire[..]);
+        prop_assert_eq!(digests(out.transcript()), HandshakeDigests::Digests { sent: sha(&wire), received: [0; 32] });
         let mut inbound = Inbound::new();
         let mut got = Vec::new();
         for chunk in wire.chunks(read) {
@@ -29,7 +40,7 @@ proptest! {
             }
         }
         prop_assert_eq!(got, messages);
-        prop_assert_eq!(inbound.transcript().bytes(), &wire[..]);
+        prop_assert_eq!(digests(inbound.transcript()), HandshakeDigests::Digests { sent: [0; 32], received: sha(&wire) });
         prop_assert_eq!(inbound.buffered(), 0);
     }
 
@@ -122,14 +133,15 @@ fn an_empty_message_writes_nothing() {
 }
 
 #[test]
-fn the_transcript_stops_growing_past_its_limit() {
+fn past_a_mebibyte_sent_the_transcript_gives_header_only_aad() {
     let mut out = Outbound::new();
     let mut wire = Vec::new();
-    let big = vec![0u8; TRANSCRIPT_LIMIT];
+    let big = vec![0u8; DIGEST_CAP as usize - 100];
     out.frame(&big, &mut wire).unwrap();
-    out.frame(b"more", &mut wire).unwrap();
-    assert_eq!(out.transcript().bytes().len(), TRANSCRIPT_LIMIT + HEADER_LEN);
-    assert_eq!(out.transcript().seen(), wire.len());
+    assert!(matches!(digests(out.transcript()), HandshakeDigests::Digests { .. }));
+    out.frame(&[1u8; 200], &mut wire).unwrap();
+    assert_eq!(digests(out.transcript()), HandshakeDigests::HeaderOnly);
+    assert_eq!(out.transcript().bytes_sent(), wire.len() as u64 - 2 * HEADER_LEN as u64);
 }
 
 /// A stand-in cipher for the seam (XOR with the header's end byte plus a
@@ -170,7 +182,10 @@ fn a_direction_switches_to_encrypted_between_messages() {
     out.set_sealer(Box::new(Toy));
     out.frame(b"secret message", &mut wire).unwrap();
     // Only the plaintext part is in the transcript.
-    assert_eq!(out.transcript().bytes(), &wire[..plain_len]);
+    assert_eq!(
+        digests(out.transcript()),
+        HandshakeDigests::Digests { sent: sha(&wire[..plain_len]), received: [0; 32] }
+    );
     let mut inbound = Inbound::new();
     inbound.feed(&wire);
     let first = inbound.next_message().unwrap().unwrap();
@@ -179,5 +194,8 @@ fn a_direction_switches_to_encrypted_between_messages() {
     inbound.set_opener(Box::new(Toy)).unwrap();
     let second = inbound.next_message().unwrap().unwrap();
     assert_eq!((second.payload.as_slice(), second.encrypted), (&b"secret message"[..], true));
-    assert_eq!(inbound.transcript().bytes(), &wire[..plain_len]);
+    assert_eq!(
+        digests(inbound.transcript()),
+        HandshakeDigests::Digests { sent: [0; 32], received: sha(&wire[..plain_len]) }
+    );
 }

@@ -6,13 +6,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use cedar::authz::{Authorizer, AuthzConfig, Permission};
 use cedar::command::{DC_AUTHENTICATE, DC_NOP, QUERY_COLLECTOR_ADS, QUERY_STARTD_ADS, UPDATE_STARTD_AD};
 use cedar::handshake::session::{Session, SessionCache, SLOP};
 use cedar::handshake::{
-    decide, CloseReason, CommandTable, Level, Payload, ServerConfig, ServerConnection, ServerPolicy, Step, Via,
+    CloseReason, CommandTable, Output, Payload, ServerConfig, ServerConnection, ServerPolicies, Step, Via,
 };
-use cedar::wire::ad::{put_classad, PutOptions};
-use cedar::wire::{Encoder, Message};
+use cedar::policy::SecurityPolicy;
+use cedar::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
+use cedar::wire::{Decoder, Encoder, Message};
 use classad::format::{parse_ads, Format};
 use classad::{ClassAd, Literal};
 
@@ -42,10 +44,26 @@ fn data(name: &str) -> ClassAd {
 
 fn table() -> CommandTable {
     CommandTable::new()
-        .register(QUERY_STARTD_ADS, "READ")
-        .register(QUERY_COLLECTOR_ADS, "READ")
-        .register(UPDATE_STARTD_AD, "ADVERTISE_STARTD")
-        .register(DC_NOP, "ALLOW")
+        .register(QUERY_STARTD_ADS, Permission::Read)
+        .register(QUERY_COLLECTOR_ADS, Permission::Read)
+        .register(UPDATE_STARTD_AD, Permission::AdvertiseStartd)
+        .register(DC_NOP, Permission::Allow)
+}
+
+/// The queued output, each message decoded as one plaintext ad.
+fn outgoing(s: &mut ServerConnection) -> Vec<ClassAd> {
+    s.take_output()
+        .into_iter()
+        .map(|o| match o {
+            Output::Message(bytes) => {
+                let mut dec = Decoder::new(&bytes, false);
+                let ad = get_classad(&mut dec, &AdLimits::default()).expect("an ad");
+                dec.finish().expect("one ad per message");
+                ad
+            }
+            other => panic!("{other:?} in a plaintext handshake"),
+        })
+        .collect()
 }
 
 fn server() -> ServerConnection {
@@ -90,11 +108,11 @@ fn a_new_session_answers_as_the_real_client_accepted() {
     let Step::Command(req) = s.on_message(authenticate(&data("client_new_session.ad"))).unwrap() else {
         panic!("no command")
     };
-    assert_eq!((req.command, req.permission, req.via), (QUERY_COLLECTOR_ADS, "READ", Via::NewSession));
+    assert_eq!((req.command, req.permission, req.via), (QUERY_COLLECTOR_ADS, Permission::Read, Via::NewSession));
     assert_eq!(req.payload, Payload::NextMessage);
     assert_eq!(req.user, None);
     assert_eq!(req.peer_version.as_ref().map(|v| v.scalar()), Some(23_010_029));
-    let out = s.take_outgoing();
+    let out = outgoing(&mut s);
     assert_eq!(out.len(), 2);
     // The response ad: the same names and types as the one the real client
     // logged (and accepted) from us.
@@ -118,7 +136,7 @@ fn resuming_a_known_session_sends_authorized_and_a_nonce() {
     let config = Arc::new(ServerConfig::new(table()));
     let mut first = ServerConnection::new(config.clone(), None);
     first.on_message(authenticate(&data("client_new_session.ad"))).unwrap();
-    let sid = text(&first.take_outgoing()[1], "Sid");
+    let sid = text(&outgoing(&mut first)[1], "Sid");
 
     // The real client's resume ad, pointed at the session just made.
     let mut resume = resume_ad();
@@ -127,7 +145,7 @@ fn resuming_a_known_session_sends_authorized_and_a_nonce() {
     let Step::Command(req) = second.on_message(authenticate(&resume)).unwrap() else { panic!("no command") };
     assert_eq!((req.command, req.via), (QUERY_STARTD_ADS, Via::ResumedSession));
     assert_eq!(req.session.as_deref(), Some(sid.as_str()));
-    let out = second.take_outgoing();
+    let out = outgoing(&mut second);
     assert_eq!(out.len(), 1);
     assert_eq!(shape(&out[0]), shape(&data("server_resume.ad")));
     assert_eq!(text(&out[0], "ReturnCode"), "AUTHORIZED");
@@ -140,7 +158,7 @@ fn resuming_an_unknown_session_is_sid_not_found() {
     let mut s = server();
     let step = s.on_message(authenticate(&resume_ad())).unwrap();
     assert!(matches!(step, Step::Close(CloseReason::SessionNotFound)), "{step:?}");
-    let out = s.take_outgoing();
+    let out = outgoing(&mut s);
     assert_eq!(out.len(), 1);
     assert_eq!(shape(&out[0]), [("ReturnCode".to_owned(), "string")]);
     assert_eq!(text(&out[0], "ReturnCode"), "SID_NOT_FOUND");
@@ -149,7 +167,7 @@ fn resuming_an_unknown_session_is_sid_not_found() {
     old.remove("ResumeResponse");
     let mut s = server();
     s.on_message(authenticate(&old)).unwrap();
-    assert!(s.take_outgoing().is_empty());
+    assert!(outgoing(&mut s).is_empty());
 }
 
 #[test]
@@ -157,7 +175,7 @@ fn dc_sec_query_answers_authorization_succeeded_and_closes() {
     let mut s = server();
     let step = s.on_message(authenticate(&data("client_sec_query.ad"))).unwrap();
     assert!(matches!(step, Step::Close(CloseReason::Done)), "{step:?}");
-    let out = s.take_outgoing();
+    let out = outgoing(&mut s);
     assert_eq!(out.len(), 3);
     assert_eq!(text(&out[1], "ValidCommands"), "5,20"); // AuthCommand 5 is READ
     assert_eq!(shape(&out[2]), [("AuthorizationSucceeded".to_owned(), "bool")]);
@@ -170,7 +188,7 @@ fn unknown_commands_close_without_a_word() {
     let mut s = server();
     let step = s.on_message(authenticate(&ad)).unwrap();
     assert!(matches!(step, Step::Close(CloseReason::UnknownCommand(12345))), "{step:?}");
-    assert!(s.take_outgoing().is_empty());
+    assert!(outgoing(&mut s).is_empty());
     let mut raw = Encoder::new(false);
     raw.put_int(999);
     let step = server().on_message(Message { payload: raw.into_bytes(), encrypted: false }).unwrap();
@@ -179,12 +197,17 @@ fn unknown_commands_close_without_a_word() {
 
 #[test]
 fn a_denied_new_session_says_denied() {
-    let config = ServerConfig::new(table())
-        .authorizer(Arc::new(|c: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| c != QUERY_COLLECTOR_ADS));
+    let lookup = |k: &str| match k {
+        "ALLOW_READ" => Some("*".to_string()),
+        "DENY_READ" => Some("*/0.0.0.0".to_string()),
+        _ => None,
+    };
+    let authz = Authorizer::from_config(&lookup, &AuthzConfig::default()).unwrap();
+    let config = ServerConfig::new(table()).authorizer(authz);
     let mut s = ServerConnection::new(Arc::new(config), None);
     let step = s.on_message(authenticate(&data("client_new_session.ad"))).unwrap();
-    assert!(matches!(step, Step::Close(CloseReason::Denied(QUERY_COLLECTOR_ADS))), "{step:?}");
-    let out = s.take_outgoing();
+    assert!(matches!(step, Step::Close(CloseReason::Denied(QUERY_COLLECTOR_ADS, _))), "{step:?}");
+    let out = outgoing(&mut s);
     assert_eq!(text(&out[1], "ReturnCode"), "DENIED");
 }
 
@@ -195,7 +218,7 @@ fn a_client_requiring_authentication_gets_no_reply() {
     let mut s = server();
     let step = s.on_message(authenticate(&ad)).unwrap();
     assert!(matches!(step, Step::Close(CloseReason::Policy(_))), "{step:?}");
-    assert!(s.take_outgoing().is_empty());
+    assert!(outgoing(&mut s).is_empty());
 }
 
 #[test]
@@ -239,7 +262,7 @@ fn session_only_and_bad_messages() {
     ad.insert("AuthCommand", i64::from(QUERY_STARTD_ADS));
     let mut s = server();
     assert!(matches!(s.on_message(authenticate(&ad)).unwrap(), Step::Close(CloseReason::Done)));
-    assert_eq!(s.take_outgoing().len(), 2);
+    assert_eq!(outgoing(&mut s).len(), 2);
     // Bytes after the client's ad, a truncated ad, an empty message: errors.
     let mut m = authenticate(&data("client_new_session.ad"));
     m.payload.push(0);
@@ -251,7 +274,7 @@ fn session_only_and_bad_messages() {
     // A cookie we never handed out.
     let mut ad = data("client_new_session.ad");
     ad.insert("Cookie", "x");
-    assert!(matches!(server().on_message(authenticate(&ad)).unwrap(), Step::Close(CloseReason::Denied(_))));
+    assert!(matches!(server().on_message(authenticate(&ad)).unwrap(), Step::Close(CloseReason::Denied(..))));
 }
 
 #[test]
@@ -275,44 +298,45 @@ fn sessions_expire_after_duration_plus_slop_and_after_their_lease() {
 #[test]
 fn huge_durations_and_leases_do_not_overflow() {
     // With a server lease of 0 the client's lease stands, whatever it is.
-    let mut policy = ServerPolicy::default();
+    let mut policy = ServerPolicies::plaintext().for_level(Permission::Read);
     policy.session_lease = 0;
-    let config = Arc::new(ServerConfig::new(table()).policy(policy));
+    let config = Arc::new(ServerConfig::new(table()).policies(ServerPolicies::uniform(policy)));
     let mut ad = data("client_new_session.ad");
     ad.insert("SessionLease", i64::MAX);
     ad.insert("SessionDuration", "99999999999999999999");
     let mut s = ServerConnection::new(config.clone(), None);
     assert!(matches!(s.on_message(authenticate(&ad)).unwrap(), Step::Command(_)));
-    let sid = text(&s.take_outgoing()[1], "Sid");
+    let sid = text(&outgoing(&mut s)[1], "Sid");
     let mut cache = config.sessions.lock().unwrap();
     assert!(cache.resume(&sid, Instant::now() + Duration::from_secs(3600)).is_some());
 }
 
 #[test]
-fn the_reconciliation_table() {
-    use Level::*;
-    let levels = [Required, Preferred, Optional, Never];
-    // Rows: client R P O N; columns: server R P O N (§3.2 of daemons.md,
-    // ReconcileSecurityAttribute).
-    let expected = [
-        [Some(true), Some(true), Some(true), None],
-        [Some(true), Some(true), Some(true), Some(false)],
-        [Some(true), Some(true), Some(false), Some(false)],
-        [None, Some(false), Some(false), Some(false)],
-    ];
-    for (i, c) in levels.iter().enumerate() {
-        for (j, s) in levels.iter().enumerate() {
-            assert_eq!(decide::reconcile(*c, *s), expected[i][j], "{c:?} {s:?}");
-        }
-    }
-    assert_eq!(Level::parse(None), Some(Never));
-    assert_eq!(Level::parse(Some("yes")), Some(Required));
-    assert_eq!(Level::parse(Some("bogus")), None);
-    // The real client's ad against the M0 policy: NO everywhere.
-    let d = decide::decide(&data("client_new_session.ad"), &ServerPolicy::default()).unwrap();
-    assert!(!d.authentication && !d.encryption && !d.integrity);
-    assert_eq!((d.duration, d.lease), (60, Some(3600)));
-    assert_eq!(d.crypto_methods.as_deref(), Some("AES"));
+fn the_default_daemon_policy_against_the_real_client() {
+    // HTCondor's defaults (OPTIONAL everywhere, our methods reduced to
+    // IDTOKENS) against the client's PREFERRED ad offering CLAIMTOBE:
+    // authentication YES with no method in common. C++ sends the response
+    // ad, then fails the request (daemon_command.cpp 1173-1177).
+    let config = Arc::new(ServerConfig::new(table()).policies(ServerPolicies::uniform(SecurityPolicy::default())));
+    let mut s = ServerConnection::new(config, None);
+    let step = s.on_message(authenticate(&data("client_new_session.ad"))).unwrap();
+    assert!(matches!(step, Step::Close(CloseReason::AuthenticationFailed(_))), "{step:?}");
+    let out = outgoing(&mut s);
+    assert_eq!(out.len(), 1);
+    assert_eq!(text(&out[0], "Authentication"), "YES");
+    assert_eq!(text(&out[0], "AuthMethodsList"), "");
+    assert_eq!(text(&out[0], "CryptoMethods"), "AES");
+    assert!(out[0].lookup("ECDHPublicKey").is_some());
+    // An OPTIONAL client: no authentication, so no key and no CryptoMethods.
+    let mut ad = data("client_new_session.ad");
+    ad.insert("Authentication", "OPTIONAL");
+    let config = Arc::new(ServerConfig::new(table()).policies(ServerPolicies::uniform(SecurityPolicy::default())));
+    let mut s = ServerConnection::new(config, None);
+    assert!(matches!(s.on_message(authenticate(&ad)).unwrap(), Step::Command(_)));
+    let out = outgoing(&mut s);
+    assert_eq!(text(&out[0], "Authentication"), "NO");
+    assert!(out[0].lookup("ECDHPublicKey").is_none() && out[0].lookup("CryptoMethods").is_none());
+    assert_eq!(text(&out[0], "CryptoMethodsList"), "AES");
 }
 
 mod hostile {
@@ -345,7 +369,7 @@ mod hostile {
             }
             let mut s = server();
             let _ = s.on_message(authenticate(&ad));
-            let _ = s.take_outgoing();
+            let _ = outgoing(&mut s);
         }
 
         #[test]

@@ -39,11 +39,22 @@ fn python() -> Option<PathBuf> {
 
 struct Run {
     checks: Vec<String>,
+    stdout: String,
     stderr: String,
 }
 
 /// Runs `scenario` of `tests/wheel/client.py` against a fresh fixture.
 fn run(scenario: &str, options: FixtureOptions) -> Option<(Run, Store)> {
+    run_with_token(scenario, options, None)
+}
+
+/// A fixture token (`tests/data/token/<name>`, made by condor_token_create).
+fn token(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/token").join(name)
+}
+
+/// As [`run`], the client holding the token file `token` (if any).
+fn run_with_token(scenario: &str, options: FixtureOptions, token: Option<PathBuf>) -> Option<(Run, Store)> {
     let Some(python) = python() else {
         eprintln!("skipped: no Python with the htcondor wheel (see tests/wheel.rs)");
         return None;
@@ -55,6 +66,7 @@ fn run(scenario: &str, options: FixtureOptions) -> Option<(Run, Store)> {
         .arg(scenario)
         .arg(addr.to_string())
         .env_remove("CONDOR_CONFIG")
+        .env("CEDAR_TOKEN", token.map(|t| t.into_os_string()).unwrap_or_default())
         .output()
         .expect("python runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -70,7 +82,7 @@ fn run(scenario: &str, options: FixtureOptions) -> Option<(Run, Store)> {
         .filter_map(|l| l.split('"').next())
         .map(str::to_owned)
         .collect();
-    Some((Run { checks, stderr }, store))
+    Some((Run { checks, stdout, stderr }, store))
 }
 
 fn string(ad: &ClassAd, name: &str) -> Option<String> {
@@ -168,7 +180,9 @@ fn a_forgotten_session_fails_one_command_then_a_new_one_is_made() {
 
 #[test]
 fn a_denied_command_is_reported_by_the_client() {
-    let Some((run, store)) = run("denied", FixtureOptions { deny: vec![cedar::command::UPDATE_STARTD_AD] }) else {
+    let options =
+        FixtureOptions { config: vec![("DENY_ADVERTISE_STARTD".into(), "*".into())], ..FixtureOptions::default() };
+    let Some((run, store)) = run("denied", options) else {
         return;
     };
     assert_eq!(run.checks, ["denied-fails", "denied-not-stored"]);
@@ -178,4 +192,121 @@ fn a_denied_command_is_reported_by_the_client() {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .iter()
         .all(|a| string(a, "Name").as_deref() != Some("denied@test")));
+}
+
+/// The fixture's configuration for mode M1: our policy at HTCondor's
+/// defaults (OPTIONAL) with CLAIMTOBE as the method.
+fn m1(extra: &[(&str, &str)]) -> FixtureOptions {
+    let mut knobs = vec![("SEC_DEFAULT_AUTHENTICATION_METHODS", "CLAIMTOBE")];
+    knobs.extend_from_slice(extra);
+    FixtureOptions::secure(&knobs)
+}
+
+/// The ping's result line.
+fn ping_result(stdout_checks: &Run) -> String {
+    stdout_checks.stdout.lines().find(|l| l.contains("\"ping\": {")).unwrap_or_default().to_owned()
+}
+
+#[test]
+fn m1_claimtobe_and_aes_with_the_cpp_client() {
+    let Some((run, store)) = run("m1", m1(&[])) else { return };
+    let mut expected: Vec<&str> = COMMON_CHECKS[..5].to_vec();
+    expected.push("identity");
+    expected.extend_from_slice(&COMMON_CHECKS[5..]);
+    expected.push("big-reply");
+    assert_eq!(run.checks, expected);
+    // The client authenticated with CLAIMTOBE and turned AES-GCM on.
+    assert!(run.stderr.contains("Authentication was a Success"), "{}", run.stderr);
+    assert!(run.stderr.contains("AUTHENTICATE: auth_status == 2 (CLAIMTOBE)"), "{}", run.stderr);
+    assert!(run.stderr.contains("SECMAN: successfully enabled encryption!"), "{}", run.stderr);
+    // Later commands resumed the keyed sessions.
+    let resumed = run.stderr.matches("found cached session id").count();
+    assert!(resumed >= 5, "only {resumed} resumed sessions:\n{}", run.stderr);
+    // The ping reports the method, and our name for the client: the
+    // identity the collector recorded.
+    let slot = stored(&store, "slot2@test");
+    let who = string(&slot, "AuthenticatedIdentity").unwrap_or_default();
+    assert!(!who.is_empty() && !who.contains('@'), "CLAIMTOBE adds no domain: {who}");
+    let ping = ping_result(&run);
+    assert!(ping.contains("\"AuthMethods\": \"CLAIMTOBE\""), "{ping}");
+    assert!(ping.contains(&format!("\"MyRemoteUserName\": \"{who}\"")), "{ping}");
+    assert!(ping.contains("\"Encryption\": \"YES\""), "{ping}");
+    // The private attribute arrived through the encrypted stream.
+    assert_eq!(string(&slot, "ClaimId").as_deref(), Some("secret-claim-2"));
+    assert_eq!(string(&slot, "AuthenticationMethod").as_deref(), Some("CLAIMTOBE"));
+}
+
+#[test]
+fn m1_a_client_with_only_blowfish_is_refused() {
+    let Some((run, _)) = run("m1-blowfish", m1(&[])) else { return };
+    assert_eq!(run.checks, ["blowfish-fails"]);
+    // No crypto method in common: we close before the response ad.
+    assert!(run.stderr.contains("SECMAN: no classad from server, failing"), "{}", run.stderr);
+}
+
+#[test]
+fn m1_an_advertise_outside_allow_advertise_startd_is_denied() {
+    let Some((run, store)) = run("m1-denied", m1(&[("ALLOW_ADVERTISE_STARTD", "*/10.0.0.1")])) else { return };
+    assert_eq!(run.checks, ["query", "advertise-denied"]);
+    assert!(run.stderr.contains("Received \"DENIED\" from server"), "{}", run.stderr);
+    assert!(store
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .all(|a| string(a, "Name").as_deref() != Some("scoped@test")));
+}
+
+/// The fixture's configuration for mode M2: IDTOKENS, the fixture keys.
+fn m2(password_directory: Option<&std::path::Path>) -> FixtureOptions {
+    let pool = token("keys/POOL");
+    let mut options = FixtureOptions::secure(&[
+        ("SEC_DEFAULT_AUTHENTICATION_METHODS", "IDTOKENS"),
+        ("TRUST_DOMAIN", "anchor.local"),
+        ("SEC_TOKEN_POOL_SIGNING_KEY_FILE", pool.to_str().unwrap_or_default()),
+    ]);
+    if let Some(dir) = password_directory {
+        options.config.push(("SEC_PASSWORD_DIRECTORY".into(), dir.to_string_lossy().into_owned()));
+    }
+    options
+}
+
+#[test]
+fn m2_idtokens_with_a_real_token() {
+    let Some((run, store)) = run_with_token("m2", m2(None), Some(token("condor.jwt"))) else { return };
+    let mut expected: Vec<&str> = COMMON_CHECKS[..5].to_vec();
+    expected.push("identity");
+    expected.extend_from_slice(&COMMON_CHECKS[5..]);
+    assert_eq!(run.checks, expected);
+    assert!(run.stderr.contains("SECMAN: successfully enabled encryption!"), "{}", run.stderr);
+    // The client's view: the method is TOKEN, we call it condor@anchor.local
+    // (and it calls us by the AKEP2 server id, condor@password).
+    let ping = ping_result(&run);
+    assert!(ping.contains("\"AuthMethods\": \"TOKEN\""), "{ping}");
+    assert!(ping.contains("\"MyRemoteUserName\": \"condor@anchor.local\""), "{ping}");
+    assert!(ping.contains("\"User\": \"condor@password\""), "{ping}");
+    let slot = stored(&store, "slot1@test");
+    assert_eq!(string(&slot, "AuthenticatedIdentity").as_deref(), Some("condor@anchor.local"));
+    assert_eq!(string(&slot, "AuthenticationMethod").as_deref(), Some("IDTOKENS"));
+}
+
+#[test]
+fn m2_a_scoped_token_is_limited_to_its_scopes() {
+    let Some((run, _)) = run_with_token("m2-scoped", m2(None), Some(token("authz.jwt"))) else { return };
+    assert_eq!(run.checks, ["query", "advertise-startd", "advertise-schedd-denied", "schedd-not-stored"]);
+    assert!(run.stderr.contains("Received \"DENIED\" from server"), "{}", run.stderr);
+}
+
+#[test]
+fn m2_a_token_signed_by_a_key_we_do_not_have_fails() {
+    // We list a key "other", but ours is not the one that signed other.jwt.
+    let dir = std::env::temp_dir().join(format!("cedar-wheel-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("other"), b"not the signing key").unwrap();
+    let Some((run, _)) = run_with_token("m2-badkey", m2(Some(&dir)), Some(token("other.jwt"))) else { return };
+    assert_eq!(run.checks, ["badkey-fails"]);
+    // The server's MAC does not verify: the client drops TOKEN, and with
+    // nothing left to try the required authentication fails.
+    assert!(run.stderr.contains("Failed to authenticate using IDTOKENS"), "{}", run.stderr);
+    assert!(run.stderr.contains("no available authentication methods succeeded"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -178,6 +178,39 @@ impl Transcript {
         }
     }
 
+    /// One connection's transcript from its two halves: the `sent` side of
+    /// `sent_half` (the writer's record) and the `received` side of
+    /// `received_half` (the reader's). The 1 MiB rule depends on the bytes
+    /// sent alone, so a writer over the cap gives header-only AAD, as one
+    /// transcript recording both directions would. A frozen half keeps its
+    /// digests.
+    ///
+    /// ```
+    /// use cedar::crypto::Transcript;
+    /// let (mut writer, mut reader, mut both) = (Transcript::new(), Transcript::new(), Transcript::new());
+    /// writer.record_sent(&[1, 0, 0, 0, 1], b"a");
+    /// both.record_sent(&[1, 0, 0, 0, 1], b"a");
+    /// reader.record_received(&[1, 0, 0, 0, 1], b"b");
+    /// both.record_received(&[1, 0, 0, 0, 1], b"b");
+    /// assert_eq!(Transcript::join(&writer, &reader).freeze(), both.freeze());
+    /// ```
+    pub fn join(sent_half: &Transcript, received_half: &Transcript) -> Transcript {
+        let mut t = Transcript {
+            sent: sent_half.sent.clone(),
+            received: received_half.received.clone(),
+            abandoned: sent_half.abandoned,
+            frozen: None,
+        };
+        if let (Some(HandshakeDigests::Digests { sent, .. }), Some(HandshakeDigests::Digests { received, .. })) =
+            (sent_half.frozen, received_half.frozen)
+        {
+            t.frozen = Some(HandshakeDigests::Digests { sent, received });
+        } else if sent_half.frozen == Some(HandshakeDigests::HeaderOnly) {
+            t.frozen = Some(HandshakeDigests::HeaderOnly);
+        }
+        t
+    }
+
     /// Start both digests again, as `ReliSock::resetHeaderMD` does after a
     /// shared-port or CCB hand-off. The byte counts carry on, as
     /// HTCondor's do.

@@ -1,9 +1,8 @@
 //! The server side of CEDAR's command protocol and security handshake
-//! (`daemon_command.cpp`), sans-IO, for security mode M0 (no
-//! authentication, no encryption).
+//! (`daemon_command.cpp`), sans-IO.
 //!
-//! A [`ServerConnection`] takes each message the client sends between
-//! commands ([`ServerConnection::on_message`]) and answers with a [`Step`]:
+//! A [`ServerConnection`] takes each message the client sends
+//! ([`ServerConnection::on_message`]) and answers with a [`Step`]:
 //!
 //! * a **raw** command (any integer but 60010): the command and its payload
 //!   share the message; the step is [`Step::Command`] with the payload
@@ -12,29 +11,42 @@
 //!   looks the real command up, then either resumes a cached session
 //!   (`UseSession`; unknown ids get `ReturnCode = "SID_NOT_FOUND"`, known
 //!   ones `"AUTHORIZED"` and a nonce when the client asks with
-//!   `ResumeResponse`) or reconciles a new one, sends the response ad and
-//!   the post-auth ad (`User`, `Sid`, `ValidCommands`, `ReturnCode`) and caches the
-//!   session. The command's payload is then the next message;
+//!   `ResumeResponse`, then the session's encryption goes on) or
+//!   reconciles a new one ([`crate::policy::reconcile`] against our policy
+//!   for the command's level) and sends the response ad. When the
+//!   reconciliation says `Authentication = "YES"`, the authentication
+//!   follows ([`Step::Continue`] until it is over, one client message at a
+//!   time: the method bitmask, the method's own messages; see [`auth`]),
+//!   then the ECDH key, AES-GCM in both directions, and the post-auth ad
+//!   (`User`, `Sid`, `ValidCommands`, `ReturnCode`), encrypted. The
+//!   session is cached with its key. The command's payload is then the
+//!   next message;
 //! * `DC_SEC_QUERY` (60040) is answered with `AuthorizationSucceeded`,
 //!   `DC_AUTHENTICATE` as the real command only makes the session, and
 //!   `DC_NOP` (and its per-level variants `DC_NOP_READ` …) hangs up: all
 //!   three end the connection ([`Step::Close`]).
 //!
-//! The ads to send are queued; [`ServerConnection::take_outgoing`] gives
-//! them, one message each, to be sent before the step is acted on. After a
-//! command the connection stays open for follow-on commands, which keep
-//! the connection's session and identity, until `DC_NOP` or EOF.
+//! Every command is authorized by the configuration's
+//! [`Authorizer`](crate::authz::Authorizer) (`ALLOW_*`/`DENY_*`), for the
+//! connection's identity and within its session's `LimitAuthorization`
+//! (CLAIMTOBE sessions: the creating command's level and what it implies;
+//! tokens: their `condor:/` scopes). A denied new session gets
+//! `ReturnCode = "DENIED"` in its post-auth ad; a denied resumed or raw
+//! command is closed without a word, as C++ does (`daemon_command.cpp`
+//! 1706–1710 after the post-auth ad, 1811–1815 otherwise: `m_result =
+//! FALSE` and no reply).
 //!
-//! The reconciliation is a minimal stand-in ([`decide`]) to be replaced by
-//! the crate's policy module; it refuses anything that would need
-//! authentication or a key, so only mode M0 works for now.
-//!
-//! [`crate::blocking`] drives a connection over a `std::net::TcpStream`.
+//! What to send is queued as [`Output`]s: messages, already encoded for
+//! the stream's state at their point, and the switch to encryption, which
+//! the adapter applies after the messages before it
+//! ([`crate::wire::encryption::switch_on`]). [`crate::blocking`] drives a
+//! connection over a `std::net::TcpStream`.
 
-pub mod decide;
+pub mod auth;
+pub mod commands;
 pub mod session;
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -43,17 +55,27 @@ use base64::Engine as _;
 use classad::{ClassAd, EvalContext, EvalOptions, Value};
 use rand::RngCore as _;
 
+use crate::authz::{AuthorizationLimit, Authorizer, AuthzConfig, Decision, IdentityConfig, MapFile, Peer, Permission};
 use crate::command::{DC_AUTHENTICATE, DC_SEC_QUERY};
+use crate::crypto::{KeyExchange, SessionKey};
 use crate::error::{Error, ErrorKind, Result};
+use crate::policy::{
+    reconcile, AuthMethod, PolicyConfig, PolicyTerms, Reconciled, SecurityContext, SecurityLevel, SecurityPolicy,
+};
+use crate::token::key::KeyStore;
+use crate::token::revocation::RevocationExpr;
 use crate::version::{parse_peer_version, Version, OUR_VERSION};
-use crate::wire::ad::{get_classad, AdLimits};
-use crate::wire::{Decoder, Message};
-pub use decide::{Level, ServerPolicy};
+use crate::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
+use crate::wire::{Decoder, Encoder, Message};
+pub use commands::{CommandTable, Registration};
 pub use session::{Session, SessionCache};
 
 /// The user C++ reports for a connection that did not authenticate
 /// (`UNAUTHENTICATED_FQU`, `authentication.cpp` 55).
-pub const UNAUTHENTICATED_USER: &str = "unauthenticated@unmapped";
+pub const UNAUTHENTICATED_USER: &str = crate::authz::UNAUTHENTICATED_USER;
+
+/// The authentication methods this server can verify.
+pub const SUPPORTED_METHODS: [AuthMethod; 2] = [AuthMethod::Claimtobe, AuthMethod::Token];
 
 /// A string attribute of a handshake ad, evaluated.
 pub(crate) fn lookup_str(ad: &ClassAd, name: &str) -> Option<String> {
@@ -97,118 +119,73 @@ fn is_no(ad: &ClassAd, name: &str) -> bool {
     lookup_str(ad, name).is_some_and(|s| s.starts_with(['N', 'n']))
 }
 
-/// The permission levels a level implies, as `DCpermissionHierarchy`
-/// (`condor_perms.cpp` 144) chains them: the level itself first.
-pub fn implied_levels(permission: &str) -> Vec<&'static str> {
-    let next = |p: &str| -> Option<&'static str> {
-        match p {
-            "WRITE" | "NEGOTIATOR" | "CONFIG" | "ADVERTISE_STARTD" | "ADVERTISE_SCHEDD" | "ADVERTISE_MASTER" => {
-                Some("READ")
-            }
-            "ADMINISTRATOR" | "DAEMON" => Some("WRITE"),
-            _ => None,
+/// Our security policy at each permission level (`SEC_<LEVEL>_*`).
+#[derive(Debug, Clone)]
+pub struct ServerPolicies {
+    levels: Vec<(Permission, SecurityPolicy)>,
+}
+
+impl ServerPolicies {
+    /// The same policy at every level.
+    pub fn uniform(policy: SecurityPolicy) -> ServerPolicies {
+        ServerPolicies { levels: Permission::ALL.iter().map(|p| (*p, policy.clone())).collect() }
+    }
+
+    /// Mode M0: NEVER for authentication, encryption and integrity at every
+    /// level (negotiation PREFERRED, AES, a day's sessions, an hour's
+    /// lease).
+    pub fn plaintext() -> ServerPolicies {
+        ServerPolicies::uniform(SecurityPolicy {
+            authentication: SecurityLevel::Never,
+            encryption: SecurityLevel::Never,
+            integrity: SecurityLevel::Never,
+            auth_methods: Vec::new(),
+            ..SecurityPolicy::default()
+        })
+    }
+
+    /// A daemon's policies from its configuration
+    /// ([`SecurityPolicy::from_config`] at each level), with the
+    /// authentication methods reduced to [`SUPPORTED_METHODS`].
+    pub fn from_config(subsystem: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ServerPolicies> {
+        let mut levels = Vec::new();
+        for perm in Permission::ALL {
+            let Some(ctx) = SecurityContext::parse(perm.name()) else { continue };
+            let cfg = PolicyConfig::daemon(ctx, subsystem).with_supported_auth_methods(&SUPPORTED_METHODS);
+            levels.push((perm, SecurityPolicy::from_config(&cfg, lookup)?));
         }
-    };
-    let mut out = Vec::new();
-    let mut at: Option<&'static str> = LEVELS.iter().copied().find(|l| *l == permission);
-    while let Some(p) = at {
-        out.push(p);
-        at = next(p);
-    }
-    out
-}
-
-/// The permission levels DaemonCore knows.
-pub const LEVELS: [&str; 13] = [
-    "ALLOW",
-    "READ",
-    "WRITE",
-    "NEGOTIATOR",
-    "ADMINISTRATOR",
-    "CONFIG",
-    "DAEMON",
-    "SOAP",
-    "DEFAULT",
-    "CLIENT",
-    "ADVERTISE_STARTD",
-    "ADVERTISE_SCHEDD",
-    "ADVERTISE_MASTER",
-];
-
-/// The server's command table: each command it answers and its permission
-/// level (a name of [`LEVELS`]).
-///
-/// ```
-/// use cedar::handshake::CommandTable;
-/// let table = CommandTable::new().register(5, "READ").register(0, "ADVERTISE_STARTD").register(60011, "ALLOW");
-/// assert_eq!(table.permission(5), Some("READ"));
-/// // A client granted a level may also send the commands of the levels it implies.
-/// assert_eq!(table.valid_commands("ADVERTISE_STARTD"), "0,5");
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct CommandTable {
-    entries: Vec<(i32, &'static str)>,
-}
-
-impl CommandTable {
-    /// An empty table.
-    pub fn new() -> CommandTable {
-        CommandTable::default()
+        Ok(ServerPolicies { levels })
     }
 
-    /// Adds (or moves) `command` at `permission`; an unknown level name is
-    /// taken as ALLOW.
-    pub fn register(mut self, command: i32, permission: &str) -> CommandTable {
-        let level = LEVELS.iter().copied().find(|l| *l == permission).unwrap_or("ALLOW");
-        self.entries.retain(|(c, _)| *c != command);
-        self.entries.push((command, level));
-        self
-    }
-
-    /// The level of `command`, `None` when it is not registered.
-    pub fn permission(&self, command: i32) -> Option<&'static str> {
-        self.entries.iter().find(|(c, _)| *c == command).map(|(_, p)| *p)
-    }
-
-    /// `GetCommandsInAuthLevel`: the commands of `permission` and of the
-    /// levels it implies, comma-separated, level by level.
-    pub fn valid_commands(&self, permission: &str) -> String {
-        let mut out: Vec<String> = Vec::new();
-        for level in implied_levels(permission) {
-            for (c, p) in &self.entries {
-                if *p == level {
-                    out.push(c.to_string());
-                }
-            }
-        }
-        out.join(",")
+    /// The policy for commands of level `perm`.
+    pub fn for_level(&self, perm: Permission) -> SecurityPolicy {
+        self.levels
+            .iter()
+            .find(|(p, _)| *p == perm)
+            .or_else(|| self.levels.iter().find(|(p, _)| *p == Permission::Default))
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default()
     }
 }
 
-/// Decides whether a command may run (the host-based check of mode M0;
-/// the crate's authz module brings `ALLOW_*`/`DENY_*` lists).
-pub trait Authorizer: Send + Sync {
-    /// Whether `command`, at `permission`, from `peer` (and `user` when
-    /// authenticated), is allowed.
-    fn authorize(&self, command: i32, permission: &str, peer: Option<IpAddr>, user: Option<&str>) -> bool;
+/// What the TOKEN (IDTOKENS) method needs on the server side.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct TokenConfig {
+    /// The signing keys (`SEC_TOKEN_POOL_SIGNING_KEY_FILE`,
+    /// `SEC_PASSWORD_DIRECTORY`); their names go out as `IssuerKeys`.
+    pub keys: KeyStore,
+    /// `SEC_TOKEN_MAX_AGE` as [`crate::token::jwt::max_age_from_param`]
+    /// gives it.
+    pub max_age: Option<i64>,
+    /// `SEC_TOKEN_REVOCATION_EXPR`.
+    pub revocation: Option<RevocationExpr>,
 }
 
-/// Allows everything.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct AllowAll;
-
-impl Authorizer for AllowAll {
-    fn authorize(&self, _: i32, _: &str, _: Option<IpAddr>, _: Option<&str>) -> bool {
-        true
-    }
-}
-
-impl<F> Authorizer for F
-where
-    F: Fn(i32, &str, Option<IpAddr>, Option<&str>) -> bool + Send + Sync,
-{
-    fn authorize(&self, command: i32, permission: &str, peer: Option<IpAddr>, user: Option<&str>) -> bool {
-        self(command, permission, peer, user)
+impl TokenConfig {
+    /// Tokens signed by `keys`, with no age limit or revocation.
+    pub fn new(keys: KeyStore) -> TokenConfig {
+        TokenConfig { keys, max_age: None, revocation: None }
     }
 }
 
@@ -217,10 +194,17 @@ where
 pub struct ServerConfig {
     /// The commands served.
     pub commands: CommandTable,
-    /// Our security policy.
-    pub policy: ServerPolicy,
-    /// Who may run what.
-    pub authorizer: Arc<dyn Authorizer>,
+    /// Our security policy per level.
+    pub policies: ServerPolicies,
+    /// Who may run what (`ALLOW_*`/`DENY_*`).
+    pub authorizer: Authorizer,
+    /// How authenticated names become identities.
+    pub identity: IdentityConfig,
+    /// `CERTIFICATE_MAPFILE`, if any (CLAIMTOBE and FS names; 23.9 does not
+    /// map tokens).
+    pub map_file: Option<MapFile>,
+    /// The TOKEN method; `None` refuses it.
+    pub tokens: Option<TokenConfig>,
     /// The session cache.
     pub sessions: Arc<Mutex<SessionCache>>,
     /// Our host name, the first part of session ids.
@@ -237,20 +221,41 @@ impl std::fmt::Debug for ServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerConfig")
             .field("commands", &self.commands)
-            .field("policy", &self.policy)
+            .field("policies", &self.policies)
             .field("hostname", &self.hostname)
-            .finish()
+            .field("trust_domain", &self.trust_domain)
+            .field("tokens", &self.tokens.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// An authorizer with `ALLOW_<LEVEL> = *` at every level.
+pub fn allow_everyone() -> Authorizer {
+    let lookup = |k: &str| k.starts_with("ALLOW_").then(|| "*".to_string());
+    // A constant configuration: it always parses.
+    Authorizer::from_config(&lookup, &AuthzConfig::default()).unwrap_or_else(|_| unreachable_authorizer())
+}
+
+fn unreachable_authorizer() -> Authorizer {
+    let none = |_: &str| None;
+    match Authorizer::from_config(&none, &AuthzConfig::default()) {
+        Ok(a) => a,
+        Err(_) => unreachable!("an empty configuration parses"),
     }
 }
 
 impl ServerConfig {
-    /// A server of `commands` with the M0 policy, allowing everything, with a
-    /// fresh session cache.
+    /// A server of `commands` with the M0 policy
+    /// ([`ServerPolicies::plaintext`]), allowing everyone, with a fresh
+    /// session cache.
     pub fn new(commands: CommandTable) -> ServerConfig {
         ServerConfig {
             commands,
-            policy: ServerPolicy::default(),
-            authorizer: Arc::new(AllowAll),
+            policies: ServerPolicies::plaintext(),
+            authorizer: allow_everyone(),
+            identity: IdentityConfig::default(),
+            map_file: None,
+            tokens: None,
             sessions: Arc::new(Mutex::new(SessionCache::default())),
             hostname: "localhost".to_owned(),
             trust_domain: None,
@@ -260,7 +265,7 @@ impl ServerConfig {
     }
 
     /// The same configuration with another authorizer.
-    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> ServerConfig {
+    pub fn authorizer(mut self, authorizer: Authorizer) -> ServerConfig {
         self.authorizer = authorizer;
         self
     }
@@ -271,9 +276,22 @@ impl ServerConfig {
         self
     }
 
-    /// The same configuration with another policy.
-    pub fn policy(mut self, policy: ServerPolicy) -> ServerConfig {
-        self.policy = policy;
+    /// The same configuration with other policies.
+    pub fn policies(mut self, policies: ServerPolicies) -> ServerConfig {
+        self.policies = policies;
+        self
+    }
+
+    /// The same configuration with the TOKEN method and our trust domain.
+    pub fn tokens(mut self, tokens: TokenConfig, trust_domain: impl Into<String>) -> ServerConfig {
+        self.tokens = Some(tokens);
+        self.trust_domain = Some(trust_domain.into());
+        self
+    }
+
+    /// The same configuration with other identity settings.
+    pub fn identity(mut self, identity: IdentityConfig) -> ServerConfig {
+        self.identity = identity;
         self
     }
 }
@@ -321,13 +339,17 @@ pub struct CommandRequest {
     /// The command number.
     pub command: i32,
     /// Its permission level.
-    pub permission: &'static str,
+    pub permission: Permission,
     /// Where its payload is.
     pub payload: Payload,
     /// How it arrived.
     pub via: Via,
-    /// The authenticated user; `None` without authentication (mode M0).
+    /// The authenticated user (fully qualified when the method gives a
+    /// domain); `None` without authentication.
     pub user: Option<String>,
+    /// The authentication method that identified `user` (`CLAIMTOBE`,
+    /// `IDTOKENS`), `None` without authentication.
+    pub method: Option<String>,
     /// The session it runs under, if any.
     pub session: Option<String>,
     /// The peer's version: known from a handshake, unknown for raw commands
@@ -353,10 +375,14 @@ pub enum CloseReason {
     UnknownCommand(i32),
     /// The client resumed a session we do not know.
     SessionNotFound,
-    /// The command was not authorized.
-    Denied(i32),
-    /// The policies could not be reconciled, or need what M0 lacks.
+    /// The command was not authorized (the reason, for the log).
+    Denied(i32, String),
+    /// The policies could not be reconciled, or need what this server
+    /// cannot do.
     Policy(String),
+    /// Required authentication failed (no method in common, a method's
+    /// exchange failed).
+    AuthenticationFailed(String),
 }
 
 /// What to do after a message.
@@ -366,18 +392,77 @@ pub enum Step {
     /// Run this command, then hand the connection's next message to
     /// [`ServerConnection::on_message`].
     Command(CommandRequest),
+    /// The handshake goes on: send what is queued, then hand the next
+    /// message to [`ServerConnection::on_message`].
+    Continue,
     /// Send what is queued, then close the connection.
     Close(CloseReason),
+}
+
+/// Something to send, in order.
+#[non_exhaustive]
+pub enum Output {
+    /// One whole message, encoded for the stream's state at this point.
+    Message(Vec<u8>),
+    /// Encrypt both directions from here on with this key
+    /// ([`crate::wire::encryption::switch_on`]).
+    StartCrypto(SessionKey),
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Output::Message(b) => write!(f, "Message({} bytes)", b.len()),
+            Output::StartCrypto(_) => f.write_str("StartCrypto(<key>)"),
+        }
+    }
+}
+
+/// Who the connection authenticated as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Authenticated {
+    user: String,
+    method: String,
+    limit: Option<AuthorizationLimit>,
+}
+
+/// A new session being negotiated.
+struct NewSession {
+    real: i32,
+    reg: Registration,
+    reconciled: Reconciled,
+    new_session: bool,
+    exchange: Option<KeyExchange>,
+    peer_pubkey: Option<String>,
+    announced: Option<Version>,
+    tried: bool,
+    rounds: u32,
+}
+
+/// Where the connection is.
+enum Phase {
+    /// Between commands.
+    Commands,
+    /// Authentication: awaiting the client's method bitmask.
+    Methods(Box<NewSession>),
+    /// CLAIMTOBE: awaiting the claimed name.
+    ClaimToBe(Box<NewSession>),
+    /// TOKEN: awaiting the AKEP2 hello.
+    TokenHello(Box<NewSession>),
+    /// TOKEN: awaiting the AKEP2 confirmation.
+    TokenConfirm(Box<NewSession>, Box<crate::token::akep2::Server>),
 }
 
 /// The command protocol of one connection, server side.
 pub struct ServerConnection {
     config: Arc<ServerConfig>,
     peer: Option<IpAddr>,
-    outgoing: Vec<ClassAd>,
-    user: Option<String>,
+    output: Vec<Output>,
+    encrypted: bool,
+    auth: Option<Authenticated>,
     session: Option<String>,
     peer_version: Option<Version>,
+    phase: Phase,
     closed: bool,
 }
 
@@ -386,8 +471,9 @@ impl std::fmt::Debug for ServerConnection {
         f.debug_struct("ServerConnection")
             .field("peer", &self.peer)
             .field("session", &self.session)
+            .field("encrypted", &self.encrypted)
             .field("closed", &self.closed)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -403,17 +489,19 @@ impl ServerConnection {
         ServerConnection {
             config,
             peer,
-            outgoing: Vec::new(),
-            user: None,
+            output: Vec::new(),
+            encrypted: false,
+            auth: None,
             session: None,
             peer_version: None,
+            phase: Phase::Commands,
             closed: false,
         }
     }
 
-    /// The ads to send, one message each, in order.
-    pub fn take_outgoing(&mut self) -> Vec<ClassAd> {
-        std::mem::take(&mut self.outgoing)
+    /// What to send, in order.
+    pub fn take_output(&mut self) -> Vec<Output> {
+        std::mem::take(&mut self.output)
     }
 
     /// The peer's version, once a handshake gave it.
@@ -421,9 +509,20 @@ impl ServerConnection {
         self.peer_version.as_ref()
     }
 
-    /// The peer went away between commands.
+    /// Whether the stream is encrypted once the queued output is applied.
+    pub fn is_encrypted(&self) -> bool {
+        self.encrypted
+    }
+
+    /// The authenticated user, if any.
+    pub fn user(&self) -> Option<&str> {
+        self.auth.as_ref().map(|a| a.user.as_str())
+    }
+
+    /// The peer went away.
     pub fn on_eof(&mut self) -> Step {
         self.closed = true;
+        self.phase = Phase::Commands;
         Step::Close(CloseReason::Eof)
     }
 
@@ -432,7 +531,34 @@ impl ServerConnection {
         Ok(Step::Close(reason))
     }
 
-    /// Takes the next message the client sent between commands.
+    fn send_ad(&mut self, ad: &ClassAd) -> Result<()> {
+        let mut enc = Encoder::new(self.encrypted);
+        put_classad(&mut enc, ad, &PutOptions::default())?;
+        self.output.push(Output::Message(enc.into_bytes()));
+        Ok(())
+    }
+
+    fn send_int(&mut self, value: i64) {
+        let mut enc = Encoder::new(self.encrypted);
+        enc.put_int(value);
+        self.output.push(Output::Message(enc.into_bytes()));
+    }
+
+    fn send_encoded(&mut self, build: impl FnOnce(&mut Encoder) -> Result<()>) -> Result<()> {
+        let mut enc = Encoder::new(self.encrypted);
+        build(&mut enc)?;
+        self.output.push(Output::Message(enc.into_bytes()));
+        Ok(())
+    }
+
+    fn start_crypto(&mut self, key: SessionKey) {
+        if !self.encrypted {
+            self.output.push(Output::StartCrypto(key));
+            self.encrypted = true;
+        }
+    }
+
+    /// Takes the next message the client sent.
     ///
     /// Errors (a message that does not decode, a bound exceeded) end the
     /// connection; nothing is queued for them.
@@ -440,6 +566,23 @@ impl ServerConnection {
         if self.closed {
             return Err(Error::new(ErrorKind::Protocol, "message on a closed connection"));
         }
+        if message.encrypted != self.encrypted {
+            return Err(Error::new(ErrorKind::Protocol, "a message in the wrong encryption state"));
+        }
+        let result = match std::mem::replace(&mut self.phase, Phase::Commands) {
+            Phase::Commands => self.command_message(&message),
+            Phase::Methods(ns) => self.on_methods(ns, &message),
+            Phase::ClaimToBe(ns) => self.on_claim(ns, &message),
+            Phase::TokenHello(ns) => self.on_token_hello(ns, &message),
+            Phase::TokenConfirm(ns, server) => self.on_token_confirm(ns, *server, &message),
+        };
+        if result.is_err() {
+            self.closed = true;
+        }
+        result
+    }
+
+    fn command_message(&mut self, message: &Message) -> Result<Step> {
         let mut dec = Decoder::new(&message.payload, message.encrypted);
         let command = dec.get_i32()?;
         if command != DC_AUTHENTICATE {
@@ -450,34 +593,57 @@ impl ServerConnection {
         self.authenticate(&ad)
     }
 
+    /// The authorization decision for `reg` from this connection's peer,
+    /// identity and limit.
+    fn authorize(&self, reg: &Registration) -> Decision {
+        let addr = self.peer.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+        let mut peer = Peer::new(addr);
+        if let Some(a) = &self.auth {
+            peer = peer.with_user(&a.user);
+            if let Some(l) = &a.limit {
+                peer = peer.with_limit(l);
+            }
+        }
+        self.config.authorizer.check_command(&peer, reg.perm, reg.alternates)
+    }
+
+    fn request(&self, command: i32, reg: &Registration, payload: Payload, via: Via) -> CommandRequest {
+        CommandRequest {
+            command,
+            permission: reg.perm,
+            payload,
+            via,
+            user: self.auth.as_ref().map(|a| a.user.clone()),
+            method: self.auth.as_ref().map(|a| a.method.clone()),
+            session: self.session.clone(),
+            peer_version: self.peer_version.clone(),
+        }
+    }
+
     fn raw_command(&mut self, command: i32, payload: Vec<u8>, encrypted: bool) -> Result<Step> {
-        let Some(permission) = self.config.commands.permission(command) else {
+        let Some(reg) = self.config.commands.get(command).copied() else {
             return self.close(CloseReason::UnknownCommand(command));
         };
-        // An unauthenticated command is refused when our policy requires any
-        // security feature (daemon_command.cpp 1450–1480); the connection's
-        // session, if it has one, makes it authenticated.
-        if self.session.is_none() && permission != "ALLOW" {
-            let p = &self.config.policy;
-            if [p.authentication, p.encryption, p.integrity].contains(&Level::Required) {
-                return self.close(CloseReason::Denied(command));
+        // An unauthenticated command is refused when our policy for its
+        // level requires any security feature (daemon_command.cpp
+        // 1430–1480).
+        if self.auth.is_none() && reg.perm != Permission::Allow {
+            let p = self.config.policies.for_level(reg.perm);
+            if [p.negotiation, p.authentication, p.encryption, p.integrity].contains(&SecurityLevel::Required) {
+                return self.close(CloseReason::Denied(
+                    command,
+                    format!("our policy for {} requires security, and the command is unauthenticated", reg.perm),
+                ));
             }
         }
         if crate::command::is_nop(command) {
             return self.close(CloseReason::Nop);
         }
-        if !self.config.authorizer.authorize(command, permission, self.peer, self.user.as_deref()) {
-            return self.close(CloseReason::Denied(command));
+        let decision = self.authorize(&reg);
+        if !decision.is_allowed() {
+            return self.close(CloseReason::Denied(command, decision.reason().to_owned()));
         }
-        Ok(Step::Command(CommandRequest {
-            command,
-            permission,
-            payload: Payload::Inline(payload, encrypted),
-            via: Via::Raw,
-            user: self.user.clone(),
-            session: self.session.clone(),
-            peer_version: self.peer_version.clone(),
-        }))
+        Ok(Step::Command(self.request(command, &reg, Payload::Inline(payload, encrypted), Via::Raw)))
     }
 
     fn authenticate(&mut self, ad: &ClassAd) -> Result<Step> {
@@ -490,143 +656,208 @@ impl ServerConnection {
         let (Ok(real), Ok(auth_command)) = (i32::try_from(real), i32::try_from(auth_command)) else {
             return self.close(CloseReason::UnknownCommand(-1));
         };
-        let Some(permission) = self.config.commands.permission(auth_command) else {
+        let Some(reg) = self.config.commands.get(auth_command).copied() else {
             return self.close(CloseReason::UnknownCommand(auth_command));
         };
         if ad.lookup("Cookie").is_some() {
             // We hand out no cookies, so any cookie is invalid.
-            return self.close(CloseReason::Denied(auth_command));
+            return self.close(CloseReason::Denied(auth_command, "an unknown cookie".into()));
         }
         let announced = parse_peer_version(lookup_str(ad, "RemoteVersion").as_deref());
-        let now = Instant::now();
-        let via;
         if is_yes(ad, "UseSession") {
-            let Some(sid) = lookup_str(ad, "Sid") else {
-                return Err(Error::new(ErrorKind::Protocol, "UseSession without a Sid"));
-            };
-            let resume_response = lookup_bool(ad, "ResumeResponse").unwrap_or(false);
-            let found = {
-                let mut cache = self.config.sessions.lock().map_err(|_| poisoned())?;
-                cache.resume(&sid, now).cloned()
-            };
-            let Some(session) = found else {
-                if resume_response {
-                    let mut reply = ClassAd::new();
-                    reply.insert("ReturnCode", "SID_NOT_FOUND");
-                    self.outgoing.push(reply);
-                }
-                return self.close(CloseReason::SessionNotFound);
-            };
-            if resume_response {
-                let mut nonce = [0u8; 33];
-                rand::thread_rng().fill_bytes(&mut nonce);
-                let mut reply = ClassAd::new();
-                reply.insert("ReturnCode", "AUTHORIZED");
-                reply.insert("RemoteVersion", self.config.version.as_str());
-                reply.insert("Nonce", base64::engine::general_purpose::STANDARD.encode(nonce));
-                self.outgoing.push(reply);
-            }
-            // Pre-9.9.0 clients send no version when resuming; C++ then
-            // records 9.8.0, which is "known but too old" for V2 attributes.
-            self.peer_version = announced.or_else(|| session.peer_version.clone());
-            self.user = session.user.clone();
-            self.session = Some(session.id.clone());
-            if !self.config.authorizer.authorize(auth_command, permission, self.peer, self.user.as_deref()) {
-                return self.close(CloseReason::Denied(auth_command));
-            }
-            via = Via::ResumedSession;
-        } else {
-            let decision = match decide::decide(ad, &self.config.policy) {
-                Ok(d) => d,
-                Err(e) => return self.close(CloseReason::Policy(e.message().to_owned())),
-            };
-            let new_session = is_yes(ad, "NewSession");
-            if is_no(ad, "Enact") {
-                self.outgoing.push(self.response_ad(&decision));
-            }
-            self.peer_version = announced.clone();
-            let authorized =
-                self.config.authorizer.authorize(auth_command, permission, self.peer, self.user.as_deref());
-            if new_session {
-                let sid = format!(
-                    "{}:{}:{}:{}",
-                    self.config.hostname,
-                    std::process::id(),
-                    unix_now(),
-                    SESSION_COUNTER.fetch_add(1, Ordering::Relaxed) + 1
-                );
-                let valid = self.config.commands.valid_commands(permission);
-                let mut post = ClassAd::new();
-                // C++'s getFullyQualifiedUser() is never NULL: without
-                // authentication it is "unauthenticated@unmapped" (sock.cpp
-                // 2703), so User is always sent. TriedAuthentication goes
-                // only when authentication was tried, never in M0.
-                post.insert("User", self.user.as_deref().unwrap_or(UNAUTHENTICATED_USER));
-                post.insert("Sid", sid.as_str());
-                post.insert("ValidCommands", valid.as_str());
-                post.insert("ReturnCode", if authorized { "AUTHORIZED" } else { "DENIED" });
-                self.outgoing.push(post);
-                if !authorized {
-                    return self.close(CloseReason::Denied(auth_command));
-                }
-                let duration = Duration::from_secs(decision.duration.max(0) as u64);
-                let lease = decision.lease.filter(|l| *l > 0).map(|l| Duration::from_secs(l as u64));
-                let mut session = Session::new(sid.clone(), now, duration, lease);
-                session.peer_version = announced;
-                session.valid_commands = valid.split(',').filter_map(|c| c.parse().ok()).collect();
-                self.config.sessions.lock().map_err(|_| poisoned())?.insert(session, now);
-                self.session = Some(sid);
-            } else if !authorized {
-                return self.close(CloseReason::Denied(auth_command));
-            }
-            via = Via::NewSession;
+            return self.resume(ad, real, reg, announced);
         }
+        self.new_session(ad, real, reg, announced)
+    }
+
+    fn resume(&mut self, ad: &ClassAd, real: i32, reg: Registration, announced: Option<Version>) -> Result<Step> {
+        let Some(sid) = lookup_str(ad, "Sid") else {
+            return Err(Error::new(ErrorKind::Protocol, "UseSession without a Sid"));
+        };
+        let resume_response = lookup_bool(ad, "ResumeResponse").unwrap_or(false);
+        let found = {
+            let mut cache = self.config.sessions.lock().map_err(|_| poisoned())?;
+            cache.resume(&sid, Instant::now()).cloned()
+        };
+        let Some(session) = found else {
+            if resume_response {
+                let mut reply = ClassAd::new();
+                reply.insert("ReturnCode", "SID_NOT_FOUND");
+                self.send_ad(&reply)?;
+            }
+            return self.close(CloseReason::SessionNotFound);
+        };
+        if resume_response {
+            let mut nonce = [0u8; 33];
+            rand::thread_rng().fill_bytes(&mut nonce);
+            let mut reply = ClassAd::new();
+            reply.insert("ReturnCode", "AUTHORIZED");
+            reply.insert("RemoteVersion", self.config.version.as_str());
+            reply.insert("Nonce", base64::engine::general_purpose::STANDARD.encode(nonce));
+            self.send_ad(&reply)?;
+        }
+        // The session's crypto goes on right after the reply (or at once
+        // without one: the client's next packet is then its first encrypted
+        // one, with a zero digest for the direction that carried nothing).
+        if let (true, Some(key)) = (session.encrypted, session.key.clone()) {
+            self.start_crypto(key);
+        }
+        // Pre-9.9.0 clients send no version when resuming; C++ then
+        // records 9.8.0, which is "known but too old" for V2 attributes.
+        self.peer_version = announced.or_else(|| session.peer_version.clone());
+        self.auth = session.user.clone().map(|user| Authenticated {
+            user,
+            method: session.method.clone().unwrap_or_default(),
+            limit: session.limit.clone(),
+        });
+        self.session = Some(session.id.clone());
+        let decision = self.authorize(&reg);
+        if !decision.is_allowed() {
+            return self.close(CloseReason::Denied(reg.command, decision.reason().to_owned()));
+        }
+        self.dispatch(real, reg, Via::ResumedSession)
+    }
+
+    fn new_session(&mut self, ad: &ClassAd, real: i32, reg: Registration, announced: Option<Version>) -> Result<Step> {
+        let ours = self.config.policies.for_level(reg.perm);
+        let reconciled = match reconcile(&PolicyTerms::from_ad(ad), &ours.terms()) {
+            Ok(r) => r,
+            Err(e) => return self.close(CloseReason::Policy(e.message().to_owned())),
+        };
+        let new_session = is_yes(ad, "NewSession");
+        let authenticate = reconciled.authentication && new_session;
+        let mut response = ClassAd::new();
+        reconciled.write_to(&mut response);
+        let mut exchange = None;
+        let mut peer_pubkey = None;
+        if authenticate {
+            // The first method of the list C++ knows (getCryptProtocolNameToEnum);
+            // ours holds AES alone, so the shared list is AES or nothing.
+            let list = reconciled.crypto_methods.clone().unwrap_or_default();
+            if !crate::policy::tokens(&list).any(|m| m.eq_ignore_ascii_case("AES")) {
+                return self.close(CloseReason::Policy(format!(
+                    "no crypto method in common (the client offered {:?}; this server does AES only)",
+                    lookup_str(ad, "CryptoMethods").unwrap_or_default()
+                )));
+            }
+            let Some(theirs) = lookup_str(ad, "ECDHPublicKey") else {
+                return self.close(CloseReason::Policy(
+                    "the client sent no ECDHPublicKey (this server does not send session keys)".into(),
+                ));
+            };
+            let kx = KeyExchange::generate();
+            response.insert("ECDHPublicKey", kx.public_key_base64());
+            response.insert("CryptoMethods", "AES");
+            exchange = Some(kx);
+            peer_pubkey = Some(theirs);
+        } else {
+            response.remove("CryptoMethods");
+            if reconciled.encryption || reconciled.integrity {
+                return self.close(CloseReason::Policy(
+                    "encryption or integrity without authentication: there would be no key".into(),
+                ));
+            }
+        }
+        if let Some(td) = &self.config.trust_domain {
+            response.insert("TrustDomain", td.as_str());
+        }
+        if let Some(tokens) = &self.config.tokens {
+            let names = tokens.keys.key_names();
+            if !names.is_empty() {
+                response.insert("IssuerKeys", crate::token::key::issuer_keys_attr(&names));
+            }
+        }
+        response.insert("NegotiatedSession", true);
+        response.insert("RemoteVersion", self.config.version.as_str());
+        if is_no(ad, "Enact") {
+            self.send_ad(&response)?;
+        }
+        self.peer_version = announced.clone();
+        let ns = Box::new(NewSession {
+            real,
+            reg,
+            reconciled,
+            new_session,
+            exchange,
+            peer_pubkey,
+            announced,
+            tried: false,
+            rounds: 0,
+        });
+        if authenticate {
+            // Authenticate(): an empty method list fails the request after
+            // the response ad, required or not (daemon_command.cpp 1173–1177).
+            let list = ns.reconciled.auth_methods_list.as_deref().unwrap_or("");
+            if crate::policy::tokens(list).next().is_none() {
+                return self.close(CloseReason::AuthenticationFailed(
+                    "no authentication method in common (the reconciled AuthMethodsList is empty)".into(),
+                ));
+            }
+            self.phase = Phase::Methods(ns);
+            return Ok(Step::Continue);
+        }
+        self.finish_new_session(*ns, None)
+    }
+
+    /// Authorization, the post-auth ad, the session cache, then the command.
+    fn finish_new_session(&mut self, ns: NewSession, key: Option<SessionKey>) -> Result<Step> {
+        let decision = self.authorize(&ns.reg);
+        let authorized = decision.is_allowed();
+        if ns.new_session {
+            let sid = format!(
+                "{}:{}:{}:{}",
+                self.config.hostname,
+                std::process::id(),
+                unix_now(),
+                SESSION_COUNTER.fetch_add(1, Ordering::Relaxed) + 1
+            );
+            let valid = self.config.commands.valid_commands(ns.reg.perm);
+            let mut post = ClassAd::new();
+            // C++'s getFullyQualifiedUser() is never NULL: without
+            // authentication it is "unauthenticated@unmapped" (sock.cpp
+            // 2703), so User is always sent.
+            post.insert("User", self.auth.as_ref().map(|a| a.user.as_str()).unwrap_or(UNAUTHENTICATED_USER));
+            if ns.tried {
+                post.insert("TriedAuthentication", true);
+            }
+            post.insert("Sid", sid.as_str());
+            post.insert("ValidCommands", valid.as_str());
+            post.insert("ReturnCode", if authorized { "AUTHORIZED" } else { "DENIED" });
+            self.send_ad(&post)?;
+            if !authorized {
+                return self.close(CloseReason::Denied(ns.reg.command, decision.reason().to_owned()));
+            }
+            let now = Instant::now();
+            let duration = Duration::from_secs(ns.reconciled.session_duration.max(0) as u64);
+            let lease = ns.reconciled.session_lease.filter(|l| *l > 0).map(|l| Duration::from_secs(l as u64));
+            let mut session = Session::new(sid.clone(), now, duration, lease);
+            session.peer_version = ns.announced.clone();
+            session.valid_commands = valid.split(',').filter_map(|c| c.parse().ok()).collect();
+            session.user = self.auth.as_ref().map(|a| a.user.clone());
+            session.method = self.auth.as_ref().map(|a| a.method.clone());
+            session.limit = self.auth.as_ref().and_then(|a| a.limit.clone());
+            session.encrypted = ns.reconciled.encryption && key.is_some();
+            session.key = key;
+            self.config.sessions.lock().map_err(|_| poisoned())?.insert(session, now);
+            self.session = Some(sid);
+        } else if !authorized {
+            return self.close(CloseReason::Denied(ns.reg.command, decision.reason().to_owned()));
+        }
+        self.dispatch(ns.real, ns.reg, Via::NewSession)
+    }
+
+    fn dispatch(&mut self, real: i32, reg: Registration, via: Via) -> Result<Step> {
         match real {
             DC_AUTHENTICATE => self.close(CloseReason::Done),
             DC_SEC_QUERY => {
                 let mut reply = ClassAd::new();
                 reply.insert("AuthorizationSucceeded", true);
-                self.outgoing.push(reply);
+                self.send_ad(&reply)?;
                 self.close(CloseReason::Done)
             }
             c if crate::command::is_nop(c) => self.close(CloseReason::Nop),
-            _ => Ok(Step::Command(CommandRequest {
-                command: real,
-                permission,
-                payload: Payload::NextMessage,
-                via,
-                user: self.user.clone(),
-                session: self.session.clone(),
-                peer_version: self.peer_version.clone(),
-            })),
+            _ => Ok(Step::Command(self.request(real, &reg, Payload::NextMessage, via))),
         }
-    }
-
-    /// The server response ad of a new session, with the attribute names
-    /// and types of `ReconcileSecurityPolicyAds` and `daemon_command.cpp`
-    /// 900–1010 (without authentication: no crypto method, no key).
-    fn response_ad(&self, d: &decide::Decision) -> ClassAd {
-        let yes_no = |b: bool| if b { "YES" } else { "NO" };
-        let mut ad = ClassAd::new();
-        ad.insert("Authentication", yes_no(d.authentication));
-        ad.insert("Encryption", yes_no(d.encryption));
-        ad.insert("Integrity", yes_no(d.integrity));
-        if let Some(methods) = &d.crypto_methods {
-            // C++ deletes CryptoMethods when it will not authenticate, but
-            // keeps the list.
-            ad.insert("CryptoMethodsList", methods.as_str());
-        }
-        ad.insert("SessionDuration", d.duration.to_string());
-        if let Some(lease) = d.lease {
-            ad.insert("SessionLease", lease);
-        }
-        ad.insert("Enact", "YES");
-        if let Some(td) = &self.config.trust_domain {
-            ad.insert("TrustDomain", td.as_str());
-        }
-        ad.insert("NegotiatedSession", true);
-        ad.insert("RemoteVersion", self.config.version.as_str());
-        ad
     }
 }
 

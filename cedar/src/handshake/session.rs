@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use crate::authz::AuthorizationLimit;
+use crate::crypto::SessionKey;
 use crate::version::Version;
 
 /// The slop added to a session's duration and lease on the server side.
@@ -38,7 +40,9 @@ pub struct Session {
     /// Whether the session's traffic is encrypted.
     pub encrypted: bool,
     /// The session key; `None` in plaintext sessions (mode M0).
-    pub key: Option<Vec<u8>>,
+    pub key: Option<SessionKey>,
+    /// The session's `LimitAuthorization` (CLAIMTOBE, token scopes).
+    pub limit: Option<AuthorizationLimit>,
     expires: Instant,
     lease: Option<Duration>,
     last_used: Instant,
@@ -51,6 +55,7 @@ impl std::fmt::Debug for Session {
             .field("user", &self.user)
             .field("method", &self.method)
             .field("encrypted", &self.encrypted)
+            .field("limit", &self.limit)
             .field("key", &self.key.as_ref().map(|_| "<redacted>"))
             .finish()
     }
@@ -68,6 +73,7 @@ impl Session {
             valid_commands: Vec::new(),
             encrypted: false,
             key: None,
+            limit: None,
             expires: now + duration.min(MAX_DURATION) + SLOP,
             lease: lease.map(|l| l.min(MAX_DURATION) + SLOP),
             last_used: now,

@@ -37,6 +37,7 @@ pub mod jwt;
 pub mod key;
 pub mod revocation;
 mod seed;
+pub mod wire;
 
 pub use akep2::{Client, ClientConfirm, ClientHello, Server, ServerConfig, ServerReply};
 pub use jwt::{Claims, Jwt, MintClaims, Validation, Verified};

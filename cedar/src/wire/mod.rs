@@ -5,7 +5,8 @@
 //! * [`packet`]: 5-byte packet headers, [`Inbound`] (joins packets into
 //!   messages, bounded by [`DEFAULT_MAX_MESSAGE`]), [`Outbound`] (frames
 //!   messages), the [`PacketSealer`]/[`PacketOpener`] seam where AES-GCM
-//!   goes, and the [`Transcript`] of plaintext bytes it authenticates;
+//!   goes; each half records its plaintext in a [`crate::crypto::Transcript`];
+//! * [`encryption`]: switches a connection's two halves to AES-GCM;
 //! * [`codec`]: [`Encoder`] and [`Decoder`] for integers, strings, doubles
 //!   and raw bytes;
 //! * [`ad`]: ClassAds, projections and private attributes.
@@ -35,10 +36,10 @@
 
 pub mod ad;
 pub mod codec;
+pub mod encryption;
 pub mod packet;
 
 pub use codec::{Decoder, Encoder};
 pub use packet::{
-    Inbound, Message, Outbound, PacketHeader, PacketOpener, PacketSealer, Transcript, DEFAULT_MAX_MESSAGE, HEADER_LEN,
-    MAX_PACKET,
+    Inbound, Message, Outbound, PacketHeader, PacketOpener, PacketSealer, DEFAULT_MAX_MESSAGE, HEADER_LEN, MAX_PACKET,
 };

@@ -15,11 +15,15 @@
 //! The sealer sees the header it will be sent under (its length already
 //! counts the sealer's overhead), so it can authenticate it as C++ does.
 //!
-//! Every plaintext byte, headers included, is also recorded in a
-//! [`Transcript`] for as long as a direction is unencrypted: AES-GCM's first
-//! packet authenticates the SHA-256 digests of both directions' plaintext
-//! since the connection started (`reli_sock.cpp` 919–1000).
+//! Every plaintext packet, header included, also goes into a
+//! [`crate::crypto::Transcript`] for as long as a direction is unencrypted
+//! (the reading half records what it received, the writing half what it
+//! sent): AES-GCM's first packet authenticates the SHA-256 digests of both
+//! directions' plaintext since the connection started (`reli_sock.cpp`
+//! 919–1000), with HTCondor's 1 MiB rule. [`crate::wire::encryption`]
+//! joins the two halves' transcripts and switches a connection on.
 
+use crate::crypto::Transcript;
 use crate::error::{Error, ErrorKind, Result};
 
 /// The length of a packet header: the end byte and a 4-byte length.
@@ -38,11 +42,6 @@ pub const DEFAULT_MAX_MESSAGE: usize = 64 << 20;
 
 /// The highest end byte C++ accepts; 0 means more packets follow.
 pub const MAX_END_FLAG: u8 = 10;
-
-/// How much plaintext a [`Transcript`] keeps per direction: a packet is
-/// recorded only while fewer bytes than this were recorded before it
-/// (C++ stops adding to its digests past 1 MiB of traffic).
-pub const TRANSCRIPT_LIMIT: usize = 1 << 20;
 
 /// A packet header.
 ///
@@ -105,42 +104,6 @@ pub trait PacketSealer: Send {
     /// length is `plaintext.len() + overhead(plaintext.len())`); appends
     /// the sealed payload, of exactly that length, to `out`.
     fn seal(&mut self, header: &[u8; HEADER_LEN], plaintext: &[u8], out: &mut Vec<u8>) -> Result<()>;
-}
-
-/// The plaintext bytes of one direction, headers included, recorded while
-/// that direction is unencrypted (see [`TRANSCRIPT_LIMIT`]).
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Transcript {
-    bytes: Vec<u8>,
-    /// Total plaintext bytes seen, recorded or not.
-    seen: usize,
-}
-
-impl Transcript {
-    /// The recorded bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// Every plaintext byte seen in this direction, recorded or not.
-    pub fn seen(&self) -> usize {
-        self.seen
-    }
-
-    fn record(&mut self, header: &[u8], payload: &[u8]) {
-        if self.bytes.len() < TRANSCRIPT_LIMIT {
-            self.bytes.extend_from_slice(header);
-            self.bytes.extend_from_slice(payload);
-        }
-        self.seen += header.len() + payload.len();
-    }
-}
-
-impl std::fmt::Debug for Transcript {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The bytes may hold secrets sent in the clear; show only sizes.
-        f.debug_struct("Transcript").field("recorded", &self.bytes.len()).field("seen", &self.seen).finish()
-    }
 }
 
 /// A whole message: its packets' payloads joined.
@@ -274,7 +237,8 @@ impl Inbound {
         self.opener.is_some()
     }
 
-    /// The plaintext received so far, while unencrypted.
+    /// The plaintext received so far, while unencrypted (its `received`
+    /// side; nothing is recorded as sent here).
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
@@ -304,7 +268,7 @@ impl Inbound {
                     self.partial_encrypted = true;
                 }
                 None => {
-                    self.transcript.record(&raw, body);
+                    self.transcript.record_received(&raw, body);
                     self.partial.extend_from_slice(body);
                 }
             }
@@ -383,7 +347,8 @@ impl Outbound {
         self.sealer.is_some()
     }
 
-    /// The plaintext sent so far, while unencrypted.
+    /// The plaintext sent so far, while unencrypted (its `sent` side;
+    /// nothing is recorded as received here).
     pub fn transcript(&self) -> &Transcript {
         &self.transcript
     }
@@ -423,7 +388,7 @@ impl Outbound {
                 }
                 None => {
                     let header = PacketHeader { end, len: chunk.len() as u32 }.encode();
-                    self.transcript.record(&header, chunk);
+                    self.transcript.record_sent(&header, chunk);
                     out.extend_from_slice(&header);
                     out.extend_from_slice(chunk);
                 }

@@ -59,6 +59,35 @@ SEC_CLIENT_AUTHENTICATION = PREFERRED
 SEC_CLIENT_ENCRYPTION = OPTIONAL
 SEC_CLIENT_INTEGRITY = OPTIONAL
 """,
+    # M1: authentication required, CLAIMTOBE, AES-GCM.
+    "m1": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+""",
+    # M1 with a client that only has BLOWFISH: no crypto method in common.
+    "m1-blowfish": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_CRYPTO_METHODS = BLOWFISH
+""",
+    # M1 against a server whose ALLOW_ADVERTISE_STARTD leaves us out.
+    "m1-denied": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+""",
+    # M2: IDTOKENS with the token named by CEDAR_TOKEN.
+    "m2": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_AUTHENTICATION_METHODS = IDTOKENS
+TRUST_DOMAIN = anchor.local
+""",
+    "m2-scoped": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_AUTHENTICATION_METHODS = IDTOKENS
+TRUST_DOMAIN = anchor.local
+""",
+    "m2-badkey": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_AUTHENTICATION_METHODS = IDTOKENS
+TRUST_DOMAIN = anchor.local
+""",
 }
 
 COMMON = """
@@ -75,6 +104,16 @@ def setup(scenario, workdir):
     with open(config, "w") as f:
         f.write(COMMON + SCENARIOS[scenario])
         f.write("TOOL_LOG = %s\n" % log)
+        token = os.environ.get("CEDAR_TOKEN")
+        tokens = os.path.join(workdir, "tokens.d")
+        os.mkdir(tokens)
+        if token:
+            # The one token the client may use (and no system directory).
+            with open(token) as src, open(os.path.join(tokens, "token"), "w") as dst:
+                dst.write(src.read())
+            os.chmod(os.path.join(tokens, "token"), 0o600)
+        f.write("SEC_TOKEN_DIRECTORY = %s\n" % tokens)
+        f.write("SEC_TOKEN_SYSTEM_DIRECTORY = %s\n" % tokens)
     os.environ["CONDOR_CONFIG"] = config
     return log
 
@@ -94,7 +133,9 @@ def plain(ad):
     return {k: str(ad.lookup(k)) for k in ad.keys()}
 
 
-def run_common(htcondor2, classad2, address, negotiated):
+def run_common(htcondor2, classad2, address, negotiated, identity=None):
+    """The common checks; `identity` is the (user, method) an
+    authenticated client expects the collector to record in its ads."""
     coll = htcondor2.Collector(address)
 
     # 1. The collector's own ad.
@@ -133,6 +174,9 @@ def run_common(htcondor2, classad2, address, negotiated):
     expected = {k: str(slots[0].lookup(k)) for k in slots[0].keys() if k != "ClaimId"}
     got_ad = plain(slot1)
     heard = got_ad.pop("LastHeardFrom", None)
+    who = (got_ad.pop("AuthenticatedIdentity", None), got_ad.pop("AuthenticationMethod", None))
+    if identity is not None:
+        check("identity", who == tuple('"%s"' % x for x in identity), (who, identity))
     check("exact-ad", got_ad == expected and heard is not None and int(heard) > 1700000000, (got_ad, expected))
     check("last-heard-from", "LastHeardFrom" in slot1, plain(slot1))
 
@@ -176,6 +220,32 @@ def run_common(htcondor2, classad2, address, negotiated):
         import htcondor
         result = htcondor.SecMan().ping("<%s>" % address, "QUERY_STARTD_ADS")
         check("ping", bool(result.get("AuthorizationSucceeded")), dict(result))
+        emit(ping={k: str(v) for k, v in dict(result).items()})
+
+
+def big_reply(htcondor2, classad2, address):
+    """Many ads: an encrypted update stream, then a reply of several MiB."""
+    coll = htcondor2.Collector(address)
+    ads = []
+    for i in range(300):
+        ad = classad2.ClassAd()
+        ad["MyType"] = "Machine"
+        ad["Name"] = "big%03d@test" % i
+        ad["Padding"] = ("%03d" % i) * 1500
+        ads.append(ad)
+    coll.advertise(ads, "UPDATE_STARTD_AD")
+    got = coll.query(htcondor2.AdType.Startd, constraint='regexp("^big", Name)', projection=["Name", "Padding"])
+    ok = sorted(a["Name"] for a in got) == sorted(a["Name"] for a in ads) and all(
+        a["Padding"] == a["Name"][3:6] * 1500 for a in got)
+    check("big-reply", ok, len(got))
+
+
+def expect_failure(name, fn):
+    try:
+        fn()
+        check(name, False, "it succeeded")
+    except Exception as e:  # the C++ client raises on failure
+        check(name, True, repr(e))
 
 
 def main():
@@ -192,6 +262,31 @@ def main():
     try:
         if scenario in ("negotiated", "optional"):
             run_common(htcondor2, classad2, address, True)
+        elif scenario == "m1":
+            import getpass
+            run_common(htcondor2, classad2, address, True, (getpass.getuser(), "CLAIMTOBE"))
+            big_reply(htcondor2, classad2, address)
+        elif scenario == "m1-blowfish":
+            coll = htcondor2.Collector(address)
+            expect_failure("blowfish-fails", lambda: coll.query(htcondor2.AdType.Collector))
+        elif scenario in ("m1-denied", "m2-scoped"):
+            coll = htcondor2.Collector(address)
+            check("query", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")
+            startd = classad2.ClassAd({"MyType": "Machine", "Name": "scoped@test"})
+            if scenario == "m1-denied":
+                expect_failure("advertise-denied", lambda: coll.advertise([startd], "UPDATE_STARTD_AD"))
+            else:
+                coll.advertise([startd], "UPDATE_STARTD_AD")
+                got = coll.query(htcondor2.AdType.Startd)
+                check("advertise-startd", [a["Name"] for a in got] == ["scoped@test"], [plain(a) for a in got])
+                schedd = classad2.ClassAd({"MyType": "Scheduler", "Name": "scoped-schedd@test"})
+                expect_failure("advertise-schedd-denied", lambda: coll.advertise([schedd], "UPDATE_SCHEDD_AD"))
+                check("schedd-not-stored", coll.query(htcondor2.AdType.Schedd) == [])
+        elif scenario == "m2":
+            run_common(htcondor2, classad2, address, True, ("condor@anchor.local", "IDTOKENS"))
+        elif scenario == "m2-badkey":
+            coll = htcondor2.Collector(address)
+            expect_failure("badkey-fails", lambda: coll.query(htcondor2.AdType.Collector))
         elif scenario == "raw":
             run_common(htcondor2, classad2, address, False)
         elif scenario == "required":

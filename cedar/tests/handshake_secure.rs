@@ -1,0 +1,437 @@
+//! The authenticated handshake (modes M1 and M2), sans-IO, against a
+//! scripted client written here: the messages a C++ client sends (as
+//! `authentication.cpp`, `condor_auth_claim.cpp` and the AKEP2 client
+//! send them), real framing on both sides, AES-GCM switched on where C++
+//! switches it, and tokens made by the real `condor_token_create`
+//! (`tests/data/token/`). The same paths run against the real C++ client
+//! in `tests/wheel.rs`.
+
+#![allow(clippy::unwrap_used)] // a test: the scripted client's helpers unwrap
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cedar::authz::{Authorizer, AuthzConfig, Permission};
+use cedar::command::{DC_AUTHENTICATE, QUERY_COLLECTOR_ADS, QUERY_STARTD_ADS, UPDATE_SCHEDD_AD, UPDATE_STARTD_AD};
+use cedar::crypto::KeyExchange;
+use cedar::handshake::{
+    CloseReason, CommandTable, Output, ServerConfig, ServerConnection, ServerPolicies, Step, TokenConfig, Via,
+};
+use cedar::policy::{AuthMethod, SecurityPolicy};
+use cedar::token::akep2::Client as TokenClient;
+use cedar::token::jwt::Jwt;
+use cedar::token::key::{FileCheck, KeyStore};
+use cedar::token::wire as token_wire;
+use cedar::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
+use cedar::wire::{encryption, Decoder, Encoder, Inbound, Message, Outbound};
+use classad::{ClassAd, Literal};
+
+fn token_data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/token").join(name)
+}
+
+fn table() -> CommandTable {
+    CommandTable::new()
+        .register(QUERY_STARTD_ADS, Permission::Read)
+        .register(QUERY_COLLECTOR_ADS, Permission::Read)
+        .register(UPDATE_STARTD_AD, Permission::AdvertiseStartd)
+        .register(UPDATE_SCHEDD_AD, Permission::AdvertiseSchedd)
+}
+
+/// HTCondor's default daemon policy (OPTIONAL) with these methods.
+fn config(methods: &[AuthMethod]) -> ServerConfig {
+    let mut policy = SecurityPolicy::default();
+    policy.auth_methods = methods.to_vec();
+    ServerConfig::new(table()).policies(ServerPolicies::uniform(policy)).hostname("test-host")
+}
+
+fn token_config() -> ServerConfig {
+    let keys = KeyStore::new(Some(token_data("keys/POOL")), None, FileCheck::none());
+    config(&[AuthMethod::Token]).tokens(TokenConfig::new(keys), "anchor.local")
+}
+
+fn text(ad: &ClassAd, name: &str) -> String {
+    match ad.lookup(name).and_then(|e| e.as_literal()) {
+        Some(Literal::Str(s)) => s.as_str().to_owned(),
+        other => panic!("{name} is {other:?}"),
+    }
+}
+
+/// Both ends of one connection: the server under test and a scripted
+/// client, each with its own framing halves.
+struct Pair {
+    server: ServerConnection,
+    s_in: Inbound,
+    s_out: Outbound,
+    c_in: Inbound,
+    c_out: Outbound,
+    last: Option<Step>,
+}
+
+impl Pair {
+    fn new(config: &Arc<ServerConfig>) -> Pair {
+        Pair {
+            server: ServerConnection::new(config.clone(), Some("127.0.0.1".parse().unwrap())),
+            s_in: Inbound::new(),
+            s_out: Outbound::new(),
+            c_in: Inbound::new(),
+            c_out: Outbound::new(),
+            last: None,
+        }
+    }
+
+    fn encoder(&self) -> Encoder {
+        Encoder::new(self.c_out.is_encrypted())
+    }
+
+    /// The client sends one message; the server takes it and its output
+    /// goes on the wire to the client.
+    fn send(&mut self, enc: Encoder) -> &Step {
+        let mut wire = Vec::new();
+        self.c_out.frame(enc.as_bytes(), &mut wire).unwrap();
+        self.s_in.feed(&wire);
+        let message = self.s_in.next_message().unwrap().expect("a whole message");
+        let step = self.server.on_message(message).unwrap();
+        let mut back = Vec::new();
+        for out in self.server.take_output() {
+            match out {
+                Output::Message(bytes) => self.s_out.frame(&bytes, &mut back).unwrap(),
+                Output::StartCrypto(key) => {
+                    // What the server has framed so far goes out first.
+                    self.c_in.feed(&std::mem::take(&mut back));
+                    encryption::switch_on(&mut self.s_in, &mut self.s_out, &key).unwrap();
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        self.c_in.feed(&back);
+        self.last = Some(step);
+        self.last.as_ref().unwrap()
+    }
+
+    fn recv(&mut self) -> Message {
+        self.c_in.next_message().unwrap().expect("a message from the server")
+    }
+
+    fn recv_ad(&mut self) -> ClassAd {
+        let m = self.recv();
+        let mut dec = Decoder::new(&m.payload, m.encrypted);
+        let ad = get_classad(&mut dec, &AdLimits::default()).unwrap();
+        dec.finish().unwrap();
+        ad
+    }
+
+    fn recv_int(&mut self) -> i64 {
+        let m = self.recv();
+        let mut dec = Decoder::new(&m.payload, m.encrypted);
+        let v = dec.get_int().unwrap();
+        dec.finish().unwrap();
+        v
+    }
+
+    fn nothing_pending(&mut self) -> bool {
+        self.c_in.next_message().unwrap().is_none()
+    }
+}
+
+/// A new-session ad as the 23.10 client sends it (the attributes of
+/// tests/data/handshake/client_new_session.ad), requiring authentication.
+fn new_session_ad(command: i32, methods: &str, pubkey: &str) -> ClassAd {
+    let text = format!(
+        r#"[ AuthMethods = "{methods}"; Authentication = "REQUIRED"; Command = {command}; CryptoMethods = "AES";
+            ECDHPublicKey = "{pubkey}"; Enact = "NO"; Encryption = "OPTIONAL"; Integrity = "OPTIONAL";
+            NegotiatedSession = true; NewSession = "YES"; OutgoingNegotiation = "PREFERRED";
+            RemoteVersion = "$CondorVersion: 23.10.29 2025-09-23 BuildID: UW_Python_Wheel_Build $";
+            SessionDuration = "60"; SessionLease = 3600; Subsystem = "TOOL"; TrustDomain = "anchor.local" ]"#
+    );
+    text.parse().unwrap()
+}
+
+fn authenticate(pair: &Pair, ad: &ClassAd) -> Encoder {
+    let mut enc = pair.encoder();
+    enc.put_int(i64::from(DC_AUTHENTICATE));
+    put_classad(&mut enc, ad, &PutOptions::new()).unwrap();
+    enc
+}
+
+fn int(pair: &Pair, v: i64) -> Encoder {
+    let mut enc = pair.encoder();
+    enc.put_int(v);
+    enc
+}
+
+/// Runs a CLAIMTOBE handshake for `command` claiming `name`; returns the
+/// pair (encrypted both ways), the post-auth ad and the session id.
+fn claimtobe(config: &Arc<ServerConfig>, command: i32, name: &str) -> (Pair, ClassAd) {
+    let mut p = Pair::new(config);
+    let kx = KeyExchange::generate();
+    let ad = new_session_ad(command, "CLAIMTOBE", &kx.public_key_base64());
+    assert!(matches!(p.send(authenticate(&p, &ad)), Step::Continue));
+    let response = p.recv_ad();
+    assert_eq!(text(&response, "Authentication"), "YES");
+    assert_eq!(text(&response, "Encryption"), "YES"); // the AES rule
+    assert_eq!(text(&response, "AuthMethodsList"), "CLAIMTOBE");
+    assert_eq!(text(&response, "CryptoMethods"), "AES");
+    // The method bitmask: CLAIMTOBE and FS; the server picks CLAIMTOBE.
+    assert!(matches!(p.send(int(&p, 2 | 4)), Step::Continue));
+    assert_eq!(p.recv_int(), 2);
+    let mut claim = p.encoder();
+    claim.put_int(1);
+    claim.put_str(name).unwrap();
+    let step = p.send(claim).clone();
+    assert_eq!(p.recv_int(), 1); // CLAIMTOBE's result
+    assert_eq!(p.recv_int(), 0); // exchangeKey: no key travels
+                                 // The client's side of the key, then crypto on, as C++ does it.
+    let key = kx.finish(&text(&response, "ECDHPublicKey")).unwrap();
+    encryption::switch_on(&mut p.c_in, &mut p.c_out, &key).unwrap();
+    let post = p.recv();
+    assert!(post.encrypted, "the post-auth ad is the server's first encrypted packet");
+    let mut dec = Decoder::new(&post.payload, true);
+    let post = get_classad(&mut dec, &AdLimits::default()).unwrap();
+    p.last = Some(step);
+    (p, post)
+}
+
+#[test]
+fn m1_claimtobe_then_encrypted_commands_and_keyed_resumption() {
+    let config = Arc::new(config(&[AuthMethod::Claimtobe]));
+    let (mut p, post) = claimtobe(&config, QUERY_COLLECTOR_ADS, "alice");
+    assert_eq!(text(&post, "ReturnCode"), "AUTHORIZED");
+    assert_eq!(text(&post, "User"), "alice"); // no domain for CLAIMTOBE
+    assert!(matches!(post.lookup("TriedAuthentication").and_then(|e| e.as_literal()), Some(Literal::Bool(true))));
+    let Some(Step::Command(req)) = p.last.clone() else { panic!("{:?}", p.last) };
+    assert_eq!(
+        (req.via, req.user.as_deref(), req.method.as_deref()),
+        (Via::NewSession, Some("alice"), Some("CLAIMTOBE"))
+    );
+    // The payload travels encrypted; a follow-on raw command too, and it
+    // keeps the identity.
+    let mut follow = p.encoder();
+    follow.put_int(i64::from(QUERY_STARTD_ADS));
+    follow.put_str("strings are length-prefixed now").unwrap();
+    let Step::Command(next) = p.send(follow).clone() else { panic!() };
+    assert_eq!((next.via, next.user.as_deref()), (Via::Raw, Some("alice")));
+    let cedar::handshake::Payload::Inline(bytes, true) = &next.payload else { panic!("{:?}", next.payload) };
+    assert_eq!(Decoder::new(bytes, true).get_string().unwrap(), "strings are length-prefixed now");
+    // CLAIMTOBE is limited to READ here: a follow-on update is closed.
+    let mut update = p.encoder();
+    update.put_int(i64::from(UPDATE_STARTD_AD));
+    assert!(matches!(p.send(update), Step::Close(CloseReason::Denied(UPDATE_STARTD_AD, _))));
+
+    // Resumption on a new connection: AUTHORIZED in the clear, then AES.
+    let sid = text(&post, "Sid");
+    for resume_response in [true, false] {
+        let mut q = Pair::new(&config);
+        let resume: ClassAd = format!(
+            r#"[ Command = {QUERY_STARTD_ADS}; UseSession = "YES"; Sid = "{sid}"; ResumeResponse = {resume_response};
+                RemoteVersion = "$CondorVersion: 23.10.29 2025-09-23 BuildID: UW_Python_Wheel_Build $" ]"#
+        )
+        .parse()
+        .unwrap();
+        let Step::Command(req) = q.send(authenticate(&q, &resume)).clone() else { panic!("{:?}", q.last) };
+        assert_eq!((req.via, req.user.as_deref()), (Via::ResumedSession, Some("alice")));
+        if resume_response {
+            let reply = q.recv_ad();
+            assert_eq!(text(&reply, "ReturnCode"), "AUTHORIZED");
+        }
+        assert!(q.nothing_pending());
+        // The key the first connection derived, found in the cache.
+        let key = config.sessions.lock().unwrap().resume(&sid, std::time::Instant::now()).unwrap().key.clone().unwrap();
+        encryption::switch_on(&mut q.c_in, &mut q.c_out, &key).unwrap();
+        // Without a resume response the server's sent digest is zeros; the
+        // client's first encrypted packet must still open.
+        let mut payload = q.encoder();
+        payload.put_int(7);
+        let mut wire = Vec::new();
+        q.c_out.frame(payload.as_bytes(), &mut wire).unwrap();
+        q.s_in.feed(&wire);
+        let m = q.s_in.next_message().unwrap().unwrap();
+        assert!(m.encrypted);
+        assert_eq!(Decoder::new(&m.payload, true).get_int().unwrap(), 7);
+    }
+    // A resumed READ-limited CLAIMTOBE session used for an update: C++
+    // closes without a reply after AUTHORIZED (daemon_command.cpp 1811).
+    let mut r = Pair::new(&config);
+    let resume: ClassAd =
+        format!(r#"[ Command = {UPDATE_STARTD_AD}; UseSession = "YES"; Sid = "{sid}"; ResumeResponse = true ]"#)
+            .parse()
+            .unwrap();
+    assert!(matches!(r.send(authenticate(&r, &resume)), Step::Close(CloseReason::Denied(UPDATE_STARTD_AD, _))));
+    assert_eq!(text(&r.recv_ad(), "ReturnCode"), "AUTHORIZED");
+    assert!(r.nothing_pending());
+}
+
+#[test]
+fn m1_denied_by_allow_lists_and_a_client_without_a_name() {
+    let lookup = |k: &str| match k {
+        "ALLOW_READ" => Some("*".to_string()),
+        "ALLOW_ADVERTISE_STARTD" => Some("*/10.0.0.1".to_string()),
+        _ => None,
+    };
+    let mut cfg = config(&[AuthMethod::Claimtobe]);
+    cfg.authorizer = Authorizer::from_config(&lookup, &AuthzConfig::default()).unwrap();
+    let cfg = Arc::new(cfg);
+    let (p, post) = claimtobe(&cfg, UPDATE_STARTD_AD, "alice");
+    assert_eq!(text(&post, "ReturnCode"), "DENIED");
+    assert!(matches!(p.last, Some(Step::Close(CloseReason::Denied(UPDATE_STARTD_AD, _)))));
+    assert!(cfg.sessions.lock().unwrap().is_empty(), "a denied session is not cached");
+
+    // `int 0`: the client has no name. The server goes back to the method
+    // bitmask; an empty one ends a required authentication.
+    let mut p = Pair::new(&cfg);
+    let kx = KeyExchange::generate();
+    p.send(authenticate(&p, &new_session_ad(QUERY_STARTD_ADS, "CLAIMTOBE", &kx.public_key_base64())));
+    p.recv_ad();
+    p.send(int(&p, 2));
+    assert_eq!(p.recv_int(), 2);
+    assert!(matches!(p.send(int(&p, 0)), Step::Continue));
+    assert!(p.nothing_pending(), "a failed CLAIMTOBE sends nothing");
+    assert!(matches!(p.send(int(&p, 0)), Step::Close(CloseReason::AuthenticationFailed(_))));
+    assert_eq!(p.recv_int(), 0);
+}
+
+#[test]
+fn m1_refusals_before_authentication() {
+    let cfg = Arc::new(config(&[AuthMethod::Claimtobe]));
+    // A client with only BLOWFISH: no crypto method in common; no reply.
+    let kx = KeyExchange::generate();
+    let mut ad = new_session_ad(QUERY_STARTD_ADS, "CLAIMTOBE", &kx.public_key_base64());
+    ad.insert("CryptoMethods", "BLOWFISH");
+    let mut p = Pair::new(&cfg);
+    assert!(matches!(p.send(authenticate(&p, &ad)), Step::Close(CloseReason::Policy(_))));
+    assert!(p.nothing_pending());
+    // No ECDHPublicKey: this server sends no keys.
+    let mut ad = new_session_ad(QUERY_STARTD_ADS, "CLAIMTOBE", "");
+    ad.remove("ECDHPublicKey");
+    let mut p = Pair::new(&cfg);
+    assert!(matches!(p.send(authenticate(&p, &ad)), Step::Close(CloseReason::Policy(_))));
+    // A bad public key fails after the method.
+    let mut p = Pair::new(&cfg);
+    p.send(authenticate(&p, &new_session_ad(QUERY_STARTD_ADS, "CLAIMTOBE", "bm90IGEga2V5")));
+    p.recv_ad();
+    p.send(int(&p, 2));
+    p.recv_int();
+    let mut claim = p.encoder();
+    claim.put_int(1);
+    claim.put_str("alice").unwrap();
+    assert!(matches!(p.send(claim), Step::Close(CloseReason::AuthenticationFailed(_))));
+    // A name over the bound is an error, not an identity.
+    let mut p = Pair::new(&cfg);
+    p.send(authenticate(&p, &new_session_ad(QUERY_STARTD_ADS, "CLAIMTOBE", &kx.public_key_base64())));
+    p.recv_ad();
+    p.send(int(&p, 2));
+    p.recv_int();
+    let mut claim = p.encoder();
+    claim.put_int(1);
+    claim.put_str(&"x".repeat(5000)).unwrap();
+    let mut wire = Vec::new();
+    p.c_out.frame(claim.as_bytes(), &mut wire).unwrap();
+    p.s_in.feed(&wire);
+    let m = p.s_in.next_message().unwrap().unwrap();
+    assert!(p.server.on_message(m).is_err());
+}
+
+/// Runs the TOKEN method with `token_file` for `command`.
+fn idtokens(config: &Arc<ServerConfig>, command: i32, token_file: &str) -> (Pair, Option<ClassAd>) {
+    let mut p = Pair::new(config);
+    let kx = KeyExchange::generate();
+    let ad = new_session_ad(command, "TOKEN", &kx.public_key_base64());
+    assert!(matches!(p.send(authenticate(&p, &ad)), Step::Continue));
+    let response = p.recv_ad();
+    assert_eq!(text(&response, "AuthMethodsList"), "TOKEN");
+    assert_eq!(text(&response, "TrustDomain"), "anchor.local");
+    assert_eq!(text(&response, "IssuerKeys"), "POOL");
+    p.send(int(&p, 2048));
+    assert_eq!(p.recv_int(), 2048);
+    let jwt = Jwt::parse(std::fs::read_to_string(token_data(token_file)).unwrap().trim()).unwrap();
+    let (client, hello) = TokenClient::start(&jwt);
+    let mut enc = p.encoder();
+    token_wire::put_client_hello(&mut enc, &hello).unwrap();
+    assert!(matches!(p.send(enc), Step::Continue));
+    let m = p.recv();
+    let reply = token_wire::get_server_reply(&mut Decoder::new(&m.payload, false)).unwrap();
+    let (confirm, outcome) = client.receive_reply(&reply);
+    let mut enc = p.encoder();
+    token_wire::put_client_confirm(&mut enc, &confirm).unwrap();
+    let step = p.send(enc).clone();
+    if outcome.is_err() {
+        return (p, None);
+    }
+    assert_eq!(p.recv_int(), 0);
+    let key = kx.finish(&text(&response, "ECDHPublicKey")).unwrap();
+    encryption::switch_on(&mut p.c_in, &mut p.c_out, &key).unwrap();
+    let post = p.recv_ad();
+    p.last = Some(step);
+    (p, Some(post))
+}
+
+#[test]
+fn m2_a_real_token_authenticates_as_its_subject() {
+    let cfg = Arc::new(token_config());
+    let (p, post) = idtokens(&cfg, QUERY_COLLECTOR_ADS, "condor.jwt");
+    let post = post.expect("the exchange succeeds");
+    assert_eq!(text(&post, "User"), "condor@anchor.local");
+    assert_eq!(text(&post, "ReturnCode"), "AUTHORIZED");
+    let Some(Step::Command(req)) = &p.last else { panic!("{:?}", p.last) };
+    assert_eq!(req.method.as_deref(), Some("IDTOKENS"));
+}
+
+#[test]
+fn m2_scopes_limit_the_session() {
+    let cfg = Arc::new(token_config());
+    let (_, post) = idtokens(&cfg, UPDATE_STARTD_AD, "authz.jwt");
+    assert_eq!(text(&post.unwrap(), "ReturnCode"), "AUTHORIZED"); // ADVERTISE_STARTD is in scope
+    let (p, post) = idtokens(&cfg, UPDATE_SCHEDD_AD, "authz.jwt");
+    assert_eq!(text(&post.unwrap(), "ReturnCode"), "DENIED"); // ADVERTISE_SCHEDD is not
+    assert!(matches!(p.last, Some(Step::Close(CloseReason::Denied(UPDATE_SCHEDD_AD, _)))));
+}
+
+#[test]
+fn m2_a_token_of_another_key_fails_and_the_client_gives_up() {
+    let cfg = Arc::new(token_config());
+    // other.jwt is signed by "other", which this server does not have: its
+    // reply is the error shape, the client fails, and back at the bitmask
+    // an empty mask ends the required authentication.
+    let (mut p, post) = idtokens(&cfg, QUERY_STARTD_ADS, "other.jwt");
+    assert!(post.is_none());
+    assert!(matches!(p.last, Some(Step::Continue)));
+    assert!(matches!(p.send(int(&p, 0)), Step::Close(CloseReason::AuthenticationFailed(_))));
+    assert_eq!(p.recv_int(), 0);
+}
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Random messages at each step of the authentication: an answer or
+        /// an error, never a panic.
+        #[test]
+        fn random_messages_in_every_phase(phase in 0usize..4, bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let cfg = Arc::new(token_config());
+            let mut p = Pair::new(&cfg);
+            let kx = KeyExchange::generate();
+            let methods = if phase == 3 { "TOKEN" } else { "CLAIMTOBE" };
+            let mut cfg2 = config(&[AuthMethod::Claimtobe]);
+            cfg2.tokens = None;
+            if phase != 3 {
+                p = Pair::new(&Arc::new(cfg2));
+            }
+            p.send(authenticate(&p, &new_session_ad(QUERY_STARTD_ADS, methods, &kx.public_key_base64())));
+            if phase >= 1 {
+                p.send(int(&p, if phase == 3 { 2048 } else { 2 }));
+            }
+            let mut wire = Vec::new();
+            if !bytes.is_empty() {
+                p.c_out.frame(&bytes, &mut wire).unwrap();
+                p.s_in.feed(&wire);
+                if let Ok(Some(m)) = p.s_in.next_message() {
+                    let _ = p.server.on_message(m);
+                    let _ = p.server.take_output();
+                }
+            }
+        }
+    }
+}
