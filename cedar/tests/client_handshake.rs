@@ -277,7 +277,11 @@ fn a_forgotten_session_fails_one_command_then_a_new_one_is_made() {
 
 #[test]
 fn unknown_and_denied_commands_fail_with_the_cpp_clients_words() {
-    let (addr, _) = spawn("127.0.0.1:0", FixtureOptions { deny: vec![UPDATE_SCHEDD_AD] }).unwrap();
+    let (addr, _) = spawn(
+        "127.0.0.1:0",
+        FixtureOptions { config: vec![("DENY_ADVERTISE_SCHEDD".into(), "*".into())], secure: false },
+    )
+    .unwrap();
     let client = Client::new(ClientConfig::default());
     let e = client.start(&sinful(addr), 4242).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Closed);
