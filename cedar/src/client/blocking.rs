@@ -276,6 +276,10 @@ impl ClientConnection {
                     };
                     step = start.on_message(message);
                 }
+                Ok(Step::SwitchOn(key)) => {
+                    self.conn.start_crypto(&key)?;
+                    step = start.poll();
+                }
                 Ok(Step::Rejected(sid)) => {
                     self.closed = true;
                     self.rejected = true;
@@ -284,12 +288,6 @@ impl ClientConnection {
                 }
                 Ok(Step::Ready(started)) => {
                     let mut started = *started;
-                    if started.encryption {
-                        // The AES-GCM stream is not wired into the
-                        // connection yet (see cedar/README.md).
-                        self.closed = true;
-                        return Err(Error::new(ErrorKind::Crypto, "encrypted sessions are not supported yet"));
-                    }
                     if let Some(session) = started.new_session.take() {
                         self.sessions.lock().map_err(|_| poisoned())?.insert(session, Instant::now());
                     }

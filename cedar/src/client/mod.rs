@@ -25,11 +25,13 @@
 //! # Ok::<(), cedar::Error>(())
 //! ```
 //!
-//! Security: mode M0 (no authentication, no encryption). The default
-//! policy is a client that can authenticate with no method, so it offers
+//! Security: the default policy ([`ClientConfig::default`], mode M0) is a
+//! client that can authenticate with no method, so it offers
 //! `Authentication`, `Encryption` and `Integrity` = `NEVER`, as a C++ client
 //! with no usable method does; a server that requires any of them refuses
-//! it.
+//! it. [`ClientConfig::authenticated`] authenticates with CLAIMTOBE (mode
+//! M1) or TOKEN/IDTOKENS (mode M2), derives the session key by ECDH and
+//! encrypts the rest of the connection with AES-GCM.
 
 pub mod blocking;
 pub mod collector;
@@ -39,7 +41,7 @@ pub mod start;
 
 use std::time::Duration;
 
-use crate::policy::{PolicyConfig, SecurityContext, SecurityLevel, SecurityPolicy};
+use crate::policy::{AuthMethod, PolicyConfig, SecurityContext, SecurityLevel, SecurityPolicy};
 use crate::version::OUR_VERSION;
 use crate::wire::ad::AdLimits;
 
@@ -49,7 +51,7 @@ pub use sessions::{ClientSession, ClientSessionCache};
 pub use start::{StartCommand, Started, Step};
 
 /// Who the client is and how it secures its commands.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ClientConfig {
     /// Our policy at the CLIENT level (`SEC_CLIENT_*`).
@@ -74,6 +76,17 @@ pub struct ClientConfig {
     /// ours (`SID_NOT_FOUND`). C++ does not: it fails that command and the
     /// next one makes a new session. Default false.
     pub retry_rejected_session: bool,
+    /// The name CLAIMTOBE claims (`SEC_CLAIMTOBE_USER`, else the user we
+    /// run as: `$USER` or `$LOGNAME` by default). `None`: CLAIMTOBE fails,
+    /// as C++'s does without a name.
+    pub claim_to_be_user: Option<String>,
+    /// Tokens to offer for TOKEN/IDTOKENS, as text (one or more JWTs, one
+    /// a line, as in a token file), tried before `token_dirs`.
+    pub tokens: Vec<String>,
+    /// Token directories (`SEC_TOKEN_DIRECTORY`, then
+    /// `SEC_TOKEN_SYSTEM_DIRECTORY`), searched as HTCondor's client does
+    /// ([`crate::token::discovery`]).
+    pub token_dirs: Vec<std::path::PathBuf>,
     /// The timeout of the connect and of every read and write.
     pub timeout: Duration,
     /// The largest message read (a query's whole reply is one message).
@@ -108,7 +121,39 @@ fn m0_policy() -> SecurityPolicy {
     })
 }
 
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Tokens are secrets: only their number shows.
+        f.debug_struct("ClientConfig")
+            .field("policy", &self.policy)
+            .field("subsystem", &self.subsystem)
+            .field("version", &self.version)
+            .field("trust_domain", &self.trust_domain)
+            .field("command_sock", &self.command_sock)
+            .field("claim_to_be_user", &self.claim_to_be_user)
+            .field("tokens", &self.tokens.len())
+            .field("token_dirs", &self.token_dirs)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
 impl ClientConfig {
+    /// A client that authenticates with `methods` (in our order of
+    /// preference; CLAIMTOBE and TOKEN are implemented), with
+    /// authentication REQUIRED, encryption and integrity OPTIONAL (the AES
+    /// rule turns both on once authenticated) and crypto AES: what a C++
+    /// tool sends with `SEC_CLIENT_AUTHENTICATION = REQUIRED` and
+    /// `SEC_CLIENT_AUTHENTICATION_METHODS` set to the same list.
+    pub fn authenticated(methods: &[AuthMethod]) -> ClientConfig {
+        let mut policy = m0_policy();
+        policy.authentication = SecurityLevel::Required;
+        policy.encryption = SecurityLevel::Optional;
+        policy.integrity = SecurityLevel::Optional;
+        policy.auth_methods = methods.to_vec();
+        ClientConfig::from_policy(policy)
+    }
+
     /// The defaults with another policy.
     pub fn from_policy(policy: SecurityPolicy) -> ClientConfig {
         ClientConfig {
@@ -121,6 +166,12 @@ impl ClientConfig {
             command_sock: None,
             resume_response: true,
             retry_rejected_session: false,
+            claim_to_be_user: std::env::var("USER")
+                .or_else(|_| std::env::var("LOGNAME"))
+                .ok()
+                .filter(|u| !u.is_empty()),
+            tokens: Vec::new(),
+            token_dirs: Vec::new(),
             timeout: Duration::from_secs(20),
             max_message: crate::wire::DEFAULT_MAX_MESSAGE,
             limits: AdLimits::default(),

@@ -23,6 +23,7 @@
 //!   answer when we asked for one (`AUTHORIZED`, or `SID_NOT_FOUND`: the
 //!   command fails and the session is dropped, as C++ does).
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -35,7 +36,12 @@ use crate::command::{DC_AUTHENTICATE, DC_SEC_QUERY};
 use crate::crypto::{KeyExchange, SessionKey};
 use crate::error::{Error, ErrorKind, Result};
 use crate::handshake::Via;
-use crate::policy::{choose_crypto_method, SecurityLevel};
+use crate::policy::{choose_crypto_method, tokens, AuthMethod, SecurityLevel};
+use crate::token::akep2::Client as TokenClient;
+use crate::token::discovery::{find_token, tokens_in_text, TokenFilter};
+use crate::token::jwt::Jwt;
+use crate::token::key::FileCheck;
+use crate::token::wire as token_wire;
 use crate::version::{parse_peer_version, Version};
 use crate::wire::ad::{get_classad, put_classad, PutOptions};
 use crate::wire::{Decoder, Encoder, Message};
@@ -53,6 +59,9 @@ pub enum Step {
     Send(Vec<u8>),
     /// Read the next message and give it to [`StartCommand::on_message`].
     Read,
+    /// Turn AES-GCM on in both directions from the next message on, with
+    /// this key ([`crate::wire::encryption::switch_on`]); then poll again.
+    SwitchOn(SessionKey),
     /// The command may go: send its payload (prefixed with the command
     /// integer when [`Started::raw`]).
     Ready(Box<Started>),
@@ -107,6 +116,14 @@ impl std::fmt::Debug for Started {
 enum State {
     Begin,
     AwaitResponse,
+    /// The server's `int` choice of method.
+    AwaitMethod,
+    /// CLAIMTOBE: the server's `int` result.
+    AwaitClaimResult,
+    /// TOKEN: the server's AKEP2 reply.
+    AwaitTokenReply,
+    /// `exchangeKey`: the server's `int` "has key".
+    AwaitKeyFlag,
     AwaitResumeResponse,
     AwaitPostAuth,
     Ready,
@@ -122,6 +139,25 @@ struct Resume {
     server_version: Option<String>,
 }
 
+/// Authentication in progress.
+struct Auth {
+    /// The methods still to try, in the server's order.
+    methods: Vec<AuthMethod>,
+    /// A failed authentication fails the command (`AuthRequired`).
+    required: bool,
+    /// The token to offer, when TOKEN is among the methods.
+    token: Option<Jwt>,
+    /// The AKEP2 exchange under way.
+    token_client: Option<TokenClient>,
+    /// The method being tried.
+    trying: Option<AuthMethod>,
+    /// Rounds of the method loop so far.
+    rounds: u32,
+}
+
+/// The most rounds of the method loop (each drops a method).
+const MAX_AUTH_ROUNDS: u32 = 16;
+
 /// The terms of a new session, from the server's response ad.
 #[derive(Default)]
 struct Terms {
@@ -131,6 +167,8 @@ struct Terms {
     duration: Option<i64>,
     lease: i64,
     server_version: Option<String>,
+    ecdh_peer: Option<String>,
+    crypto: String,
 }
 
 /// The client side of starting one command (see the [module](self) docs).
@@ -144,6 +182,10 @@ pub struct StartCommand {
     key_exchange: Option<KeyExchange>,
     terms: Terms,
     started: Option<Box<Started>>,
+    outgoing: VecDeque<Vec<u8>>,
+    switch_on: Option<SessionKey>,
+    auth: Option<Auth>,
+    encryption: bool,
 }
 
 impl std::fmt::Debug for StartCommand {
@@ -219,6 +261,10 @@ impl StartCommand {
             key_exchange: None,
             terms: Terms::default(),
             started: None,
+            outgoing: VecDeque::new(),
+            switch_on: None,
+            auth: None,
+            encryption: false,
         }
     }
 
@@ -237,9 +283,21 @@ impl StartCommand {
 
     /// What to do next.
     pub fn poll(&mut self) -> Result<Step> {
+        if let Some(message) = self.outgoing.pop_front() {
+            return Ok(Step::Send(message));
+        }
+        if let Some(key) = self.switch_on.take() {
+            return Ok(Step::SwitchOn(key));
+        }
         match self.state {
             State::Begin => self.begin(),
-            State::AwaitResponse | State::AwaitResumeResponse | State::AwaitPostAuth => Ok(Step::Read),
+            State::AwaitResponse
+            | State::AwaitMethod
+            | State::AwaitClaimResult
+            | State::AwaitTokenReply
+            | State::AwaitKeyFlag
+            | State::AwaitResumeResponse
+            | State::AwaitPostAuth => Ok(Step::Read),
             State::Ready => {
                 self.state = State::Done;
                 self.started.take().map(Step::Ready).ok_or_else(|| protocol("the command was already started"))
@@ -274,6 +332,7 @@ impl StartCommand {
             Some(r) if !self.want_resume_response(r) => {
                 // No answer comes: the command goes after this message.
                 let started = self.resumed_started(None);
+                self.switch_for_resume();
                 self.ready(started);
             }
             Some(_) => self.state = State::AwaitResumeResponse,
@@ -377,6 +436,17 @@ impl StartCommand {
 
     /// Takes the message the last [`Step::Read`] asked for.
     pub fn on_message(&mut self, message: Message) -> Result<Step> {
+        if matches!(
+            self.state,
+            State::AwaitMethod | State::AwaitClaimResult | State::AwaitTokenReply | State::AwaitKeyFlag
+        ) {
+            let r = self.on_auth_message(&message);
+            if r.is_err() {
+                self.state = State::Done;
+            }
+            r?;
+            return self.poll();
+        }
         let mut dec = Decoder::new(&message.payload, message.encrypted);
         let ad = get_classad(&mut dec, &self.config.limits)?;
         dec.finish()?;
@@ -394,12 +464,23 @@ impl StartCommand {
                     return Err(Error::new(ErrorKind::Denied, format!("Received \"{rc}\" from server")));
                 }
                 let started = self.resumed_started(string(&ad, "RemoteVersion"));
+                self.switch_for_resume();
                 self.ready(started);
             }
             State::AwaitPostAuth => self.on_post_auth(&ad)?,
             _ => return Err(protocol("no message was expected")),
         }
         self.poll()
+    }
+
+    /// A resumed session with a key and encryption turns AES-GCM on after
+    /// the resume ad and its answer (`authenticate_inner_finish`).
+    fn switch_for_resume(&mut self) {
+        if let Some(r) = &self.resume {
+            if r.encryption {
+                self.switch_on = r.key.clone();
+            }
+        }
     }
 
     /// The server's response ad (`receiveAuthInfo_inner`, `authenticate_inner`
@@ -435,46 +516,9 @@ impl StartCommand {
         if encryption {
             choose_crypto_method(&crypto)?;
         }
-        if authentication {
-            let methods = string(ad, "AuthMethodsList")
-                .filter(|m| !m.is_empty())
-                .or_else(|| string(ad, "AuthMethods"))
-                .unwrap_or_default();
-            if methods.is_empty() {
-                return Err(protocol("Protocol Error: No auth methods."));
-            }
-            // No method is implemented on the client yet. A failed
-            // authentication that was not required is not fatal
-            // (AuthRequired = false), as in C++.
-            let required = match ad.eval_attr("AuthRequired") {
-                Value::Bool(b) => b,
-                Value::Int(i) => i != 0,
-                _ => true,
-            };
-            if required {
-                return Err(Error::new(
-                    ErrorKind::Authentication,
-                    format!("the server requires authentication ({methods}), which this client cannot do yet"),
-                ));
-            }
-        }
-        if let Some(pubkey) = string(ad, "ECDHPublicKey").filter(|k| !k.is_empty()) {
-            if crypto.is_empty() {
-                return Err(Error::new(ErrorKind::Policy, "No crypto methods enabled for the session"));
-            }
-            let kx = self.key_exchange.take().ok_or_else(|| protocol("no key exchange in progress"))?;
-            self.terms.key = Some(kx.finish(&pubkey)?);
-        }
-        if encryption {
-            if self.terms.key.is_none() {
-                return Err(Error::new(ErrorKind::Crypto, "Failed to establish a crypto key."));
-            }
-            return Err(Error::new(
-                ErrorKind::Crypto,
-                "the server turns encryption on, which this client cannot do yet",
-            ));
-        }
         self.terms.encryption = encryption;
+        self.terms.ecdh_peer = string(ad, "ECDHPublicKey").filter(|k| !k.is_empty());
+        self.terms.crypto = crypto;
         self.terms.duration = string(ad, "SessionDuration")
             .or_else(|| Some(self.config.policy.session_duration.to_string()))
             .filter(|d| !d.is_empty())
@@ -484,6 +528,207 @@ impl StartCommand {
             _ => self.config.policy.session_lease.clamp(0, MAX_SESSION_SECS),
         };
         self.terms.server_version = string(ad, "RemoteVersion");
+        if authentication {
+            let methods = string(ad, "AuthMethodsList")
+                .filter(|m| !m.is_empty())
+                .or_else(|| string(ad, "AuthMethods"))
+                .unwrap_or_default();
+            if methods.is_empty() {
+                return Err(protocol("Protocol Error: No auth methods."));
+            }
+            let required = match ad.eval_attr("AuthRequired") {
+                Value::Bool(b) => b,
+                Value::Int(i) => i != 0,
+                _ => true,
+            };
+            let trust_domain = string(ad, "TrustDomain");
+            let issuer_keys: Vec<String> =
+                string(ad, "IssuerKeys").map(|k| tokens(&k).map(str::to_owned).collect()).unwrap_or_default();
+            let mut token = None;
+            let mut list = Vec::new();
+            for m in tokens(&methods).filter_map(AuthMethod::parse) {
+                match m {
+                    AuthMethod::Claimtobe if self.config.policy.auth_methods.contains(&m) => list.push(m),
+                    AuthMethod::Token if self.config.policy.auth_methods.contains(&m) => {
+                        // C++ offers TOKEN only with a token the server
+                        // can check (its TrustDomain and IssuerKeys).
+                        token = self.find_token(trust_domain.as_deref(), &issuer_keys);
+                        if token.is_some() {
+                            list.push(m);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.auth = Some(Auth { methods: list, required, token, token_client: None, trying: None, rounds: 0 });
+            self.send_bitmask()?;
+            self.state = State::AwaitMethod;
+            return Ok(());
+        }
+        self.finish_auth()
+    }
+
+    /// The token to offer: the configured ones first, then the token
+    /// directories, in order.
+    fn find_token(&self, trust_domain: Option<&str>, issuer_keys: &[String]) -> Option<Jwt> {
+        let filter = TokenFilter::new(trust_domain, issuer_keys);
+        for text in &self.config.tokens {
+            if let Some(t) = tokens_in_text(text.as_bytes(), &filter).next() {
+                return Some(t);
+            }
+        }
+        for dir in &self.config.token_dirs {
+            if let Ok(Some(t)) = find_token(dir, Some(&self.config.subsystem), &filter, FileCheck::none()) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    fn send_int(&mut self, value: i64) {
+        let mut enc = Encoder::new(self.encryption);
+        enc.put_int(value);
+        self.outgoing.push_back(enc.into_bytes());
+    }
+
+    /// `Authentication::handshake`, client side: the bitmask of the
+    /// methods left to try (condor_auth.h's `CAUTH_*` bits).
+    fn send_bitmask(&mut self) -> Result<()> {
+        let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+        auth.rounds += 1;
+        if auth.rounds > MAX_AUTH_ROUNDS {
+            return Err(Error::new(ErrorKind::Authentication, "too many authentication rounds"));
+        }
+        let mask = auth.methods.iter().fold(0u32, |m, a| m | a.bit());
+        self.send_int(i64::from(mask));
+        Ok(())
+    }
+
+    fn on_auth_message(&mut self, message: &Message) -> Result<()> {
+        let mut dec = Decoder::new(&message.payload, message.encrypted);
+        match self.state {
+            State::AwaitMethod => {
+                let chosen = dec.get_int()?;
+                dec.finish()?;
+                let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+                let method = u32::try_from(chosen)
+                    .ok()
+                    .and_then(AuthMethod::from_bit)
+                    .filter(|m| chosen != 0 && auth.methods.contains(m));
+                let Some(method) = method else {
+                    if chosen != 0 {
+                        return Err(protocol(format!("the server chose method {chosen}, which we did not offer")));
+                    }
+                    // CAUTH_NONE: "Failed to authenticate with any method".
+                    if auth.required {
+                        return Err(Error::new(ErrorKind::Authentication, "Failed to authenticate with any method"));
+                    }
+                    self.auth = None;
+                    return self.finish_auth();
+                };
+                auth.trying = Some(method);
+                match method {
+                    AuthMethod::Claimtobe => {
+                        let mut enc = Encoder::new(self.encryption);
+                        match self.config.claim_to_be_user.as_deref() {
+                            Some(name) => {
+                                enc.put_int(1);
+                                enc.put_str(name)?;
+                            }
+                            None => enc.put_int(0),
+                        }
+                        self.outgoing.push_back(enc.into_bytes());
+                        if self.config.claim_to_be_user.is_none() {
+                            return self.method_failed();
+                        }
+                        self.state = State::AwaitClaimResult;
+                    }
+                    _ => {
+                        let (client, hello) = match &auth.token {
+                            Some(t) => TokenClient::start(t),
+                            None => TokenClient::failed(Error::new(ErrorKind::Authentication, "no token")),
+                        };
+                        auth.token_client = Some(client);
+                        let mut enc = Encoder::new(self.encryption);
+                        token_wire::put_client_hello(&mut enc, &hello)?;
+                        self.outgoing.push_back(enc.into_bytes());
+                        self.state = State::AwaitTokenReply;
+                    }
+                }
+                Ok(())
+            }
+            State::AwaitClaimResult => {
+                let result = dec.get_int()?;
+                dec.finish()?;
+                if result == 1 {
+                    self.method_succeeded()
+                } else {
+                    self.method_failed()
+                }
+            }
+            State::AwaitTokenReply => {
+                let reply = token_wire::get_server_reply(&mut dec)?;
+                dec.finish()?;
+                let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+                let client = auth.token_client.take().ok_or_else(|| protocol("no token exchange in progress"))?;
+                let (confirm, outcome) = client.receive_reply(&reply);
+                let mut enc = Encoder::new(self.encryption);
+                token_wire::put_client_confirm(&mut enc, &confirm)?;
+                self.outgoing.push_back(enc.into_bytes());
+                match outcome {
+                    Ok(_) => self.method_succeeded(),
+                    Err(_) => self.method_failed(),
+                }
+            }
+            State::AwaitKeyFlag => {
+                let has_key = dec.get_int()?;
+                dec.finish()?;
+                if has_key != 0 {
+                    // Pre-ECDH key wrapping (authentication.cpp 876–968):
+                    // no 23.9 server sends a key when ECDH is in play.
+                    return Err(protocol("the server sent a wrapped key; only ECDH keys are supported"));
+                }
+                self.finish_auth()
+            }
+            _ => Err(protocol("no message was expected")),
+        }
+    }
+
+    fn method_succeeded(&mut self) -> Result<()> {
+        let auth = self.auth.as_ref().ok_or_else(|| protocol("no authentication in progress"))?;
+        self.terms.auth_method = auth.trying.map(|m| m.as_str().to_owned());
+        // exchangeKey: the server says whether a key follows.
+        self.state = State::AwaitKeyFlag;
+        Ok(())
+    }
+
+    /// A method failed: C++ drops it and sends the next bitmask.
+    fn method_failed(&mut self) -> Result<()> {
+        let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+        if let Some(m) = auth.trying.take() {
+            auth.methods.retain(|x| *x != m);
+        }
+        self.send_bitmask()?;
+        self.state = State::AwaitMethod;
+        Ok(())
+    }
+
+    /// `authenticate_inner_finish`: the ECDH key, and encryption on.
+    fn finish_auth(&mut self) -> Result<()> {
+        if let Some(pubkey) = self.terms.ecdh_peer.take() {
+            if self.terms.crypto.is_empty() {
+                return Err(Error::new(ErrorKind::Policy, "No crypto methods enabled for the session"));
+            }
+            let kx = self.key_exchange.take().ok_or_else(|| protocol("no key exchange in progress"))?;
+            self.terms.key = Some(kx.finish(&pubkey)?);
+        }
+        if self.terms.encryption {
+            let Some(key) = self.terms.key.clone() else {
+                return Err(Error::new(ErrorKind::Crypto, "Failed to establish a crypto key."));
+            };
+            self.switch_on = Some(key);
+            self.encryption = true;
+        }
         self.state = State::AwaitPostAuth;
         Ok(())
     }
