@@ -20,6 +20,7 @@ use cedar::client::collector::Update;
 use cedar::client::{Client, ClientConfig, CollectorClient, Query};
 use cedar::command::*;
 use cedar::handshake::Via;
+use cedar::policy::AuthMethod;
 use classad::ClassAd;
 
 const PORT: u16 = 29619;
@@ -44,6 +45,13 @@ struct Collector {
 
 impl Collector {
     fn start(root: &Path, mode: &str) -> Collector {
+        let probe = if mode == "m0" { ClientConfig::default().raw() } else { config(mode) };
+        Collector::start_with(root, mode, probe)
+    }
+
+    /// Starts the collector of `mode`; it is up once a client with `probe`
+    /// (and a cache of its own) reads the collector's own ad.
+    fn start_with(root: &Path, mode: &str, probe: ClientConfig) -> Collector {
         assert!(TcpStream::connect(("127.0.0.1", PORT)).is_err(), "something already listens on {PORT}");
         let ok = Command::new("sh").arg(script()).args(["start", mode]).arg(root).status().unwrap().success();
         assert!(ok, "collector.sh start {mode} failed");
@@ -53,10 +61,9 @@ impl Collector {
             assert!(Instant::now() < deadline, "the collector did not listen on {PORT}:\n{}", collector.log());
             std::thread::sleep(Duration::from_millis(200));
         }
-        // It listens before it has made its own ad: wait for the ad (with a
-        // raw client, so no session is cached).
-        let raw = CollectorClient::new(Client::new(ClientConfig::default().raw()), addr());
-        while raw.query(&Query::collector()).map(|a| a.is_empty()).unwrap_or(true) {
+        // It listens before it has made its own ad: wait for the ad.
+        let probe = CollectorClient::new(Client::new(probe), addr());
+        while probe.query(&Query::collector()).map(|a| a.is_empty()).unwrap_or(true) {
             assert!(Instant::now() < deadline, "the collector has no ad of its own:\n{}", collector.log());
             std::thread::sleep(Duration::from_millis(200));
         }
@@ -89,6 +96,24 @@ impl Drop for Collector {
         while TcpStream::connect(("127.0.0.1", PORT)).is_ok() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+}
+
+/// Our client's configuration for `mode`.
+fn config(mode: &str) -> ClientConfig {
+    match mode {
+        "m1" => {
+            let mut c = ClientConfig::authenticated(&[AuthMethod::Claimtobe]);
+            c.claim_to_be_user = Some("cedar".into());
+            c
+        }
+        "m2" => {
+            let mut c = ClientConfig::authenticated(&[AuthMethod::Token]);
+            let token = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/token/condor.jwt");
+            c.tokens = vec![std::fs::read_to_string(token).unwrap()];
+            c
+        }
+        _ => ClientConfig::default(),
     }
 }
 
@@ -131,6 +156,20 @@ fn schedd() -> Update {
     Update::new(ad)
 }
 
+/// `query`'s ads once `check` holds of them. The collector reads an
+/// update's or invalidation's payload when it is ready, so a query on
+/// another connection right after may be answered first: poll a while.
+fn eventually(c: &CollectorClient, query: &Query, check: impl Fn(&[ClassAd]) -> bool) -> Vec<ClassAd> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ads = c.query(query).unwrap();
+        if check(&ads) || Instant::now() > deadline {
+            return ads;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn string(ad: &ClassAd, name: &str) -> Option<String> {
     ad.eval_attr(name).as_str().map(str::to_owned)
 }
@@ -148,6 +187,57 @@ fn the_client_against_a_real_collector() {
     let Some(root) = chroot() else { return };
     advertise_query_and_invalidate(&root);
     a_restarted_collector_rejects_the_old_session(&root);
+    authenticated(&root, "m1", "cedar");
+    authenticated(&root, "m2", "condor@anchor.local");
+}
+
+/// Modes M1 (CLAIMTOBE) and M2 (IDTOKENS), both with AES: we authenticate
+/// as `user`, the rest of each connection is encrypted, updates and
+/// queries work, a resumed session is encrypted, and `condor_status`
+/// agrees.
+fn authenticated(root: &Path, mode: &str, user: &str) {
+    let collector = Collector::start(root, mode);
+    let client = Client::new(config(mode));
+    let mut conn = client.start(&addr(), QUERY_COLLECTOR_ADS).unwrap();
+    assert_eq!(conn.via(), Some(Via::NewSession));
+    assert_eq!(conn.my_remote_user(), Some(user), "{}", collector.log());
+    assert!(conn.connection().is_encrypted());
+    conn.send_ads(&[&Query::collector().to_ad()], &Default::default()).unwrap();
+    assert!(conn.read_message().unwrap().encrypted);
+    drop(conn);
+
+    let c = CollectorClient::new(client.clone(), addr());
+    c.advertise(UPDATE_STARTD_AD, &[slot("slot1@cedar-client", 4), slot("slot2@cedar-client", 1)]).unwrap();
+    c.advertise(UPDATE_SCHEDD_AD, &[schedd()]).unwrap();
+    let mine = Query::startd().constraint(r#"Machine == "cedar-client""#).unwrap();
+    let slots = eventually(&c, &mine, |a| a.len() == 2);
+    assert_eq!(names(&slots), ["slot1@cedar-client", "slot2@cedar-client"], "{}", collector.log());
+    let private = c.query(&Query::startd_private()).unwrap();
+    let claim = private.iter().find(|a| string(a, "Name").as_deref() == Some("slot2@cedar-client")).unwrap();
+    assert_eq!(string(claim, "ClaimId").as_deref(), Some("<127.0.0.1:40001>#1#1#secret-slot2@cedar-client"));
+    assert_eq!(names(&eventually(&c, &Query::schedd(), |a| a.len() == 1)), ["schedd@cedar-client"]);
+
+    let mut conn = client.start(&addr(), QUERY_STARTD_ADS).unwrap();
+    assert_eq!(conn.via(), Some(Via::ResumedSession));
+    assert!(conn.connection().is_encrypted());
+    conn.send_ads(&[&Query::startd().to_ad()], &Default::default()).unwrap();
+    let reply = conn.read_message().unwrap();
+    assert!(reply.encrypted && reply.payload.len() > 100);
+    drop(conn);
+
+    let pool = format!("127.0.0.1:{PORT}");
+    let out = collector.tool(&["condor_status", "-pool", &pool, "-af", "Name", "Cpus"]);
+    assert_eq!(out, "slot1@cedar-client 4\nslot2@cedar-client 1\n");
+    c.invalidate(INVALIDATE_STARTD_ADS, &Query::startd().constraint("true").unwrap()).unwrap();
+    assert!(eventually(&c, &Query::startd(), |a| a.is_empty()).is_empty(), "{}", collector.log());
+    let log = collector.log();
+    // The collector chose the method from our bitmask: CLAIMTOBE is 2,
+    // TOKEN 2048 (condor_auth.h).
+    let method = if mode == "m1" { 2 } else { 2048 };
+    assert!(log.contains(&format!("HANDSHAKE: client sent (methods == {method})")), "{log}");
+    assert!(log.contains(&format!("HANDSHAKE: i picked (method == {method})")), "{log}");
+    assert!(log.contains("DC_AUTHENTICATE: authentication of 127.0.0.1 complete."), "{log}");
+    assert!(log.contains(&format!("PERMISSION GRANTED to {user} from host 127.0.0.1")), "{log}");
 }
 
 /// Mode M0 (plaintext): negotiated and raw clients.
@@ -176,7 +266,8 @@ fn advertise_query_and_invalidate(root: &Path) {
     c.advertise(UPDATE_STARTD_AD, &[slot("slot1@cedar-client", 4), slot("slot2@cedar-client", 1)]).unwrap();
     c.advertise(UPDATE_SCHEDD_AD, &[schedd()]).unwrap();
 
-    let slots = c.query(&Query::startd().constraint(r#"Machine == "cedar-client""#).unwrap()).unwrap();
+    let mine = Query::startd().constraint(r#"Machine == "cedar-client""#).unwrap();
+    let slots = eventually(&c, &mine, |a| a.len() == 2);
     assert_eq!(names(&slots), ["slot1@cedar-client", "slot2@cedar-client"], "{}", collector.log());
     for ad in &slots {
         // The public table holds no secret.
@@ -194,7 +285,7 @@ fn advertise_query_and_invalidate(root: &Path) {
     let claim = private.iter().find(|a| string(a, "Name").as_deref() == Some("slot1@cedar-client")).unwrap();
     assert_eq!(string(claim, "ClaimId").as_deref(), Some("<127.0.0.1:40001>#1#1#secret-slot1@cedar-client"));
 
-    let schedds = c.query(&Query::schedd()).unwrap();
+    let schedds = eventually(&c, &Query::schedd(), |a| a.len() == 1);
     assert_eq!(names(&schedds), ["schedd@cedar-client"]);
     assert_eq!(schedds[0].eval_attr("TotalIdleJobs"), classad::Value::Int(3));
 
@@ -221,8 +312,9 @@ fn advertise_query_and_invalidate(root: &Path) {
         .unwrap();
     c.invalidate(INVALIDATE_SCHEDD_ADS, &Query::schedd().constraint(r#"Name == "schedd@cedar-client""#).unwrap())
         .unwrap();
-    assert_eq!(names(&c.query(&Query::startd()).unwrap()), ["slot1@cedar-client"], "{}", collector.log());
-    assert!(c.query(&Query::schedd()).unwrap().is_empty());
+    let left = eventually(&c, &Query::startd(), |a| a.len() == 1);
+    assert_eq!(names(&left), ["slot1@cedar-client"], "{}", collector.log());
+    assert!(eventually(&c, &Query::schedd(), |a| a.is_empty()).is_empty());
     let out = collector.tool(&["condor_status", "-pool", &pool, "-af", "Name"]);
     assert_eq!(out, "slot1@cedar-client\n");
     let out = collector.tool(&["condor_status", "-pool", &pool, "-schedd", "-af", "Name"]);

@@ -2,7 +2,8 @@
 # Starts or stops ONE real HTCondor 23.9.6 condor_collector in the chroot on
 # 127.0.0.1:29619, for tests/client_chroot.rs:
 #
-#   collector.sh start MODE [ROOT]   # MODE: m0 (plaintext); base.config + MODE.config
+#   collector.sh start MODE [ROOT]   # MODE: m0 (plaintext), m1 (CLAIMTOBE+AES), m2 (IDTOKENS+AES):
+#                                    # base.config + MODE.config, then MODE.setup if any
 #   collector.sh stop [ROOT]         # kills the collector this script started
 #
 # The collector's log is left in ROOT/tmp/cedar-client-live/log.
@@ -16,8 +17,9 @@ start)
   rm -rf "$ROOT$W"
   mkdir -p "$ROOT$W/log" "$ROOT$W/spool" "$ROOT$W/exec" "$ROOT$W/run" "$ROOT$W/lock" "$ROOT$W/tokens"
   cat "$HERE/base.config" "$HERE/$MODE.config" > "$ROOT$W/collector.config"
-  if [ -f "$HERE/$MODE.setup" ]; then . "$HERE/$MODE.setup"; fi
   chroot "$ROOT" chown -R condor:condor $W
+  # After the chown: a key the collector reads as root must be root's.
+  if [ -f "$HERE/$MODE.setup" ]; then . "$HERE/$MODE.setup"; fi
   # chroot and env exec, so $! is the collector itself.
   chroot "$ROOT" env -i PATH=/usr/bin:/bin:/usr/sbin CONDOR_CONFIG=$W/collector.config \
     condor_collector -f -p 29619 > "$ROOT$W/stdout" 2>&1 &
