@@ -3,8 +3,9 @@
 //! and invalidations, and speaks the handshake: mode M0 (plaintext) by
 //! default, or the security its configuration knobs ask for (`--secure`:
 //! `SEC_*` policies, CLAIMTOBE, IDTOKENS with the keys of
-//! `SEC_TOKEN_POOL_SIGNING_KEY_FILE`/`SEC_PASSWORD_DIRECTORY` and
-//! `TRUST_DOMAIN`, AES-GCM). `ALLOW_*`/`DENY_*` knobs authorize every
+//! `SEC_TOKEN_POOL_SIGNING_KEY_FILE`/`SEC_PASSWORD_DIRECTORY`,
+//! `TRUST_DOMAIN`, `SEC_TOKEN_MAX_AGE` and `SEC_TOKEN_REVOCATION_EXPR`,
+//! AES-GCM). `ALLOW_*`/`DENY_*` knobs authorize every
 //! command (each `ALLOW_<LEVEL>` not given is `*`). Stored ads get
 //! `AuthenticatedIdentity` and `AuthenticationMethod` when the update was
 //! authenticated, as the C++ collector adds them.
@@ -42,12 +43,18 @@ pub struct FixtureOptions {
     /// Take the security policy from `config` (as a daemon reads its
     /// `SEC_*` knobs, defaults included); without it, mode M0 (NEVER).
     pub secure: bool,
+    /// Send packets of at most this many bytes (as `CEDAR_FIXTURE_PACKET`).
+    pub max_packet: Option<usize>,
 }
 
 impl FixtureOptions {
     /// A configured fixture with these knobs.
     pub fn secure(config: &[(&str, &str)]) -> FixtureOptions {
-        FixtureOptions { config: config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), secure: true }
+        FixtureOptions {
+            config: config.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            secure: true,
+            max_packet: None,
+        }
     }
 
     /// The knob `name`: from `config`, else `*` for `ALLOW_<LEVEL>`.
@@ -77,7 +84,13 @@ impl FixtureOptions {
         if pool.is_some() || dir.is_some() {
             let keys = KeyStore::new(pool, dir, FileCheck::none());
             let trust_domain = lookup("TRUST_DOMAIN").unwrap_or_default();
-            config = config.tokens(TokenConfig::new(keys), trust_domain);
+            let mut tokens = TokenConfig::new(keys);
+            tokens.max_age =
+                cedar::token::jwt::max_age_from_param(lookup("SEC_TOKEN_MAX_AGE").and_then(|v| v.trim().parse().ok()));
+            if let Some(expr) = lookup("SEC_TOKEN_REVOCATION_EXPR") {
+                tokens.revocation = Some(cedar::token::revocation::RevocationExpr::parse(&expr)?);
+            }
+            config = config.tokens(tokens, trust_domain);
         }
         Ok(config)
     }
@@ -142,13 +155,15 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
         options.server_config().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?,
     );
     let served = store.clone();
+    let max_packet =
+        options.max_packet.or_else(|| std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok()));
     // One connection at a time, as the C++ collector's single thread: an
     // update's connection is over before the next query is read, so a
     // client that advertises then queries sees its ads.
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
-            if let Err(e) = serve(stream, config.clone(), served.clone()) {
+            if let Err(e) = serve(stream, config.clone(), served.clone(), max_packet) {
                 eprintln!("test_collector: connection ended: {e}");
             }
         }
@@ -169,10 +184,15 @@ fn self_ad(addr: SocketAddr) -> ClassAd {
     ad
 }
 
-fn serve(stream: std::net::TcpStream, config: Arc<ServerConfig>, store: Store) -> cedar::error::Result<()> {
+fn serve(
+    stream: std::net::TcpStream,
+    config: Arc<ServerConfig>,
+    store: Store,
+    max_packet: Option<usize>,
+) -> cedar::error::Result<()> {
     let sessions = config.sessions.clone();
     let mut session = ServerSession::new(stream, config, Duration::from_secs(20))?;
-    if let Some(n) = std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok()) {
+    if let Some(n) = max_packet {
         session.connection().set_max_packet(n);
     }
     let debug = std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some();

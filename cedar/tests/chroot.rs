@@ -153,3 +153,82 @@ const INVALIDATE: &str = r#"MyType = "Query"
 TargetType = "Machine"
 Requirements = Name == "slot2@chroot"
 "#;
+
+/// Modes M1 and M2 with 23.9.6's tools: `condor_ping` authenticates with
+/// CLAIMTOBE, then with the IDTOKENS fixture token, and AES-GCM carries
+/// `condor_advertise` and `condor_status`.
+#[test]
+fn m1_and_m2_with_the_23_9_tools() {
+    let Some(root) = chroot() else { return };
+    let tag = std::process::id();
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/token");
+    let pool_key = data.join("keys/POOL");
+    let options = FixtureOptions::secure(&[
+        ("SEC_DEFAULT_AUTHENTICATION_METHODS", "CLAIMTOBE, IDTOKENS"),
+        ("TRUST_DOMAIN", "anchor.local"),
+        ("SEC_TOKEN_POOL_SIGNING_KEY_FILE", pool_key.to_str().unwrap_or_default()),
+    ]);
+    let (addr, store) = spawn("127.0.0.1:0", options).expect("the fixture listens");
+    let pool = addr.to_string();
+    let tokens = format!("/tmp/cedar-chroot-{tag}.tokens");
+    std::fs::create_dir_all(root.join(&tokens[1..])).expect("token dir");
+    let write = |name: &str, text: &str| {
+        let path = format!("/tmp/cedar-chroot-{tag}.{name}");
+        std::fs::write(root.join(&path[1..]), text).expect("written");
+        path
+    };
+    let common = format!(
+        "SEC_CLIENT_AUTHENTICATION = REQUIRED\nSEC_DEFAULT_CRYPTO_METHODS = AES\nTRUST_DOMAIN = anchor.local\n\
+         SEC_TOKEN_DIRECTORY = {tokens}\nSEC_TOKEN_SYSTEM_DIRECTORY = {tokens}\n"
+    );
+    let m1 = write("m1.config", &format!("{common}SEC_CLIENT_AUTHENTICATION_METHODS = CLAIMTOBE\n"));
+    let m2 = write("m2.config", &format!("{common}SEC_CLIENT_AUTHENTICATION_METHODS = IDTOKENS\n"));
+    let slots = write("ads", SLOTS);
+
+    let ping =
+        |config: &str| tool(&root, config, &["condor_ping", "-verbose", "-pool", &pool, "-type", "collector", "READ"]);
+    let (ok, out) = ping(&m1);
+    assert!(ok, "{out}");
+    assert!(out.contains("Authenticated using:         CLAIMTOBE"), "{out}");
+    // The tool claims its condor-priv user; no domain is added.
+    assert!(out.contains("Remote Mapping:              condor\n"), "{out}");
+    assert!(out.contains("Encryption:                  AES"), "{out}");
+    assert!(out.contains("Authorized:                  TRUE"), "{out}");
+    let (ok, out) = tool(&root, &m1, &["condor_advertise", "-pool", &pool, "-multiple", "UPDATE_STARTD_AD", &slots]);
+    assert!(ok && out.contains("Sent 2 of 2 ads"), "{out}");
+    let (ok, out) = tool(&root, &m1, &["condor_status", "-pool", &pool, "-af", "Name", "AuthenticationMethod"]);
+    assert!(ok, "{out}");
+    assert_eq!(out, "slot1@chroot CLAIMTOBE\nslot2@chroot CLAIMTOBE\n");
+
+    // M2: the real token in the client's token directory.
+    let token = std::fs::read_to_string(data.join("condor.jwt")).expect("the fixture token");
+    let token_file = root.join(&tokens[1..]).join("condor");
+    std::fs::write(&token_file, token).expect("token written");
+    // read_secure_file refuses a token readable by others.
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let (ok, out) = ping(&m2);
+    assert!(ok, "{out}");
+    assert!(out.contains("Authenticated using:         IDTOKENS"), "{out}");
+    assert!(out.contains("Remote Mapping:              condor@anchor.local"), "{out}");
+    assert!(out.contains("Authorized:                  TRUE"), "{out}");
+    let (ok, out) = tool(&root, &m2, &["condor_advertise", "-pool", &pool, "-multiple", "UPDATE_STARTD_AD", &slots]);
+    assert!(ok && out.contains("Sent 2 of 2 ads"), "{out}");
+    // A query after the updates (the fixture serves one connection at a
+    // time, so the updates are in).
+    let (ok, out) = tool(&root, &m2, &["condor_status", "-pool", &pool, "-af", "Name", "AuthenticationMethod"]);
+    assert!(ok, "{out}");
+    assert_eq!(out, "slot1@chroot IDTOKENS\nslot2@chroot IDTOKENS\n");
+    let ads = store.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ids: Vec<String> = ads
+        .iter()
+        .filter_map(|a| a.lookup("AuthenticatedIdentity"))
+        .map(|e| e.display(classad::Syntax::Old).to_string())
+        .collect();
+    assert_eq!(ids, ["\"condor@anchor.local\"", "\"condor@anchor.local\""]);
+    drop(ads);
+    let _ = std::fs::remove_dir_all(root.join(&tokens[1..]));
+    for f in [&m1, &m2, &slots] {
+        let _ = std::fs::remove_file(root.join(&f[1..]));
+    }
+}

@@ -399,6 +399,73 @@ fn m2_a_token_of_another_key_fails_and_the_client_gives_up() {
     assert_eq!(p.recv_int(), 0);
 }
 
+#[test]
+fn m2_max_age_and_revocation_refuse_a_good_token() {
+    // condor.jwt was issued (iat) when the fixtures were made; a maximum
+    // age of one second refuses it, as does a revocation expression.
+    for (max_age, revocation) in [(Some(1), None), (None, Some(r#"sub == "condor@anchor.local""#))] {
+        let keys = KeyStore::new(Some(token_data("keys/POOL")), None, FileCheck::none());
+        let mut tokens = TokenConfig::new(keys);
+        tokens.max_age = max_age;
+        tokens.revocation = revocation.map(|r| cedar::token::revocation::RevocationExpr::parse(r).unwrap());
+        let cfg = Arc::new(config(&[AuthMethod::Token]).tokens(tokens, "anchor.local"));
+        let (mut p, post) = idtokens(&cfg, QUERY_STARTD_ADS, "condor.jwt");
+        assert!(post.is_none(), "{max_age:?} {revocation:?}");
+        assert!(matches!(p.send(int(&p, 0)), Step::Close(CloseReason::AuthenticationFailed(_))));
+    }
+    // A revocation expression that does not match lets it through.
+    let keys = KeyStore::new(Some(token_data("keys/POOL")), None, FileCheck::none());
+    let mut tokens = TokenConfig::new(keys);
+    tokens.revocation = Some(cedar::token::revocation::RevocationExpr::parse(r#"sub == "mallory""#).unwrap());
+    let cfg = Arc::new(config(&[AuthMethod::Token]).tokens(tokens, "anchor.local"));
+    assert!(idtokens(&cfg, QUERY_STARTD_ADS, "condor.jwt").1.is_some());
+}
+
+#[test]
+fn m1_claimtobe_with_the_domain_knob() {
+    let mut identity = cedar::authz::IdentityConfig::with_uid_domain("Pool.Example");
+    identity.claimtobe_include_domain = true;
+    let cfg = Arc::new(config(&[AuthMethod::Claimtobe]).identity(identity));
+    // A client with the knob sends user@UID_DOMAIN; one without, the bare
+    // name, which gets our UID_DOMAIN. Domains are lower-cased.
+    let (_, post) = claimtobe(&cfg, QUERY_STARTD_ADS, "alice@Client.Example");
+    assert_eq!(text(&post, "User"), "alice@client.example");
+    let (_, post) = claimtobe(&cfg, QUERY_STARTD_ADS, "bob");
+    assert_eq!(text(&post, "User"), "bob@pool.example");
+}
+
+#[test]
+fn akep2_messages_on_the_wire_are_bounded() {
+    use cedar::token::akep2::{ClientConfirm, STATUS_ERROR, STATUS_OK};
+    // A raw length over its bound is refused before anything is read.
+    let mut enc = Encoder::new(false);
+    enc.put_int(0);
+    enc.put_int(3);
+    enc.put_str("a@b").unwrap();
+    enc.put_str("token").unwrap();
+    enc.put_int(1 << 40);
+    assert!(token_wire::get_client_hello(&mut Decoder::new(enc.as_bytes(), false)).is_err());
+    // An id over 1023 bytes is refused.
+    let mut enc = Encoder::new(false);
+    enc.put_int(0);
+    enc.put_int(5000);
+    enc.put_str(&"x".repeat(5000)).unwrap();
+    assert!(token_wire::get_client_confirm(&mut Decoder::new(enc.as_bytes(), false)).is_err());
+    // A confirmation whose id length lies reads as a failed one.
+    let good = ClientConfirm { status: STATUS_OK, client_id: "a@b".into(), rb: vec![1; 256], mac: vec![2; 20] };
+    let mut enc = Encoder::new(true);
+    token_wire::put_client_confirm(&mut enc, &good).unwrap();
+    let mut bytes = enc.into_bytes();
+    bytes[15] = 4; // the id's announced length, 3 -> 4
+    let got = token_wire::get_client_confirm(&mut Decoder::new(&bytes, true)).unwrap();
+    assert_eq!((got.status, got.client_id.as_str()), (STATUS_ERROR, "a@b"));
+    // Trailing bytes are an error.
+    let mut enc = Encoder::new(false);
+    token_wire::put_client_confirm(&mut enc, &good).unwrap();
+    enc.put_int(9);
+    assert!(token_wire::get_client_confirm(&mut Decoder::new(enc.as_bytes(), false)).is_err());
+}
+
 mod hostile {
     use super::*;
     use proptest::prelude::*;

@@ -76,6 +76,10 @@ fn run_with_token(scenario: &str, options: FixtureOptions, token: Option<PathBuf
         "scenario {scenario} failed\n--- stdout\n{stdout}\n--- stderr (last 6000 bytes)\n{}",
         &stderr[stderr.len().saturating_sub(6000)..]
     );
+    // Timings the client measured, for the record (README's measurements).
+    for line in stdout.lines().filter(|l| l.starts_with("{\"timing\"")) {
+        eprintln!("{scenario}: {line}");
+    }
     let checks = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("{\"check\": \""))
@@ -234,6 +238,16 @@ fn m1_claimtobe_and_aes_with_the_cpp_client() {
     // The private attribute arrived through the encrypted stream.
     assert_eq!(string(&slot, "ClaimId").as_deref(), Some("secret-claim-2"));
     assert_eq!(string(&slot, "AuthenticationMethod").as_deref(), Some("CLAIMTOBE"));
+}
+
+#[test]
+fn m1_an_encrypted_reply_in_hundreds_of_packets() {
+    // 4 KiB packets: the 1.35 MB reply takes ~330 AES-GCM packets, each with
+    // its own IV counter, which the C++ client must all open.
+    let mut options = m1(&[]);
+    options.max_packet = Some(4096);
+    let Some((run, _)) = run("m1-packets", options) else { return };
+    assert_eq!(run.checks, ["big-reply"]);
 }
 
 #[test]

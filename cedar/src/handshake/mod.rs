@@ -761,7 +761,11 @@ impl ServerConnection {
         if let Some(td) = &self.config.trust_domain {
             response.insert("TrustDomain", td.as_str());
         }
-        if let Some(tokens) = &self.config.tokens {
+        // IssuerKeys when our methods for this level include TOKEN
+        // (UpdateAuthenticationMetadata, condor_secman.cpp 418-440);
+        // ReconcileSecurityPolicyAds copies it and TrustDomain into the
+        // response (938-943).
+        if let (Some(tokens), true) = (&self.config.tokens, ours.auth_methods.contains(&AuthMethod::Token)) {
             let names = tokens.keys.key_names();
             if !names.is_empty() {
                 response.insert("IssuerKeys", crate::token::key::issuer_keys_attr(&names));

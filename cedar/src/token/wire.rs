@@ -43,21 +43,17 @@ fn put_raw(enc: &mut Encoder, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Reads `int length` then a string; the length must be the string's (as
-/// `server_receive_two` checks for the client id) and within `max`.
-fn get_id(dec: &mut Decoder<'_>, what: &str, max: usize) -> Result<String> {
+/// Reads `int length` then a string of at most `max` bytes; returns the
+/// string and whether the length announced was its length. C++ reads the
+/// two without comparing them, except for the client id of message 3
+/// (`server_receive_two` 2491–2494, where a mismatch fails the exchange).
+fn get_id(dec: &mut Decoder<'_>, what: &str, max: usize) -> Result<(String, bool)> {
     let declared = dec.get_int()?;
     let s = dec.get_optional_string()?.unwrap_or_default();
     if s.len() > max {
         return Err(Error::new(ErrorKind::LimitExceeded, format!("TOKEN: {what} over {max} bytes")));
     }
-    if usize::try_from(declared).ok() != Some(s.len()) {
-        return Err(Error::new(
-            ErrorKind::Protocol,
-            format!("TOKEN: {what} of {} bytes announced as {declared}", s.len()),
-        ));
-    }
-    Ok(s)
+    Ok((s.clone(), usize::try_from(declared).ok() == Some(s.len())))
 }
 
 /// Reads `int length` then that many raw bytes, at most `max`.
@@ -85,7 +81,7 @@ pub fn put_client_hello(enc: &mut Encoder, m: &ClientHello) -> Result<()> {
 /// Reads message 1 (the whole message).
 pub fn get_client_hello(dec: &mut Decoder<'_>) -> Result<ClientHello> {
     let status = get_status(dec)?;
-    let client_id = get_id(dec, "client id", MAX_ID_LEN)?;
+    let (client_id, _) = get_id(dec, "client id", MAX_ID_LEN)?;
     let token = dec.get_optional_string()?.unwrap_or_default();
     if token.len() > MAX_TOKEN_LEN {
         return Err(Error::new(ErrorKind::LimitExceeded, format!("TOKEN: token over {MAX_TOKEN_LEN} bytes")));
@@ -108,8 +104,8 @@ pub fn put_server_reply(enc: &mut Encoder, m: &ServerReply) -> Result<()> {
 /// Reads message 2 (the whole message).
 pub fn get_server_reply(dec: &mut Decoder<'_>) -> Result<ServerReply> {
     let status = get_status(dec)?;
-    let client_id = get_id(dec, "client id", MAX_ID_LEN)?;
-    let server_id = get_id(dec, "server id", MAX_ID_LEN)?;
+    let (client_id, _) = get_id(dec, "client id", MAX_ID_LEN)?;
+    let (server_id, _) = get_id(dec, "server id", MAX_ID_LEN)?;
     let ra = get_raw(dec, "rA", NONCE_LEN)?;
     let rb = get_raw(dec, "rB", NONCE_LEN)?;
     let mac = get_raw(dec, "MAC", MAX_MAC_LEN)?;
@@ -125,12 +121,17 @@ pub fn put_client_confirm(enc: &mut Encoder, m: &ClientConfirm) -> Result<()> {
     put_raw(enc, &m.mac)
 }
 
-/// Reads message 3 (the whole message).
+/// Reads message 3 (the whole message). A client id whose announced
+/// length is not its own reads as a failed confirmation (status -1), as
+/// the C++ server takes it.
 pub fn get_client_confirm(dec: &mut Decoder<'_>) -> Result<ClientConfirm> {
-    let status = get_status(dec)?;
-    let client_id = get_id(dec, "client id", MAX_ID_LEN)?;
+    let mut status = get_status(dec)?;
+    let (client_id, consistent) = get_id(dec, "client id", MAX_ID_LEN)?;
     let rb = get_raw(dec, "rB", NONCE_LEN)?;
     let mac = get_raw(dec, "MAC", MAX_MAC_LEN)?;
     dec.finish()?;
+    if !consistent {
+        status = super::akep2::STATUS_ERROR;
+    }
     Ok(ClientConfirm { status, client_id, rb, mac })
 }
