@@ -279,7 +279,7 @@ fn a_forgotten_session_fails_one_command_then_a_new_one_is_made() {
 fn unknown_and_denied_commands_fail_with_the_cpp_clients_words() {
     let (addr, _) = spawn(
         "127.0.0.1:0",
-        FixtureOptions { config: vec![("DENY_ADVERTISE_SCHEDD".into(), "*".into())], secure: false },
+        FixtureOptions { config: vec![("DENY_ADVERTISE_SCHEDD".into(), "*".into())], ..Default::default() },
     )
     .unwrap();
     let client = Client::new(ClientConfig::default());
