@@ -7,7 +7,9 @@
 //!
 //! Our client advertises a slot ad (with its private ad) and a schedd ad,
 //! queries them back (public and private tables), and invalidates them;
-//! `condor_status` from the chroot confirms what the collector holds.
+//! `condor_status` from the chroot confirms what the collector holds. The
+//! same in modes M1 (CLAIMTOBE) and M2 (IDTOKENS), after a collector restart
+//! (`SID_NOT_FOUND`), and behind a real `condor_shared_port`.
 
 #![allow(clippy::unwrap_used)] // test helpers; the rules allow unwrap in tests
 
@@ -45,13 +47,14 @@ struct Collector {
 
 impl Collector {
     fn start(root: &Path, mode: &str) -> Collector {
-        let probe = if mode == "m0" { ClientConfig::default().raw() } else { config(mode) };
-        Collector::start_with(root, mode, probe)
+        let probe = if mode == "m0" || mode == "sp" { ClientConfig::default().raw() } else { config(mode) };
+        let target = if mode == "sp" { shared_addr() } else { addr() };
+        Collector::start_with(root, mode, probe, target)
     }
 
     /// Starts the collector of `mode`; it is up once a client with `probe`
-    /// (and a cache of its own) reads the collector's own ad.
-    fn start_with(root: &Path, mode: &str, probe: ClientConfig) -> Collector {
+    /// (and a cache of its own) reads the collector's own ad at `target`.
+    fn start_with(root: &Path, mode: &str, probe: ClientConfig, target: cedar::sinful::Sinful) -> Collector {
         assert!(TcpStream::connect(("127.0.0.1", PORT)).is_err(), "something already listens on {PORT}");
         let ok = Command::new("sh").arg(script()).args(["start", mode]).arg(root).status().unwrap().success();
         assert!(ok, "collector.sh start {mode} failed");
@@ -62,7 +65,7 @@ impl Collector {
             std::thread::sleep(Duration::from_millis(200));
         }
         // It listens before it has made its own ad: wait for the ad.
-        let probe = CollectorClient::new(Client::new(probe), addr());
+        let probe = CollectorClient::new(Client::new(probe), target);
         while probe.query(&Query::collector()).map(|a| a.is_empty()).unwrap_or(true) {
             assert!(Instant::now() < deadline, "the collector has no ad of its own:\n{}", collector.log());
             std::thread::sleep(Duration::from_millis(200));
@@ -115,6 +118,11 @@ fn config(mode: &str) -> ClientConfig {
         }
         _ => ClientConfig::default(),
     }
+}
+
+/// The collector behind the shared port daemon (mode sp).
+fn shared_addr() -> cedar::sinful::Sinful {
+    format!("<127.0.0.1:{PORT}?sock=collector>").parse().unwrap()
 }
 
 fn addr() -> cedar::sinful::Sinful {
@@ -189,6 +197,31 @@ fn the_client_against_a_real_collector() {
     a_restarted_collector_rejects_the_old_session(&root);
     authenticated(&root, "m1", "cedar");
     authenticated(&root, "m2", "condor@anchor.local");
+    shared_port(&root);
+}
+
+/// A collector behind a real `condor_shared_port`: `SHARED_PORT_CONNECT`,
+/// then a fresh CEDAR stream to the collector, sessions resumed through it.
+fn shared_port(root: &Path) {
+    let collector = Collector::start(root, "sp");
+    let client = Client::new(ClientConfig::default());
+    let c = CollectorClient::new(client.clone(), shared_addr());
+    let own = c.query(&Query::collector()).unwrap();
+    assert_eq!(own.len(), 1);
+    let my_address = string(&own[0], "MyAddress").unwrap();
+    assert!(my_address.contains("sock=collector"), "{my_address}");
+    c.advertise(UPDATE_SCHEDD_AD, &[schedd()]).unwrap();
+    assert_eq!(names(&eventually(&c, &Query::schedd(), |a| a.len() == 1)), ["schedd@cedar-client"]);
+    let conn = client.start(&shared_addr(), QUERY_SCHEDD_ADS).unwrap();
+    assert_eq!(conn.via(), Some(Via::ResumedSession));
+    drop(conn);
+    // condor_status reaches it through COLLECTOR_HOST (with sock=).
+    let out = collector.tool(&["condor_status", "-schedd", "-af", "Name"]);
+    assert_eq!(out, "schedd@cedar-client\n");
+    let log = std::fs::read_to_string(root.join(&WORK[1..]).join("log/SharedPortLog")).unwrap_or_default();
+    // The shared port daemon logged our connect message: our name, the id.
+    assert!(log.contains("SharedPortServer: request from TOOL on <127.0.0.1:"), "{log}");
+    assert!(log.contains("to connect to collector."), "{log}");
 }
 
 /// Modes M1 (CLAIMTOBE) and M2 (IDTOKENS), both with AES: we authenticate
