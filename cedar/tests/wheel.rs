@@ -1,7 +1,9 @@
 //! The `cedar` server side against HTCondor's real C++ client: the
 //! `htcondor` Python wheel (23.10.29) drives the test collector of
 //! `examples/test_collector.rs` through `htcondor2.Collector` (query,
-//! advertise, locate) and `htcondor.SecMan.ping`.
+//! advertise, locate) and `htcondor.SecMan.ping`, in mode M0 (plaintext),
+//! M1 (CLAIMTOBE and AES-GCM) and M2 (IDTOKENS, with the tokens
+//! `condor_token_create` made in `tests/data/token/`).
 //!
 //! The wheel lives in a virtualenv: by default `<workspace>/.venv`, made
 //! with

@@ -44,30 +44,28 @@
 
 pub mod auth;
 pub mod commands;
+pub mod config;
 pub mod session;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use classad::{ClassAd, EvalContext, EvalOptions, Value};
 use rand::RngCore as _;
 
-use crate::authz::{AuthorizationLimit, Authorizer, AuthzConfig, Decision, IdentityConfig, MapFile, Peer, Permission};
+use crate::authz::{AuthorizationLimit, Decision, Peer, Permission};
 use crate::command::{DC_AUTHENTICATE, DC_SEC_QUERY};
 use crate::crypto::{KeyExchange, SessionKey};
 use crate::error::{Error, ErrorKind, Result};
-use crate::policy::{
-    reconcile, AuthMethod, PolicyConfig, PolicyTerms, Reconciled, SecurityContext, SecurityLevel, SecurityPolicy,
-};
-use crate::token::key::KeyStore;
-use crate::token::revocation::RevocationExpr;
-use crate::version::{parse_peer_version, Version, OUR_VERSION};
-use crate::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
+use crate::policy::{reconcile, AuthMethod, PolicyTerms, Reconciled, SecurityLevel};
+use crate::version::{parse_peer_version, Version};
+use crate::wire::ad::{get_classad, put_classad, PutOptions};
 use crate::wire::{Decoder, Encoder, Message};
 pub use commands::{CommandTable, Registration};
+pub use config::{allow_everyone, ServerConfig, ServerPolicies, TokenConfig};
 pub use session::{Session, SessionCache};
 
 /// The user C++ reports for a connection that did not authenticate
@@ -117,183 +115,6 @@ fn is_yes(ad: &ClassAd, name: &str) -> bool {
 /// `sec_lookup_feat_act(...) == NO`: the string starts with `N`.
 fn is_no(ad: &ClassAd, name: &str) -> bool {
     lookup_str(ad, name).is_some_and(|s| s.starts_with(['N', 'n']))
-}
-
-/// Our security policy at each permission level (`SEC_<LEVEL>_*`).
-#[derive(Debug, Clone)]
-pub struct ServerPolicies {
-    levels: Vec<(Permission, SecurityPolicy)>,
-}
-
-impl ServerPolicies {
-    /// The same policy at every level.
-    pub fn uniform(policy: SecurityPolicy) -> ServerPolicies {
-        ServerPolicies { levels: Permission::ALL.iter().map(|p| (*p, policy.clone())).collect() }
-    }
-
-    /// Mode M0: NEVER for authentication, encryption and integrity at every
-    /// level (negotiation PREFERRED, AES, a day's sessions, an hour's
-    /// lease).
-    pub fn plaintext() -> ServerPolicies {
-        ServerPolicies::uniform(SecurityPolicy {
-            authentication: SecurityLevel::Never,
-            encryption: SecurityLevel::Never,
-            integrity: SecurityLevel::Never,
-            auth_methods: Vec::new(),
-            ..SecurityPolicy::default()
-        })
-    }
-
-    /// A daemon's policies from its configuration
-    /// ([`SecurityPolicy::from_config`] at each level), with the
-    /// authentication methods reduced to [`SUPPORTED_METHODS`].
-    pub fn from_config(subsystem: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ServerPolicies> {
-        let mut levels = Vec::new();
-        for perm in Permission::ALL {
-            let Some(ctx) = SecurityContext::parse(perm.name()) else { continue };
-            let cfg = PolicyConfig::daemon(ctx, subsystem).with_supported_auth_methods(&SUPPORTED_METHODS);
-            levels.push((perm, SecurityPolicy::from_config(&cfg, lookup)?));
-        }
-        Ok(ServerPolicies { levels })
-    }
-
-    /// The policy for commands of level `perm`.
-    pub fn for_level(&self, perm: Permission) -> SecurityPolicy {
-        self.levels
-            .iter()
-            .find(|(p, _)| *p == perm)
-            .or_else(|| self.levels.iter().find(|(p, _)| *p == Permission::Default))
-            .map(|(_, s)| s.clone())
-            .unwrap_or_default()
-    }
-}
-
-/// What the TOKEN (IDTOKENS) method needs on the server side.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct TokenConfig {
-    /// The signing keys (`SEC_TOKEN_POOL_SIGNING_KEY_FILE`,
-    /// `SEC_PASSWORD_DIRECTORY`); their names go out as `IssuerKeys`.
-    pub keys: KeyStore,
-    /// `SEC_TOKEN_MAX_AGE` as [`crate::token::jwt::max_age_from_param`]
-    /// gives it.
-    pub max_age: Option<i64>,
-    /// `SEC_TOKEN_REVOCATION_EXPR`.
-    pub revocation: Option<RevocationExpr>,
-}
-
-impl TokenConfig {
-    /// Tokens signed by `keys`, with no age limit or revocation.
-    pub fn new(keys: KeyStore) -> TokenConfig {
-        TokenConfig { keys, max_age: None, revocation: None }
-    }
-}
-
-/// What every connection of a server shares.
-#[non_exhaustive]
-pub struct ServerConfig {
-    /// The commands served.
-    pub commands: CommandTable,
-    /// Our security policy per level.
-    pub policies: ServerPolicies,
-    /// Who may run what (`ALLOW_*`/`DENY_*`).
-    pub authorizer: Authorizer,
-    /// How authenticated names become identities.
-    pub identity: IdentityConfig,
-    /// `CERTIFICATE_MAPFILE`, if any (CLAIMTOBE and FS names; 23.9 does not
-    /// map tokens).
-    pub map_file: Option<MapFile>,
-    /// The TOKEN method; `None` refuses it.
-    pub tokens: Option<TokenConfig>,
-    /// The session cache.
-    pub sessions: Arc<Mutex<SessionCache>>,
-    /// Our host name, the first part of session ids.
-    pub hostname: String,
-    /// Our `TRUST_DOMAIN`, sent in the response ad when set.
-    pub trust_domain: Option<String>,
-    /// Our `RemoteVersion`.
-    pub version: String,
-    /// Bounds on the ads read.
-    pub limits: AdLimits,
-}
-
-impl std::fmt::Debug for ServerConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ServerConfig")
-            .field("commands", &self.commands)
-            .field("policies", &self.policies)
-            .field("hostname", &self.hostname)
-            .field("trust_domain", &self.trust_domain)
-            .field("tokens", &self.tokens.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-/// An authorizer with `ALLOW_<LEVEL> = *` at every level.
-pub fn allow_everyone() -> Authorizer {
-    let lookup = |k: &str| k.starts_with("ALLOW_").then(|| "*".to_string());
-    // A constant configuration: it always parses.
-    Authorizer::from_config(&lookup, &AuthzConfig::default()).unwrap_or_else(|_| unreachable_authorizer())
-}
-
-fn unreachable_authorizer() -> Authorizer {
-    let none = |_: &str| None;
-    match Authorizer::from_config(&none, &AuthzConfig::default()) {
-        Ok(a) => a,
-        Err(_) => unreachable!("an empty configuration parses"),
-    }
-}
-
-impl ServerConfig {
-    /// A server of `commands` with the M0 policy
-    /// ([`ServerPolicies::plaintext`]), allowing everyone, with a fresh
-    /// session cache.
-    pub fn new(commands: CommandTable) -> ServerConfig {
-        ServerConfig {
-            commands,
-            policies: ServerPolicies::plaintext(),
-            authorizer: allow_everyone(),
-            identity: IdentityConfig::default(),
-            map_file: None,
-            tokens: None,
-            sessions: Arc::new(Mutex::new(SessionCache::default())),
-            hostname: "localhost".to_owned(),
-            trust_domain: None,
-            version: OUR_VERSION.to_owned(),
-            limits: AdLimits::default(),
-        }
-    }
-
-    /// The same configuration with another authorizer.
-    pub fn authorizer(mut self, authorizer: Authorizer) -> ServerConfig {
-        self.authorizer = authorizer;
-        self
-    }
-
-    /// The same configuration with another host name.
-    pub fn hostname(mut self, hostname: impl Into<String>) -> ServerConfig {
-        self.hostname = hostname.into();
-        self
-    }
-
-    /// The same configuration with other policies.
-    pub fn policies(mut self, policies: ServerPolicies) -> ServerConfig {
-        self.policies = policies;
-        self
-    }
-
-    /// The same configuration with the TOKEN method and our trust domain.
-    pub fn tokens(mut self, tokens: TokenConfig, trust_domain: impl Into<String>) -> ServerConfig {
-        self.tokens = Some(tokens);
-        self.trust_domain = Some(trust_domain.into());
-        self
-    }
-
-    /// The same configuration with other identity settings.
-    pub fn identity(mut self, identity: IdentityConfig) -> ServerConfig {
-        self.identity = identity;
-        self
-    }
 }
 
 /// How a command arrived.
