@@ -12,6 +12,8 @@
 //!   `DC_AUTHENTICATE` handshake (new and resumed sessions, raw and
 //!   follow-on commands, `DC_SEC_QUERY`), with its session cache;
 //! * [`blocking`]: the protocol on `std::net::TcpStream`, with timeouts;
+//! * [`client`]: the client side of the command protocol (raw commands,
+//!   new and resumed sessions, shared port) and a collector client;
 //! * [`crypto`]: AES-256-GCM on the stream, the ECDH P-256 key exchange and
 //!   the handshake transcript digests;
 //! * [`token`]: IDTOKENS (HS256 JWTs signed with the pool key) and the
@@ -25,6 +27,7 @@
 
 pub mod authz;
 pub mod blocking;
+pub mod client;
 pub mod command;
 pub mod crypto;
 pub mod error;
