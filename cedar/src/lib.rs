@@ -12,6 +12,8 @@
 //!   `DC_AUTHENTICATE` handshake (new and resumed sessions, raw and
 //!   follow-on commands, `DC_SEC_QUERY`), with its session cache;
 //! * [`blocking`]: the protocol on `std::net::TcpStream`, with timeouts;
+//! * `tokio` (feature `tokio`): the server on tokio, one task per
+//!   connection, with deadlines, a connection bound and graceful shutdown;
 //! * [`crypto`]: AES-256-GCM on the stream, the ECDH P-256 key exchange and
 //!   the handshake transcript digests;
 //! * [`token`]: IDTOKENS (HS256 JWTs signed with the pool key) and the
@@ -32,6 +34,8 @@ pub mod handshake;
 pub mod policy;
 pub mod sinful;
 pub mod token;
+#[cfg(feature = "tokio")]
+pub mod tokio;
 pub mod version;
 pub mod wire;
 
