@@ -3,7 +3,8 @@
 //! and invalidations, and speaks the handshake of mode M0.
 //!
 //! Run it with `cargo run -p cedar --example test_collector -- [PORT]
-//! [--deny CMD]...`; it prints `listening on <ip:port>` and serves until
+//! [--deny CMD]... [--tokio]` (`--tokio`, with `--features tokio`, serves
+//! it on the tokio adapter instead of the blocking one); it prints `listening on <ip:port>` and serves until
 //! killed. `CEDAR_FIXTURE_DEBUG=1` logs each command and query ad to
 //! stderr; `CEDAR_FIXTURE_PACKET=N` makes it send packets of at most N
 //! bytes. The integration tests include this file as a module.
@@ -82,10 +83,7 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
     let listener = TcpListener::bind(addr)?;
     let local = listener.local_addr()?;
     let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
-    let deny = options.deny.clone();
-    let authorizer =
-        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
-    let config = Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"));
+    let config = server_config(&options);
     let served = store.clone();
     // One connection at a time, as the C++ collector's single thread: an
     // update's connection is over before the next query is read, so a
@@ -97,6 +95,73 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
                 eprintln!("test_collector: connection ended: {e}");
             }
         }
+    });
+    Ok((local, store))
+}
+
+/// The fixture's server configuration.
+fn server_config(options: &FixtureOptions) -> Arc<ServerConfig> {
+    let deny = options.deny.clone();
+    let authorizer =
+        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
+    Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"))
+}
+
+/// The fixture on the tokio adapter: a command at a time per connection,
+/// connections served concurrently.
+#[cfg(feature = "tokio")]
+struct TokioFixture {
+    store: Store,
+    sessions: Arc<Mutex<cedar::handshake::SessionCache>>,
+    debug: bool,
+}
+
+#[cfg(feature = "tokio")]
+impl cedar::tokio::Handler for TokioFixture {
+    async fn handle(&self, command: &mut cedar::tokio::Command<'_>) -> cedar::error::Result<()> {
+        if self.debug {
+            eprintln!("test_collector (tokio): command {} via {:?}", command.number(), command.via());
+        }
+        let message = command.read_payload().await?;
+        let encrypted = command.encoder().is_encrypted();
+        let (replies, hook) = respond(command.request(), &message, encrypted, &self.store)?;
+        for reply in replies {
+            command.send(&reply).await?;
+        }
+        if hook == Hook::ForgetSessions {
+            if let Ok(mut cache) = self.sessions.lock() {
+                *cache = cedar::handshake::SessionCache::default();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// As [`spawn`], on the tokio adapter (`cedar::tokio::Server`), on a
+/// runtime of its own in a background thread.
+#[cfg(feature = "tokio")]
+pub fn spawn_tokio(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr, Store)> {
+    let std_listener = TcpListener::bind(addr)?;
+    std_listener.set_nonblocking(true)?;
+    let local = std_listener.local_addr()?;
+    let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
+    let config = server_config(&options);
+    let handler = TokioFixture {
+        store: store.clone(),
+        sessions: config.sessions.clone(),
+        debug: std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some(),
+    };
+    let packet = std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok());
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(std_listener) else { return };
+            let server = cedar::tokio::Server::new(config, handler)
+                .options(cedar::tokio::ServerOptions::default().max_packet(packet));
+            if let Err(e) = server.serve(listener, std::future::pending()).await {
+                eprintln!("test_collector (tokio): {e}");
+            }
+        });
     });
     Ok((local, store))
 }
@@ -204,6 +269,23 @@ enum Hook {
 
 fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) -> cedar::error::Result<Hook> {
     let message = session.read_payload(request)?;
+    let encrypted = session.connection().encoder().is_encrypted();
+    let (replies, hook) = respond(request, &message, encrypted, store)?;
+    for reply in replies {
+        session.connection().send(&reply)?;
+    }
+    Ok(hook)
+}
+
+/// The fixture's answer to one command, whatever carries it: the reply
+/// messages to send (encoded for a stream whose writing half is
+/// `encrypted` or not) and what the command asks beyond them.
+fn respond(
+    request: &CommandRequest,
+    message: &cedar::wire::Message,
+    encrypted: bool,
+    store: &Store,
+) -> cedar::error::Result<(Vec<Vec<u8>>, Hook)> {
     let mut dec = Decoder::new(&message.payload, message.encrypted);
     let limits = AdLimits::default();
     let command = request.command;
@@ -227,7 +309,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             })
             .unwrap_or(usize::MAX);
         let ads = store.lock().map(|s| s.clone()).unwrap_or_default();
-        let mut enc = session.connection().encoder();
+        let mut enc = cedar::wire::Encoder::new(encrypted);
         let mut sent = 0;
         for ad in &ads {
             if sent >= limit {
@@ -256,8 +338,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             sent += 1;
         }
         enc.put_int(0);
-        session.connection().send(enc.as_bytes())?;
-        return Ok(Hook::None);
+        return Ok((vec![enc.into_bytes()], Hook::None));
     }
     match command {
         UPDATE_STARTD_AD
@@ -287,11 +368,11 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                 ads.push(ad);
             }
             if command == UPDATE_STARTD_AD_WITH_ACK {
-                let mut enc = session.connection().encoder();
+                let mut enc = cedar::wire::Encoder::new(encrypted);
                 enc.put_int(1);
-                session.connection().send(enc.as_bytes())?;
+                return Ok((vec![enc.into_bytes()], Hook::None));
             }
-            Ok(Hook::None)
+            Ok((Vec::new(), Hook::None))
         }
         INVALIDATE_STARTD_ADS
         | INVALIDATE_SCHEDD_ADS
@@ -304,7 +385,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             if command == INVALIDATE_ADS_GENERIC
                 && lookup_string(&query, "TargetType").as_deref() == Some("ForgetSessions")
             {
-                return Ok(Hook::ForgetSessions);
+                return Ok((Vec::new(), Hook::ForgetSessions));
             }
             let my_type = match command {
                 INVALIDATE_STARTD_ADS => Some("Machine".to_owned()),
@@ -321,9 +402,9 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                     !(typed && matches(&query, a, ""))
                 });
             }
-            Ok(Hook::None)
+            Ok((Vec::new(), Hook::None))
         }
-        _ => Ok(Hook::None),
+        _ => Ok((Vec::new(), Hook::None)),
     }
 }
 
@@ -331,8 +412,11 @@ fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut port = "0".to_owned();
     let mut options = FixtureOptions::default();
+    let mut on_tokio = false;
     while let Some(arg) = args.next() {
-        if arg == "--deny" {
+        if arg == "--tokio" {
+            on_tokio = true;
+        } else if arg == "--deny" {
             if let Some(c) = args.next().and_then(|c| c.parse().ok()) {
                 options.deny.push(c);
             }
@@ -340,7 +424,19 @@ fn main() -> std::io::Result<()> {
             port = arg;
         }
     }
-    let (addr, _store) = spawn(&format!("127.0.0.1:{port}"), options)?;
+    let addr = format!("127.0.0.1:{port}");
+    let (addr, _store) = if on_tokio {
+        #[cfg(feature = "tokio")]
+        {
+            spawn_tokio(&addr, options)?
+        }
+        #[cfg(not(feature = "tokio"))]
+        {
+            return Err(std::io::Error::other("--tokio needs the crate's tokio feature"));
+        }
+    } else {
+        spawn(&addr, options)?
+    };
     println!("listening on {addr}");
     loop {
         std::thread::sleep(Duration::from_secs(3600));

@@ -37,7 +37,7 @@
 //! /// Answers command 1 with the integer its payload carries, plus one.
 //! struct AddOne;
 //! impl Handler for AddOne {
-//!     async fn handle(&self, command: &mut Command<'_>) -> cedar::Result<()> {
+//!     async fn handle(&self, command: &mut Command<'_>) -> cedar::error::Result<()> {
 //!         let payload = command.read_payload().await?;
 //!         let n = cedar::wire::Decoder::new(&payload.payload, payload.encrypted).get_int()?;
 //!         let mut reply = command.encoder();
@@ -46,7 +46,7 @@
 //!     }
 //! }
 //!
-//! # fn main() -> cedar::Result<()> {
+//! # fn main() -> cedar::error::Result<()> {
 //! let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! rt.block_on(async {
 //!     let table = CommandTable::new().register(1, "READ").register(DC_NOP, "ALLOW");

@@ -125,7 +125,7 @@ pub struct ServerStats {
 /// use cedar::tokio::{Command, Handler};
 /// struct Echo;
 /// impl Handler for Echo {
-///     async fn handle(&self, command: &mut Command<'_>) -> cedar::Result<()> {
+///     async fn handle(&self, command: &mut Command<'_>) -> cedar::error::Result<()> {
 ///         let payload = command.read_payload().await?;
 ///         command.send(&payload.payload).await
 ///     }
@@ -266,13 +266,13 @@ async fn stopped(mut rx: watch::Receiver<bool>) {
 ///
 /// struct Nop;
 /// impl Handler for Nop {
-///     async fn handle(&self, command: &mut Command<'_>) -> cedar::Result<()> {
+///     async fn handle(&self, command: &mut Command<'_>) -> cedar::error::Result<()> {
 ///         let _payload = command.read_payload().await?;
 ///         Ok(())
 ///     }
 /// }
 ///
-/// # fn main() -> cedar::Result<()> {
+/// # fn main() -> cedar::error::Result<()> {
 /// let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
 /// rt.block_on(async {
 ///     let config = Arc::new(ServerConfig::new(CommandTable::new().register(60011, "ALLOW")));

@@ -1,0 +1,89 @@
+//! Measurements of the tokio adapter on loopback, with loose bounds so
+//! that a regression fails: connections per second for a DC_NOP loop, and
+//! the memory of an idle connection. Run with `--no-capture` to see the
+//! numbers (debug builds are several times slower than release).
+
+mod tokio_support;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use cedar::command::DC_NOP;
+use cedar::tokio::{AsyncConnection, ServerOptions, Timeouts};
+use tokio::net::TcpStream;
+use tokio_support::*;
+
+/// One connection: a raw DC_NOP, then the server's hang-up.
+async fn nop(addr: std::net::SocketAddr) {
+    let mut c = AsyncConnection::connect(addr, client_timeouts(), 1 << 20).await.unwrap();
+    let mut enc = c.encoder();
+    enc.put_int(i64::from(DC_NOP));
+    c.send(enc.as_bytes()).await.unwrap();
+    assert!(c.read_message().await.unwrap().is_none(), "the server did not hang up");
+}
+
+#[test]
+fn dc_nop_connections_per_second() {
+    runtime().block_on(async {
+        let server = start(ServerOptions::default()).await;
+        let n: u32 = 2000;
+        let started = Instant::now();
+        for _ in 0..n {
+            nop(server.addr).await;
+        }
+        let sequential = f64::from(n) / started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..8)
+            .map(|_| {
+                let addr = server.addr;
+                tokio::spawn(async move {
+                    for _ in 0..n / 8 {
+                        nop(addr).await;
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let concurrent = f64::from(n) / started.elapsed().as_secs_f64();
+        println!("DC_NOP: {sequential:.0} connections/s one at a time, {concurrent:.0}/s with 8 clients (client and server in one process)");
+        assert_eq!(server.stats.accepted.load(Ordering::Relaxed), 2 * u64::from(n));
+        assert!(sequential > 200.0 && concurrent > 200.0);
+    });
+}
+
+#[test]
+fn memory_per_idle_connection() {
+    runtime().block_on(async {
+        let timeouts = Timeouts::default().idle(Duration::from_secs(60));
+        let server = start(ServerOptions::default().timeouts(timeouts).max_connections(10_000)).await;
+        // Warm up the runtime and allocator.
+        for _ in 0..50 {
+            nop(server.addr).await;
+        }
+        let n = 5000;
+        let before = rss_bytes();
+        let mut idle = Vec::with_capacity(n);
+        for _ in 0..n {
+            idle.push(TcpStream::connect(server.addr).await.unwrap());
+        }
+        assert!(
+            eventually(Duration::from_secs(10), || server.stats.active.load(Ordering::Relaxed) == n).await,
+            "not all connections were accepted"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let per = rss_bytes().saturating_sub(before) / n;
+        println!("idle connection: about {per} bytes of process memory each (server task and client socket; kernel buffers not counted)");
+        assert!(per < 32 * 1024, "{per} bytes per idle connection");
+        drop(idle);
+    });
+}
+
+fn rss_bytes() -> usize {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|p| p.parse::<usize>().ok()))
+        .map(|pages| pages * 4096)
+        .unwrap_or(0)
+}
