@@ -107,8 +107,7 @@ fn server_config(options: &FixtureOptions) -> Arc<ServerConfig> {
     Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"))
 }
 
-/// The fixture on the tokio adapter: a command at a time per connection,
-/// connections served concurrently.
+/// The fixture's handler on the tokio adapter.
 #[cfg(feature = "tokio")]
 struct TokioFixture {
     store: Store,
@@ -156,10 +155,21 @@ pub fn spawn_tokio(addr: &str, options: FixtureOptions) -> std::io::Result<(Sock
     std::thread::spawn(move || {
         runtime.block_on(async move {
             let Ok(listener) = tokio::net::TcpListener::from_std(std_listener) else { return };
-            let server = cedar::tokio::Server::new(config, handler)
-                .options(cedar::tokio::ServerOptions::default().max_packet(packet));
-            if let Err(e) = server.serve(listener, std::future::pending()).await {
-                eprintln!("test_collector (tokio): {e}");
+            let options = cedar::tokio::ServerOptions::default().max_packet(packet);
+            let (_stop, stopping) = tokio::sync::watch::channel(false);
+            // One connection at a time, as the blocking fixture (and the C++
+            // collector's single thread): a client that advertises and then
+            // queries on a new connection must see its ads, which a server
+            // running both connections at once would not promise.
+            // `cedar::tokio::Server` runs the accept loop of the concurrent
+            // tests; this drives the same per-connection code.
+            loop {
+                let Ok((stream, _)) = listener.accept().await else { continue };
+                let served =
+                    cedar::tokio::serve_connection(stream, config.clone(), &handler, options, stopping.clone());
+                if let Err(e) = served.await {
+                    eprintln!("test_collector (tokio): connection ended: {e}");
+                }
             }
         });
     });

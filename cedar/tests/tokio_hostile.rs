@@ -67,7 +67,8 @@ fn a_slowloris_peer_is_cut_off_while_fifty_clients_are_served() {
         tokio::time::sleep(Duration::from_millis(500)).await;
         // Fifty clients at once, while the slow peer holds its connection.
         let started = Instant::now();
-        let clients: Vec<_> = (0..50).map(|i| tokio::spawn(echo(addr, Box::leak(format!("client {i}").into_boxed_str())))).collect();
+        let clients: Vec<_> =
+            (0..50).map(|i| tokio::spawn(echo(addr, Box::leak(format!("client {i}").into_boxed_str())))).collect();
         for (i, c) in clients.into_iter().enumerate() {
             assert_eq!(c.await.unwrap().unwrap(), format!("client {i}"));
         }
@@ -138,10 +139,12 @@ fn ten_thousand_connections_hit_the_bound_and_clients_get_through_after() {
                 Err(e) => panic!("connect {} failed: {e}", flood.len()),
             }
         }
-        assert!(eventually(Duration::from_secs(10), || {
-            server.stats.accepted.load(Ordering::Relaxed) + server.stats.refused.load(Ordering::Relaxed) >= 10_000
-        })
-        .await);
+        assert!(
+            eventually(Duration::from_secs(10), || {
+                server.stats.accepted.load(Ordering::Relaxed) + server.stats.refused.load(Ordering::Relaxed) >= 10_000
+            })
+            .await
+        );
         assert_eq!(server.stats.accepted.load(Ordering::Relaxed), 200);
         assert_eq!(server.stats.refused.load(Ordering::Relaxed), 9_800);
         assert_eq!(server.stats.active.load(Ordering::Relaxed), 200);
