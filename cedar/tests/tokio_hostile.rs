@@ -2,6 +2,8 @@
 //! slowloris peer, huge packet headers, a flood of connections, random
 //! bytes, a peer that stops reading; and graceful shutdown.
 
+#![allow(clippy::unwrap_used)]
+
 mod tokio_support;
 
 use std::sync::atomic::Ordering;

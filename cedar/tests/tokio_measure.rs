@@ -3,6 +3,8 @@
 //! the memory of an idle connection. Run with `--no-capture` to see the
 //! numbers (debug builds are several times slower than release).
 
+#![allow(clippy::unwrap_used)]
+
 mod tokio_support;
 
 use std::sync::atomic::Ordering;

@@ -2,7 +2,7 @@
 //! payload, command 2 answers with as many bytes as its payload's integer
 //! asks for, DC_NOP hangs up.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::net::SocketAddr;
 use std::sync::Arc;
