@@ -246,6 +246,21 @@ fn shutdown_closes_idle_connections_and_lets_a_running_command_finish() {
     });
 }
 
+#[test]
+fn a_panicking_handler_ends_its_connection_only() {
+    runtime().block_on(async {
+        let server = start(ServerOptions::default()).await;
+        let mut c = cedar::tokio::AsyncConnection::connect(server.addr, client_timeouts(), 1 << 20).await.unwrap();
+        let mut enc = c.encoder();
+        enc.put_int(i64::from(PANIC));
+        c.send(enc.as_bytes()).await.unwrap();
+        assert!(c.read_message().await.map(|m| m.is_none()).unwrap_or(true), "a reply from a panicked handler");
+        assert!(eventually(Duration::from_secs(2), || server.stats.failed.load(Ordering::Relaxed) == 1).await);
+        assert_eq!(server.stats.active.load(Ordering::Relaxed), 0);
+        assert_eq!(echo(server.addr, "after the panic").await.unwrap(), "after the panic");
+    });
+}
+
 fn rss_bytes() -> usize {
     std::fs::read_to_string("/proc/self/statm")
         .ok()

@@ -412,6 +412,10 @@ pub async fn serve_connection<H: Handler>(
     let peer = connection.peer().map(|a| a.ip());
     let mut protocol = ServerConnection::new(config, peer);
     loop {
+        if *stop.borrow() {
+            // Shutting down: no new command starts, even one already sent.
+            return Ok(None);
+        }
         let idle = options.timeouts.idle;
         let next = match race(connection.read_message_within(idle), stopped(stop.clone())).await {
             Ok(next) => next?,

@@ -1,6 +1,6 @@
 //! A small server for the tokio adapter's tests: command 1 echoes its
 //! payload, command 2 answers with as many bytes as its payload's integer
-//! asks for, DC_NOP hangs up.
+//! asks for, command 3 panics, DC_NOP hangs up.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -17,6 +17,7 @@ use tokio::sync::watch;
 
 pub const ECHO: i32 = 1;
 pub const BIG: i32 = 2;
+pub const PANIC: i32 = 3;
 
 pub struct TestHandler;
 
@@ -30,6 +31,7 @@ impl Handler for TestHandler {
                 let reply = vec![7u8; usize::try_from(n).unwrap_or(0)];
                 command.send(&reply).await
             }
+            PANIC => panic!("a handler's bug"),
             _ => Ok(()),
         }
     }
@@ -48,7 +50,7 @@ pub struct Running {
 
 /// Starts the test server on the current runtime.
 pub async fn start(options: ServerOptions) -> Running {
-    let table = CommandTable::new().register(ECHO, "READ").register(BIG, "READ").register(DC_NOP, "ALLOW");
+    let table = CommandTable::new().register(ECHO, "READ").register(BIG, "READ").register(PANIC, "READ").register(DC_NOP, "ALLOW");
     let config = Arc::new(ServerConfig::new(table));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
