@@ -140,6 +140,13 @@ impl cedar::tokio::Handler for TokioFixture {
 /// runtime of its own in a background thread.
 #[cfg(feature = "tokio")]
 pub fn spawn_tokio(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr, Store)> {
+    spawn_tokio_with(addr, options, false)
+}
+
+/// As [`spawn_tokio`]; with `concurrent`, on `cedar::tokio::Server`, every
+/// connection in its own task (see below for why that is not the default).
+#[cfg(feature = "tokio")]
+pub fn spawn_tokio_with(addr: &str, options: FixtureOptions, concurrent: bool) -> std::io::Result<(SocketAddr, Store)> {
     let std_listener = TcpListener::bind(addr)?;
     std_listener.set_nonblocking(true)?;
     let local = std_listener.local_addr()?;
@@ -156,6 +163,13 @@ pub fn spawn_tokio(addr: &str, options: FixtureOptions) -> std::io::Result<(Sock
         runtime.block_on(async move {
             let Ok(listener) = tokio::net::TcpListener::from_std(std_listener) else { return };
             let options = cedar::tokio::ServerOptions::default().max_packet(packet);
+            if concurrent {
+                let server = cedar::tokio::Server::new(config, handler).options(options);
+                if let Err(e) = server.serve(listener, std::future::pending()).await {
+                    eprintln!("test_collector (tokio): {e}");
+                }
+                return;
+            }
             let (_stop, stopping) = tokio::sync::watch::channel(false);
             // One connection at a time, as the blocking fixture (and the C++
             // collector's single thread): a client that advertises and then

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use classad::{ClassAd, EvalContext, EvalOptions, Value};
-use test_collector::{spawn_tokio, FixtureOptions, Store};
+use test_collector::{spawn_tokio_with, FixtureOptions, Store};
 
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CEDAR_WHEEL_PYTHON") {
@@ -46,11 +46,16 @@ struct Run {
 
 /// Runs `scenario` of `tests/wheel/client.py` against a fresh fixture.
 fn run(scenario: &str, options: FixtureOptions) -> Option<(Run, Store)> {
+    run_on(scenario, options, false)
+}
+
+/// As [`run`]; `concurrent` serves the fixture on `cedar::tokio::Server`.
+fn run_on(scenario: &str, options: FixtureOptions, concurrent: bool) -> Option<(Run, Store)> {
     let Some(python) = python() else {
         eprintln!("skipped: no Python with the htcondor wheel (see tests/wheel.rs)");
         return None;
     };
-    let (addr, store) = spawn_tokio("127.0.0.1:0", options).expect("the fixture listens");
+    let (addr, store) = spawn_tokio_with("127.0.0.1:0", options, concurrent).expect("the fixture listens");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/wheel/client.py");
     let out = Command::new(python)
         .arg(script)
@@ -173,6 +178,27 @@ fn a_denied_command_is_reported_by_the_client() {
     let Some((run, store)) = run("denied", FixtureOptions { deny: vec![cedar::command::UPDATE_STARTD_AD] }) else {
         return;
     };
+    assert_eq!(run.checks, ["denied-fails", "denied-not-stored"]);
+    assert!(run.stderr.contains("Received \"DENIED\" from server"), "{}", run.stderr);
+    assert!(store
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .all(|a| string(a, "Name").as_deref() != Some("denied@test")));
+}
+
+/// The scenarios that do not advertise and then query at once, on the
+/// concurrent `cedar::tokio::Server` (accept loop, a task per connection).
+#[test]
+fn the_concurrent_server_with_the_cpp_client() {
+    let Some((run, _)) = run_on("unknown", FixtureOptions::default(), true) else { return };
+    assert_eq!(run.checks, ["unknown-fails"]);
+    assert!(run.stderr.contains("Probably due to an unknown command."), "{}", run.stderr);
+    let Some((run, _)) = run_on("required", FixtureOptions::default(), true) else { return };
+    assert_eq!(run.checks, ["required-fails"]);
+    assert!(run.stderr.contains("SECMAN: no classad from server, failing"), "{}", run.stderr);
+    let options = FixtureOptions { deny: vec![cedar::command::UPDATE_STARTD_AD] };
+    let Some((run, store)) = run_on("denied", options, true) else { return };
     assert_eq!(run.checks, ["denied-fails", "denied-not-stored"]);
     assert!(run.stderr.contains("Received \"DENIED\" from server"), "{}", run.stderr);
     assert!(store

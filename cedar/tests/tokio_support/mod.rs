@@ -50,7 +50,11 @@ pub struct Running {
 
 /// Starts the test server on the current runtime.
 pub async fn start(options: ServerOptions) -> Running {
-    let table = CommandTable::new().register(ECHO, "READ").register(BIG, "READ").register(PANIC, "READ").register(DC_NOP, "ALLOW");
+    let table = CommandTable::new()
+        .register(ECHO, "READ")
+        .register(BIG, "READ")
+        .register(PANIC, "READ")
+        .register(DC_NOP, "ALLOW");
     let config = Arc::new(ServerConfig::new(table));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
