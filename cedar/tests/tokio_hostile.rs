@@ -75,8 +75,10 @@ fn a_slowloris_peer_is_cut_off_while_fifty_clients_are_served() {
             assert_eq!(c.await.unwrap().unwrap(), format!("client {i}"));
         }
         let served_in = started.elapsed();
-        assert!(served_in < Duration::from_secs(2), "50 clients took {served_in:?}");
         let (closed, after) = slow.await.unwrap();
+        // All fifty were served while the slow peer still held its
+        // connection (it started 0.5 s before them).
+        assert!(served_in + Duration::from_millis(500) < after, "50 clients took {served_in:?}");
         assert!(closed, "the slow peer was never cut off");
         // Cut off at the message deadline (3 s after its first byte), long
         // before its 105 bytes would have arrived.
@@ -243,6 +245,31 @@ fn shutdown_closes_idle_connections_and_lets_a_running_command_finish() {
         tokio::time::timeout(Duration::from_secs(5), server.task).await.unwrap().unwrap().unwrap();
         // No longer listening.
         assert!(TcpStream::connect(server.addr).await.is_err());
+    });
+}
+
+#[test]
+fn idle_and_stalled_peers_are_cut_off_at_their_own_deadlines() {
+    runtime().block_on(async {
+        let timeouts = Timeouts::default()
+            .idle(Duration::from_millis(1500))
+            .read(Duration::from_millis(400))
+            .message(Duration::from_secs(10));
+        let server = start(ServerOptions::default().timeouts(timeouts)).await;
+        // Silent: the idle deadline.
+        let mut silent = TcpStream::connect(server.addr).await.unwrap();
+        let started = Instant::now();
+        assert!(closed_within(&mut silent, Duration::from_secs(5)).await);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(1400) && waited < Duration::from_millis(3000), "{waited:?}");
+        // Three bytes of a header, then nothing: the read deadline.
+        let mut stalled = TcpStream::connect(server.addr).await.unwrap();
+        stalled.write_all(&[1, 0, 0]).await.unwrap();
+        let started = Instant::now();
+        assert!(closed_within(&mut stalled, Duration::from_secs(5)).await);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(350) && waited < Duration::from_millis(2000), "{waited:?}");
+        assert_eq!(server.stats.timed_out.load(Ordering::Relaxed), 2);
     });
 }
 

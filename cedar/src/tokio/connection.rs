@@ -11,7 +11,7 @@ use classad::ClassAd;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::ad::{put_classad, PutOptions};
-use crate::wire::{Encoder, Inbound, Message, Outbound, MAX_PACKET};
+use crate::wire::{Encoder, Inbound, Message, Outbound, HEADER_LEN, MAX_PACKET};
 
 /// How much is read from the socket at a time. The buffer lives on the
 /// stack only while bytes are copied, so an idle connection holds none.
@@ -180,13 +180,14 @@ impl AsyncConnection {
     /// is [`ErrorKind::Closed`], a deadline [`ErrorKind::Timeout`].
     pub async fn read_message_within(&mut self, first_byte: Duration) -> Result<Option<Message>> {
         let mut deadline: Option<Instant> = None;
+        let first_deadline = Instant::now() + first_byte;
         loop {
             if let Some(message) = self.inbound.next_message()? {
                 return Ok(Some(message));
             }
             // next_message refuses a packet over 1 MiB and a message over
             // the bound, so this holds; it is the adapter's own guarantee.
-            if self.inbound.held() > self.max_message.saturating_add(MAX_PACKET + READ_CHUNK) {
+            if self.inbound.held() > self.max_message.saturating_add(HEADER_LEN + MAX_PACKET + READ_CHUNK) {
                 return Err(Error::new(ErrorKind::LimitExceeded, "the peer's message outgrew the connection's buffer"));
             }
             let now = Instant::now();
@@ -196,7 +197,7 @@ impl AsyncConnection {
             }
             let until = match deadline {
                 Some(d) => d.min(now + self.timeouts.read),
-                None => now + first_byte,
+                None => first_deadline,
             };
             let ready = timeout_at(until, self.stream.readable()).await;
             match ready {
