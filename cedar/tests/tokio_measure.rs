@@ -55,6 +55,47 @@ fn dc_nop_connections_per_second() {
     });
 }
 
+/// One connection: `DC_AUTHENTICATE` with the C++ client's security ad
+/// (captured from the wheel, `tests/data/handshake/`), asking for a new
+/// session without authentication or encryption for `DC_NOP`; the server
+/// answers with its ads and hangs up. Returns how many messages came.
+async fn handshake_nop(addr: std::net::SocketAddr, ad: &classad::ClassAd) -> usize {
+    let mut c = AsyncConnection::connect(addr, client_timeouts(), 1 << 20).await.unwrap();
+    let mut enc = c.encoder();
+    enc.put_int(i64::from(cedar::command::DC_AUTHENTICATE));
+    cedar::wire::ad::put_classad(&mut enc, ad, &cedar::wire::ad::PutOptions::new()).unwrap();
+    c.send(enc.as_bytes()).await.unwrap();
+    let mut messages = 0;
+    while c.read_message().await.unwrap().is_some() {
+        messages += 1;
+    }
+    messages
+}
+
+#[test]
+fn new_session_handshakes_per_second() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/handshake/client_new_session.ad"))
+            .unwrap();
+    let mut ad: classad::ClassAd = format!("[{}]", text.lines().collect::<Vec<_>>().join(";")).parse().unwrap();
+    ad.insert("Command", i64::from(DC_NOP));
+    for feature in ["Authentication", "AuthenticationNew", "Encryption", "Integrity"] {
+        ad.insert(feature, "NEVER");
+    }
+    runtime().block_on(async {
+        let server = start(ServerOptions::default()).await;
+        assert!(handshake_nop(server.addr, &ad).await >= 2, "no response and post-auth ads");
+        let n: u32 = 1000;
+        let started = Instant::now();
+        for _ in 0..n {
+            handshake_nop(server.addr, &ad).await;
+        }
+        let rate = f64::from(n) / started.elapsed().as_secs_f64();
+        println!("DC_AUTHENTICATE (new session, then DC_NOP): {rate:.0} connections/s one at a time");
+        assert!(rate > 50.0);
+    });
+}
+
 #[test]
 fn memory_per_idle_connection() {
     runtime().block_on(async {
