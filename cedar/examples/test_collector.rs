@@ -3,8 +3,7 @@
 //! and invalidations, and speaks the handshake of mode M0.
 //!
 //! Run it with `cargo run -p cedar --example test_collector -- [PORT]
-//! [--deny CMD]... [--tokio]` (`--tokio`, with `--features tokio`, serves
-//! it on the tokio adapter instead of the blocking one); it prints `listening on <ip:port>` and serves until
+//! [--deny CMD]...`; it prints `listening on <ip:port>` and serves until
 //! killed. `CEDAR_FIXTURE_DEBUG=1` logs each command and query ad to
 //! stderr; `CEDAR_FIXTURE_PACKET=N` makes it send packets of at most N
 //! bytes. The integration tests include this file as a module.
@@ -83,7 +82,10 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
     let listener = TcpListener::bind(addr)?;
     let local = listener.local_addr()?;
     let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
-    let config = server_config(&options);
+    let deny = options.deny.clone();
+    let authorizer =
+        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
+    let config = Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"));
     let served = store.clone();
     // One connection at a time, as the C++ collector's single thread: an
     // update's connection is over before the next query is read, so a
@@ -99,99 +101,8 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
     Ok((local, store))
 }
 
-/// The fixture's server configuration.
-fn server_config(options: &FixtureOptions) -> Arc<ServerConfig> {
-    let deny = options.deny.clone();
-    let authorizer =
-        move |command: i32, _: &str, _: Option<std::net::IpAddr>, _: Option<&str>| !deny.contains(&command);
-    Arc::new(ServerConfig::new(commands()).authorizer(Arc::new(authorizer)).hostname("127.0.0.1"))
-}
-
-/// The fixture's handler on the tokio adapter.
-#[cfg(feature = "tokio")]
-struct TokioFixture {
-    store: Store,
-    sessions: Arc<Mutex<cedar::handshake::SessionCache>>,
-    debug: bool,
-}
-
-#[cfg(feature = "tokio")]
-impl cedar::tokio::Handler for TokioFixture {
-    async fn handle(&self, command: &mut cedar::tokio::Command<'_>) -> cedar::error::Result<()> {
-        if self.debug {
-            eprintln!("test_collector (tokio): command {} via {:?}", command.number(), command.via());
-        }
-        let message = command.read_payload().await?;
-        let encrypted = command.encoder().is_encrypted();
-        let (replies, hook) = respond(command.request(), &message, encrypted, &self.store)?;
-        for reply in replies {
-            command.send(&reply).await?;
-        }
-        if hook == Hook::ForgetSessions {
-            if let Ok(mut cache) = self.sessions.lock() {
-                *cache = cedar::handshake::SessionCache::default();
-            }
-        }
-        Ok(())
-    }
-}
-
-/// As [`spawn`], on the tokio adapter (`cedar::tokio::Server`), on a
-/// runtime of its own in a background thread.
-#[cfg(feature = "tokio")]
-pub fn spawn_tokio(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr, Store)> {
-    spawn_tokio_with(addr, options, false)
-}
-
-/// As [`spawn_tokio`]; with `concurrent`, on `cedar::tokio::Server`, every
-/// connection in its own task (see below for why that is not the default).
-#[cfg(feature = "tokio")]
-pub fn spawn_tokio_with(addr: &str, options: FixtureOptions, concurrent: bool) -> std::io::Result<(SocketAddr, Store)> {
-    let std_listener = TcpListener::bind(addr)?;
-    std_listener.set_nonblocking(true)?;
-    let local = std_listener.local_addr()?;
-    let store: Store = Arc::new(Mutex::new(vec![self_ad(local)]));
-    let config = server_config(&options);
-    let handler = TokioFixture {
-        store: store.clone(),
-        sessions: config.sessions.clone(),
-        debug: std::env::var_os("CEDAR_FIXTURE_DEBUG").is_some(),
-    };
-    let packet = std::env::var("CEDAR_FIXTURE_PACKET").ok().and_then(|n| n.parse().ok());
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    std::thread::spawn(move || {
-        runtime.block_on(async move {
-            let Ok(listener) = tokio::net::TcpListener::from_std(std_listener) else { return };
-            let options = cedar::tokio::ServerOptions::default().max_packet(packet);
-            if concurrent {
-                let server = cedar::tokio::Server::new(config, handler).options(options);
-                if let Err(e) = server.serve(listener, std::future::pending()).await {
-                    eprintln!("test_collector (tokio): {e}");
-                }
-                return;
-            }
-            let (_stop, stopping) = tokio::sync::watch::channel(false);
-            // One connection at a time, as the blocking fixture (and the C++
-            // collector's single thread): a client that advertises and then
-            // queries on a new connection must see its ads, which a server
-            // running both connections at once would not promise.
-            // `cedar::tokio::Server` runs the accept loop of the concurrent
-            // tests; this drives the same per-connection code.
-            loop {
-                let Ok((stream, _)) = listener.accept().await else { continue };
-                let served =
-                    cedar::tokio::serve_connection(stream, config.clone(), &handler, options, stopping.clone());
-                if let Err(e) = served.await {
-                    eprintln!("test_collector (tokio): connection ended: {e}");
-                }
-            }
-        });
-    });
-    Ok((local, store))
-}
-
 /// The collector's own ad.
-fn self_ad(addr: SocketAddr) -> ClassAd {
+pub fn self_ad(addr: SocketAddr) -> ClassAd {
     let mut ad = ClassAd::new();
     let sinful = format!("<{addr}?noUDP>");
     ad.insert("MyType", "Collector");
@@ -284,7 +195,8 @@ fn matches(query: &ClassAd, ad: &ClassAd, prefix: &str) -> bool {
 
 /// What a command asks of the fixture beyond its reply.
 #[derive(Debug, PartialEq, Eq)]
-enum Hook {
+pub enum Hook {
+    /// Nothing.
     None,
     /// `INVALIDATE_ADS_GENERIC` with `TargetType = "ForgetSessions"`: drop
     /// every cached session, as a restarted collector would have none.
@@ -301,10 +213,10 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
     Ok(hook)
 }
 
-/// The fixture's answer to one command, whatever carries it: the reply
-/// messages to send (encoded for a stream whose writing half is
+/// The fixture's answer to one command, whatever adapter carries it: the
+/// reply messages to send (encoded for a stream whose writing half is
 /// `encrypted` or not) and what the command asks beyond them.
-fn respond(
+pub fn respond(
     request: &CommandRequest,
     message: &cedar::wire::Message,
     encrypted: bool,
@@ -436,11 +348,8 @@ fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut port = "0".to_owned();
     let mut options = FixtureOptions::default();
-    let mut on_tokio = false;
     while let Some(arg) = args.next() {
-        if arg == "--tokio" {
-            on_tokio = true;
-        } else if arg == "--deny" {
+        if arg == "--deny" {
             if let Some(c) = args.next().and_then(|c| c.parse().ok()) {
                 options.deny.push(c);
             }
@@ -448,19 +357,7 @@ fn main() -> std::io::Result<()> {
             port = arg;
         }
     }
-    let addr = format!("127.0.0.1:{port}");
-    let (addr, _store) = if on_tokio {
-        #[cfg(feature = "tokio")]
-        {
-            spawn_tokio(&addr, options)?
-        }
-        #[cfg(not(feature = "tokio"))]
-        {
-            return Err(std::io::Error::other("--tokio needs the crate's tokio feature"));
-        }
-    } else {
-        spawn(&addr, options)?
-    };
+    let (addr, _store) = spawn(&format!("127.0.0.1:{port}"), options)?;
     println!("listening on {addr}");
     loop {
         std::thread::sleep(Duration::from_secs(3600));

@@ -1,7 +1,7 @@
 //! The tokio adapter against HTCondor's real C++ client: the same
 //! scenarios and checks as `tests/wheel.rs`, with the test collector of
-//! `examples/test_collector.rs` served by `cedar::tokio::Server`
-//! (`spawn_tokio`) instead of the blocking adapter. The `htcondor` wheel
+//! `examples/test_collector.rs` served by the tokio adapter
+//! (`examples/tokio_collector.rs`) instead of the blocking one. The `htcondor` wheel
 //! (23.10.29) drives it through `htcondor2.Collector` (query, advertise,
 //! locate) and `htcondor.SecMan.ping`.
 //!
@@ -16,14 +16,15 @@
 //! say so and pass, unless `CEDAR_REQUIRE_WHEEL=1`, which makes a missing
 //! wheel a failure (for CI).
 
-#[path = "../examples/test_collector.rs"]
-mod test_collector;
+#[path = "../examples/tokio_collector.rs"]
+mod tokio_collector;
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use classad::{ClassAd, EvalContext, EvalOptions, Value};
-use test_collector::{spawn_tokio_with, FixtureOptions, Store};
+use tokio_collector::spawn_tokio_with;
+use tokio_collector::test_collector::{FixtureOptions, Store};
 
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CEDAR_WHEEL_PYTHON") {
