@@ -273,6 +273,54 @@ fn idle_and_stalled_peers_are_cut_off_at_their_own_deadlines() {
     });
 }
 
+/// The C++ client's security ad (captured from the wheel), asking for a
+/// new session without authentication or encryption for `command`.
+fn security_ad(command: i32) -> classad::ClassAd {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/handshake/client_new_session.ad");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut ad: classad::ClassAd = format!("[{}]", text.lines().collect::<Vec<_>>().join(";")).parse().unwrap();
+    ad.insert("Command", i64::from(command));
+    for feature in ["Authentication", "AuthenticationNew", "Encryption", "Integrity"] {
+        ad.insert(feature, "NEVER");
+    }
+    ad
+}
+
+#[test]
+fn after_a_handshake_the_payload_is_waited_for_under_the_read_deadline() {
+    runtime().block_on(async {
+        let timeouts = Timeouts::default().idle(Duration::from_secs(30)).read(Duration::from_millis(500));
+        let server = start(ServerOptions::default().timeouts(timeouts)).await;
+        for send_payload in [true, false] {
+            let mut c = cedar::tokio::AsyncConnection::connect(server.addr, client_timeouts(), 1 << 20).await.unwrap();
+            let mut enc = c.encoder();
+            enc.put_int(i64::from(cedar::command::DC_AUTHENTICATE));
+            cedar::wire::ad::put_classad(&mut enc, &security_ad(ECHO), &cedar::wire::ad::PutOptions::new()).unwrap();
+            c.send(enc.as_bytes()).await.unwrap();
+            // The response ad and the post-auth ad.
+            for _ in 0..2 {
+                c.expect_message().await.unwrap();
+            }
+            if send_payload {
+                let mut enc = c.encoder();
+                enc.put_str("after the handshake").unwrap();
+                c.send(enc.as_bytes()).await.unwrap();
+                let reply = c.expect_message().await.unwrap();
+                assert_eq!(
+                    cedar::wire::Decoder::new(&reply.payload, false).get_string().unwrap(),
+                    "after the handshake"
+                );
+            } else {
+                let started = Instant::now();
+                assert!(c.read_message().await.unwrap().is_none(), "the server did not hang up");
+                let waited = started.elapsed();
+                assert!(waited >= Duration::from_millis(450) && waited < Duration::from_secs(3), "{waited:?}");
+            }
+        }
+        assert!(eventually(Duration::from_secs(2), || server.stats.timed_out.load(Ordering::Relaxed) == 1).await);
+    });
+}
+
 #[test]
 fn a_panicking_handler_ends_its_connection_only() {
     runtime().block_on(async {
