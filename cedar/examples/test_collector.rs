@@ -172,7 +172,7 @@ pub fn spawn(addr: &str, options: FixtureOptions) -> std::io::Result<(SocketAddr
 }
 
 /// The collector's own ad.
-fn self_ad(addr: SocketAddr) -> ClassAd {
+pub fn self_ad(addr: SocketAddr) -> ClassAd {
     let mut ad = ClassAd::new();
     let sinful = format!("<{addr}?noUDP>");
     ad.insert("MyType", "Collector");
@@ -273,7 +273,8 @@ fn matches(query: &ClassAd, ad: &ClassAd, prefix: &str) -> bool {
 
 /// What a command asks of the fixture beyond its reply.
 #[derive(Debug, PartialEq, Eq)]
-enum Hook {
+pub enum Hook {
+    /// Nothing.
     None,
     /// `INVALIDATE_ADS_GENERIC` with `TargetType = "ForgetSessions"`: drop
     /// every cached session, as a restarted collector would have none.
@@ -282,6 +283,23 @@ enum Hook {
 
 fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) -> cedar::error::Result<Hook> {
     let message = session.read_payload(request)?;
+    let encrypted = session.connection().encoder().is_encrypted();
+    let (replies, hook) = respond(request, &message, encrypted, store)?;
+    for reply in replies {
+        session.connection().send(&reply)?;
+    }
+    Ok(hook)
+}
+
+/// The fixture's answer to one command, whatever adapter carries it: the
+/// reply messages to send (encoded for a stream whose writing half is
+/// `encrypted` or not) and what the command asks beyond them.
+pub fn respond(
+    request: &CommandRequest,
+    message: &cedar::wire::Message,
+    encrypted: bool,
+    store: &Store,
+) -> cedar::error::Result<(Vec<Vec<u8>>, Hook)> {
     let mut dec = Decoder::new(&message.payload, message.encrypted);
     let limits = AdLimits::default();
     let command = request.command;
@@ -305,7 +323,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             })
             .unwrap_or(usize::MAX);
         let ads = store.lock().map(|s| s.clone()).unwrap_or_default();
-        let mut enc = session.connection().encoder();
+        let mut enc = cedar::wire::Encoder::new(encrypted);
         let mut sent = 0;
         for ad in &ads {
             if sent >= limit {
@@ -334,8 +352,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             sent += 1;
         }
         enc.put_int(0);
-        session.connection().send(enc.as_bytes())?;
-        return Ok(Hook::None);
+        return Ok((vec![enc.into_bytes()], Hook::None));
     }
     match command {
         UPDATE_STARTD_AD
@@ -375,11 +392,11 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                 ads.push(ad);
             }
             if command == UPDATE_STARTD_AD_WITH_ACK {
-                let mut enc = session.connection().encoder();
+                let mut enc = cedar::wire::Encoder::new(encrypted);
                 enc.put_int(1);
-                session.connection().send(enc.as_bytes())?;
+                return Ok((vec![enc.into_bytes()], Hook::None));
             }
-            Ok(Hook::None)
+            Ok((Vec::new(), Hook::None))
         }
         INVALIDATE_STARTD_ADS
         | INVALIDATE_SCHEDD_ADS
@@ -392,7 +409,7 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
             if command == INVALIDATE_ADS_GENERIC
                 && lookup_string(&query, "TargetType").as_deref() == Some("ForgetSessions")
             {
-                return Ok(Hook::ForgetSessions);
+                return Ok((Vec::new(), Hook::ForgetSessions));
             }
             let my_type = match command {
                 INVALIDATE_STARTD_ADS => Some("Machine".to_owned()),
@@ -409,9 +426,9 @@ fn handle(session: &mut ServerSession, request: &CommandRequest, store: &Store) 
                     !(typed && matches(&query, a, ""))
                 });
             }
-            Ok(Hook::None)
+            Ok((Vec::new(), Hook::None))
         }
-        _ => Ok(Hook::None),
+        _ => Ok((Vec::new(), Hook::None)),
     }
 }
 

@@ -14,6 +14,8 @@
 //! * [`blocking`]: the protocol on `std::net::TcpStream`, with timeouts;
 //! * [`client`]: the client side of the command protocol (raw commands,
 //!   new and resumed sessions, shared port) and a collector client;
+//! * `tokio` (feature `tokio`): the server on tokio, one task per
+//!   connection, with deadlines, a connection bound and graceful shutdown;
 //! * [`crypto`]: AES-256-GCM on the stream, the ECDH P-256 key exchange and
 //!   the handshake transcript digests;
 //! * [`token`]: IDTOKENS (HS256 JWTs signed with the pool key) and the
@@ -35,6 +37,8 @@ pub mod handshake;
 pub mod policy;
 pub mod sinful;
 pub mod token;
+#[cfg(feature = "tokio")]
+pub mod tokio;
 pub mod version;
 pub mod wire;
 
