@@ -191,7 +191,10 @@ fn value() -> impl Strategy<Value = String> {
         // reals with 16 significant digits or fewer come back exactly.
         (-1_000_000i32..1_000_000).prop_map(|r| format!("{:?}", f64::from(r) / 8.0)),
         "[a-zA-Z0-9 _.:@-]{0,20}".prop_map(|s| format!("{s:?}")),
-        "[a-z]{1,8}".prop_map(|n| format!("{n} + 1")),
+        // `is` and `isnt` are operators, not attribute names.
+        "[a-z]{1,8}"
+            .prop_filter("an operator", |n| n != "is" && n != "isnt")
+            .prop_map(|n| format!("{n} + 1")),
         Just("undefined".to_owned()),
         Just("{ 1, \"a\", [ b = 2 ] }".to_owned()),
     ]
