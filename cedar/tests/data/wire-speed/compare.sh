@@ -43,6 +43,12 @@ t() { # label, command...
 t "condor_status -l" run condor_status -pool 127.0.0.1:29620 -l
 t "condor_status -af Name" run condor_status -pool 127.0.0.1:29620 -af Name
 t "condor_status -l (bytes)" sh -c "chroot $ROOT env -i PATH=/usr/bin:/bin CONDOR_CONFIG=$W/collector.config condor_status -pool 127.0.0.1:29620 -l | wc -c >&2"
+# The client's own CPU time (user + sys of condor_status alone; the wall
+# time above also holds the collector building its reply).
+for a in "-l" "-af Name"; do
+  run bash -c "time condor_status -pool 127.0.0.1:29620 $a > /dev/null" 2>&1 | tr '\n' ' '
+  echo "(condor_status $a)"
+done
 if [ -n "$PY" ]; then
   for i in 1 2 3; do
     "$PY" - <<'PYEOF'
