@@ -75,7 +75,9 @@ fn step(conn: &mut ServerConnection, m: Message) -> bool {
 
 /// A real new session; its `Sid`.
 fn new_session(conn: &mut ServerConnection) -> Option<String> {
-    let r = conn.on_message(auth_message(&base_ad()));
+    let mut ad = base_ad();
+    ad.insert("Command", i64::from(QUERY_STARTD_ADS));
+    let r = conn.on_message(auth_message(&ad));
     let out = conn.take_outgoing();
     if !matches!(r, Ok(Step::Command(_))) {
         return None;
