@@ -90,8 +90,12 @@ fn bench(c: &mut Criterion) {
     let back = time_once("decode (first run)", || decode_reply(&wire));
     assert_eq!(back.len(), ads.len());
     assert!(back.iter().zip(&ads).all(|(a, b)| a.len() == b.len()));
-    eprintln!("cedar_wire: {} ads, {} attributes at most, {} bytes on the wire", ads.len(),
-        ads.iter().map(ClassAd::len).max().unwrap_or(0), wire.len());
+    eprintln!(
+        "cedar_wire: {} ads, {} attributes at most, {} bytes on the wire",
+        ads.len(),
+        ads.iter().map(ClassAd::len).max().unwrap_or(0),
+        wire.len()
+    );
     drop(back);
     let mut g = c.benchmark_group("cedar_wire");
     g.sample_size(10).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(1));

@@ -17,8 +17,7 @@ fn limits() -> AdLimits {
 }
 
 fn same(a: &ClassAd, b: &ClassAd) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|(n, e)| b.lookup(n.as_str()).is_some_and(|f| f.to_string() == e.to_string()))
+    a.len() == b.len() && a.iter().all(|(n, e)| b.lookup(n.as_str()).is_some_and(|f| f.to_string() == e.to_string()))
 }
 
 /// `ad` put on the wire and read back.
