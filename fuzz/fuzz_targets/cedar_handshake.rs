@@ -89,17 +89,24 @@ fn new_session(conn: &mut ServerConnection) -> Option<String> {
     }
 }
 
+/// Feeds the remaining chunks as messages. After an error the adapter
+/// drops the connection, so feeding stops; after a close every message
+/// must be refused.
 fn rest_messages(conn: &mut ServerConnection, p: &mut Pieces<'_>) {
-    let mut open = true;
+    let mut closed = false;
     while !p.is_empty() {
         let payload = p.chunk().to_vec();
-        let was_open = open;
         let r = conn.on_message(Message { payload, encrypted: false });
         let _ = conn.take_outgoing();
-        if !was_open {
+        if closed {
             assert!(r.is_err(), "a closed connection took a message");
         }
-        open = open && matches!(r, Ok(Step::Command(_)));
+        match r {
+            Ok(Step::Command(_)) => {}
+            Ok(_) => closed = true,
+            Err(_) if !closed => return,
+            Err(_) => {}
+        }
     }
     let _ = conn.on_eof();
 }
