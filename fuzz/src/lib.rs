@@ -264,3 +264,5 @@ impl GenAd {
         out
     }
 }
+
+pub mod cedar_input;
