@@ -20,9 +20,10 @@
 use std::sync::Arc;
 
 use cedar::command::{DC_AUTHENTICATE, DC_NOP, DC_SEC_QUERY, QUERY_STARTD_ADS, UPDATE_STARTD_AD};
-use cedar::handshake::{CommandTable, ServerConfig, ServerConnection, Step};
-use cedar::wire::ad::{put_classad, AdLimits, PutOptions};
-use cedar::wire::{Encoder, Message};
+use cedar::authz::Permission;
+use cedar::handshake::{CommandTable, Output, ServerConfig, ServerConnection, Step};
+use cedar::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
+use cedar::wire::{Decoder, Encoder, Message};
 use classad::format::{parse_ads, Format};
 use classad::{ClassAd, Syntax};
 use classad_fuzz::cedar_input::{wire_ad, Pieces};
@@ -33,10 +34,10 @@ const NEW_SESSION: &str = include_str!("../../cedar/tests/data/handshake/client_
 
 fn config() -> Arc<ServerConfig> {
     let table = CommandTable::new()
-        .register(QUERY_STARTD_ADS, "READ")
-        .register(UPDATE_STARTD_AD, "ADVERTISE_STARTD")
-        .register(DC_NOP, "ALLOW")
-        .register(DC_SEC_QUERY, "ALLOW");
+        .register(QUERY_STARTD_ADS, Permission::Read)
+        .register(UPDATE_STARTD_AD, Permission::AdvertiseStartd)
+        .register(DC_NOP, Permission::Allow)
+        .register(DC_SEC_QUERY, Permission::Allow);
     let mut c = ServerConfig::new(table).hostname("fuzz-host");
     c.limits = AdLimits::default().max_attributes(1000).max_depth(100).max_line(1 << 16);
     Arc::new(c)
@@ -69,8 +70,8 @@ fn auth_message(ad: &ClassAd) -> Message {
 /// Hands `m` to the server; whether the connection is still open.
 fn step(conn: &mut ServerConnection, m: Message) -> bool {
     let r = conn.on_message(m);
-    let _ = conn.take_outgoing();
-    matches!(r, Ok(Step::Command(_)))
+    let _ = conn.take_output();
+    matches!(r, Ok(Step::Command(_) | Step::Continue))
 }
 
 /// A real new session; its `Sid`.
@@ -78,11 +79,15 @@ fn new_session(conn: &mut ServerConnection) -> Option<String> {
     let mut ad = base_ad();
     ad.insert("Command", i64::from(QUERY_STARTD_ADS));
     let r = conn.on_message(auth_message(&ad));
-    let out = conn.take_outgoing();
+    let out = conn.take_output();
     if !matches!(r, Ok(Step::Command(_))) {
         return None;
     }
-    let post = out.get(1)?;
+    // The response ad, then the post-auth ad (the session is plaintext).
+    let post = match out.get(1)? {
+        Output::Message(bytes) => get_classad(&mut Decoder::new(bytes, false), &AdLimits::default()).ok()?,
+        _ => return None,
+    };
     match post.lookup("Sid")?.as_literal()? {
         classad::Literal::Str(s) => Some(s.to_string()),
         _ => None,
@@ -97,12 +102,12 @@ fn rest_messages(conn: &mut ServerConnection, p: &mut Pieces<'_>) {
     while !p.is_empty() {
         let payload = p.chunk().to_vec();
         let r = conn.on_message(Message { payload, encrypted: false });
-        let _ = conn.take_outgoing();
+        let _ = conn.take_output();
         if closed {
             assert!(r.is_err(), "a closed connection took a message");
         }
         match r {
-            Ok(Step::Command(_)) => {}
+            Ok(Step::Command(_) | Step::Continue) => {}
             Ok(_) => closed = true,
             Err(_) if !closed => return,
             Err(_) => {}
