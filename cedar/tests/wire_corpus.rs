@@ -93,7 +93,7 @@ fn decode_as(m: &Message, items: &[Item], what: &str) -> Vec<ClassAd> {
                 // A name can come twice (the collector's own ad repeats its
                 // statistics), so the ad may hold fewer than were sent.
                 assert!(
-                    ad.len() <= *count && (ad.len() > 0) == (*count > 0),
+                    ad.len() <= *count && ad.is_empty() == (*count == 0),
                     "{what}: {} of {count} attributes",
                     ad.len()
                 );
