@@ -1,5 +1,5 @@
 //! Switching a connection to AES-256-GCM: the crate's
-//! [`AesGcmStream`](crate::crypto::AesGcmStream) behind the wire layer's
+//! [`AesGcmStream`] behind the wire layer's
 //! [`PacketSealer`]/[`PacketOpener`] seam.
 //!
 //! C++ turns encryption on for both directions at once
