@@ -8,7 +8,8 @@
 
 use std::collections::HashMap;
 
-use cedar::policy::{AuthMethod, PolicyConfig, SecurityContext, SecurityPolicy};
+use cedar::authz::Permission;
+use cedar::policy::{AuthMethod, PolicyConfig, SecurityPolicy};
 
 const CASES: &str = include_str!("data/policy/config_cases.txt");
 const RESULTS: &str = include_str!("data/policy/htcondor_config_policy.txt");
@@ -61,15 +62,15 @@ fn from_config_matches_fill_in_security_policy_ad() {
     assert_eq!(cases.len(), results.len());
     for case in cases {
         let r = &results[&case.name];
-        let context = SecurityContext::parse(&case.perm).unwrap();
-        let mut config = PolicyConfig::daemon(context, &case.subsys);
+        let perm = Permission::from_name(&case.perm).unwrap();
+        let mut config = PolicyConfig::daemon(perm, &case.subsys);
         config.tool = case.subsys == "TOOL";
         config.force_authentication = case.force;
         // What this HTCondor build offers: no NTSSPI (Windows), and no SSL
         // for a server without a host certificate.
         let supported: Vec<AuthMethod> = AuthMethod::ALL
             .into_iter()
-            .filter(|m| *m != AuthMethod::Ntsspi && (context == SecurityContext::Client || *m != AuthMethod::Ssl))
+            .filter(|m| *m != AuthMethod::Ntsspi && (perm == Permission::Client || *m != AuthMethod::Ssl))
             .collect();
         let config = config.with_supported_auth_methods(&supported);
         let ours = SecurityPolicy::from_config(&config, |k| case.knobs.get(k).cloned());

@@ -12,9 +12,10 @@
 
 use std::collections::HashMap;
 
+use cedar::authz::Permission;
 use cedar::policy::{
     auth_bitmask, filter_crypto_methods, reconcile, reconcile_dependency, AuthMethod, PolicyConfig, PolicyTerms,
-    SecurityContext, SecurityLevel, SecurityPolicy, DEFAULT_AUTHENTICATION_METHODS,
+    SecurityLevel, SecurityPolicy, DEFAULT_AUTHENTICATION_METHODS,
 };
 
 const DATA: &str = include_str!("data/policy/htcondor_policy.txt");
@@ -167,7 +168,7 @@ fn defaults_match_condor_config_val() {
     ] {
         assert_eq!(defaults[knob], "<undefined>", "{knob}");
     }
-    let p = SecurityPolicy::from_config(&PolicyConfig::daemon(SecurityContext::Read, "COLLECTOR"), |_| None).unwrap();
+    let p = SecurityPolicy::from_config(&PolicyConfig::daemon(Permission::Read, "COLLECTOR"), |_| None).unwrap();
     assert_eq!(p, SecurityPolicy::default());
     assert_eq!(
         p.auth_methods,

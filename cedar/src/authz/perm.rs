@@ -203,7 +203,19 @@ impl Permission {
         }
     }
 
-    /// The levels whose knobs are tried, in order, for this level's lists.
+    /// The levels whose knobs are tried, in order: for this level's
+    /// `ALLOW_`/`DENY_` lists (IpVerify) and for its `SEC_<LEVEL>_*`
+    /// security settings (`SecMan::getSecSetting`), which walk the same
+    /// `DCpermissionHierarchy::nextConfig` tables.
+    ///
+    /// ```
+    /// use cedar::authz::Permission::*;
+    /// assert_eq!(AdvertiseStartd.config_chain(false), vec![AdvertiseStartd, Daemon, Default]);
+    /// assert_eq!(AdvertiseStartd.config_chain(true), vec![AdvertiseStartd, Daemon, Write, Default]);
+    /// // LEGACY_ALLOW_SEMANTICS changes only DAEMON's step.
+    /// assert_eq!(Write.config_chain(true), vec![Write, Default]);
+    /// assert_eq!(Client.config_chain(true), vec![Client, Default]);
+    /// ```
     pub fn config_chain(self, legacy_allow_semantics: bool) -> Vec<Permission> {
         let mut chain = Vec::with_capacity(4);
         let mut next = Some(self);

@@ -41,7 +41,8 @@ pub mod start;
 
 use std::time::Duration;
 
-use crate::policy::{AuthMethod, PolicyConfig, SecurityContext, SecurityLevel, SecurityPolicy};
+use crate::authz::Permission;
+use crate::policy::{AuthMethod, PolicyConfig, SecurityLevel, SecurityPolicy};
 use crate::version::OUR_VERSION;
 use crate::wire::ad::AdLimits;
 
@@ -107,7 +108,7 @@ impl Default for ClientConfig {
 }
 
 fn m0_policy() -> SecurityPolicy {
-    let config = PolicyConfig::tool(SecurityContext::Client).with_supported_auth_methods(&[]);
+    let config = PolicyConfig::tool(Permission::Client).with_supported_auth_methods(&[]);
     SecurityPolicy::from_config(&config, |_| None).unwrap_or_else(|_| {
         // Unreachable with no knobs; the same answer by hand.
         SecurityPolicy {

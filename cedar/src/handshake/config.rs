@@ -9,7 +9,7 @@ use super::session::SessionCache;
 use super::SUPPORTED_METHODS;
 use crate::authz::{Authorizer, AuthzConfig, IdentityConfig, MapFile, Permission};
 use crate::error::Result;
-use crate::policy::{PolicyConfig, SecurityContext, SecurityLevel, SecurityPolicy};
+use crate::policy::{PolicyConfig, SecurityLevel, SecurityPolicy};
 use crate::token::key::KeyStore;
 use crate::token::revocation::RevocationExpr;
 use crate::version::OUR_VERSION;
@@ -46,8 +46,7 @@ impl ServerPolicies {
     pub fn from_config(subsystem: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ServerPolicies> {
         let mut levels = Vec::new();
         for perm in Permission::ALL {
-            let Some(ctx) = SecurityContext::parse(perm.name()) else { continue };
-            let cfg = PolicyConfig::daemon(ctx, subsystem).with_supported_auth_methods(&SUPPORTED_METHODS);
+            let cfg = PolicyConfig::daemon(perm, subsystem).with_supported_auth_methods(&SUPPORTED_METHODS);
             levels.push((perm, SecurityPolicy::from_config(&cfg, lookup)?));
         }
         Ok(ServerPolicies { levels })

@@ -2,10 +2,10 @@
 //! `SecMan::FillInSecurityPolicyAd` and `SecMan::getSecSetting` do
 //! (condor_secman.cpp 294–414, 456–640).
 
-use super::context::SecurityContext;
 use super::level::{reconcile_dependency, SecurityLevel};
 use super::methods::{filter_crypto_methods, tokens, AuthMethod, CryptoMethod, DEFAULT_CRYPTO_METHODS};
 use super::SecurityPolicy;
+use crate::authz::Permission;
 use crate::error::Result;
 use crate::{Error, ErrorKind};
 
@@ -30,9 +30,11 @@ const MAX_VALUE_LEN: usize = 64 * 1024;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PolicyConfig {
-    /// The permission level (`SEC_<LEVEL>_*`): the command's level for a
-    /// server, CLIENT for a client.
-    pub context: SecurityContext,
+    /// The permission level whose `SEC_<LEVEL>_*` knobs are read: the
+    /// command's level for a server, CLIENT for a client. The knobs fall
+    /// back along [`Permission::config_chain`], as `SecMan::getSecSetting`
+    /// walks `DCpermissionHierarchy::nextConfig`.
+    pub permission: Permission,
     /// The subsystem (e.g. `COLLECTOR`): knobs are looked up as
     /// `<SUBSYS>.<KNOB>` first, as HTCondor's `param()` does, and the
     /// session duration also as `SEC_<SUBSYS>_<LEVEL>_SESSION_DURATION`.
@@ -50,10 +52,10 @@ pub struct PolicyConfig {
 }
 
 impl PolicyConfig {
-    /// A daemon's policy at `context`, for `subsystem` (e.g. "COLLECTOR").
-    pub fn daemon(context: SecurityContext, subsystem: &str) -> Self {
+    /// A daemon's policy at `permission`, for `subsystem` (e.g. "COLLECTOR").
+    pub fn daemon(permission: Permission, subsystem: &str) -> Self {
         PolicyConfig {
-            context,
+            permission,
             subsystem: Some(subsystem.to_string()),
             tool: false,
             force_authentication: false,
@@ -61,10 +63,16 @@ impl PolicyConfig {
         }
     }
 
-    /// A tool's policy at `context` (usually CLIENT), with no subsystem
+    /// A tool's policy at `permission` (usually CLIENT), with no subsystem
     /// prefix.
-    pub fn tool(context: SecurityContext) -> Self {
-        PolicyConfig { context, subsystem: None, tool: true, force_authentication: false, supported_auth_methods: None }
+    pub fn tool(permission: Permission) -> Self {
+        PolicyConfig {
+            permission,
+            subsystem: None,
+            tool: true,
+            force_authentication: false,
+            supported_auth_methods: None,
+        }
     }
 
     /// Restrict the authentication methods to those the caller implements.
@@ -119,8 +127,8 @@ impl<F: Fn(&str) -> Option<String>> Reader<'_, F> {
     /// `getSecSetting(fmt, level)`: the first defined
     /// `fmt % <level>` along the level's chain; returns the knob name too.
     fn sec_setting(&self, fmt: &str) -> Result<Option<(String, String)>> {
-        for ctx in self.config.context.config_chain(self.legacy) {
-            let name = fmt.replace("%s", ctx.as_str());
+        for perm in self.config.permission.config_chain(self.legacy) {
+            let name = fmt.replace("%s", perm.name());
             if let Some(v) = self.param(&name)? {
                 return Ok(Some((name, v)));
             }
@@ -160,13 +168,14 @@ fn parse_bool(v: &str) -> Option<bool> {
 }
 
 impl SecurityPolicy {
-    /// Read the policy for `config.context` from `SEC_*` knobs through
+    /// Read the policy for `config.permission` from `SEC_*` knobs through
     /// `lookup` (knob name → expanded value, `None` if undefined), with
     /// HTCondor's defaults and checks, in `FillInSecurityPolicyAd`'s order:
     ///
     /// 1. the four levels, each `SEC_<LEVEL>_<FEATURE>` along the level's
-    ///    chain to DEFAULT ([`SecurityContext::config_chain`];
-    ///    `LEGACY_ALLOW_SEMANTICS` is read for DAEMON and later levels);
+    ///    chain to DEFAULT ([`Permission::config_chain`];
+    ///    `LEGACY_ALLOW_SEMANTICS` is read for DAEMON and ADVERTISE_*,
+    ///    the only chains it changes);
     ///    defaults OPTIONAL, OPTIONAL, OPTIONAL and PREFERRED (negotiation);
     /// 2. the dependencies (encryption and integrity on authentication,
     ///    all three on negotiation, [`reconcile_dependency`]);
@@ -187,7 +196,7 @@ impl SecurityPolicy {
     /// Errors are [`ErrorKind::Policy`] with HTCondor's texts.
     pub fn from_config(config: &PolicyConfig, lookup: impl Fn(&str) -> Option<String>) -> Result<SecurityPolicy> {
         let mut reader = Reader { lookup, config, legacy: false };
-        if config.context.config_chain(true) != config.context.config_chain(false) {
+        if config.permission.config_chain(true) != config.permission.config_chain(false) {
             reader.legacy = reader.param("LEGACY_ALLOW_SEMANTICS")?.as_deref().and_then(parse_bool).unwrap_or(false);
         }
 
@@ -212,7 +221,7 @@ impl SecurityPolicy {
                     "SECMAN: failure! can't resolve security policy: SEC_NEGOTIATION=\"{negotiation}\" \
                      SEC_AUTHENTICATION=\"{authentication}\" SEC_ENCRYPTION=\"{encryption}\" \
                      SEC_INTEGRITY=\"{integrity}\" (for {})",
-                    config.context
+                    config.permission
                 ),
             ));
         }
@@ -279,22 +288,22 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn read(ctx: SecurityContext, knobs: &[(&str, &str)]) -> Result<SecurityPolicy> {
+    fn read(perm: Permission, knobs: &[(&str, &str)]) -> Result<SecurityPolicy> {
         let map: HashMap<String, String> = knobs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        SecurityPolicy::from_config(&PolicyConfig::daemon(ctx, "COLLECTOR"), |k| map.get(k).cloned())
+        SecurityPolicy::from_config(&PolicyConfig::daemon(perm, "COLLECTOR"), |k| map.get(k).cloned())
     }
 
     #[test]
     fn blowfish_only_is_refused_when_encryption_is_required() {
         let e = read(
-            SecurityContext::Read,
+            Permission::Read,
             &[("SEC_DEFAULT_CRYPTO_METHODS", "BLOWFISH,3DES"), ("SEC_DEFAULT_ENCRYPTION", "REQUIRED")],
         )
         .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Policy);
         assert!(e.message().starts_with("SECMAN: no crypto methods, but it was required! failing..."), "{e}");
         // Not required: encryption and integrity are switched off instead.
-        let p = read(SecurityContext::Read, &[("SEC_DEFAULT_CRYPTO_METHODS", "BLOWFISH")]).unwrap();
+        let p = read(Permission::Read, &[("SEC_DEFAULT_CRYPTO_METHODS", "BLOWFISH")]).unwrap();
         assert_eq!((p.encryption, p.integrity), (SecurityLevel::Never, SecurityLevel::Never));
         assert!(p.crypto_methods.is_empty());
         assert_eq!(p.terms().crypto_methods, None);
@@ -304,7 +313,7 @@ mod tests {
     fn supported_methods_filter_before_the_empty_rule() {
         let map: HashMap<&str, &str> =
             [("SEC_DEFAULT_AUTHENTICATION_METHODS", "SSL,KERBEROS"), ("SEC_DEFAULT_AUTHENTICATION", "REQUIRED")].into();
-        let config = PolicyConfig::daemon(SecurityContext::Write, "COLLECTOR").with_supported_auth_methods(&[
+        let config = PolicyConfig::daemon(Permission::Write, "COLLECTOR").with_supported_auth_methods(&[
             AuthMethod::Fs,
             AuthMethod::Token,
             AuthMethod::Claimtobe,
@@ -316,14 +325,14 @@ mod tests {
     #[test]
     fn oversized_values_are_refused() {
         let long = "A".repeat(MAX_VALUE_LEN + 1);
-        let e = read(SecurityContext::Read, &[("SEC_READ_AUTHENTICATION", &long)]).unwrap_err();
+        let e = read(Permission::Read, &[("SEC_READ_AUTHENTICATION", &long)]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Policy);
     }
 
     #[test]
     fn terms_spell_the_ad_values() {
         let p = read(
-            SecurityContext::Client,
+            Permission::Client,
             &[("SEC_CLIENT_AUTHENTICATION_METHODS", "idtokens, fs"), ("SEC_CLIENT_SESSION_LEASE", "0")],
         )
         .unwrap();
@@ -341,7 +350,7 @@ mod tests {
             [("true", true), ("TRUE", true), ("yes", true), ("1", true), ("false", false), ("junk", false)]
         {
             let p = read(
-                SecurityContext::Daemon,
+                Permission::Daemon,
                 &[
                     ("LEGACY_ALLOW_SEMANTICS", v),
                     ("SEC_WRITE_AUTHENTICATION", "REQUIRED"),

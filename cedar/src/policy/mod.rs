@@ -13,7 +13,8 @@
 //! * [`AuthMethod`], [`CryptoMethod`]: names, aliases and bits.
 //!
 //! ```
-//! use cedar::policy::{reconcile, PolicyConfig, SecurityContext, SecurityPolicy};
+//! use cedar::authz::Permission;
+//! use cedar::policy::{reconcile, PolicyConfig, SecurityPolicy};
 //!
 //! // The pool's configuration, as a lookup function.
 //! let config = |name: &str| match name {
@@ -23,10 +24,10 @@
 //!     "SEC_DEFAULT_CRYPTO_METHODS" => Some("AES".to_string()),
 //!     _ => None,
 //! };
-//! let server = SecurityPolicy::from_config(&PolicyConfig::daemon(SecurityContext::Read, "COLLECTOR"), config)?;
+//! let server = SecurityPolicy::from_config(&PolicyConfig::daemon(Permission::Read, "COLLECTOR"), config)?;
 //! assert_eq!(server.authentication.as_str(), "OPTIONAL");
 //!
-//! let client = SecurityPolicy::from_config(&PolicyConfig::tool(SecurityContext::Client), config)?;
+//! let client = SecurityPolicy::from_config(&PolicyConfig::tool(Permission::Client), config)?;
 //! let r = reconcile(&client.terms(), &server.terms())?;
 //! assert!(r.authentication && r.encryption); // AES first: encryption is forced on
 //! assert_eq!(r.auth_method(), Some("FS"));
@@ -36,7 +37,6 @@
 
 mod ad;
 mod config;
-mod context;
 mod level;
 mod methods;
 mod reconcile;
@@ -47,7 +47,6 @@ pub use ad::{
     ATTR_SESSION_LEASE,
 };
 pub use config::{PolicyConfig, DEFAULT_AUTHENTICATION_METHODS};
-pub use context::SecurityContext;
 pub use level::{reconcile_dependency, SecurityLevel};
 pub use methods::{
     auth_bitmask, choose_crypto_method, filter_crypto_methods, tokens, AuthMethod, CryptoMethod, DEFAULT_CRYPTO_METHODS,
