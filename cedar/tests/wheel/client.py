@@ -224,10 +224,15 @@ def run_common(htcondor2, classad2, address, negotiated, identity=None):
     got = coll.query(htcondor2.AdType.Any, constraint='MyType == "Widget"')
     check("any", [(a["Name"], a["Size"]) for a in got] == [("w1", 3)], [plain(a) for a in got])
 
-    # 8. Ping (DC_SEC_QUERY), with the version 1 bindings' SecMan.
+    # 8. Ping (DC_SEC_QUERY): htcondor2.ping where the wheel has it (25.x,
+    # which no longer ships the version 1 bindings), else version 1's
+    # SecMan.ping (23.x).
     if negotiated:
-        import htcondor
-        result = htcondor.SecMan().ping("<%s>" % address, "QUERY_STARTD_ADS")
+        if hasattr(htcondor2, "ping"):
+            result = htcondor2.ping("<%s>" % address, "QUERY_STARTD_ADS")
+        else:
+            import htcondor
+            result = htcondor.SecMan().ping("<%s>" % address, "QUERY_STARTD_ADS")
         check("ping", bool(result.get("AuthorizationSucceeded")), dict(result))
         emit(ping={k: str(v) for k, v in dict(result).items()})
 
@@ -271,13 +276,22 @@ def main():
     # The C++ client's log (TOOL_DEBUG) goes to stderr; the Rust side of
     # the test reads the client's own error messages there.
     htcondor2.enable_debug()
+    # The wheel's version ("25.14.1"), for version-dependent expectations.
+    emit(wheel=htcondor2.version().split()[1])
 
     try:
         if scenario in ("negotiated", "optional"):
             run_common(htcondor2, classad2, address, True)
         elif scenario == "m1":
+            # The name the CLAIMTOBE client claims: its login name, with
+            # @UID_DOMAIN when SEC_CLAIMTOBE_INCLUDE_DOMAIN (default false
+            # in 23.x, true from 24.7 on).
             import getpass
-            run_common(htcondor2, classad2, address, True, (getpass.getuser(), "CLAIMTOBE"))
+            claimed = getpass.getuser()
+            if str(htcondor2.param.get("SEC_CLAIMTOBE_INCLUDE_DOMAIN", False)).lower() in ("true", "1", "yes"):
+                claimed += "@" + htcondor2.param["UID_DOMAIN"]
+            emit(claimed=claimed)
+            run_common(htcondor2, classad2, address, True, (claimed, "CLAIMTOBE"))
             big_reply(htcondor2, classad2, address)
         elif scenario == "m1-packets":
             big_reply(htcondor2, classad2, address)
