@@ -232,6 +232,39 @@ fn jobs_start_after_the_claim_delay_and_reuse_claims() {
     assert_eq!(ints(jobs, "wait"), [10, 110, 210, 3600, 3600]);
 }
 
+#[test]
+fn a_job_matched_but_never_started_has_no_slot() {
+    // Two slots, a claim delay of 10 minutes, a run of 14: the job matched
+    // at 0 starts at 600 on its slot; the one submitted at 5 minutes is
+    // matched at the cycle at 300 (at once: a slot is free) and would
+    // start at 900, after the end of the run.
+    let s = scenario(
+        r#"
+        duration = "14m"
+        claim_delay = "10m"
+        config = "NEGOTIATOR_INTERVAL = 300"
+        [[pool.machines]]
+        cpus = 2
+        memory = 2048
+        partitionable = false
+        [[users]]
+        name = "early"
+        arrival = { process = "burst", at = 0, jobs = 1 }
+        runtime = { distribution = "fixed", value = "1h" }
+        [[users]]
+        name = "late"
+        arrival = { process = "burst", at = 250, jobs = 1 }
+        runtime = { distribution = "fixed", value = "1h" }
+        "#,
+    );
+    let r = run_checked(&s);
+    let jobs = r.table("jobs").expect("jobs");
+    assert_eq!(ints(jobs, "start"), [600, -1]);
+    let slot = strs(jobs, "slot");
+    assert!(slot[0].starts_with("slot"), "{slot:?}");
+    assert_eq!(slot[1], "", "never started, so never ran on a slot");
+}
+
 /// HTCondor's startd ends a claim when its job ends only if the claim is
 /// more than `CLAIM_WORKLIFE` seconds old: one exactly that old runs the
 /// next job (as a real pool did at 240 s with `CLAIM_WORKLIFE = 240`).

@@ -118,7 +118,8 @@ columns! {
         badput: Int = "badput",
         /// Times preempted.
         preemptions: Int = "preemptions",
-        /// The last slot it was given (`""`: none).
+        /// The last slot it ran on (`""`: none, as for a job that never
+        /// started).
         slot: Str = "slot",
     }
     extra {

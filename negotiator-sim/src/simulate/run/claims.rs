@@ -15,18 +15,6 @@ impl Simulation {
         self.classes[job.class].idle.remove(&(job.id, j));
         job.state = State::Matched;
         job.slot = Some(slot);
-        let name = &self.pool.slots[slot].name;
-        let next = u32::try_from(self.slot_names.len()).unwrap_or(u32::MAX);
-        let id = match self.slot_name_index.get(name) {
-            Some(&id) => id,
-            None => {
-                self.slot_names.push(name.clone());
-                self.slot_name_index.insert(name.clone(), next);
-                next
-            }
-        };
-        let job = &mut self.jobs[j];
-        job.last_slot = id;
         job.epoch += 1;
         let (submitter, class, epoch) = (job.submitter, job.class, job.epoch);
         let s = &mut self.submitters[submitter];
@@ -35,6 +23,18 @@ impl Simulation {
         s.weight += self.pool.slots[slot].weight;
         self.pool.claim(slot, Claim { job: j, submitter, class, since: now, given_back: None });
         self.queue.schedule(now.saturating_add(delay), Event::Start { job: j, epoch });
+    }
+
+    /// The index of slot `slot`'s name in `slot_names`, added if new.
+    fn slot_name_id(&mut self, slot: usize) -> u32 {
+        let name = &self.pool.slots[slot].name;
+        if let Some(&id) = self.slot_name_index.get(name) {
+            return id;
+        }
+        let id = u32::try_from(self.slot_names.len()).unwrap_or(u32::MAX);
+        self.slot_names.push(name.clone());
+        self.slot_name_index.insert(name.clone(), id);
+        id
     }
 
     /// Job `j` loses its slot at `now` and is idle again; the work done is
@@ -83,6 +83,12 @@ impl Simulation {
         }
         if self.execute.is_some() && !self.execute_start(now, j) {
             return;
+        }
+        // The slot it runs on is its `slot` in the jobs table (a job
+        // matched but never started has none).
+        if let Some(slot) = self.jobs[j].slot {
+            let id = self.slot_name_id(slot);
+            self.jobs[j].last_slot = id;
         }
         let job = &mut self.jobs[j];
         job.state = State::Running;
