@@ -26,9 +26,12 @@
 pub mod key;
 pub mod query;
 mod record;
+pub mod stats;
 mod store;
 mod table;
+pub mod update;
 
 pub use record::StoredAd;
+pub use stats::Stats;
 pub use store::{Housekeeping, Store, UpdateCommand, UpdateError, Updated, DEFAULT_CLASSAD_LIFETIME};
 pub use table::Table;
