@@ -17,11 +17,10 @@
 //!   `SendPrivateAttributes`, `LocationQuery`) and the reply.
 //! * [`update`]: the `UPDATE_*`, `MERGE_STARTD_AD` and `INVALIDATE_*`
 //!   commands' payloads.
-//! * [`self_ad`]: the collector's own ad.
 //! * [`stats`]: counters for metrics.
-//! * [`Collector`]: all of it behind HTCondor's command table and
-//!   permission levels, configured from HTCondor's knobs; with the `tokio`
-//!   feature, a server ([`Collector::serve`]).
+//!
+//! Not yet here: the collector's own ad, the command handler and the
+//! tokio server (see the README's list of what is left).
 //!
 pub mod key;
 pub mod query;
