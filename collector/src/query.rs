@@ -1,0 +1,367 @@
+//! Queries (`QUERY_*`): the query ad read as the C++ collector reads it
+//! (`make_query_entry`, `receive_query_cedar_worker_thread`), and the reply
+//! written as it writes it: for each result `int 1` and the ad, then
+//! `int 0`, in one message.
+
+use std::sync::Arc;
+
+use cedar::command as c;
+use cedar::version::Version;
+use cedar::wire::ad::{put_classad, PutOptions};
+use cedar::wire::Encoder;
+use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
+
+use crate::key::{bool_attr, int_attr, string_attr};
+use crate::record::StoredAd;
+use crate::store::Store;
+use crate::Table;
+
+/// What the peer may see, as the caller's authorization decides it.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Access {
+    /// The peer's version (from the handshake; `None` for raw commands).
+    pub peer_version: Option<Version>,
+    /// Whether the peer has NEGOTIATOR authorization.
+    pub negotiator: bool,
+    /// Whether the peer has ADMINISTRATOR authorization.
+    pub administrator: bool,
+}
+
+impl Access {
+    /// Access for a peer of this version and authorization.
+    pub fn new(peer_version: Option<Version>, negotiator: bool, administrator: bool) -> Access {
+        Access { peer_version, negotiator, administrator }
+    }
+}
+
+/// Why a query gets no reply (the C++ collector then closes the
+/// connection without one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// `QUERY_MULTIPLE_ADS` or `QUERY_GENERIC_ADS` without a `TargetType`,
+    /// or a multiple query whose first type is unknown.
+    #[error("invalid TargetType {0:?}")]
+    TargetType(String),
+    /// Private ads asked for without NEGOTIATOR authorization.
+    #[error("the private ads are not authorized")]
+    PrivateNotAuthorized,
+    /// Not a query command.
+    #[error("command {0} is not a query")]
+    NotAQuery(i32),
+}
+
+/// How the attributes sent are chosen.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Projection {
+    /// The whole ad.
+    All,
+    /// These attributes (and those their values use).
+    List(Vec<String>),
+    /// An expression in the query ad, evaluated per ad (the query as MY,
+    /// the ad as TARGET) to a list string; the name of its attribute.
+    Expr(String),
+}
+
+/// One table's part of a query.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Part {
+    /// The tables walked, in order.
+    pub tables: Vec<Table>,
+    /// `Requirements` (or `<Type>Requirements`); `None` selects all.
+    pub constraint: Option<Expr>,
+    /// `LimitResults` (the smaller of the query's and `<Type>LimitResults`).
+    pub limit: i64,
+    /// The projection for this part.
+    pub projection: Projection,
+}
+
+/// A parsed query.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Query {
+    /// The query ad.
+    pub ad: ClassAd,
+    /// The parts, in order.
+    pub parts: Vec<Part>,
+    /// A `LocationQuery` (a daemon lookup).
+    pub locate: bool,
+    /// Whether private attributes are withheld (before the private table).
+    pub filter_private: bool,
+}
+
+/// The outcome of a query.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Reply {
+    /// The reply message's payload.
+    pub payload: Vec<u8>,
+    /// How many ads it holds.
+    pub matched: usize,
+}
+
+/// The projection a query gives under `attr`: a string is a list (split
+/// on spaces and commas), anything else an expression.
+fn projection_of(query: &ClassAd, attr: &str) -> Option<Projection> {
+    let expr = query.lookup(attr)?;
+    match expr.as_literal() {
+        Some(classad::Literal::Str(s)) => {
+            let names = split_list(s.as_str());
+            Some(if names.is_empty() { Projection::All } else { Projection::List(names) })
+        }
+        _ => Some(Projection::Expr(attr.to_owned())),
+    }
+}
+
+fn split_list(s: &str) -> Vec<String> {
+    s.split([',', ' ', '\t', '\r', '\n']).filter(|n| !n.is_empty()).map(str::to_owned).collect()
+}
+
+fn limit_of(query: &ClassAd, attr: &str) -> Option<i64> {
+    int_attr(query, attr).filter(|&l| l > 0)
+}
+
+impl Query {
+    /// Reads the query ad of `command` as the 23.9 collector does.
+    ///
+    /// * `QUERY_STARTD_ADS`: `TargetType = "StartD"` asks for the daemon
+    ///   ads, anything else (`Machine`, `Slot`, none) for the slot ads; a
+    ///   `LocationQuery` is answered from the daemon ads.
+    /// * `QUERY_MULTIPLE[_PVT]_ADS`: `TargetType` is a list; each type may
+    ///   have its own `<Type>Requirements`, `<Type>Projection` and
+    ///   `<Type>LimitResults`.
+    /// * `QUERY_ANY_ADS` walks every table.
+    /// * `Projection` is a string list or an expression; golang clients'
+    ///   `ProjectionAttributes` is read where there is no `Projection`.
+    /// * Private attributes go to a peer of at least 8.9.3 with NEGOTIATOR
+    ///   authorization (from 10.0.0 only when it sets
+    ///   `SendPrivateAttributes`), to an ADMINISTRATOR that asks, and from
+    ///   the private table.
+    ///
+    /// ```
+    /// use collector::query::{Access, Projection, Query};
+    /// let ad: classad::ClassAd = r#"[ TargetType = "Submitter,Machine"; MachineProjection = "Name Cpus";
+    ///     SubmitterRequirements = Idle > 0 ]"#.parse()?;
+    /// let q = Query::parse(cedar::command::QUERY_MULTIPLE_ADS, ad, &Access::default())?;
+    /// assert_eq!(q.parts.len(), 2);
+    /// assert_eq!(q.parts[0].tables, [collector::Table::Submitter]);
+    /// assert!(q.parts[0].constraint.is_some());
+    /// assert_eq!(q.parts[1].projection, Projection::List(vec!["Name".into(), "Cpus".into()]));
+    /// assert!(q.filter_private);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parse(command: i32, ad: ClassAd, access: &Access) -> Result<Query, QueryError> {
+        let target = string_attr(&ad, "TargetType");
+        let locate = ad.lookup("LocationQuery").is_some();
+        let limit = limit_of(&ad, "LimitResults").unwrap_or(i64::from(i32::MAX));
+        let constraint = ad.lookup("Requirements").cloned();
+        let projection = projection_of(&ad, "Projection")
+            .or_else(|| projection_of(&ad, "ProjectionAttributes"))
+            .unwrap_or(Projection::All);
+        let allow_pvt = command == c::QUERY_STARTD_PVT_ADS || command == c::QUERY_MULTIPLE_PVT_ADS;
+        let single = |table: Table| {
+            vec![Part { tables: vec![table], constraint: constraint.clone(), limit, projection: projection.clone() }]
+        };
+        let parts = match command {
+            c::QUERY_STARTD_ADS => {
+                let daemon = target.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("StartD"));
+                single(if daemon || locate { Table::StartdDaemon } else { Table::Slot })
+            }
+            c::QUERY_STARTD_PVT_ADS => single(Table::StartdPrivate),
+            c::QUERY_SCHEDD_ADS => single(Table::Schedd),
+            c::QUERY_SUBMITTOR_ADS => single(Table::Submitter),
+            c::QUERY_MASTER_ADS => single(Table::Master),
+            c::QUERY_CKPT_SRVR_ADS => single(Table::CkptSrvr),
+            c::QUERY_COLLECTOR_ADS => single(Table::Collector),
+            c::QUERY_NEGOTIATOR_ADS => single(Table::Negotiator),
+            c::QUERY_ACCOUNTING_ADS => single(Table::Accounting),
+            c::QUERY_HAD_ADS => single(Table::Had),
+            c::QUERY_LICENSE_ADS => single(Table::License),
+            c::QUERY_STORAGE_ADS => single(Table::Storage),
+            c::QUERY_GRID_ADS => single(Table::Grid),
+            c::QUERY_GENERIC_ADS => match target.as_deref() {
+                Some(t) if !t.is_empty() => single(Table::Generic(t.to_owned())),
+                _ => return Err(QueryError::TargetType(String::new())),
+            },
+            c::QUERY_ANY_ADS => {
+                let mut p = single(Table::Slot);
+                p[0].tables = Vec::new(); // filled with every table at run time
+                p
+            }
+            c::QUERY_MULTIPLE_ADS | c::QUERY_MULTIPLE_PVT_ADS => {
+                let target = target.unwrap_or_default();
+                let tags = split_list(&target);
+                let first_known = tags.first().and_then(|t| Table::from_type_name(t));
+                if first_known.is_none() {
+                    return Err(QueryError::TargetType(target));
+                }
+                let mut parts = Vec::new();
+                for tag in &tags {
+                    let table = Table::from_type_name(tag).unwrap_or_else(|| Table::Generic(tag.clone()));
+                    if table == Table::StartdPrivate && !allow_pvt {
+                        return Err(QueryError::PrivateNotAuthorized);
+                    }
+                    let tag_limit = limit_of(&ad, &format!("{tag}LimitResults")).unwrap_or(limit);
+                    let req = format!("{tag}Requirements");
+                    let tag_constraint = match ad.lookup(req.as_str()) {
+                        Some(e) => Some(e.clone()),
+                        None => constraint.clone(),
+                    };
+                    let tag_projection = projection_of(&ad, &format!("{tag}Projection")).unwrap_or(projection.clone());
+                    parts.push(Part {
+                        tables: vec![table],
+                        constraint: tag_constraint,
+                        limit: tag_limit.min(limit),
+                        projection: tag_projection,
+                    });
+                }
+                parts
+            }
+            other => return Err(QueryError::NotAQuery(other)),
+        };
+        let wants = bool_attr(&ad, "SendPrivateAttributes").unwrap_or(false);
+        let mut filter_private = true;
+        if let Some(v) = &access.peer_version {
+            if v.built_since(8, 9, 3) && access.negotiator {
+                filter_private = if v.built_since(10, 0, 0) { !wants } else { false };
+            }
+        }
+        if wants && access.administrator {
+            filter_private = false;
+        }
+        Ok(Query { ad, parts, locate, filter_private })
+    }
+
+    /// The tables this query walks, in order (every table for
+    /// `QUERY_ANY_ADS`).
+    pub fn tables(&self, store: &Store) -> Vec<Table> {
+        let mut out = Vec::new();
+        for part in &self.parts {
+            if part.tables.is_empty() {
+                out.extend(store.tables().into_iter().filter(|t| *t != Table::StartdPrivate));
+            } else {
+                out.extend(part.tables.iter().cloned());
+            }
+        }
+        out
+    }
+
+    /// Runs the query on `store` and writes the reply for a stream that is
+    /// `encrypted` or not. The tables are read from snapshots: updates go
+    /// on while the reply is built.
+    ///
+    /// ```
+    /// use collector::query::{Access, Query};
+    /// use collector::{Store, UpdateCommand};
+    /// let store = Store::new(900);
+    /// let ad: classad::ClassAd = r#"[ MyType = "Machine"; Name = "slot1@h"; Cpus = 4 ]"#.parse()?;
+    /// store.update(UpdateCommand::Startd, ad, None, 1000)?;
+    /// let q: classad::ClassAd = r#"[ TargetType = "Machine"; Requirements = Cpus >= 4; Projection = "Name" ]"#.parse()?;
+    /// let q = Query::parse(cedar::command::QUERY_STARTD_ADS, q, &Access::default())?;
+    /// let reply = q.run(&store, false, None);
+    /// assert_eq!(reply.matched, 1);
+    /// let mut dec = cedar::wire::Decoder::new(&reply.payload, false);
+    /// assert_eq!(dec.get_int()?, 1);
+    /// let got = cedar::wire::ad::get_classad(&mut dec, &Default::default())?;
+    /// assert_eq!(got.len(), 1);
+    /// assert_eq!(dec.get_int()?, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run(&self, store: &Store, encrypted: bool, peer_version: Option<&Version>) -> Reply {
+        let opts = EvalOptions::new().semantics(Semantics::Old);
+        let mut enc = Encoder::new(encrypted);
+        let mut num: i64 = 0;
+        let mut filter_private = self.filter_private;
+        'parts: for part in &self.parts {
+            let tables = if part.tables.is_empty() {
+                store.tables().into_iter().filter(|t| *t != Table::StartdPrivate).collect()
+            } else {
+                part.tables.clone()
+            };
+            // As the C++ scan: the limit of a later part counts the ads
+            // already sent.
+            let part_limit = part.limit - num;
+            let mut results: Vec<Arc<StoredAd>> = Vec::new();
+            for table in &tables {
+                let table = match table {
+                    Table::Generic(name) => match store.generic_table(name) {
+                        Some(t) => t,
+                        None => continue,
+                    },
+                    t => t.clone(),
+                };
+                let snap = store.snapshot(&table);
+                for rec in snap.iter() {
+                    let hit = match &part.constraint {
+                        None => true,
+                        Some(c) => EvalContext::new(&opts).my(rec.public()).is_true(c),
+                    };
+                    if hit {
+                        num += 1;
+                        results.push(rec.clone());
+                        if num >= part_limit {
+                            break;
+                        }
+                    }
+                }
+                if num >= part_limit {
+                    break;
+                }
+            }
+            if tables.iter().any(|t| *t == Table::StartdPrivate) {
+                filter_private = false;
+            }
+            for rec in &results {
+                self.put_result(&mut enc, rec, part, filter_private, peer_version);
+            }
+            if part.tables.is_empty() {
+                break 'parts; // Any is never part of a multiple query
+            }
+        }
+        enc.put_int(0);
+        Reply { payload: enc.into_bytes(), matched: num.max(0) as usize }
+    }
+
+    fn put_result(
+        &self,
+        enc: &mut Encoder,
+        rec: &StoredAd,
+        part: &Part,
+        filter_private: bool,
+        peer_version: Option<&Version>,
+    ) {
+        let ad = if filter_private { rec.public() } else { rec.with_private() };
+        let projection = match &part.projection {
+            Projection::All => None,
+            Projection::List(names) => Some(names.clone()),
+            Projection::Expr(attr) => {
+                let opts = EvalOptions::new().semantics(Semantics::Old);
+                let value = match self.ad.lookup(attr.as_str()) {
+                    Some(e) => EvalContext::new(&opts).my(&self.ad).target(rec.public()).eval(e),
+                    None => Value::Undefined,
+                };
+                match value {
+                    Value::Str(s) => Some(split_list(s.as_str())).filter(|l| !l.is_empty()),
+                    _ => None,
+                }
+            }
+        };
+        if projection.is_none() && (filter_private || !rec.has_private()) {
+            let bytes = rec.wire(enc.is_encrypted());
+            if !bytes.is_empty() {
+                enc.put_int(1);
+                enc.put_bytes(bytes);
+            }
+            return;
+        }
+        let opts = PutOptions::new().peer_version(peer_version.cloned()).projection(projection);
+        let mut one = Encoder::new(enc.is_encrypted());
+        if put_classad(&mut one, ad, &opts).is_ok() {
+            enc.put_int(1);
+            enc.put_bytes(one.as_bytes());
+        }
+    }
+}
