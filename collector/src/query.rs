@@ -311,7 +311,7 @@ impl Query {
                     break;
                 }
             }
-            if tables.iter().any(|t| *t == Table::StartdPrivate) {
+            if tables.contains(&Table::StartdPrivate) {
                 filter_private = false;
             }
             for rec in &results {
