@@ -147,6 +147,11 @@ fn write_node(f: &mut dyn Write, node: &Node, style: Style, level: u32) -> fmt::
         }
         Node::Select(scope, name) => {
             write_styled(f, scope, style, level)?;
+            // `0 .n` printed as libclassad does, `0.n`, reads back as the
+            // malformed real `0.` and a name: a space keeps it one selection.
+            if matches!(scope.0, Repr::Lit(Literal::Int(_))) {
+                f.write_char(' ')?;
+            }
             f.write_char('.')?;
             if crate::name::needs_quotes_after_dot(name.as_str()) {
                 write_quoted_name(f, name.as_str(), syntax)

@@ -109,3 +109,19 @@ fn unparse_uses_the_multi_line_layout() {
     );
     assert_eq!(eval("unparse(c)"), classad::Value::Str("1 + 2".into()));
 }
+
+#[test]
+fn roundtrip_a_selection_on_an_integer() {
+    // `0 .n` is a selection on the integer 0; libclassad prints it `0.n`,
+    // which reads back as the malformed real `0.` (found by the cedar_ad
+    // target on `RR = n.R.R == 0 .n.R`). We print `0 .n`.
+    prints_back("0 .n.R");
+    prints_back("n.R.R == 0 .n.R");
+    let expr: Expr = "0 .n".parse().expect("parses");
+    assert_eq!(expr.to_string(), "0 .n");
+    assert_eq!(expr.display(Syntax::Old).to_string(), "0 .n");
+    // Reals and other literals print as libclassad prints them.
+    assert_eq!("0.0 .x".parse::<Expr>().expect("parses").to_string(), "0.0.x");
+    assert_eq!("true .x".parse::<Expr>().expect("parses").to_string(), "true.x");
+    converts_back(b"RR = n.R.R == 0 .n.R\n");
+}
