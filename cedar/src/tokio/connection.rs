@@ -2,9 +2,10 @@
 //! read and write under a deadline, the bytes held in memory bounded.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use ::tokio::io::AsyncWriteExt as _;
 use ::tokio::net::TcpStream;
 use ::tokio::time::{timeout, timeout_at, Instant};
 use classad::ClassAd;
@@ -89,12 +90,13 @@ impl Timeouts {
 /// connection before anything is allocated for it.
 #[derive(Debug)]
 pub struct AsyncConnection {
-    stream: TcpStream,
+    stream: Arc<TcpStream>,
     peer: Option<SocketAddr>,
     inbound: Inbound,
     outbound: Outbound,
     timeouts: Timeouts,
     max_message: usize,
+    received: Arc<AtomicU64>,
 }
 
 impl AsyncConnection {
@@ -104,12 +106,13 @@ impl AsyncConnection {
         let _ = stream.set_nodelay(true);
         let peer = stream.peer_addr().ok();
         AsyncConnection {
-            stream,
+            stream: Arc::new(stream),
             peer,
             inbound: Inbound::with_max_message(max_message),
             outbound: Outbound::new(),
             timeouts,
             max_message,
+            received: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -172,6 +175,18 @@ impl AsyncConnection {
         self.inbound.held()
     }
 
+    /// The socket, shared (for a server that watches its connections).
+    pub fn shared_stream(&self) -> Arc<TcpStream> {
+        self.stream.clone()
+    }
+
+    /// How many bytes have been read from the peer so far, counted as
+    /// they are read (shared, for a server that watches its connections'
+    /// progress).
+    pub fn received(&self) -> Arc<AtomicU64> {
+        self.received.clone()
+    }
+
     /// The next message of a peer that is expected to send one (a
     /// command's payload): the first bytes must come within the read
     /// timeout. `None` when the peer closed between messages.
@@ -231,6 +246,7 @@ impl AsyncConnection {
                 }
                 return Err(Error::new(ErrorKind::Closed, "the peer closed the connection inside a message"));
             }
+            self.received.fetch_add(n as u64, Ordering::Release);
             self.inbound.feed(&buf[..n]);
             if deadline.is_none() {
                 deadline = Some(Instant::now() + self.timeouts.message);
@@ -252,10 +268,20 @@ impl AsyncConnection {
     /// Sends `payload` as one message; each 64 KiB must be taken by the
     /// peer within the write timeout.
     pub async fn send(&mut self, payload: &[u8]) -> Result<()> {
+        if payload.is_empty() {
+            return Ok(());
+        }
+        self.send_part(payload, true).await
+    }
+
+    /// Sends `payload` as the next packets of a message that goes on after
+    /// them unless `end` (see [`Outbound::frame_part`]): a reply of any
+    /// size written as it is made, each part within the write timeout.
+    pub async fn send_part(&mut self, payload: &[u8], end: bool) -> Result<()> {
         let mut wire = Vec::with_capacity(payload.len() + 16);
-        self.outbound.frame(payload, &mut wire)?;
+        self.outbound.frame_part(payload, end, &mut wire)?;
         for chunk in wire.chunks(WRITE_CHUNK) {
-            timeout(self.timeouts.write, self.stream.write_all(chunk))
+            timeout(self.timeouts.write, write_all(&self.stream, chunk))
                 .await
                 .map_err(|_| Error::new(ErrorKind::Timeout, "the peer stopped reading our reply"))??;
         }
@@ -268,4 +294,18 @@ impl AsyncConnection {
         put_classad(&mut enc, ad, opts)?;
         self.send(enc.as_bytes()).await
     }
+}
+
+/// Writes all of `bytes` to a shared stream (`write_all` needs it alone).
+async fn write_all(stream: &TcpStream, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        stream.writable().await?;
+        match stream.try_write(bytes) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

@@ -359,6 +359,33 @@ impl Outbound {
         if payload.is_empty() {
             return Ok(());
         }
+        self.frame_part(payload, true, out)
+    }
+
+    /// Appends `payload` to `out` as packets of a message that goes on
+    /// after them unless `end`: a long message written part by part, as it
+    /// is made, instead of held whole. The parts of one message may be of
+    /// any length (the reader joins packets up to the end flag), but the
+    /// last, with `end`, must not be empty.
+    ///
+    /// ```
+    /// use cedar::wire::{Inbound, Outbound};
+    /// let mut out = Outbound::new();
+    /// let mut wire = Vec::new();
+    /// out.frame_part(b"first ", false, &mut wire)?;
+    /// out.frame_part(b"second", true, &mut wire)?;
+    /// let mut inbound = Inbound::new();
+    /// inbound.feed(&wire);
+    /// assert_eq!(inbound.next_message()?.expect("a message").payload, b"first second");
+    /// # Ok::<(), cedar::Error>(())
+    /// ```
+    pub fn frame_part(&mut self, payload: &[u8], end: bool, out: &mut Vec<u8>) -> Result<()> {
+        if payload.is_empty() {
+            if end {
+                return Err(Error::new(ErrorKind::Protocol, "the last part of a message is empty"));
+            }
+            return Ok(());
+        }
         let room = match &self.sealer {
             Some(s) => self.max_packet.saturating_sub(s.max_overhead()),
             None => self.max_packet,
@@ -368,7 +395,7 @@ impl Outbound {
         }
         let mut chunks = payload.chunks(room).peekable();
         while let Some(chunk) = chunks.next() {
-            let end = chunks.peek().is_none();
+            let end = end && chunks.peek().is_none();
             match self.sealer.as_mut() {
                 Some(sealer) => {
                     let len = chunk.len() + sealer.overhead(chunk.len());
