@@ -2,15 +2,17 @@
 //! level, the authorizer, identities, the TOKEN method's keys, the session
 //! cache.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::commands::CommandTable;
 use super::session::SessionCache;
 use super::SUPPORTED_METHODS;
-use crate::authz::{Authorizer, AuthzConfig, IdentityConfig, MapFile, Permission};
+use crate::authz::{Authorizer, AuthzConfig, IdentityConfig, MapFile, MapFileOptions, Permission};
 use crate::error::Result;
 use crate::policy::{PolicyConfig, SecurityLevel, SecurityPolicy};
-use crate::token::key::KeyStore;
+use crate::token::jwt::max_age_from_param;
+use crate::token::key::{FileCheck, KeyStore};
 use crate::token::revocation::RevocationExpr;
 use crate::version::OUR_VERSION;
 use crate::wire::ad::AdLimits;
@@ -157,6 +159,69 @@ impl ServerConfig {
             version: OUR_VERSION.to_owned(),
             limits: AdLimits::default(),
         }
+    }
+
+    /// A daemon's server configuration from HTCondor's knobs, read through
+    /// `lookup` (which applies the `SUBSYS.` prefixes, as `param()` does):
+    ///
+    /// * the policies from `SEC_<CONTEXT>_<FEATURE>` and their
+    ///   `SEC_<CONTEXT>_<FEATURE>_<SUBSYS>` forms ([`ServerPolicies::from_config`]);
+    /// * `ALLOW_<LEVEL>` / `DENY_<LEVEL>` (and `_<SUBSYS>` forms) for the
+    ///   authorizer;
+    /// * `UID_DOMAIN`, `SEC_CLAIMTOBE_INCLUDE_DOMAIN`, `CERTIFICATE_MAPFILE`
+    ///   (with `CERTIFICATE_MAPFILE_ASSUME_HASH_KEYS`);
+    /// * the TOKEN method when `SEC_TOKEN_POOL_SIGNING_KEY_FILE` or
+    ///   `SEC_PASSWORD_DIRECTORY` is set, with `TRUST_DOMAIN`,
+    ///   `SEC_TOKEN_MAX_AGE` and `SEC_TOKEN_REVOCATION_EXPR`; key files
+    ///   are checked as HTCondor checks them (`0600`, owned by us) unless
+    ///   `check` says otherwise.
+    ///
+    /// ```
+    /// use cedar::handshake::{CommandTable, ServerConfig};
+    /// use cedar::token::key::FileCheck;
+    /// let knobs = |k: &str| match k {
+    ///     "ALLOW_READ" => Some("*".to_string()),
+    ///     "SEC_DEFAULT_AUTHENTICATION" => Some("OPTIONAL".to_string()),
+    ///     _ => None,
+    /// };
+    /// let config = ServerConfig::from_config("COLLECTOR", CommandTable::new(), &knobs, FileCheck::none())?;
+    /// assert!(config.tokens.is_none());
+    /// # Ok::<(), cedar::Error>(())
+    /// ```
+    pub fn from_config(
+        subsystem: &str,
+        commands: CommandTable,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        check: FileCheck,
+    ) -> Result<ServerConfig> {
+        let truthy = |k: &str| {
+            lookup(k)
+                .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "yes" | "1" | "t" | "y"))
+        };
+        let authorizer = Authorizer::from_config(&|k: &str| lookup(k), &AuthzConfig::for_subsystem(subsystem))?;
+        let mut config = ServerConfig::new(commands)
+            .authorizer(authorizer)
+            .policies(ServerPolicies::from_config(subsystem, lookup)?);
+        config = config.identity(IdentityConfig {
+            uid_domain: lookup("UID_DOMAIN"),
+            claimtobe_include_domain: truthy("SEC_CLAIMTOBE_INCLUDE_DOMAIN"),
+        });
+        if let Some(path) = lookup("CERTIFICATE_MAPFILE").filter(|p| !p.trim().is_empty()) {
+            let opts = MapFileOptions::default().with_assume_hash_keys(truthy("CERTIFICATE_MAPFILE_ASSUME_HASH_KEYS"));
+            config.map_file = Some(MapFile::load(std::path::Path::new(path.trim()), &opts)?);
+        }
+        let path = |k: &str| lookup(k).filter(|v| !v.trim().is_empty()).map(|v| PathBuf::from(v.trim()));
+        let pool = path("SEC_TOKEN_POOL_SIGNING_KEY_FILE");
+        let dir = path("SEC_PASSWORD_DIRECTORY");
+        if pool.is_some() || dir.is_some() {
+            let mut tokens = TokenConfig::new(KeyStore::new(pool, dir, check));
+            tokens.max_age = max_age_from_param(lookup("SEC_TOKEN_MAX_AGE").and_then(|v| v.trim().parse().ok()));
+            if let Some(expr) = lookup("SEC_TOKEN_REVOCATION_EXPR").filter(|e| !e.trim().is_empty()) {
+                tokens.revocation = Some(RevocationExpr::parse(&expr)?);
+            }
+            config = config.tokens(tokens, lookup("TRUST_DOMAIN").unwrap_or_default());
+        }
+        Ok(config)
     }
 
     /// The same configuration with another authorizer.

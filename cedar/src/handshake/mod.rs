@@ -177,6 +177,31 @@ pub struct CommandRequest {
     /// on a fresh connection. It decides whether V2 private attributes may
     /// be sent ([`crate::wire::ad::PutOptions::peer_version`]).
     pub peer_version: Option<Version>,
+    /// The session's authorization limit (a token's scopes), if any.
+    pub limit: Option<AuthorizationLimit>,
+}
+
+impl CommandRequest {
+    /// The peer of this command, at `addr`, for further authorization
+    /// checks (with its identity and its session's limit), as a daemon
+    /// asks whether a READ client is also a NEGOTIATOR.
+    ///
+    /// ```
+    /// # fn check(request: &cedar::handshake::CommandRequest, authz: &cedar::authz::Authorizer) -> bool {
+    /// let peer = request.peer_at("127.0.0.1".parse().expect("an address"));
+    /// authz.check(&peer, cedar::authz::Permission::Negotiator).is_allowed()
+    /// # }
+    /// ```
+    pub fn peer_at(&self, addr: IpAddr) -> Peer<'_> {
+        let mut peer = Peer::new(addr);
+        if let Some(user) = &self.user {
+            peer = peer.with_user(user);
+        }
+        if let Some(limit) = &self.limit {
+            peer = peer.with_limit(limit);
+        }
+        peer
+    }
 }
 
 /// Why a connection ends.
@@ -438,6 +463,7 @@ impl ServerConnection {
             method: self.auth.as_ref().map(|a| a.method.clone()),
             session: self.session.clone(),
             peer_version: self.peer_version.clone(),
+            limit: self.auth.as_ref().and_then(|a| a.limit.clone()),
         }
     }
 
