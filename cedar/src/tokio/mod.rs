@@ -75,9 +75,11 @@
 //! ```
 
 mod connection;
+mod order;
 mod server;
 
 pub use connection::{AsyncConnection, Timeouts};
+pub use order::{ORDER_MAX_WAIT, ORDER_WINDOW};
 pub use server::{
     serve_connection, Command, Handler, Server, ServerOptions, ServerStats, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_INBOUND_MESSAGE,

@@ -15,6 +15,7 @@ use ::tokio::task::JoinSet;
 use classad::ClassAd;
 
 use super::connection::{AsyncConnection, Timeouts};
+use super::order::{Arrival, Arrivals};
 use crate::error::{Error, ErrorKind, Result};
 use crate::handshake::{CloseReason, CommandRequest, Output, Payload, ServerConfig, ServerConnection, Step, Via};
 use crate::version::Version;
@@ -144,6 +145,7 @@ pub struct Command<'a> {
     connection: &'a mut AsyncConnection,
     request: CommandRequest,
     payload_read: bool,
+    arrival: Option<&'a Arrival>,
 }
 
 impl Command<'_> {
@@ -213,6 +215,18 @@ impl Command<'_> {
         self.read_payload().await
     }
 
+    /// Waits until the connections [`Server`] accepted before this one
+    /// have run the commands whose bytes had reached us (a stalled peer
+    /// is waited for [`ORDER_WINDOW`](super::ORDER_WINDOW) at most), as a
+    /// single-threaded C++ daemon would have: a query on a new connection
+    /// then sees the updates a client sent just before it. A connection
+    /// served outside a `Server` ([`serve_connection`]) does not wait.
+    pub async fn wait_for_earlier_connections(&mut self) {
+        if let Some(arrival) = self.arrival {
+            arrival.wait_for_earlier().await;
+        }
+    }
+
     /// Another message from the peer, for commands of several exchanges.
     pub async fn read_message(&mut self) -> Result<Message> {
         self.connection.expect_message().await
@@ -226,6 +240,12 @@ impl Command<'_> {
     /// Sends one reply message.
     pub async fn send(&mut self, payload: &[u8]) -> Result<()> {
         self.connection.send(payload).await
+    }
+
+    /// Sends part of a reply message; the message ends with the part
+    /// sent with `end` (see [`AsyncConnection::send_part`]).
+    pub async fn send_part(&mut self, payload: &[u8], end: bool) -> Result<()> {
+        self.connection.send_part(payload, end).await
     }
 
     /// Sends one ad as a reply message.
@@ -322,6 +342,7 @@ impl<H: Handler> Server<H> {
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send) -> Result<()> {
         let (stop_tx, stop_rx) = watch::channel(false);
         let permits = Arc::new(Semaphore::new(self.options.max_connections));
+        let arrivals = Arc::new(Arrivals::default());
         let mut tasks = JoinSet::new();
         let mut shutdown = pin!(shutdown);
         loop {
@@ -355,10 +376,11 @@ impl<H: Handler> Server<H> {
             let stats = self.stats.clone();
             let options = self.options;
             let stop = stop_rx.clone();
+            let arrival = arrivals.arrive();
             tasks.spawn(async move {
                 let _permit = permit;
                 let _active = ActiveGuard(stats.clone());
-                let outcome = serve_connection(stream, config, handler.as_ref(), options, stop).await;
+                let outcome = serve_in_order(stream, config, handler.as_ref(), options, stop, Some(&arrival)).await;
                 if let Err(e) = outcome {
                     if e.kind() == ErrorKind::Timeout {
                         stats.timed_out.fetch_add(1, Ordering::Relaxed);
@@ -405,16 +427,36 @@ pub async fn serve_connection<H: Handler>(
     options: ServerOptions,
     stop: watch::Receiver<bool>,
 ) -> Result<Option<CloseReason>> {
+    serve_in_order(stream, config, handler, options, stop, None).await
+}
+
+/// [`serve_connection`], its place in the accept order settled once its
+/// first command has run.
+async fn serve_in_order<H: Handler>(
+    stream: TcpStream,
+    config: Arc<ServerConfig>,
+    handler: &H,
+    options: ServerOptions,
+    stop: watch::Receiver<bool>,
+    arrival: Option<&Arrival>,
+) -> Result<Option<CloseReason>> {
     let mut connection = AsyncConnection::new(stream, options.timeouts, options.max_inbound_message);
     if let Some(n) = options.max_packet {
         connection.set_max_packet(n);
     }
+    // Dropped before `connection`, which closes the socket it registers.
+    let _watch = arrival.map(|a| a.watch(&connection));
     let peer = connection.peer().map(|a| a.ip());
     let mut protocol = ServerConnection::new(config, peer);
     loop {
         if *stop.borrow() {
             // Shutting down: no new command starts, even one already sent.
             return Ok(None);
+        }
+        if let Some(arrival) = arrival {
+            // A command boundary: what was read, less what is read ahead,
+            // is done with (see `order`).
+            arrival.report(connection.held());
         }
         let idle = options.timeouts.idle;
         let next = match race(connection.read_message_within(idle), stopped(stop.clone())).await {
@@ -437,7 +479,7 @@ pub async fn serve_connection<H: Handler>(
         match step {
             Step::Continue => continue,
             Step::Command(request) => {
-                let mut command = Command { connection: &mut connection, request, payload_read: false };
+                let mut command = Command { connection: &mut connection, request, payload_read: false, arrival };
                 handler.handle(&mut command).await?;
             }
             Step::Close(reason) => return Ok(Some(reason)),
