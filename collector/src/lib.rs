@@ -22,9 +22,13 @@
 //! Not yet here: the collector's own ad, the command handler and the
 //! tokio server (see the README's list of what is left).
 //!
+pub mod config;
 pub mod key;
 pub mod query;
 mod record;
+pub mod self_ad;
+#[cfg(feature = "tokio")]
+pub mod server;
 pub mod stats;
 mod store;
 mod table;

@@ -93,6 +93,44 @@ pub struct Query {
     pub filter_private: bool,
 }
 
+/// One ad a query sends.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    part: usize,
+    filter_private: bool,
+    ad: Arc<StoredAd>,
+}
+
+impl Hit {
+    /// The stored ad.
+    pub fn ad(&self) -> &StoredAd {
+        &self.ad
+    }
+}
+
+/// The ads a query sends, in order ([`Query::select`]).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    hits: Vec<Hit>,
+}
+
+impl Selection {
+    /// The hits, in the order they are sent.
+    pub fn hits(&self) -> &[Hit] {
+        &self.hits
+    }
+
+    /// How many ads.
+    pub fn len(&self) -> usize {
+        self.hits.len()
+    }
+
+    /// Whether no ad matched.
+    pub fn is_empty(&self) -> bool {
+        self.hits.is_empty()
+    }
+}
+
 /// The outcome of a query.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -249,9 +287,74 @@ impl Query {
         out
     }
 
-    /// Runs the query on `store` and writes the reply for a stream that is
-    /// `encrypted` or not. The tables are read from snapshots: updates go
-    /// on while the reply is built.
+    /// Selects the ads this query sends, in order, from snapshots of the
+    /// tables (updates go on meanwhile). Cheap: the hits share the stored
+    /// ads; [`Query::put_hit`] writes each.
+    pub fn select(&self, store: &Store) -> Selection {
+        let opts = EvalOptions::new().semantics(Semantics::Old);
+        let mut hits = Vec::new();
+        let mut num: i64 = 0;
+        let mut filter_private = self.filter_private;
+        for (index, part) in self.parts.iter().enumerate() {
+            let tables = if part.tables.is_empty() {
+                store.tables().into_iter().filter(|t| *t != Table::StartdPrivate).collect()
+            } else {
+                part.tables.clone()
+            };
+            // As the C++ scan (`__resultLimit__`, collector.cpp 1086 and
+            // 1108): the limit of a later part is lowered by the ads already
+            // sent, and then compared with the running total.
+            let part_limit = part.limit - num;
+            let mut taken: i64 = 0;
+            let first = hits.len();
+            'tables: for table in &tables {
+                let table = match table {
+                    Table::Generic(name) => match store.generic_table(name) {
+                        Some(t) => t,
+                        None => continue,
+                    },
+                    t => t.clone(),
+                };
+                let snap = store.snapshot(&table);
+                for rec in snap.iter() {
+                    let hit = match &part.constraint {
+                        None => true,
+                        Some(c) => EvalContext::new(&opts).my(rec.public()).is_true(c),
+                    };
+                    if hit {
+                        taken += 1;
+                        hits.push(Hit { part: index, filter_private: true, ad: rec.clone() });
+                        if num + taken >= part_limit {
+                            break 'tables;
+                        }
+                    }
+                }
+            }
+            num += taken;
+            if tables.contains(&Table::StartdPrivate) {
+                filter_private = false;
+            }
+            for hit in &mut hits[first..] {
+                hit.filter_private = filter_private;
+            }
+            if part.tables.is_empty() {
+                break; // Any is never part of a multiple query
+            }
+        }
+        Selection { hits }
+    }
+
+    /// Writes one selected ad as the reply carries it: `int 1` and the ad
+    /// (projected, with or without its private attributes).
+    pub fn put_hit(&self, enc: &mut Encoder, hit: &Hit, peer_version: Option<&Version>) {
+        if let Some(part) = self.parts.get(hit.part) {
+            self.put_result(enc, &hit.ad, part, hit.filter_private, peer_version);
+        }
+    }
+
+    /// Runs the query on `store` and writes the whole reply for a stream
+    /// that is `encrypted` or not: [`select`](Self::select), every hit,
+    /// then `int 0`. A server sends long replies part by part instead.
     ///
     /// ```
     /// use collector::query::{Access, Query};
@@ -271,58 +374,13 @@ impl Query {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run(&self, store: &Store, encrypted: bool, peer_version: Option<&Version>) -> Reply {
-        let opts = EvalOptions::new().semantics(Semantics::Old);
+        let selection = self.select(store);
         let mut enc = Encoder::new(encrypted);
-        let mut num: i64 = 0;
-        let mut filter_private = self.filter_private;
-        'parts: for part in &self.parts {
-            let tables = if part.tables.is_empty() {
-                store.tables().into_iter().filter(|t| *t != Table::StartdPrivate).collect()
-            } else {
-                part.tables.clone()
-            };
-            // As the C++ scan: the limit of a later part counts the ads
-            // already sent.
-            let part_limit = part.limit - num;
-            let mut results: Vec<Arc<StoredAd>> = Vec::new();
-            for table in &tables {
-                let table = match table {
-                    Table::Generic(name) => match store.generic_table(name) {
-                        Some(t) => t,
-                        None => continue,
-                    },
-                    t => t.clone(),
-                };
-                let snap = store.snapshot(&table);
-                for rec in snap.iter() {
-                    let hit = match &part.constraint {
-                        None => true,
-                        Some(c) => EvalContext::new(&opts).my(rec.public()).is_true(c),
-                    };
-                    if hit {
-                        num += 1;
-                        results.push(rec.clone());
-                        if num >= part_limit {
-                            break;
-                        }
-                    }
-                }
-                if num >= part_limit {
-                    break;
-                }
-            }
-            if tables.contains(&Table::StartdPrivate) {
-                filter_private = false;
-            }
-            for rec in &results {
-                self.put_result(&mut enc, rec, part, filter_private, peer_version);
-            }
-            if part.tables.is_empty() {
-                break 'parts; // Any is never part of a multiple query
-            }
+        for hit in selection.hits() {
+            self.put_hit(&mut enc, hit, peer_version);
         }
         enc.put_int(0);
-        Reply { payload: enc.into_bytes(), matched: num.max(0) as usize }
+        Reply { payload: enc.into_bytes(), matched: selection.len() }
     }
 
     fn put_result(

@@ -47,6 +47,13 @@ SEC_CLIENT_AUTHENTICATION = PREFERRED
 SEC_CLIENT_ENCRYPTION = OPTIONAL
 SEC_CLIENT_INTEGRITY = OPTIONAL
 """,
+    # A query of a table no daemon advertised to (the collector serves
+    # QUERY_LICENSE_ADS; the fixture does not).
+    "license": """
+SEC_CLIENT_AUTHENTICATION = PREFERRED
+SEC_CLIENT_ENCRYPTION = OPTIONAL
+SEC_CLIENT_INTEGRITY = OPTIONAL
+""",
     # The server forgets its sessions (as if restarted) between commands.
     "restart": """
 SEC_CLIENT_AUTHENTICATION = PREFERRED
@@ -332,6 +339,9 @@ def main():
                 check("unknown-fails", False, "the query succeeded")
             except Exception as e:
                 check("unknown-fails", True, repr(e))
+        elif scenario == "license":
+            got = htcondor2.Collector(address).query(htcondor2.AdType.License)
+            check("license-empty", len(got) == 0, [plain(a) for a in got])
         elif scenario == "restart":
             coll = htcondor2.Collector(address)
             check("before", coll.query(htcondor2.AdType.Collector)[0]["MyType"] == "Collector")

@@ -31,11 +31,17 @@ use super::{FixtureOptions, Store};
 /// Starts a fixture collector on a free loopback port.
 pub type Spawn = fn(FixtureOptions) -> std::io::Result<(SocketAddr, Store)>;
 
+/// The cedar crate's directory, where the client script and the token
+/// fixtures are (the collector's tests include this file too).
+fn cedar_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cedar")
+}
+
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CEDAR_WHEEL_PYTHON") {
         return Some(PathBuf::from(p));
     }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
+    let venv = cedar_dir().join("../.venv/bin/python");
     if venv.exists() {
         return Some(venv);
     }
@@ -68,7 +74,7 @@ impl Run {
 
 /// A fixture token (`tests/data/token/<name>`, made by condor_token_create).
 fn token(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/token").join(name)
+    cedar_dir().join("tests/data/token").join(name)
 }
 
 /// Runs `scenario` of `tests/wheel/client.py` against a fresh fixture, the
@@ -84,7 +90,7 @@ fn run_with_token(
         return None;
     };
     let (addr, store) = spawn(options).expect("the fixture listens");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/wheel/client.py");
+    let script = cedar_dir().join("tests/wheel/client.py");
     let out = Command::new(python)
         .arg(script)
         .arg(scenario)
@@ -211,6 +217,15 @@ pub fn unknown_command(spawn: Spawn) {
         "{}",
         run.stderr
     );
+}
+
+/// A server that serves `QUERY_LICENSE_ADS` (as the C++ collector does)
+/// answers the query `unknown_command` expects to fail with no ads (the
+/// collector's tests; the fixture does not serve it).
+#[allow(dead_code)]
+pub fn license_query_served(spawn: Spawn) {
+    let Some((run, _)) = run(spawn, "license", FixtureOptions::default()) else { return };
+    assert_eq!(run.checks, ["license-empty"]);
 }
 
 pub fn forgotten_session(spawn: Spawn) {
