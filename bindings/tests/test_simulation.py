@@ -371,6 +371,26 @@ def test_extension_the_sweep_example_runs(tmp_path):
         assert plot.stat().st_size > 0
 
 
+def test_extension_the_sweep_example_without_dask_says_what_to_install(tmp_path):
+    # A `distributed` that cannot be imported, whether or not it is installed.
+    (tmp_path / "distributed.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'distributed'\", name='distributed')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "sweep.py"), "--dask", "--until", "1h"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert run.stderr == 'dask is not installed: --dask needs it (pip install "dask[distributed]")\n'
+    assert run.stdout == ""
+
+
 def test_extension_simulation_values_have_the_types_the_stubs_give():
     run = subprocess.run(
         [sys.executable, os.path.join(ROOT, "bindings", "tests", "typed_simulation.py")],
