@@ -8,7 +8,8 @@ it with classad_rs installed (see docs/python.md):
     python examples/sweep.py --dask              # on a local Dask cluster
 
 With --plot (and matplotlib installed), it draws each user's usage over
-time under each half-life.
+time under each half-life. --dask needs dask and its distributed
+scheduler (pip install "dask[distributed]").
 """
 
 import argparse
@@ -46,6 +47,15 @@ def main() -> int:
     parser.add_argument("--plot", metavar="PNG", help="draw each user's usage over time (needs matplotlib)")
     args = parser.parse_args()
 
+    distributed = None
+    if args.dask:
+        # Checked before anything runs: without it there is nothing to do.
+        try:
+            distributed = importlib.import_module("distributed")
+        except ImportError:
+            print('dask is not installed: --dask needs it (pip install "dask[distributed]")', file=sys.stderr)
+            return 1
+
     halflives = [seconds(h) for h in args.halflives.split(",")]
     until = seconds(args.until) if args.until else None
     base = classad_rs.Scenario.read(args.scenario)
@@ -56,8 +66,7 @@ def main() -> int:
             end = "" if done < total else "\n"
             print(f"\r{done} of {total} simulations done", end=end, file=sys.stderr, flush=True)
 
-    if args.dask:
-        distributed = importlib.import_module("distributed")
+    if distributed is not None:
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
             with distributed.Client(cluster) as client:
                 runs = classad_rs.sweep(scenarios, client, until=until, progress=progress)

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use crate::config::{config_error, PyConfig};
 use crate::errors::error;
 use crate::objects::PyClassAd;
+use crate::repr::Repr;
 
 pub(crate) fn accountant_error(e: &AccountantError) -> PyErr {
     error(e.to_string())
@@ -84,10 +85,12 @@ pub(crate) struct PyPriorityRow {
 #[pymethods]
 impl PyPriorityRow {
     fn __repr__(&self) -> String {
-        format!(
-            "PriorityRow(name={:?}, effective_priority={}, priority_factor={}, weighted_resources_used={})",
-            self.name, self.effective_priority, self.priority_factor, self.weighted_resources_used
-        )
+        Repr::new("PriorityRow")
+            .field("name", &self.name)
+            .field("effective_priority", &self.effective_priority)
+            .field("priority_factor", &self.priority_factor)
+            .field("weighted_resources_used", &self.weighted_resources_used)
+            .finish()
     }
 }
 
@@ -340,7 +343,10 @@ impl PyAccountant {
     }
 
     fn __repr__(&self) -> String {
-        format!("Accountant({} records, last_update={})", self.acct.customers().len(), self.acct.last_update())
+        Repr::new("Accountant")
+            .text(&format!("{} records", self.acct.customers().len()))
+            .field("last_update", &self.acct.last_update())
+            .finish()
     }
 }
 

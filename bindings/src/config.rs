@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use crate::errors::error;
 use crate::objects::PyExprTree;
+use crate::repr::Repr;
 
 pub(crate) fn config_error(e: &ConfigError) -> PyErr {
     error(e.to_string())
@@ -154,7 +155,6 @@ impl PyConfig {
     }
 
     fn __repr__(&self) -> String {
-        let files: Vec<String> = self.files();
-        format!("Config(files={files:?})")
+        Repr::new("Config").field("files", &self.files()).finish()
     }
 }

@@ -21,6 +21,7 @@ mod negotiator;
 mod objects;
 mod outcome;
 mod parsing;
+mod repr;
 mod schedd;
 mod semantics;
 mod simulation;

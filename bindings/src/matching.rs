@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 
 use crate::errors::checked;
 use crate::objects::{PyClassAd, PyExprTree};
+use crate::repr::Repr;
 use crate::semantics::{options, SemanticsArg};
 
 /// Pools at least this large are matched on all cores.
@@ -74,7 +75,11 @@ pub(crate) struct PyMatch {
 #[pymethods]
 impl PyMatch {
     fn __repr__(&self) -> String {
-        format!("Match(index={}, rank={}, ad_rank={})", self.index, self.rank, self.ad_rank)
+        Repr::new("Match")
+            .field("index", &self.index)
+            .field("rank", &self.rank)
+            .field("ad_rank", &self.ad_rank)
+            .finish()
     }
 }
 
@@ -248,9 +253,11 @@ impl PyAnalysis {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "Analysis(machines={}, rejected_by_job={}, rejected_by_machine={}, matching={})",
-            self.machines, self.rejected_by_job, self.rejected_by_machine, self.matching
-        )
+        Repr::new("Analysis")
+            .field("machines", &self.machines)
+            .field("rejected_by_job", &self.rejected_by_job)
+            .field("rejected_by_machine", &self.rejected_by_machine)
+            .field("matching", &self.matching)
+            .finish()
     }
 }

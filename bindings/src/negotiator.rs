@@ -18,6 +18,7 @@ use crate::config::{config_error, PyConfig};
 use crate::errors::error;
 use crate::objects::PyClassAd;
 use crate::outcome::PyCycleOutcome;
+use crate::repr::{repr, Repr};
 
 /// Ads given as a list of `ClassAd`s or as the path of a file of ads
 /// (`condor_status -l`, `condor_q -l`, JSON or XML; gzipped or not).
@@ -73,7 +74,10 @@ impl PyJobQueues {
     }
 
     fn __repr__(&self) -> String {
-        format!("JobQueues({} submitters, {} autoclusters)", self.queues.len(), self.autoclusters())
+        Repr::new("JobQueues")
+            .text(&format!("{} submitters", self.queues.len()))
+            .text(&format!("{} autoclusters", self.autoclusters()))
+            .finish()
     }
 }
 
@@ -248,6 +252,6 @@ impl PyNegotiator {
 
     fn __repr__(&self) -> String {
         let files: Vec<&str> = self.config.files().collect();
-        format!("Negotiator(config files={files:?})")
+        Repr::new("Negotiator").text(&format!("config files={}", repr(&files))).finish()
     }
 }

@@ -34,6 +34,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::arrow::{self, Column, ColumnValue};
 use crate::errors::error;
+use crate::repr::Repr;
 
 /// Declares a Python class made from a matchmaker type, and its table.
 ///
@@ -129,10 +130,12 @@ record! {
 #[pymethods]
 impl PyCycleMatch {
     fn __repr__(&self) -> String {
-        format!(
-            "CycleMatch(submitter={:?}, job={:?}, slot={:?}, claim={:?})",
-            self.submitter, self.job, self.slot, self.claim
-        )
+        Repr::new("CycleMatch")
+            .field("submitter", &self.submitter)
+            .field("job", &self.job)
+            .field("slot", &self.slot)
+            .field("claim", &self.claim)
+            .finish()
     }
 }
 
@@ -160,7 +163,11 @@ record! {
 #[pymethods]
 impl PyRejection {
     fn __repr__(&self) -> String {
-        format!("Rejection(submitter={:?}, job={:?}, reason={:?})", self.submitter, self.job, self.reason)
+        Repr::new("Rejection")
+            .field("submitter", &self.submitter)
+            .field("job", &self.job)
+            .field("reason", &self.reason)
+            .finish()
     }
 }
 
@@ -199,10 +206,12 @@ record! {
 #[pymethods]
 impl PySubmitterFigures {
     fn __repr__(&self) -> String {
-        format!(
-            "SubmitterFigures(name={:?}, share={}, matches={}, stopped={:?})",
-            self.name, self.share, self.matches, self.stopped
-        )
+        Repr::new("SubmitterFigures")
+            .field("name", &self.name)
+            .field("share", &self.share)
+            .field("matches", &self.matches)
+            .field("stopped", &self.stopped)
+            .finish()
     }
 }
 
@@ -235,6 +244,21 @@ record! {
             /// Weighted usage after the round.
             usage_after: f64 = f.usage_after;
         }
+    }
+}
+
+#[pymethods]
+impl PyGroupRound {
+    fn __repr__(&self) -> String {
+        Repr::new("GroupRound")
+            .field("round", &self.round)
+            .field("quota", &self.quota)
+            .field("requested", &self.requested)
+            .field("allocated", &self.allocated)
+            .field("matches", &self.matches)
+            .field("skipped", &self.skipped)
+            .field("capped_by", &self.capped_by)
+            .finish()
     }
 }
 
@@ -291,10 +315,12 @@ record! {
 #[pymethods]
 impl PyGroupFigures {
     fn __repr__(&self) -> String {
-        format!(
-            "GroupFigures(name={:?}, quota={}, allocated={}, matches={})",
-            self.name, self.quota, self.allocated, self.matches
-        )
+        Repr::new("GroupFigures")
+            .field("name", &self.name)
+            .field("quota", &self.quota)
+            .field("allocated", &self.allocated)
+            .field("matches", &self.matches)
+            .finish()
     }
 }
 
@@ -317,6 +343,19 @@ record! {
             /// The order groups negotiated in.
             order: Vec<String> = t.order.clone();
         }
+    }
+}
+
+#[pymethods]
+impl PyGroupRoundTotals {
+    fn __repr__(&self) -> String {
+        Repr::new("GroupRoundTotals")
+            .field("round", &self.round)
+            .field("allocated", &self.allocated)
+            .field("usage", &self.usage)
+            .field("surplus", &self.surplus)
+            .field("order", &self.order)
+            .finish()
     }
 }
 
@@ -361,6 +400,22 @@ record! {
             /// Seconds spent matchmaking.
             phase4_seconds: f64 = s.phase4_seconds;
         }
+    }
+}
+
+#[pymethods]
+impl PyCycleStats {
+    fn __repr__(&self) -> String {
+        Repr::new("CycleStats")
+            .field("total_slots", &self.total_slots)
+            .field("candidate_slots", &self.candidate_slots)
+            .field("matches", &self.matches)
+            .field("rejections", &self.rejections)
+            .field("pies", &self.pies)
+            .field("pie_spins", &self.pie_spins)
+            .field("active_submitters", &self.active_submitters)
+            .field("idle_jobs", &self.idle_jobs)
+            .finish()
     }
 }
 
@@ -470,12 +525,12 @@ impl PyCycleOutcome {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "CycleOutcome({} matches, {} rejections, {} submitters, {} groups)",
-            self.outcome.matches.len(),
-            self.outcome.rejections.len(),
-            self.outcome.submitters.len(),
-            self.outcome.groups.len()
-        )
+        let o = &self.outcome;
+        Repr::new("CycleOutcome")
+            .text(&format!("{} matches", o.matches.len()))
+            .text(&format!("{} rejections", o.rejections.len()))
+            .text(&format!("{} submitters", o.submitters.len()))
+            .text(&format!("{} groups", o.groups.len()))
+            .finish()
     }
 }

@@ -10,6 +10,7 @@ use pyo3::types::PyDict;
 
 use crate::errors::error;
 use crate::objects::PyClassAd;
+use crate::repr::{repr, Repr};
 
 /// A configuration from `config` (its text) or `config_file` (a top file,
 /// followed as HTCondor follows it), read as tools read it; HTCondor's
@@ -118,7 +119,7 @@ impl PyJobTransforms {
     }
 
     fn __repr__(&self) -> String {
-        format!("JobTransforms({:?})", self.names())
+        Repr::new("JobTransforms").text(&repr(&self.names())).finish()
     }
 }
 
@@ -151,13 +152,12 @@ impl PySubmitVerdict {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "SubmitVerdict(accepted={}, name={:?}, reason={:?}, warnings={:?})",
-            if self.accepted { "True" } else { "False" },
-            self.name,
-            self.reason,
-            self.warnings
-        )
+        Repr::new("SubmitVerdict")
+            .field("accepted", &self.accepted)
+            .field("name", &self.name)
+            .field("reason", &self.reason)
+            .field("warnings", &self.warnings)
+            .finish()
     }
 }
 

@@ -9,14 +9,16 @@ use std::sync::Mutex;
 
 use negotiator_sim::simulate::results::{Results, Summary};
 use negotiator_sim::simulate::run::{Progress, Simulation};
-use negotiator_sim::simulate::scenario::{Scenario, ScenarioError};
+use negotiator_sim::simulate::scenario::{parse_duration, Scenario, ScenarioError};
 use negotiator_sim::simulate::SimError;
 use negotiator_sim::table::{Column as SimColumn, Table};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
 use crate::arrow::{self, Column};
 use crate::errors::error;
+use crate::repr::{repr, Repr};
 
 /// The name a scenario given as text gets, in errors; its relative file
 /// names are found from the current directory.
@@ -24,6 +26,45 @@ const TEXT_ORIGIN: &str = "<scenario>";
 
 /// How many progress reports a run makes, about (one per cycle at most).
 const REPORTS: i64 = 100;
+
+/// A duration argument (`until=`), in whole simulated seconds: an `int`,
+/// a `float` (rounded) or a text read as the scenario file and the
+/// command line read one (`"90s"`, `"8h"`, `"1.5d"`, `"3600"`). A
+/// negative or non-finite number, or a text that is not a duration, is a
+/// `ValueError`; another type a `TypeError`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DurationArg(pub(crate) i64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for DurationArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<DurationArg> {
+        let seconds = if obj.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err("a duration is an int, a float or a text such as \"8h\", not a bool"));
+        } else if obj.is_instance_of::<PyInt>() {
+            let n: i64 = obj.extract()?;
+            if n < 0 {
+                return Err(PyValueError::new_err(format!("a duration is not negative: {n}")));
+            }
+            return Ok(DurationArg(n));
+        } else if obj.is_instance_of::<PyFloat>() {
+            let x: f64 = obj.extract()?;
+            if !x.is_finite() || x < 0.0 {
+                return Err(PyValueError::new_err(format!("a duration is a non-negative finite number, not {x}")));
+            }
+            x
+        } else if let Ok(text) = obj.cast::<PyString>() {
+            parse_duration(&text.to_cow()?).map_err(PyValueError::new_err)?
+        } else {
+            let kind = obj.get_type().name()?;
+            return Err(PyTypeError::new_err(format!(
+                "a duration is an int, a float or a text such as \"8h\", not {kind}"
+            )));
+        };
+        // As the command line's --until: to the nearest second.
+        Ok(DurationArg(seconds.round().min(i64::MAX as f64) as i64))
+    }
+}
 
 /// The exception for a scenario that cannot be read: `OSError` (its
 /// subclass for the cause) for a file that cannot be read, else
@@ -211,15 +252,14 @@ impl PyScenario {
     }
 
     fn __repr__(&self) -> String {
-        let from =
-            self.origin.as_ref().map_or_else(|| "text".to_string(), |p| format!("{:?}", p.display().to_string()));
-        format!(
-            "Scenario({from}, seed={}, duration={}s, {} machine types, {} user types)",
-            self.scenario.seed,
-            self.scenario.duration,
-            self.scenario.machines.len(),
-            self.scenario.users.len()
-        )
+        let from = self.origin.as_ref().map_or_else(|| "text".to_string(), |p| repr(&p.display().to_string()));
+        Repr::new("Scenario")
+            .text(&from)
+            .field("seed", &self.scenario.seed)
+            .text(&format!("duration={}s", self.scenario.duration))
+            .text(&format!("{} machine types", self.scenario.machines.len()))
+            .text(&format!("{} user types", self.scenario.users.len()))
+            .finish()
     }
 }
 
@@ -261,14 +301,13 @@ impl PySimulationProgress {
 #[pymethods]
 impl PySimulationProgress {
     fn __repr__(&self) -> String {
-        format!(
-            "SimulationProgress(time={}, until={}, events={}, cycles={}, done={})",
-            self.time,
-            self.until,
-            self.events,
-            self.cycles,
-            if self.done { "True" } else { "False" }
-        )
+        Repr::new("SimulationProgress")
+            .field("time", &self.time)
+            .field("until", &self.until)
+            .field("events", &self.events)
+            .field("cycles", &self.cycles)
+            .field("done", &self.done)
+            .finish()
     }
 }
 
@@ -300,19 +339,26 @@ impl PySimulation {
         self.seed
     }
 
-    /// Runs the simulation to the scenario's duration (or `until` simulated
-    /// seconds) and gives its results. The GIL is released while it runs;
+    /// Runs the simulation to the scenario's duration (or to `until`:
+    /// simulated seconds as an `int` or `float`, or a duration text such
+    /// as `"8h"` or `"1.5d"`, read as the scenario's durations are) and
+    /// gives its results. The GIL is released while it runs;
     /// `progress`, when given, is called with a `SimulationProgress` about
     /// a hundred times (and once at the end), with the GIL held; an
     /// exception it raises, or Ctrl-C, stops the run and is raised here.
     /// A simulation runs once.
     #[pyo3(signature = (until=None, progress=None))]
-    fn run(&self, py: Python<'_>, until: Option<i64>, progress: Option<Py<PyAny>>) -> PyResult<PySimulationResults> {
+    fn run(
+        &self,
+        py: Python<'_>,
+        until: Option<DurationArg>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<PySimulationResults> {
         let taken = self.sim.lock().map_err(|_| error("the simulation failed while running".to_string()))?.take();
         let Some(mut sim) = taken else {
             return Err(error("this simulation has already run: make a new Simulation".to_string()));
         };
-        let until = until.unwrap_or(self.duration).max(0);
+        let until = until.map_or(self.duration, |d| d.0).max(0);
         sim.set_until(until);
         let every = (until / REPORTS).max(1);
         let report = |p: &Progress, done: bool| -> PyResult<()> {
@@ -354,7 +400,8 @@ impl PySimulation {
 
     fn __repr__(&self) -> String {
         let ran = self.sim.lock().map(|s| s.is_none()).unwrap_or(true);
-        format!("Simulation(seed={}, duration={}s{})", self.seed, self.duration, if ran { ", has run" } else { "" })
+        let r = Repr::new("Simulation").field("seed", &self.seed).text(&format!("duration={}s", self.duration));
+        if ran { r.text("has run") } else { r }.finish()
     }
 }
 

@@ -261,6 +261,45 @@ def test_extension_a_cycle_with_group_quotas_gives_the_group_tree():
     assert groups["group_a"].explanation
 
 
+def test_extension_outcome_records_have_pythons_reprs():
+    outcome, _ = oracle_cycle("snap-groups", prio="before")
+    stats = outcome.stats
+    assert repr(stats) == (
+        f"CycleStats(total_slots={stats.total_slots}, candidate_slots={stats.candidate_slots}, "
+        f"matches={stats.matches}, rejections={stats.rejections}, pies={stats.pies}, pie_spins={stats.pie_spins}, "
+        f"active_submitters={stats.active_submitters}, idle_jobs={stats.idle_jobs})"
+    )
+    rounds = [r for g in outcome.groups for r in g.rounds]
+    assert rounds and any(r.skipped is None for r in rounds)
+    for r in rounds:
+        assert repr(r) == (
+            f"GroupRound(round={r.round}, quota={r.quota!r}, requested={r.requested!r}, allocated={r.allocated!r}, "
+            f"matches={r.matches}, skipped={r.skipped!r}, capped_by={r.capped_by!r})"
+        )
+    assert outcome.group_rounds
+    for t in outcome.group_rounds:
+        assert repr(t) == (
+            f"GroupRoundTotals(round={t.round}, allocated={t.allocated!r}, usage={t.usage!r}, "
+            f"surplus={t.surplus!r}, order={t.order!r})"
+        )
+    for g in outcome.groups:
+        assert repr(g) == f"GroupFigures(name={g.name!r}, quota={g.quota!r}, allocated={g.allocated!r}, matches={g.matches})"
+    m = outcome.matches[0]
+    assert repr(m) == f"CycleMatch(submitter={m.submitter!r}, job={m.job!r}, slot={m.slot!r}, claim={m.claim!r})"
+    for s in outcome.submitters:
+        assert repr(s) == f"SubmitterFigures(name={s.name!r}, share={s.share!r}, matches={s.matches}, stopped={s.stopped!r})"
+    assert "Some(" not in repr(outcome.groups) + repr(rounds)
+    # Floats as Python writes them, exponents and all.
+    acct = classad_rs.Accountant(classad_rs.Config(text=""))
+    for factor in [1.0, 1.1, 1000.0, 123456789012345.6, 999999999999999.9, 1e16, 1.5e22, 3.0e300]:
+        acct.set_priority_factor("u@site", factor)
+        (row,) = [r for r in acct.rows() if r.name == "u@site"]
+        assert repr(row) == (
+            f"PriorityRow(name='u@site', effective_priority={row.effective_priority!r}, "
+            f"priority_factor={factor!r}, weighted_resources_used={row.weighted_resources_used!r})"
+        )
+
+
 def test_extension_pslot_preemption_names_the_dynamic_slots():
     # A real startd's partitionable slots, their dynamic slots running
     # bench01's jobs; bench02's bigger jobs preempt several of them at once

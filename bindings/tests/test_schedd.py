@@ -61,6 +61,23 @@ def test_extension_submit_requirements_refuse_and_warn():
     assert big.warnings == []
 
 
+def test_extension_a_verdicts_repr_is_pythons():
+    requirements = classad_rs.SubmitRequirements(config=CONFIG)
+    ok = requirements.check(classad_rs.ClassAd("[RequestMemory = 2048]"))
+    assert repr(ok) == "SubmitVerdict(accepted=True, name=None, reason=None, warnings=['Submit requirement Project not met.'])"
+    big = requirements.check(classad_rs.ClassAd('[RequestMemory = 100000; ProjectName = "p"]'))
+    assert repr(big) == "SubmitVerdict(accepted=False, name='MaxMemory', reason='RequestMemory is 100000, at most 65536 please', warnings=[])"
+    # Quotes, a backslash, a line break, non-ASCII text and characters
+    # Python escapes (given as they are, in the configuration's text), as
+    # Python writes them.
+    for reason in ["it's", 'say "no"', "both ' and \"", "back\\slash\nnew line\ttab", "naïve ü €", "\x01\x7f\xa0"]:
+        quoted = reason.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        config = f'SUBMIT_REQUIREMENT_NAMES = M\nSUBMIT_REQUIREMENT_M = false\nSUBMIT_REQUIREMENT_M_REASON = "{quoted}"\n'
+        verdict = classad_rs.SubmitRequirements(config=config).check(classad_rs.ClassAd("[]"))
+        assert verdict.reason == reason
+        assert repr(verdict) == f"SubmitVerdict(accepted=False, name='M', reason={reason!r}, warnings=[])"
+
+
 def test_extension_the_schedd_ad_is_my():
     requirements = classad_rs.SubmitRequirements(
         config="SUBMIT_REQUIREMENT_NAMES = Cap\nSUBMIT_REQUIREMENT_Cap = TARGET.RequestCpus <= MY.MaxJobCpus\n"

@@ -126,6 +126,42 @@ def test_extension_a_scenario_and_seed_give_the_same_results():
     assert one.seed == 11 and one.cycles == 121
 
 
+def test_extension_until_takes_seconds_and_durations():
+    scenario = classad_rs.Scenario(TINY)
+    ends = []
+    by_seconds = classad_rs.Simulation(scenario).run(until=7200)
+    for until in ["2h", "120m", " 2 h", "7200", "7200s", 7200.0, 7199.6, "0.08333333333d"]:
+        seen = []
+        assert classad_rs.Simulation(scenario).run(until=until, progress=seen.append) == by_seconds, until
+        ends.append(seen[-1].until)
+    assert ends == [7200] * len(ends)
+    assert classad_rs.Simulation(scenario).run(until="1h") != by_seconds
+    for bad in ["soon", "2 fortnights", "-1h", "", -1, -0.5, float("inf"), float("nan")]:
+        with pytest.raises(ValueError):
+            classad_rs.Simulation(scenario).run(until=bad)
+    for wrong in [[3600], b"1h", True]:
+        with pytest.raises(TypeError, match="duration"):
+            classad_rs.Simulation(scenario).run(until=wrong)
+    # A refused argument leaves the simulation to run.
+    sim = classad_rs.Simulation(scenario)
+    with pytest.raises(ValueError, match="soon"):
+        sim.run(until="soon")
+    assert sim.run(until="2h") == by_seconds
+    assert classad_rs.sweep(TINY, until="2h") == [by_seconds]
+
+
+def test_extension_simulation_reprs():
+    scenario = classad_rs.Scenario(TINY)
+    assert repr(scenario) == "Scenario(text, seed=7, duration=21600s, 1 machine types, 2 user types)"
+    sim = classad_rs.Simulation(scenario)
+    assert repr(sim) == "Simulation(seed=7, duration=21600s)"
+    seen = []
+    sim.run(until="1h", progress=seen.append)
+    assert repr(sim) == "Simulation(seed=7, duration=21600s, has run)"
+    p = seen[-1]
+    assert repr(p) == f"SimulationProgress(time=3600, until=3600, events={p.events}, cycles={p.cycles}, done=True)"
+
+
 def cli_run(scenario_path, seed, out, formats):
     """`negotiator-sim simulate`'s summary of a run (the figures of its
     first and last lines), its tables written to `out`; None without
@@ -333,6 +369,26 @@ def test_extension_the_sweep_example_runs(tmp_path):
         assert "matplotlib is not installed" in out
     else:
         assert plot.stat().st_size > 0
+
+
+def test_extension_the_sweep_example_without_dask_says_what_to_install(tmp_path):
+    # A `distributed` that cannot be imported, whether or not it is installed.
+    (tmp_path / "distributed.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'distributed'\", name='distributed')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    run = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "sweep.py"), "--dask", "--until", "1h"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
+    assert run.returncode == 1, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert run.stderr == 'dask is not installed: --dask needs it (pip install "dask[distributed]")\n'
+    assert run.stdout == ""
 
 
 def test_extension_simulation_values_have_the_types_the_stubs_give():

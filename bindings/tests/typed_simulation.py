@@ -57,6 +57,10 @@ def main() -> None:
     check(p.full_cycles, int)
     check(p.fraction, float)
     check(p.done, bool)
+    # A duration as a text or a float, as the scenario file writes one.
+    for until in ("30m", 1800.0):
+        short = classad_rs.Simulation(tuned, seed=5).run(until=until)
+        check(short, classad_rs.SimulationResults)
     for n in (results.seed, results.cycles, results.full_cycles, results.events, results.jobs, results.finished):
         check(n, int)
     names: list[classad_rs.SimulationTable] = results.tables()
@@ -84,6 +88,7 @@ def main() -> None:
     )
     check_list(swept, classad_rs.SimulationResults)
     check_list(classad_rs.sweep(SCENARIO, None, until=600), classad_rs.SimulationResults)
+    check_list(classad_rs.sweep(SCENARIO, until="10m"), classad_rs.SimulationResults)
     print("types ok")
 
 

@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use negotiator_sim::output::csv::read_file;
+use negotiator_sim::table::Column;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_negotiator-sim"))
 }
@@ -16,11 +19,17 @@ fn temp(name: &str) -> PathBuf {
 
 /// A small pool that two users overload, with `bob`'s priority factor.
 fn scenario(dir: &std::path::Path, name: &str, bob_factor: f64) -> PathBuf {
+    scenario_with(dir, name, bob_factor, "")
+}
+
+/// [`scenario`] with more top-level settings (`extra`, TOML lines).
+fn scenario_with(dir: &std::path::Path, name: &str, bob_factor: f64, extra: &str) -> PathBuf {
     let text = format!(
         r#"
 seed = 7
 duration = "6h"
 claim_delay = "5s"
+{extra}
 config = """
 NEGOTIATOR_INTERVAL = 60
 PRIORITY_HALFLIFE = 1800
@@ -100,6 +109,63 @@ fn a_worse_factor_makes_its_user_wait_longer() {
     }
     let csv = std::fs::read_to_string(dir.join("out/compare.csv")).expect("compare.csv");
     assert!(csv.starts_with("user,fair_share_error_a,"), "{csv}");
+}
+
+/// Each user's utilisation, as `compare` gives it, is the fraction of the
+/// pool's slot-time its jobs held, even when the `users` table has a row
+/// only every tenth cycle (`record_every`): checked against the `jobs`
+/// table, where a job held its (one-core) slot from submission to its end
+/// (or the end of the run), less its wait.
+#[test]
+fn utilisation_is_the_users_share_of_slot_time_with_record_every() {
+    let dir = temp("record-every");
+    let a = scenario_with(&dir, "a.toml", 1.0, r#"record_every = "10m""#);
+    let out = dir.join("out");
+    let run = bin().arg("compare").arg("--quiet").arg("--out").arg(&out).arg(&a).arg(&a).output().expect("runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8_lossy(&run.stdout);
+    let jobs = read_file(&out.join("a/jobs.csv")).expect("jobs.csv");
+    let cycles = read_file(&out.join("a/cycles.csv")).expect("cycles.csv");
+    let compare = read_file(&out.join("compare.csv")).expect("compare.csv");
+    let (Some(Column::Float(total)), Some(Column::Int(times))) = (cycles.column("total_slots"), cycles.column("time"))
+    else {
+        panic!("cycles: {cycles:?}")
+    };
+    assert!(times.len() > 300, "one cycle a minute for 6 hours: {}", times.len());
+    let users = read_file(&out.join("a/users.csv")).expect("users.csv");
+    assert!(users.rows() < times.len(), "users recorded every 10 minutes only: {} rows", users.rows());
+    let span = 6.0 * 3600.0;
+    let slots = total[0];
+    let (Some(Column::Str(user)), Some(Column::Int(submit)), Some(Column::Int(end)), Some(Column::Int(wait))) =
+        (jobs.column("user"), jobs.column("submit"), jobs.column("end"), jobs.column("wait"))
+    else {
+        panic!("jobs: {jobs:?}")
+    };
+    let (Some(Column::Str(rows)), Some(Column::Float(utilisation_a))) =
+        (compare.column("user"), compare.column("utilisation_a"))
+    else {
+        panic!("compare: {compare:?}")
+    };
+    let mut pool = 0.0;
+    for name in ["alice@sim", "bob@sim"] {
+        let held: f64 = (0..user.len())
+            .filter(|&i| user[i] == name)
+            .map(|i| {
+                let until = if end[i] >= 0 { end[i] as f64 } else { span };
+                (until - submit[i] as f64 - wait[i] as f64).max(0.0)
+            })
+            .sum();
+        let expected = held / (slots * span);
+        assert!(expected > 0.05, "{name} holds some of the pool: {expected}");
+        pool += expected;
+        let at = rows.iter().position(|r| r == name).expect("a row per user");
+        let got = utilisation_a[at];
+        assert!((got - expected).abs() < 0.05, "{name}: utilisation {got}, from the jobs {expected}\n{text}");
+        // The text shows the same figure, in per cent.
+        let shown = row(&text, name, "utilisation");
+        assert!((shown[0] - 100.0 * got).abs() < 0.051, "{name}: {shown:?} against {got}\n{text}");
+    }
+    assert!(pool > 0.9, "the two users keep the pool busy: {pool}");
 }
 
 #[test]

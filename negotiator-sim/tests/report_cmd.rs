@@ -71,6 +71,41 @@ fn report_of_a_results_directory_with_comparison() {
     assert_eq!(u, &vec![1.0, 0.5, 0.5]);
 }
 
+/// A results directory written in Parquet alone (`simulate --format
+/// parquet`) gives the same report, and the same comparison, as in CSV.
+#[test]
+fn report_of_a_parquet_only_results_directory() {
+    let (csv_a, csv_b, csv_out) = (scratch("pq_csv_a"), scratch("pq_csv_b"), scratch("pq_csv_out"));
+    let (a, b, out) = (scratch("pq_a"), scratch("pq_b"), scratch("pq_out"));
+    write_tables(&csv_a, &run(), &[Format::Csv]).unwrap();
+    write_tables(&csv_b, &run_b(), &[Format::Csv]).unwrap();
+    write_tables(&a, &run(), &[Format::Parquet]).unwrap();
+    write_tables(&b, &run_b(), &[Format::Parquet]).unwrap();
+    assert!(std::fs::read_dir(&a).unwrap().all(|e| e.unwrap().path().extension().unwrap() == "parquet"));
+    let args = |dir: &PathBuf, b: &PathBuf, out: &PathBuf| {
+        sim(&[
+            dir.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--title".as_ref(),
+            "t".as_ref(),
+            "--compare".as_ref(),
+            b.as_os_str(),
+            "--no-png".as_ref(),
+        ])
+    };
+    let o = args(&a, &b, &out);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("4 tables read, drawing 9 charts"), "{stderr}");
+    let from_csv = args(&csv_a, &csv_b, &csv_out);
+    assert!(from_csv.status.success(), "{}", String::from_utf8_lossy(&from_csv.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&from_csv.stdout), "the comparison");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<tr><td>bob@site</td><td>group_b</td><td>1</td><td>0</td><td>01:23:20</td>"), "{html}");
+    assert_eq!(html, std::fs::read_to_string(csv_out.join("report.html")).unwrap());
+}
+
 #[test]
 fn no_png_writes_svg_only() {
     let a = scratch("cli_svg_only");

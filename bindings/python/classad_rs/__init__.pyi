@@ -401,6 +401,9 @@ class Scenario:
     def with_config(self, config: str) -> Scenario: ...
     def __reduce__(self) -> tuple[type[Scenario], tuple[str, Optional[pathlib.Path], int, Optional[str]]]: ...
 
+# A duration: seconds (int or float), or a text such as "90s", "8h", "1.5d".
+Duration = Union[int, float, str]
+
 @typing.final
 class SimulationProgress:
     time: int
@@ -433,7 +436,7 @@ class Simulation:
     seed: int
     def __init__(self, scenario: Scenario, seed: Optional[int] = None) -> None: ...
     def run(
-        self, until: Optional[int] = None, progress: Optional[Callable[[SimulationProgress], object]] = None
+        self, until: Optional[Duration] = None, progress: Optional[Callable[[SimulationProgress], object]] = None
     ) -> SimulationResults: ...
 
 ScenarioLike = Union[Scenario, str, os.PathLike[str]]
@@ -443,7 +446,7 @@ def sweep(
     client: Any = None,
     *,
     seeds: Optional[Iterable[int]] = None,
-    until: Optional[int] = None,
+    until: Optional[Duration] = None,
     workers: Optional[int] = None,
     progress: Optional[Callable[[int, int], object]] = None,
 ) -> list[SimulationResults]: ...

@@ -11,12 +11,14 @@ from typing import Any, Optional, Union
 from . import Scenario, Simulation, SimulationResults
 
 ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
+# What ``until`` takes: seconds, or a duration text such as ``"8h"``.
+Duration = Union[int, float, str]
 
 # One run: the scenario's TOML text, the file it came from (absolute, so
 # that its relative file names resolve in any worker), the seed, the
 # configuration added to the scenario's, and the end. Plain values, so
 # that a Dask worker gets them pickled.
-_Spec = tuple[str, Optional[str], Optional[int], Optional[str], Optional[int]]
+_Spec = tuple[str, Optional[str], Optional[int], Optional[str], Optional[Duration]]
 
 
 def _is_toml_text(text: str) -> bool:
@@ -25,7 +27,7 @@ def _is_toml_text(text: str) -> bool:
     return "\n" in text or "=" in text
 
 
-def _spec(item: ScenarioLike, seed: Optional[int], until: Optional[int]) -> _Spec:
+def _spec(item: ScenarioLike, seed: Optional[int], until: Optional[Duration]) -> _Spec:
     if isinstance(item, Scenario):
         origin = None if item.path is None else os.path.abspath(item.path)
         return (item.text, origin, item.seed if seed is None else seed, item.extra_config or None, until)
@@ -39,7 +41,7 @@ def _spec(item: ScenarioLike, seed: Optional[int], until: Optional[int]) -> _Spe
 
 
 def _run(
-    text: str, path: Optional[str], seed: Optional[int], config: Optional[str], until: Optional[int]
+    text: str, path: Optional[str], seed: Optional[int], config: Optional[str], until: Optional[Duration]
 ) -> SimulationResults:
     """One simulation, from plain values: what a worker runs."""
     scenario = Scenario(text, path, seed, config)
@@ -51,7 +53,7 @@ def sweep(
     client: Any = None,
     *,
     seeds: Optional[Iterable[int]] = None,
-    until: Optional[int] = None,
+    until: Optional[Duration] = None,
     workers: Optional[int] = None,
     progress: Optional[Callable[[int, int], object]] = None,
 ) -> list[SimulationResults]:
@@ -60,7 +62,8 @@ def sweep(
     ``scenarios``: one scenario or several, each a ``Scenario``, TOML text
     or the path of a TOML file. With ``seeds``, every scenario runs once
     per seed (scenario by scenario, seeds in order); without, each runs
-    with its own seed. ``until`` ends every run early (simulated seconds).
+    with its own seed. ``until`` ends every run early (simulated seconds,
+    or a duration text such as ``"8h"``).
 
     With a ``dask.distributed.Client`` as ``client``, each run is one task
     on its cluster (the worker builds the scenario from its text; files

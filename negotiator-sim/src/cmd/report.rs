@@ -1,5 +1,5 @@
 //! `negotiator-sim report`: the HTML report and charts of a results
-//! directory (the CSV tables a simulation wrote), and optionally its
+//! directory (the CSV or Parquet tables a simulation wrote), and optionally its
 //! comparison with another run's directory.
 
 use std::path::PathBuf;
@@ -11,8 +11,8 @@ use negotiator_sim::report::{build, Images, ReportError};
 /// Arguments of `negotiator-sim report`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The results directory: users.csv, groups.csv, cycles.csv, jobs.csv
-    /// (any of them).
+    /// The results directory: users, groups, cycles, jobs (any of them),
+    /// each as NAME.csv or NAME.parquet (CSV first when both).
     dir: PathBuf,
     /// Where to write report.html and charts/ (default: DIR).
     #[arg(long, value_name = "DIR")]

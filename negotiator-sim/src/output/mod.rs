@@ -1,5 +1,5 @@
 //! Writing the simulator's result tables to files: CSV (one file per
-//! table, `NAME.csv`) and Parquet (`NAME.parquet`), and reading our CSV
+//! table, `NAME.csv`) and Parquet (`NAME.parquet`), and reading either
 //! back into a [`Table`] (for the report, comparisons and tests).
 //!
 //! ```
@@ -126,16 +126,50 @@ pub fn write_tables(dir: &Path, tables: &[Table], formats: &[Format]) -> Result<
     Ok(written)
 }
 
-/// Reads every `*.csv` file of `dir` as a table (named after the file),
-/// in the order of their names.
+/// Reads every table of `dir`: each `NAME.csv` and `NAME.parquet` file
+/// as the table `NAME`, in the order of their names; a table written in
+/// both formats is read once, from its CSV file.
+///
+/// ```
+/// use negotiator_sim::output::{read_tables, write_tables, Format};
+/// use negotiator_sim::table::{Column, Table};
+///
+/// let mut t = Table::new("jobs");
+/// t.push("wait", Column::Int(vec![0, 60]));
+/// let dir = std::env::temp_dir().join(format!("read-tables-doc-{}", std::process::id()));
+/// write_tables(&dir, &[t.clone()], &[Format::Parquet])?;
+/// assert_eq!(read_tables(&dir)?, vec![t.clone()]);
+/// write_tables(&dir, &[t.clone()], &[Format::Csv])?;
+/// assert_eq!(read_tables(&dir)?, vec![t]);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_tables(dir: &Path) -> Result<Vec<Table>, OutputError> {
-    let mut paths = Vec::new();
+    // By table name: the file to read, CSV before Parquet.
+    let mut files: std::collections::BTreeMap<String, (Format, PathBuf)> = std::collections::BTreeMap::new();
     for entry in std::fs::read_dir(dir).map_err(io_error(dir))? {
         let path = entry.map_err(io_error(dir))?.path();
-        if path.extension().is_some_and(|e| e == "csv") && path.is_file() {
-            paths.push(path);
+        let format = match path.extension().and_then(|e| e.to_str()) {
+            Some("csv") => Format::Csv,
+            Some("parquet") => Format::Parquet,
+            _ => continue,
+        };
+        let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else { continue };
+        if !path.is_file() {
+            continue;
+        }
+        match files.get(&name) {
+            Some((Format::Csv, _)) => {}
+            _ => {
+                files.insert(name, (format, path));
+            }
         }
     }
-    paths.sort();
-    paths.iter().map(|p| csv::read_file(p)).collect()
+    files
+        .values()
+        .map(|(format, path)| match format {
+            Format::Csv => csv::read_file(path),
+            Format::Parquet => parquet::read_file(path),
+        })
+        .collect()
 }

@@ -77,6 +77,28 @@ pub struct Chart {
 pub const PALETTE: &[&str] =
     &["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#f0e442", "#000000", "#7f7f7f", "#8c564b"];
 
+/// How many lines a chart's legend has room for, one under the other
+/// beside the plot.
+pub const LEGEND_ROWS: usize = 20;
+
+/// Of `series` series, how many the legend names one by one, and how many
+/// more it only counts (a last line `and N more`) when they do not all
+/// fit in [`LEGEND_ROWS`].
+///
+/// ```
+/// use negotiator_sim::report::chart::legend_split;
+/// assert_eq!(legend_split(3), (3, 0));
+/// assert_eq!(legend_split(20), (20, 0));
+/// assert_eq!(legend_split(40), (19, 21));
+/// ```
+pub fn legend_split(series: usize) -> (usize, usize) {
+    if series <= LEGEND_ROWS {
+        (series, 0)
+    } else {
+        (LEGEND_ROWS - 1, series - (LEGEND_ROWS - 1))
+    }
+}
+
 /// The palette colour for the `i`-th series (cycling).
 pub fn colour(i: usize) -> String {
     PALETTE[i % PALETTE.len()].to_string()

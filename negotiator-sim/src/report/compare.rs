@@ -20,8 +20,11 @@
 //!   is the mean over users. It measures the negotiator's memory (RUP
 //!   lags usage) and its granularity, so even a perfect HTCondor has
 //!   some;
-//! * **utilisation**: the user's mean over cycles of usage / total slots;
-//!   for `(all)`, busy / total slots;
+//! * **utilisation**: the user's mean, over the cycles recorded in
+//!   `users` (every cycle, or one per `record_every`), of usage / total
+//!   slots (a recorded cycle without a row for the user counts as 0): the
+//!   fraction of the pool's weighted slot-time its jobs held; for `(all)`,
+//!   the mean over all cycles of busy / total slots;
 //! * **mean wait** and **p95 wait**: of the `wait` column of the user's
 //!   jobs, in seconds (95th percentile by nearest rank);
 //! * **jobs**: the user's jobs.
@@ -119,7 +122,7 @@ pub fn fair_shares(users: &Table, cycles: &Table) -> Result<Vec<f64>, ReportErro
 pub struct Measures {
     /// Mean |share − fair share| over the user's cycles.
     pub fair_share_error: f64,
-    /// Mean usage over total slots.
+    /// Mean usage over total slots, over the recorded cycles.
     pub utilisation: f64,
     /// Mean wait of the user's jobs, seconds.
     pub mean_wait: f64,
@@ -161,15 +164,17 @@ pub fn measures(tables: &[Table]) -> Result<BTreeMap<String, Measures>, ReportEr
         waits.entry(u).or_default().push(w as f64);
     }
     let all_users: BTreeSet<&str> = errors.keys().chain(waits.keys()).copied().collect();
-    let cycle_count = total.len().max(1) as f64;
+    // The users table has rows only at the recorded cycles (every cycle,
+    // or one every `record_every`): the mean is over those.
+    let recorded = time.iter().collect::<BTreeSet<_>>().len().max(1) as f64;
     for u in &all_users {
         let w = waits.get(u).map(Vec::as_slice).unwrap_or(&[]);
         out.insert(
             u.to_string(),
             Measures {
                 fair_share_error: errors.get(u).map_or(0.0, |e| mean(e)),
-                // Cycles without a row for the user count as 0.
-                utilisation: utilisation.get(u).map_or(0.0, |v| v.iter().sum::<f64>() / cycle_count),
+                // Recorded cycles without a row for the user count as 0.
+                utilisation: utilisation.get(u).map_or(0.0, |v| v.iter().sum::<f64>() / recorded),
                 mean_wait: mean(w),
                 p95_wait: percentile(w, 95.0),
                 jobs: w.len(),

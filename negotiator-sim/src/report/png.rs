@@ -23,7 +23,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
-use super::chart::{tick_label, tick_step, Chart, Style};
+use super::chart::{legend_split, tick_label, tick_step, Chart, Style};
 use super::svg::shorten;
 use super::ReportError;
 
@@ -117,7 +117,8 @@ pub fn render(chart: &Chart) -> Result<Vec<u8>, ReportError> {
                 }
             }
         }
-        for (i, series) in chart.series.iter().enumerate() {
+        let (named, more) = legend_split(chart.series.len());
+        for (i, series) in chart.series.iter().take(named).enumerate() {
             let y = 48 + 18 * i as i32;
             let colour = rgb(&series.colour);
             match series.style {
@@ -133,6 +134,12 @@ pub fn render(chart: &Chart) -> Result<Vec<u8>, ReportError> {
             }
             legend
                 .draw(&Text::new(shorten(&series.name, 24), (36, y - 7), (FONT, 12).into_font().color(&BLACK)))
+                .map_err(draw_error)?;
+        }
+        if more > 0 {
+            let y = 48 + 18 * named as i32;
+            legend
+                .draw(&Text::new(format!("and {more} more"), (36, y - 7), (FONT, 12).into_font().color(&BLACK)))
                 .map_err(draw_error)?;
         }
         root.present().map_err(draw_error)?;
