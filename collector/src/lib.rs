@@ -33,6 +33,7 @@ pub mod stats;
 mod store;
 mod table;
 pub mod update;
+pub mod update_stats;
 
 pub use record::StoredAd;
 pub use stats::Stats;

@@ -16,6 +16,7 @@ use parking_lot::Mutex;
 
 use crate::key::{int_attr, make_key, string_attr};
 use crate::record::StoredAd;
+use crate::update_stats::DaemonStats;
 use crate::Table;
 
 /// The default `CLASSAD_LIFETIME`: 900 seconds.
@@ -219,6 +220,7 @@ impl TableData {
 pub struct Store {
     tables: Mutex<Vec<(Table, Arc<Mutex<TableData>>)>>,
     lifetime: AtomicI64,
+    daemon_stats: Mutex<DaemonStats>,
 }
 
 /// What [`Store::housekeep`] removed.
@@ -240,7 +242,11 @@ impl Store {
             .chain(std::iter::once(&Table::StartdPrivate))
             .map(|t| (t.clone(), Arc::new(Mutex::new(TableData::default()))))
             .collect();
-        Store { tables: Mutex::new(tables), lifetime: AtomicI64::new(classad_lifetime) }
+        Store {
+            tables: Mutex::new(tables),
+            lifetime: AtomicI64::new(classad_lifetime),
+            daemon_stats: Mutex::new(DaemonStats::default()),
+        }
     }
 
     /// The default lifetime in seconds.
@@ -251,6 +257,13 @@ impl Store {
     /// Changes the default lifetime (a reconfiguration).
     pub fn set_classad_lifetime(&self, seconds: i64) {
         self.lifetime.store(seconds, Ordering::Relaxed);
+    }
+
+    /// Counts an update of the ad of `key` in `table` and writes its
+    /// daemon's `Updates*` counters into it (see [`crate::update_stats`]).
+    fn count_update(&self, table: &Table, key: &str, ad: &mut ClassAd) {
+        let old = self.get(table, key);
+        self.daemon_stats.lock().update(table.label(), old.as_ref().map(|r| r.public()), ad);
     }
 
     fn table(&self, table: &Table) -> Option<Arc<Mutex<TableData>>> {
@@ -381,23 +394,27 @@ impl Store {
                 let my_type = string_attr(&ad, "MyType").ok_or(UpdateError::NoType)?;
                 let table = Table::Generic(my_type.clone());
                 let key = make_key(&table, &ad).ok_or(UpdateError::NoKey(my_type))?;
+                self.count_update(&table, &key, &mut ad);
                 Ok(self.put(&table, StoredAd::new(table.clone(), key, ad)))
             }
             other => {
                 let table = other.fixed_table().ok_or_else(|| UpdateError::NoKey(format!("{other:?}")))?;
                 let key = make_key(&table, &ad).ok_or_else(|| UpdateError::NoKey(table.to_string()))?;
+                self.count_update(&table, &key, &mut ad);
                 Ok(self.put(&table, StoredAd::new(table.clone(), key, ad)))
             }
         }
     }
 
-    fn update_startd(&self, ad: ClassAd, private: Option<ClassAd>, now: i64) -> Result<Updated, UpdateError> {
+    fn update_startd(&self, mut ad: ClassAd, private: Option<ClassAd>, now: i64) -> Result<Updated, UpdateError> {
         let key = make_key(&Table::Slot, &ad).ok_or_else(|| UpdateError::NoKey("Machine".into()))?;
         let kind = startd_kind(&ad);
         if kind == StartdKind::Daemon {
+            self.count_update(&Table::StartdDaemon, &key, &mut ad);
             return Ok(self.put(&Table::StartdDaemon, StoredAd::new(Table::StartdDaemon, key, ad)));
         }
         let daemon = (kind == StartdKind::Old && is_primary_slot(&ad)).then(|| synthesize_daemon_ad(&ad));
+        self.count_update(&Table::Slot, &key, &mut ad);
         let updated = self.put(&Table::Slot, StoredAd::new(Table::Slot, key.clone(), ad));
         if let Some(mut d) = daemon {
             // The copy carries the slot ad's private attributes; the
@@ -405,6 +422,7 @@ impl Store {
             if d.lookup("LastHeardFrom").is_none() {
                 d.insert("LastHeardFrom", now);
             }
+            self.count_update(&Table::StartdDaemon, &key, &mut d);
             self.put(&Table::StartdDaemon, StoredAd::new(Table::StartdDaemon, key.clone(), d));
         }
         if let Some(mut pvt) = private {

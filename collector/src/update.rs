@@ -55,13 +55,15 @@ pub fn read_update(
 }
 
 /// Sets `AuthenticatedIdentity` and `AuthenticationMethod` from the
-/// connection's authentication, or removes them when it had none (an ad
-/// cannot claim an identity it did not prove).
+/// connection's authentication. Without one the identity is
+/// `unauthenticated@unmapped` and the method is removed, as the C++
+/// collector records it (an ad cannot claim an identity it did not prove).
 ///
 /// ```
-/// let mut ad: classad::ClassAd = r#"[ AuthenticatedIdentity = "forged@x" ]"#.parse()?;
+/// let mut ad: classad::ClassAd = r#"[ AuthenticatedIdentity = "forged@x"; AuthenticationMethod = "FS" ]"#.parse()?;
 /// collector::update::stamp_identity(&mut ad, None, None);
-/// assert!(ad.lookup("AuthenticatedIdentity").is_none());
+/// assert_eq!(ad.eval_attr("AuthenticatedIdentity").as_str(), Some("unauthenticated@unmapped"));
+/// assert!(ad.lookup("AuthenticationMethod").is_none());
 /// collector::update::stamp_identity(&mut ad, Some("condor@pool"), Some("IDTOKENS"));
 /// assert!(ad.lookup("AuthenticationMethod").is_some());
 /// # Ok::<(), classad::ParseError>(())
@@ -73,7 +75,7 @@ pub fn stamp_identity(ad: &mut ClassAd, user: Option<&str>, method: Option<&str>
             ad.insert("AuthenticationMethod", method.unwrap_or(""));
         }
         _ => {
-            ad.remove("AuthenticatedIdentity");
+            ad.insert("AuthenticatedIdentity", cedar::authz::UNAUTHENTICATED_USER);
             ad.remove("AuthenticationMethod");
         }
     }

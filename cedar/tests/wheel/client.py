@@ -190,6 +190,11 @@ def run_common(htcondor2, classad2, address, negotiated, identity=None):
     expected = {k: str(slots[0].lookup(k)) for k in slots[0].keys() if k != "ClaimId"}
     got_ad = plain(slot1)
     heard = got_ad.pop("LastHeardFrom", None)
+    # A real collector counts each daemon's updates in the ad (the fixture
+    # does not).
+    stats = {k: got_ad.pop(k) for k in ("UpdatesTotal", "UpdatesSequenced", "UpdatesLost", "UpdatesHistory")
+             if k in got_ad}
+    emit(update_stats=stats)
     who = (got_ad.pop("AuthenticatedIdentity", None), got_ad.pop("AuthenticationMethod", None))
     if identity is not None:
         check("identity", who == tuple('"%s"' % x for x in identity), (who, identity))
