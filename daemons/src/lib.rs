@@ -1,0 +1,3 @@
+//! What every HTCondor-compatible daemon of this project needs to run
+//! under a real `condor_master` or alone.
+pub mod args;
