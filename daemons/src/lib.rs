@@ -1,3 +1,4 @@
 //! What every HTCondor-compatible daemon of this project needs to run
 //! under a real `condor_master` or alone.
 pub mod args;
+pub mod inherit;
