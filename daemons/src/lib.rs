@@ -1,4 +1,5 @@
 //! What every HTCondor-compatible daemon of this project needs to run
 //! under a real `condor_master` or alone.
 pub mod args;
+pub mod config;
 pub mod inherit;
