@@ -3,3 +3,4 @@
 pub mod args;
 pub mod config;
 pub mod inherit;
+pub mod log;
