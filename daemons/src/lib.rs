@@ -1,6 +1,7 @@
 //! What every HTCondor-compatible daemon of this project needs to run
 //! under a real `condor_master` or alone.
 pub mod args;
+pub mod commands;
 pub mod config;
 pub mod inherit;
 pub mod log;
