@@ -4,4 +4,5 @@ pub mod args;
 pub mod commands;
 pub mod config;
 pub mod inherit;
+pub mod keepalive;
 pub mod log;
