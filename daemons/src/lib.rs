@@ -3,6 +3,8 @@
 pub mod args;
 pub mod commands;
 pub mod config;
+pub mod files;
 pub mod inherit;
 pub mod keepalive;
 pub mod log;
+pub mod socket;
