@@ -122,7 +122,7 @@ impl Controls {
 
     /// Asks for a reconfig.
     pub fn reconfig(&self) {
-        tracing::info!(target: "daemons::commands", "Re-reading config files.");
+        tracing::debug!(target: "daemons::commands", "Reconfig requested.");
         // Full: an earlier reconfig not yet taken covers this one.
         let _ = self.tx.try_send(Control::Reconfig);
     }
@@ -147,7 +147,8 @@ impl Controls {
                 }
                 other => {
                     s.graceful_started = true;
-                    let how = if s.peaceful || other == Shutdown::Peaceful { Shutdown::Peaceful } else { Shutdown::Graceful };
+                    let how =
+                        if s.peaceful || other == Shutdown::Peaceful { Shutdown::Peaceful } else { Shutdown::Graceful };
                     let name = if how == Shutdown::Peaceful { "peaceful" } else { "graceful" };
                     tracing::info!(target: "daemons::commands", "Got SIGTERM. Performing {name} shutdown.");
                     how
@@ -183,7 +184,10 @@ impl Controls {
     /// daemon registers; returns whether the number is one of them.
     pub fn signal(&self, signal: i64) -> bool {
         match signal {
-            SIGHUP => self.reconfig(),
+            SIGHUP => {
+                tracing::info!(target: "daemons::commands", "Got SIGHUP.  Re-reading config files.");
+                self.reconfig();
+            }
             SIGTERM => {
                 self.stop(Shutdown::Graceful);
             }
@@ -248,6 +252,17 @@ pub fn is_dc_command(cmd: i32) -> bool {
             | DC_SET_FORCE_SHUTDOWN
             | command::DC_QUERY_INSTANCE
     ) || command::is_nop(cmd)
+}
+
+/// A command that takes no payload: the rest of a raw command's message is
+/// dropped; after a handshake nothing is read, since a C++ client sends
+/// nothing more (its `end_of_message` on an empty buffer sends no packet)
+/// and may be waiting for our reply.
+async fn no_payload(cmd: &mut Command<'_>) -> cedar::error::Result<()> {
+    if matches!(cmd.request().payload, cedar::handshake::Payload::Inline(..)) {
+        let _ = cmd.read_payload().await?;
+    }
+    Ok(())
 }
 
 /// This process's instance id for `DC_QUERY_INSTANCE`: 16 hex digits,
@@ -323,14 +338,13 @@ impl DcCommands {
                 self.controls.signal(signal);
             }
             command::DC_QUERY_INSTANCE => {
-                let _ = cmd.read_payload_or_empty().await?;
+                no_payload(cmd).await?;
                 let mut reply = cmd.encoder();
                 reply.put_bytes(instance_id().as_bytes());
                 cmd.send(reply.as_bytes()).await?;
             }
             other => {
-                // No payload: the (possibly empty) message after the handshake.
-                let _ = cmd.read_payload_or_empty().await?;
+                no_payload(cmd).await?;
                 match other {
                     command::DC_RECONFIG | command::DC_RECONFIG_FULL => self.controls.reconfig(),
                     command::DC_OFF_GRACEFUL => {

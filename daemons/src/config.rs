@@ -295,8 +295,12 @@ mod tests {
         assert_eq!(c.not_responding_timeout(), 90);
         assert_eq!(c.collector_port(), 9620);
         assert_eq!(c.network_interface(), Some(std::net::IpAddr::from([127, 0, 0, 1])));
-        let c = DaemonConfig::parse_str("NOT_RESPONDING_TIMEOUT = -5\nCOLLECTOR_HOST = <10.0.0.1:9777?sock=x>\n", "COLLECTOR", None)
-            .unwrap();
+        let c = DaemonConfig::parse_str(
+            "NOT_RESPONDING_TIMEOUT = -5\nCOLLECTOR_HOST = <10.0.0.1:9777?sock=x>\n",
+            "COLLECTOR",
+            None,
+        )
+        .unwrap();
         assert_eq!(c.not_responding_timeout(), 1);
         assert_eq!(c.collector_port(), 9777);
     }
@@ -338,7 +342,8 @@ mod tests {
         // from outside the chroot, so the top file is what is checked here.
         let c = DaemonConfig::load("COLLECTOR", None, Some(top)).unwrap();
         assert!(c.get("SBIN").is_some_and(|d| d.ends_with("/sbin")));
-        let mini = DaemonConfig::load("COLLECTOR", None, Some(Path::new("/work/chroot/etc/condor/config.d/00-minicondor")));
+        let mini =
+            DaemonConfig::load("COLLECTOR", None, Some(Path::new("/work/chroot/etc/condor/config.d/00-minicondor")));
         assert!(mini.unwrap().get("DAEMON_LIST").is_some_and(|d| d.contains("COLLECTOR")));
     }
 }

@@ -198,8 +198,9 @@ pub fn open_log(config: &DaemonConfig, args: &Args) -> Result<LogHandle, DaemonE
         return Ok(LogHandle::discard());
     }
     match log_path(config, args) {
-        Some(path) => LogHandle::to_file(&path, config.max_log_bytes(), flags)
-            .map_err(|source| DaemonError::Log { path, source }),
+        Some(path) => {
+            LogHandle::to_file(&path, config.max_log_bytes(), flags).map_err(|source| DaemonError::Log { path, source })
+        }
         // No log file configured: stderr, as a tool's dprintf goes.
         None => Ok(LogHandle::to_stderr(flags)),
     }
@@ -436,7 +437,9 @@ impl Daemon {
         let (timing_tx, mut timing_rx) = watch::channel(timing(&config));
         if let Some(ka) = self.keepalive(&sinful) {
             let first = *timing_rx.borrow();
-            ka.send(first).await.map_err(|source| DaemonError::KeepAlive { parent: ka.parent().to_string(), source })?;
+            ka.send(first)
+                .await
+                .map_err(|source| DaemonError::KeepAlive { parent: ka.parent().to_string(), source })?;
             tasks.spawn(async move {
                 loop {
                     let t = *timing_rx.borrow_and_update();
