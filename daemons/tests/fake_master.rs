@@ -3,6 +3,8 @@
 //! `CONDOR_PRIVATE_INHERIT` and takes `DC_CHILDALIVE`), while the test
 //! sends the daemon what the master and the tools send.
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
