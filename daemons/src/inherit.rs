@@ -110,6 +110,8 @@ pub struct Inherit {
     pub shared_port: Option<String>,
     /// Our command sockets, bound by the parent.
     pub command_sockets: Vec<InheritedSocket>,
+    /// The variable as read (it holds no secret; DaemonCore logs it too).
+    pub raw: String,
 }
 
 fn socket(kind: &str, serialized: Option<&str>) -> Result<InheritedSocket, InheritError> {
@@ -132,7 +134,7 @@ impl Inherit {
             return Err(InheritError::TooLong { var: ENV_INHERIT });
         }
         let mut words = value.split(' ').filter(|w| !w.is_empty()).peekable();
-        let mut out = Inherit::default();
+        let mut out = Inherit { raw: value.to_owned(), ..Inherit::default() };
         let Some(pid) = words.next() else { return Ok(out) };
         out.parent_pid = pid.parse().map_err(|_| InheritError::BadPid(pid.chars().take(40).collect()))?;
         // The parent's sinful; C++ writes "" when it has none, and its
@@ -286,6 +288,20 @@ mod tests {
         assert_eq!(i.command_listener_fd(), Some(9));
         assert_eq!(i.command_sockets[1].kind, SocketKind::Udp);
         assert_eq!(i.command_sockets[1].fd, 10);
+    }
+
+    #[test]
+    fn what_a_real_23_9_6_master_wrote() {
+        // Logged by the noop daemon started by condor_master 23.9.6 (the
+        // anchor chroot, USE_SHARED_PORT = False, DC_DAEMON_LIST = +NOOP).
+        let env = "1605 <127.0.0.1:34491?addrs=127.0.0.1-34491&alias=vm> 0 1 12*6*0*0*0*0***1**0*0*0*0*0*0*0* 2 13*2*0*0*0*0***0** 0";
+        let i = Inherit::parse(env).unwrap();
+        assert_eq!(i.parent_pid, 1605);
+        assert_eq!(i.parent_sinful.as_deref(), Some("<127.0.0.1:34491?addrs=127.0.0.1-34491&alias=vm>"));
+        assert!(i.sockets.is_empty() && i.shared_port.is_none());
+        assert_eq!(i.command_listener_fd(), Some(12));
+        assert_eq!((i.command_sockets[1].kind, i.command_sockets[1].fd), (SocketKind::Udp, 13));
+        assert_eq!(i.raw, env);
     }
 
     #[test]

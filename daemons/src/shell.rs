@@ -159,6 +159,19 @@ impl Context {
     }
 }
 
+/// Unblocks every signal in the calling thread, and so in the threads it
+/// starts after this. `condor_master` starts its children with the signal
+/// mask DaemonCore runs with, every signal blocked (its `dc_main` sets its
+/// own); a child that keeps it never sees the master's `SIGHUP`, `SIGTERM`
+/// or `SIGQUIT`. Call it before the runtime starts (as
+/// [`Daemon::from_env`] and [`Daemon::run`] do).
+pub fn unblock_signals() {
+    use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
+    if let Err(e) = pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None) {
+        tracing::info!("DaemonCore: cannot unblock signals: {e}");
+    }
+}
+
 /// A daemon being started: its subsystem, command line, inheritance,
 /// configuration and log.
 #[derive(Debug)]
@@ -213,6 +226,7 @@ impl Daemon {
     /// configuration and installs the log as the global `tracing`
     /// subscriber. Call it first in `main`, before any thread starts.
     pub fn from_env(subsystem: &str) -> Result<Daemon, DaemonError> {
+        unblock_signals();
         let args = Args::from_env()?;
         let (inherit, private) = crate::inherit::take_from_env()?;
         let config = DaemonConfig::load(subsystem, args.local_name.as_deref(), args.config.as_deref())?;
@@ -282,6 +296,7 @@ impl Daemon {
         F: FnOnce(Context) -> Fut + Send + 'static,
         Fut: Future<Output = Result<(), AppError>> + Send + 'static,
     {
+        unblock_signals();
         let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         rt.block_on(self.serve(app))
     }
@@ -345,6 +360,8 @@ impl Daemon {
     }
 
     /// Runs the daemon on the current tokio runtime until `app` returns.
+    /// The runtime's threads must not block `SIGTERM`, `SIGQUIT` and
+    /// `SIGHUP` (see [`unblock_signals`]).
     pub async fn serve<F, Fut>(self, app: F) -> Result<(), DaemonError>
     where
         F: FnOnce(Context) -> Fut + Send + 'static,
@@ -354,6 +371,11 @@ impl Daemon {
             return Daemon::kill(file);
         }
         self.banner();
+        if self.inherit.raw.is_empty() {
+            tracing::debug!(target: "daemons::shell", "CONDOR_INHERIT: is NULL");
+        } else {
+            tracing::debug!(target: "daemons::shell", "CONDOR_INHERIT: \"{}\"", self.inherit.raw);
+        }
         let listener = self.command_socket().await?;
         let local = listener.local_addr().map_err(SocketError::from)?;
         let ip = socket::reachable_ip(local, self.config.network_interface());
@@ -576,6 +598,22 @@ impl Daemon {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signals_are_unblocked() {
+        use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow, Signal};
+        std::thread::spawn(|| {
+            let mut blocked = SigSet::empty();
+            blocked.add(Signal::SIGHUP);
+            blocked.add(Signal::SIGTERM);
+            pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&blocked), None).unwrap();
+            unblock_signals();
+            let now = SigSet::thread_get_mask().unwrap();
+            assert!(!now.contains(Signal::SIGHUP) && !now.contains(Signal::SIGTERM));
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn log_paths() {
