@@ -145,7 +145,8 @@ impl ClientSession {
         let server_version = text("ShortVersion").and_then(|short| {
             let mut parts = short.split('.').map(|p| p.trim().parse::<u32>().ok());
             let (Some(Some(major)), minor, sub) = (parts.next(), parts.next(), parts.next()) else { return None };
-            let v = Version::new(major, minor.flatten().unwrap_or(0), sub.flatten().unwrap_or(0), "ExportedSessionInfo");
+            let v =
+                Version::new(major, minor.flatten().unwrap_or(0), sub.flatten().unwrap_or(0), "ExportedSessionInfo");
             Some(v.to_string())
         });
         Ok(ClientSession {
@@ -305,14 +306,26 @@ mod tests {
         assert!(matches!(s, Err(e) if e.kind() == ErrorKind::Malformed));
         let long = format!("[{}]", "x".repeat(70_000));
         assert!(ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", &long, now).is_err());
-        let s = ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", r#"[CryptoMethods="AES";SessionExpires=1;]"#, now)
-            .unwrap();
+        let s = ClientSession::non_negotiated(
+            "id",
+            "<127.0.0.1:1>",
+            "k",
+            r#"[CryptoMethods="AES";SessionExpires=1;]"#,
+            now,
+        )
+        .unwrap();
         // Expired already: a Unix time in the past leaves no time.
         assert!(!s.is_live(now + Duration::from_secs(1)));
         assert_eq!(s.key, Some(SessionKey::from_shared_string("k")));
         // The cache finds it by address and command like a negotiated one.
-        let s = ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", r#"[CryptoMethods="AES";ValidCommands="60008";]"#, now)
-            .unwrap();
+        let s = ClientSession::non_negotiated(
+            "id",
+            "<127.0.0.1:1>",
+            "k",
+            r#"[CryptoMethods="AES";ValidCommands="60008";]"#,
+            now,
+        )
+        .unwrap();
         let mut cache = ClientSessionCache::new();
         cache.insert(s, now);
         assert_eq!(cache.lookup("<127.0.0.1:1>", 60008, now).map(|s| s.id.as_str()), Some("id"));
