@@ -222,6 +222,27 @@ impl ExportedSession {
         ClientSession::non_negotiated(&self.id, connect_addr, &self.key, &self.info, Instant::now())
     }
 
+    /// The session as the server side of it, for the daemon's own session
+    /// cache, with `user` as the peer's name (`condor@family` for the
+    /// family session, `condor@parent` for the parent's, as DaemonCore
+    /// names them). A C++ daemon started by the same master tries the
+    /// family session first with any local peer, so a server that does not
+    /// know it costs each of them a failed command.
+    pub fn server_session(&self, user: &str) -> cedar::error::Result<cedar::handshake::Session> {
+        let now = Instant::now();
+        let client = self.client_session("")?;
+        let duration =
+            client.expires.map_or(cedar::handshake::session::MAX_DURATION, |e| e.saturating_duration_since(now));
+        let mut session = cedar::handshake::Session::new(self.id.clone(), now, duration, None);
+        session.user = Some(user.to_owned());
+        session.method = Some("FAMILY".to_owned());
+        session.encrypted = client.encryption;
+        session.key = client.key;
+        session.valid_commands = client.valid_commands;
+        session.peer_version = cedar::version::parse_peer_version(client.server_version.as_deref());
+        Ok(session)
+    }
+
     /// The shared secret. Never log it.
     pub fn key(&self) -> &str {
         &self.key
@@ -240,6 +261,15 @@ pub struct PrivateInherit {
 }
 
 impl PrivateInherit {
+    /// The sessions a server of ours should know (see
+    /// [`ExportedSession::server_session`]): the family session and the
+    /// parent's. Sessions this crate cannot use (no AES) are left out.
+    pub fn server_sessions(&self) -> Vec<cedar::handshake::Session> {
+        let family = self.family_session.as_ref().map(|s| s.server_session("condor@family"));
+        let parent = self.parent_session.as_ref().map(|s| s.server_session("condor@parent"));
+        [family, parent].into_iter().flatten().filter_map(Result::ok).collect()
+    }
+
     /// Parses a `CONDOR_PRIVATE_INHERIT` value; unknown words are ignored,
     /// as C++ ignores them.
     pub fn parse(value: &str) -> Result<PrivateInherit, InheritError> {
@@ -355,6 +385,14 @@ mod tests {
         assert_eq!(family.key(), "fedcba98");
         // The key never shows in Debug output.
         assert!(!format!("{p:?}").contains("0123456789abcdef"));
+        let servers = p.server_sessions();
+        assert_eq!(servers.len(), 2);
+        assert_eq!((servers[0].id.as_str(), servers[0].user.as_deref()), ("family:feedbeef", Some("condor@family")));
+        assert_eq!(servers[1].user.as_deref(), Some("condor@parent"));
+        assert!(
+            servers[0].encrypted && servers[0].key == Some(cedar::crypto::SessionKey::from_shared_string("fedcba98"))
+        );
+        assert!(servers[0].is_live(Instant::now()));
         let s = parent.client_session("<127.0.0.1:9620>").unwrap();
         assert_eq!(s.valid_commands, [60008, 60043, 60000]);
         assert_eq!(s.key, Some(cedar::crypto::SessionKey::from_shared_string("0123456789abcdef0123456789abcdef")));

@@ -119,6 +119,12 @@ pub struct Context {
     pub args: Vec<String>,
     /// The parent's pid and address, under a master.
     pub parent: Option<(u32, Option<String>)>,
+    /// The sessions the master gave us, as a server holds them: put them in
+    /// the server's session cache so that the master and the daemons it
+    /// started (which try the family session first) can resume them.
+    /// Their users are `condor@family` and `condor@parent`; the server's
+    /// `ALLOW_*` lists decide what they may do.
+    pub inherited_sessions: Vec<cedar::handshake::Session>,
     dc: DcCommands,
 }
 
@@ -582,6 +588,7 @@ impl Daemon {
             controls: app_rx,
             args: self.args.rest.clone(),
             parent: self.inherit.has_parent().then(|| (self.inherit.parent_pid, self.inherit.parent_sinful.clone())),
+            inherited_sessions: self.private.server_sessions(),
             dc: DcCommands::new(controls),
         };
         let outcome = tokio::spawn(app(ctx)).await;

@@ -24,6 +24,9 @@ use tokio::sync::mpsc;
 
 const SESSION_ID: &str = "4f2a9c0e1b7d";
 const SESSION_KEY: &str = "00112233445566778899aabbccddeeff";
+const FAMILY_ID: &str = "family:9e8d7c6b5a49";
+const FAMILY_KEY: &str = "ffeeddccbbaa99887766554433221100";
+const INFO: &str = r#"[Encryption="NO";Integrity="YES";CryptoMethods="BLOWFISH";CryptoMethodsList="AES.BLOWFISH.3DES";ValidCommands="60008,60043";ShortVersion="23.9.6";]"#;
 
 /// What the fake master saw of one DC_CHILDALIVE.
 #[derive(Debug)]
@@ -132,9 +135,7 @@ fn start_daemon(pool: &Pool, with_session: bool) -> (Child, std_mpsc::Receiver<S
     .unwrap();
     let inherit = format!("{} {} 0 0", std::process::id(), pool.master);
     let private = if with_session {
-        format!(
-            "SessionKey:{SESSION_ID}#[Encryption=\"NO\";Integrity=\"YES\";CryptoMethods=\"BLOWFISH\";CryptoMethodsList=\"AES.BLOWFISH.3DES\";ValidCommands=\"60008,60043\";ShortVersion=\"23.9.6\";]{SESSION_KEY}"
-        )
+        format!("SessionKey:{SESSION_ID}#{INFO}{SESSION_KEY} FamilySessionKey:{FAMILY_ID}#{INFO}{FAMILY_KEY}")
     } else {
         String::new()
     };
@@ -204,6 +205,17 @@ async fn keepalives_commands_and_a_graceful_stop() {
         assert!(status.success());
         wait_for_line(&rx, "Got SIGHUP");
         wait_for_line(&rx, "control event: Reconfig");
+        // A sibling under the same master resumes the family session.
+        let client = Client::new(ClientConfig::default().timeout(Duration::from_secs(10)));
+        let mut family =
+            cedar::client::ClientSession::non_negotiated(FAMILY_ID, &addr, FAMILY_KEY, INFO, Instant::now()).unwrap();
+        family.valid_commands = vec![cedar::command::DC_QUERY_INSTANCE];
+        client.sessions().lock().unwrap().insert(family, Instant::now());
+        let mut conn = client.start(&addr.parse().unwrap(), cedar::command::DC_QUERY_INSTANCE).unwrap();
+        assert_eq!(conn.via(), Some(Via::ResumedSession));
+        let enc = conn.encoder();
+        conn.send(enc).unwrap();
+        assert_eq!(conn.read_message().unwrap().payload.len(), 16);
         // DC_QUERY_INSTANCE: 16 hex digits, the same each time.
         let a = send_command(&addr, cedar::command::DC_QUERY_INSTANCE);
         let b = send_command(&addr, cedar::command::DC_QUERY_INSTANCE);

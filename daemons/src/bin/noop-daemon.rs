@@ -31,7 +31,14 @@ impl Handler for Noop {
 
 async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let listener = ctx.take_listener().ok_or("no command socket")?;
-    let config = Arc::new(ServerConfig::new(register(CommandTable::new())));
+    let config = ServerConfig::new(register(CommandTable::new()));
+    if let Ok(mut cache) = config.sessions.lock() {
+        for session in std::mem::take(&mut ctx.inherited_sessions) {
+            tracing::debug!("knowing the inherited session {} of {:?}", session.id, session.user);
+            cache.insert(session, std::time::Instant::now());
+        }
+    }
+    let config = Arc::new(config);
     let server = Server::new(config, Noop { dc: ctx.dc_commands() });
     let serving = tokio::spawn(server.serve(listener, {
         let stopping = ctx.stopping();
