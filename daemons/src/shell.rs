@@ -280,7 +280,7 @@ impl Daemon {
         F: FnOnce(Context) -> Fut + Send + 'static,
         Fut: Future<Output = Result<(), AppError>> + Send + 'static,
     {
-        if std::env::args().skip(1).take_while(|a| a.starts_with('-')).any(|a| a.starts_with("-v")) {
+        if Args::from_env().is_ok_and(|a| a.version) {
             println!("{}\n{}", cedar::version::OUR_VERSION, crate::files::platform());
             return std::process::ExitCode::SUCCESS;
         }
