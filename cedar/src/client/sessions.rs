@@ -10,7 +10,11 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use classad::{ClassAd, Value};
+
 use crate::crypto::SessionKey;
+use crate::error::{Error, ErrorKind, Result};
+use crate::version::Version;
 
 /// The most sessions the cache holds; the one expiring first is dropped to
 /// make room.
@@ -74,6 +78,90 @@ impl ClientSession {
             Some(lease) => now.saturating_duration_since(self.last_used) < lease,
             None => true,
         }
+    }
+
+    /// A session both sides were given without a handshake
+    /// (`SecMan::CreateNonNegotiatedSecuritySession`): what a daemon
+    /// started by `condor_master` inherits in `CONDOR_PRIVATE_INHERIT`, or
+    /// a match-password session. `id` is the session id, `key` the shared
+    /// secret string (the key is HKDF of it, as C++ derives it) and `info`
+    /// the exported session attributes, `[Encryption="YES";…;]`
+    /// (`ExportSecSessionInfo`): `CryptoMethods` (or `CryptoMethodsList`,
+    /// `.`-separated), `SessionExpires` (a Unix time, 0 for never),
+    /// `ValidCommands` and `ShortVersion`. An empty `info` is a session of
+    /// no commands.
+    ///
+    /// With AES among the crypto methods every message of the session is
+    /// encrypted (C++ turns AES-GCM on whenever it has an AES key); a
+    /// session without AES is refused ([`ErrorKind::Policy`]), since
+    /// this crate speaks no other cipher.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use cedar::client::ClientSession;
+    /// let info = r#"[Encryption="NO";Integrity="YES";CryptoMethods="BLOWFISH";CryptoMethodsList="AES.BLOWFISH.3DES";ValidCommands="60008,60043";ShortVersion="23.9.6";]"#;
+    /// let s = ClientSession::non_negotiated("a1b2", "<127.0.0.1:40001>", "c0ffee", info, Instant::now())?;
+    /// assert_eq!(s.valid_commands, [60008, 60043]);
+    /// assert!(s.encryption && s.key.is_some());
+    /// assert!(s.server_version.as_deref().is_some_and(|v| v.starts_with("$CondorVersion: 23.9.6 ")));
+    /// # Ok::<(), cedar::Error>(())
+    /// ```
+    pub fn non_negotiated(id: &str, connect_addr: &str, key: &str, info: &str, now: Instant) -> Result<ClientSession> {
+        let malformed = |what: &str| Error::new(ErrorKind::Malformed, format!("exported session info: {what}"));
+        if info.len() > 64 * 1024 {
+            return Err(malformed("longer than 64 KiB"));
+        }
+        let ad: ClassAd = if info.trim().is_empty() {
+            ClassAd::new()
+        } else {
+            if !info.starts_with('[') || !info.ends_with(']') {
+                return Err(malformed("not in []"));
+            }
+            info.parse().map_err(|_| malformed("not a list of NAME=value;"))?
+        };
+        let text = |name: &str| ad.eval_attr(name).as_str().map(str::to_owned);
+        let methods = text("CryptoMethodsList").map(|m| m.replace('.', ",")).or_else(|| text("CryptoMethods"));
+        let aes = methods.as_deref().is_some_and(|m| m.split(',').any(|x| x.trim().eq_ignore_ascii_case("AES")));
+        if !aes {
+            return Err(Error::new(
+                ErrorKind::Policy,
+                format!("session {id} has no AES crypto method ({})", methods.as_deref().unwrap_or("none")),
+            ));
+        }
+        let valid_commands = text("ValidCommands")
+            .map(|v| v.split(',').filter_map(|c| c.trim().parse().ok()).take(MAX_COMMANDS_PER_SESSION).collect())
+            .unwrap_or_default();
+        let expires = match ad.eval_attr("SessionExpires") {
+            Value::Int(t) if t > 0 => {
+                let unix_now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+                let left = u64::try_from(t.saturating_sub(unix_now)).unwrap_or(0);
+                Some(now + Duration::from_secs(left.min(10 * 365 * 86400)))
+            }
+            _ => None,
+        };
+        // ImportSecSessionInfo turns "8.9.7" into a full version string.
+        let server_version = text("ShortVersion").and_then(|short| {
+            let mut parts = short.split('.').map(|p| p.trim().parse::<u32>().ok());
+            let (Some(Some(major)), minor, sub) = (parts.next(), parts.next(), parts.next()) else { return None };
+            let v =
+                Version::new(major, minor.flatten().unwrap_or(0), sub.flatten().unwrap_or(0), "ExportedSessionInfo");
+            Some(v.to_string())
+        });
+        Ok(ClientSession {
+            id: id.to_owned(),
+            connect_addr: connect_addr.to_owned(),
+            server_version,
+            my_remote_user: None,
+            auth_method: Some("FAMILY".to_owned()),
+            encryption: true,
+            key: Some(SessionKey::from_shared_string(key)),
+            valid_commands,
+            expires,
+            lease: None,
+            last_used: now,
+        })
     }
 
     /// When the session ends if unused from now on.
@@ -205,6 +293,42 @@ mod tests {
         cache.renew("a", now + Duration::from_secs(25));
         assert!(cache.lookup("<127.0.0.1:9618>", 5, now + Duration::from_secs(50)).is_some());
         assert!(cache.lookup("<127.0.0.1:9618>", 5, now + Duration::from_secs(61)).is_none());
+    }
+
+    #[test]
+    fn non_negotiated_sessions_need_aes_and_bounded_info() {
+        let now = Instant::now();
+        let s = ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", "", now);
+        assert!(matches!(s, Err(e) if e.kind() == ErrorKind::Policy));
+        let s = ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", r#"[CryptoMethods="BLOWFISH";]"#, now);
+        assert!(matches!(s, Err(e) if e.kind() == ErrorKind::Policy));
+        let s = ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", "Encryption=YES", now);
+        assert!(matches!(s, Err(e) if e.kind() == ErrorKind::Malformed));
+        let long = format!("[{}]", "x".repeat(70_000));
+        assert!(ClientSession::non_negotiated("id", "<127.0.0.1:1>", "k", &long, now).is_err());
+        let s = ClientSession::non_negotiated(
+            "id",
+            "<127.0.0.1:1>",
+            "k",
+            r#"[CryptoMethods="AES";SessionExpires=1;]"#,
+            now,
+        )
+        .unwrap();
+        // Expired already: a Unix time in the past leaves no time.
+        assert!(!s.is_live(now + Duration::from_secs(1)));
+        assert_eq!(s.key, Some(SessionKey::from_shared_string("k")));
+        // The cache finds it by address and command like a negotiated one.
+        let s = ClientSession::non_negotiated(
+            "id",
+            "<127.0.0.1:1>",
+            "k",
+            r#"[CryptoMethods="AES";ValidCommands="60008";]"#,
+            now,
+        )
+        .unwrap();
+        let mut cache = ClientSessionCache::new();
+        cache.insert(s, now);
+        assert_eq!(cache.lookup("<127.0.0.1:1>", 60008, now).map(|s| s.id.as_str()), Some("id"));
     }
 
     #[test]

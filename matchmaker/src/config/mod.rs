@@ -117,6 +117,7 @@ pub struct Loader {
     limits: Limits,
     env: Env,
     subsystem: Option<String>,
+    local_name: Option<String>,
 }
 
 impl Loader {
@@ -150,6 +151,26 @@ impl Loader {
         self
     }
 
+    /// Reads values as the daemon started with `-local-name local_name`
+    /// reads them: `LOCAL_NAME.NAME` wins over `SUBSYSTEM.NAME`, which wins
+    /// over `NAME` (HTCondor's `lookup_macro`, in the files and in the
+    /// defaults alike).
+    ///
+    /// ```
+    /// use matchmaker::config::Loader;
+    /// let text = "A = 1\nCOLLECTOR.A = 2\nVIEW.A = 3\nB = $(A)\n";
+    /// let view = Loader::new().subsystem("COLLECTOR").local_name("VIEW").parse_str(text, "v.conf")?;
+    /// assert_eq!(view.get_int("A")?, 3);
+    /// assert_eq!(view.get_int("B")?, 3); // macros are looked up the same way
+    /// let plain = Loader::new().subsystem("COLLECTOR").parse_str(text, "v.conf")?;
+    /// assert_eq!(plain.get_int("A")?, 2);
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
+    pub fn local_name(mut self, local_name: &str) -> Loader {
+        self.local_name = Some(local_name.to_string()).filter(|n| !n.is_empty());
+        self
+    }
+
     /// Uses these variables as the whole environment (for `$ENV(X)` and
     /// `_CONDOR_NAME` overrides) instead of the process's.
     pub fn env<K: Into<String>, V: Into<String>>(mut self, vars: impl IntoIterator<Item = (K, V)>) -> Loader {
@@ -167,6 +188,7 @@ impl Loader {
             local_files: Vec::new(),
             warnings: Vec::new(),
             subsystem: self.subsystem.clone(),
+            local_name: self.local_name.clone(),
             dump: false,
         }
     }
@@ -252,6 +274,7 @@ pub struct Config {
     local_files: Vec<String>,
     warnings: Vec<String>,
     subsystem: Option<String>,
+    local_name: Option<String>,
     /// Read from `condor_config_val -dump` output, alone.
     dump: bool,
 }
@@ -305,13 +328,14 @@ impl Config {
         })
     }
 
-    /// Finds `name` as HTCondor's lookup does: `SUBSYSTEM.NAME` in the
-    /// files, then in the defaults, then `NAME` in the files, then in the
+    /// Finds `name` as HTCondor's lookup does: `LOCAL_NAME.NAME` (with a
+    /// local name) in the files, then in the defaults, then
+    /// `SUBSYSTEM.NAME` likewise, then `NAME` in the files, then in the
     /// defaults.
     fn find_any(&self, name: &str) -> Option<Found> {
         let defaults = Defaults::get();
-        if let Some(sub) = &self.subsystem {
-            let full = format!("{sub}.{name}");
+        for prefix in [&self.local_name, &self.subsystem].into_iter().flatten() {
+            let full = format!("{prefix}.{name}");
             if let Some(i) = self.find(&full) {
                 return Some(Found::Entry(i));
             }
