@@ -35,13 +35,8 @@ fn pool_key() -> Result<SigningKey> {
 }
 
 fn token(subject: &str, authz: &[&str]) -> Result<String> {
-    let claims = MintClaims::new(
-        TRUST_DOMAIN,
-        subject,
-        unix_now(),
-        Some(3600),
-        authz.iter().map(|s| (*s).to_owned()).collect(),
-    );
+    let claims =
+        MintClaims::new(TRUST_DOMAIN, subject, unix_now(), Some(3600), authz.iter().map(|s| (*s).to_owned()).collect());
     Ok(claims.mint(&pool_key()?)?)
 }
 
@@ -274,7 +269,8 @@ fn private_attributes_need_negotiator_authorization() -> Result<()> {
 #[test]
 fn advertise_needs_a_token_with_the_right_scope() -> Result<()> {
     let f = spawn(HttpOptions::default())?;
-    let ad = r#"{ "MyType": "Machine", "Name": "slot9@new", "Machine": "new", "MyAddress": "<127.0.0.1:3>", "Cpus": 9 }"#;
+    let ad =
+        r#"{ "MyType": "Machine", "Name": "slot9@new", "Machine": "new", "MyAddress": "<127.0.0.1:3>", "Cpus": 9 }"#;
     let none = request(f.addr, "POST", "/v1/ads/startd", None, Some(ad))?;
     assert_eq!(none.status, 401, "{}", none.body);
     assert!(none.headers.to_ascii_lowercase().contains("www-authenticate: bearer"));
@@ -310,7 +306,8 @@ fn advertise_needs_a_token_with_the_right_scope() -> Result<()> {
     let r = request(f.addr, "POST", "/v1/ads/startd", Some(&good), Some("{ nope"))?;
     assert_eq!((r.status, r.error_kind().as_str()), (400, "bad_ad"));
     // A token from another trust domain.
-    let foreign = MintClaims::new("elsewhere", "startd@elsewhere", unix_now(), Some(60), Vec::new()).mint(&pool_key()?)?;
+    let foreign =
+        MintClaims::new("elsewhere", "startd@elsewhere", unix_now(), Some(60), Vec::new()).mint(&pool_key()?)?;
     let r = request(f.addr, "POST", "/v1/ads/startd", Some(&foreign), Some(ad))?;
     assert_eq!(r.status, 401, "{}", r.body);
     Ok(())

@@ -47,13 +47,9 @@ fn kind(name: &str) -> Kind {
         "startd" | "machine" | "slot" => {
             k(c::QUERY_STARTD_ADS, Some(c::UPDATE_STARTD_AD), Some(c::INVALIDATE_STARTD_ADS), None, "Machine")
         }
-        "startd_daemon" => k(
-            c::QUERY_STARTD_ADS,
-            Some(c::UPDATE_STARTD_AD),
-            Some(c::INVALIDATE_STARTD_ADS),
-            Some("StartD"),
-            "StartD",
-        ),
+        "startd_daemon" => {
+            k(c::QUERY_STARTD_ADS, Some(c::UPDATE_STARTD_AD), Some(c::INVALIDATE_STARTD_ADS), Some("StartD"), "StartD")
+        }
         "startd_private" => k(c::QUERY_STARTD_PVT_ADS, None, None, None, "Machine"),
         "schedd" | "scheduler" => {
             k(c::QUERY_SCHEDD_ADS, Some(c::UPDATE_SCHEDD_AD), Some(c::INVALIDATE_SCHEDD_ADS), None, "Scheduler")
@@ -105,13 +101,7 @@ fn kind(name: &str) -> Kind {
             "CkptServer",
         ),
         "any" => k(c::QUERY_ANY_ADS, None, None, None, ""),
-        _ => k(
-            c::QUERY_GENERIC_ADS,
-            Some(c::UPDATE_AD_GENERIC),
-            Some(c::INVALIDATE_ADS_GENERIC),
-            Some(name),
-            name,
-        ),
+        _ => k(c::QUERY_GENERIC_ADS, Some(c::UPDATE_AD_GENERIC), Some(c::INVALIDATE_ADS_GENERIC), Some(name), name),
     }
 }
 
@@ -258,7 +248,10 @@ pub(crate) async fn one(
     };
     let (query, selection) = run_query(&http, &caller, &ask)?;
     match selection.hits().first() {
-        Some(hit) => Ok(json_response(StatusCode::OK, classad::format::ad_to_string(&query.hit_ad(hit), classad::format::Format::Json))),
+        Some(hit) => Ok(json_response(
+            StatusCode::OK,
+            classad::format::ad_to_string(&query.hit_ad(hit), classad::format::Format::Json),
+        )),
         None => Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no {type_name} ad named {name:?}"))),
     }
 }
@@ -311,7 +304,13 @@ pub(crate) async fn advertise(
 }
 
 /// Runs invalidation `command` of `kind` with `query`, counting it.
-fn invalidation(http: &Shared, caller: &Caller, kind: &Kind, type_name: &str, mut query: ClassAd) -> Result<usize, ApiError> {
+fn invalidation(
+    http: &Shared,
+    caller: &Caller,
+    kind: &Kind,
+    type_name: &str,
+    mut query: ClassAd,
+) -> Result<usize, ApiError> {
     let Some(command) = kind.invalidate else {
         return Err(ApiError::bad_request("bad_type", format!("{type_name} ads cannot be invalidated")));
     };

@@ -25,7 +25,8 @@ pub(crate) fn read_ads(body: &[u8]) -> Result<Vec<ClassAd>, ApiError> {
     if text.trim().is_empty() {
         return Err(ApiError::bad_request("bad_ad", "the body holds no ad"));
     }
-    let ads = format::parse_ads(text, Some(Format::Json)).map_err(|e| ApiError::bad_request("bad_ad", e.to_string()))?;
+    let ads =
+        format::parse_ads(text, Some(Format::Json)).map_err(|e| ApiError::bad_request("bad_ad", e.to_string()))?;
     if ads.is_empty() {
         return Err(ApiError::bad_request("bad_ad", "the body holds no ad"));
     }

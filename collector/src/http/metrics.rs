@@ -131,8 +131,18 @@ pub fn render(collector: &Collector, cedar: Option<&ServerStats>) -> String {
     let _ = writeln!(out, "{name}_count {}", cumulative.last().copied().unwrap_or(0));
 
     let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
-    counter(&mut out, "htcondor_collector_ads_inserted_total", "Updates that added a new ad.", load(&stats.ads_inserted));
-    counter(&mut out, "htcondor_collector_ads_expired_total", "Ads removed past their lifetime.", load(&stats.ads_expired));
+    counter(
+        &mut out,
+        "htcondor_collector_ads_inserted_total",
+        "Updates that added a new ad.",
+        load(&stats.ads_inserted),
+    );
+    counter(
+        &mut out,
+        "htcondor_collector_ads_expired_total",
+        "Ads removed past their lifetime.",
+        load(&stats.ads_expired),
+    );
     counter(
         &mut out,
         "htcondor_collector_ads_invalidated_total",
@@ -164,7 +174,12 @@ pub fn render(collector: &Collector, cedar: Option<&ServerStats>) -> String {
         head(&mut out, name, "counter", "CEDAR connections ended by a deadline or an error.");
         let _ = writeln!(out, "{name}{{reason=\"timed_out\"}} {}", load(&cedar.timed_out));
         let _ = writeln!(out, "{name}{{reason=\"failed\"}} {}", load(&cedar.failed));
-        counter(&mut out, "htcondor_cedar_commands_total", "CEDAR commands handed to the handler.", load(&cedar.commands));
+        counter(
+            &mut out,
+            "htcondor_cedar_commands_total",
+            "CEDAR commands handed to the handler.",
+            load(&cedar.commands),
+        );
     }
     let sessions = collector.server_config().sessions.lock().map(|s| s.len()).unwrap_or(0);
     head(&mut out, "htcondor_cedar_sessions", "gauge", "CEDAR security sessions cached.");

@@ -31,7 +31,8 @@ pub fn document() -> Value {
         "description": "the ads",
         "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Ads" } } }
     });
-    let status = json!({ "description": "status", "content": { "application/json": { "schema": { "type": "object" } } } });
+    let status =
+        json!({ "description": "status", "content": { "application/json": { "schema": { "type": "object" } } } });
     json!({
         "openapi": "3.0.3",
         "info": {
