@@ -420,3 +420,60 @@ fn metrics_count_the_traffic() -> Result<()> {
     assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}");
     Ok(())
 }
+
+#[test]
+fn slow_headers_and_too_many_connections_are_cut_off() -> Result<()> {
+    let options = HttpOptions::default().header_timeout(Duration::from_millis(300)).max_connections(1);
+    let f = spawn(options)?;
+    let mut slow = TcpStream::connect(f.addr)?;
+    slow.set_read_timeout(Some(Duration::from_secs(10)))?;
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")?;
+    // While the slow one holds the only slot, another is closed unanswered.
+    std::thread::sleep(Duration::from_millis(50));
+    let mut other = TcpStream::connect(f.addr)?;
+    other.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let _ = other.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let mut got = Vec::new();
+    let _ = other.read_to_end(&mut got);
+    assert!(!String::from_utf8_lossy(&got).contains("200 OK"), "served past max_connections");
+    // The slow one is closed once its headers are late, well before the
+    // client's 10 s read timeout.
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    slow.read_to_end(&mut rest)?;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(!String::from_utf8_lossy(&rest).contains("200 OK"));
+    // A connection that sends nothing is closed too.
+    std::thread::sleep(Duration::from_millis(50));
+    let mut idle = TcpStream::connect(f.addr)?;
+    idle.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let started = std::time::Instant::now();
+    idle.read_to_end(&mut rest)?;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Then the slot is free again.
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(get(f.addr, "/healthz")?.status, 200);
+    Ok(())
+}
+
+#[test]
+fn serve_returns_on_shutdown() -> Result<()> {
+    let server = ServerConfig::new(Collector::commands());
+    let collector = Arc::new(Collector::new(CollectorConfig::new("127.0.0.1"), Arc::new(server), "<127.0.0.1:9618>"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(collector::http::serve(Http::new(collector), listener, async move {
+            let _ = rx.await;
+        }));
+        let reply =
+            tokio::task::spawn_blocking(move || get(addr, "/healthz").map(|r| r.status).map_err(|e| e.to_string()))
+                .await??;
+        assert_eq!(reply, 200);
+        let _ = tx.send(());
+        tokio::time::timeout(Duration::from_secs(5), served).await???;
+        Ok(())
+    })
+}

@@ -66,7 +66,6 @@ mod openapi;
 mod paging;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,6 +98,11 @@ pub struct HttpOptions {
     pub default_limit: usize,
     /// The largest `limit` honoured (10 000); a larger one is lowered.
     pub max_limit: usize,
+    /// How long a connection may take to send a request's headers, and
+    /// may stay idle between requests (10 s).
+    pub header_timeout: Duration,
+    /// How many connections are served at once (1024).
+    pub max_connections: usize,
 }
 
 impl Default for HttpOptions {
@@ -108,6 +112,8 @@ impl Default for HttpOptions {
             request_timeout: Duration::from_secs(30),
             default_limit: 1000,
             max_limit: 10_000,
+            header_timeout: Duration::from_secs(10),
+            max_connections: 1024,
         }
     }
 }
@@ -122,6 +128,18 @@ impl HttpOptions {
     /// Sets [`request_timeout`](Self::request_timeout).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets [`header_timeout`](Self::header_timeout).
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_connections`](Self::max_connections).
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n;
         self
     }
 
@@ -231,7 +249,7 @@ pub(crate) fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRout
 
 /// The router, for a caller that serves it itself (with
 /// `into_make_service_with_connect_info::<SocketAddr>()`: the handlers
-/// read the peer's address).
+/// read the peer's address). [`serve`] adds the connection bounds.
 pub fn router(http: Http) -> Router {
     let timeout = http.options.request_timeout;
     let max_body = http.options.max_body;
@@ -246,15 +264,66 @@ pub fn router(http: Http) -> Router {
         .with_state(Arc::new(http))
 }
 
-/// Serves the API on `listener` until `shutdown` resolves (then the
-/// requests under way are finished).
+/// Serves the API on `listener` until `shutdown` resolves; then the
+/// connections finish the request under way and close.
+///
+/// Each connection's request headers must arrive within
+/// [`HttpOptions::header_timeout`] (an idle keep-alive connection is closed
+/// after it too), at most [`HttpOptions::max_connections`] are served at
+/// once (more are closed at once), and each request is bounded by
+/// [`HttpOptions::request_timeout`] and [`HttpOptions::max_body`].
 pub async fn serve(
     http: Http,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router(http).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    let header_timeout = http.options.header_timeout;
+    let slots = Arc::new(tokio::sync::Semaphore::new(http.options.max_connections.max(1)));
+    let app = router(http);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(e) => {
+                    // Out of descriptors, say: wait a little, go on.
+                    tracing::warn!("HTTP: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = slots.clone().try_acquire_owned() else {
+            tracing::warn!("HTTP: too many connections; closing the one from {peer}");
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(
+            app.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer))),
+        );
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            let done = tokio::select! {
+                done = connection.as_mut() => done,
+                () = async { drop(stop.wait_for(|s| *s).await) } => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.as_mut().await
+                }
+            };
+            if let Err(e) = done {
+                tracing::debug!("HTTP: connection from {peer}: {e}");
+            }
+        });
+    }
+    let _ = stop_tx.send(true);
+    Ok(())
 }
 
 async fn deadline(timeout: Duration, req: Request, next: Next) -> Response {
