@@ -40,11 +40,14 @@ fn token(subject: &str, authz: &[&str]) -> Result<String> {
     Ok(claims.mint(&pool_key()?)?)
 }
 
-/// Stores `ad` as an `UPDATE_*` command's payload would.
-fn store_over_cedar_path(collector: &Collector, command: i32, ad: &str) -> Result<()> {
-    let ad: ClassAd = ad.parse()?;
+/// Stores `ads` (an ad, and a startd's private ad) as an `UPDATE_*`
+/// command's payload would.
+fn store_over_cedar_path(collector: &Collector, command: i32, ads: &[&str]) -> Result<()> {
     let mut enc = Encoder::new(false);
-    put_classad(&mut enc, &ad, &Default::default())?;
+    for ad in ads {
+        let ad: ClassAd = ad.parse()?;
+        put_classad(&mut enc, &ad, &Default::default())?;
+    }
     let payload = read_update(command, enc.as_bytes(), false, &Default::default())?;
     apply_update(collector.store(), command, payload, None, None, unix_now())?;
     Ok(())
@@ -79,16 +82,19 @@ fn spawn(options: HttpOptions) -> Result<Fixture> {
         store_over_cedar_path(
             &collector,
             cedar::command::UPDATE_STARTD_AD,
-            &format!(
-                r#"[ MyType = "Machine"; Name = "slot{i}@host"; Machine = "host"; MyAddress = "<127.0.0.1:1>"; Cpus = {i};
-                   Memory = 1024 * {i}; Big = Cpus > 2; ClaimId = "secret{i}" ]"#
-            ),
+            &[
+                &format!(
+                    r#"[ MyType = "Machine"; Name = "slot{i}@host"; Machine = "host"; MyAddress = "<127.0.0.1:1>"; Cpus = {i};
+                       Memory = 1024 * {i}; Big = Cpus > 2; ClaimId = "secret{i}" ]"#
+                ),
+                &format!(r#"[ Capability = "cap{i}" ]"#),
+            ],
         )?;
     }
     store_over_cedar_path(
         &collector,
         cedar::command::UPDATE_MASTER_AD,
-        r#"[ MyType = "DaemonMaster"; Name = "host"; Machine = "host"; MyAddress = "<127.0.0.1:2>" ]"#,
+        &[r#"[ MyType = "DaemonMaster"; Name = "host"; Machine = "host"; MyAddress = "<127.0.0.1:2>" ]"#],
     )?;
     let ready = Arc::new(AtomicBool::new(false));
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
@@ -260,6 +266,14 @@ fn private_attributes_need_negotiator_authorization() -> Result<()> {
     let negotiator = token(&format!("negotiator@{TRUST_DOMAIN}"), &[])?;
     let r = request(f.addr, "GET", "/v1/ads/startd/slot1@host?private=true", Some(&negotiator), None)?;
     assert_eq!(r.json()?["ClaimId"], "secret1", "{}", r.body);
+    // The private table itself is the negotiator's (QUERY_STARTD_PVT_ADS).
+    let r = get(f.addr, "/v1/ads?type=startd_private")?;
+    assert_eq!((r.status, r.error_kind().as_str()), (403, "forbidden"), "{}", r.body);
+    let r = request(f.addr, "GET", "/v1/ads?type=startd_private", Some(&negotiator), None)?;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json()?;
+    assert_eq!(v["ads"].as_array().map(Vec::len), Some(5));
+    assert!(v["ads"][0]["Capability"].as_str().is_some_and(|c| c.starts_with("cap")), "{v}");
     // Not asked for: not sent, as to a 23.x negotiator.
     let r = request(f.addr, "GET", "/v1/ads/startd/slot1@host", Some(&negotiator), None)?;
     assert!(r.json()?.get("ClaimId").is_none());
@@ -382,10 +396,13 @@ fn metrics_count_the_traffic() -> Result<()> {
     assert_eq!(request(f.addr, "POST", "/v1/ads/startd", Some(&good), Some(ad))?.status, 200);
     assert_eq!(request(f.addr, "DELETE", "/v1/ads/startd/slot1@host", Some(&good), None)?.status, 200);
 
+    assert_eq!(get(f.addr, "/no/such/route")?.status, 404);
     let r = get(f.addr, "/metrics")?;
     assert_eq!(r.status, 200);
     assert!(r.headers.contains("text/plain; version=0.0.4"), "{}", r.headers);
     let text = &r.body;
+    let h = r#"htcondor_collector_http_requests_total{method="GET",route="other",status="404"}"#;
+    assert_eq!(metric(text, h), Some(1.0), "{text}");
     assert_eq!(metric(text, r#"htcondor_collector_ads{ad_type="slot"}"#), Some(5.0), "{text}");
     assert_eq!(metric(text, r#"htcondor_collector_ads{ad_type="master"}"#), Some(1.0));
     let q = r#"htcondor_collector_queries_total{command="QUERY_STARTD_ADS",result="answered"}"#;
@@ -402,6 +419,10 @@ fn metrics_count_the_traffic() -> Result<()> {
     assert_eq!(metric(text, r#"htcondor_collector_query_duration_seconds_bucket{le="+Inf"}"#), Some(3.0));
     assert_eq!(metric(text, r#"htcondor_cedar_connections_total{result="accepted"}"#), Some(0.0));
     assert!(text.contains("htcondor_cedar_sessions 0\n"));
+    let h = r#"htcondor_collector_http_requests_total{method="GET",route="/v1/ads",status="200"}"#;
+    assert_eq!(metric(text, h), Some(3.0), "{text}");
+    let h = r#"htcondor_collector_http_requests_total{method="DELETE",route="/v1/ads/{type}/{name}",status="200"}"#;
+    assert_eq!(metric(text, h), Some(1.0), "{text}");
 
     // promtool's own check, where it is installed.
     let Ok(mut child) = std::process::Command::new("promtool")

@@ -17,6 +17,7 @@
 //! | `htcondor_cedar_connections_ended_total` | counter | `reason` (`timed_out`, `failed`) |
 //! | `htcondor_cedar_commands_total` | counter | |
 //! | `htcondor_cedar_sessions` | gauge | |
+//! | `htcondor_collector_http_requests_total` | counter | `method`, `route` (the route's pattern, `/v1/ads/{type}/{name}`; `other` for none), `status` |
 //!
 //! The CEDAR server's counters are the protocol's, so they are
 //! `htcondor_cedar_*` as the design names them, not `htcondor_collector_*`.
@@ -29,10 +30,44 @@ use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
 use cedar::tokio::ServerStats;
+use parking_lot::Mutex;
 
 use crate::server::Collector;
 use crate::stats::{PerCommand, QUERY_SECONDS_BUCKETS};
 use crate::Table;
+
+/// HTTP requests answered, by method, route pattern and status (a small
+/// set: the routes are fixed, other methods and paths count together).
+#[derive(Debug, Default)]
+pub(crate) struct HttpRequests {
+    counts: Mutex<BTreeMap<(&'static str, String, u16), u64>>,
+}
+
+impl HttpRequests {
+    /// Counts one request.
+    pub(crate) fn add(&self, method: &axum::http::Method, route: Option<&str>, status: u16) {
+        use axum::http::Method;
+        let method = match *method {
+            Method::GET => "GET",
+            Method::POST => "POST",
+            Method::DELETE => "DELETE",
+            Method::PUT => "PUT",
+            Method::HEAD => "HEAD",
+            _ => "other",
+        };
+        let route = route.unwrap_or("other").to_owned();
+        *self.counts.lock().entry((method, route, status)).or_default() += 1;
+    }
+
+    fn render(&self, out: &mut String) {
+        let name = "htcondor_collector_http_requests_total";
+        head(out, name, "counter", "HTTP requests answered, by method, route and status.");
+        for ((method, route, status), n) in self.counts.lock().iter() {
+            let route = escape(route);
+            let _ = writeln!(out, "{name}{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}");
+        }
+    }
+}
 
 /// The `Content-Type` of the text format.
 pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -88,6 +123,11 @@ fn table_label(table: &Table) -> String {
 /// assert!(text.contains("htcondor_collector_ads{ad_type=\"collector\"} 1\n"));
 /// ```
 pub fn render(collector: &Collector, cedar: Option<&ServerStats>) -> String {
+    render_with(collector, cedar, None)
+}
+
+/// [`render`], with the HTTP server's own counters.
+pub(crate) fn render_with(collector: &Collector, cedar: Option<&ServerStats>, http: Option<&HttpRequests>) -> String {
     let stats = collector.stats();
     let mut out = String::new();
     head(&mut out, "htcondor_collector_ads", "gauge", "Ads held, by table.");
@@ -184,5 +224,8 @@ pub fn render(collector: &Collector, cedar: Option<&ServerStats>) -> String {
     let sessions = collector.server_config().sessions.lock().map(|s| s.len()).unwrap_or(0);
     head(&mut out, "htcondor_cedar_sessions", "gauge", "CEDAR security sessions cached.");
     let _ = writeln!(out, "htcondor_cedar_sessions {sessions}");
+    if let Some(http) = http {
+        http.render(&mut out);
+    }
     out
 }

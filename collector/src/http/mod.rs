@@ -70,7 +70,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -160,12 +160,19 @@ pub struct Http {
     options: HttpOptions,
     ready: Arc<AtomicBool>,
     cedar: Option<Arc<ServerStats>>,
+    requests: Arc<metrics::HttpRequests>,
 }
 
 impl Http {
     /// Serves `collector` with the default options, ready at once.
     pub fn new(collector: Arc<Collector>) -> Http {
-        Http { collector, options: HttpOptions::default(), ready: Arc::new(AtomicBool::new(true)), cedar: None }
+        Http {
+            collector,
+            options: HttpOptions::default(),
+            ready: Arc::new(AtomicBool::new(true)),
+            cedar: None,
+            requests: Arc::default(),
+        }
     }
 
     /// Other bounds.
@@ -253,6 +260,7 @@ pub(crate) fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRout
 pub fn router(http: Http) -> Router {
     let timeout = http.options.request_timeout;
     let max_body = http.options.max_body;
+    let requests = http.requests.clone();
     let mut router = Router::new();
     for (path, _, handler) in routes() {
         router = router.route(path, handler);
@@ -261,6 +269,7 @@ pub fn router(http: Http) -> Router {
         .fallback(no_route)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn(move |req: Request, next: Next| deadline(timeout, req, next)))
+        .layer(middleware::from_fn(move |req: Request, next: Next| count(requests.clone(), req, next)))
         .with_state(Arc::new(http))
 }
 
@@ -333,6 +342,14 @@ async fn deadline(timeout: Duration, req: Request, next: Next) -> Response {
     }
 }
 
+async fn count(requests: Arc<metrics::HttpRequests>, req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
+    let response = next.run(req).await;
+    requests.add(&method, route.as_deref(), response.status().as_u16());
+    response
+}
+
 async fn no_route() -> ApiError {
     ApiError::new(StatusCode::NOT_FOUND, "no_route", "no such route")
 }
@@ -350,7 +367,7 @@ async fn readyz(State(http): State<Shared>) -> Response {
 }
 
 async fn metrics_route(State(http): State<Shared>) -> Response {
-    let text = metrics::render(&http.collector, http.cedar.as_deref());
+    let text = metrics::render_with(&http.collector, http.cedar.as_deref(), Some(&http.requests));
     ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response()
 }
 
