@@ -173,6 +173,10 @@ fn queries_filter_project_and_page() -> Result<()> {
     assert_eq!(names(&all)?.len(), 5);
     let v = all.json()?;
     assert_eq!(v["next_page_token"], Value::Null);
+    assert_eq!(
+        (v["total_returned"].as_i64(), v["matched"].as_i64(), v["has_more"].as_bool()),
+        (Some(5), Some(5), Some(false))
+    );
     // HTCondor's JSON: literals as values, expressions as \/Expr()\/.
     assert_eq!(v["ads"][0]["Big"], "/Expr(Cpus > 2)/");
     assert!(all.body.contains(r#""\/Expr(Cpus > 2)\/""#));
@@ -196,6 +200,8 @@ fn queries_filter_project_and_page() -> Result<()> {
         assert_eq!(r.status, 200, "{}", r.body);
         let v = r.json()?;
         seen.extend(names(&r)?);
+        assert_eq!(v["has_more"].as_bool(), Some(v["next_page_token"].is_string()));
+        assert_eq!(v["matched"], 5);
         match v["next_page_token"].as_str() {
             Some(token) => target = format!("/v1/ads?type=startd&limit=2&page_token={token}"),
             None => {

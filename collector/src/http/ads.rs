@@ -219,10 +219,14 @@ pub(crate) async fn list(
         let end = start.saturating_add(limit).min(hits.len());
         let ads: Vec<ClassAd> = hits[start..end].iter().map(|h| query.hit_ad(h)).collect();
         let next = (end < hits.len()).then(|| paging::encode(end, fp));
+        // golang-htcondor's shape (`ads`, `total_returned`, `has_more`,
+        // `next_page_token`), with `matched` for the whole query.
         Ok(format!(
-            "{{\"ads\":{},\"matched\":{},\"next_page_token\":{}}}",
+            "{{\"ads\":{},\"total_returned\":{},\"matched\":{},\"has_more\":{},\"next_page_token\":{}}}",
             json::ads_array(&ads),
+            ads.len(),
             hits.len(),
+            next.is_some(),
             serde_json::Value::from(next)
         ))
     })

@@ -122,7 +122,9 @@ pub fn document() -> Value {
                 "Ad": { "type": "object", "additionalProperties": true },
                 "Ads": { "type": "object", "properties": {
                     "ads": { "type": "array", "items": { "$ref": "#/components/schemas/Ad" } },
-                    "matched": { "type": "integer" },
+                    "total_returned": { "type": "integer", "description": "ads in this page" },
+                    "matched": { "type": "integer", "description": "ads the whole query selects" },
+                    "has_more": { "type": "boolean" },
                     "next_page_token": { "type": "string", "nullable": true }
                 } },
                 "Error": { "type": "object", "properties": { "error": { "type": "object", "properties": {
