@@ -258,6 +258,24 @@ fn one_ad_by_name_and_errors() -> Result<()> {
     assert_eq!(limit.status, 400);
     let route = get(f.addr, "/v2/nothing")?;
     assert_eq!((route.status, route.error_kind().as_str()), (404, "no_route"));
+    // axum's own refusals are JSON errors too.
+    let method = request(f.addr, "PUT", "/v1/ads", None, None)?;
+    assert_eq!((method.status, method.error_kind().as_str()), (405, "method_not_allowed"), "{}", method.body);
+    let path = get(f.addr, "/v1/ads/startd/%FF%FE")?;
+    assert_eq!((path.status, path.error_kind().as_str()), (400, "bad_request"), "{}", path.body);
+    // Garbage does not bring the server down.
+    for junk in [
+        "\x00\x01\x02\r\n\r\n",
+        "GET / HTTP/9.9\r\n\r\n",
+        "GET /v1/ads?type=%ZZ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ] {
+        let mut s = TcpStream::connect(f.addr)?;
+        s.set_read_timeout(Some(Duration::from_secs(10)))?;
+        s.write_all(junk.as_bytes())?;
+        let mut sink = Vec::new();
+        let _ = s.read_to_end(&mut sink);
+    }
+    assert_eq!(get(f.addr, "/healthz")?.status, 200);
     Ok(())
 }
 
@@ -382,7 +400,7 @@ fn request_bodies_are_bounded() -> Result<()> {
     let good = token(&format!("startd@{TRUST_DOMAIN}"), &[])?;
     let big = format!(r#"{{ "Name": "x", "Pad": "{}" }}"#, "a".repeat(4096));
     let r = request(f.addr, "POST", "/v1/ads/startd", Some(&good), Some(&big))?;
-    assert_eq!(r.status, 413, "{}", r.body);
+    assert_eq!((r.status, r.error_kind().as_str()), (413, "body_too_large"), "{}", r.body);
     Ok(())
 }
 

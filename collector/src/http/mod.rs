@@ -345,9 +345,45 @@ async fn deadline(timeout: Duration, req: Request, next: Next) -> Response {
 async fn count(requests: Arc<metrics::HttpRequests>, req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
-    let response = next.run(req).await;
+    let response = as_json_error(next.run(req).await).await;
     requests.add(&method, route.as_deref(), response.status().as_u16());
     response
+}
+
+/// The longest plain-text error body carried over into a JSON error.
+const MAX_REJECTION: usize = 4096;
+
+/// axum's own refusals (a body over the limit, a path that does not
+/// decode, a wrong method) come as plain text: they are made JSON errors
+/// like the handlers' own.
+async fn as_json_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = match axum::body::to_bytes(body, MAX_REJECTION).await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => String::new(),
+    };
+    let kind = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        s if s.is_server_error() => "internal",
+        _ => "bad_request",
+    };
+    let message = if text.trim().is_empty() { status.to_string() } else { text };
+    let mut out = ApiError::new(status, kind, message).into_response();
+    if let Some(allow) = parts.headers.get(header::ALLOW) {
+        out.headers_mut().insert(header::ALLOW, allow.clone());
+    }
+    out
 }
 
 async fn no_route() -> ApiError {
