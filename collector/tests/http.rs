@@ -522,3 +522,74 @@ fn serve_returns_on_shutdown() -> Result<()> {
         Ok(())
     })
 }
+
+/// CEDAR and HTTP from one collector: what one writes the other reads.
+#[test]
+fn cedar_and_http_share_the_tables() -> Result<()> {
+    use cedar::client::collector::Update;
+    use cedar::client::{Client, ClientConfig, CollectorClient, Query};
+    use cedar::handshake::TokenConfig;
+    use cedar::token::KeyStore;
+
+    let tokens = TokenConfig::new(KeyStore::new(Some(pool_key_path()), None, FileCheck::none()));
+    let server = Arc::new(ServerConfig::new(Collector::commands()).tokens(tokens, TRUST_DOMAIN));
+    let cedar_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    cedar_listener.set_nonblocking(true)?;
+    let cedar_addr = cedar_listener.local_addr()?;
+    let http_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    http_listener.set_nonblocking(true)?;
+    let http_addr = http_listener.local_addr()?;
+    let sinful = cedar::sinful::Sinful::from_addr(cedar_addr).with_param("noUDP", None);
+    let collector = Arc::new(Collector::new(CollectorConfig::new("127.0.0.1"), server.clone(), sinful.to_string()));
+    let ready = Arc::new(AtomicBool::new(false));
+    let cedar_server = cedar::tokio::Server::new(server, collector::server::CollectorHandler(collector.clone()));
+    let http = Http::new(collector.clone()).readiness(ready.clone()).cedar_stats(cedar_server.stats());
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let flag = ready.clone();
+    std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let (Ok(cedar_listener), Ok(http_listener)) =
+                (tokio::net::TcpListener::from_std(cedar_listener), tokio::net::TcpListener::from_std(http_listener))
+            else {
+                return;
+            };
+            tokio::spawn(collector::http::serve(http, http_listener, std::future::pending()));
+            flag.store(true, Ordering::Relaxed);
+            let _ = collector.serve_with(cedar_server, cedar_listener, std::future::pending()).await;
+        });
+    });
+    for _ in 0..100 {
+        if ready.load(Ordering::Relaxed) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(get(http_addr, "/readyz")?.status, 200);
+
+    let client = CollectorClient::new(Client::new(ClientConfig::default()), sinful);
+    let over_cedar: ClassAd =
+        r#"[ MyType = "Scheduler"; Name = "cedar@h"; MyAddress = "<127.0.0.1:5>"; TotalIdleJobs = 3 ]"#.parse()?;
+    client.advertise(cedar::command::UPDATE_SCHEDD_AD, &[Update::new(over_cedar)])?;
+    let r = get(http_addr, "/v1/ads/schedd/cedar@h")?;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()?["TotalIdleJobs"], 3);
+
+    let good = token(&format!("schedd@{TRUST_DOMAIN}"), &["ADVERTISE_SCHEDD"])?;
+    let ad = r#"{ "Name": "http@h", "MyAddress": "<127.0.0.1:6>", "TotalIdleJobs": 7 }"#;
+    let r = request(http_addr, "POST", "/v1/ads/schedd", Some(&good), Some(ad))?;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let back = client.query(&Query::schedd().constraint("TotalIdleJobs >= 3")?)?;
+    let mut cedar_names: Vec<String> = back.iter().filter_map(|a| collector::key::string_attr(a, "Name")).collect();
+    cedar_names.sort();
+    assert_eq!(cedar_names, ["cedar@h", "http@h"]);
+    let mut http_names = names(&get(http_addr, "/v1/ads?type=schedd&constraint=TotalIdleJobs%20%3E%3D%203")?)?;
+    http_names.sort();
+    assert_eq!(http_names, cedar_names);
+
+    let text = get(http_addr, "/metrics")?.body;
+    let accepted = metric(&text, r#"htcondor_cedar_connections_total{result="accepted"}"#).unwrap_or(0.0);
+    assert!(accepted >= 2.0, "{text}");
+    let u = r#"htcondor_collector_updates_total{command="UPDATE_SCHEDD_AD",result="stored"}"#;
+    assert_eq!(metric(&text, u), Some(2.0), "one over CEDAR, one over HTTP: {text}");
+    Ok(())
+}

@@ -49,12 +49,23 @@
 //! the usual choice on tokio; the crate pulls it only with the `http`
 //! feature, so embedding the collector without HTTP brings no HTTP stack.
 //!
+//! CEDAR and HTTP from one collector, with the CEDAR server's counters
+//! in `/metrics` and `/readyz` answering once the CEDAR port is bound:
+//!
 //! ```no_run
 //! # async fn demo(collector: std::sync::Arc<collector::server::Collector>) -> std::io::Result<()> {
+//! use std::sync::{atomic::AtomicBool, Arc};
 //! use collector::http::{Http, HttpOptions};
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! let http = Http::new(collector).options(HttpOptions::default());
-//! collector::http::serve(http, listener, std::future::pending()).await
+//! use collector::server::CollectorHandler;
+//! let cedar_listener = tokio::net::TcpListener::bind("0.0.0.0:9618").await?;
+//! let http_listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! let cedar = cedar::tokio::Server::new(collector.server_config().clone(), CollectorHandler(collector.clone()));
+//! let http = Http::new(collector.clone())
+//!     .options(HttpOptions::default())
+//!     .readiness(Arc::new(AtomicBool::new(true)))
+//!     .cedar_stats(cedar.stats());
+//! tokio::spawn(collector::http::serve(http, http_listener, std::future::pending()));
+//! collector.serve_with(cedar, cedar_listener, std::future::pending()).await.map_err(std::io::Error::other)
 //! # }
 //! ```
 
