@@ -18,11 +18,14 @@
 //! * [`update`]: the `UPDATE_*`, `MERGE_STARTD_AD` and `INVALIDATE_*`
 //!   commands' payloads.
 //! * [`stats`]: counters for metrics.
+//! * `http` (the `http` feature): the HTTP/JSON API and Prometheus metrics.
 //!
 //! Not yet here: the collector's own ad, the command handler and the
 //! tokio server (see the README's list of what is left).
 //!
 pub mod config;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod key;
 pub mod query;
 mod record;

@@ -352,6 +352,57 @@ impl Query {
         }
     }
 
+    /// One selected ad as a ClassAd, with what the reply would carry:
+    /// the projection applied (as `putClassAd` expands it) and the private
+    /// attributes only where the query may send them. For replies in other
+    /// encodings than CEDAR's (the HTTP API's JSON).
+    ///
+    /// ```
+    /// use collector::query::{Access, Query};
+    /// use collector::{Store, UpdateCommand};
+    /// let store = Store::new(900);
+    /// let ad: classad::ClassAd = r#"[ MyType = "Machine"; Name = "slot1@h"; Cpus = 4; ClaimId = "secret" ]"#.parse()?;
+    /// store.update(UpdateCommand::Startd, ad, None, 1000)?;
+    /// let q: classad::ClassAd = r#"[ Projection = "Name,ClaimId" ]"#.parse()?;
+    /// let q = Query::parse(cedar::command::QUERY_STARTD_ADS, q, &Access::default())?;
+    /// let selection = q.select(&store);
+    /// let got = q.hit_ad(&selection.hits()[0]);
+    /// assert_eq!(got.len(), 1); // Name; the private ClaimId withheld
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn hit_ad(&self, hit: &Hit) -> ClassAd {
+        let rec = &hit.ad;
+        let mut whole = rec.public().clone();
+        if !hit.filter_private {
+            for (name, expr) in rec.with_private().iter() {
+                whole.insert(name, expr.clone());
+            }
+        }
+        let Some(part) = self.parts.get(hit.part) else { return whole };
+        let names = match &part.projection {
+            Projection::All => return whole,
+            Projection::List(names) => names.clone(),
+            Projection::Expr(attr) => {
+                let opts = EvalOptions::new().semantics(Semantics::Old);
+                let value = match self.ad.lookup(attr.as_str()) {
+                    Some(e) => EvalContext::new(&opts).my(&self.ad).target(rec.public()).eval(e),
+                    None => Value::Undefined,
+                };
+                match value {
+                    Value::Str(s) if !split_list(s.as_str()).is_empty() => split_list(s.as_str()),
+                    _ => return whole,
+                }
+            }
+        };
+        let mut out = ClassAd::new();
+        for name in cedar::wire::ad::expand_projection(&whole, &names) {
+            if let Some(expr) = whole.lookup(name.as_str()) {
+                out.insert(name.as_str(), expr.clone());
+            }
+        }
+        out
+    }
+
     /// Runs the query on `store` and writes the whole reply for a stream
     /// that is `encrypted` or not: [`select`](Self::select), every hit,
     /// then `int 0`. A server sends long replies part by part instead.
