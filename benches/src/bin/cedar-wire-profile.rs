@@ -1,0 +1,66 @@
+//! One pass of the `cedar_wire` benchmark's decode or encode, for a
+//! profiler (`valgrind --tool=callgrind`, `perf record`):
+//!
+//! ```text
+//! cedar-wire-profile decode N [REPEAT]   N slot ads encoded once, then decoded REPEAT times (kept)
+//! cedar-wire-profile decode-streamed N [REPEAT]   the same, each ad dropped once read
+//! cedar-wire-profile decode-joined N [REPEAT]     the message joined first, then get_classad
+//! cedar-wire-profile encode N [REPEAT]   N slot ads encoded REPEAT times
+//! ```
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use classad_benches::cedar_wire::{decode_reply, decode_reply_joined, decode_reply_streamed, encode_reply, load_ads};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mode, n, repeat) = match &args[..] {
+        [mode, n] => (mode.as_str(), n.parse::<usize>(), Ok(1)),
+        [mode, n, r] => (mode.as_str(), n.parse::<usize>(), r.parse::<usize>()),
+        _ => (String::new().leak() as &str, Ok(0), Ok(0)),
+    };
+    let (Ok(n), Ok(repeat)) = (n, repeat) else {
+        eprintln!("usage: cedar-wire-profile decode|decode-streamed|decode-joined|encode N [REPEAT]");
+        return ExitCode::from(2);
+    };
+    let ads = load_ads(n);
+    let attributes: usize = ads.iter().map(classad::ClassAd::len).sum();
+    let wire = encode_reply(&ads);
+    let start = Instant::now();
+    match mode {
+        "decode" => {
+            for _ in 0..repeat {
+                black_box(decode_reply(black_box(&wire)));
+            }
+        }
+        "decode-streamed" => {
+            for _ in 0..repeat {
+                black_box(decode_reply_streamed(black_box(&wire)));
+            }
+        }
+        "decode-joined" => {
+            for _ in 0..repeat {
+                black_box(decode_reply_joined(black_box(&wire)));
+            }
+        }
+        "encode" => {
+            for _ in 0..repeat {
+                black_box(encode_reply(black_box(&ads)));
+            }
+        }
+        _ => {
+            eprintln!("usage: cedar-wire-profile decode|decode-streamed|decode-joined|encode N [REPEAT]");
+            return ExitCode::from(2);
+        }
+    }
+    let per = start.elapsed().as_secs_f64() / repeat.max(1) as f64;
+    eprintln!(
+        "{mode}: {n} ads, {attributes} attributes, {} bytes: {:.3} s per pass, {:.1} ns per attribute",
+        wire.len(),
+        per,
+        per * 1e9 / attributes.max(1) as f64
+    );
+    ExitCode::SUCCESS
+}
