@@ -38,7 +38,7 @@
 //! assert!(reply.is_done());
 //! assert_eq!(ads.len(), 3);
 //! assert!(ads.iter().all(|a| a.same_as(&slot)));
-//! # Ok::<(), cedar::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use classad::ClassAd;
