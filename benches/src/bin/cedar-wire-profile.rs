@@ -6,6 +6,7 @@
 //! cedar-wire-profile decode-streamed N [REPEAT]   the same, each ad dropped once read
 //! cedar-wire-profile decode-joined N [REPEAT]     the message joined first, then get_classad
 //! cedar-wire-profile encode N [REPEAT]   N slot ads encoded REPEAT times
+//! cedar-wire-profile query ADDR [REPEAT]  QUERY_STARTD_ADS of a real collector, streamed
 //! ```
 
 use std::hint::black_box;
@@ -14,8 +15,39 @@ use std::time::Instant;
 
 use classad_benches::cedar_wire::{decode_reply, decode_reply_joined, decode_reply_streamed, encode_reply, load_ads};
 
+/// `query ADDR [REPEAT]`: our client's `condor_status -l` against a real
+/// collector (raw, unauthenticated): every slot ad streamed through
+/// `CollectorClient::query_each` and dropped.
+fn query(addr: &str, repeat: usize) -> ExitCode {
+    use cedar::client::{Client, ClientConfig, CollectorClient, Query};
+    let Ok(addr) = addr.parse() else {
+        eprintln!("cedar-wire-profile: bad address {addr}");
+        return ExitCode::from(2);
+    };
+    let mut config = ClientConfig::default().raw();
+    config.timeout = std::time::Duration::from_secs(120);
+    let collector = CollectorClient::new(Client::new(config), addr);
+    for _ in 0..repeat {
+        let start = Instant::now();
+        let mut attributes = 0;
+        match collector.query_each(&Query::startd(), |ad| attributes += ad.len()) {
+            Ok(n) => eprintln!("query: {n} ads, {attributes} attributes in {:.3} s", start.elapsed().as_secs_f64()),
+            Err(e) => {
+                eprintln!("query: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode, addr, rest @ ..] = &args[..] {
+        if mode == "query" {
+            return query(addr, rest.first().and_then(|r| r.parse().ok()).unwrap_or(1));
+        }
+    }
     let (mode, n, repeat) = match &args[..] {
         [mode, n] => (mode.as_str(), n.parse::<usize>(), Ok(1)),
         [mode, n, r] => (mode.as_str(), n.parse::<usize>(), r.parse::<usize>()),
