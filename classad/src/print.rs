@@ -438,6 +438,23 @@ fn int_text(i: i64, buf: &mut [u8; 20]) -> &[u8] {
     &buf[end..]
 }
 
+/// Whether `bytes` holds a `"`, eight bytes at a time (a word XORed with
+/// `"` in every byte has a zero byte where the quote was).
+fn has_quote(bytes: &[u8]) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = 0x2222_2222_2222_2222;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut found = 0u64;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word) ^ QUOTES;
+        found |= w.wrapping_sub(LOW) & !w & HIGH;
+    }
+    found != 0 || chunks.remainder().contains(&b'"')
+}
+
 /// A `fmt::Write` appending to a byte buffer.
 struct Bytes<'a>(&'a mut Vec<u8>);
 
@@ -482,7 +499,7 @@ impl Expr {
                     out.push(b'"');
                     let mut rest = text.as_bytes();
                     // Most strings are short and hold no quote.
-                    if rest.len() <= 64 && !rest.iter().fold(false, |seen, &b| seen | (b == b'"')) {
+                    if rest.len() <= 64 && !has_quote(rest) {
                         out.extend_from_slice(rest);
                         return out.push(b'"');
                     }
@@ -605,6 +622,20 @@ mod tests {
         assert_eq!(show(f64::INFINITY), "real(\"INF\")");
         assert_eq!(show(f64::NEG_INFINITY), "real(\"-INF\")");
         assert_eq!(show(f64::NAN), "real(\"NaN\")");
+    }
+
+    #[test]
+    fn has_quote_finds_every_quote() {
+        for len in 0..40 {
+            let clean = vec![b'!'; len];
+            assert!(!has_quote(&clean));
+            for at in 0..len {
+                let mut with = clean.clone();
+                with[at] = b'"';
+                assert!(has_quote(&with), "{len} {at}");
+            }
+        }
+        assert!(!has_quote(b"\x21\x23\xa2\x02\x20\x12\x22\x22"[..6].as_ref()));
     }
 
     #[test]

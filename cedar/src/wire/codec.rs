@@ -204,7 +204,19 @@ pub(crate) fn has_nul(bytes: &[u8]) -> bool {
     if bytes.len() > 64 {
         return memchr::memchr(0, bytes).is_some();
     }
-    bytes.iter().fold(false, |seen, &b| seen | (b == 0))
+    // Eight bytes at a time: a word has a zero byte when subtracting 1
+    // from every byte borrows into a byte whose top bit was clear.
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut found = 0u64;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        found |= w.wrapping_sub(LOW) & !w & HIGH;
+    }
+    found != 0 || chunks.remainder().contains(&0)
 }
 
 /// `frexp`: `value = mantissa × 2^exponent` with `0.5 <= |mantissa| < 1`
@@ -403,5 +415,24 @@ impl<'a> Decoder<'a> {
     /// gives.
     pub fn get_string(&mut self) -> Result<String> {
         Ok(self.get_optional_string()?.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod nul_tests {
+    use super::has_nul;
+
+    #[test]
+    fn finds_a_nul_wherever_it_is() {
+        for len in 0..80 {
+            let clean: Vec<u8> = (0..len).map(|i| (i % 255 + 1) as u8).collect();
+            assert!(!has_nul(&clean), "{len}");
+            for at in 0..len {
+                let mut with = clean.clone();
+                with[at] = 0;
+                assert!(has_nul(&with), "{len} {at}");
+            }
+        }
+        assert!(!has_nul(&[0x80, 0x81, 0xff, 0x01, 0x7f, 0x80, 0x80, 0x80, 0x80]));
     }
 }
