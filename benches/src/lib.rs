@@ -6,6 +6,7 @@
 //! them next to libclassad's and prints a table (see `docs/benchmarks.md`).
 
 pub mod anchor;
+pub mod cedar_wire;
 pub mod pool;
 
 /// A real slot ad from a production pool (the first `Machine` ad of the

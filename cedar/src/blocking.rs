@@ -31,6 +31,7 @@ use crate::crypto::SessionKey;
 use crate::error::{Error, ErrorKind, Result};
 use crate::handshake::{CloseReason, CommandRequest, Output, Payload, ServerConfig, ServerConnection, Step};
 use crate::wire::ad::{put_classad, PutOptions};
+use crate::wire::reply::ReplyReader;
 use crate::wire::{encryption, Encoder, Inbound, Message, Outbound};
 
 /// How much is read from the socket at a time.
@@ -125,6 +126,38 @@ impl Connection {
                     return Ok(None);
                 }
                 return Err(Error::new(ErrorKind::Closed, "the peer closed the connection inside a message"));
+            }
+            self.inbound.feed(&buf[..n]);
+        }
+    }
+
+    /// Reads until `reply` has taken the next packet of the message it
+    /// reads ([`ReplyReader::take_packet`]): a packet already in hand is
+    /// taken without reading the socket. Each packet must arrive within
+    /// the message deadline; EOF is an error ([`ErrorKind::Closed`]).
+    ///
+    /// False, reading nothing, once the reply's last packet was taken.
+    pub fn read_reply_packet(&mut self, reply: &mut ReplyReader) -> Result<bool> {
+        if reply.message_ended() {
+            return Ok(false);
+        }
+        let mut buf = vec![0u8; READ_CHUNK];
+        let started = Instant::now();
+        loop {
+            // What an earlier read brought may hold whole packets already.
+            if reply.take_packet(&mut self.inbound)? {
+                return Ok(true);
+            }
+            if self.message_deadline.is_some_and(|d| started.elapsed() > d) {
+                return Err(Error::new(ErrorKind::Timeout, "a packet of the peer's reply took too long to arrive"));
+            }
+            let n = match self.stream.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            if n == 0 {
+                return Err(Error::new(ErrorKind::Closed, "the peer closed the connection inside a reply"));
             }
             self.inbound.feed(&buf[..n]);
         }

@@ -21,7 +21,9 @@
 //! ## Map of the crate
 //! * [`parse_expr`], [`parse_ad`], [`Parser`]: text to [`Expr`] and
 //!   [`ClassAd`] (new syntax, or old with [`Syntax::Old`]), with errors
-//!   that give line, column and what was expected.
+//!   that give line, column and what was expected; [`AttributeParser`]:
+//!   `Name = value` strings of many ads in a row (CEDAR's wire format),
+//!   with caches of names and values shared between the ads.
 //! * [`Expr`]: an immutable, cheaply cloned expression tree; `Display`
 //!   prints it exactly as libclassad unparses ([`Expr::display`] in old
 //!   syntax).
@@ -109,7 +111,10 @@ pub use ad::{ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSource, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, AttrKey, Name, NameLimits, TooManyNames};
-pub use parser::{parse_ad, parse_expr, ParseError, ParseErrorKind, ParseLimits, Parser, Syntax};
+pub use parser::{
+    parse_ad, parse_expr, AttributeError, AttributeParser, ParseError, ParseErrorKind, ParseLimits, Parser, Syntax,
+    ValueCacheLimits,
+};
 pub use print::Displayed;
 pub use text::Text;
 pub use time::{local_offset, AbsTime, RelTime};

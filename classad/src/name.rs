@@ -233,6 +233,11 @@ impl Recent {
         RECENT.with(Cell::take).unwrap_or_else(|| Recent { slots: vec![None; RECENT_SLOTS].into() })
     }
 
+    /// A new cache, owned by its caller rather than the thread's.
+    pub(crate) fn new() -> Recent {
+        Recent { slots: vec![None; RECENT_SLOTS].into() }
+    }
+
     /// A cache with no slots (and no allocation), to stand in for one that
     /// has been given back.
     pub(crate) fn empty() -> Recent {

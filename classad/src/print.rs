@@ -370,12 +370,158 @@ pub(crate) fn write_real_old(f: &mut dyn Write, r: f64) -> fmt::Result {
     if !r.is_finite() {
         return write_real(f, r);
     }
+    let mut digits = [0u8; 24];
+    if let Some(text) = whole_real_old(r, &mut digits) {
+        return f.write_str(text);
+    }
     let text = crate::printf::format_g(r, 16).to_ascii_uppercase();
     f.write_str(&text)?;
     if !text.contains(['.', 'E']) {
         f.write_str(".0")?;
     }
     Ok(())
+}
+
+/// The old-syntax text of a real that is a whole number below 10^15 in
+/// magnitude, written into `buf`: its digits and `.0`, which is what
+/// `%.16G` (all digits, no exponent below 10^16) and the `.0` rule give,
+/// without formatting (most reals of real ads are whole: `TotalCpus`,
+/// `0.0`). `None` for every other real.
+fn whole_real_old(r: f64, buf: &mut [u8; 24]) -> Option<&str> {
+    if !(r.abs() < 1e15 && r.fract() == 0.0) {
+        return None;
+    }
+    // Exact: a whole number below 2^53 converts without loss.
+    let whole = r as i64;
+    let mut end = buf.len() - 2;
+    buf[end..].copy_from_slice(b".0");
+    let mut n = whole.unsigned_abs();
+    loop {
+        end -= 1;
+        buf[end] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if r.is_sign_negative() {
+        end -= 1;
+        buf[end] = b'-';
+    }
+    std::str::from_utf8(&buf[end..]).ok()
+}
+
+/// `00` to `99`, two bytes each.
+const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// The decimal digits of `i` written at the end of `buf`, two at a time.
+fn int_text(i: i64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut end = buf.len();
+    let mut n = i.unsigned_abs();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        end -= 2;
+        buf[end..end + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        end -= 2;
+        buf[end..end + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        end -= 1;
+        buf[end] = b'0' + n as u8;
+    }
+    if i < 0 {
+        end -= 1;
+        buf[end] = b'-';
+    }
+    &buf[end..]
+}
+
+/// Whether `bytes` holds a `"`, eight bytes at a time (a word XORed with
+/// `"` in every byte has a zero byte where the quote was).
+fn has_quote(bytes: &[u8]) -> bool {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = 0x2222_2222_2222_2222;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut found = 0u64;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word) ^ QUOTES;
+        found |= w.wrapping_sub(LOW) & !w & HIGH;
+    }
+    found != 0 || chunks.remainder().contains(&b'"')
+}
+
+/// A `fmt::Write` appending to a byte buffer.
+struct Bytes<'a>(&'a mut Vec<u8>);
+
+impl Write for Bytes<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+impl Expr {
+    /// Appends the expression to `out` exactly as
+    /// [`display(syntax)`](Expr::display) prints it, writing the common
+    /// literals (integers, whole reals, booleans, old-syntax strings)
+    /// directly: what an encoder putting thousands of attributes into one
+    /// buffer wants.
+    ///
+    /// ```
+    /// use classad::Syntax;
+    /// let mut out = Vec::new();
+    /// for text in ["8", "8.0", "0.25", r#""say \"hi\"""#, "a =?= b"] {
+    ///     let e = classad::Parser::default().syntax(Syntax::Old).parse_expr(text)?;
+    ///     out.clear();
+    ///     e.write_into(Syntax::Old, &mut out);
+    ///     assert_eq!(String::from_utf8(out.clone()).unwrap(), e.display(Syntax::Old).to_string());
+    /// }
+    /// # Ok::<(), classad::ParseError>(())
+    /// ```
+    pub fn write_into(&self, syntax: Syntax, out: &mut Vec<u8>) {
+        if let Repr::Lit(literal) = &self.0 {
+            match literal {
+                Literal::Int(i) => return out.extend_from_slice(int_text(*i, &mut [0; 20])),
+                Literal::Bool(true) => return out.extend_from_slice(b"true"),
+                Literal::Bool(false) => return out.extend_from_slice(b"false"),
+                Literal::Undefined => return out.extend_from_slice(b"undefined"),
+                Literal::Real(r) if syntax == Syntax::Old => {
+                    if let Some(text) = whole_real_old(*r, &mut [0; 24]) {
+                        return out.extend_from_slice(text.as_bytes());
+                    }
+                }
+                Literal::Str(text) if syntax == Syntax::Old => {
+                    out.push(b'"');
+                    let mut rest = text.as_bytes();
+                    // Most strings are short and hold no quote.
+                    if rest.len() <= 64 && !has_quote(rest) {
+                        out.extend_from_slice(rest);
+                        return out.push(b'"');
+                    }
+                    while let Some(at) = memchr::memchr(b'"', rest) {
+                        out.extend_from_slice(&rest[..at]);
+                        out.extend_from_slice(b"\\\"");
+                        rest = &rest[at + 1..];
+                    }
+                    out.extend_from_slice(rest);
+                    return out.push(b'"');
+                }
+                _ => {}
+            }
+        }
+        // Appending to a Vec cannot fail.
+        let _ = write_expr(&mut Bytes(out), self, syntax, 0);
+    }
 }
 
 /// Writes `text` between `quote` characters as old syntax does: only the
@@ -481,6 +627,39 @@ mod tests {
         assert_eq!(show(f64::INFINITY), "real(\"INF\")");
         assert_eq!(show(f64::NEG_INFINITY), "real(\"-INF\")");
         assert_eq!(show(f64::NAN), "real(\"NaN\")");
+    }
+
+    #[test]
+    fn has_quote_finds_every_quote() {
+        for len in 0..40 {
+            let clean = vec![b'!'; len];
+            assert!(!has_quote(&clean));
+            for at in 0..len {
+                let mut with = clean.clone();
+                with[at] = b'"';
+                assert!(has_quote(&with), "{len} {at}");
+            }
+        }
+        assert!(!has_quote(b"\x21\x23\xa2\x02\x20\x12\x22\x22"[..6].as_ref()));
+    }
+
+    #[test]
+    fn write_into_prints_as_display_does() {
+        let ints = [0, 1, -1, 9, 10, 99, 100, 101, 999, 1000, 1_780_000_000, -1_780_000_000, i64::MAX, i64::MIN];
+        let reals = [0.0, -0.0, 1.0, -8.0, 0.5, 1e14, 999_999_999_999_999.0, 1e15, 1e16, 1e300, -2.5e-7, f64::NAN];
+        let mut exprs: Vec<Expr> = ints.iter().map(|&i| Expr::from(i)).collect();
+        exprs.extend(reals.iter().map(|&r| Expr::from(r)));
+        exprs.extend((-1000..1000).map(|i| Expr::from(i64::from(i) * 7919)));
+        for text in ["say \"hi\"", "", "plain", "\"", "a\\b", &"long ".repeat(30), &"q\"".repeat(40)] {
+            exprs.push(Expr::from(text));
+        }
+        for syntax in [Syntax::Old, Syntax::New] {
+            for e in &exprs {
+                let mut out = Vec::new();
+                e.write_into(syntax, &mut out);
+                assert_eq!(String::from_utf8(out).unwrap_or_default(), e.display(syntax).to_string(), "{e:?}");
+            }
+        }
     }
 
     #[test]

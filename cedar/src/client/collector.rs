@@ -30,7 +30,8 @@ use super::blocking::{Client, ClientConnection};
 use crate::command::*;
 use crate::error::{Error, ErrorKind, Result};
 use crate::sinful::Sinful;
-use crate::wire::ad::{get_classad, PutOptions};
+use crate::wire::ad::PutOptions;
+use crate::wire::reply::{ReplyLimits, ReplyReader};
 use crate::wire::Decoder;
 
 /// The most ads one query reply may hold (the message bound also applies).
@@ -216,23 +217,48 @@ impl CollectorClient {
         &self.client
     }
 
-    /// The ads matching `query`.
+    /// The ads matching `query`, in a vector ([`query_each`](Self::query_each)
+    /// collected).
     pub fn query(&self, query: &Query) -> Result<Vec<ClassAd>> {
+        let mut ads = Vec::new();
+        self.query_each(query, |ad| ads.push(ad))?;
+        Ok(ads)
+    }
+
+    /// The ads matching `query`, each given to `each` as soon as it is
+    /// read: the reply (one message, hundreds of megabytes for a large
+    /// pool) is read a packet at a time and never held whole. At most
+    /// [`MAX_RESULTS`] ads, each within the configuration's
+    /// [`limits`](crate::client::ClientConfig::limits) and of at most
+    /// [`max_message`](crate::client::ClientConfig::max_message) bytes.
+    /// Returns how many ads there were.
+    ///
+    /// ```no_run
+    /// use cedar::client::{Client, ClientConfig, CollectorClient, Query};
+    /// let collector = CollectorClient::new(Client::new(ClientConfig::default()), "<127.0.0.1:9618>".parse()?);
+    /// let mut cpus = 0;
+    /// let n = collector.query_each(&Query::startd(), |ad| {
+    ///     cpus += ad.eval_attr("Cpus").as_f64().unwrap_or(0.0) as i64;
+    /// })?;
+    /// println!("{n} slots, {cpus} cores");
+    /// # Ok::<(), cedar::Error>(())
+    /// ```
+    pub fn query_each(&self, query: &Query, mut each: impl FnMut(ClassAd)) -> Result<usize> {
         let mut conn = self.client.start(&self.addr, query.command)?;
         conn.send_ads(&[&query.to_ad()], &PutOptions::default())?;
-        let reply = conn.read_message()?;
-        let limits = &self.client.config().limits;
-        let mut dec = Decoder::new(&reply.payload, reply.encrypted);
-        let mut ads = Vec::new();
-        while dec.get_int()? != 0 {
-            if ads.len() == MAX_RESULTS {
-                return Err(Error::new(ErrorKind::LimitExceeded, format!("over {MAX_RESULTS} ads in a reply")));
+        let config = self.client.config();
+        let limits = ReplyLimits::default().max_ads(MAX_RESULTS).max_ad_bytes(config.max_message).ad(config.limits);
+        let mut reply = ReplyReader::new(limits);
+        while conn.connection().read_reply_packet(&mut reply)? {
+            while let Some(ad) = reply.next_ad()? {
+                each(ad);
             }
-            ads.push(get_classad(&mut dec, limits)?);
         }
-        dec.finish()?;
+        if !reply.is_done() {
+            return Err(Error::new(ErrorKind::Malformed, "the query reply ended without its final 0"));
+        }
         // The C++ client closes after a query, without DC_NOP.
-        Ok(ads)
+        Ok(reply.ads())
     }
 
     /// Sends each update with `command` on one connection, then hangs up.

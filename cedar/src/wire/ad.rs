@@ -28,12 +28,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use classad::references::{internal, trim, Side};
-use classad::{ClassAd, EvalOptions, Expr, Name, ParseLimits, Parser, Syntax};
+use classad::{AttributeError, AttributeParser, ClassAd, EvalOptions, Expr, Literal, ParseLimits, Syntax};
 
-use super::codec::{Decoder, Encoder};
+use super::codec::{has_nul, Decoder, Encoder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::version::Version;
 
@@ -55,7 +56,9 @@ pub const PRIVATE_V2_PREFIX: &str = "_condor_priv";
 /// assert!(!cedar::wire::ad::is_private_v1("ClaimIdX"));
 /// ```
 pub fn is_private_v1(name: &str) -> bool {
-    PRIVATE_V1.iter().any(|p| p.eq_ignore_ascii_case(name))
+    // Each starts with C or T: most names are out at the first byte.
+    matches!(name.as_bytes().first(), Some(b'c' | b'C' | b't' | b'T'))
+        && PRIVATE_V1.iter().any(|p| p.eq_ignore_ascii_case(name))
 }
 
 /// Whether `name` is a V2 private attribute (`_condor_priv` prefix).
@@ -64,7 +67,8 @@ pub fn is_private_v1(name: &str) -> bool {
 /// assert!(cedar::wire::ad::is_private_v2("_CONDOR_PRIV_Key"));
 /// ```
 pub fn is_private_v2(name: &str) -> bool {
-    name.len() >= PRIVATE_V2_PREFIX.len()
+    name.as_bytes().first() == Some(&b'_')
+        && name.len() >= PRIVATE_V2_PREFIX.len()
         && name.as_bytes()[..PRIVATE_V2_PREFIX.len()].eq_ignore_ascii_case(PRIVATE_V2_PREFIX.as_bytes())
 }
 
@@ -214,9 +218,22 @@ pub fn expand_projection<S: AsRef<str>>(ad: &ClassAd, names: &[S]) -> Vec<String
     set.into_values().collect()
 }
 
+/// `Name = <value>`, printed straight into the payload.
+#[inline]
 fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
-    let line = format!("{name} = {}", expr.display(Syntax::Old));
-    enc.put_str(&line)
+    enc.put_string_checked_with(|buf, _| {
+        buf.reserve(name.len() + 3 + 24);
+        buf.extend_from_slice(name.as_bytes());
+        buf.extend_from_slice(b" = ");
+        let value = buf.len();
+        expr.write_into(Syntax::Old, buf);
+        // Numbers and the like hold no NUL: only text is looked at.
+        let text = !matches!(
+            expr.as_literal(),
+            Some(Literal::Int(_) | Literal::Real(_) | Literal::Bool(_) | Literal::Undefined | Literal::Error)
+        );
+        has_nul(name.as_bytes()) || (text && has_nul(&buf[value..]))
+    })
 }
 
 /// Writes `ad` with `opts`. Attributes of a chained parent go first, as C++
@@ -227,9 +244,10 @@ fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
 /// C++ does the same (it sends `ZKM` and an encrypted string only when a
 /// key exists but the stream is not encrypted).
 pub fn put_classad(enc: &mut Encoder, ad: &ClassAd, opts: &PutOptions) -> Result<()> {
-    let mut lines: Vec<(String, &Expr)> = Vec::new();
+    let extra = usize::from(opts.server_time.is_some());
     match &opts.projection {
         Some(list) => {
+            let mut lines: Vec<(String, &Expr)> = Vec::new();
             for name in expand_projection(ad, list) {
                 if opts.excluded(&name) {
                     continue;
@@ -238,29 +256,31 @@ pub fn put_classad(enc: &mut Encoder, ad: &ClassAd, opts: &PutOptions) -> Result
                     lines.push((name, expr));
                 }
             }
+            enc.put_int((lines.len() + extra) as i64);
+            for (name, expr) in &lines {
+                put_attribute(enc, name, expr)?;
+            }
         }
         None => {
-            if let Some(parent) = ad.chained_parent() {
-                for (name, expr) in parent.iter() {
-                    if !opts.excluded(name.as_str()) {
-                        lines.push((name.as_str().to_owned(), expr));
-                    }
+            // One pass: the count is set once the attributes are out.
+            let at = enc.put_int_later();
+            let mut count = extra;
+            let all = ad.chained_parent().map(|p| p.iter()).into_iter().flatten().chain(ad.iter());
+            for (name, expr) in all {
+                let name = name.as_str();
+                if !opts.excluded(name) {
+                    put_attribute(enc, name, expr)?;
+                    count += 1;
                 }
             }
-            for (name, expr) in ad.iter() {
-                if !opts.excluded(name.as_str()) {
-                    lines.push((name.as_str().to_owned(), expr));
-                }
-            }
+            enc.set_int(at, count as i64);
         }
     }
-    let count = lines.len() + usize::from(opts.server_time.is_some());
-    enc.put_int(count as i64);
-    for (name, expr) in &lines {
-        put_attribute(enc, name, expr)?;
-    }
     if let Some(t) = opts.server_time {
-        enc.put_str(&format!("ServerTime = {t}"))?;
+        enc.put_string_with(|buf| {
+            buf.extend_from_slice(b"ServerTime = ");
+            Expr::from(t).write_into(Syntax::Old, buf);
+        })?;
     }
     if !opts.no_types {
         enc.put_str("")?;
@@ -280,19 +300,101 @@ pub fn split_attribute(line: &str) -> Option<(&str, &str)> {
     (!name.is_empty()).then_some((name, value))
 }
 
+/// Reads ads one after another with one [`AttributeParser`], whose caches
+/// of names and values then serve every ad: what a reader of a reply of
+/// many ads holds (the values of a pool's slot ads repeat from ad to ad).
+///
+/// ```
+/// use cedar::wire::{ad, Decoder, Encoder};
+/// let slot: classad::ClassAd = r#"[ Name = "slot1@h"; Start = KeyboardIdle > 15 * 60 ]"#.parse()?;
+/// let mut enc = Encoder::new(false);
+/// for _ in 0..3 {
+///     ad::put_classad(&mut enc, &slot, &ad::PutOptions::default())?;
+/// }
+/// let bytes = enc.into_bytes();
+/// let mut dec = Decoder::new(&bytes, false);
+/// let mut reader = ad::AdReader::new(ad::AdLimits::default());
+/// let ads = (0..3).map(|_| reader.read(&mut dec)).collect::<Result<Vec<_>, _>>()?;
+/// assert!(ads.iter().all(|a| a.same_as(&slot)));
+/// // The three `Start` values are one expression.
+/// assert!(ads[0].lookup("Start").unwrap().same_as(ads[2].lookup("Start").unwrap()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct AdReader {
+    limits: AdLimits,
+    parser: AttributeParser,
+}
+
+impl AdReader {
+    /// A reader of ads within `limits`.
+    pub fn new(limits: AdLimits) -> AdReader {
+        AdReader { limits, parser: AttributeParser::new(parse_limits(&limits)) }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &AdLimits {
+        &self.limits
+    }
+
+    /// The parser, to change its cache's bounds
+    /// ([`AttributeParser::cache_limits`]).
+    pub fn parser_mut(&mut self) -> &mut AttributeParser {
+        &mut self.parser
+    }
+
+    /// [`get_classad`] with this reader's caches.
+    pub fn read(&mut self, dec: &mut Decoder<'_>) -> Result<ClassAd> {
+        read_ad(dec, &self.limits, &mut self.parser, true, false)
+    }
+
+    /// [`get_classad_no_types`] with this reader's caches.
+    pub fn read_no_types(&mut self, dec: &mut Decoder<'_>) -> Result<ClassAd> {
+        read_ad(dec, &self.limits, &mut self.parser, false, false)
+    }
+
+    /// [`get_classad_keyed`] with this reader's caches.
+    pub fn read_keyed(&mut self, dec: &mut Decoder<'_>) -> Result<ClassAd> {
+        read_ad(dec, &self.limits, &mut self.parser, true, true)
+    }
+}
+
+fn parse_limits(limits: &AdLimits) -> ParseLimits {
+    ParseLimits { max_depth: limits.max_depth, max_input: limits.max_line }
+}
+
+thread_local! {
+    /// The reader behind [`get_classad`] and its kin, kept between calls
+    /// so that the ads a thread reads one by one share its caches.
+    static READER: Cell<Option<AdReader>> = const { Cell::new(None) };
+}
+
+/// Runs `read` with this thread's reader for `limits` (a new one if the
+/// thread has none, or one for other limits).
+fn with_thread_reader(limits: &AdLimits, read: impl FnOnce(&mut AdReader) -> Result<ClassAd>) -> Result<ClassAd> {
+    let mut reader = READER.with(Cell::take).filter(|r| r.limits == *limits).unwrap_or_else(|| AdReader::new(*limits));
+    let ad = read(&mut reader);
+    // At thread exit the slot may be gone; the reader is then dropped.
+    let _ = READER.try_with(|cell| cell.set(Some(reader)));
+    ad
+}
+
 /// Reads one ad with its two trailing strings (`getClassAd`) from a stream
 /// that has no session key.
 ///
 /// A private attribute may come as the string `ZKM` followed by the real
 /// `Name = value` string (C++'s `put_secret`); on a stream with no key that
 /// string is plaintext, and is read as such.
+///
+/// Each thread keeps an [`AdReader`] for these functions, so ads read one
+/// after another share their values; a reader of many ads can hold its own.
 pub fn get_classad(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
-    read_ad(dec, limits, true, false)
+    with_thread_reader(limits, |r| r.read(dec))
 }
 
 /// Reads one ad sent without the trailing strings (`PUT_CLASSAD_NO_TYPES`).
 pub fn get_classad_no_types(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
-    read_ad(dec, limits, false, false)
+    with_thread_reader(limits, |r| r.read_no_types(dec))
 }
 
 /// [`get_classad`] on a stream that has a session key: a `ZKM` secret on an
@@ -300,10 +402,16 @@ pub fn get_classad_no_types(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<
 /// [`ErrorKind::Protocol`] error for now (this crate's keyed streams are
 /// encrypted throughout, so its peers have no reason to send one).
 pub fn get_classad_keyed(dec: &mut Decoder<'_>, limits: &AdLimits) -> Result<ClassAd> {
-    read_ad(dec, limits, true, true)
+    with_thread_reader(limits, |r| r.read_keyed(dec))
 }
 
-fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key: bool) -> Result<ClassAd> {
+fn read_ad(
+    dec: &mut Decoder<'_>,
+    limits: &AdLimits,
+    parser: &mut AttributeParser,
+    types: bool,
+    stream_has_key: bool,
+) -> Result<ClassAd> {
     let count = dec.get_int()?;
     if count < 0 {
         return Err(Error::new(ErrorKind::Malformed, format!("ClassAd with {count} attributes")));
@@ -314,8 +422,6 @@ fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key
             format!("ClassAd with {count} attributes (limit {})", limits.max_attributes),
         ));
     }
-    let parser =
-        Parser::new(ParseLimits { max_depth: limits.max_depth, max_input: limits.max_line }).syntax(Syntax::Old);
     let saved = dec.max_string();
     let mut dec_lines = dec.clone().with_max_string(limits.max_line);
     // Each attribute takes at least 3 bytes ("a=" and its NUL), so a count
@@ -325,8 +431,8 @@ fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key
         let bytes = dec_lines
             .get_string_bytes()?
             .ok_or_else(|| Error::new(ErrorKind::Malformed, format!("attribute {i} of a ClassAd is a NULL string")))?;
-        let mut line = String::from_utf8_lossy(bytes);
-        if line == SECRET_MARKER {
+        let mut line = bytes;
+        if line == SECRET_MARKER.as_bytes() {
             // `get_secret`: the real string follows. It is encrypted only
             // when the stream has a key but is not encrypted; with no key
             // (or already encrypted) it is an ordinary string. C++ sends
@@ -338,17 +444,17 @@ fn read_ad(dec: &mut Decoder<'_>, limits: &AdLimits, types: bool, stream_has_key
                     "a private attribute came as a secret in an encrypted packet, which this reader does not support yet",
                 ));
             }
-            let secret = dec_lines.get_string_bytes()?.ok_or_else(|| {
+            line = dec_lines.get_string_bytes()?.ok_or_else(|| {
                 Error::new(ErrorKind::Malformed, format!("the secret of attribute {i} of a ClassAd is a NULL string"))
             })?;
-            line = String::from_utf8_lossy(secret);
         }
-        let (name, value) = split_attribute(&line)
-            .ok_or_else(|| Error::new(ErrorKind::Malformed, format!("ClassAd attribute {i} is not `Name = value`")))?;
-        let expr = parser
-            .parse_expr(value)
-            .map_err(|e| Error::new(ErrorKind::Malformed, format!("ClassAd attribute {name}: {e}")))?;
-        let name = Name::try_new(name).map_err(|e| Error::new(ErrorKind::LimitExceeded, e.to_string()))?;
+        let (name, expr) = parser.attribute_at(i as usize, line).map_err(|e| match e {
+            AttributeError::TooManyNames(e) => Error::new(ErrorKind::LimitExceeded, e.to_string()),
+            AttributeError::Value { name, error } => {
+                Error::new(ErrorKind::Malformed, format!("ClassAd attribute {name}: {error}"))
+            }
+            _ => Error::new(ErrorKind::Malformed, format!("ClassAd attribute {i} is not `Name = value`")),
+        })?;
         ad.insert(name, expr);
     }
     if types {

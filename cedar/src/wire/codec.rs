@@ -100,7 +100,7 @@ impl Encoder {
 
     /// A string given as bytes (no NUL inside).
     pub fn put_string_bytes(&mut self, s: &[u8]) -> Result<()> {
-        if s.contains(&0) {
+        if memchr::memchr(0, s).is_some() {
             return Err(Error::new(ErrorKind::Protocol, "a string on the wire cannot hold a NUL byte"));
         }
         if self.encrypted {
@@ -109,6 +109,67 @@ impl Encoder {
         self.buf.extend_from_slice(s);
         self.buf.push(0);
         Ok(())
+    }
+
+    /// A string written by `write`, straight into the payload (no
+    /// intermediate `String`): `write` appends the string's bytes to the
+    /// buffer it is given. As with [`put_str`](Encoder::put_str), a string
+    /// holding a NUL is refused, and then nothing is written.
+    ///
+    /// ```
+    /// use cedar::wire::{Decoder, Encoder};
+    /// let mut enc = Encoder::new(true);
+    /// enc.put_string_with(|buf| {
+    ///     buf.extend_from_slice(b"Cpus = ");
+    ///     buf.extend_from_slice(8.to_string().as_bytes());
+    /// })?;
+    /// assert!(enc.put_string_with(|buf| buf.push(0)).is_err());
+    /// let bytes = enc.into_bytes();
+    /// assert_eq!(Decoder::new(&bytes, true).get_string()?, "Cpus = 8");
+    /// # Ok::<(), cedar::Error>(())
+    /// ```
+    pub fn put_string_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> Result<()> {
+        self.put_string_checked_with(|buf, body| {
+            write(buf);
+            has_nul(&buf[body..])
+        })
+    }
+
+    /// [`put_string_with`](Encoder::put_string_with) where `write` itself
+    /// says whether what it wrote holds a NUL (given the buffer and where
+    /// the string starts in it): an attribute's writer knows that a number
+    /// holds none.
+    pub(crate) fn put_string_checked_with(&mut self, write: impl FnOnce(&mut Vec<u8>, usize) -> bool) -> Result<()> {
+        let start = self.buf.len();
+        if self.encrypted {
+            self.buf.extend_from_slice(&[0; 8]);
+        }
+        let body = self.buf.len();
+        if write(&mut self.buf, body) {
+            self.buf.truncate(start);
+            return Err(Error::new(ErrorKind::Protocol, "a string on the wire cannot hold a NUL byte"));
+        }
+        if self.encrypted {
+            let len = (self.buf.len() - body + 1) as i64;
+            self.buf[start..body].copy_from_slice(&len.to_be_bytes());
+        }
+        self.buf.push(0);
+        Ok(())
+    }
+
+    /// Writes a placeholder integer, to be set with
+    /// [`set_int`](Encoder::set_int) once its value is known; returns where
+    /// it is.
+    pub(crate) fn put_int_later(&mut self) -> usize {
+        let at = self.buf.len();
+        self.put_int(0);
+        at
+    }
+
+    /// Sets the integer [`put_int_later`](Encoder::put_int_later) wrote at
+    /// `at`.
+    pub(crate) fn set_int(&mut self, at: usize, value: i64) {
+        self.buf[at..at + 8].copy_from_slice(&value.to_be_bytes());
     }
 
     /// A NULL string (`put_nullstr(NULL)`): 0xFF.
@@ -134,6 +195,28 @@ impl Encoder {
     pub fn put_bytes(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
     }
+}
+
+/// Whether `bytes` holds a NUL. Most strings on the wire are a few dozen
+/// bytes, for which a branch-free pass beats a call to `memchr`.
+#[inline]
+pub(crate) fn has_nul(bytes: &[u8]) -> bool {
+    if bytes.len() > 64 {
+        return memchr::memchr(0, bytes).is_some();
+    }
+    // Eight bytes at a time: a word has a zero byte when subtracting 1
+    // from every byte borrows into a byte whose top bit was clear.
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut found = 0u64;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        found |= w.wrapping_sub(LOW) & !w & HIGH;
+    }
+    found != 0 || chunks.remainder().contains(&0)
 }
 
 /// `frexp`: `value = mantissa × 2^exponent` with `0.5 <= |mantissa| < 1`
@@ -290,7 +373,7 @@ impl<'a> Decoder<'a> {
                 return Ok(None);
             }
             // C++ takes the string up to its first NUL.
-            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            let end = memchr::memchr(0, bytes).unwrap_or(bytes.len());
             return Ok(Some(&bytes[..end]));
         }
         let rest = self.remaining();
@@ -302,7 +385,7 @@ impl<'a> Decoder<'a> {
             }
             Some(_) => {
                 let window = &rest[..rest.len().min(self.max_string.saturating_add(1))];
-                match window.iter().position(|&b| b == 0) {
+                match memchr::memchr(0, window) {
                     Some(end) => {
                         self.pos += end + 1;
                         Ok(Some(&rest[..end]))
@@ -332,5 +415,24 @@ impl<'a> Decoder<'a> {
     /// gives.
     pub fn get_string(&mut self) -> Result<String> {
         Ok(self.get_optional_string()?.unwrap_or_default())
+    }
+}
+
+#[cfg(test)]
+mod nul_tests {
+    use super::has_nul;
+
+    #[test]
+    fn finds_a_nul_wherever_it_is() {
+        for len in 0..80 {
+            let clean: Vec<u8> = (0..len).map(|i| (i % 255 + 1) as u8).collect();
+            assert!(!has_nul(&clean), "{len}");
+            for at in 0..len {
+                let mut with = clean.clone();
+                with[at] = 0;
+                assert!(has_nul(&with), "{len} {at}");
+            }
+        }
+        assert!(!has_nul(&[0x80, 0x81, 0xff, 0x01, 0x7f, 0x80, 0x80, 0x80, 0x80]));
     }
 }

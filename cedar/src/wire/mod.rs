@@ -9,7 +9,9 @@
 //! * [`encryption`]: switches a connection's two halves to AES-GCM;
 //! * [`codec`]: [`Encoder`] and [`Decoder`] for integers, strings, doubles
 //!   and raw bytes;
-//! * [`ad`]: ClassAds, projections and private attributes.
+//! * [`ad`]: ClassAds, projections and private attributes;
+//! * [`reply`]: a query reply (one message of many ads) read ad by ad as
+//!   its packets arrive, without joining the message.
 //!
 //! A whole round trip, from an ad to bytes on the wire and back:
 //!
@@ -38,8 +40,10 @@ pub mod ad;
 pub mod codec;
 pub mod encryption;
 pub mod packet;
+pub mod reply;
 
 pub use codec::{Decoder, Encoder};
 pub use packet::{
-    Inbound, Message, Outbound, PacketHeader, PacketOpener, PacketSealer, DEFAULT_MAX_MESSAGE, HEADER_LEN, MAX_PACKET,
+    Inbound, Message, Outbound, Packet, PacketHeader, PacketOpener, PacketSealer, DEFAULT_MAX_MESSAGE, HEADER_LEN,
+    MAX_PACKET,
 };

@@ -248,46 +248,100 @@ impl Inbound {
     /// Errors are final: a header out of bounds, a message over the bound,
     /// a packet that does not open.
     pub fn next_message(&mut self) -> Result<Option<Message>> {
+        let mut partial = std::mem::take(&mut self.partial);
+        let outcome = self.join_packets(&mut partial);
+        match outcome {
+            Ok(true) => {
+                let encrypted = std::mem::replace(&mut self.partial_encrypted, false);
+                Ok(Some(Message { payload: partial, encrypted }))
+            }
+            Ok(false) => {
+                self.partial = partial;
+                Ok(None)
+            }
+            Err(e) => {
+                self.partial = partial;
+                Err(e)
+            }
+        }
+    }
+
+    /// Appends packets to `partial` up to the end of a message (true) or
+    /// the last complete packet (false).
+    fn join_packets(&mut self, partial: &mut Vec<u8>) -> Result<bool> {
         loop {
-            let have = &self.buffer[self.start..];
-            if have.len() < HEADER_LEN {
-                return Ok(None);
-            }
-            let mut raw = [0u8; HEADER_LEN];
-            raw.copy_from_slice(&have[..HEADER_LEN]);
-            let header = PacketHeader::decode(&raw)?;
-            let len = header.len as usize;
-            if have.len() < HEADER_LEN + len {
-                return Ok(None);
-            }
-            let body = &have[HEADER_LEN..HEADER_LEN + len];
-            let before = self.partial.len();
-            match self.opener.as_mut() {
-                Some(opener) => {
-                    opener.open(&raw, body, &mut self.partial)?;
-                    self.partial_encrypted = true;
-                }
-                None => {
-                    self.transcript.record_received(&raw, body);
-                    self.partial.extend_from_slice(body);
-                }
-            }
-            self.start += HEADER_LEN + len;
-            if self.partial.len() > self.max_message {
-                let n = self.partial.len();
-                self.partial.truncate(before);
+            let before = partial.len();
+            let Some(packet) = self.next_packet(partial)? else { return Ok(false) };
+            self.partial_encrypted |= packet.encrypted;
+            if partial.len() > self.max_message {
+                let n = partial.len();
+                partial.truncate(before);
                 return Err(Error::new(
                     ErrorKind::LimitExceeded,
                     format!("message of at least {n} bytes (limit {})", self.max_message),
                 ));
             }
-            if header.end {
-                let payload = std::mem::take(&mut self.partial);
-                let encrypted = std::mem::replace(&mut self.partial_encrypted, false);
-                return Ok(Some(Message { payload, encrypted }));
+            if packet.end {
+                return Ok(true);
             }
         }
     }
+
+    /// The next complete packet, its (decrypted) payload appended to `out`;
+    /// `None` until more bytes are fed. For a reader that takes a long
+    /// message a packet at a time instead of whole
+    /// ([`ReplyReader`](super::reply::ReplyReader)); the message bound does
+    /// not apply (the caller bounds what it keeps). Do not mix with
+    /// [`next_message`](Self::next_message) inside one message.
+    ///
+    /// ```
+    /// use cedar::wire::Inbound;
+    /// let mut inbound = Inbound::new();
+    /// inbound.feed(&[0, 0, 0, 0, 2, b'h', b'i', 1, 0, 0, 0, 1, b'!']);
+    /// let mut payload = Vec::new();
+    /// assert!(!inbound.next_packet(&mut payload)?.unwrap().end);
+    /// assert!(inbound.next_packet(&mut payload)?.unwrap().end);
+    /// assert!(inbound.next_packet(&mut payload)?.is_none());
+    /// assert_eq!(payload, b"hi!");
+    /// # Ok::<(), cedar::Error>(())
+    /// ```
+    pub fn next_packet(&mut self, out: &mut Vec<u8>) -> Result<Option<Packet>> {
+        let have = &self.buffer[self.start..];
+        if have.len() < HEADER_LEN {
+            return Ok(None);
+        }
+        let mut raw = [0u8; HEADER_LEN];
+        raw.copy_from_slice(&have[..HEADER_LEN]);
+        let header = PacketHeader::decode(&raw)?;
+        let len = header.len as usize;
+        if have.len() < HEADER_LEN + len {
+            return Ok(None);
+        }
+        let body = &have[HEADER_LEN..HEADER_LEN + len];
+        let encrypted = match self.opener.as_mut() {
+            Some(opener) => {
+                opener.open(&raw, body, out)?;
+                true
+            }
+            None => {
+                self.transcript.record_received(&raw, body);
+                out.extend_from_slice(body);
+                false
+            }
+        };
+        self.start += HEADER_LEN + len;
+        Ok(Some(Packet { end: header.end, encrypted }))
+    }
+}
+
+/// What [`Inbound::next_packet`] took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Packet {
+    /// True for the last packet of a message.
+    pub end: bool,
+    /// Whether it came encrypted.
+    pub encrypted: bool,
 }
 
 /// The writing half: messages in, packets out.

@@ -616,7 +616,7 @@ impl<'s> Descent<'s> {
 /// returns, or `None` where the tokens must decide: a keyword that is no
 /// literal, an integer that does not fit.
 #[inline(always)]
-fn simple_value<R>(
+pub(super) fn simple_value<R>(
     value: SimpleValue<'_>,
     syntax: Syntax,
     name: &mut dyn FnMut(&str) -> Option<Name>,

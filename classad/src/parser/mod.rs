@@ -6,6 +6,7 @@
 //! cannot parse an input, the grammar parses it, so every error comes from
 //! the grammar, with the line, the column and the tokens it expected.
 
+mod attribute;
 mod build;
 mod descent;
 mod error;
@@ -15,6 +16,7 @@ mod scan;
 
 use std::str::FromStr;
 
+pub use attribute::{AttributeError, AttributeParser, ValueCacheLimits};
 pub use error::{ParseError, ParseErrorKind};
 pub(crate) use memo::Memo;
 
