@@ -281,8 +281,8 @@ left=$(inchroot condor_status $OURS -af Name -constraint 'Machine == "adv.test"'
 
 # condor_ping at three levels.
 for level in READ ADVERTISE_STARTD NEGOTIATOR; do
-	a=$(inchroot condor_ping $OURS -type collector -table "$level" 2>&1 | awk 'NR == 2 { print $NF }' || true)
-	b=$(inchroot condor_ping $THEIRS -type collector -table "$level" 2>&1 | awk 'NR == 2 { print $NF }' || true)
+	a=$(inchroot condor_ping $OURS -type collector -table "$level" 2>&1 | awk 'NR == 2 { print $2 "/" $3 "/" $NF }' || true)
+	b=$(inchroot condor_ping $THEIRS -type collector -table "$level" 2>&1 | awk 'NR == 2 { print $2 "/" $3 "/" $NF }' || true)
 	[ -n "$a" ] && [ "$a" = "$b" ] && ok "condor_ping $level: $a (as the real collector)" || bad "condor_ping $level: ours [$a], theirs [$b]"
 done
 
