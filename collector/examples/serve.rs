@@ -50,9 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !secure {
         server = server.policies(ServerPolicies::plaintext());
     }
-    let listener = std::net::TcpListener::bind(("0.0.0.0", port))?;
-    listener.set_nonblocking(true)?;
-    let addr = listener.local_addr()?;
+    let addr = std::net::SocketAddr::from(([0, 0, 0, 0], port));
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], addr.port()));
     let address = Sinful::from_addr(local).with_param("noUDP", None).to_string();
     let config = CollectorConfig::from_config("127.0.0.1", &lookup);
@@ -60,7 +58,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(threads.max(1)).enable_all().build()?;
     println!("listening on {local}");
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::from_std(listener)?;
+        // A deep accept queue: a load test opens hundreds of connections
+        // at once (std's bind listens with a backlog of 128).
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.set_reuseaddr(true)?;
+        socket.bind(addr)?;
+        let listener = socket.listen(4096)?;
         let options = ServerOptions::default().max_connections(4096);
         collector.serve(listener, options, std::future::pending()).await?;
         Ok::<(), Box<dyn std::error::Error>>(())

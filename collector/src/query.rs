@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cedar::command as c;
 use cedar::version::Version;
-use cedar::wire::ad::{put_classad, PutOptions};
+use cedar::wire::ad::{put_classad, put_classad_projected, PutOptions};
 use cedar::wire::Encoder;
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Semantics, Value};
 
@@ -443,19 +443,21 @@ impl Query {
         peer_version: Option<&Version>,
     ) {
         let ad = if filter_private { rec.public() } else { rec.with_private() };
-        let projection = match &part.projection {
+        let computed;
+        let projection: Option<&[String]> = match &part.projection {
             Projection::All => None,
-            Projection::List(names) => Some(names.clone()),
+            Projection::List(names) => Some(names),
             Projection::Expr(attr) => {
                 let opts = EvalOptions::new().semantics(Semantics::Old);
                 let value = match self.ad.lookup(attr.as_str()) {
                     Some(e) => EvalContext::new(&opts).my(&self.ad).target(rec.public()).eval(e),
                     None => Value::Undefined,
                 };
-                match value {
+                computed = match value {
                     Value::Str(s) => Some(split_list(s.as_str())).filter(|l| !l.is_empty()),
                     _ => None,
-                }
+                };
+                computed.as_deref()
             }
         };
         if projection.is_none() && (filter_private || !rec.has_private()) {
@@ -466,11 +468,17 @@ impl Query {
             }
             return;
         }
-        let opts = PutOptions::new().peer_version(peer_version.cloned()).projection(projection);
-        let mut one = Encoder::new(enc.is_encrypted());
-        if put_classad(&mut one, ad, &opts).is_ok() {
-            enc.put_int(1);
-            enc.put_bytes(one.as_bytes());
+        let opts = PutOptions::new().peer_version(peer_version.cloned());
+        // Written in place; an ad that cannot go out (a NUL in a name) is
+        // taken back and left out of the reply.
+        let at = enc.len();
+        enc.put_int(1);
+        let put = match projection {
+            Some(names) => put_classad_projected(enc, ad, names, &opts),
+            None => put_classad(enc, ad, &opts),
+        };
+        if put.is_err() {
+            enc.truncate(at);
         }
     }
 }

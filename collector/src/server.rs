@@ -162,9 +162,13 @@ impl Collector {
             return Ok(true);
         }
         let Some(_) = u32::try_from(number).ok().and_then(collector_command) else { return Ok(false) };
-        // As the C++ collector, one connection at a time: what earlier
-        // connections sent is applied first.
-        command.wait_for_earlier_connections().await;
+        // As the C++ collector, one connection at a time: a query or an
+        // invalidation sees what earlier connections sent. (Updates do not
+        // wait: under a steady stream of them from many persistent
+        // connections, waiting would only slow each down.)
+        if c::is_query(number) || is_invalidation(number) {
+            command.wait_for_earlier_connections().await;
+        }
         if is_invalidation(number) {
             self.invalidation(command).await?;
         } else if UpdateCommand::from_command(number).is_some() {

@@ -570,7 +570,16 @@ fn cedar_and_http_share_the_tables() -> Result<()> {
     let over_cedar: ClassAd =
         r#"[ MyType = "Scheduler"; Name = "cedar@h"; MyAddress = "<127.0.0.1:5>"; TotalIdleJobs = 3 ]"#.parse()?;
     client.advertise(cedar::command::UPDATE_SCHEDD_AD, &[Update::new(over_cedar)])?;
-    let r = get(http_addr, "/v1/ads/schedd/cedar@h")?;
+    // The advertise returns once the update is written; the HTTP side
+    // (outside CEDAR's arrival order) sees it once the collector read it.
+    let mut r = get(http_addr, "/v1/ads/schedd/cedar@h")?;
+    for _ in 0..100 {
+        if r.status == 200 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        r = get(http_addr, "/v1/ads/schedd/cedar@h")?;
+    }
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()?["TotalIdleJobs"], 3);
 

@@ -12,9 +12,11 @@
 //! the bytes it has read it has finished with. A command that must see
 //! what earlier connections sent notes, for each earlier connection, how
 //! many bytes had reached it (read, or waiting in the socket: `FIONREAD`)
-//! and waits until each has finished with that many, has gone, or has
-//! made no progress for [`ORDER_WINDOW`] (a stalled peer); never longer
-//! than [`ORDER_MAX_WAIT`] in all.
+//! and waits until each has finished with that many and has nothing more
+//! waiting to be read, has gone, or has made no progress for
+//! [`ORDER_WINDOW`] (a stalled peer); never longer than [`ORDER_MAX_WAIT`]
+//! in all. (A connection that streams commands without pause therefore
+//! holds a later query up to that bound.)
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -155,7 +157,11 @@ impl Arrival {
                     if target.is_none() {
                         *target = reached(p);
                     }
-                    let behind = target.is_none_or(|t| p.done < t);
+                    // Behind its target, or still reading: bytes the peer
+                    // wrote before our command may wait in its own send
+                    // buffer when ours is full, where no count can see them.
+                    let reading = p.socket.as_deref().is_some_and(|s| unread(s) > 0);
+                    let behind = target.is_none_or(|t| p.done < t) || reading;
                     if behind && now < p.moved + ORDER_WINDOW {
                         let at = p.moved + ORDER_WINDOW;
                         stall = Some(stall.map_or(at, |s| s.min(at)));

@@ -416,6 +416,9 @@ impl Drop for ActiveGuard {
     }
 }
 
+/// How many commands a connection runs before it lets other tasks run.
+const YIELD_EVERY: u64 = 64;
+
 /// Serves one connection: the handshake, then command after command, until
 /// the peer hangs up, a command ends it, or `stop` is set while the
 /// connection waits between commands. For daemons that accept connections
@@ -444,6 +447,7 @@ async fn serve_in_order<H: Handler>(
     if let Some(n) = options.max_packet {
         connection.set_max_packet(n);
     }
+    let mut served: u64 = 0;
     // Dropped before `connection`, which closes the socket it registers.
     let _watch = arrival.map(|a| a.watch(&connection));
     let peer = connection.peer().map(|a| a.ip());
@@ -481,6 +485,14 @@ async fn serve_in_order<H: Handler>(
             Step::Command(request) => {
                 let mut command = Command { connection: &mut connection, request, payload_read: false, arrival };
                 handler.handle(&mut command).await?;
+                // A peer that sends command after command (an update
+                // stream) would otherwise keep its worker thread, and new
+                // connections wait: every so many commands, the others get
+                // a turn.
+                served += 1;
+                if served.is_multiple_of(YIELD_EVERY) {
+                    ::tokio::task::yield_now().await;
+                }
             }
             Step::Close(reason) => return Ok(Some(reason)),
         }

@@ -246,21 +246,7 @@ fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
 pub fn put_classad(enc: &mut Encoder, ad: &ClassAd, opts: &PutOptions) -> Result<()> {
     let extra = usize::from(opts.server_time.is_some());
     match &opts.projection {
-        Some(list) => {
-            let mut lines: Vec<(String, &Expr)> = Vec::new();
-            for name in expand_projection(ad, list) {
-                if opts.excluded(&name) {
-                    continue;
-                }
-                if let Some(expr) = ad.lookup(name.as_str()) {
-                    lines.push((name, expr));
-                }
-            }
-            enc.put_int((lines.len() + extra) as i64);
-            for (name, expr) in &lines {
-                put_attribute(enc, name, expr)?;
-            }
-        }
+        Some(list) => return put_classad_projected(enc, ad, list, opts),
         None => {
             // One pass: the count is set once the attributes are out.
             let at = enc.put_int_later();
@@ -274,6 +260,77 @@ pub fn put_classad(enc: &mut Encoder, ad: &ClassAd, opts: &PutOptions) -> Result
                 }
             }
             enc.set_int(at, count as i64);
+        }
+    }
+    if let Some(t) = opts.server_time {
+        enc.put_string_with(|buf| {
+            buf.extend_from_slice(b"ServerTime = ");
+            Expr::from(t).write_into(Syntax::Old, buf);
+        })?;
+    }
+    if !opts.no_types {
+        enc.put_str("")?;
+        enc.put_str("")?;
+    }
+    Ok(())
+}
+
+/// As [`put_classad`] with `opts`' projection replaced by `names` (which
+/// the caller keeps: a server sends many ads with one projection). When
+/// every listed value the ad holds is a literal, nothing needs expanding
+/// and the attributes go out without an allocation per ad.
+///
+/// ```
+/// use cedar::wire::ad::{get_classad, put_classad_projected, PutOptions};
+/// let ad: classad::ClassAd = "[ Name = \"slot1@h\"; Cpus = 4; Memory = 1024 ]".parse().unwrap();
+/// let mut enc = cedar::wire::Encoder::new(false);
+/// put_classad_projected(&mut enc, &ad, &["Name", "Cpus"], &PutOptions::default())?;
+/// let back = get_classad(&mut cedar::wire::Decoder::new(enc.as_bytes(), false), &Default::default())?;
+/// assert_eq!(back.len(), 2);
+/// # Ok::<(), cedar::Error>(())
+/// ```
+pub fn put_classad_projected<S: AsRef<str>>(
+    enc: &mut Encoder,
+    ad: &ClassAd,
+    names: &[S],
+    opts: &PutOptions,
+) -> Result<()> {
+    let extra = usize::from(opts.server_time.is_some());
+    let all_literal =
+        names.len() <= 32 && names.iter().all(|n| ad.lookup(n.as_ref()).is_none_or(|e| e.as_literal().is_some()));
+    if all_literal {
+        // The order expand_projection gives: by lower-cased name, each
+        // name once (its first spelling).
+        let mut listed: Vec<(&str, &Expr)> = Vec::with_capacity(names.len());
+        for name in names {
+            let name = name.as_ref();
+            if listed.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) || opts.excluded(name) {
+                continue;
+            }
+            if let Some(expr) = ad.lookup(name) {
+                listed.push((name, expr));
+            }
+        }
+        listed.sort_by(|(a, _), (b, _)| {
+            a.bytes().map(|c| c.to_ascii_lowercase()).cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+        });
+        enc.put_int((listed.len() + extra) as i64);
+        for (name, expr) in &listed {
+            put_attribute(enc, name, expr)?;
+        }
+    } else {
+        let mut lines: Vec<(String, &Expr)> = Vec::new();
+        for name in expand_projection(ad, names) {
+            if opts.excluded(&name) {
+                continue;
+            }
+            if let Some(expr) = ad.lookup(name.as_str()) {
+                lines.push((name, expr));
+            }
+        }
+        enc.put_int((lines.len() + extra) as i64);
+        for (name, expr) in &lines {
+            put_attribute(enc, name, expr)?;
         }
     }
     if let Some(t) = opts.server_time {

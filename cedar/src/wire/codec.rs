@@ -195,6 +195,21 @@ impl Encoder {
     pub fn put_bytes(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);
     }
+
+    /// Drops what was written after the first `len` bytes (to take back a
+    /// value that failed half-way).
+    ///
+    /// ```
+    /// let mut enc = cedar::wire::Encoder::new(false);
+    /// enc.put_int(1);
+    /// let at = enc.len();
+    /// enc.put_int(2);
+    /// enc.truncate(at);
+    /// assert_eq!(enc.len(), 8);
+    /// ```
+    pub fn truncate(&mut self, len: usize) {
+        self.buf.truncate(len);
+    }
 }
 
 /// Whether `bytes` holds a NUL. Most strings on the wire are a few dozen
