@@ -81,13 +81,15 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     }
     let server = Arc::new(server);
     let collector = Arc::new(Collector::new(collector_config(&config), server.clone(), ctx.sinful.to_string()));
-    let cedar = Server::new(server, CollectorDaemon { dc: ctx.dc_commands(), collector: collector.clone() })
-        .options(ServerOptions::default().max_connections(config.get_int("COLLECTOR_MAX_CONNECTIONS", 4096).max(1) as usize));
+    let cedar = Server::new(server, CollectorDaemon { dc: ctx.dc_commands(), collector: collector.clone() }).options(
+        ServerOptions::default().max_connections(config.get_int("COLLECTOR_MAX_CONNECTIONS", 4096).max(1) as usize),
+    );
     let ready = Arc::new(AtomicBool::new(true));
     if let Some(address) = config.get("COLLECTOR_HTTP_ADDRESS").filter(|a| !a.trim().is_empty()) {
         let http_listener = tokio::net::TcpListener::bind(address.trim()).await?;
         tracing::info!("HTTP API on {}", http_listener.local_addr()?);
-        let http = Http::new(collector.clone()).options(HttpOptions::default()).readiness(ready).cedar_stats(cedar.stats());
+        let http =
+            Http::new(collector.clone()).options(HttpOptions::default()).readiness(ready).cedar_stats(cedar.stats());
         let stopping = ctx.stopping();
         tokio::spawn(async move {
             if let Err(e) = collector::http::serve(http, http_listener, async move {

@@ -315,6 +315,27 @@ else
 fi
 grep -q "STARTING UP" "$HOSTRUN/log/CollectorLog" && ok "our collector logs to CollectorLog" || bad "no CollectorLog"
 
+# kill -9: the master starts it again, and the daemons' next updates
+# (UPDATE_INTERVAL = 5 s) make the table whole again: soft state.
+before=$(inchroot condor_status $OURS -any -af MyType Name 2> /dev/null | grep -v '^Collector' | sort || true)
+pid=$(awk '/condor_collector \(COLLECTOR\) STARTING UP/ { n++ } /PID = / { p = $NF } END { print p }' "$HOSTRUN/log/CollectorLog")
+if [ -n "$pid" ] && kill -9 "$pid" 2> /dev/null; then
+	killed=$(date +%s)
+	whole=
+	for _ in $(seq 1 90); do
+		now=$(inchroot condor_status $OURS -any -af MyType Name 2> /dev/null | grep -v '^Collector' | sort || true)
+		[ -n "$now" ] && [ "$now" = "$before" ] && whole=1 && break
+		sleep 1
+	done
+	if [ -n "$whole" ]; then
+		ok "after kill -9 the table is whole again $(($(date +%s) - killed)) s later (master restart + one update interval)"
+	else
+		bad "after kill -9 the table did not come back: $(echo $now)"
+	fi
+else
+	bad "no collector pid to kill"
+fi
+
 echo
 [ $fail = 0 ] && echo "collector-pool.sh MODE=$MODE: all checks passed" || echo "collector-pool.sh MODE=$MODE: some checks FAILED (logs: KEEP=1)"
 exit $fail
