@@ -17,11 +17,14 @@
 //!   `SendPrivateAttributes`, `LocationQuery`) and the reply.
 //! * [`update`]: the `UPDATE_*`, `MERGE_STARTD_AD` and `INVALIDATE_*`
 //!   commands' payloads.
-//! * [`stats`]: counters for metrics.
+//! * [`stats`]: counters for metrics; [`update_stats`]: each daemon's
+//!   `Updates*` counters, as HTCondor keeps them in its ads.
+//! * [`self_ad`] and [`config`]: the collector's own ad and knobs.
+//! * `server` (the `tokio` feature): the collector served over CEDAR.
 //! * `http` (the `http` feature): the HTTP/JSON API and Prometheus metrics.
 //!
-//! Not yet here: the collector's own ad, the command handler and the
-//! tokio server (see the README's list of what is left).
+//! The daemon that runs it under `condor_master` is `classad-collector`,
+//! in the workspace's `daemons` crate.
 //!
 pub mod config;
 #[cfg(feature = "http")]
