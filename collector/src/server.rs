@@ -15,7 +15,7 @@ use cedar::authz::{collector_command, Permission, COLLECTOR_COMMANDS};
 use cedar::command as c;
 use cedar::error::Result;
 use cedar::handshake::{CommandTable, ServerConfig};
-use cedar::tokio::{Command, Handler, Server, ServerOptions, ServerStats};
+use cedar::tokio::{Command, Handler, Server, ServerOptions};
 use cedar::wire::ad::get_classad;
 use cedar::wire::{Decoder, Encoder};
 use parking_lot::Mutex;
@@ -325,11 +325,6 @@ impl Collector {
                 last_self_ad = Instant::now();
             }
         }
-    }
-
-    /// The CEDAR server's counters, once serving (connections, handshakes).
-    pub fn connection_stats(server: &Server<CollectorHandler>) -> Arc<ServerStats> {
-        server.stats()
     }
 }
 

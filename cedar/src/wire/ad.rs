@@ -244,24 +244,27 @@ fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
 /// C++ does the same (it sends `ZKM` and an encrypted string only when a
 /// key exists but the stream is not encrypted).
 pub fn put_classad(enc: &mut Encoder, ad: &ClassAd, opts: &PutOptions) -> Result<()> {
-    let extra = usize::from(opts.server_time.is_some());
-    match &opts.projection {
-        Some(list) => return put_classad_projected(enc, ad, list, opts),
-        None => {
-            // One pass: the count is set once the attributes are out.
-            let at = enc.put_int_later();
-            let mut count = extra;
-            let all = ad.chained_parent().map(|p| p.iter()).into_iter().flatten().chain(ad.iter());
-            for (name, expr) in all {
-                let name = name.as_str();
-                if !opts.excluded(name) {
-                    put_attribute(enc, name, expr)?;
-                    count += 1;
-                }
-            }
-            enc.set_int(at, count as i64);
+    if let Some(list) = &opts.projection {
+        return put_classad_projected(enc, ad, list, opts);
+    }
+    // One pass: the count is set once the attributes are out.
+    let at = enc.put_int_later();
+    let mut count = usize::from(opts.server_time.is_some());
+    let all = ad.chained_parent().map(|p| p.iter()).into_iter().flatten().chain(ad.iter());
+    for (name, expr) in all {
+        let name = name.as_str();
+        if !opts.excluded(name) {
+            put_attribute(enc, name, expr)?;
+            count += 1;
         }
     }
+    enc.set_int(at, count as i64);
+    put_trailer(enc, opts)
+}
+
+/// What follows an ad's attributes: `ServerTime` when asked for, then the
+/// two type strings unless `no_types`.
+fn put_trailer(enc: &mut Encoder, opts: &PutOptions) -> Result<()> {
     if let Some(t) = opts.server_time {
         enc.put_string_with(|buf| {
             buf.extend_from_slice(b"ServerTime = ");
@@ -295,55 +298,37 @@ pub fn put_classad_projected<S: AsRef<str>>(
     names: &[S],
     opts: &PutOptions,
 ) -> Result<()> {
-    let extra = usize::from(opts.server_time.is_some());
     let all_literal =
         names.len() <= 32 && names.iter().all(|n| ad.lookup(n.as_ref()).is_none_or(|e| e.as_literal().is_some()));
+    let mut lines: Vec<(std::borrow::Cow<'_, str>, &Expr)> = Vec::with_capacity(names.len());
     if all_literal {
-        // The order expand_projection gives: by lower-cased name, each
-        // name once (its first spelling).
-        let mut listed: Vec<(&str, &Expr)> = Vec::with_capacity(names.len());
+        // The order expand_projection gives (by lower-cased name, each
+        // name once, its first spelling), without its allocations.
         for name in names {
             let name = name.as_ref();
-            if listed.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) || opts.excluded(name) {
+            if lines.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
                 continue;
             }
             if let Some(expr) = ad.lookup(name) {
-                listed.push((name, expr));
+                lines.push((name.into(), expr));
             }
         }
-        listed.sort_by(|(a, _), (b, _)| {
+        lines.sort_by(|(a, _), (b, _)| {
             a.bytes().map(|c| c.to_ascii_lowercase()).cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
         });
-        enc.put_int((listed.len() + extra) as i64);
-        for (name, expr) in &listed {
-            put_attribute(enc, name, expr)?;
-        }
     } else {
-        let mut lines: Vec<(String, &Expr)> = Vec::new();
         for name in expand_projection(ad, names) {
-            if opts.excluded(&name) {
-                continue;
-            }
             if let Some(expr) = ad.lookup(name.as_str()) {
-                lines.push((name, expr));
+                lines.push((name.into(), expr));
             }
         }
-        enc.put_int((lines.len() + extra) as i64);
-        for (name, expr) in &lines {
-            put_attribute(enc, name, expr)?;
-        }
     }
-    if let Some(t) = opts.server_time {
-        enc.put_string_with(|buf| {
-            buf.extend_from_slice(b"ServerTime = ");
-            Expr::from(t).write_into(Syntax::Old, buf);
-        })?;
+    lines.retain(|(name, _)| !opts.excluded(name));
+    enc.put_int((lines.len() + usize::from(opts.server_time.is_some())) as i64);
+    for (name, expr) in &lines {
+        put_attribute(enc, name, expr)?;
     }
-    if !opts.no_types {
-        enc.put_str("")?;
-        enc.put_str("")?;
-    }
-    Ok(())
+    put_trailer(enc, opts)
 }
 
 /// Splits `Name = value` as `SplitLongFormAttrValue` does: leading
