@@ -112,12 +112,12 @@ const ALWAYS: &[&str] = &[
 /// and the attributes every autocluster depends on; in case-insensitive
 /// order, one spelling per name. Slots whose references cannot be
 /// determined (a cycle) are skipped, as HTCondor does.
-pub fn significant_attributes(slots: &[ClassAd], negotiator_exprs: &[&Expr]) -> Vec<String> {
+pub fn significant_attributes<S: std::borrow::Borrow<ClassAd>>(slots: &[S], negotiator_exprs: &[&Expr]) -> Vec<String> {
     let opts = EvalOptions::new().semantics(Semantics::Old);
     let mut names: Vec<String> = ALWAYS.iter().map(|s| s.to_string()).collect();
     // Slots of one pool repeat the same few expressions: look at each text once.
     let mut seen: rustc_hash::FxHashSet<(String, String)> = Default::default();
-    for ad in slots {
+    for ad in slots.iter().map(|s| s.borrow()) {
         // A slot chained to a parent (a host's shared attributes) has the
         // parent's expressions too.
         let mut layers = vec![ad];

@@ -401,6 +401,61 @@ impl ClassAd {
     pub fn eval_expr(&self, expr: &Expr) -> Value {
         EvalContext::new(default_options()).my(self).eval(expr)
     }
+
+    /// The attribute evaluated to a string, as HTCondor's
+    /// `ClassAd::LookupString` gives it (`None` if absent or not a string).
+    ///
+    /// ```
+    /// let ad: classad::ClassAd = r#"[ Name = "slot1@node"; Owner = Name ]"#.parse().unwrap();
+    /// assert_eq!(ad.lookup_string("Owner").as_deref(), Some("slot1@node"));
+    /// assert_eq!(ad.lookup_string("Missing"), None);
+    /// ```
+    pub fn lookup_string(&self, name: impl AttrKey) -> Option<String> {
+        match self.eval_attr(name) {
+            Value::Str(s) => Some(s.as_str().to_owned()),
+            _ => None,
+        }
+    }
+
+    /// The attribute evaluated to an integer, as `ClassAd::LookupInteger`
+    /// gives it: a boolean counts as 0 or 1 and a real is truncated.
+    ///
+    /// ```
+    /// let ad: classad::ClassAd = "[ Cpus = 4; Half = Cpus / 2.0; On = true ]".parse().unwrap();
+    /// assert_eq!(ad.lookup_integer("Half"), Some(2));
+    /// assert_eq!(ad.lookup_integer("On"), Some(1));
+    /// ```
+    pub fn lookup_integer(&self, name: impl AttrKey) -> Option<i64> {
+        match self.eval_attr(name) {
+            Value::Int(i) => Some(i),
+            Value::Bool(b) => Some(i64::from(b)),
+            Value::Real(r) if r.is_finite() => Some(r as i64),
+            _ => None,
+        }
+    }
+
+    /// The attribute evaluated to a number, as `ClassAd::LookupFloat`
+    /// gives it (a boolean counts as 0 or 1).
+    pub fn lookup_float(&self, name: impl AttrKey) -> Option<f64> {
+        self.eval_attr(name).as_f64()
+    }
+
+    /// The attribute evaluated to a boolean, as `ClassAd::LookupBool`
+    /// gives it: a number counts as true when it is not zero.
+    ///
+    /// ```
+    /// let ad: classad::ClassAd = "[ WantClaiming = false; N = 2 ]".parse().unwrap();
+    /// assert_eq!(ad.lookup_bool("WantClaiming"), Some(false));
+    /// assert_eq!(ad.lookup_bool("N"), Some(true));
+    /// ```
+    pub fn lookup_bool(&self, name: impl AttrKey) -> Option<bool> {
+        match self.eval_attr(name) {
+            Value::Bool(b) => Some(b),
+            Value::Int(i) => Some(i != 0),
+            Value::Real(r) => Some(r != 0.0),
+            _ => None,
+        }
+    }
 }
 
 /// Storage for what an evaluation creates and must keep until it ends:
