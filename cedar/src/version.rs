@@ -172,6 +172,10 @@ pub fn parse_peer_version(s: Option<&str>) -> Option<Version> {
 /// features (V2 private attributes, StartD daemon ads) by that number.
 pub const OUR_VERSION: &str = "$CondorVersion: 23.9.6 2024-08-08 BuildID: classad-rs PackageID: cedar $";
 
+/// The `CondorPlatform` our daemons advertise (what a 23.9 build on Debian
+/// 12 says).
+pub const OUR_PLATFORM: &str = "$CondorPlatform: X86_64-Debian_12 $";
+
 /// [`OUR_VERSION`] parsed.
 pub fn ours() -> Version {
     Version::new(23, 9, 6, "2024-08-08 BuildID: classad-rs PackageID: cedar")

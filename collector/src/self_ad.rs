@@ -37,7 +37,7 @@ impl Identity {
 }
 
 /// Our `CondorPlatform`.
-pub const OUR_PLATFORM: &str = "$CondorPlatform: X86_64-Debian_12 $";
+pub use cedar::version::OUR_PLATFORM;
 
 /// The pool's totals, as `sendCollectorAd` counts them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -250,6 +250,41 @@ impl DaemonConfig {
         }
     }
 
+    /// The collectors of `COLLECTOR_HOST`, as sinful strings: each entry
+    /// (`host`, `host:port` or a sinful string), with `COLLECTOR_PORT`
+    /// (9618) when it names no port.
+    ///
+    /// ```
+    /// let c = daemons::config::DaemonConfig::parse_str("COLLECTOR_HOST = cm.example:9620, 10.0.0.2", "NEGOTIATOR", None)?;
+    /// assert_eq!(c.collectors(), ["<cm.example:9620>", "<10.0.0.2:9618>"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn collectors(&self) -> Vec<String> {
+        let default = self.get_int("COLLECTOR_PORT", 9618);
+        let Some(hosts) = self.get("COLLECTOR_HOST") else { return Vec::new() };
+        hosts
+            .split([',', ' ', '\t'])
+            .filter(|h| !h.is_empty())
+            .map(|h| {
+                if h.starts_with('<') {
+                    h.to_owned()
+                } else if h.contains(':') {
+                    format!("<{h}>")
+                } else {
+                    format!("<{h}:{default}>")
+                }
+            })
+            .collect()
+    }
+
+    /// `FULL_HOSTNAME`, else the machine's host name, else `localhost`.
+    pub fn full_hostname(&self) -> String {
+        self.get("FULL_HOSTNAME")
+            .filter(|h| !h.is_empty())
+            .or_else(crate::socket::hostname)
+            .unwrap_or_else(|| "localhost".to_owned())
+    }
+
     /// `NETWORK_INTERFACE` when it is an IP address (a pattern or a name is
     /// not resolved here).
     pub fn network_interface(&self) -> Option<std::net::IpAddr> {

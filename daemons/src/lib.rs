@@ -14,6 +14,7 @@
 //! * [`commands`]: the DC commands (`DC_OFF_*`, `DC_RECONFIG*`,
 //!   `DC_RAISESIGNAL`, ...) and the control events they become;
 //! * [`keepalive`]: `DC_CHILDALIVE` to the master;
+//! * [`client`]: how the daemon secures the commands it sends;
 //! * [`files`], [`socket`]: the address and pid files; the command
 //!   listener and our sinful string;
 //! * [`shell`]: the [`Daemon`] that puts it together and runs the
@@ -25,6 +26,7 @@
 //! does the rest.
 
 pub mod args;
+pub mod client;
 pub mod commands;
 pub mod config;
 pub mod files;

@@ -1,0 +1,347 @@
+//! `classad-negotiator`: the negotiator daemon, a drop-in for HTCondor's
+//! `condor_negotiator` (subsystem `NEGOTIATOR`).
+//!
+//! Under `condor_master`: `NEGOTIATOR = /path/to/classad-negotiator`; the
+//! master starts, watches and stops it. Alone: `classad-negotiator -f -t
+//! [-p PORT]` with `CONDOR_CONFIG` set.
+//!
+//! Every NEGOTIATOR_INTERVAL (60 s; the first cycle NEGOTIATOR_CYCLE_DELAY,
+//! 20 s, after the start), and at once on `RESCHEDULE` (no sooner than
+//! NEGOTIATOR_MIN_INTERVAL after the last cycle), it fetches the pool from
+//! the first collector of `COLLECTOR_HOST`, negotiates with the schedds
+//! (see the `negotiator` crate), and sends its ad and the accounting ads
+//! to every collector (also every NEGOTIATOR_UPDATE_INTERVAL). The
+//! accountant lives in `$(SPOOL)/Accountantnew.log`.
+//!
+//! It reads the matchmaker's knobs (`NEGOTIATOR_*`, `PRIORITY_HALFLIFE`,
+//! `GROUP_*`, `*_LIMIT`, ...), NEGOTIATOR_TIMEOUT (30 s, for each message
+//! to a schedd or collector), NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE,
+//! NEGOTIATOR_NAME, the `SEC_*`, `ALLOW_*` and `DENY_*` knobs and
+//! `NEGOTIATOR_LOG`. A reconfig applies the matchmaker's knobs.
+
+use std::process::ExitCode;
+use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use cedar::authz::Permission;
+use cedar::client::collector::Update;
+use cedar::client::{Client, CollectorClient, Query};
+use cedar::command as c;
+use cedar::handshake::{CommandTable, ServerConfig};
+use cedar::token::key::FileCheck;
+use cedar::tokio::{Command, Handler, Server};
+use daemons::commands::{register, DcCommands};
+use daemons::config::DaemonConfig;
+use daemons::{Context, Control};
+use matchmaker::accountant::{Accountant, AccountantConfig};
+use matchmaker::negotiator::Negotiator;
+use negotiator::cycle::{CycleSettings, LiveNegotiator};
+use negotiator::publish::{accounting_ads, negotiator_ad, CycleFigures, History, Identity};
+
+/// What the cycle thread is asked to do.
+enum Ask {
+    Reschedule,
+    Reconfig(Arc<DaemonConfig>),
+    Stop,
+}
+
+/// Daemon core's commands first, then the negotiator's.
+struct NegotiatorDaemon {
+    dc: DcCommands,
+    asks: Mutex<std_mpsc::Sender<Ask>>,
+}
+
+impl Handler for NegotiatorDaemon {
+    async fn handle(&self, command: &mut Command<'_>) -> cedar::error::Result<()> {
+        if self.dc.handle(command).await? {
+            return Ok(());
+        }
+        match command.number() {
+            c::RESCHEDULE => {
+                let _ = command.read_payload_or_empty().await?;
+                tracing::info!("Got RESCHEDULE request");
+                if let Ok(tx) = self.asks.lock() {
+                    let _ = tx.send(Ask::Reschedule);
+                }
+                Ok(())
+            }
+            n if c::is_nop(n) => {
+                let _ = command.read_payload_or_empty().await?;
+                Ok(())
+            }
+            n => {
+                tracing::warn!("command {n} is registered but not served; closing");
+                Err(cedar::Error::new(cedar::ErrorKind::Protocol, "a command the negotiator does not serve"))
+            }
+        }
+    }
+}
+
+/// The negotiator's command table (daemon core's are added by `register`).
+fn commands() -> CommandTable {
+    CommandTable::new()
+        .register(c::RESCHEDULE, Permission::Daemon)
+        .register(c::DC_NOP, Permission::Allow)
+        .register(c::DC_NOP_READ, Permission::Read)
+        .register(c::DC_NOP_WRITE, Permission::Write)
+        .register(c::DC_NOP_NEGOTIATOR, Permission::Negotiator)
+        .register(c::DC_NOP_ADMINISTRATOR, Permission::Administrator)
+        .register(c::DC_NOP_DAEMON, Permission::Daemon)
+}
+
+/// Key files must be private and ours, as HTCondor insists.
+fn key_check() -> FileCheck {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata("/proc/self") {
+        Ok(m) => FileCheck::strict(m.uid()),
+        Err(_) => FileCheck::strict(0),
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+fn seconds(config: &DaemonConfig, knob: &str, default: i64) -> Duration {
+    Duration::from_secs(config.get_int(knob, default).max(0) as u64)
+}
+
+/// What the cycle thread reads from the configuration.
+struct Knobs {
+    negotiator: Negotiator,
+    settings: CycleSettings,
+    interval: Duration,
+    min_interval: Duration,
+    update_interval: Duration,
+    history: usize,
+}
+
+impl Knobs {
+    fn read(config: &DaemonConfig) -> Result<Knobs, daemons::AppError> {
+        let negotiator = Negotiator::from_config(config.config())?;
+        let mut settings = CycleSettings::default();
+        settings.request_list_size =
+            config.get_int("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", 200).clamp(1, 100_000) as u32;
+        settings.slot_constraint = config.get("NEGOTIATOR_SLOT_CONSTRAINT").filter(|s| !s.trim().is_empty());
+        settings.job_constraint = config.get("NEGOTIATOR_JOB_CONSTRAINT").filter(|s| !s.trim().is_empty());
+        Ok(Knobs {
+            negotiator,
+            settings,
+            interval: seconds(config, "NEGOTIATOR_INTERVAL", 60).max(Duration::from_secs(1)),
+            min_interval: seconds(config, "NEGOTIATOR_MIN_INTERVAL", 5),
+            update_interval: seconds(config, "NEGOTIATOR_UPDATE_INTERVAL", 300).max(Duration::from_secs(1)),
+            history: config.get_int("NEGOTIATION_CYCLE_STATS_LENGTH", 3).clamp(1, 100) as usize,
+        })
+    }
+}
+
+/// The cycle thread: cycles, publishing, and the accountant.
+struct Cycler {
+    knobs: Knobs,
+    live: LiveNegotiator,
+    accountant: Accountant,
+    client: Client,
+    collectors: Vec<CollectorClient>,
+    me: Identity,
+    history: History,
+}
+
+impl Cycler {
+    fn cycle(&mut self) {
+        let Some(collector) = self.collectors.first() else {
+            tracing::warn!("no COLLECTOR_HOST: nothing to negotiate with");
+            return;
+        };
+        tracing::info!("---------- Started Negotiation Cycle ----------");
+        match self.live.cycle(collector, &self.knobs.negotiator, &mut self.accountant, now()) {
+            Ok(report) => {
+                tracing::info!(
+                    "Got ads: {} public and {} private; {} slots without a claim id left out",
+                    report.slots,
+                    report.private_ads,
+                    report.slots_without_claim
+                );
+                for f in &report.failures {
+                    tracing::warn!("  submitter {} at {} failed ({}): {}", f.submitter, f.schedd, f.phase, f.error);
+                }
+                let p = &report.phases;
+                tracing::info!(
+                    "---------- Finished Negotiation Cycle ---------- {} matches, {} rejections, {} requests from {} schedds; \
+                     fetch {:.3}s prefetch {:.3}s matching {:.3}s deliver {:.3}s",
+                    report.matches_sent,
+                    report.rejections_sent,
+                    report.requests,
+                    report.schedds,
+                    p.fetch.as_secs_f64(),
+                    p.prefetch.as_secs_f64(),
+                    p.matching.as_secs_f64(),
+                    p.deliver.as_secs_f64()
+                );
+                self.history.push(CycleFigures::from_report(&report));
+            }
+            Err(e) => tracing::error!("the negotiation cycle failed: {e}"),
+        }
+        for warning in self.accountant.take_warnings() {
+            tracing::warn!("accountant: {warning}");
+        }
+        self.publish();
+    }
+
+    /// Our ad and the accounting ads, to every collector.
+    fn publish(&mut self) {
+        let ad = negotiator_ad(&self.me, self.history.iter(), now());
+        let accounting: Vec<Update> =
+            accounting_ads(&self.accountant, &self.me.name).into_iter().map(Update::new).collect();
+        for collector in &self.collectors {
+            if let Err(e) = collector.advertise(c::UPDATE_NEGOTIATOR_AD, &[Update::new(ad.clone())]) {
+                tracing::warn!("sending our ad to the collector: {e}");
+                continue;
+            }
+            if let Err(e) = collector.advertise(c::UPDATE_ACCOUNTING_AD, &accounting) {
+                tracing::warn!("sending the accounting ads to the collector: {e}");
+            }
+        }
+    }
+
+    fn invalidate(&self) {
+        let Ok(query) = Query::negotiator().constraint(&format!("TARGET.Name == {:?}", self.me.name)) else { return };
+        let query = query.attr("Name", self.me.name.as_str());
+        for collector in &self.collectors {
+            if let Err(e) = collector.invalidate(c::INVALIDATE_NEGOTIATOR_ADS, &query) {
+                tracing::info!("invalidating our ad: {e}");
+            }
+        }
+    }
+
+    fn run(mut self, asks: std_mpsc::Receiver<Ask>, first_delay: Duration) {
+        let start = Instant::now();
+        let mut next_cycle = start + first_delay;
+        let mut next_update = start;
+        let mut last_cycle: Option<Instant> = None;
+        let mut pending_reschedule = false;
+        loop {
+            let now_i = Instant::now();
+            if now_i >= next_update {
+                self.publish();
+                next_update = now_i + self.knobs.update_interval;
+            }
+            let due = if pending_reschedule {
+                last_cycle.map_or(now_i, |l| l + self.knobs.min_interval)
+            } else {
+                next_cycle
+            };
+            if now_i >= due {
+                pending_reschedule = false;
+                self.cycle();
+                let done = Instant::now();
+                last_cycle = Some(done);
+                next_cycle = done + self.knobs.interval;
+                next_update = done + self.knobs.update_interval;
+                continue;
+            }
+            let wait = due.min(next_update).saturating_duration_since(now_i);
+            match asks.recv_timeout(wait) {
+                Ok(Ask::Reschedule) => pending_reschedule = true,
+                Ok(Ask::Reconfig(config)) => match Knobs::read(&config) {
+                    Ok(knobs) => {
+                        self.live.settings = knobs.settings.clone();
+                        self.knobs = knobs;
+                        self.history = History::new(self.knobs.history);
+                        tracing::info!("reconfigured");
+                    }
+                    Err(e) => tracing::error!("reconfig: the configuration is not usable ({e}); keeping the old one"),
+                },
+                Ok(Ask::Stop) | Err(std_mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(std_mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+        self.invalidate();
+        let _ = &self.client;
+    }
+}
+
+async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
+    let listener = ctx.take_listener().ok_or("no command socket")?;
+    let config = ctx.config.borrow().clone();
+    let lookup = |k: &str| config.get(k);
+    let hostname = config.full_hostname();
+    let table = register(commands());
+    let server = ServerConfig::from_config("NEGOTIATOR", table, &lookup, key_check())?.hostname(hostname.clone());
+    if let Ok(mut cache) = server.sessions.lock() {
+        for session in std::mem::take(&mut ctx.inherited_sessions) {
+            cache.insert(session, Instant::now());
+        }
+    }
+    let server = Arc::new(server);
+
+    let knobs = Knobs::read(&config)?;
+    let spool = config.get("SPOOL").ok_or("SPOOL is not set: the accountant's log goes there")?;
+    let log_path = std::path::Path::new(&spool).join("Accountantnew.log");
+    let (accountant, load) = Accountant::open(AccountantConfig::from_config(config.config())?, &log_path, now())?;
+    tracing::info!("accountant: {} records from {}", accountant.customers().len(), log_path.display());
+    for w in &load.warnings {
+        tracing::warn!("accountant log: {w}");
+    }
+    let mut client_config = daemons::client::client_config(&config, seconds(&config, "NEGOTIATOR_TIMEOUT", 30))?;
+    client_config.command_sock = Some(ctx.sinful.to_string());
+    let client = Client::new(client_config);
+    let collectors: Vec<CollectorClient> = config
+        .collectors()
+        .iter()
+        .filter_map(|s| match s.parse() {
+            Ok(addr) => Some(CollectorClient::new(client.clone(), addr)),
+            Err(e) => {
+                tracing::warn!("COLLECTOR_HOST entry {s}: {e}");
+                None
+            }
+        })
+        .collect();
+    let name = match (config.get("NEGOTIATOR_NAME").filter(|n| !n.is_empty()), config.local_name()) {
+        (Some(n), _) => n,
+        (None, Some(local)) => format!("{local}@{hostname}"),
+        (None, None) => hostname.clone(),
+    };
+    let mut me = Identity::default();
+    me.name = name;
+    me.machine = hostname;
+    me.address = ctx.sinful.to_string();
+    me.version = server.version.clone();
+    me.platform = cedar::version::OUR_PLATFORM.to_owned();
+    me.start_time = now();
+    let live = LiveNegotiator::new(client.clone(), knobs.settings.clone());
+    let history = History::new(knobs.history);
+    let first_delay = seconds(&config, "NEGOTIATOR_CYCLE_DELAY", 20);
+    let cycler = Cycler { knobs, live, accountant, client, collectors, me, history };
+    let (tx, rx) = std_mpsc::channel();
+    let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx, first_delay))?;
+
+    let handler = NegotiatorDaemon { dc: ctx.dc_commands(), asks: Mutex::new(tx.clone()) };
+    let cedar = Server::new(server, handler);
+    let stopping = ctx.stopping();
+    let serving = tokio::spawn(cedar.serve(listener, async move {
+        let _ = stopping.await;
+    }));
+    tracing::info!("negotiator ready at {}", ctx.sinful);
+    while let Some(event) = ctx.controls.recv().await {
+        match event {
+            Control::Reconfig => {
+                let config = ctx.config.borrow().clone();
+                let _ = tx.send(Ask::Reconfig(config));
+            }
+            Control::Stop(how) => {
+                tracing::info!("stopping ({how:?})");
+                break;
+            }
+            _ => {}
+        }
+    }
+    let _ = tx.send(Ask::Stop);
+    let _ = tokio::task::spawn_blocking(move || cycles.join()).await;
+    serving.await??;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    daemons::Daemon::main("NEGOTIATOR", app)
+}
