@@ -28,7 +28,8 @@ const METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Token];
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn client_config(config: &DaemonConfig, timeout: Duration) -> Result<ClientConfig, cedar::Error> {
-    let policy_config = PolicyConfig::daemon(Permission::Client, config.subsystem()).with_supported_auth_methods(METHODS);
+    let policy_config =
+        PolicyConfig::daemon(Permission::Client, config.subsystem()).with_supported_auth_methods(METHODS);
     let policy = SecurityPolicy::from_config(&policy_config, |k: &str| config.get(k))?;
     let mut client = ClientConfig::from_policy(policy).subsystem(config.subsystem()).timeout(timeout);
     client.trust_domain = config.get("TRUST_DOMAIN").filter(|t| !t.is_empty());

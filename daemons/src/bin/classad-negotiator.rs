@@ -226,11 +226,8 @@ impl Cycler {
                 self.publish();
                 next_update = now_i + self.knobs.update_interval;
             }
-            let due = if pending_reschedule {
-                last_cycle.map_or(now_i, |l| l + self.knobs.min_interval)
-            } else {
-                next_cycle
-            };
+            let due =
+                if pending_reschedule { last_cycle.map_or(now_i, |l| l + self.knobs.min_interval) } else { next_cycle };
             if now_i >= due {
                 pending_reschedule = false;
                 self.cycle();
