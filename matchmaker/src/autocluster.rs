@@ -298,7 +298,7 @@ mod tests {
         .iter()
         .map(|t| ad(t))
         .collect();
-        let q = queues(&jobs, &significant_attributes(&[], &[]));
+        let q = queues(&jobs, &significant_attributes::<ClassAd>(&[], &[]));
         assert_eq!(q.len(), 1);
         assert_eq!(q[0].running_jobs, 1);
         let requests: Vec<(String, u32)> = q[0].requests.iter().map(|r| (r.job.to_string(), r.count)).collect();

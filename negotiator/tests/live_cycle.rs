@@ -87,7 +87,7 @@ impl Handler for Schedd {
         loop {
             let msg = command.read_message().await?;
             let (op, mut dec) = decode_op(&msg)?;
-            let mut log = || self.log.lock().map_err(|_| cedar::Error::new(cedar::ErrorKind::Protocol, "poisoned"));
+            let log = || self.log.lock().map_err(|_| cedar::Error::new(cedar::ErrorKind::Protocol, "poisoned"));
             match op {
                 c::SEND_RESOURCE_REQUEST_LIST => {
                     let n = dec.get_int()?;
