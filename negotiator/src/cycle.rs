@@ -146,15 +146,26 @@ struct Submitter {
 pub struct LiveNegotiator {
     client: Client,
     links: HashMap<String, ScheddLink>,
+    match_log: Option<MatchLog>,
     /// The cycle's own knobs.
     pub settings: CycleSettings,
 }
+
+/// Where the `Matched …` and `Rejected …` lines go (HTCondor's MatchLog).
+pub type MatchLog = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl LiveNegotiator {
     /// A negotiator connecting to schedds with `client` (its security and
     /// NEGOTIATOR_TIMEOUT as the timeout).
     pub fn new(client: Client, settings: CycleSettings) -> LiveNegotiator {
-        LiveNegotiator { client, links: HashMap::new(), settings }
+        LiveNegotiator { client, links: HashMap::new(), match_log: None, settings }
+    }
+
+    /// Sends the `Matched …` and `Rejected …` lines (the ones
+    /// condor_negotiator writes to `NEGOTIATOR_MATCH_LOG`) to `log`
+    /// instead of to `tracing` at INFO.
+    pub fn set_match_log(&mut self, log: MatchLog) {
+        self.match_log = Some(log);
     }
 
     /// Forgets every kept schedd connection (as a reconfig does).
@@ -244,6 +255,11 @@ impl LiveNegotiator {
         }
 
         let t = Instant::now();
+        let match_log = self.match_log.clone();
+        let decision = |line: std::fmt::Arguments<'_>| match &match_log {
+            Some(log) => log(&line.to_string()),
+            None => tracing::info!("{line}"),
+        };
         for sub in &subs {
             let matches: Vec<_> = outcome.matches.iter().filter(|m| m.submitter == sub.name).collect();
             let rejections: Vec<_> = outcome.rejections.iter().filter(|r| r.submitter == sub.name).collect();
@@ -261,7 +277,7 @@ impl LiveNegotiator {
                         continue;
                     };
                     link.send_match(&claim_ids, &offer)?;
-                    tracing::info!(
+                    decision(format_args!(
                         "      Matched {} {} {} preempting {} {} {}",
                         m.job,
                         sub.name,
@@ -269,13 +285,13 @@ impl LiveNegotiator {
                         m.preempting.as_deref().unwrap_or("none"),
                         slot.lookup_string("StartdIpAddr").unwrap_or_default(),
                         m.slot
-                    );
+                    ));
                     sent.0 += 1;
                 }
                 for r in &rejections {
                     let ac = sub.autoclusters.get(&r.autocluster).copied().unwrap_or(-1);
                     link.send_rejection(&r.reason.to_string(), ac, r.job.cluster, r.job.proc)?;
-                    tracing::info!("      Rejected {} {} {}: {}", r.job, sub.name, sub.schedd_addr, r.reason);
+                    decision(format_args!("      Rejected {} {} {}: {}", r.job, sub.name, sub.schedd_addr, r.reason));
                     sent.1 += 1;
                 }
                 link.end()?;

@@ -16,8 +16,9 @@
 //! It reads the matchmaker's knobs (`NEGOTIATOR_*`, `PRIORITY_HALFLIFE`,
 //! `GROUP_*`, `*_LIMIT`, ...), NEGOTIATOR_TIMEOUT (30 s, for each message
 //! to a schedd or collector), NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE,
-//! NEGOTIATOR_NAME, the `SEC_*`, `ALLOW_*` and `DENY_*` knobs and
-//! `NEGOTIATOR_LOG`. A reconfig applies the matchmaker's knobs.
+//! NEGOTIATOR_NAME, the `SEC_*`, `ALLOW_*` and `DENY_*` knobs,
+//! `NEGOTIATOR_LOG` and NEGOTIATOR_MATCH_LOG (the `Matched` and `Rejected`
+//! lines, `$(LOG)/MatchLog`). A reconfig applies the matchmaker's knobs.
 
 use std::process::ExitCode;
 use std::sync::mpsc as std_mpsc;
@@ -258,6 +259,25 @@ impl Cycler {
     }
 }
 
+/// NEGOTIATOR_MATCH_LOG (`$(LOG)/MatchLog`), rotated past
+/// MAX_NEGOTIATOR_MATCH_LOG (10 MiB): where the `Matched` and `Rejected`
+/// lines go, as condor_negotiator writes them. Without LOG (`-t` alone),
+/// and when the file cannot be opened, they go to the daemon's log.
+fn match_log(config: &DaemonConfig) -> Option<daemons::log::LogHandle> {
+    let path = config
+        .get("NEGOTIATOR_MATCH_LOG")
+        .or_else(|| config.get("LOG").map(|log| format!("{log}/MatchLog")))
+        .filter(|p| !p.trim().is_empty())?;
+    let max = config.get("MAX_NEGOTIATOR_MATCH_LOG").and_then(|v| daemons::config::parse_size(&v)).unwrap_or(10 << 20);
+    match daemons::log::LogHandle::to_file(std::path::Path::new(&path), max, daemons::log::DebugFlags::default()) {
+        Ok(log) => Some(log),
+        Err(e) => {
+            tracing::warn!("NEGOTIATOR_MATCH_LOG {path}: {e}; the matches go to this log");
+            None
+        }
+    }
+}
+
 async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let listener = ctx.take_listener().ok_or("no command socket")?;
     let config = ctx.config.borrow().clone();
@@ -306,7 +326,10 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     me.version = server.version.clone();
     me.platform = cedar::version::OUR_PLATFORM.to_owned();
     me.start_time = now();
-    let live = LiveNegotiator::new(client.clone(), knobs.settings.clone());
+    let mut live = LiveNegotiator::new(client.clone(), knobs.settings.clone());
+    if let Some(log) = match_log(&config) {
+        live.set_match_log(Arc::new(move |line: &str| log.write(line)));
+    }
     let history = History::new(knobs.history);
     let first_delay = seconds(&config, "NEGOTIATOR_CYCLE_DELAY", 20);
     let cycler = Cycler { knobs, live, accountant, client, collectors, me, history };

@@ -10,7 +10,7 @@
 #     the real schedd from the real startd);
 #   * condor_status -negotiator -l shows our ad with the
 #     LastNegotiationCycle* figures;
-#   * the negotiator's log names the matches;
+#   * the MatchLog names the matches (as condor_negotiator's does);
 #   * condor_userprio -all lists the three users with their usage (from
 #     our accounting ads).
 #
@@ -21,6 +21,7 @@
 #   PORT=19630            the collector's port
 #   MODE=claimtobe        claimtobe (FS/CLAIMTOBE, AES) | plaintext | idtokens
 #   COLLECTOR=real        real | ours
+#   NEGOTIATOR=ours       ours | real (condor_negotiator: the same run for comparison)
 #   JOBS=4                jobs per user
 #   KEEP=0                1 = leave the run directory for inspection
 set -euo pipefail
@@ -29,6 +30,7 @@ CHROOT=${CHROOT:-/work/chroot}
 PORT=${PORT:-19630}
 MODE=${MODE:-claimtobe}
 COLLECTOR=${COLLECTOR:-real}
+NEGOTIATOR=${NEGOTIATOR:-ours}
 JOBS=${JOBS:-4}
 KEEP=${KEEP:-0}
 RUN=/tmp/negotiator-pool-$$        # path inside the chroot
@@ -84,9 +86,14 @@ real) COLLECTOR_LINE="COLLECTOR = \$(SBIN)/condor_collector" ;;
 ours) COLLECTOR_LINE="COLLECTOR = $RUN/classad-collector" ;;
 *) die "COLLECTOR must be real or ours" ;;
 esac
+case $NEGOTIATOR in
+real) NEGOTIATOR_LINE="NEGOTIATOR = \$(SBIN)/condor_negotiator" ;;
+ours) NEGOTIATOR_LINE="NEGOTIATOR = $RUN/classad-negotiator" ;;
+*) die "NEGOTIATOR must be ours or real" ;;
+esac
 
 cat > "$HOSTRUN/condor_config" <<CONF
-## Written by daemons/tests/chroot/negotiator-pool.sh (MODE=$MODE COLLECTOR=$COLLECTOR)
+## Written by daemons/tests/chroot/negotiator-pool.sh (MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR)
 RELEASE_DIR = /usr
 LOCAL_DIR = $RUN
 LOG = \$(LOCAL_DIR)/log
@@ -105,7 +112,7 @@ STARTER = \$(SBIN)/condor_starter
 SHADOW = \$(SBIN)/condor_shadow
 PROCD = \$(SBIN)/condor_procd
 $COLLECTOR_LINE
-NEGOTIATOR = $RUN/classad-negotiator
+$NEGOTIATOR_LINE
 NEGOTIATOR_DEBUG = D_FULLDEBUG
 
 CONDOR_HOST = 127.0.0.1
@@ -182,14 +189,18 @@ cleanup() {
 		kill -TERM "$MASTER_PID" 2> /dev/null || true
 		for _ in $(seq 1 40); do kill -0 "$MASTER_PID" 2> /dev/null || break; sleep 0.5; done
 		kill -QUIT "$MASTER_PID" 2> /dev/null || true
+		for _ in $(seq 1 20); do kill -0 "$MASTER_PID" 2> /dev/null || break; sleep 0.5; done
 	fi
 	[ "$KEEP" = 1 ] || rm -rf "$HOSTRUN"
 }
 trap cleanup EXIT
 
-inchroot /usr/sbin/condor_master -f > "$HOSTRUN/master.out" 2>&1 &
+# Not through inchroot: a function in the background is a subshell, and
+# $! would be the subshell's pid, not the master's.
+chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TZ=UTC \
+	CONDOR_CONFIG="$RUN/condor_config" /usr/sbin/condor_master -f > "$HOSTRUN/master.out" 2>&1 &
 MASTER_PID=$!
-echo "MODE=$MODE COLLECTOR=$COLLECTOR: condor_master pid $MASTER_PID, run directory $HOSTRUN"
+echo "MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR: condor_master pid $MASTER_PID, run directory $HOSTRUN"
 
 fail=0
 ok() { echo "ok:   $*"; }
@@ -259,8 +270,8 @@ for a in LastNegotiationCycleMatches0 LastNegotiationCycleTime0 LastNegotiationC
 	grep -q "^$a = " <<< "$neg" && ok "condor_status -negotiator -l shows $a ($(grep "^$a = " <<< "$neg" | head -1 | cut -d' ' -f3-))" ||
 		bad "condor_status -negotiator -l: no $a"
 done
-grep -q "Matched " "$HOSTRUN/log/NegotiatorLog" && ok "NegotiatorLog names the matches ($(grep -c 'Matched ' "$HOSTRUN/log/NegotiatorLog"))" ||
-	bad "NegotiatorLog has no Matched lines"
+grep -q "Matched " "$HOSTRUN/log/MatchLog" && ok "MatchLog names the matches ($(grep -c 'Matched ' "$HOSTRUN/log/MatchLog"))" ||
+	bad "MatchLog has no Matched lines"
 sleep 6
 prio=$(inchroot condor_userprio -all -allusers 2>&1 || true)
 echo "$prio" | sed 's/^/    /'
@@ -269,6 +280,6 @@ for u in $USERS; do
 done
 
 echo
-[ $fail = 0 ] && echo "negotiator-pool.sh MODE=$MODE COLLECTOR=$COLLECTOR: all checks passed" ||
-	echo "negotiator-pool.sh MODE=$MODE COLLECTOR=$COLLECTOR: some checks FAILED (logs: KEEP=1)"
+[ $fail = 0 ] && echo "negotiator-pool.sh MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR: all checks passed" ||
+	echo "negotiator-pool.sh MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR: some checks FAILED (logs: KEEP=1)"
 exit $fail
