@@ -217,6 +217,11 @@ impl CollectorClient {
         &self.client
     }
 
+    /// The collector's address.
+    pub fn addr(&self) -> &Sinful {
+        &self.addr
+    }
+
     /// The ads matching `query`, in a vector ([`query_each`](Self::query_each)
     /// collected).
     pub fn query(&self, query: &Query) -> Result<Vec<ClassAd>> {

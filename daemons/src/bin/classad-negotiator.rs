@@ -8,7 +8,7 @@
 //! Every NEGOTIATOR_INTERVAL (60 s; the first cycle NEGOTIATOR_CYCLE_DELAY,
 //! 20 s, after the start), and at once on `RESCHEDULE` (no sooner than
 //! NEGOTIATOR_MIN_INTERVAL after the last cycle), it fetches the pool from
-//! the first collector of `COLLECTOR_HOST`, negotiates with the schedds
+//! the first collector of `COLLECTOR_HOST` that answers, negotiates with the schedds
 //! (see the `negotiator` crate), and sends its ad and the accounting ads
 //! to every collector (also every NEGOTIATOR_UPDATE_INTERVAL). The
 //! accountant lives in `$(SPOOL)/Accountantnew.log`.
@@ -37,7 +37,7 @@ use daemons::config::DaemonConfig;
 use daemons::{Context, Control};
 use matchmaker::accountant::{Accountant, AccountantConfig};
 use matchmaker::negotiator::Negotiator;
-use negotiator::cycle::{CycleSettings, LiveNegotiator};
+use negotiator::cycle::{CycleError, CycleSettings, LiveNegotiator};
 use negotiator::publish::{accounting_ads, negotiator_ad, CycleFigures, History, Identity};
 
 /// What the cycle thread is asked to do.
@@ -150,12 +150,22 @@ struct Cycler {
 
 impl Cycler {
     fn cycle(&mut self) {
-        let Some(collector) = self.collectors.first() else {
+        if self.collectors.is_empty() {
             tracing::warn!("no COLLECTOR_HOST: nothing to negotiate with");
             return;
-        };
+        }
         tracing::info!("---------- Started Negotiation Cycle ----------");
-        match self.live.cycle(collector, &self.knobs.negotiator, &mut self.accountant, now()) {
+        // The pool comes from the first collector that answers, as
+        // condor_negotiator's query of the collector list does.
+        let mut result = Err(CycleError::Collector(cedar::Error::new(cedar::ErrorKind::Protocol, "no collector")));
+        for collector in &self.collectors {
+            result = self.live.cycle(collector, &self.knobs.negotiator, &mut self.accountant, now());
+            match &result {
+                Err(CycleError::Collector(e)) => tracing::warn!("collector {}: {e}", collector.addr()),
+                _ => break,
+            }
+        }
+        match result {
             Ok(report) => {
                 tracing::info!(
                     "Got ads: {} public and {} private; {} slots without a claim id left out",

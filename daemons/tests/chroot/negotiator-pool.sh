@@ -19,7 +19,10 @@
 # Environment:
 #   CHROOT=/work/chroot   the chroot with HTCondor 23.9.6 (setup-chroot.sh)
 #   PORT=19630            the collector's port
-#   MODE=claimtobe        claimtobe (FS/CLAIMTOBE, AES) | plaintext | idtokens
+#   MODE=claimtobe        claimtobe (FS/CLAIMTOBE, AES) | plaintext (our negotiator
+#                         authenticates and encrypts nothing; the rest of the pool
+#                         as claimtobe) | idtokens (our negotiator authenticates with
+#                         a token, AES required)
 #   COLLECTOR=real        real | ours
 #   NEGOTIATOR=ours       ours | real (condor_negotiator: the same run for comparison)
 #   JOBS=4                jobs per user
@@ -64,13 +67,16 @@ SEC_DEFAULT_ENCRYPTION = OPTIONAL
 SEC_DEFAULT_INTEGRITY = OPTIONAL
 SEC_DEFAULT_CRYPTO_METHODS = AES" ;;
 plaintext) SECURITY="
-SEC_DEFAULT_AUTHENTICATION = NEVER
-SEC_DEFAULT_ENCRYPTION = NEVER
-SEC_DEFAULT_INTEGRITY = NEVER
-SEC_CLIENT_AUTHENTICATION = NEVER
-SEC_CLIENT_ENCRYPTION = NEVER
-SEC_CLIENT_INTEGRITY = NEVER
-SEC_READ_AUTHENTICATION = NEVER" ;;
+SEC_DEFAULT_AUTHENTICATION_METHODS = FS, CLAIMTOBE
+SEC_CLIENT_AUTHENTICATION_METHODS = FS, CLAIMTOBE
+SEC_DEFAULT_CRYPTO_METHODS = AES
+NEGOTIATOR.SEC_DEFAULT_AUTHENTICATION = NEVER
+NEGOTIATOR.SEC_DEFAULT_ENCRYPTION = NEVER
+NEGOTIATOR.SEC_DEFAULT_INTEGRITY = NEVER
+NEGOTIATOR.SEC_CLIENT_AUTHENTICATION = NEVER
+NEGOTIATOR.SEC_CLIENT_ENCRYPTION = NEVER
+NEGOTIATOR.SEC_CLIENT_INTEGRITY = NEVER
+NEGOTIATOR.SEC_READ_AUTHENTICATION = NEVER" ;;
 idtokens) SECURITY="
 SEC_DEFAULT_AUTHENTICATION = REQUIRED
 SEC_DEFAULT_AUTHENTICATION_METHODS = FS, IDTOKENS, CLAIMTOBE
