@@ -141,7 +141,8 @@ impl Knobs {
 struct Cycler {
     knobs: Knobs,
     live: LiveNegotiator,
-    accountant: Accountant,
+    /// Shared with the userprio commands, which wait for a running cycle.
+    accountant: Arc<Mutex<Accountant>>,
     client: Client,
     collectors: Vec<CollectorClient>,
     me: Identity,
@@ -157,9 +158,13 @@ impl Cycler {
         tracing::info!("---------- Started Negotiation Cycle ----------");
         // The pool comes from the first collector that answers, as
         // condor_negotiator's query of the collector list does.
+        let Ok(mut accountant) = self.accountant.lock() else {
+            tracing::error!("the accountant is poisoned (a panic while it was held); no more cycles");
+            return;
+        };
         let mut result = Err(CycleError::Collector(cedar::Error::new(cedar::ErrorKind::Protocol, "no collector")));
         for collector in &self.collectors {
-            result = self.live.cycle(collector, &self.knobs.negotiator, &mut self.accountant, now());
+            result = self.live.cycle(collector, &self.knobs.negotiator, &mut accountant, now());
             match &result {
                 Err(CycleError::Collector(e)) => tracing::warn!("collector {}: {e}", collector.addr()),
                 _ => break,
@@ -193,17 +198,20 @@ impl Cycler {
             }
             Err(e) => tracing::error!("the negotiation cycle failed: {e}"),
         }
-        for warning in self.accountant.take_warnings() {
+        for warning in accountant.take_warnings() {
             tracing::warn!("accountant: {warning}");
         }
+        drop(accountant);
         self.publish();
     }
 
     /// Our ad and the accounting ads, to every collector.
     fn publish(&mut self) {
         let ad = negotiator_ad(&self.me, self.history.iter(), now());
-        let accounting: Vec<Update> =
-            accounting_ads(&self.accountant, &self.me.name).into_iter().map(Update::new).collect();
+        let accounting: Vec<Update> = match self.accountant.lock() {
+            Ok(accountant) => accounting_ads(&accountant, &self.me.name).into_iter().map(Update::new).collect(),
+            Err(_) => Vec::new(),
+        };
         for collector in &self.collectors {
             if let Err(e) = collector.advertise(c::UPDATE_NEGOTIATOR_AD, &[Update::new(ad.clone())]) {
                 tracing::warn!("sending our ad to the collector: {e}");
@@ -251,8 +259,13 @@ impl Cycler {
             let wait = due.min(next_update).saturating_duration_since(now_i);
             match asks.recv_timeout(wait) {
                 Ok(Ask::Reschedule) => pending_reschedule = true,
-                Ok(Ask::Reconfig(config)) => match Knobs::read(&config) {
-                    Ok(knobs) => {
+                Ok(Ask::Reconfig(config)) => match Knobs::read(&config)
+                    .and_then(|k| Ok((k, AccountantConfig::from_config(config.config())?)))
+                {
+                    Ok((knobs, accountant_config)) => {
+                        if let Ok(mut accountant) = self.accountant.lock() {
+                            accountant.set_config(accountant_config);
+                        }
                         self.live.settings = knobs.settings.clone();
                         self.knobs = knobs;
                         self.history = History::new(self.knobs.history);
@@ -342,7 +355,8 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     }
     let history = History::new(knobs.history);
     let first_delay = seconds(&config, "NEGOTIATOR_CYCLE_DELAY", 20);
-    let cycler = Cycler { knobs, live, accountant, client, collectors, me, history };
+    let accountant = Arc::new(Mutex::new(accountant));
+    let cycler = Cycler { knobs, live, accountant: accountant.clone(), client, collectors, me, history };
     let (tx, rx) = std_mpsc::channel();
     let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx, first_delay))?;
 

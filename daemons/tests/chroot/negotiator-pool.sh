@@ -26,6 +26,9 @@
 #   COLLECTOR=real        real | ours
 #   NEGOTIATOR=ours       ours | real (condor_negotiator: the same run for comparison)
 #   JOBS=4                jobs per user
+#   KILLS=3               times the negotiator is killed with SIGKILL after the
+#                         jobs ran (the master restarts it; the accountant must
+#                         survive, and one more job per user must run)
 #   KEEP=0                1 = leave the run directory for inspection
 set -euo pipefail
 
@@ -35,6 +38,7 @@ MODE=${MODE:-claimtobe}
 COLLECTOR=${COLLECTOR:-real}
 NEGOTIATOR=${NEGOTIATOR:-ours}
 JOBS=${JOBS:-4}
+KILLS=${KILLS:-3}
 KEEP=${KEEP:-0}
 RUN=/tmp/negotiator-pool-$$        # path inside the chroot
 HOSTRUN=$CHROOT$RUN
@@ -157,6 +161,9 @@ NEGOTIATOR_UPDATE_INTERVAL = 5
 SCHEDD_INTERVAL = 5
 UPDATE_INTERVAL = 5
 MASTER_UPDATE_INTERVAL = 5
+MASTER_BACKOFF_CONSTANT = 1
+MASTER_BACKOFF_FACTOR = 1.0
+MASTER_RECOVER_FACTOR = 5
 PRIORITY_HALFLIFE = 600
 NUM_CPUS = 4
 MEMORY = 4096
@@ -284,6 +291,49 @@ echo "$prio" | sed 's/^/    /'
 for u in $USERS; do
 	grep -q "^$u@anchor.local" <<< "$prio" && ok "condor_userprio lists $u" || bad "condor_userprio does not list $u"
 done
+
+# SIGKILL, KILLS times, at any point of a cycle: the master restarts the
+# negotiator, which starts again from Accountantnew.log.
+negpid() { pgrep -f "(^|/)classad-negotiator( |$)" | head -1 || true; }
+records_before=$(grep -o "accountant: [0-9]* records" "$HOSTRUN/log/NegotiatorLog" | tail -1 || true)
+if [ "$NEGOTIATOR" = ours ] && [ "$KILLS" -gt 0 ]; then
+	for k in $(seq 1 "$KILLS"); do
+		old=$(negpid)
+		[ -n "$old" ] || { bad "kill $k: no negotiator process"; break; }
+		sleep "0.$((RANDOM % 10))"
+		kill -9 "$old"
+		new=""
+		for _ in $(seq 1 60); do
+			new=$(negpid)
+			[ -n "$new" ] && [ "$new" != "$old" ] && break
+			sleep 0.5
+		done
+		[ -n "$new" ] && [ "$new" != "$old" ] || { bad "kill $k: the master did not restart the negotiator"; break; }
+		sleep 4
+	done
+	loads=$(grep -o "accountant: [0-9]* records" "$HOSTRUN/log/NegotiatorLog" | tail -"$KILLS" | sort -u | tr '\n' ' ')
+	warnings=$(grep -c "accountant log:" "$HOSTRUN/log/NegotiatorLog" || true)
+	case "$loads" in
+	*"accountant: 0 records"*) bad "after a SIGKILL the accountant started empty ($loads)" ;;
+	"") bad "no accountant load after the SIGKILLs" ;;
+	*) ok "$KILLS SIGKILLs: each restart loaded the accountant ($loads; before: $records_before; ${warnings:-0} log warnings)" ;;
+	esac
+	for u in $USERS; do
+		sed -i "s/^queue .*/queue 1/; s/out\.\\\$(Process)/after.\\\$(Process)/" "$HOSTRUN/$u/job.sub"
+		asuser "$u" sh -c "cd $RUN/$u && condor_submit job.sub" > /dev/null 2>&1 || bad "$u: condor_submit after the kills"
+	done
+	for _ in $(seq 1 120); do
+		n=$(cat "$HOSTRUN"/*/after.* 2> /dev/null | grep -c "done by" || true)
+		[ "${n:-0}" -ge 3 ] && break
+		sleep 1
+	done
+	[ "${n:-0}" -ge 3 ] && ok "after the SIGKILLs one more job per user ran" || bad "after the SIGKILLs ${n:-0} of 3 jobs ran"
+	prio=$(inchroot condor_userprio -all -allusers 2>&1 || true)
+	for u in $USERS; do
+		grep -q "^$u@anchor.local" <<< "$prio" && ok "after the SIGKILLs condor_userprio still lists $u" ||
+			bad "after the SIGKILLs condor_userprio does not list $u"
+	done
+fi
 
 echo
 [ $fail = 0 ] && echo "negotiator-pool.sh MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR: all checks passed" ||

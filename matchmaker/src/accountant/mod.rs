@@ -197,6 +197,23 @@ impl Accountant {
         &self.config
     }
 
+    /// New settings, as a reconfig gives condor_negotiator's accountant:
+    /// the records stay, and the next priority update decays with the new
+    /// half-life; new records get the new default factors.
+    ///
+    /// ```
+    /// use matchmaker::accountant::{Accountant, AccountantConfig};
+    /// let mut acct = Accountant::new(AccountantConfig::default());
+    /// let mut config = AccountantConfig::default();
+    /// config.half_life = 600.0;
+    /// acct.set_config(config);
+    /// assert_eq!(acct.config().half_life, 600.0);
+    /// ```
+    pub fn set_config(&mut self, config: AccountantConfig) {
+        self.max_log_size = config.max_log_size;
+        self.config = config;
+    }
+
     /// When priorities were last updated (epoch seconds; 0: never).
     pub fn last_update(&self) -> i64 {
         self.last_update
