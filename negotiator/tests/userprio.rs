@@ -439,7 +439,7 @@ fn the_rollup_sums_subgroups_into_their_parents() {
     // The same through the old rollup number.
     let old = decode(c::GET_PRIORITY_ROLLUP_OLD, None, None).apply(&mut acct, NOW);
     assert_eq!(old, Request::GetPriority { rollup: true }.apply(&mut acct, NOW));
-    let _ = priority_report(&acct, true);
+    assert_eq!(old, Reply::Ad(priority_report(&acct, true)));
 }
 
 #[test]
