@@ -147,18 +147,41 @@ commands! {
     REJECTED = SCHED_VERS + 26;
     /// Match details sent to a startd.
     MATCH_INFO = SCHED_VERS + 40;
+    /// Set a submitter's real priority (`condor_userprio -setprio`).
+    SET_PRIORITY = SCHED_VERS + 49;
     /// Ask the negotiator for user priorities.
     GET_PRIORITY = SCHED_VERS + 51;
+    /// Reset a submitter's accumulated usage (`condor_userprio -resetusage`).
+    RESET_USAGE = SCHED_VERS + 58;
+    /// Set a submitter's priority factor (`condor_userprio -setfactor`).
+    SET_PRIORITYFACTOR = SCHED_VERS + 59;
+    /// Reset every submitter's accumulated usage (`condor_userprio -resetall`).
+    RESET_ALL_USAGE = SCHED_VERS + 60;
     /// Ask the negotiator for resource usage.
     GET_RESLIST = SCHED_VERS + 63;
     /// Negotiation: a match, with the claim id and the slot ad.
     PERMISSION_AND_AD = SCHED_VERS + 72;
     /// Negotiation: no match, with the reason.
     REJECTED_WITH_REASON = SCHED_VERS + 76;
+    /// Delete an accountant record (`condor_userprio -delete`).
+    DELETE_USER = SCHED_VERS + 82;
+    /// Set a submitter's accumulated usage (`condor_userprio -setaccum`).
+    SET_ACCUMUSAGE = SCHED_VERS + 94;
+    /// Set when a submitter's usage began (`condor_userprio -setbegin`).
+    SET_BEGINTIME = SCHED_VERS + 95;
+    /// Set when a submitter's usage was last seen (`condor_userprio -setlast`).
+    SET_LASTTIME = SCHED_VERS + 96;
+    /// GET_PRIORITY_ROLLUP's number before 7.9.6 (it clashed with
+    /// `DRAIN_JOBS`); the negotiator still serves it.
+    GET_PRIORITY_ROLLUP_OLD = SCHED_VERS + 112;
     /// Ask the negotiator for priorities summed over groups.
     GET_PRIORITY_ROLLUP = SCHED_VERS + 114;
     /// Negotiation: ask the schedd for a list of resource requests.
     SEND_RESOURCE_REQUEST_LIST = SCHED_VERS + 118;
+    /// Set a submitter's ceiling (`condor_userprio -setceiling`).
+    SET_CEILING = SCHED_VERS + 125;
+    /// Set a submitter's floor (`condor_userprio -setfloor`).
+    SET_FLOOR = SCHED_VERS + 130;
     /// Reread the configuration.
     DC_RECONFIG = DC_BASE + 4;
     /// Shut down gracefully.

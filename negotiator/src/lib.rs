@@ -9,7 +9,10 @@
 //! * [`cycle`]: one cycle: fetch, prefetch the requests, match, deliver
 //!   the matches and rejections ([`LiveNegotiator`]);
 //! * [`publish`]: the negotiator's ad with the `LastNegotiationCycle*`
-//!   figures and the accounting ads.
+//!   figures and the accounting ads;
+//! * [`userprio`]: `condor_userprio`'s commands (priorities, factors,
+//!   ceilings, floors, usage edits, the priority report and resource
+//!   lists), decoded, applied to the accountant and answered.
 //!
 //! The daemon around it (`classad-negotiator`, in the `daemons` crate)
 //! adds the timer, `RESCHEDULE`, the persistent accountant and the
@@ -36,5 +39,6 @@ pub mod cycle;
 pub mod pool;
 pub mod publish;
 pub mod schedd;
+pub mod userprio;
 
 pub use cycle::{CycleReport, LiveNegotiator};
