@@ -25,7 +25,7 @@ use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cedar::authz::Permission;
+use cedar::authz::{MapFile, MapFileOptions, Permission};
 use cedar::client::collector::Update;
 use cedar::client::{Client, CollectorClient, Query};
 use cedar::command as c;
@@ -39,10 +39,13 @@ use matchmaker::accountant::{Accountant, AccountantConfig};
 use matchmaker::negotiator::Negotiator;
 use negotiator::cycle::{CycleError, CycleSettings, LiveNegotiator};
 use negotiator::publish::{accounting_ads, negotiator_ad, CycleFigures, History, Identity};
+use negotiator::userprio::{self, FactorMap, Request};
 
 /// What the cycle thread is asked to do.
 enum Ask {
     Reschedule,
+    /// The accounting ads again (after a userprio edit).
+    Publish,
     Reconfig(Arc<DaemonConfig>),
     Stop,
 }
@@ -51,6 +54,84 @@ enum Ask {
 struct NegotiatorDaemon {
     dc: DcCommands,
     asks: Mutex<std_mpsc::Sender<Ask>>,
+    /// The accountant, shared with the cycle thread.
+    accountant: Arc<Mutex<Accountant>>,
+    /// For SET_PRIORITYFACTOR's ADMINISTRATOR check.
+    server: Arc<ServerConfig>,
+    /// PRIORITY_FACTOR_AUTHORIZATION, when NEGOTIATOR_CLASSAD_USER_MAP_NAMES
+    /// names it.
+    factor_map: FactorMapSetting,
+}
+
+/// What NEGOTIATOR_CLASSAD_USER_MAP_NAMES says of PRIORITY_FACTOR_AUTHORIZATION.
+enum FactorMapSetting {
+    Unset,
+    NotListed,
+    Map(Arc<MapFile>),
+}
+
+impl NegotiatorDaemon {
+    /// One of condor_userprio's commands (see `negotiator::userprio`).
+    async fn userprio(&self, command: &mut Command<'_>) -> cedar::error::Result<()> {
+        let number = command.number();
+        let payload = if userprio::carries_payload(number) {
+            command.read_payload().await?
+        } else {
+            userprio::inline_payload(command.request())
+        };
+        let request = Request::decode(number, &payload).map_err(|e| {
+            tracing::warn!("{}: {e}", userprio::spec_of(number).map_or("userprio command", |s| s.name));
+            cedar::Error::new(cedar::ErrorKind::Protocol, e.to_string())
+        })?;
+        command.wait_for_earlier_connections().await;
+        let admin = match command.peer() {
+            Some(p) => {
+                let decision =
+                    self.server.authorizer.check(&command.request().peer_at(p.ip()), Permission::Administrator);
+                tracing::debug!("{}: ADMINISTRATOR for {:?} at {p}: {decision:?}", request.command(), command.user());
+                decision.is_allowed()
+            }
+            None => false,
+        };
+        let map = match &self.factor_map {
+            FactorMapSetting::Unset => FactorMap::Unset,
+            FactorMapSetting::NotListed => FactorMap::NotListed,
+            FactorMapSetting::Map(m) => FactorMap::Map(m),
+        };
+        let reply = match request.authorize(admin, command.user(), &map) {
+            Err(refused) => {
+                tracing::warn!("{refused}");
+                request.refusal(&refused)
+            }
+            Ok(()) => {
+                // A running cycle holds the accountant: wait for it off the
+                // async workers, as condor_negotiator serves these between
+                // cycles.
+                let accountant = self.accountant.clone();
+                let run = request.clone();
+                tokio::task::spawn_blocking(move || match accountant.lock() {
+                    Ok(mut accountant) => Ok(run.apply(&mut accountant, now())),
+                    Err(_) => Err(cedar::Error::new(cedar::ErrorKind::Protocol, "the accountant is poisoned")),
+                })
+                .await
+                .map_err(|e| cedar::Error::new(cedar::ErrorKind::Protocol, e.to_string()))??
+            }
+        };
+        let mut out = command.encoder();
+        if reply.encode(&mut out, command.peer_version())? {
+            // The Python bindings' setFactor closes without reading the
+            // status: a reset here is no failure.
+            if let Err(e) = command.send(out.as_bytes()).await {
+                tracing::debug!("{}: the reply was not read: {e}", request.command());
+            }
+        }
+        if request.is_edit() {
+            if let Ok(tx) = self.asks.lock() {
+                let _ = tx.send(Ask::Publish);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Handler for NegotiatorDaemon {
@@ -67,6 +148,7 @@ impl Handler for NegotiatorDaemon {
                 }
                 Ok(())
             }
+            n if userprio::is_userprio_command(n) => self.userprio(command).await,
             n if c::is_nop(n) => {
                 let _ = command.read_payload_or_empty().await?;
                 Ok(())
@@ -259,6 +341,7 @@ impl Cycler {
             let wait = due.min(next_update).saturating_duration_since(now_i);
             match asks.recv_timeout(wait) {
                 Ok(Ask::Reschedule) => pending_reschedule = true,
+                Ok(Ask::Publish) => self.publish(),
                 Ok(Ask::Reconfig(config)) => match Knobs::read(&config)
                     .and_then(|k| Ok((k, AccountantConfig::from_config(config.config())?)))
                 {
@@ -280,6 +363,24 @@ impl Cycler {
         self.invalidate();
         let _ = &self.client;
     }
+}
+
+/// PRIORITY_FACTOR_AUTHORIZATION: a map file
+/// (CLASSAD_USER_MAPFILE_PRIORITY_FACTOR_AUTHORIZATION) from an
+/// authenticated user to the prefix of the submitters whose factor they may
+/// set, used when NEGOTIATOR_CLASSAD_USER_MAP_NAMES lists it.
+fn factor_map(config: &DaemonConfig) -> Result<FactorMapSetting, daemons::AppError> {
+    let Some(names) = config.get("NEGOTIATOR_CLASSAD_USER_MAP_NAMES") else { return Ok(FactorMapSetting::Unset) };
+    if !names.split(|c: char| c == ',' || c.is_whitespace()).any(|n| n == "PRIORITY_FACTOR_AUTHORIZATION") {
+        return Ok(FactorMapSetting::NotListed);
+    }
+    let Some(path) = config.get("CLASSAD_USER_MAPFILE_PRIORITY_FACTOR_AUTHORIZATION") else {
+        tracing::warn!("PRIORITY_FACTOR_AUTHORIZATION has no CLASSAD_USER_MAPFILE_PRIORITY_FACTOR_AUTHORIZATION");
+        return Ok(FactorMapSetting::NotListed);
+    };
+    let map = MapFile::load(std::path::Path::new(&path), &MapFileOptions::default())
+        .map_err(|e| format!("CLASSAD_USER_MAPFILE_PRIORITY_FACTOR_AUTHORIZATION {path}: {e}"))?;
+    Ok(FactorMapSetting::Map(Arc::new(map)))
 }
 
 /// NEGOTIATOR_MATCH_LOG (`$(LOG)/MatchLog`), rotated past
@@ -306,7 +407,7 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let config = ctx.config.borrow().clone();
     let lookup = |k: &str| config.get(k);
     let hostname = config.full_hostname();
-    let table = register(commands());
+    let table = register(userprio::register(commands()));
     let server = ServerConfig::from_config("NEGOTIATOR", table, &lookup, key_check())?.hostname(hostname.clone());
     if let Ok(mut cache) = server.sessions.lock() {
         for session in std::mem::take(&mut ctx.inherited_sessions) {
@@ -360,7 +461,14 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let (tx, rx) = std_mpsc::channel();
     let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx, first_delay))?;
 
-    let handler = NegotiatorDaemon { dc: ctx.dc_commands(), asks: Mutex::new(tx.clone()) };
+    let factor_map = factor_map(&config)?;
+    let handler = NegotiatorDaemon {
+        dc: ctx.dc_commands(),
+        asks: Mutex::new(tx.clone()),
+        accountant,
+        server: server.clone(),
+        factor_map,
+    };
     let cedar = Server::new(server, handler);
     let stopping = ctx.stopping();
     let serving = tokio::spawn(cedar.serve(listener, async move {

@@ -292,6 +292,16 @@ for u in $USERS; do
 	grep -q "^$u@anchor.local" <<< "$prio" && ok "condor_userprio lists $u" || bad "condor_userprio does not list $u"
 done
 
+# condor_userprio's edits, as an administrator (root, ALLOW_ADMINISTRATOR = *).
+out=$(inchroot condor_userprio -setfactor alice@anchor.local 5 2>&1) || bad "condor_userprio -setfactor failed: $out"
+out=$(inchroot condor_userprio -setceiling bob@anchor.local 7 2>&1) || bad "condor_userprio -setceiling failed: $out"
+prio=$(inchroot condor_userprio -all -allusers 2>&1 || true)
+grep -Eq "^alice@anchor.local +[0-9.]+ +[0-9.]+ +5\.00 " <<< "$prio" && ok "condor_userprio -setfactor: alice's factor is 5.00" ||
+	bad "condor_userprio -setfactor: alice's factor is not 5.00:
+$prio"
+grep -Eq "^bob@anchor.local .* 7(\.00)? *$" <<< "$prio" && ok "condor_userprio -setceiling: bob's ceiling is 7" ||
+	bad "condor_userprio -setceiling: bob's ceiling is not 7"
+
 # SIGKILL, KILLS times, at any point of a cycle: the master restarts the
 # negotiator, which starts again from Accountantnew.log.
 negpid() { pgrep -f "(^|/)classad-negotiator( |$)" | head -1 || true; }
@@ -333,6 +343,10 @@ if [ "$NEGOTIATOR" = ours ] && [ "$KILLS" -gt 0 ]; then
 		grep -q "^$u@anchor.local" <<< "$prio" && ok "after the SIGKILLs condor_userprio still lists $u" ||
 			bad "after the SIGKILLs condor_userprio does not list $u"
 	done
+	if [ "$NEGOTIATOR" = ours ]; then
+		grep -Eq "^alice@anchor.local +[0-9.]+ +[0-9.]+ +5\.00 " <<< "$prio" && ok "after the SIGKILLs alice's factor is still 5.00" ||
+			bad "after the SIGKILLs alice's factor is not 5.00"
+	fi
 fi
 
 echo
