@@ -46,6 +46,8 @@ use tracing_subscriber::Layer;
 
 /// HTCondor's default `DEBUG_TIME_FORMAT`.
 pub const TIME_FORMAT: &str = "%m/%d/%y %H:%M:%S";
+/// The same with milliseconds (`D_SUB_SECOND`).
+pub const TIME_FORMAT_SUB_SECOND: &str = "%m/%d/%y %H:%M:%S%.3f";
 
 /// The categories with target prefixes of their own.
 const CATEGORY_TARGETS: &[(&str, &[&str])] = &[
@@ -62,6 +64,8 @@ const CATEGORY_TARGETS: &[(&str, &[&str])] = &[
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DebugFlags {
     full_debug: bool,
+    /// `D_SUB_SECOND`: milliseconds in the time stamps.
+    sub_second: bool,
     everything: bool,
     /// Categories listed, upper case, with their verbosity (`:2`).
     categories: Vec<(String, bool)>,
@@ -95,6 +99,7 @@ impl DebugFlags {
                     flags.everything = !r;
                 }
                 ("D_ALWAYS", _) => {}
+                ("D_SUB_SECOND", r) => flags.sub_second = !r,
                 (_, false) => flags.categories.push((name, verbose)),
                 (_, true) => {}
             }
@@ -113,6 +118,17 @@ impl DebugFlags {
             }
         }
         None
+    }
+
+    /// Whether the time stamps carry milliseconds (`D_SUB_SECOND`).
+    ///
+    /// ```
+    /// use daemons::log::DebugFlags;
+    /// assert!(DebugFlags::parse("D_MATCH D_SUB_SECOND").sub_second());
+    /// assert!(!DebugFlags::parse("D_FULLDEBUG").sub_second());
+    /// ```
+    pub fn sub_second(&self) -> bool {
+        self.sub_second
     }
 
     /// Whether an event at `level` from `target` is written.
@@ -234,7 +250,8 @@ impl LogHandle {
 
     /// Writes one line as the layer does (`message` without its newline).
     pub fn write(&self, message: &str) {
-        let line = format_line(&now(), message);
+        let sub_second = self.flags.read().is_ok_and(|f| f.sub_second);
+        let line = format_line(&now(sub_second), message);
         if let Ok(mut sink) = self.sink.lock() {
             match &mut *sink {
                 Sink::Stderr => {
@@ -248,8 +265,8 @@ impl LogHandle {
 }
 
 /// The local time in [`TIME_FORMAT`].
-fn now() -> String {
-    jiff::Zoned::now().strftime(TIME_FORMAT).to_string()
+fn now(sub_second: bool) -> String {
+    jiff::Zoned::now().strftime(if sub_second { TIME_FORMAT_SUB_SECOND } else { TIME_FORMAT }).to_string()
 }
 
 /// One log line: the time, a space, the message, a newline. A message of
@@ -351,10 +368,13 @@ mod tests {
     fn lines_look_like_dprintf() {
         let line = format_line("12/02/26 16:05:28", "Got SIGHUP.  Re-reading config files.\n");
         assert_eq!(line, "12/02/26 16:05:28 Got SIGHUP.  Re-reading config files.\n");
-        let t = now();
+        let t = now(false);
         let b = t.as_bytes();
         assert_eq!(t.len(), 17, "{t}");
         assert!(b[2] == b'/' && b[5] == b'/' && b[8] == b' ' && b[11] == b':' && b[14] == b':', "{t}");
+        let t = now(true);
+        assert_eq!(t.len(), 21, "{t}");
+        assert!(t.as_bytes()[17] == b'.' && t[18..].bytes().all(|c| c.is_ascii_digit()), "{t}");
     }
 
     #[test]
