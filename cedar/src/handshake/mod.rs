@@ -72,8 +72,14 @@ pub use session::{Session, SessionCache};
 /// (`UNAUTHENTICATED_FQU`, `authentication.cpp` 55).
 pub const UNAUTHENTICATED_USER: &str = crate::authz::UNAUTHENTICATED_USER;
 
-/// The authentication methods this server can verify.
-pub const SUPPORTED_METHODS: [AuthMethod; 2] = [AuthMethod::Claimtobe, AuthMethod::Token];
+/// The authentication methods this server can verify: CLAIMTOBE, FS (on
+/// Unix, where a shared `/tmp` can prove a uid) and TOKEN.
+#[cfg(unix)]
+pub const SUPPORTED_METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Fs, AuthMethod::Token];
+/// The authentication methods this server can verify: CLAIMTOBE and TOKEN
+/// (FS needs Unix).
+#[cfg(not(unix))]
+pub const SUPPORTED_METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Token];
 
 /// A string attribute of a handshake ad, evaluated.
 pub(crate) fn lookup_str(ad: &ClassAd, name: &str) -> Option<String> {
@@ -169,7 +175,7 @@ pub struct CommandRequest {
     /// domain); `None` without authentication.
     pub user: Option<String>,
     /// The authentication method that identified `user` (`CLAIMTOBE`,
-    /// `IDTOKENS`), `None` without authentication.
+    /// `FS`, `IDTOKENS`), `None` without authentication.
     pub method: Option<String>,
     /// The session it runs under, if any.
     pub session: Option<String>,
@@ -293,6 +299,9 @@ enum Phase {
     Methods(Box<NewSession>),
     /// CLAIMTOBE: awaiting the claimed name.
     ClaimToBe(Box<NewSession>),
+    /// FS: awaiting the client's `mkdir` result for the directory we
+    /// named (`None`: we could not name one and sent an empty string).
+    Fs(Box<NewSession>, Option<std::path::PathBuf>),
     /// TOKEN: awaiting the AKEP2 hello.
     TokenHello(Box<NewSession>),
     /// TOKEN: awaiting the AKEP2 confirmation.
@@ -419,6 +428,7 @@ impl ServerConnection {
             Phase::Commands => self.command_message(&message),
             Phase::Methods(ns) => self.on_methods(ns, &message),
             Phase::ClaimToBe(ns) => self.on_claim(ns, &message),
+            Phase::Fs(ns, dir) => self.on_fs_result(ns, dir, &message),
             Phase::TokenHello(ns) => self.on_token_hello(ns, &message),
             Phase::TokenConfirm(ns, server) => self.on_token_confirm(ns, *server, &message),
         };
