@@ -30,8 +30,10 @@
 //! `Authentication`, `Encryption` and `Integrity` = `NEVER`, as a C++ client
 //! with no usable method does; a server that requires any of them refuses
 //! it. [`ClientConfig::authenticated`] authenticates with CLAIMTOBE (mode
-//! M1) or TOKEN/IDTOKENS (mode M2), derives the session key by ECDH and
-//! encrypts the rest of the connection with AES-GCM.
+//! M1), FS (a directory the server names, made with mode 0700 and removed
+//! once the server has looked at it; Unix only) or TOKEN/IDTOKENS (mode
+//! M2), derives the session key by ECDH and encrypts the rest of the
+//! connection with AES-GCM.
 
 pub mod blocking;
 pub mod collector;
@@ -141,7 +143,7 @@ impl std::fmt::Debug for ClientConfig {
 
 impl ClientConfig {
     /// A client that authenticates with `methods` (in our order of
-    /// preference; CLAIMTOBE and TOKEN are implemented), with
+    /// preference; CLAIMTOBE, FS (on Unix) and TOKEN are implemented), with
     /// authentication REQUIRED, encryption and integrity OPTIONAL (the AES
     /// rule turns both on once authenticated) and crypto AES: what a C++
     /// tool sends with `SEC_CLIENT_AUTHENTICATION = REQUIRED` and

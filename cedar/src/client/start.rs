@@ -120,6 +120,10 @@ enum State {
     AwaitMethod,
     /// CLAIMTOBE: the server's `int` result.
     AwaitClaimResult,
+    /// FS: the path of the directory the server wants us to make.
+    AwaitFsPath,
+    /// FS: the server's `int` verdict on our directory.
+    AwaitFsResult,
     /// TOKEN: the server's AKEP2 reply.
     AwaitTokenReply,
     /// `exchangeKey`: the server's `int` "has key".
@@ -153,6 +157,42 @@ struct Auth {
     trying: Option<AuthMethod>,
     /// Rounds of the method loop so far.
     rounds: u32,
+    /// FS: the directory we made, removed once the server has answered
+    /// (or when the handshake is dropped).
+    fs_dir: Option<FsDir>,
+}
+
+/// The longest FS path taken from a server (Linux's `PATH_MAX`).
+const MAX_FS_PATH: usize = 4096;
+
+/// A directory made for the FS method, removed when dropped.
+struct FsDir(std::path::PathBuf);
+
+impl FsDir {
+    /// `mkdir(path, 0700)`, as C++'s client does for the path the server
+    /// sent; only absolute paths are taken.
+    #[cfg(unix)]
+    fn make(path: &str) -> std::io::Result<FsDir> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        let path = std::path::PathBuf::from(path);
+        if !path.is_absolute() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not an absolute path"));
+        }
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(FsDir(path))
+    }
+
+    #[cfg(not(unix))]
+    fn make(_path: &str) -> std::io::Result<FsDir> {
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "FS needs Unix"))
+    }
+}
+
+impl Drop for FsDir {
+    fn drop(&mut self) {
+        // rmdir: only ever the empty directory we made.
+        let _ = std::fs::remove_dir(&self.0);
+    }
 }
 
 /// The most rounds of the method loop (each drops a method).
@@ -294,6 +334,8 @@ impl StartCommand {
             State::AwaitResponse
             | State::AwaitMethod
             | State::AwaitClaimResult
+            | State::AwaitFsPath
+            | State::AwaitFsResult
             | State::AwaitTokenReply
             | State::AwaitKeyFlag
             | State::AwaitResumeResponse
@@ -438,7 +480,12 @@ impl StartCommand {
     pub fn on_message(&mut self, message: Message) -> Result<Step> {
         if matches!(
             self.state,
-            State::AwaitMethod | State::AwaitClaimResult | State::AwaitTokenReply | State::AwaitKeyFlag
+            State::AwaitMethod
+                | State::AwaitClaimResult
+                | State::AwaitFsPath
+                | State::AwaitFsResult
+                | State::AwaitTokenReply
+                | State::AwaitKeyFlag
         ) {
             let r = self.on_auth_message(&message);
             if r.is_err() {
@@ -549,6 +596,7 @@ impl StartCommand {
             for m in tokens(&methods).filter_map(AuthMethod::parse) {
                 match m {
                     AuthMethod::Claimtobe if self.config.policy.auth_methods.contains(&m) => list.push(m),
+                    AuthMethod::Fs if cfg!(unix) && self.config.policy.auth_methods.contains(&m) => list.push(m),
                     AuthMethod::Token if self.config.policy.auth_methods.contains(&m) => {
                         // C++ offers TOKEN only with a token the server
                         // can check (its TrustDomain and IssuerKeys).
@@ -560,7 +608,15 @@ impl StartCommand {
                     _ => {}
                 }
             }
-            self.auth = Some(Auth { methods: list, required, token, token_client: None, trying: None, rounds: 0 });
+            self.auth = Some(Auth {
+                methods: list,
+                required,
+                token,
+                token_client: None,
+                trying: None,
+                rounds: 0,
+                fs_dir: None,
+            });
             self.send_bitmask()?;
             self.state = State::AwaitMethod;
             return Ok(());
@@ -643,6 +699,7 @@ impl StartCommand {
                         }
                         self.state = State::AwaitClaimResult;
                     }
+                    AuthMethod::Fs => self.state = State::AwaitFsPath,
                     _ => {
                         let (client, hello) = match &auth.token {
                             Some(t) => TokenClient::start(t),
@@ -661,6 +718,29 @@ impl StartCommand {
                 let result = dec.get_int()?;
                 dec.finish()?;
                 if result == 1 {
+                    self.method_succeeded()
+                } else {
+                    self.method_failed()
+                }
+            }
+            State::AwaitFsPath => {
+                let mut dec = Decoder::new(&message.payload, message.encrypted).with_max_string(MAX_FS_PATH);
+                let path = dec.get_string()?;
+                dec.finish()?;
+                let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+                // An empty path: the server could not make a name.
+                auth.fs_dir = if path.is_empty() { None } else { FsDir::make(&path).ok() };
+                let result = if auth.fs_dir.is_some() { 0 } else { -1 };
+                self.send_int(result);
+                self.state = State::AwaitFsResult;
+                Ok(())
+            }
+            State::AwaitFsResult => {
+                let result = dec.get_int()?;
+                dec.finish()?;
+                let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+                let made = auth.fs_dir.take().is_some();
+                if result == 0 && made {
                     self.method_succeeded()
                 } else {
                     self.method_failed()
