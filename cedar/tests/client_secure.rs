@@ -224,17 +224,22 @@ fn fs_client_steps_make_and_remove_the_directory() {
     // `path` as the server's name; the server's verdict `verdict`. What
     // the client sent for its mkdir, and after the verdict (-2: it reads
     // exchangeKey's flag; otherwise its next bitmask).
-    let run = |path: &str, verdict: i64| -> (i64, i64) {
-        let mut start =
-            StartCommand::new(&ClientConfig::authenticated(&[AuthMethod::Fs]), "<127.0.0.1:1>", QUERY_STARTD_ADS, None);
+    let run_with = |config: &ClientConfig, peer: Option<&str>, path: &str, verdict: i64| -> (i64, String, i64) {
+        let mut start = StartCommand::new(config, "<127.0.0.1:9618?sock=collector>", QUERY_STARTD_ADS, None)
+            .with_peer_addr(peer.map(|p| p.parse().unwrap()));
         assert!(matches!(start.poll().unwrap(), Step::Send(_))); // our security ad
         assert!(matches!(start.poll().unwrap(), Step::Read));
         let step = start.on_message(msg(|e| cedar::wire::ad::put_classad(e, &response, &Default::default()).unwrap()));
         assert_eq!(sent_int(step.unwrap()), 4, "the bitmask: FS");
         assert!(matches!(start.poll().unwrap(), Step::Read));
         assert!(matches!(start.on_message(msg(|e| e.put_int(4))).unwrap(), Step::Read));
-        let result = sent_int(start.on_message(msg(|e| e.put_str(path).unwrap())).unwrap());
-        let p = std::path::Path::new(path);
+        let Step::Send(bytes) = start.on_message(msg(|e| e.put_str(path).unwrap())).unwrap() else { panic!() };
+        let mut dec = Decoder::new(&bytes, false);
+        let result = dec.get_int().unwrap();
+        let ext = if dec.remaining().is_empty() { String::new() } else { dec.get_string().unwrap() };
+        dec.finish().unwrap();
+        let made = format!("{path}{ext}");
+        let p = std::path::Path::new(&made);
         if result == 0 {
             let meta = std::fs::symlink_metadata(p).unwrap();
             assert!(meta.is_dir() && meta.permissions().mode() & 0o7777 == 0o700, "{meta:?}");
@@ -242,12 +247,18 @@ fn fs_client_steps_make_and_remove_the_directory() {
         assert!(matches!(start.poll().unwrap(), Step::Read));
         let next = start.on_message(msg(|e| e.put_int(verdict)));
         if result == 0 {
-            assert!(!p.exists(), "{path} was removed");
+            assert!(!p.exists(), "{made} was removed");
         }
         let next = match next.unwrap() {
             Step::Read => -2,
             s => sent_int(s),
         };
+        (result, ext, next)
+    };
+    let fs_only = ClientConfig::authenticated(&[AuthMethod::Fs]);
+    let run = |path: &str, verdict: i64| {
+        let (result, ext, next) = run_with(&fs_only, None, path, verdict);
+        assert_eq!(ext, "");
         (result, next)
     };
     let path = dir.join("FS_abc");
@@ -262,5 +273,22 @@ fn fs_client_steps_make_and_remove_the_directory() {
     std::fs::create_dir(&path).unwrap();
     assert_eq!(run(path.to_str().unwrap(), -1), (-1, 0));
     assert!(path.is_dir());
+
+    // Channel binding, knowing the server's address: a name ending in `_`
+    // gets our view of it (and the shared-port id we connected to)
+    // appended, and the server is told; another name must start with
+    // FS_<ip>_<port>_.
+    let bound = |path: &str| run_with(&fs_only, Some("127.0.0.1:9618"), path, 0);
+    let d = dir.to_str().unwrap();
+    assert_eq!(bound(&format!("{d}/FS_127.0.0.1_9618_abc_")), (0, "127.0.0.1:9618?sock=collector".into(), -2));
+    assert_eq!(bound(&format!("{d}/FS_127.0.0.1_9618_abc")), (0, String::new(), -2));
+    assert_eq!(bound(&format!("{d}/FS_127.0.0.1_9619_abc")), (-1, String::new(), 0));
+    assert_eq!(bound(&format!("{d}/FS_abc")), (-1, String::new(), 0), "a 23.x server's name");
+    assert!(std::fs::read_dir(&dir).unwrap().all(|e| e.unwrap().path() == path), "nothing else was made");
+    // Without binding (SEC_FS_ENFORCE_CHANNEL_BINDING = false), as 23.x.
+    let mut unbound = fs_only.clone();
+    unbound.fs_channel_binding = false;
+    let name = format!("{d}/FS_abc_");
+    assert_eq!(run_with(&unbound, Some("127.0.0.1:9618"), &name, 0), (0, String::new(), -2));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -80,6 +80,15 @@ impl Pair {
         }
     }
 
+    /// A pair whose server knows its end's address (FS binds names to it).
+    #[cfg(unix)]
+    fn bound(config: &Arc<ServerConfig>, local: &str) -> Pair {
+        let mut p = Pair::new(config);
+        p.server = ServerConnection::new(config.clone(), Some("127.0.0.1".parse().unwrap()))
+            .with_local_addr(Some(local.parse().unwrap()));
+        p
+    }
+
     fn encoder(&self) -> Encoder {
         Encoder::new(self.c_out.is_encrypted())
     }
@@ -548,7 +557,11 @@ mod fs {
     /// The handshake up to the server's path: the new-session ad, the
     /// bitmask (FS and CLAIMTOBE), the server's choice (FS) and its path.
     fn start(config: &Arc<ServerConfig>, command: i32) -> (Pair, ClassAd, KeyExchange, String) {
-        let mut p = Pair::new(config);
+        start_on(Pair::new(config), command)
+    }
+
+    /// [`start`] on a given pair.
+    fn start_on(mut p: Pair, command: i32) -> (Pair, ClassAd, KeyExchange, String) {
         let kx = KeyExchange::generate();
         let ad = new_session_ad(command, "FS,CLAIMTOBE", &kx.public_key_base64());
         assert!(matches!(p.send(authenticate(&p, &ad)), Step::Continue));
@@ -561,6 +574,68 @@ mod fs {
         let path = dec.get_string().unwrap();
         dec.finish().unwrap();
         (p, response, kx, path)
+    }
+
+    /// The client's result and the address it appended.
+    fn result_with(p: &Pair, result: i64, ext: &str) -> Encoder {
+        let mut enc = int(p, result);
+        enc.put_str(ext).unwrap();
+        enc
+    }
+
+    #[test]
+    fn names_are_bound_to_our_address_and_the_clients_view_of_it_is_checked() {
+        let scratch = Scratch::new("bound");
+        let cfg = fs_config(&scratch.0);
+        let local = "127.0.0.1:9618";
+        // The name: FS_<ip>_<port>_<random>_, the `_` inviting the client
+        // to append its view of our address (24.0.22 and later).
+        let (mut p, response, kx, path) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+        let name = Path::new(&path).file_name().unwrap().to_str().unwrap().to_owned();
+        assert!(name.starts_with("FS_127.0.0.1_9618_") && name.ends_with('_'), "{name}");
+        assert_eq!(name.len(), "FS_127.0.0.1_9618_".len() + 12 + 1, "{name}");
+        // A 25.x client: mkdir(name + "127.0.0.1:9618"), then says so.
+        let made = format!("{path}{local}");
+        mkdir(Path::new(&made), 0o700);
+        p.send(result_with(&p, 0, local));
+        assert_eq!(p.recv_int(), 0);
+        assert_eq!(text(&finish(&mut p, &response, kx), "User"), format!("{}@pool.example", me()));
+
+        // A client that appends nothing (23.x, or one that only checks
+        // the prefix) makes the name as sent; an empty extension is none.
+        for empty in [false, true] {
+            let (mut p, response, kx, path) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+            mkdir(Path::new(&path), 0o700);
+            p.send(if empty { result_with(&p, 0, "") } else { int(&p, 0) });
+            assert_eq!(p.recv_int(), 0);
+            assert_eq!(text(&finish(&mut p, &response, kx), "User"), format!("{}@pool.example", me()));
+        }
+
+        // Extensions that are not our endpoint are refused, even with the
+        // directory made: another port, another address, a shared-port id
+        // (we have none), a directory separator, no address at all.
+        for ext in ["127.0.0.1:9619", "127.0.0.2:9618", "127.0.0.1:9618?sock=collector", "/../x", "junk"] {
+            let (mut p, _, _, path) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+            if !ext.contains('/') {
+                mkdir(Path::new(&format!("{path}{ext}")), 0o700);
+            }
+            p.send(result_with(&p, 0, ext));
+            assert_eq!(p.recv_int(), -1, "{ext:?}");
+        }
+        // Over the bound: an error, not a verdict.
+        let (mut p, _, _, _) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+        let enc = result_with(&p, 0, &"1".repeat(300));
+        let mut wire = Vec::new();
+        p.c_out.frame(enc.as_bytes(), &mut wire).unwrap();
+        p.s_in.feed(&wire);
+        let m = p.s_in.next_message().unwrap().unwrap();
+        assert!(p.server.on_message(m).is_err());
+        // An IPv6 endpoint, written as to_ip_and_port_string writes it.
+        let (mut p, _, _, path) = start_on(Pair::bound(&cfg, "[::1]:9618"), QUERY_STARTD_ADS);
+        assert!(path.contains("/FS_::1_9618_"), "{path}");
+        mkdir(Path::new(&format!("{path}[::1]:9618")), 0o700);
+        p.send(result_with(&p, 0, "[::1]:9618"));
+        assert_eq!(p.recv_int(), 0);
     }
 
     /// After the server's verdict 0: exchangeKey, crypto, the post-auth ad.

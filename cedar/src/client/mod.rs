@@ -83,6 +83,12 @@ pub struct ClientConfig {
     /// run as: `$USER` or `$LOGNAME` by default). `None`: CLAIMTOBE fails,
     /// as C++'s does without a name.
     pub claim_to_be_user: Option<String>,
+    /// FS binds the server's directory name to the server's address
+    /// (`SEC_FS_ENFORCE_CHANNEL_BINDING`, default true, as in HTCondor
+    /// 24.0.22 and later; see [`StartCommand::with_peer_addr`]). False takes
+    /// the name as sent, as 23.x clients do (needed for 23.x servers, whose
+    /// names carry no address).
+    pub fs_channel_binding: bool,
     /// Tokens to offer for TOKEN/IDTOKENS, as text (one or more JWTs, one
     /// a line, as in a token file), tried before `token_dirs`.
     pub tokens: Vec<String>,
@@ -173,6 +179,7 @@ impl ClientConfig {
                 .or_else(|_| std::env::var("LOGNAME"))
                 .ok()
                 .filter(|u| !u.is_empty()),
+            fs_channel_binding: true,
             tokens: Vec::new(),
             token_dirs: Vec::new(),
             timeout: Duration::from_secs(20),

@@ -226,6 +226,7 @@ pub struct StartCommand {
     switch_on: Option<SessionKey>,
     auth: Option<Auth>,
     encryption: bool,
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl std::fmt::Debug for StartCommand {
@@ -305,7 +306,20 @@ impl StartCommand {
             switch_on: None,
             auth: None,
             encryption: false,
+            peer: None,
         }
+    }
+
+    /// The same start, knowing the server's address as our socket sees it
+    /// (`getpeername`). FS then binds the server's directory name to it,
+    /// as HTCondor 24.0.22 and later clients do: a name ending in `_` gets
+    /// that address appended (and the shared-port id of the address we
+    /// connected to, if any), which we tell the server; any other name
+    /// must start with `FS_<ip>_<port>_`. Without it, FS takes the name as
+    /// sent, as 23.x does.
+    pub fn with_peer_addr(mut self, peer: Option<std::net::SocketAddr>) -> StartCommand {
+        self.peer = peer;
+        self
     }
 
     /// The command whose permission level a `DC_AUTHENTICATE` or
@@ -727,11 +741,18 @@ impl StartCommand {
                 let mut dec = Decoder::new(&message.payload, message.encrypted).with_max_string(MAX_FS_PATH);
                 let path = dec.get_string()?;
                 dec.finish()?;
+                let (path, ext) = self.fs_binding(path);
                 let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
-                // An empty path: the server could not make a name.
-                auth.fs_dir = if path.is_empty() { None } else { FsDir::make(&path).ok() };
+                // No path: the server could not make a name, or it is not
+                // bound to the server we reach.
+                auth.fs_dir = path.and_then(|p| FsDir::make(&p).ok());
                 let result = if auth.fs_dir.is_some() { 0 } else { -1 };
-                self.send_int(result);
+                let mut enc = Encoder::new(self.encryption);
+                enc.put_int(result);
+                if !ext.is_empty() {
+                    enc.put_str(&ext)?;
+                }
+                self.outgoing.push_back(enc.into_bytes());
                 self.state = State::AwaitFsResult;
                 Ok(())
             }
@@ -771,6 +792,33 @@ impl StartCommand {
                 self.finish_auth()
             }
             _ => Err(protocol("no message was expected")),
+        }
+    }
+
+    /// FS channel binding (see [`StartCommand::with_peer_addr`]): the path
+    /// to make (`None`: none) and the extension to tell the server.
+    fn fs_binding(&self, path: String) -> (Option<String>, String) {
+        if path.is_empty() {
+            return (None, String::new());
+        }
+        let Some(peer) = self.peer.filter(|_| self.config.fs_channel_binding) else {
+            return (Some(path), String::new());
+        };
+        if path.ends_with('_') {
+            let mut ext = std::net::SocketAddr::new(peer.ip().to_canonical(), peer.port()).to_string();
+            let sock = self.connect_addr.parse::<crate::sinful::Sinful>().ok();
+            if let Some(id) = sock.as_ref().and_then(|s| s.shared_port_id()) {
+                ext.push_str("?sock=");
+                ext.push_str(id);
+            }
+            return (Some(format!("{path}{ext}")), ext);
+        }
+        let prefix = format!("FS_{}_{}_", peer.ip().to_canonical(), peer.port());
+        let base = path.rsplit('/').next().unwrap_or("");
+        if base.starts_with(&prefix) {
+            (Some(path), String::new())
+        } else {
+            (None, String::new())
         }
     }
 

@@ -14,20 +14,28 @@
 //!      S→C `int 1`. The identity is the name as sent
 //!      ([`Identity::resolve`]); the session is limited to the command's
 //!      level and the levels it implies (`daemon_command.cpp` 1220–1232);
-//!    * FS (`condor_auth_fs.cpp` 40–360; Unix only): S→C the string path
-//!      of a directory for the client to make: a fresh name under
-//!      `FS_LOCAL_DIR` (default `/tmp`), `FS_` and 12 random letters and
-//!      digits, created exclusively as a file and removed again, as
-//!      `condor_mkstemp` then `unlink` do (an empty string if no name
-//!      could be made); C→S `int` the client's `mkdir(path, 0700)` result
-//!      (`-1` is failure); S→C `int 0` when the path, `lstat`ed (never
-//!      followed), is a directory of mode exactly `0700` with one or two
-//!      links, and its owner's uid has a login name (`getpwuid_r`), else
-//!      `int -1`. Only the path this server named is ever examined. The
-//!      identity is the owner's login name, `@UID_DOMAIN`, then the map
-//!      file ([`Identity::resolve`]); the session has no authorization
-//!      limit, as in C++ (only CLAIMTOBE is limited). The client removes
-//!      the directory once it has the answer;
+//!    * FS (`condor_auth_fs.cpp` 40–360 of 23.9.6, with the channel
+//!      binding of 24.0.22 and later; Unix only): S→C the string path of
+//!      a directory for the client to make: a fresh name under
+//!      `FS_LOCAL_DIR` (default `/tmp`), created exclusively as a file and
+//!      removed again, as `condor_mkstemp` then `unlink` do (an empty
+//!      string if no name could be made). Knowing our end of the
+//!      connection ([`ServerConnection::with_local_addr`], which both
+//!      adapters set) it is `FS_<ip>_<port>_<12 random letters and
+//!      digits>_`, which newer clients check or, for the `_` at the end,
+//!      extend with their view of our address; otherwise `FS_<random>`, as
+//!      23.9 names it. C→S `int` the client's `mkdir(path, 0700)` result
+//!      (`-1` is failure) and, from newer clients, the string they
+//!      appended, which must be our own `ip:port` (no `/`, no `?sock=`
+//!      shared-port id: we have none); S→C `int 0` when the path,
+//!      `lstat`ed (never followed), is a directory of mode exactly `0700`
+//!      with one or two links whose owner's uid has a login name
+//!      (`getpwuid_r`), else `int -1`. Only the path this server named
+//!      (plus a checked extension) is ever examined. The identity is the
+//!      owner's login name, `@UID_DOMAIN`, then the map file
+//!      ([`Identity::resolve`]); the session has no authorization limit,
+//!      as in C++ (only CLAIMTOBE is limited). The client removes the
+//!      directory once it has the answer;
 //!    * TOKEN: the three AKEP2 messages ([`crate::token::wire`]); the
 //!      identity is the token's `sub`, its `condor:/` scopes the session's
 //!      `LimitAuthorization`;
@@ -57,6 +65,10 @@ pub const MAX_ROUNDS: u32 = 16;
 
 /// The longest claimed name (CLAIMTOBE) taken.
 pub const MAX_CLAIMED_NAME: usize = 1023;
+
+/// The longest address an FS client may append to our directory's name
+/// (`[v6 address]:port?sock=id`).
+pub const MAX_FS_EXTENSION: usize = 255;
 
 impl ServerConnection {
     pub(super) fn on_methods(&mut self, mut ns: Box<NewSession>, message: &Message) -> Result<Step> {
@@ -132,7 +144,7 @@ impl ServerConnection {
 
     /// FS, step 1: name a directory for the client to make.
     fn start_fs(&mut self, ns: Box<NewSession>) -> Result<Step> {
-        let dir = match fs::rendezvous(&self.config.fs_local_dir) {
+        let dir = match fs::rendezvous(&self.config.fs_local_dir, self.local) {
             Ok(path) if path.to_str().is_some() => Some(path),
             Ok(path) => {
                 tracing::warn!(dir = %path.display(), "FS: the directory's name is not UTF-8");
@@ -151,26 +163,44 @@ impl ServerConnection {
         Ok(Step::Continue)
     }
 
-    /// FS, steps 2 and 3: the client's result, our check and answer.
+    /// FS, steps 2 and 3: the client's result (and the address it
+    /// appended, if any), our check and answer.
     pub(super) fn on_fs_result(
         &mut self,
         ns: Box<NewSession>,
         dir: Option<PathBuf>,
         message: &Message,
     ) -> Result<Step> {
-        let mut dec = Decoder::new(&message.payload, message.encrypted);
+        let mut dec = Decoder::new(&message.payload, message.encrypted).with_max_string(MAX_FS_EXTENSION);
         let client_result = dec.get_i32()?;
+        // 24.0.22 and later clients append their view of our address to a
+        // name ending in `_`, and send what they appended.
+        // An empty one is none, as in C++.
+        let extension = if dec.remaining().is_empty() { None } else { Some(dec.get_string()?) };
+        let extension = extension.filter(|e| !e.is_empty());
         dec.finish()?;
-        // Any value but -1 claims success (the client may lie: the
-        // directory's attributes decide).
-        let outcome = match (&dir, client_result) {
+        let outcome = match (&dir, &extension) {
             (None, _) => Err("FS: no directory could be named under FS_LOCAL_DIR".to_owned()),
-            (Some(d), -1) => Err(format!("FS: the client was unable to create the directory {}", d.display())),
-            (Some(d), _) => fs::verify(d),
-        };
+            (Some(d), Some(ext)) => fs::check_extension(ext, self.local).map(|()| {
+                let mut path = d.clone().into_os_string();
+                path.push(ext);
+                PathBuf::from(path)
+            }),
+            (Some(d), None) => Ok(d.clone()),
+        }
+        .and_then(|path| {
+            // Any value but -1 claims success (the client may lie: the
+            // directory's attributes decide).
+            if client_result == -1 {
+                Err(format!("FS: the client was unable to create the directory {}", path.display()))
+            } else {
+                fs::verify(&path)
+            }
+        });
         tracing::debug!(
             dir = %dir.as_deref().map(|d| d.display().to_string()).unwrap_or_default(),
-            ok = outcome.is_ok(),
+            extension = extension.as_deref().unwrap_or(""),
+            outcome = ?outcome,
             "AUTHENTICATE_FS"
         );
         match outcome {
@@ -265,6 +295,7 @@ impl ServerConnection {
 mod fs {
     use std::fs::OpenOptions;
     use std::io;
+    use std::net::SocketAddr;
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     use std::path::{Path, PathBuf};
 
@@ -279,23 +310,56 @@ mod fs {
 
     /// A fresh name under `dir`, free when we return it: created as a file
     /// that did not exist (`O_CREAT | O_EXCL`, mode 0600), then removed.
-    pub(super) fn rendezvous(dir: &Path) -> io::Result<PathBuf> {
+    /// With our end's address `local` it is `FS_<ip>_<port>_<random>_`, as
+    /// 24.0.22 and later servers make it: a client from those versions
+    /// checks the address, or (for the `_` at the end) appends its own
+    /// view of it and tells us; without, `FS_<random>`, as 23.9 makes it.
+    pub(super) fn rendezvous(dir: &Path, local: Option<SocketAddr>) -> io::Result<PathBuf> {
         let mut last = io::Error::new(io::ErrorKind::AlreadyExists, "every name tried exists");
         for _ in 0..ATTEMPTS {
             let suffix: String =
                 rand::thread_rng().sample_iter(&Alphanumeric).take(RANDOM_CHARS).map(char::from).collect();
-            let path = dir.join(format!("FS_{suffix}"));
+            let file = match local {
+                Some(a) => format!("FS_{}_{}_{suffix}", a.ip().to_canonical(), a.port()),
+                None => format!("FS_{suffix}"),
+            };
+            let path = dir.join(file);
             match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
                 Ok(file) => {
                     drop(file);
                     std::fs::remove_file(&path)?;
-                    return Ok(path);
+                    let mut name = path.into_os_string();
+                    if local.is_some() {
+                        name.push("_");
+                    }
+                    return Ok(PathBuf::from(name));
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
                 Err(e) => return Err(e),
             }
         }
         Err(last)
+    }
+
+    /// Whether the address a client appended to our name is our end of
+    /// the connection (`[ip]:port`, as `to_ip_and_port_string` writes
+    /// it). A `?sock=` shared-port id is refused: this server has none.
+    pub(super) fn check_extension(ext: &str, local: Option<SocketAddr>) -> Result<(), String> {
+        if ext.contains('/') {
+            return Err(format!("FS: the client's extension contains a directory separator ({ext})"));
+        }
+        let (addr, shared_port) = match ext.split_once("?sock=") {
+            Some((a, id)) => (a, Some(id)),
+            None => (ext, None),
+        };
+        let theirs: SocketAddr =
+            addr.parse().map_err(|_| format!("FS: the client's extension is not a valid ip:port ({ext})"))?;
+        let matches =
+            local.is_some_and(|l| l.ip().to_canonical() == theirs.ip().to_canonical() && l.port() == theirs.port());
+        if !matches || shared_port.is_some() {
+            return Err(format!("FS: the client's extension ({ext}) does not match our endpoint ({local:?})"));
+        }
+        Ok(())
     }
 
     /// The login name of the owner of `path`, if it is what an FS client
@@ -340,10 +404,15 @@ mod fs {
 #[cfg(not(unix))]
 mod fs {
     use std::io;
+    use std::net::SocketAddr;
     use std::path::{Path, PathBuf};
 
-    pub(super) fn rendezvous(_dir: &Path) -> io::Result<PathBuf> {
+    pub(super) fn rendezvous(_dir: &Path, _local: Option<SocketAddr>) -> io::Result<PathBuf> {
         Err(io::Error::new(io::ErrorKind::Unsupported, "FS needs Unix"))
+    }
+
+    pub(super) fn check_extension(_ext: &str, _local: Option<SocketAddr>) -> Result<(), String> {
+        Err("FS needs Unix".to_owned())
     }
 
     pub(super) fn verify(_path: &Path) -> Result<String, String> {

@@ -47,7 +47,7 @@ pub mod commands;
 pub mod config;
 pub mod session;
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -312,6 +312,7 @@ enum Phase {
 pub struct ServerConnection {
     config: Arc<ServerConfig>,
     peer: Option<IpAddr>,
+    local: Option<SocketAddr>,
     output: Vec<Output>,
     encrypted: bool,
     auth: Option<Authenticated>,
@@ -344,6 +345,7 @@ impl ServerConnection {
         ServerConnection {
             config,
             peer,
+            local: None,
             output: Vec::new(),
             encrypted: false,
             auth: None,
@@ -352,6 +354,15 @@ impl ServerConnection {
             phase: Phase::Commands,
             closed: false,
         }
+    }
+
+    /// The same connection, knowing our end's address (the accepted
+    /// socket's `getsockname`). FS binds its directory names to it, as
+    /// HTCondor 24.0.22 and later do; without it FS names carry no address,
+    /// which only clients before those versions accept.
+    pub fn with_local_addr(mut self, local: Option<SocketAddr>) -> ServerConnection {
+        self.local = local;
+        self
     }
 
     /// What to send, in order.
