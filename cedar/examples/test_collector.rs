@@ -38,7 +38,8 @@ use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
 #[derive(Debug, Clone, Default)]
 pub struct FixtureOptions {
     /// Configuration knobs (`SEC_*`, `ALLOW_*`, `DENY_*`, `TRUST_DOMAIN`,
-    /// token key files, `UID_DOMAIN`, `SEC_CLAIMTOBE_INCLUDE_DOMAIN`).
+    /// token key files, `UID_DOMAIN`, `SEC_CLAIMTOBE_INCLUDE_DOMAIN`,
+    /// `FS_LOCAL_DIR`).
     pub config: Vec<(String, String)>,
     /// Take the security policy from `config` (as a daemon reads its
     /// `SEC_*` knobs, defaults included); without it, mode M0 (NEVER).
@@ -79,6 +80,9 @@ impl FixtureOptions {
         identity.claimtobe_include_domain =
             lookup("SEC_CLAIMTOBE_INCLUDE_DOMAIN").is_some_and(|v| v.to_ascii_lowercase().starts_with('t'));
         config = config.identity(identity);
+        if let Some(dir) = lookup("FS_LOCAL_DIR") {
+            config = config.fs_local_dir(dir);
+        }
         let pool = lookup("SEC_TOKEN_POOL_SIGNING_KEY_FILE").map(std::path::PathBuf::from);
         let dir = lookup("SEC_PASSWORD_DIRECTORY").map(std::path::PathBuf::from);
         if pool.is_some() || dir.is_some() {

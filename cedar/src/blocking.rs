@@ -202,9 +202,10 @@ impl ServerSession {
     /// Serves `stream` under `config`.
     pub fn new(stream: TcpStream, config: Arc<ServerConfig>, timeout: Duration) -> Result<ServerSession> {
         let peer = stream.peer_addr().ok().map(|a| a.ip());
+        let local = stream.local_addr().ok();
         Ok(ServerSession {
             connection: Connection::new(stream, timeout)?,
-            protocol: ServerConnection::new(config, peer),
+            protocol: ServerConnection::new(config, peer).with_local_addr(local),
             closed: None,
         })
     }

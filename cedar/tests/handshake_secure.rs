@@ -80,6 +80,15 @@ impl Pair {
         }
     }
 
+    /// A pair whose server knows its end's address (FS binds names to it).
+    #[cfg(unix)]
+    fn bound(config: &Arc<ServerConfig>, local: &str) -> Pair {
+        let mut p = Pair::new(config);
+        p.server = ServerConnection::new(config.clone(), Some("127.0.0.1".parse().unwrap()))
+            .with_local_addr(Some(local.parse().unwrap()));
+        p
+    }
+
     fn encoder(&self) -> Encoder {
         Encoder::new(self.c_out.is_encrypted())
     }
@@ -500,5 +509,328 @@ mod hostile {
                 }
             }
         }
+    }
+}
+
+/// The FS method (`condor_auth_fs.cpp`): the server names a directory, the
+/// client makes it (or not), the server `lstat`s it and names its owner.
+#[cfg(unix)]
+mod fs {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// A directory of our own for the server's names, removed at the end.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(tag: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("cedar-fs-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn user_name(uid: u32) -> Option<String> {
+        nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)).unwrap().map(|u| u.name)
+    }
+
+    fn me() -> String {
+        user_name(nix::unistd::geteuid().as_raw()).expect("we have a login name")
+    }
+
+    /// A server offering FS then CLAIMTOBE, naming its directories in
+    /// `dir`, with UID_DOMAIN Pool.Example.
+    fn fs_config(dir: &Path) -> Arc<ServerConfig> {
+        let identity = cedar::authz::IdentityConfig::with_uid_domain("Pool.Example");
+        Arc::new(config(&[AuthMethod::Fs, AuthMethod::Claimtobe]).identity(identity).fs_local_dir(dir))
+    }
+
+    /// The handshake up to the server's path: the new-session ad, the
+    /// bitmask (FS and CLAIMTOBE), the server's choice (FS) and its path.
+    fn start(config: &Arc<ServerConfig>, command: i32) -> (Pair, ClassAd, KeyExchange, String) {
+        start_on(Pair::new(config), command)
+    }
+
+    /// [`start`] on a given pair.
+    fn start_on(mut p: Pair, command: i32) -> (Pair, ClassAd, KeyExchange, String) {
+        let kx = KeyExchange::generate();
+        let ad = new_session_ad(command, "FS,CLAIMTOBE", &kx.public_key_base64());
+        assert!(matches!(p.send(authenticate(&p, &ad)), Step::Continue));
+        let response = p.recv_ad();
+        assert_eq!(text(&response, "AuthMethodsList"), "FS,CLAIMTOBE");
+        assert!(matches!(p.send(int(&p, 2 | 4)), Step::Continue));
+        assert_eq!(p.recv_int(), 4, "the server chooses FS, first in its list");
+        let m = p.recv();
+        let mut dec = Decoder::new(&m.payload, m.encrypted);
+        let path = dec.get_string().unwrap();
+        dec.finish().unwrap();
+        (p, response, kx, path)
+    }
+
+    /// The client's result and the address it appended.
+    fn result_with(p: &Pair, result: i64, ext: &str) -> Encoder {
+        let mut enc = int(p, result);
+        enc.put_str(ext).unwrap();
+        enc
+    }
+
+    #[test]
+    fn names_are_bound_to_our_address_and_the_clients_view_of_it_is_checked() {
+        let scratch = Scratch::new("bound");
+        let cfg = fs_config(&scratch.0);
+        let local = "127.0.0.1:9618";
+        // The name: FS_<ip>_<port>_<random>_, the `_` inviting the client
+        // to append its view of our address (24.0.22 and later).
+        let (mut p, response, kx, path) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+        let name = Path::new(&path).file_name().unwrap().to_str().unwrap().to_owned();
+        assert!(name.starts_with("FS_127.0.0.1_9618_") && name.ends_with('_'), "{name}");
+        assert_eq!(name.len(), "FS_127.0.0.1_9618_".len() + 12 + 1, "{name}");
+        // A 25.x client: mkdir(name + "127.0.0.1:9618"), then says so.
+        let made = format!("{path}{local}");
+        mkdir(Path::new(&made), 0o700);
+        p.send(result_with(&p, 0, local));
+        assert_eq!(p.recv_int(), 0);
+        assert_eq!(text(&finish(&mut p, &response, kx), "User"), format!("{}@pool.example", me()));
+
+        // A client that appends nothing (23.x, or one that only checks
+        // the prefix) makes the name as sent; an empty extension is none.
+        for empty in [false, true] {
+            let (mut p, response, kx, path) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+            mkdir(Path::new(&path), 0o700);
+            p.send(if empty { result_with(&p, 0, "") } else { int(&p, 0) });
+            assert_eq!(p.recv_int(), 0);
+            assert_eq!(text(&finish(&mut p, &response, kx), "User"), format!("{}@pool.example", me()));
+        }
+
+        // Extensions that are not our endpoint are refused, even with the
+        // directory made: another port, another address, a shared-port id
+        // (we have none), a directory separator, no address at all.
+        for ext in ["127.0.0.1:9619", "127.0.0.2:9618", "127.0.0.1:9618?sock=collector", "/../x", "junk"] {
+            let (mut p, _, _, path) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+            if !ext.contains('/') {
+                mkdir(Path::new(&format!("{path}{ext}")), 0o700);
+            }
+            p.send(result_with(&p, 0, ext));
+            assert_eq!(p.recv_int(), -1, "{ext:?}");
+        }
+        // Over the bound: an error, not a verdict.
+        let (mut p, _, _, _) = start_on(Pair::bound(&cfg, local), QUERY_STARTD_ADS);
+        let enc = result_with(&p, 0, &"1".repeat(300));
+        let mut wire = Vec::new();
+        p.c_out.frame(enc.as_bytes(), &mut wire).unwrap();
+        p.s_in.feed(&wire);
+        let m = p.s_in.next_message().unwrap().unwrap();
+        assert!(p.server.on_message(m).is_err());
+        // An IPv6 endpoint, written as to_ip_and_port_string writes it.
+        let (mut p, _, _, path) = start_on(Pair::bound(&cfg, "[::1]:9618"), QUERY_STARTD_ADS);
+        assert!(path.contains("/FS_::1_9618_"), "{path}");
+        mkdir(Path::new(&format!("{path}[::1]:9618")), 0o700);
+        p.send(result_with(&p, 0, "[::1]:9618"));
+        assert_eq!(p.recv_int(), 0);
+    }
+
+    /// After the server's verdict 0: exchangeKey, crypto, the post-auth ad.
+    fn finish(p: &mut Pair, response: &ClassAd, kx: KeyExchange) -> ClassAd {
+        assert_eq!(p.recv_int(), 0); // exchangeKey: no key travels
+        let key = kx.finish(&text(response, "ECDHPublicKey")).unwrap();
+        encryption::switch_on(&mut p.c_in, &mut p.c_out, &key).unwrap();
+        p.recv_ad()
+    }
+
+    fn mkdir(path: &Path, mode: u32) {
+        std::fs::DirBuilder::new().mode(0o700).create(path).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_real_directory_is_its_owner_at_uid_domain_with_no_limit() {
+        let scratch = Scratch::new("real");
+        let cfg = fs_config(&scratch.0);
+        let (mut p, response, kx, path) = start(&cfg, QUERY_STARTD_ADS);
+        // A fresh name under FS_LOCAL_DIR that does not exist yet.
+        let path = PathBuf::from(path);
+        assert_eq!(path.parent(), Some(scratch.0.as_path()));
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert!(name.starts_with("FS_") && name.len() == 15, "{name}");
+        assert!(std::fs::symlink_metadata(&path).is_err(), "the name is free");
+        mkdir(&path, 0o700);
+        let step = p.send(int(&p, 0)).clone();
+        assert_eq!(p.recv_int(), 0, "the server accepts the directory");
+        let post = finish(&mut p, &response, kx);
+        let who = format!("{}@pool.example", me());
+        assert_eq!(text(&post, "User"), who);
+        assert_eq!(text(&post, "ReturnCode"), "AUTHORIZED");
+        let Step::Command(req) = step else { panic!("{step:?}") };
+        assert_eq!((req.user.as_deref(), req.method.as_deref()), (Some(who.as_str()), Some("FS")));
+        assert!(req.limit.is_none(), "FS sessions are not limited");
+        // Unlike CLAIMTOBE's, the session is not limited to READ: a
+        // follow-on update on the connection is allowed.
+        let mut update = p.encoder();
+        update.put_int(i64::from(UPDATE_STARTD_AD));
+        let Step::Command(next) = p.send(update).clone() else { panic!("{:?}", p.last) };
+        assert_eq!((next.command, next.user.as_deref()), (UPDATE_STARTD_AD, Some(who.as_str())));
+        // The server leaves the directory to the client, as C++ does.
+        assert!(path.is_dir());
+        // The session remembers the method.
+        let sid = text(&post, "Sid");
+        let session = cfg.sessions.lock().unwrap().resume(&sid, std::time::Instant::now()).cloned().unwrap();
+        assert_eq!((session.method.as_deref(), session.limit), (Some("FS"), None));
+    }
+
+    #[test]
+    fn the_map_file_sees_the_owner_name_with_method_fs() {
+        let scratch = Scratch::new("map");
+        let rule = format!("FS {} mapped@Elsewhere.Example", me());
+        let map = cedar::authz::MapFile::parse(&rule, &cedar::authz::MapFileOptions::default()).unwrap();
+        let mut cfg = config(&[AuthMethod::Fs]).fs_local_dir(&scratch.0);
+        cfg.map_file = Some(map);
+        let cfg = Arc::new(cfg);
+        let mut p = Pair::new(&cfg);
+        let kx = KeyExchange::generate();
+        p.send(authenticate(&p, &new_session_ad(QUERY_STARTD_ADS, "FS", &kx.public_key_base64())));
+        let response = p.recv_ad();
+        p.send(int(&p, 4));
+        assert_eq!(p.recv_int(), 4);
+        let m = p.recv();
+        let path = PathBuf::from(Decoder::new(&m.payload, false).get_string().unwrap());
+        mkdir(&path, 0o700);
+        p.send(int(&p, 0));
+        assert_eq!(p.recv_int(), 0);
+        assert_eq!(text(&finish(&mut p, &response, kx), "User"), "mapped@elsewhere.example");
+    }
+
+    /// Makes something at the server's path, says `claim`, and expects the
+    /// server's -1; then the client falls back to CLAIMTOBE, as C++'s
+    /// client does after a failed method.
+    fn refused(tag: &str, claim: i64, make: impl FnOnce(&Path)) {
+        let scratch = Scratch::new(tag);
+        let cfg = fs_config(&scratch.0);
+        let (mut p, response, kx, path) = start(&cfg, QUERY_STARTD_ADS);
+        make(Path::new(&path));
+        assert!(matches!(p.send(int(&p, claim)), Step::Continue), "{tag}");
+        assert_eq!(p.recv_int(), -1, "{tag}: the server refuses");
+        assert!(p.nothing_pending(), "{tag}");
+        // Back at the bitmask: without FS, CLAIMTOBE.
+        assert!(matches!(p.send(int(&p, 2)), Step::Continue));
+        assert_eq!(p.recv_int(), 2);
+        let mut claim = p.encoder();
+        claim.put_int(1);
+        claim.put_str("alice").unwrap();
+        let step = p.send(claim).clone();
+        assert_eq!(p.recv_int(), 1);
+        let post = finish(&mut p, &response, kx);
+        assert_eq!(text(&post, "User"), "alice", "{tag}");
+        let Step::Command(req) = step else { panic!("{step:?}") };
+        assert_eq!(req.method.as_deref(), Some("CLAIMTOBE"));
+    }
+
+    #[test]
+    fn a_symlink_to_our_directory_is_refused() {
+        refused("symlink", 0, |path| {
+            let target = path.with_extension("target");
+            mkdir(&target, 0o700);
+            std::os::unix::fs::symlink(&target, path).unwrap();
+        });
+    }
+
+    #[test]
+    fn a_regular_file_is_refused() {
+        refused("file", 0, |path| {
+            std::fs::OpenOptions::new().write(true).create_new(true).mode(0o700).open(path).unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).unwrap();
+        });
+    }
+
+    #[test]
+    fn a_directory_of_another_mode_is_refused() {
+        refused("mode", 0, |path| mkdir(path, 0o755));
+        refused("mode-sticky", 0, |path| mkdir(path, 0o1700));
+    }
+
+    #[test]
+    fn a_client_that_reports_failure_is_refused_even_with_a_directory() {
+        // -1 is failure, whatever is at the path.
+        refused("minus-one", -1, |path| mkdir(path, 0o700));
+        // Claiming success without a directory: lstat fails.
+        refused("lie", 0, |_| {});
+    }
+
+    #[test]
+    fn another_owner_is_that_owner_and_an_unknown_uid_is_refused() {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipped: making a directory owned by another user needs root");
+            return;
+        }
+        let scratch = Scratch::new("owner");
+        let cfg = fs_config(&scratch.0);
+        let nobody = 65534;
+        let Some(name) = user_name(nobody) else {
+            eprintln!("skipped: uid {nobody} has no login name here");
+            return;
+        };
+        let (mut p, response, kx, path) = start(&cfg, QUERY_STARTD_ADS);
+        mkdir(Path::new(&path), 0o700);
+        std::os::unix::fs::chown(&path, Some(nobody), None).unwrap();
+        p.send(int(&p, 0));
+        assert_eq!(p.recv_int(), 0);
+        assert_eq!(text(&finish(&mut p, &response, kx), "User"), format!("{name}@pool.example"));
+
+        // A uid with no passwd entry: "Unable to lookup uid".
+        let unknown = (3_999_000..3_999_100).find(|u| user_name(*u).is_none()).expect("a free uid");
+        refused("unknown-uid", 0, |path| {
+            mkdir(path, 0o700);
+            std::os::unix::fs::chown(path, Some(unknown), None).unwrap();
+        });
+    }
+
+    #[test]
+    fn without_a_name_the_server_sends_an_empty_path_and_refuses() {
+        // FS_LOCAL_DIR does not exist: no name can be made.
+        let cfg = fs_config(Path::new("/nonexistent/cedar-fs"));
+        let (mut p, _, _, path) = start(&cfg, QUERY_STARTD_ADS);
+        assert_eq!(path, "");
+        // C++'s client sends -1 for an empty name; a lying 0 is refused too.
+        for claim in [-1, 0] {
+            let (mut q, _, _, _) = start(&cfg, QUERY_STARTD_ADS);
+            q.send(int(&q, claim));
+            assert_eq!(q.recv_int(), -1);
+        }
+        // With nothing left to try the required authentication fails.
+        p.send(int(&p, -1));
+        assert_eq!(p.recv_int(), -1);
+        assert!(matches!(p.send(int(&p, 0)), Step::Close(CloseReason::AuthenticationFailed(_))));
+    }
+
+    #[test]
+    fn the_default_directory_is_tmp_and_from_config_reads_fs_local_dir() {
+        let cfg = ServerConfig::new(table());
+        assert_eq!(cfg.fs_local_dir, Path::new("/tmp"));
+        let knobs = |k: &str| (k == "FS_LOCAL_DIR").then(|| "/var/tmp/fs".to_string());
+        let cfg = ServerConfig::from_config("COLLECTOR", table(), &knobs, FileCheck::none()).unwrap();
+        assert_eq!(cfg.fs_local_dir, Path::new("/var/tmp/fs"));
+        // FS is in HTCondor's default method list, and we offer it.
+        let level = cfg.policies.for_level(Permission::Read);
+        assert_eq!(level.auth_methods.first(), Some(&AuthMethod::Fs));
+        // A server at /tmp names /tmp/FS_…, and nothing is left there.
+        let cfg = Arc::new(config(&[AuthMethod::Fs]));
+        let mut p = Pair::new(&cfg);
+        let kx = KeyExchange::generate();
+        p.send(authenticate(&p, &new_session_ad(QUERY_STARTD_ADS, "FS", &kx.public_key_base64())));
+        p.recv_ad();
+        p.send(int(&p, 4));
+        assert_eq!(p.recv_int(), 4);
+        let m = p.recv();
+        let path = PathBuf::from(Decoder::new(&m.payload, false).get_string().unwrap());
+        assert_eq!(path.parent(), Some(Path::new("/tmp")));
+        assert!(std::fs::symlink_metadata(&path).is_err());
     }
 }

@@ -3,7 +3,7 @@
 //! (`cedar/tests/wheel/scenarios.rs`, which says how to get the wheel), here
 //! against the collector itself, served on tokio with its configuration
 //! read from HTCondor knobs as the daemon reads them: queries, advertise,
-//! locate and ping in plaintext, raw, AES + CLAIMTOBE and IDTOKENS modes,
+//! locate and ping in plaintext, raw, AES + CLAIMTOBE, FS and IDTOKENS modes,
 //! and denials.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -128,6 +128,16 @@ fn a_client_with_only_blowfish_is_refused() {
 #[test]
 fn an_advertise_outside_allow_advertise_startd_is_denied() {
     scenarios::m1_advertise_outside_allow_denied(spawn);
+}
+
+#[test]
+fn fs_with_the_cpp_client() {
+    scenarios::fs_with_the_cpp_client(spawn);
+}
+
+#[test]
+fn fs_failing_falls_back_to_claimtobe_with_the_cpp_client() {
+    scenarios::fs_failure_falls_back_to_claimtobe(spawn);
 }
 
 #[test]

@@ -245,7 +245,8 @@ impl ClientConnection {
             let mut cache = self.sessions.lock().map_err(|_| poisoned())?;
             let raw = matches!(self.config.policy.negotiation, SecurityLevel::Optional | SecurityLevel::Never);
             let cached = if raw { None } else { cache.lookup(&self.connect_addr, command, now) };
-            let start = StartCommand::new(&self.config, &self.connect_addr, command, cached);
+            let start = StartCommand::new(&self.config, &self.connect_addr, command, cached)
+                .with_peer_addr(self.conn.stream().peer_addr().ok());
             if let Some(s) = cached {
                 let sid = s.id.clone();
                 cache.renew(&sid, now);

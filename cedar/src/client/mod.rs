@@ -30,8 +30,10 @@
 //! `Authentication`, `Encryption` and `Integrity` = `NEVER`, as a C++ client
 //! with no usable method does; a server that requires any of them refuses
 //! it. [`ClientConfig::authenticated`] authenticates with CLAIMTOBE (mode
-//! M1) or TOKEN/IDTOKENS (mode M2), derives the session key by ECDH and
-//! encrypts the rest of the connection with AES-GCM.
+//! M1), FS (a directory the server names, made with mode 0700 and removed
+//! once the server has looked at it; Unix only) or TOKEN/IDTOKENS (mode
+//! M2), derives the session key by ECDH and encrypts the rest of the
+//! connection with AES-GCM.
 
 pub mod blocking;
 pub mod collector;
@@ -81,6 +83,12 @@ pub struct ClientConfig {
     /// run as: `$USER` or `$LOGNAME` by default). `None`: CLAIMTOBE fails,
     /// as C++'s does without a name.
     pub claim_to_be_user: Option<String>,
+    /// FS binds the server's directory name to the server's address
+    /// (`SEC_FS_ENFORCE_CHANNEL_BINDING`, default true, as in HTCondor
+    /// 24.0.22 and later; see [`StartCommand::with_peer_addr`]). False takes
+    /// the name as sent, as 23.x clients do (needed for 23.x servers, whose
+    /// names carry no address).
+    pub fs_channel_binding: bool,
     /// Tokens to offer for TOKEN/IDTOKENS, as text (one or more JWTs, one
     /// a line, as in a token file), tried before `token_dirs`.
     pub tokens: Vec<String>,
@@ -141,7 +149,7 @@ impl std::fmt::Debug for ClientConfig {
 
 impl ClientConfig {
     /// A client that authenticates with `methods` (in our order of
-    /// preference; CLAIMTOBE and TOKEN are implemented), with
+    /// preference; CLAIMTOBE, FS (on Unix) and TOKEN are implemented), with
     /// authentication REQUIRED, encryption and integrity OPTIONAL (the AES
     /// rule turns both on once authenticated) and crypto AES: what a C++
     /// tool sends with `SEC_CLIENT_AUTHENTICATION = REQUIRED` and
@@ -171,6 +179,7 @@ impl ClientConfig {
                 .or_else(|_| std::env::var("LOGNAME"))
                 .ok()
                 .filter(|u| !u.is_empty()),
+            fs_channel_binding: true,
             tokens: Vec::new(),
             token_dirs: Vec::new(),
             timeout: Duration::from_secs(20),

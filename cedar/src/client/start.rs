@@ -120,6 +120,10 @@ enum State {
     AwaitMethod,
     /// CLAIMTOBE: the server's `int` result.
     AwaitClaimResult,
+    /// FS: the path of the directory the server wants us to make.
+    AwaitFsPath,
+    /// FS: the server's `int` verdict on our directory.
+    AwaitFsResult,
     /// TOKEN: the server's AKEP2 reply.
     AwaitTokenReply,
     /// `exchangeKey`: the server's `int` "has key".
@@ -153,6 +157,42 @@ struct Auth {
     trying: Option<AuthMethod>,
     /// Rounds of the method loop so far.
     rounds: u32,
+    /// FS: the directory we made, removed once the server has answered
+    /// (or when the handshake is dropped).
+    fs_dir: Option<FsDir>,
+}
+
+/// The longest FS path taken from a server (Linux's `PATH_MAX`).
+const MAX_FS_PATH: usize = 4096;
+
+/// A directory made for the FS method, removed when dropped.
+struct FsDir(std::path::PathBuf);
+
+impl FsDir {
+    /// `mkdir(path, 0700)`, as C++'s client does for the path the server
+    /// sent; only absolute paths are taken.
+    #[cfg(unix)]
+    fn make(path: &str) -> std::io::Result<FsDir> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        let path = std::path::PathBuf::from(path);
+        if !path.is_absolute() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not an absolute path"));
+        }
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(FsDir(path))
+    }
+
+    #[cfg(not(unix))]
+    fn make(_path: &str) -> std::io::Result<FsDir> {
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "FS needs Unix"))
+    }
+}
+
+impl Drop for FsDir {
+    fn drop(&mut self) {
+        // rmdir: only ever the empty directory we made.
+        let _ = std::fs::remove_dir(&self.0);
+    }
 }
 
 /// The most rounds of the method loop (each drops a method).
@@ -186,6 +226,7 @@ pub struct StartCommand {
     switch_on: Option<SessionKey>,
     auth: Option<Auth>,
     encryption: bool,
+    peer: Option<std::net::SocketAddr>,
 }
 
 impl std::fmt::Debug for StartCommand {
@@ -265,7 +306,20 @@ impl StartCommand {
             switch_on: None,
             auth: None,
             encryption: false,
+            peer: None,
         }
+    }
+
+    /// The same start, knowing the server's address as our socket sees it
+    /// (`getpeername`). FS then binds the server's directory name to it,
+    /// as HTCondor 24.0.22 and later clients do: a name ending in `_` gets
+    /// that address appended (and the shared-port id of the address we
+    /// connected to, if any), which we tell the server; any other name
+    /// must start with `FS_<ip>_<port>_`. Without it, FS takes the name as
+    /// sent, as 23.x does.
+    pub fn with_peer_addr(mut self, peer: Option<std::net::SocketAddr>) -> StartCommand {
+        self.peer = peer;
+        self
     }
 
     /// The command whose permission level a `DC_AUTHENTICATE` or
@@ -294,6 +348,8 @@ impl StartCommand {
             State::AwaitResponse
             | State::AwaitMethod
             | State::AwaitClaimResult
+            | State::AwaitFsPath
+            | State::AwaitFsResult
             | State::AwaitTokenReply
             | State::AwaitKeyFlag
             | State::AwaitResumeResponse
@@ -438,7 +494,12 @@ impl StartCommand {
     pub fn on_message(&mut self, message: Message) -> Result<Step> {
         if matches!(
             self.state,
-            State::AwaitMethod | State::AwaitClaimResult | State::AwaitTokenReply | State::AwaitKeyFlag
+            State::AwaitMethod
+                | State::AwaitClaimResult
+                | State::AwaitFsPath
+                | State::AwaitFsResult
+                | State::AwaitTokenReply
+                | State::AwaitKeyFlag
         ) {
             let r = self.on_auth_message(&message);
             if r.is_err() {
@@ -549,6 +610,7 @@ impl StartCommand {
             for m in tokens(&methods).filter_map(AuthMethod::parse) {
                 match m {
                     AuthMethod::Claimtobe if self.config.policy.auth_methods.contains(&m) => list.push(m),
+                    AuthMethod::Fs if cfg!(unix) && self.config.policy.auth_methods.contains(&m) => list.push(m),
                     AuthMethod::Token if self.config.policy.auth_methods.contains(&m) => {
                         // C++ offers TOKEN only with a token the server
                         // can check (its TrustDomain and IssuerKeys).
@@ -560,7 +622,15 @@ impl StartCommand {
                     _ => {}
                 }
             }
-            self.auth = Some(Auth { methods: list, required, token, token_client: None, trying: None, rounds: 0 });
+            self.auth = Some(Auth {
+                methods: list,
+                required,
+                token,
+                token_client: None,
+                trying: None,
+                rounds: 0,
+                fs_dir: None,
+            });
             self.send_bitmask()?;
             self.state = State::AwaitMethod;
             return Ok(());
@@ -643,6 +713,7 @@ impl StartCommand {
                         }
                         self.state = State::AwaitClaimResult;
                     }
+                    AuthMethod::Fs => self.state = State::AwaitFsPath,
                     _ => {
                         let (client, hello) = match &auth.token {
                             Some(t) => TokenClient::start(t),
@@ -661,6 +732,36 @@ impl StartCommand {
                 let result = dec.get_int()?;
                 dec.finish()?;
                 if result == 1 {
+                    self.method_succeeded()
+                } else {
+                    self.method_failed()
+                }
+            }
+            State::AwaitFsPath => {
+                let mut dec = Decoder::new(&message.payload, message.encrypted).with_max_string(MAX_FS_PATH);
+                let path = dec.get_string()?;
+                dec.finish()?;
+                let (path, ext) = self.fs_binding(path);
+                let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+                // No path: the server could not make a name, or it is not
+                // bound to the server we reach.
+                auth.fs_dir = path.and_then(|p| FsDir::make(&p).ok());
+                let result = if auth.fs_dir.is_some() { 0 } else { -1 };
+                let mut enc = Encoder::new(self.encryption);
+                enc.put_int(result);
+                if !ext.is_empty() {
+                    enc.put_str(&ext)?;
+                }
+                self.outgoing.push_back(enc.into_bytes());
+                self.state = State::AwaitFsResult;
+                Ok(())
+            }
+            State::AwaitFsResult => {
+                let result = dec.get_int()?;
+                dec.finish()?;
+                let auth = self.auth.as_mut().ok_or_else(|| protocol("no authentication in progress"))?;
+                let made = auth.fs_dir.take().is_some();
+                if result == 0 && made {
                     self.method_succeeded()
                 } else {
                     self.method_failed()
@@ -691,6 +792,33 @@ impl StartCommand {
                 self.finish_auth()
             }
             _ => Err(protocol("no message was expected")),
+        }
+    }
+
+    /// FS channel binding (see [`StartCommand::with_peer_addr`]): the path
+    /// to make (`None`: none) and the extension to tell the server.
+    fn fs_binding(&self, path: String) -> (Option<String>, String) {
+        if path.is_empty() {
+            return (None, String::new());
+        }
+        let Some(peer) = self.peer.filter(|_| self.config.fs_channel_binding) else {
+            return (Some(path), String::new());
+        };
+        if path.ends_with('_') {
+            let mut ext = std::net::SocketAddr::new(peer.ip().to_canonical(), peer.port()).to_string();
+            let sock = self.connect_addr.parse::<crate::sinful::Sinful>().ok();
+            if let Some(id) = sock.as_ref().and_then(|s| s.shared_port_id()) {
+                ext.push_str("?sock=");
+                ext.push_str(id);
+            }
+            return (Some(format!("{path}{ext}")), ext);
+        }
+        let prefix = format!("FS_{}_{}_", peer.ip().to_canonical(), peer.port());
+        let base = path.rsplit('/').next().unwrap_or("");
+        if base.starts_with(&prefix) {
+            (Some(path), String::new())
+        } else {
+            (None, String::new())
         }
     }
 

@@ -17,6 +17,9 @@ use crate::token::revocation::RevocationExpr;
 use crate::version::OUR_VERSION;
 use crate::wire::ad::AdLimits;
 
+/// `FS_LOCAL_DIR`'s default: where the FS method's directories are named.
+pub const DEFAULT_FS_LOCAL_DIR: &str = "/tmp";
+
 /// Our security policy at each permission level (`SEC_<LEVEL>_*`).
 #[derive(Debug, Clone)]
 pub struct ServerPolicies {
@@ -48,7 +51,7 @@ impl ServerPolicies {
     pub fn from_config(subsystem: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ServerPolicies> {
         let mut levels = Vec::new();
         for perm in Permission::ALL {
-            let cfg = PolicyConfig::daemon(perm, subsystem).with_supported_auth_methods(&SUPPORTED_METHODS);
+            let cfg = PolicyConfig::daemon(perm, subsystem).with_supported_auth_methods(SUPPORTED_METHODS);
             levels.push((perm, SecurityPolicy::from_config(&cfg, lookup)?));
         }
         Ok(ServerPolicies { levels })
@@ -102,6 +105,9 @@ pub struct ServerConfig {
     pub map_file: Option<MapFile>,
     /// The TOKEN method; `None` refuses it.
     pub tokens: Option<TokenConfig>,
+    /// Where the FS method's directories are named (`FS_LOCAL_DIR`,
+    /// default `/tmp`): a directory the clients share with us.
+    pub fs_local_dir: PathBuf,
     /// The session cache.
     pub sessions: Arc<Mutex<SessionCache>>,
     /// Our host name, the first part of session ids.
@@ -122,6 +128,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("hostname", &self.hostname)
             .field("trust_domain", &self.trust_domain)
             .field("tokens", &self.tokens.is_some())
+            .field("fs_local_dir", &self.fs_local_dir)
             .finish_non_exhaustive()
     }
 }
@@ -153,6 +160,7 @@ impl ServerConfig {
             identity: IdentityConfig::default(),
             map_file: None,
             tokens: None,
+            fs_local_dir: PathBuf::from(DEFAULT_FS_LOCAL_DIR),
             sessions: Arc::new(Mutex::new(SessionCache::default())),
             hostname: "localhost".to_owned(),
             trust_domain: None,
@@ -170,6 +178,7 @@ impl ServerConfig {
     ///   authorizer;
     /// * `UID_DOMAIN`, `SEC_CLAIMTOBE_INCLUDE_DOMAIN`, `CERTIFICATE_MAPFILE`
     ///   (with `CERTIFICATE_MAPFILE_ASSUME_HASH_KEYS`);
+    /// * `FS_LOCAL_DIR` for the FS method (default `/tmp`);
     /// * the TOKEN method when `SEC_TOKEN_POOL_SIGNING_KEY_FILE` or
     ///   `SEC_PASSWORD_DIRECTORY` is set, with `TRUST_DOMAIN`,
     ///   `SEC_TOKEN_MAX_AGE` and `SEC_TOKEN_REVOCATION_EXPR`; key files
@@ -211,6 +220,9 @@ impl ServerConfig {
             config.map_file = Some(MapFile::load(std::path::Path::new(path.trim()), &opts)?);
         }
         let path = |k: &str| lookup(k).filter(|v| !v.trim().is_empty()).map(|v| PathBuf::from(v.trim()));
+        if let Some(dir) = path("FS_LOCAL_DIR") {
+            config.fs_local_dir = dir;
+        }
         let pool = path("SEC_TOKEN_POOL_SIGNING_KEY_FILE");
         let dir = path("SEC_PASSWORD_DIRECTORY");
         if pool.is_some() || dir.is_some() {
@@ -246,6 +258,13 @@ impl ServerConfig {
     pub fn tokens(mut self, tokens: TokenConfig, trust_domain: impl Into<String>) -> ServerConfig {
         self.tokens = Some(tokens);
         self.trust_domain = Some(trust_domain.into());
+        self
+    }
+
+    /// The same configuration with FS directories named under `dir`
+    /// (`FS_LOCAL_DIR`).
+    pub fn fs_local_dir(mut self, dir: impl Into<PathBuf>) -> ServerConfig {
+        self.fs_local_dir = dir.into();
         self
     }
 

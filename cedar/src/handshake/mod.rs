@@ -47,7 +47,7 @@ pub mod commands;
 pub mod config;
 pub mod session;
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -72,8 +72,14 @@ pub use session::{Session, SessionCache};
 /// (`UNAUTHENTICATED_FQU`, `authentication.cpp` 55).
 pub const UNAUTHENTICATED_USER: &str = crate::authz::UNAUTHENTICATED_USER;
 
-/// The authentication methods this server can verify.
-pub const SUPPORTED_METHODS: [AuthMethod; 2] = [AuthMethod::Claimtobe, AuthMethod::Token];
+/// The authentication methods this server can verify: CLAIMTOBE, FS (on
+/// Unix, where a shared `/tmp` can prove a uid) and TOKEN.
+#[cfg(unix)]
+pub const SUPPORTED_METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Fs, AuthMethod::Token];
+/// The authentication methods this server can verify: CLAIMTOBE and TOKEN
+/// (FS needs Unix).
+#[cfg(not(unix))]
+pub const SUPPORTED_METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Token];
 
 /// A string attribute of a handshake ad, evaluated.
 pub(crate) fn lookup_str(ad: &ClassAd, name: &str) -> Option<String> {
@@ -169,7 +175,7 @@ pub struct CommandRequest {
     /// domain); `None` without authentication.
     pub user: Option<String>,
     /// The authentication method that identified `user` (`CLAIMTOBE`,
-    /// `IDTOKENS`), `None` without authentication.
+    /// `FS`, `IDTOKENS`), `None` without authentication.
     pub method: Option<String>,
     /// The session it runs under, if any.
     pub session: Option<String>,
@@ -293,6 +299,9 @@ enum Phase {
     Methods(Box<NewSession>),
     /// CLAIMTOBE: awaiting the claimed name.
     ClaimToBe(Box<NewSession>),
+    /// FS: awaiting the client's `mkdir` result for the directory we
+    /// named (`None`: we could not name one and sent an empty string).
+    Fs(Box<NewSession>, Option<std::path::PathBuf>),
     /// TOKEN: awaiting the AKEP2 hello.
     TokenHello(Box<NewSession>),
     /// TOKEN: awaiting the AKEP2 confirmation.
@@ -303,6 +312,7 @@ enum Phase {
 pub struct ServerConnection {
     config: Arc<ServerConfig>,
     peer: Option<IpAddr>,
+    local: Option<SocketAddr>,
     output: Vec<Output>,
     encrypted: bool,
     auth: Option<Authenticated>,
@@ -335,6 +345,7 @@ impl ServerConnection {
         ServerConnection {
             config,
             peer,
+            local: None,
             output: Vec::new(),
             encrypted: false,
             auth: None,
@@ -343,6 +354,15 @@ impl ServerConnection {
             phase: Phase::Commands,
             closed: false,
         }
+    }
+
+    /// The same connection, knowing our end's address (the accepted
+    /// socket's `getsockname`). FS binds its directory names to it, as
+    /// HTCondor 24.0.22 and later do; without it FS names carry no address,
+    /// which only clients before those versions accept.
+    pub fn with_local_addr(mut self, local: Option<SocketAddr>) -> ServerConnection {
+        self.local = local;
+        self
     }
 
     /// What to send, in order.
@@ -419,6 +439,7 @@ impl ServerConnection {
             Phase::Commands => self.command_message(&message),
             Phase::Methods(ns) => self.on_methods(ns, &message),
             Phase::ClaimToBe(ns) => self.on_claim(ns, &message),
+            Phase::Fs(ns, dir) => self.on_fs_result(ns, dir, &message),
             Phase::TokenHello(ns) => self.on_token_hello(ns, &message),
             Phase::TokenConfirm(ns, server) => self.on_token_confirm(ns, *server, &message),
         };

@@ -451,7 +451,8 @@ async fn serve_in_order<H: Handler>(
     // Dropped before `connection`, which closes the socket it registers.
     let _watch = arrival.map(|a| a.watch(&connection));
     let peer = connection.peer().map(|a| a.ip());
-    let mut protocol = ServerConnection::new(config, peer);
+    let local = connection.stream().local_addr().ok();
+    let mut protocol = ServerConnection::new(config, peer).with_local_addr(local);
     loop {
         if *stop.borrow() {
             // Shutting down: no new command starts, even one already sent.

@@ -83,6 +83,17 @@ SEC_CLIENT_CRYPTO_METHODS = BLOWFISH
     "m1-denied": """
 SEC_CLIENT_AUTHENTICATION = REQUIRED
 """,
+    # FS: the client makes the directory the server names (a shared /tmp).
+    "fs": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_AUTHENTICATION_METHODS = FS
+""",
+    # FS first, then CLAIMTOBE, against a server that cannot name a
+    # directory: FS fails and the client falls back to CLAIMTOBE.
+    "fs-fallback": """
+SEC_CLIENT_AUTHENTICATION = REQUIRED
+SEC_CLIENT_AUTHENTICATION_METHODS = FS,CLAIMTOBE
+""",
     # M2: IDTOKENS with the token named by CEDAR_TOKEN.
     "m2": """
 SEC_CLIENT_AUTHENTICATION = REQUIRED
@@ -294,7 +305,7 @@ def main():
     try:
         if scenario in ("negotiated", "optional"):
             run_common(htcondor2, classad2, address, True)
-        elif scenario == "m1":
+        elif scenario in ("m1", "fs-fallback"):
             # The name the CLAIMTOBE client claims: its login name, with
             # @UID_DOMAIN when SEC_CLAIMTOBE_INCLUDE_DOMAIN (default false
             # in 23.x, true from 24.7 on).
@@ -304,7 +315,16 @@ def main():
                 claimed += "@" + htcondor2.param["UID_DOMAIN"]
             emit(claimed=claimed)
             run_common(htcondor2, classad2, address, True, (claimed, "CLAIMTOBE"))
-            big_reply(htcondor2, classad2, address)
+            if scenario == "m1":
+                big_reply(htcondor2, classad2, address)
+        elif scenario == "fs":
+            # The directory's owner: the user we run as (the server adds
+            # its UID_DOMAIN, fs.test).
+            import pwd
+            owner = pwd.getpwuid(os.geteuid()).pw_name
+            emit(owner=owner)
+            emit(owner_uid=str(os.geteuid()))
+            run_common(htcondor2, classad2, address, True, (owner + "@fs.test", "FS"))
         elif scenario == "m1-packets":
             big_reply(htcondor2, classad2, address)
         elif scenario == "m1-blowfish":

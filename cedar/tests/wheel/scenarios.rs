@@ -313,6 +313,78 @@ pub fn m1_advertise_outside_allow_denied(spawn: Spawn) {
     assert!(not_stored(&store, "scoped@test"));
 }
 
+/// A fixture offering FS then CLAIMTOBE, with `UID_DOMAIN = fs.test`,
+/// naming its FS directories in `fs_local_dir` (HTCondor's default, /tmp,
+/// without one).
+fn fs(fs_local_dir: Option<&str>) -> FixtureOptions {
+    let mut knobs = vec![("SEC_DEFAULT_AUTHENTICATION_METHODS", "FS,CLAIMTOBE"), ("UID_DOMAIN", "fs.test")];
+    if let Some(dir) = fs_local_dir {
+        knobs.push(("FS_LOCAL_DIR", dir));
+    }
+    FixtureOptions::secure(&knobs)
+}
+
+/// Our effective uid: the owner of a file we make.
+#[cfg(unix)]
+fn our_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt as _;
+    let probe = std::env::temp_dir().join(format!("cedar-wheel-uid-{}", std::process::id()));
+    std::fs::write(&probe, b"").expect("a probe file");
+    let uid = std::fs::metadata(&probe).expect("the probe's metadata").uid();
+    let _ = std::fs::remove_file(&probe);
+    uid
+}
+
+pub fn fs_with_the_cpp_client(spawn: Spawn) {
+    let Some((run, store)) = run(spawn, "fs", fs(None)) else { return };
+    assert_eq!(run.checks, authenticated_checks());
+    // The client made the directory we named, we took its owner.
+    assert!(run.stderr.contains("AUTHENTICATE: auth_status == 4 (FS)"), "{}", run.stderr);
+    assert!(run.stderr.contains("AUTHENTICATE_FS: used dir /tmp/FS_127.0.0.1_"), "{}", run.stderr);
+    // Clients from 24.0.22 on bind the name to our address: the wheel's
+    // 25.x appends its view of it to the name, which ends in `_`.
+    if run.wheel_major() >= 25 {
+        assert!(
+            run.stderr.contains("AUTHENTICATE_FS: Adding server ip:port to directory name: 127.0.0.1:"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(run.stderr.contains("SECMAN: successfully enabled encryption!"), "{}", run.stderr);
+    // The owner is the user this test runs as (the C++ client makes the
+    // directory as itself), named by Python's pwd module.
+    let owner = run.emitted("owner").expect("the client says who it runs as");
+    let uid = run.emitted("owner_uid").and_then(|u| u.parse::<u32>().ok());
+    assert_eq!(uid, Some(our_uid()), "the client runs as we do");
+    let who = format!("{owner}@fs.test");
+    let slot = stored(&store, "slot2@test");
+    assert_eq!(string(&slot, "AuthenticatedIdentity").as_deref(), Some(who.as_str()));
+    assert_eq!(string(&slot, "AuthenticationMethod").as_deref(), Some("FS"));
+    let ping = ping_result(&run);
+    assert!(ping.contains("\"AuthMethods\": \"FS\""), "{ping}");
+    assert!(ping.contains(&format!("\"MyRemoteUserName\": \"{who}\"")), "{ping}");
+    assert!(ping.contains("\"Encryption\": \"YES\""), "{ping}");
+    // The client removed its directories once we had answered.
+    for line in run.stderr.lines().filter(|l| l.contains("AUTHENTICATE_FS: used dir ")) {
+        let dir = line.split("used dir ").nth(1).and_then(|r| r.split(',').next()).unwrap_or_default();
+        assert!(dir.starts_with("/tmp/FS_") && !std::path::Path::new(dir).exists(), "{line}");
+    }
+}
+
+pub fn fs_failure_falls_back_to_claimtobe(spawn: Spawn) {
+    // We cannot name a directory: the client is sent an empty name, says
+    // -1, and goes on with CLAIMTOBE.
+    let Some((run, store)) = run(spawn, "fs-fallback", fs(Some("/nonexistent/cedar-fs"))) else { return };
+    assert_eq!(run.checks, authenticated_checks());
+    assert!(run.stderr.contains("AUTHENTICATE_FS: used dir , status: 0"), "{}", run.stderr);
+    assert!(run.stderr.contains("AUTHENTICATE: method 4 (FS) failed."), "{}", run.stderr);
+    assert!(run.stderr.contains("AUTHENTICATE: auth_status == 2 (CLAIMTOBE)"), "{}", run.stderr);
+    let claimed = run.emitted("claimed").expect("the client says what it claims");
+    let slot = stored(&store, "slot2@test");
+    assert_eq!(string(&slot, "AuthenticatedIdentity").as_deref(), Some(claimed));
+    assert_eq!(string(&slot, "AuthenticationMethod").as_deref(), Some("CLAIMTOBE"));
+}
+
 /// The fixture's configuration for mode M2: IDTOKENS, the fixture keys.
 fn m2(password_directory: Option<&std::path::Path>) -> FixtureOptions {
     let pool = token("keys/POOL");
@@ -414,6 +486,14 @@ macro_rules! wheel_tests {
         #[test]
         fn m1_an_advertise_outside_allow_advertise_startd_is_denied() {
             scenarios::m1_advertise_outside_allow_denied($spawn);
+        }
+        #[test]
+        fn fs_with_the_cpp_client() {
+            scenarios::fs_with_the_cpp_client($spawn);
+        }
+        #[test]
+        fn fs_failing_falls_back_to_claimtobe_with_the_cpp_client() {
+            scenarios::fs_failure_falls_back_to_claimtobe($spawn);
         }
         #[test]
         fn m2_idtokens_with_a_real_token() {
