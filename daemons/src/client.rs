@@ -1,7 +1,11 @@
 //! The client side of a daemon: how it secures the commands it sends to
 //! other daemons (the collector, the schedds), from the configuration as
 //! a C++ daemon reads it: `SEC_CLIENT_*` (with the `<SUBSYS>.` prefix
-//! first), the token directories, `TRUST_DOMAIN`, `SEC_CLAIMTOBE_USER`.
+//! first), the token directories, `TRUST_DOMAIN`, `SEC_CLAIMTOBE_USER`,
+//! `SEC_FS_ENFORCE_CHANNEL_BINDING` (true: FS as HTCondor 24.0.22 and later
+//! do it, with the server's address in the directory name; a 23.x server
+//! names no address, so against one FS fails and the next method is tried
+//! unless this is false).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,7 +17,7 @@ use cedar::policy::{AuthMethod, PolicyConfig, SecurityPolicy};
 use crate::config::DaemonConfig;
 
 /// The methods this project's client can authenticate with.
-const METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Token];
+const METHODS: &[AuthMethod] = &[AuthMethod::Fs, AuthMethod::Claimtobe, AuthMethod::Token];
 
 /// The daemon's client configuration; `timeout` bounds the connect and
 /// every read and write (a negotiator uses NEGOTIATOR_TIMEOUT).
@@ -25,6 +29,7 @@ const METHODS: &[AuthMethod] = &[AuthMethod::Claimtobe, AuthMethod::Token];
 /// let client = daemons::client::client_config(&config, std::time::Duration::from_secs(30))?;
 /// assert_eq!(client.subsystem, "NEGOTIATOR");
 /// assert_eq!(client.trust_domain.as_deref(), Some("pool.example"));
+/// assert!(client.fs_channel_binding);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn client_config(config: &DaemonConfig, timeout: Duration) -> Result<ClientConfig, cedar::Error> {
@@ -39,6 +44,7 @@ pub fn client_config(config: &DaemonConfig, timeout: Duration) -> Result<ClientC
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .collect();
+    client.fs_channel_binding = config.get_bool("SEC_FS_ENFORCE_CHANNEL_BINDING", true);
     if let Some(user) = config.get("SEC_CLAIMTOBE_USER").filter(|u| !u.is_empty()).or_else(our_user_name) {
         client.claim_to_be_user = Some(user);
     }

@@ -114,12 +114,42 @@ fn bad_values_name_their_file_and_line() {
 }
 
 #[test]
-fn includes_and_commands_are_refused_with_file_and_line() {
+fn includes_are_read_and_commands_refused_with_file_and_line() {
+    let dir = temp_dir("includes");
+    let inner = dir.join("inner.conf");
+    std::fs::write(&inner, "B = from inner\nC = $(A) too\n").expect("write");
+    let top = dir.join("condor_config");
+    std::fs::write(
+        &top,
+        format!(
+            "A = 1\nINNER = {}\ninclude : $(INNER)\ninclude ifexist : {}/missing.conf\nD = after\n",
+            inner.display(),
+            dir.display()
+        ),
+    )
+    .expect("write");
+    let c = Config::from_file(&top).expect("reads");
+    assert_eq!(c.get_string("B").expect("set"), "from inner");
+    assert_eq!(c.get_string("C").expect("set"), "1 too");
+    assert_eq!(c.get_string("D").expect("set"), "after");
+    match &c.lookup("B").expect("defined").source {
+        Source::File { file, line, .. } => assert_eq!((file.as_ref(), *line), (inner.to_str().expect("utf-8"), 1)),
+        other => panic!("{other:?}"),
+    }
+
+    // A missing file without ifexist is an error naming it.
+    let err = Config::parse_str("include : /nonexistent/x.conf\n", "top.conf").expect_err("missing");
+    assert!(matches!(err, ConfigError::Io { ref file, .. } if file == "/nonexistent/x.conf"), "{err}");
+    // A file including itself stops at the nesting limit, with the place.
+    let selfish = dir.join("self.conf");
+    std::fs::write(&selfish, format!("X = 1\ninclude : {}\n", selfish.display())).expect("write");
+    let err = Config::from_file(&selfish).expect_err("nested too deep");
+    assert!(err.to_string().contains("nested too deep") && err.to_string().contains("line 2"), "{err}");
+
     for (stmt, what) in [
-        ("include : /etc/passwd", "include : /etc/passwd"),
-        ("include ifexist : other.conf", "include ifexist : other.conf"),
-        ("include : /bin/echo X = 1 |", "include : /bin/echo X = 1 |"),
-        ("@include : x", "@include : x"),
+        ("include command : /bin/echo X = 1", "include command : /bin/echo X = 1"),
+        ("include ifexist output : /bin/true", "include ifexist output : /bin/true"),
+        ("@include command : x", "@include command : x"),
     ] {
         let err = Config::parse_str(&format!("A = 1\n\n{stmt}\nB = 2\n"), "top.conf").expect_err(stmt);
         match &err {
@@ -131,10 +161,13 @@ fn includes_and_commands_are_refused_with_file_and_line() {
         }
         assert!(err.to_string().starts_with("top.conf, line 3: "), "{err}");
     }
-    let dir = temp_dir("piped");
-    let top = dir.join("condor_config");
-    std::fs::write(&top, "A = 1\nLOCAL_CONFIG_FILE = /bin/echo B = 2 |\n").expect("write");
-    let err = Config::from_file(&top).expect_err("a command");
+    let err = Config::parse_str("include : /bin/echo X = 1 |\n", "top.conf").expect_err("a piped file name");
+    assert!(matches!(err, ConfigError::Include { .. }), "{err}");
+    let err = Config::parse_str("include sideways : x\n", "top.conf").expect_err("an unknown option");
+    assert!(err.to_string().contains("top.conf, line 1") && err.to_string().contains("sideways"), "{err}");
+    let piped = dir.join("piped");
+    std::fs::write(&piped, "A = 1\nLOCAL_CONFIG_FILE = /bin/echo B = 2 |\n").expect("write");
+    let err = Config::from_file(&piped).expect_err("a command");
     assert!(matches!(err, ConfigError::Include { ref at, .. } if at.line == 2), "{err}");
 }
 

@@ -32,9 +32,9 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
-    /// `include : FILE`, `include ifexist : FILE` or `include : COMMAND |`:
-    /// this reader includes no files and runs no commands.
-    #[error("{at}: '{statement}' refused: includes and commands are not supported (put the file in LOCAL_CONFIG_FILE or LOCAL_CONFIG_DIR instead)")]
+    /// `include command : CMD`, or a configuration file named `CMD |`:
+    /// this reader runs no commands.
+    #[error("{at}: '{statement}' refused: configuration commands are not run (write their output to a file and include that)")]
     Include {
         /// The statement.
         at: Location,

@@ -1,6 +1,7 @@
 //! Statements: `NAME = value`, `NAME @=tag` ... `@tag`, `use CAT : KNOB`,
-//! `if` ... `endif`, `error :`, `warning :` and the refused `include :`,
-//! read as HTCondor 23.9 reads them.
+//! `if` ... `endif`, `error :`, `warning :` and `include [ifexist] : FILE`
+//! (`include command :` refused: no commands are run), read as HTCondor
+//! 23.9 reads them.
 //!
 //! A name ends at the first blank, `=` or `:`; words between it and the
 //! operator are ignored, as HTCondor does (so `A += b` sets `A` to `b`).
@@ -43,6 +44,11 @@ impl Origin {
 
 /// Reads the statements of a file's text into `config`.
 pub(crate) fn parse_text(config: &mut Config, text: &str, file: &str) -> Result<(), ConfigError> {
+    parse_text_at(config, text, file, 0)
+}
+
+/// [`parse_text`] for a file `depth` includes deep.
+fn parse_text_at(config: &mut Config, text: &str, file: &str, depth: usize) -> Result<(), ConfigError> {
     let mut origin = Origin { file: Arc::from(file), line: 0, meta: None };
     let mut reader = LineReader::new(text, config.limits.max_line);
     let mut state = State::default();
@@ -58,7 +64,7 @@ pub(crate) fn parse_text(config: &mut Config, text: &str, file: &str) -> Result<
             }
         };
         origin.line = reader.line();
-        statement(config, &mut state, &line, &origin, 0, false)?;
+        statement(config, &mut state, &line, &origin, depth, false)?;
     }
     origin.line = reader.line();
     state.finish(&origin)
@@ -168,7 +174,7 @@ fn statement(
     let has_at = name_part.starts_with('@');
     let keyword = &name_part[usize::from(has_at)..];
     if op == b':' && keyword.eq_ignore_ascii_case("include") {
-        return Err(ConfigError::Include { at: origin.location(), statement: shorten(line) });
+        return include(config, &before_op[has_at as usize + 7..], rhs, origin, depth, in_meta, line);
     }
     if op == b':' && (keyword.eq_ignore_ascii_case("error") || keyword.eq_ignore_ascii_case("warning")) {
         let mut warnings = Vec::new();
@@ -289,5 +295,53 @@ fn shorten(line: &str) -> String {
     match line.char_indices().nth(80) {
         Some((i, _)) => format!("{}...", &line[..i]),
         None => line.to_string(),
+    }
+}
+
+/// `include [ifexist] : FILE`: the file's statements, read here. A missing
+/// file is an error unless `ifexist`; `include command :` (and `output`)
+/// would run a command, and are refused.
+fn include(
+    config: &mut Config,
+    options: &str,
+    rhs: &str,
+    origin: &Origin,
+    depth: usize,
+    in_meta: bool,
+    line: &str,
+) -> Result<(), ConfigError> {
+    let mut words = options.split(is_space).filter(|w| !w.is_empty()).peekable();
+    let if_exists = words.next_if(|w| *w == "ifexist" || *w == "ifexists").is_some();
+    match words.next() {
+        None => {}
+        Some("command" | "output") => {
+            return Err(ConfigError::Include { at: origin.location(), statement: shorten(line) });
+        }
+        Some(other) => {
+            return Err(ConfigError::syntax(origin.location(), format!("unexpected '{other}' in '{}'", shorten(line))));
+        }
+    }
+    if in_meta {
+        return Err(ConfigError::syntax(origin.location(), "include inside a metaknob"));
+    }
+    let mut warnings = Vec::new();
+    let file = expand(config, rhs.trim_end_matches(is_space), Mode::All, &mut warnings)
+        .map_err(|m| ConfigError::syntax(origin.location(), m))?;
+    config.warn_all(warnings, &origin.location());
+    if file.is_empty() {
+        return Err(ConfigError::syntax(origin.location(), "include of an empty file name"));
+    }
+    if depth + 1 >= MAX_DEPTH {
+        return Err(ConfigError::syntax(
+            origin.location(),
+            format!("includes nested too deep (more than {MAX_DEPTH})"),
+        ));
+    }
+    match super::files::read_text(config, &file, !if_exists)? {
+        Some(text) => {
+            config.local_files.push(file.clone());
+            parse_text_at(config, &text, &file, depth + 1)
+        }
+        None => Ok(()),
     }
 }
