@@ -33,6 +33,7 @@ pub mod files;
 pub mod inherit;
 pub mod keepalive;
 pub mod log;
+pub mod owner;
 pub mod shell;
 pub mod socket;
 

@@ -218,7 +218,10 @@ pub fn open_log(config: &DaemonConfig, args: &Args) -> Result<LogHandle, DaemonE
     }
     match log_path(config, args) {
         Some(path) => {
-            LogHandle::to_file(&path, config.max_log_bytes(), flags).map_err(|source| DaemonError::Log { path, source })
+            let log = LogHandle::to_file(&path, config.max_log_bytes(), flags)
+                .map_err(|source| DaemonError::Log { path: path.clone(), source })?;
+            crate::owner::hand_over(config, &path);
+            Ok(log)
         }
         // No log file configured: stderr, as a tool's dprintf goes.
         None => Ok(LogHandle::to_stderr(flags)),

@@ -20,6 +20,7 @@
 //! `NEGOTIATOR_LOG` and NEGOTIATOR_MATCH_LOG (the `Matched` and `Rejected`
 //! lines, `$(LOG)/MatchLog`). A reconfig applies the matchmaker's knobs.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
@@ -229,6 +230,8 @@ struct Cycler {
     collectors: Vec<CollectorClient>,
     me: Identity,
     history: History,
+    /// For CONDOR_IDS (who gets the accountant's log).
+    config: Arc<DaemonConfig>,
 }
 
 impl Cycler {
@@ -289,6 +292,11 @@ impl Cycler {
 
     /// Our ad and the accounting ads, to every collector.
     fn publish(&mut self) {
+        // The accountant's log may have been rewritten (compacted) since:
+        // it stays the condor user's, so condor_negotiator can take over.
+        if let Some(path) = self.accountant.lock().ok().and_then(|a| a.log_path().map(Path::to_path_buf)) {
+            daemons::owner::hand_over(&self.config, &path);
+        }
         let ad = negotiator_ad(&self.me, self.history.iter(), now());
         let accounting: Vec<Update> = match self.accountant.lock() {
             Ok(accountant) => accounting_ads(&accountant, &self.me.name).into_iter().map(Update::new).collect(),
@@ -346,6 +354,7 @@ impl Cycler {
                     .and_then(|k| Ok((k, AccountantConfig::from_config(config.config())?)))
                 {
                     Ok((knobs, accountant_config)) => {
+                        self.config = config.clone();
                         if let Ok(mut accountant) = self.accountant.lock() {
                             accountant.set_config(accountant_config);
                         }
@@ -394,7 +403,10 @@ fn match_log(config: &DaemonConfig) -> Option<daemons::log::LogHandle> {
         .filter(|p| !p.trim().is_empty())?;
     let max = config.get("MAX_NEGOTIATOR_MATCH_LOG").and_then(|v| daemons::config::parse_size(&v)).unwrap_or(10 << 20);
     match daemons::log::LogHandle::to_file(std::path::Path::new(&path), max, daemons::log::DebugFlags::default()) {
-        Ok(log) => Some(log),
+        Ok(log) => {
+            daemons::owner::hand_over(config, std::path::Path::new(&path));
+            Some(log)
+        }
         Err(e) => {
             tracing::warn!("NEGOTIATOR_MATCH_LOG {path}: {e}; the matches go to this log");
             None
@@ -421,6 +433,7 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let log_path = std::path::Path::new(&spool).join("Accountantnew.log");
     let (accountant, load) = Accountant::open(AccountantConfig::from_config(config.config())?, &log_path, now())?;
     tracing::info!("accountant: {} records from {}", accountant.customers().len(), log_path.display());
+    daemons::owner::hand_over(&config, &log_path);
     for w in &load.warnings {
         tracing::warn!("accountant log: {w}");
     }
@@ -457,7 +470,8 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let history = History::new(knobs.history);
     let first_delay = seconds(&config, "NEGOTIATOR_CYCLE_DELAY", 20);
     let accountant = Arc::new(Mutex::new(accountant));
-    let cycler = Cycler { knobs, live, accountant: accountant.clone(), client, collectors, me, history };
+    let cycler =
+        Cycler { knobs, live, accountant: accountant.clone(), client, collectors, me, history, config: config.clone() };
     let (tx, rx) = std_mpsc::channel();
     let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx, first_delay))?;
 
