@@ -29,6 +29,8 @@
 #   KILLS=3               times the negotiator is killed with SIGKILL after the
 #                         jobs ran (the master restarts it; the accountant must
 #                         survive, and one more job per user must run)
+#   TAKEOVER=1            then condor_negotiator takes over: it must start from
+#                         the priorities ours kept (alice's factor of 5)
 #   KEEP=0                1 = leave the run directory for inspection
 set -euo pipefail
 
@@ -39,6 +41,7 @@ COLLECTOR=${COLLECTOR:-real}
 NEGOTIATOR=${NEGOTIATOR:-ours}
 JOBS=${JOBS:-4}
 KILLS=${KILLS:-3}
+TAKEOVER=${TAKEOVER:-1}
 KEEP=${KEEP:-0}
 RUN=/tmp/negotiator-pool-$$        # path inside the chroot
 HOSTRUN=$CHROOT$RUN
@@ -346,6 +349,26 @@ if [ "$NEGOTIATOR" = ours ] && [ "$KILLS" -gt 0 ]; then
 	if [ "$NEGOTIATOR" = ours ]; then
 		grep -Eq "^alice@anchor.local +[0-9.]+ +[0-9.]+ +5\.00 " <<< "$prio" && ok "after the SIGKILLs alice's factor is still 5.00" ||
 			bad "after the SIGKILLs alice's factor is not 5.00"
+	fi
+fi
+
+# condor_negotiator takes over from ours, from the same Accountantnew.log.
+if [ "$NEGOTIATOR" = ours ] && [ "$TAKEOVER" = 1 ]; then
+	sed -i "s|^NEGOTIATOR = .*|NEGOTIATOR = /usr/sbin/condor_negotiator|" "$HOSTRUN/condor_config"
+	inchroot condor_reconfig > /dev/null 2>&1 || true
+	sleep 1
+	inchroot condor_restart -negotiator > /dev/null 2>&1 || true
+	for _ in $(seq 1 200); do
+		inchroot condor_status -negotiator -af CondorVersion 2> /dev/null | grep -q "PackageID: 23" && break
+		sleep 1
+	done
+	prio=$(inchroot condor_userprio -all -allusers 2>&1 || true)
+	if grep -Eq "^alice@anchor.local +[0-9.]+ +[0-9.]+ +5\.00 " <<< "$prio"; then
+		ok "condor_negotiator took over from our Accountantnew.log (alice's factor 5.00)"
+	else
+		bad "condor_negotiator after ours: alice's factor is not 5.00:
+$prio
+$(tail -5 "$HOSTRUN/log/NegotiatorLog")"
 	fi
 fi
 
