@@ -46,6 +46,7 @@ mod lines;
 mod metaknobs;
 mod parse;
 mod source;
+mod text;
 pub mod tool;
 mod typed;
 

@@ -337,7 +337,7 @@ fn include(
             format!("includes nested too deep (more than {MAX_DEPTH})"),
         ));
     }
-    match super::files::read_text(config, &file, !if_exists)? {
+    match super::text::read_text(config, &file, !if_exists)? {
         Some(text) => {
             config.local_files.push(file.clone());
             parse_text_at(config, &text, &file, depth + 1)
