@@ -18,7 +18,14 @@
 //! to a schedd or collector), NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE,
 //! NEGOTIATOR_NAME, the `SEC_*`, `ALLOW_*` and `DENY_*` knobs,
 //! `NEGOTIATOR_LOG` and NEGOTIATOR_MATCH_LOG (the `Matched` and `Rejected`
-//! lines, `$(LOG)/MatchLog`). A reconfig applies the matchmaker's knobs.
+//! lines, `$(LOG)/MatchLog`). A reconfig applies the matchmaker's and the
+//! accountant's knobs.
+//!
+//! It serves `condor_userprio` (the `negotiator::userprio` commands, on
+//! the accountant the cycles use: an edit waits for a running cycle) and
+//! `condor_reschedule`. Run as root, it gives the files it writes to the
+//! condor user (`daemons::owner`), so condor_negotiator can take over its
+//! `Accountantnew.log`.
 
 use std::path::Path;
 use std::process::ExitCode;
