@@ -11,8 +11,10 @@
 #   * condor_status -negotiator -l shows our ad with the
 #     LastNegotiationCycle* figures;
 #   * the MatchLog names the matches (as condor_negotiator's does);
-#   * condor_userprio -all lists the three users with their usage (from
-#     our accounting ads).
+#   * condor_userprio -all lists the three users with their usage (asked
+#     of our negotiator), and -setfactor / -setceiling change them;
+#   * KILLS SIGKILLs later the accountant is intact and jobs still run;
+#   * with TAKEOVER, condor_negotiator starts from our Accountantnew.log.
 #
 # Usage (as root on the host, from the repository):
 #   daemons/tests/chroot/negotiator-pool.sh
