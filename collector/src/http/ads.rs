@@ -12,11 +12,12 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, Query as UrlQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use cedar::authz::Permission;
+use cedar::authz::{collector_command, Permission};
 use cedar::command as c;
+use cedar::handshake::ServerConfig;
 use classad::{ClassAd, Expr};
+use daemon_http::Caller;
 
-use super::auth::Caller;
 use super::{json, json_response, paging, ApiError, Shared};
 use crate::query::{Access, Query};
 use crate::update::{apply_update, invalidate as run_invalidation, UpdatePayload};
@@ -113,6 +114,15 @@ fn caller(http: &Shared, headers: &HeaderMap, peer: SocketAddr) -> Result<Caller
     Caller::from_request(headers, peer.ip(), http.collector.server_config())
 }
 
+/// Authorizes `caller` for collector command `command` at the level the
+/// collector registers it with.
+fn authorize(caller: &Caller, server: &ServerConfig, command: i32, write: bool) -> Result<(), ApiError> {
+    match u32::try_from(command).ok().and_then(collector_command) {
+        Some(reg) => caller.authorize(server, reg, write),
+        None => Err(ApiError::new(StatusCode::FORBIDDEN, "forbidden", "not a collector command")),
+    }
+}
+
 fn parse_constraint(text: &str) -> Result<Expr, ApiError> {
     text.parse::<Expr>().map_err(|e| ApiError::bad_request("bad_constraint", format!("the constraint: {e}")))
 }
@@ -137,7 +147,7 @@ fn run_query(http: &Shared, caller: &Caller, ask: &Ask) -> Result<(Query, crate:
     let server = http.collector.server_config();
     let stats = http.collector.stats();
     let command = ask.kind.query;
-    caller.authorize(server, command, false)?;
+    authorize(caller, server, command, false)?;
     let started = Instant::now();
     let mut ad = ClassAd::new();
     if let Some(target) = &ask.kind.target {
@@ -273,7 +283,7 @@ pub(crate) async fn advertise(
     let Some(command) = kind.update else {
         return Err(ApiError::bad_request("bad_type", format!("{type_name} ads cannot be advertised")));
     };
-    caller.authorize(http.collector.server_config(), command, true)?;
+    authorize(&caller, http.collector.server_config(), command, true)?;
     let ads = json::read_ads(&body)?;
     let stats = http.collector.stats();
     let (mut stored, mut inserted) = (0usize, 0usize);
@@ -318,7 +328,7 @@ fn invalidation(
     let Some(command) = kind.invalidate else {
         return Err(ApiError::bad_request("bad_type", format!("{type_name} ads cannot be invalidated")));
     };
-    caller.authorize(http.collector.server_config(), command, true)?;
+    authorize(caller, http.collector.server_config(), command, true)?;
     if let Some(target) = &kind.target {
         query.insert("TargetType", target.as_str());
     }

@@ -44,7 +44,7 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&text)?;
         assert_eq!(value[0]["Cpus"], 4);
         assert_eq!(value[0]["Big"], "/Expr(Cpus > 2)/");
-        assert_eq!(read_ads(text.as_bytes()).map_err(|e| e.message)?, vec![ad]);
+        assert_eq!(read_ads(text.as_bytes()).map_err(|e| e.message().to_owned())?, vec![ad]);
         assert!(read_ads(b"{ nope").is_err());
         assert!(read_ads(b"  ").is_err());
         Ok(())

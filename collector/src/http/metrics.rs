@@ -30,56 +30,12 @@ use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
 use cedar::tokio::ServerStats;
-use parking_lot::Mutex;
+use daemon_http::prometheus::{cedar_server, counter, escape, head};
+use daemon_http::HttpRequests;
 
 use crate::server::Collector;
 use crate::stats::{PerCommand, QUERY_SECONDS_BUCKETS};
 use crate::Table;
-
-/// HTTP requests answered, by method, route pattern and status (a small
-/// set: the routes are fixed, other methods and paths count together).
-#[derive(Debug, Default)]
-pub(crate) struct HttpRequests {
-    counts: Mutex<BTreeMap<(&'static str, String, u16), u64>>,
-}
-
-impl HttpRequests {
-    /// Counts one request.
-    pub(crate) fn add(&self, method: &axum::http::Method, route: Option<&str>, status: u16) {
-        use axum::http::Method;
-        let method = match *method {
-            Method::GET => "GET",
-            Method::POST => "POST",
-            Method::DELETE => "DELETE",
-            Method::PUT => "PUT",
-            Method::HEAD => "HEAD",
-            _ => "other",
-        };
-        let route = route.unwrap_or("other").to_owned();
-        *self.counts.lock().entry((method, route, status)).or_default() += 1;
-    }
-
-    fn render(&self, out: &mut String) {
-        let name = "htcondor_collector_http_requests_total";
-        head(out, name, "counter", "HTTP requests answered, by method, route and status.");
-        for ((method, route, status), n) in self.counts.lock().iter() {
-            let route = escape(route);
-            let _ = writeln!(out, "{name}{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}");
-        }
-    }
-}
-
-/// The `Content-Type` of the text format.
-pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
-
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
-}
-
-fn head(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
-}
 
 fn command_name(command: Option<i32>) -> String {
     match command {
@@ -99,11 +55,6 @@ fn per_command(out: &mut String, name: &str, sets: &[(&str, &PerCommand)]) {
             }
         }
     }
-}
-
-fn counter(out: &mut String, name: &str, help: &str, value: u64) {
-    head(out, name, "counter", help);
-    let _ = writeln!(out, "{name} {value}");
 }
 
 fn table_label(table: &Table) -> String {
@@ -203,27 +154,8 @@ pub(crate) fn render_with(collector: &Collector, cedar: Option<&ServerStats>, ht
         load(&stats.housekeeping_runs),
     );
 
-    if let Some(cedar) = cedar {
-        let name = "htcondor_cedar_connections_total";
-        head(&mut out, name, "counter", "CEDAR connections, by whether they were served.");
-        let _ = writeln!(out, "{name}{{result=\"accepted\"}} {}", load(&cedar.accepted));
-        let _ = writeln!(out, "{name}{{result=\"refused\"}} {}", load(&cedar.refused));
-        head(&mut out, "htcondor_cedar_connections_active", "gauge", "CEDAR connections being served.");
-        let _ = writeln!(out, "htcondor_cedar_connections_active {}", cedar.active.load(Ordering::Relaxed));
-        let name = "htcondor_cedar_connections_ended_total";
-        head(&mut out, name, "counter", "CEDAR connections ended by a deadline or an error.");
-        let _ = writeln!(out, "{name}{{reason=\"timed_out\"}} {}", load(&cedar.timed_out));
-        let _ = writeln!(out, "{name}{{reason=\"failed\"}} {}", load(&cedar.failed));
-        counter(
-            &mut out,
-            "htcondor_cedar_commands_total",
-            "CEDAR commands handed to the handler.",
-            load(&cedar.commands),
-        );
-    }
     let sessions = collector.server_config().sessions.lock().map(|s| s.len()).unwrap_or(0);
-    head(&mut out, "htcondor_cedar_sessions", "gauge", "CEDAR security sessions cached.");
-    let _ = writeln!(out, "htcondor_cedar_sessions {sessions}");
+    cedar_server(&mut out, cedar, sessions);
     if let Some(http) = http {
         http.render(&mut out);
     }

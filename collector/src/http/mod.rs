@@ -70,28 +70,28 @@
 //! ```
 
 mod ads;
-mod auth;
 mod json;
 mod metrics;
 mod openapi;
 mod paging;
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::{self, Next};
+use axum::extract::State;
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use cedar::tokio::ServerStats;
+use daemon_http::{Bounds, HttpRequests};
 use tokio::net::TcpListener;
 
 use crate::server::Collector;
 
+pub(crate) use daemon_http::{json_response, ApiError};
 pub use metrics::render as render_metrics;
 pub use openapi::document as openapi_document;
 
@@ -154,6 +154,15 @@ impl HttpOptions {
         self
     }
 
+    /// The connection and request bounds, for `daemon_http`.
+    fn bounds(&self) -> Bounds {
+        Bounds::default()
+            .max_body(self.max_body)
+            .request_timeout(self.request_timeout)
+            .header_timeout(self.header_timeout)
+            .max_connections(self.max_connections)
+    }
+
     /// Sets [`default_limit`](Self::default_limit) and
     /// [`max_limit`](Self::max_limit).
     pub fn limits(mut self, default_limit: usize, max_limit: usize) -> Self {
@@ -171,7 +180,7 @@ pub struct Http {
     options: HttpOptions,
     ready: Arc<AtomicBool>,
     cedar: Option<Arc<ServerStats>>,
-    requests: Arc<metrics::HttpRequests>,
+    requests: Arc<HttpRequests>,
 }
 
 impl Http {
@@ -182,7 +191,7 @@ impl Http {
             options: HttpOptions::default(),
             ready: Arc::new(AtomicBool::new(true)),
             cedar: None,
-            requests: Arc::default(),
+            requests: Arc::new(HttpRequests::new("htcondor_collector_http_requests_total")),
         }
     }
 
@@ -215,40 +224,6 @@ impl Http {
 /// The shared state of the handlers.
 type Shared = Arc<Http>;
 
-/// An error answered as `{"error": {"kind", "message"}}`.
-#[derive(Debug, Clone)]
-pub(crate) struct ApiError {
-    status: StatusCode,
-    kind: &'static str,
-    message: String,
-}
-
-impl ApiError {
-    pub(crate) fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, kind, message: message.into() }
-    }
-
-    pub(crate) fn bad_request(kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, kind, message)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": { "kind": self.kind, "message": self.message } }).to_string();
-        let mut response = (self.status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
-        if self.status == StatusCode::UNAUTHORIZED {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        response
-    }
-}
-
-/// A JSON body with status 200.
-pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
 /// Every route: its path (axum's and OpenAPI's `{param}` syntax), its
 /// methods, and its handlers. The router is built from this list, and a
 /// test checks the OpenAPI document against it.
@@ -269,19 +244,13 @@ pub(crate) fn routes() -> Vec<(&'static str, &'static [&'static str], MethodRout
 /// `into_make_service_with_connect_info::<SocketAddr>()`: the handlers
 /// read the peer's address). [`serve`] adds the connection bounds.
 pub fn router(http: Http) -> Router {
-    let timeout = http.options.request_timeout;
-    let max_body = http.options.max_body;
+    let bounds = http.options.bounds();
     let requests = http.requests.clone();
     let mut router = Router::new();
     for (path, _, handler) in routes() {
         router = router.route(path, handler);
     }
-    router
-        .fallback(no_route)
-        .layer(DefaultBodyLimit::max(max_body))
-        .layer(middleware::from_fn(move |req: Request, next: Next| deadline(timeout, req, next)))
-        .layer(middleware::from_fn(move |req: Request, next: Next| count(requests.clone(), req, next)))
-        .with_state(Arc::new(http))
+    daemon_http::bounded(router.with_state(Arc::new(http)), &bounds, requests)
 }
 
 /// Serves the API on `listener` until `shutdown` resolves; then the
@@ -291,135 +260,32 @@ pub fn router(http: Http) -> Router {
 /// [`HttpOptions::header_timeout`] (an idle keep-alive connection is closed
 /// after it too), at most [`HttpOptions::max_connections`] are served at
 /// once (more are closed at once), and each request is bounded by
-/// [`HttpOptions::request_timeout`] and [`HttpOptions::max_body`].
+/// [`HttpOptions::request_timeout`] and [`HttpOptions::max_body`]
+/// (`daemon_http::serve`, the layer the project's daemons share).
 pub async fn serve(
     http: Http,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let header_timeout = http.options.header_timeout;
-    let slots = Arc::new(tokio::sync::Semaphore::new(http.options.max_connections.max(1)));
-    let app = router(http);
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let (stream, peer) = tokio::select! {
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(e) => {
-                    // Out of descriptors, say: wait a little, go on.
-                    tracing::warn!("HTTP: accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
-        let Ok(permit) = slots.clone().try_acquire_owned() else {
-            tracing::warn!("HTTP: too many connections; closing the one from {peer}");
-            continue;
-        };
-        let service = hyper_util::service::TowerToHyperService::new(
-            app.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer))),
-        );
-        let mut stop = stop_rx.clone();
-        tokio::spawn(async move {
-            let _permit = permit;
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            let mut connection = std::pin::pin!(connection);
-            let done = tokio::select! {
-                done = connection.as_mut() => done,
-                () = async { drop(stop.wait_for(|s| *s).await) } => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.as_mut().await
-                }
-            };
-            if let Err(e) = done {
-                tracing::debug!("HTTP: connection from {peer}: {e}");
-            }
-        });
-    }
-    let _ = stop_tx.send(true);
-    Ok(())
-}
-
-async fn deadline(timeout: Duration, req: Request, next: Next) -> Response {
-    match tokio::time::timeout(timeout, next.run(req)).await {
-        Ok(response) => response,
-        Err(_) => ApiError::new(StatusCode::REQUEST_TIMEOUT, "timeout", "the request took too long").into_response(),
-    }
-}
-
-async fn count(requests: Arc<metrics::HttpRequests>, req: Request, next: Next) -> Response {
-    let method = req.method().clone();
-    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
-    let response = as_json_error(next.run(req).await).await;
-    requests.add(&method, route.as_deref(), response.status().as_u16());
-    response
-}
-
-/// The longest plain-text error body carried over into a JSON error.
-const MAX_REJECTION: usize = 4096;
-
-/// axum's own refusals (a body over the limit, a path that does not
-/// decode, a wrong method) come as plain text: they are made JSON errors
-/// like the handlers' own.
-async fn as_json_error(response: Response) -> Response {
-    let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
-        return response;
-    }
-    let (parts, body) = response.into_parts();
-    let text = match axum::body::to_bytes(body, MAX_REJECTION).await {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(_) => String::new(),
-    };
-    let kind = match status {
-        StatusCode::PAYLOAD_TOO_LARGE => "body_too_large",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-        s if s.is_server_error() => "internal",
-        _ => "bad_request",
-    };
-    let message = if text.trim().is_empty() { status.to_string() } else { text };
-    let mut out = ApiError::new(status, kind, message).into_response();
-    if let Some(allow) = parts.headers.get(header::ALLOW) {
-        out.headers_mut().insert(header::ALLOW, allow.clone());
-    }
-    out
-}
-
-async fn no_route() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "no_route", "no such route")
+    let bounds = http.options.bounds();
+    daemon_http::serve(router(http), listener, &bounds, shutdown).await
 }
 
 async fn healthz() -> Response {
-    json_response(StatusCode::OK, r#"{"status":"ok"}"#.to_owned())
+    daemon_http::healthz().await
 }
 
 async fn readyz(State(http): State<Shared>) -> Response {
-    if http.ready.load(Ordering::Relaxed) {
-        json_response(StatusCode::OK, r#"{"status":"ready"}"#.to_owned())
-    } else {
-        json_response(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"not ready"}"#.to_owned())
-    }
+    daemon_http::readyz(&http.ready)
 }
 
 async fn metrics_route(State(http): State<Shared>) -> Response {
     let text = metrics::render_with(&http.collector, http.cedar.as_deref(), Some(&http.requests));
-    ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], text).into_response()
+    ([(header::CONTENT_TYPE, daemon_http::prometheus::CONTENT_TYPE)], text).into_response()
 }
 
 async fn openapi_route() -> Response {
-    json_response(StatusCode::OK, openapi::document().to_string())
+    json_response(axum::http::StatusCode::OK, openapi::document().to_string())
 }
 
 #[cfg(test)]
