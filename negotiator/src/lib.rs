@@ -12,7 +12,11 @@
 //!   figures and the accounting ads;
 //! * [`userprio`]: `condor_userprio`'s commands (priorities, factors,
 //!   ceilings, floors, usage edits, the priority report and resource
-//!   lists), decoded, applied to the accountant and answered.
+//!   lists), decoded, applied to the accountant and answered;
+//! * [`status`]: the last cycle's report, the cycle counts and the
+//!   accounting ads, shared with whoever reports on them;
+//! * `http` (the `http` feature): the HTTP/JSON API and Prometheus
+//!   metrics on that status.
 //!
 //! The daemon around it (`classad-negotiator`, in the `daemons` crate)
 //! adds the timer, `RESCHEDULE`, the persistent accountant and the
@@ -39,6 +43,10 @@ pub mod cycle;
 pub mod pool;
 pub mod publish;
 pub mod schedd;
+pub mod status;
 pub mod userprio;
+
+#[cfg(feature = "http")]
+pub mod http;
 
 pub use cycle::{CycleReport, LiveNegotiator};

@@ -402,3 +402,151 @@ fn misbehaving_schedds_lose_their_turn_and_the_others_are_served() -> Result<()>
     assert_eq!(log_of(normal).matches[0].0, "user3@pool");
     Ok(())
 }
+
+/// The HTTP API on a real cycle's report: the cycle, the priorities and
+/// `/metrics` as a client sees them over loopback (hand-written HTTP/1.1),
+/// and READ authorization.
+#[cfg(feature = "http")]
+mod http_api {
+    use std::collections::HashMap;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    use cedar::token::FileCheck;
+    use negotiator::http::Http;
+    use negotiator::publish::accounting_ads;
+    use negotiator::status::CycleStatus;
+
+    use super::*;
+
+    /// Serves `status` with `ALLOW_READ = allow_read`; the address.
+    fn serve_http(f: &Fixture, status: Arc<CycleStatus>, allow_read: &str) -> Result<SocketAddr> {
+        let knobs: HashMap<&str, String> = [("ALLOW_READ", allow_read.to_owned())].into_iter().collect();
+        let lookup = |k: &str| knobs.get(k).cloned();
+        let server = ServerConfig::from_config("NEGOTIATOR", CommandTable::new(), &lookup, FileCheck::none())?;
+        let http = Http::new(Arc::new(server), status, "negotiator@node");
+        let listener = f.runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+        let addr = listener.local_addr()?;
+        f.runtime.spawn(negotiator::http::serve(http, listener, std::future::pending()));
+        Ok(addr)
+    }
+
+    /// (status, headers, body) of `GET target`.
+    fn get(addr: SocketAddr, target: &str) -> Result<(u16, String, String)> {
+        let mut stream = TcpStream::connect(addr)?;
+        stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+        stream.write_all(format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes())?;
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw)?;
+        let text = String::from_utf8(raw)?;
+        let (headers, body) = text.split_once("\r\n\r\n").ok_or("no end of headers")?;
+        let status = headers.split(' ').nth(1).ok_or("no status")?.parse()?;
+        Ok((status, headers.to_owned(), body.to_owned()))
+    }
+
+    fn metric(text: &str, line_start: &str) -> Option<f64> {
+        text.lines().find_map(|l| l.strip_prefix(line_start).and_then(|rest| rest.trim().parse().ok()))
+    }
+
+    #[test]
+    fn the_last_cycle_priorities_and_metrics_over_http() -> Result<()> {
+        let f = Fixture::new(Duration::from_secs(2))?;
+        let mut ads = Vec::new();
+        for (i, behaviour) in [Behaviour::HangsUp, Behaviour::Normal].into_iter().enumerate() {
+            let name = format!("user{i}@pool");
+            let queues = vec![(name.clone(), vec![request(10 + i as i64, 1, 2, &format!("user{i}"))])];
+            let (schedd, _log) = f.schedd(queues, behaviour)?;
+            ads.push(submitter(&name, &schedd.to_string(), 2));
+        }
+        f.advertise_slots(4)?;
+        f.advertise_submitters(ads)?;
+        let (report, accountant) = f.cycle(CycleSettings::default())?;
+        assert_eq!(report.matches_sent, 2);
+        let status = Arc::new(CycleStatus::default());
+        let addr = serve_http(&f, status.clone(), "127.0.0.1")?;
+
+        // Before any cycle: no report, no ads.
+        let (code, _, body) = get(addr, "/v1/cycle")?;
+        assert_eq!(code, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body)?;
+        assert!(v["last"].is_null() && v["cycles"] == 0, "{v}");
+        assert_eq!(get(addr, "/v1/priorities")?.2, "[]");
+
+        status.record(report);
+        status.set_accounting(accounting_ads(&accountant, "negotiator@node"));
+        let (code, _, body) = get(addr, "/v1/cycle")?;
+        assert_eq!(code, 200);
+        let v: serde_json::Value = serde_json::from_str(&body)?;
+        assert_eq!(v["negotiator"], "negotiator@node");
+        assert_eq!(v["cycles"], 1);
+        let last = &v["last"];
+        assert_eq!((last["slots"].as_u64(), last["matches_sent"].as_u64()), (Some(4), Some(2)), "{last}");
+        assert_eq!(last["failures"][0]["submitter"], "user0@pool", "{last}");
+        assert_eq!(last["failures"][0]["phase"], "prefetch");
+        assert!(last["phase_seconds"]["fetch"].as_f64().is_some_and(|s| s > 0.0), "{last}");
+        let matches = last["outcome"]["matches"].as_array().ok_or("no outcome.matches")?;
+        assert_eq!(matches.len(), 2, "{last}");
+        assert!(matches.iter().all(|m| m["submitter"] == "user1@pool"), "{matches:?}");
+
+        let (code, _, body) = get(addr, "/v1/priorities")?;
+        assert_eq!(code, 200);
+        let ads: serde_json::Value = serde_json::from_str(&body)?;
+        let user1 = ads.as_array().and_then(|a| a.iter().find(|ad| ad["Name"] == "user1@pool")).ok_or(body.clone())?;
+        assert_eq!(user1["MyType"], "Accounting");
+        assert_eq!(user1["ResourcesUsed"], 2, "{user1}");
+
+        let (code, headers, text) = get(addr, "/metrics")?;
+        assert_eq!(code, 200);
+        assert!(headers.contains("text/plain; version=0.0.4"), "{headers}");
+        assert_eq!(metric(&text, "htcondor_negotiator_cycles_total "), Some(1.0), "{text}");
+        assert_eq!(metric(&text, "htcondor_negotiator_last_cycle_matches "), Some(2.0), "{text}");
+        assert_eq!(metric(&text, "htcondor_negotiator_last_cycle_slots "), Some(4.0));
+        assert_eq!(metric(&text, "htcondor_negotiator_last_cycle_failed_submitters "), Some(1.0));
+        assert_eq!(
+            metric(&text, r#"htcondor_negotiator_last_cycle_submitter_matches{submitter="user1@pool"}"#),
+            Some(2.0),
+            "{text}"
+        );
+        assert_eq!(metric(&text, r#"htcondor_negotiator_submitter_resources_used{submitter="user1@pool"}"#), Some(2.0));
+        let prio = metric(&text, r#"htcondor_negotiator_submitter_priority{submitter="user1@pool"}"#);
+        assert!(prio.is_some_and(|p| p > 0.0), "{text}");
+        assert!(text.contains(
+            "htcondor_negotiator_http_requests_total{method=\"GET\",route=\"/v1/cycle\",status=\"200\"} 2\n"
+        ));
+        promtool_check(&text)?;
+
+        assert_eq!(get(addr, "/healthz")?.0, 200);
+        assert_eq!(get(addr, "/readyz")?.0, 200);
+        let (code, _, body) = get(addr, "/no/such/route")?;
+        assert_eq!((code, body.contains("no_route")), (404, true), "{body}");
+
+        // A caller outside ALLOW_READ gets 403 on everything but health.
+        let closed = serve_http(&f, status, "10.1.2.3")?;
+        for route in ["/v1/cycle", "/v1/priorities", "/metrics"] {
+            let (code, _, body) = get(closed, route)?;
+            assert_eq!(code, 403, "{route}: {body}");
+            assert!(body.contains("\"forbidden\""), "{body}");
+        }
+        assert_eq!(get(closed, "/healthz")?.0, 200);
+        Ok(())
+    }
+
+    /// promtool's own check of the text, where promtool is installed.
+    fn promtool_check(text: &str) -> Result<()> {
+        let Ok(mut child) = std::process::Command::new("promtool")
+            .args(["check", "metrics"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+        else {
+            eprintln!("promtool is not installed: skipped its check");
+            return Ok(());
+        };
+        child.stdin.take().ok_or("no stdin")?.write_all(text.as_bytes())?;
+        let out = child.wait_with_output()?;
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}");
+        Ok(())
+    }
+}

@@ -23,7 +23,9 @@
 //!
 //! It serves `condor_userprio` (the `negotiator::userprio` commands, on
 //! the accountant the cycles use: an edit waits for a running cycle) and
-//! `condor_reschedule`. Run as root, it gives the files it writes to the
+//! `condor_reschedule`. With `NEGOTIATOR_HTTP_ADDRESS = host:port` it
+//! also serves the HTTP/JSON API and `/metrics` (`negotiator::http`: the
+//! last cycle, the priorities, Prometheus metrics). Run as root, it gives the files it writes to the
 //! condor user (`daemons::owner`), so condor_negotiator can take over its
 //! `Accountantnew.log`.
 
@@ -47,6 +49,7 @@ use matchmaker::accountant::{Accountant, AccountantConfig};
 use matchmaker::negotiator::Negotiator;
 use negotiator::cycle::{CycleError, CycleSettings, LiveNegotiator};
 use negotiator::publish::{accounting_ads, negotiator_ad, CycleFigures, History, Identity};
+use negotiator::status::CycleStatus;
 use negotiator::userprio::{self, FactorMap, Request};
 
 /// What the cycle thread is asked to do.
@@ -237,6 +240,8 @@ struct Cycler {
     collectors: Vec<CollectorClient>,
     me: Identity,
     history: History,
+    /// What the HTTP API reports.
+    status: Arc<CycleStatus>,
     /// For CONDOR_IDS (who gets the accountant's log).
     config: Arc<DaemonConfig>,
 }
@@ -287,8 +292,12 @@ impl Cycler {
                     p.deliver.as_secs_f64()
                 );
                 self.history.push(CycleFigures::from_report(&report));
+                self.status.record(report);
             }
-            Err(e) => tracing::error!("the negotiation cycle failed: {e}"),
+            Err(e) => {
+                tracing::error!("the negotiation cycle failed: {e}");
+                self.status.record_failure(now(), e.to_string());
+            }
         }
         for warning in accountant.take_warnings() {
             tracing::warn!("accountant: {warning}");
@@ -305,10 +314,12 @@ impl Cycler {
             daemons::owner::hand_over(&self.config, &path);
         }
         let ad = negotiator_ad(&self.me, self.history.iter(), now());
-        let accounting: Vec<Update> = match self.accountant.lock() {
-            Ok(accountant) => accounting_ads(&accountant, &self.me.name).into_iter().map(Update::new).collect(),
+        let ads = match self.accountant.lock() {
+            Ok(accountant) => accounting_ads(&accountant, &self.me.name),
             Err(_) => Vec::new(),
         };
+        self.status.set_accounting(ads.clone());
+        let accounting: Vec<Update> = ads.into_iter().map(Update::new).collect();
         for collector in &self.collectors {
             if let Err(e) = collector.advertise(c::UPDATE_NEGOTIATOR_AD, &[Update::new(ad.clone())]) {
                 tracing::warn!("sending our ad to the collector: {e}");
@@ -477,8 +488,19 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let history = History::new(knobs.history);
     let first_delay = seconds(&config, "NEGOTIATOR_CYCLE_DELAY", 20);
     let accountant = Arc::new(Mutex::new(accountant));
-    let cycler =
-        Cycler { knobs, live, accountant: accountant.clone(), client, collectors, me, history, config: config.clone() };
+    let status = Arc::new(CycleStatus::default());
+    let http_name = me.name.clone();
+    let cycler = Cycler {
+        knobs,
+        live,
+        accountant: accountant.clone(),
+        client,
+        collectors,
+        me,
+        history,
+        status: status.clone(),
+        config: config.clone(),
+    };
     let (tx, rx) = std_mpsc::channel();
     let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx, first_delay))?;
 
@@ -490,7 +512,24 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
         server: server.clone(),
         factor_map,
     };
-    let cedar = Server::new(server, handler);
+    let cedar = Server::new(server.clone(), handler);
+    if let Some(address) = config.get("NEGOTIATOR_HTTP_ADDRESS").filter(|a| !a.trim().is_empty()) {
+        let http_listener = tokio::net::TcpListener::bind(address.trim())
+            .await
+            .map_err(|e| format!("NEGOTIATOR_HTTP_ADDRESS {}: {e}", address.trim()))?;
+        tracing::info!("HTTP API on {}", http_listener.local_addr()?);
+        let http = negotiator::http::Http::new(server, status, http_name).cedar_stats(cedar.stats());
+        let stopping = ctx.stopping();
+        tokio::spawn(async move {
+            if let Err(e) = negotiator::http::serve(http, http_listener, async move {
+                let _ = stopping.await;
+            })
+            .await
+            {
+                tracing::error!("HTTP API: {e}");
+            }
+        });
+    }
     let stopping = ctx.stopping();
     let serving = tokio::spawn(cedar.serve(listener, async move {
         let _ = stopping.await;
