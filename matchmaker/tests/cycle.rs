@@ -146,6 +146,34 @@ fn spins_repeat_with_what_is_left() {
     assert!(outcome.matches.iter().any(|m| m.submitter == "bob@site" && m.spin == 2));
 }
 
+/// A match to a slot the schedd cannot claim (`WantClaiming = false`: the
+/// claim id is "null") is rejected by a real schedd, whose job is then
+/// offered again in the next spin. Amy (30 jobs) reaches her slice of 20
+/// in the first spin; bob's 5 jobs are all matched. In the second spin the
+/// 15 slots left are amy's: with `resend_claimless_matches` her declined
+/// jobs are offered again and take all 15; to claimable slots, or without
+/// the setting, only her 10 unmatched jobs remain.
+#[test]
+fn claimless_matches_are_offered_again_when_the_schedd_declines_them() {
+    let all: Vec<ClassAd> = [jobs("amy", 1, 30), jobs("bob", 2, 5)].concat();
+    let run = |extra: &str, resend: bool| {
+        let mut p = pool("", slots(40, extra), &all);
+        p.negotiator.settings.resend_claimless_matches = resend;
+        p.cycle()
+    };
+    let declined = run("WantClaiming = false", true);
+    assert_eq!((declined.matches_of("amy@site"), declined.matches_of("bob@site")), (35, 5));
+    assert!(declined.matches.iter().filter(|m| m.submitter == "amy@site").all(|m| m.spin <= 2));
+    assert_eq!(declined.matches.iter().filter(|m| m.submitter == "amy@site" && m.spin == 2).count(), 15);
+    let offline = run("Offline = true", true);
+    assert_eq!(offline.matches_of("amy@site"), 35);
+    for (extra, resend) in [("WantClaiming = true", true), ("WantClaiming = false", false), ("", true)] {
+        let outcome = run(extra, resend);
+        assert_eq!(outcome.matches_of("amy@site"), 30, "{extra} resend={resend}");
+        assert_eq!(outcome.matches_of("bob@site"), 5, "{extra} resend={resend}");
+    }
+}
+
 /// Out of machines or out of jobs, the cycle stops; either way it decides
 /// the same for the same inputs. Three equal users on 50 slots get 16
 /// each: a 17th would pass their slice of 16.67, and in the next spin

@@ -175,6 +175,11 @@ impl LiveNegotiator {
 
     /// Runs one cycle: fetch, prefetch, match, deliver (see the module's
     /// documentation) at Unix time `now`.
+    ///
+    /// Real schedds reject a match to a slot they cannot claim (claim id
+    /// `null`: `WantClaiming = false`, `Offline`) and offer the job again
+    /// in the next spin; set `negotiator.settings.resend_claimless_matches`
+    /// for the cycle to expect that, as `classad-negotiator` does.
     pub fn cycle(
         &mut self,
         collector: &CollectorClient,

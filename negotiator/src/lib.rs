@@ -29,7 +29,8 @@
 //! use negotiator::cycle::{CycleSettings, LiveNegotiator};
 //!
 //! let config = Config::default();
-//! let negotiator = matchmaker::negotiator::Negotiator::from_config(&config)?;
+//! let mut negotiator = matchmaker::negotiator::Negotiator::from_config(&config)?;
+//! negotiator.settings.resend_claimless_matches = true;
 //! let mut accountant = Accountant::new(AccountantConfig::from_config(&config)?);
 //! let client = Client::new(ClientConfig::default().subsystem("NEGOTIATOR"));
 //! let collector = CollectorClient::new(client.clone(), "<127.0.0.1:9618>".parse()?);

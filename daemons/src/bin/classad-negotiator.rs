@@ -213,7 +213,10 @@ struct Knobs {
 
 impl Knobs {
     fn read(config: &DaemonConfig) -> Result<Knobs, daemons::AppError> {
-        let negotiator = Negotiator::from_config(config.config())?;
+        let mut negotiator = Negotiator::from_config(config.config())?;
+        // A real schedd rejects a match to a slot it cannot claim and
+        // offers the job again in the next spin.
+        negotiator.settings.resend_claimless_matches = true;
         let mut settings = CycleSettings::default();
         settings.request_list_size =
             config.get_int("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", 200).clamp(1, 100_000) as u32;

@@ -118,6 +118,15 @@ pub struct Settings {
     /// are declined (pools of advertised test slots, as HTCondor's own
     /// tests and our captured snapshots use) does.
     pub resend_matched_jobs: bool,
+    /// Whether the schedd offers again, in later spins, a job matched to a
+    /// slot it cannot claim: one with `WantClaiming = false` or `Offline =
+    /// true`, whose match carries the claim id `null` (the schedd rejects
+    /// such a match and the job stays idle, as `scheduler_handleMatch`
+    /// does). The live negotiator sets it: its schedds are real. Off by
+    /// default, where the caller says with
+    /// [`resend_matched_jobs`](Self::resend_matched_jobs) what its schedd
+    /// does.
+    pub resend_claimless_matches: bool,
     /// ALLOW_PSLOT_PREEMPTION (false): a job may preempt several dynamic
     /// slots of one partitionable slot at once; dynamic slots are then
     /// reached only through their parent (see the module's documentation).
@@ -135,6 +144,7 @@ impl Default for Settings {
             depth_first: false,
             match_working_cm_slots: false,
             resend_matched_jobs: false,
+            resend_claimless_matches: false,
             allow_pslot_preemption: false,
         }
     }
@@ -157,6 +167,7 @@ impl Settings {
             depth_first: flag("NEGOTIATOR_DEPTH_FIRST", false)?,
             match_working_cm_slots: flag("MATCH_WORKING_CM_SLOTS", false)?,
             resend_matched_jobs: false,
+            resend_claimless_matches: false,
             allow_pslot_preemption: flag("ALLOW_PSLOT_PREEMPTION", false)?,
         })
     }
