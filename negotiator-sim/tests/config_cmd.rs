@@ -130,3 +130,16 @@ fn the_negotiators_view_and_subsystems() {
     assert!(!err.contains("'--negotiatr'"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A mistake after a one-dash option (`-negotiator -bogus`, as
+/// `condor_config_val` users type them) is reported with the options as
+/// they were typed, in the error, its tip and the usage line: no
+/// `--negotiator` the user never wrote.
+#[test]
+fn an_error_echoes_the_options_as_typed() {
+    let (rc, _, err) = run(&["-negotiator", "-bogus", "-dump"], None);
+    assert_eq!(rc, 2);
+    assert!(err.contains("unexpected argument '-bogus'"), "{err}");
+    assert!(err.contains("-negotiator"), "{err}");
+    assert!(!err.contains("--negotiator") && !err.contains("--bogus"), "{err}");
+}

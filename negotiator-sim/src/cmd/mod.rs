@@ -85,23 +85,70 @@ pub fn htcondor_spellings(args: impl Iterator<Item = std::ffi::OsString>) -> Vec
     .collect()
 }
 
-/// Ends the process with clap's message for `error`, an option named in it
-/// as it was typed: `-negotiatr` when the user wrote one dash (which
-/// [`htcondor_spellings`] had read as `--negotiatr`).
+/// Ends the process with clap's message for `error`, every option named in
+/// it as it was typed: `-negotiatr` and `-negotiator` when the user wrote
+/// one dash (which [`htcondor_spellings`] had read as `--negotiatr` and
+/// `--negotiator`), in the error, its tip and the usage line alike.
 pub fn exit_with_spellings(error: clap::Error, given: &[std::ffi::OsString]) -> ! {
     use clap::error::ErrorKind;
     if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         error.exit();
     }
-    let mut text = error.render().to_string();
+    eprint!("{}", as_typed(&error.render().to_string(), given));
+    std::process::exit(error.exit_code())
+}
+
+/// `text` with each option the user typed with one dash (`-negotiator`)
+/// written so again where it names it in its `--` form.
+fn as_typed(text: &str, given: &[std::ffi::OsString]) -> String {
+    let mut text = text.to_string();
     for arg in given.iter().filter_map(|a| a.to_str()) {
-        if arg.len() > 2 && arg.starts_with('-') && !arg.starts_with("--") {
+        if arg.len() > 2 && arg.starts_with('-') && !arg.starts_with("--") && arg.as_bytes()[1].is_ascii_alphabetic() {
             let typed = arg.split('=').next().unwrap_or(arg);
-            text = text.replace(&format!("'-{typed}'"), &format!("'{typed}'"));
+            text = replace_option(&text, &format!("-{typed}"), typed);
         }
     }
-    eprint!("{text}");
-    std::process::exit(error.exit_code())
+    text
+}
+
+/// `text` with the option `from` (`--negotiator`) replaced by `to` where it
+/// stands alone: not where it is the start of a longer option
+/// (`--negotiator-x`) or the end of one.
+fn replace_option(text: &str, from: &str, to: &str) -> String {
+    let part_of_name = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + from.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(part_of_name) || after.is_some_and(part_of_name) {
+            out.push_str(from);
+        } else {
+            out.push_str(to);
+        }
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_typed_with_one_dash_are_echoed_so() {
+        let given: Vec<std::ffi::OsString> =
+            ["negotiator-sim", "config", "-negotiator", "-bogus", "--dump"].iter().map(|s| s.into()).collect();
+        let clap = "error: unexpected argument '--bogus' found\n\n  tip: to pass '--bogus' as a value, use '-- \
+                    --bogus'\n\nUsage: negotiator-sim config --negotiator --negotiator-x --dump [NAME]...\n";
+        assert_eq!(
+            as_typed(clap, &given),
+            "error: unexpected argument '-bogus' found\n\n  tip: to pass '-bogus' as a value, use '-- -bogus'\n\n\
+             Usage: negotiator-sim config -negotiator --negotiator-x --dump [NAME]...\n"
+        );
+    }
 }
 
 impl Command {
