@@ -335,6 +335,27 @@ fn the_table_says_what_happened() {
         "{text}"
     );
     assert!(!text.contains("got all it wanted"), "{text}");
+    // `--json` gives each submitter the same words, as `outcome`.
+    args.push("--json");
+    let out = run(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let words: Vec<&str> = json["submitters"]
+        .as_array()
+        .expect("submitters")
+        .iter()
+        .map(|s| s["outcome"].as_str().unwrap_or("(none)"))
+        .collect();
+    assert_eq!(
+        words,
+        [
+            "all 250 idle jobs matched",
+            "all 250 idle jobs matched",
+            "every request tried: 269 matches for 250 idle jobs (jobs matched in an earlier spin were offered again), \
+             3 requests rejected",
+            "every request tried: 175 of 250 idle jobs matched, 3 requests rejected",
+        ]
+    );
 }
 
 /// A configuration that pulls in local files of this machine (not a dump)

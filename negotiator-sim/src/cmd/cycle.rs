@@ -249,9 +249,20 @@ fn one_cycle(
 }
 
 /// The outcome as JSON: its `Serialize` form (matchmaker's `serde`
-/// feature), keys sorted.
+/// feature), keys sorted, each submitter with its `outcome` in words as
+/// the table says it ([`SubmitterReport::summary`]).
+///
+/// [`SubmitterReport::summary`]: matchmaker::negotiator::SubmitterReport::summary
 pub fn to_json(outcome: &CycleOutcome) -> Result<Value, serde_json::Error> {
-    serde_json::to_value(outcome)
+    let mut value = serde_json::to_value(outcome)?;
+    if let Some(submitters) = value.get_mut("submitters").and_then(Value::as_array_mut) {
+        for (json, report) in submitters.iter_mut().zip(&outcome.submitters) {
+            if let Some(fields) = json.as_object_mut() {
+                fields.insert("outcome".to_string(), Value::String(report.summary()));
+            }
+        }
+    }
+    Ok(value)
 }
 
 /// The outcome for people: per submitter, then (with `lists`) the matches
