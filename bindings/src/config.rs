@@ -125,10 +125,29 @@ impl PyConfig {
         self.config.names()
     }
 
-    /// The files read, top file first.
+    /// The files read, top file first. A `condor_config_val -dump`
+    /// output is read alone (see `is_dump`): it is the only file.
     #[getter]
     fn files(&self) -> Vec<String> {
         self.config.files().map(str::to_string).collect()
+    }
+
+    /// Whether the top file is `condor_config_val -dump` output (its first
+    /// line `# Configuration from ...`): the whole configuration of the
+    /// machine it was taken on, read without the files its
+    /// `LOCAL_CONFIG_FILE` and `LOCAL_CONFIG_DIR` name on this machine.
+    #[getter]
+    fn is_dump(&self) -> bool {
+        self.config.is_dump()
+    }
+
+    /// The local files `LOCAL_CONFIG_FILE` and `LOCAL_CONFIG_DIR` led to,
+    /// in order (a missing `LOCAL_CONFIG_FILE` that need not exist
+    /// included, as `condor_config_val` lists it); none for a dump. A
+    /// snapshot's configuration with some reads this machine's files.
+    #[getter]
+    fn local_files(&self) -> Vec<String> {
+        self.config.local_files().map(str::to_string).collect()
     }
 
     /// The warnings of reading (`warning :` statements and the like).

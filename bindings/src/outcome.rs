@@ -198,6 +198,11 @@ record! {
             rejections: u32 = r.rejections;
             /// Why it stopped (`"got all it wanted"`, `"share limit"`, ...).
             stopped: String = r.stopped.to_string();
+            /// What happened to it, in words an administrator reads
+            /// correctly (`"every request tried: 175 of 250 idle jobs
+            /// matched, 3 requests rejected"`), as `negotiator-sim cycle`'s
+            /// table and JSON give them (not serialized by the matchmaker).
+            outcome: String = r.summary();
         }
         attributes {}
     }

@@ -108,6 +108,36 @@ def test_extension_config_files_and_subsystems(tmp_path):
     assert negotiator.get("A") == "negotiator's"
     config.set("A", "$(A) and more")
     assert config.get("A") == "local and more"
+    assert not config.is_dump
+    assert config.local_files == [str(tmp_path / "local")]
+
+
+def test_extension_config_a_dump_is_read_alone(tmp_path):
+    # condor_config_val -dump output names the local files of the machine it
+    # was taken on; those of this machine are not read, and a missing one
+    # is not listed among the files.
+    local = tmp_path / "condor_config.local"
+    local.write_text("GROUP_NAMES = from_this_machine\n")
+    dump = tmp_path / "config.dump"
+    dump.write_text(
+        "# Configuration from negotiator on cm <10.0.0.1:9618>\n"
+        f"GROUP_NAMES = group_a, group_b\nLOCAL_CONFIG_FILE = {local}\n"
+        f"LOCAL_CONFIG_DIR = {tmp_path}\nREQUIRE_LOCAL_CONFIG_FILE = false\n"
+    )
+    for config in (classad_rs.Config(file=str(dump)), classad_rs.Config.from_file(dump, subsystem="NEGOTIATOR")):
+        assert config.is_dump
+        assert config.get("GROUP_NAMES") == "group_a, group_b"
+        assert config.files == [str(dump)]
+        assert config.local_files == []
+    # The same text without the dump's header is a top file: its local
+    # files are read, and a missing one is listed as condor_config_val does.
+    top = tmp_path / "condor_config"
+    missing = tmp_path / "missing.local"
+    top.write_text(f"GROUP_NAMES = group_a\nLOCAL_CONFIG_FILE = {local} {missing}\nREQUIRE_LOCAL_CONFIG_FILE = false\n")
+    config = classad_rs.Config(file=str(top))
+    assert not config.is_dump
+    assert config.get("GROUP_NAMES") == "from_this_machine"
+    assert config.files == [str(top), str(local), str(missing)]
 
 
 # ----- Accountant ---------------------------------------------------------

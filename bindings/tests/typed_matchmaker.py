@@ -37,6 +37,9 @@ def main() -> None:
     check(text, str)
     check(expr, classad_rs.ExprTree)
     check_list(files, str)
+    dump: bool = config.is_dump
+    check(dump, bool)
+    check_list(config.local_files, str)
     check_list(config.warnings, str)
     check(config.source("GROUP_NAMES"), str)
     check(config.raw("GROUP_NAMES"), str)
@@ -99,6 +102,7 @@ def main() -> None:
     check(s0.matches, int)
     check(s0.rejections, int)
     check(s0.stopped, str)
+    check(s0.outcome, str)
     groups: list[classad_rs.GroupFigures] = outcome.groups
     check_list(groups, classad_rs.GroupFigures)
     g = groups[1]

@@ -172,6 +172,8 @@ TableName = typing.Literal["matches", "rejections", "submitters", "groups"]
 @typing.final
 class Config:
     files: list[str]
+    is_dump: bool
+    local_files: list[str]
     warnings: list[str]
     def __init__(
         self, text: Optional[str] = None, *, file: Optional[PathArg] = None, subsystem: Optional[str] = None, name: str = "<config>"
@@ -290,6 +292,7 @@ class SubmitterFigures:
     matches: int
     rejections: int
     stopped: str
+    outcome: str
 
 @typing.final
 class GroupRound:
