@@ -133,5 +133,13 @@ fn bad_input_names_the_file_and_line() {
     let empty = scratch("cli_empty");
     std::fs::create_dir_all(&empty).unwrap();
     let o = sim(&[empty.as_os_str()]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no result table"), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    // The directory is named, and the two forms a table is read in.
+    assert!(stderr.contains("no result table"), "{stderr}");
+    assert!(stderr.contains("cli_empty") && stderr.contains("NAME.csv or NAME.parquet"), "{stderr}");
+    let help = Command::new(env!("CARGO_BIN_EXE_negotiator-sim")).arg("--help").output().expect("runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    let line = help.lines().find(|l| l.trim_start().starts_with("report ")).unwrap_or_default();
+    assert!(line.contains("CSV or Parquet"), "{help}");
 }

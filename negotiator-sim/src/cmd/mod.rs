@@ -51,8 +51,8 @@ pub enum Command {
     /// Print the slot ads a startd would advertise for a machine and a
     /// configuration (optionally after jobs claim dynamic slots).
     Slots(slots::Args),
-    /// Write the HTML report and charts of a results directory (CSV
-    /// tables); compare it with another run's.
+    /// Write the HTML report and charts of a results directory (CSV or
+    /// Parquet tables); compare it with another run's.
     Report(report::Args),
     /// Simulate a pool over time with the real negotiation cycle.
     Simulate(simulate::Args),

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use negotiator_sim::output::{read_tables, write_tables, Format};
 use negotiator_sim::report::{build, Images, ReportError};
 
+/// The tables a report is made of.
+const RESULT_TABLES: [&str; 4] = ["users", "groups", "cycles", "jobs"];
+
 /// Arguments of `negotiator-sim report`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,6 +46,9 @@ pub fn run(args: Args) -> ExitCode {
 
 fn report(args: &Args) -> Result<(), ReportError> {
     let tables = read_tables(&args.dir)?;
+    if !tables.iter().any(|t| RESULT_TABLES.contains(&t.name.as_str())) {
+        return Err(ReportError::NoTablesIn { dir: args.dir.clone() });
+    }
     let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
     let title = args.title.clone().unwrap_or_else(|| {
         let name = args.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

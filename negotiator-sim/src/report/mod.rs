@@ -60,6 +60,15 @@ pub enum ReportError {
     /// None of the four result tables was given.
     #[error("no result table (users, groups, cycles or jobs) to report on")]
     NoTables,
+    /// A results directory holds none of the four result tables.
+    #[error(
+        "{}: no result table to report on (users, groups, cycles or jobs, each as NAME.csv or NAME.parquet)",
+        dir.display()
+    )]
+    NoTablesIn {
+        /// The directory.
+        dir: PathBuf,
+    },
     /// A file could not be written.
     #[error("{path}: {source}")]
     Io {
