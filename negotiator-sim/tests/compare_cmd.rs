@@ -127,6 +127,7 @@ fn utilisation_is_the_users_share_of_slot_time_with_record_every() {
     let jobs = read_file(&out.join("a/jobs.csv")).expect("jobs.csv");
     let cycles = read_file(&out.join("a/cycles.csv")).expect("cycles.csv");
     let compare = read_file(&out.join("compare.csv")).expect("compare.csv");
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     let (Some(Column::Float(total)), Some(Column::Int(times))) = (cycles.column("total_slots"), cycles.column("time"))
     else {
         panic!("cycles: {cycles:?}")
@@ -164,8 +165,28 @@ fn utilisation_is_the_users_share_of_slot_time_with_record_every() {
         // The text shows the same figure, in per cent.
         let shown = row(&text, name, "utilisation");
         assert!((shown[0] - 100.0 * got).abs() < 0.051, "{name}: {shown:?} against {got}\n{text}");
+        // And so does the HTML report, in the user's table.
+        let cell = format!("utilisation</td><td>{:.1} %</td>", 100.0 * got);
+        let heading = format!("<th colspan=\"4\">{name}</th>");
+        let rows = html.split(&heading).nth(1).and_then(|rest| rest.split("<th colspan").next()).unwrap_or_default();
+        assert!(rows.contains(&cell), "{name}: no {cell} under its heading in the report: {rows}");
     }
     assert!(pool > 0.9, "the two users keep the pool busy: {pool}");
+    // `report --compare` on the two runs' directories gives the same figures.
+    let again = dir.join("report");
+    let run = bin()
+        .arg("report")
+        .arg(out.join("a"))
+        .arg("--compare")
+        .arg(out.join("b"))
+        .arg("--out")
+        .arg(&again)
+        .arg("--no-png")
+        .output()
+        .expect("runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let reported = read_file(&again.join("compare.csv")).expect("compare.csv");
+    assert_eq!(reported.column("utilisation_a"), compare.column("utilisation_a"));
 }
 
 #[test]
