@@ -143,3 +143,38 @@ fn an_error_echoes_the_options_as_typed() {
     assert!(err.contains("-negotiator"), "{err}");
     assert!(!err.contains("--negotiator") && !err.contains("--bogus"), "{err}");
 }
+
+/// The configuration is evaluated as the subsystem sees it: `$(SUBSYSTEM)`
+/// is `TOOL` for condor_config_val's own view and `NEGOTIATOR` with
+/// `-negotiator` (HTCondor's dumps of the captured pool say `SUBSYSTEM =
+/// TOOL` and `SUBSYSTEM = NEGOTIATOR`), and the dump lists it.
+#[test]
+fn subsystem_is_the_subsystems_name() {
+    let dir = std::env::temp_dir().join(format!("negotiator-sim-config-subsys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let top = dir.join("condor_config");
+    std::fs::write(&top, "LOG = /var/log/condor\nMY_LOG = $(LOG)/$(SUBSYSTEM)Log\n").expect("write");
+    let top = top.to_str().expect("utf-8");
+    for (view, subsystem) in
+        [(vec![], "TOOL"), (vec!["-negotiator"], "NEGOTIATOR"), (vec!["-subsystem", "schedd"], "SCHEDD")]
+    {
+        let mut args = vec!["--config", top];
+        args.extend(&view);
+        let mut query = args.clone();
+        query.extend(["MY_LOG", "SUBSYSTEM", "LOCALNAME"]);
+        let (rc, out, err) = run(&query, None);
+        assert_eq!(rc, 0, "{view:?}: {err}");
+        assert_eq!(out, format!("/var/log/condor/{subsystem}Log\n{subsystem}\n{subsystem}\n"), "{view:?}");
+        args.push("-dump");
+        let (rc, out, err) = run(&args, None);
+        assert_eq!(rc, 0, "{view:?}: {err}");
+        assert!(out.contains(&format!("\nSUBSYSTEM = {subsystem}\n")), "{view:?}: {out}");
+    }
+    // As HTCondor's own dumps of the captured pool have it.
+    let snap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../matchmaker/tests/data/cycle/snap-1000-1000-4-8");
+    for (file, subsystem) in [("config.dump", "TOOL"), ("config-negotiator.dump", "NEGOTIATOR")] {
+        let text = std::fs::read_to_string(snap.join(file)).expect("dump");
+        assert!(text.contains(&format!("\nSUBSYSTEM = {subsystem}\n")), "{file}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -147,6 +147,17 @@ impl Loader {
     /// assert_eq!(other.get_int("PRIORITY_HALFLIFE")?, 100);
     /// # Ok::<(), matchmaker::config::ConfigError>(())
     /// ```
+    ///
+    /// `$(SUBSYSTEM)` is then the subsystem's name, as in that daemon:
+    ///
+    /// ```
+    /// use matchmaker::config::Loader;
+    /// let text = "NEGOTIATOR_LOG = $(LOG)/$(SUBSYSTEM)Log\n";
+    /// let negotiator = Loader::new().subsystem("NEGOTIATOR").parse_str(text, "n.conf")?;
+    /// assert!(negotiator.get_string("NEGOTIATOR_LOG")?.ends_with("/NEGOTIATORLog"));
+    /// assert_eq!(negotiator.get_string("LOCALNAME")?, "NEGOTIATOR");
+    /// # Ok::<(), matchmaker::config::ConfigError>(())
+    /// ```
     pub fn subsystem(mut self, subsystem: &str) -> Loader {
         self.subsystem = Some(subsystem.to_string());
         self
@@ -179,8 +190,13 @@ impl Loader {
         self
     }
 
+    /// A configuration with nothing read yet. With a subsystem, it has the
+    /// values HTCondor detects for it before reading any file
+    /// (`fill_attributes`): `SUBSYSTEM`, the subsystem's name, and
+    /// `LOCALNAME`, the local name or else the subsystem's; a file may set
+    /// them otherwise, as HTCondor lets it.
     fn empty(&self) -> Config {
-        Config {
+        let mut config = Config {
             entries: Vec::new(),
             index: FxHashMap::default(),
             env: self.env.clone(),
@@ -191,7 +207,14 @@ impl Loader {
             subsystem: self.subsystem.clone(),
             local_name: self.local_name.clone(),
             dump: false,
+        };
+        if let Some(subsystem) = &self.subsystem {
+            let subsystem = subsystem.to_ascii_uppercase();
+            let local = self.local_name.clone().unwrap_or_else(|| subsystem.clone());
+            config.insert("SUBSYSTEM", subsystem, Source::Detected, false);
+            config.insert("LOCALNAME", local, Source::Detected, false);
         }
+        config
     }
 
     /// HTCondor's defaults only, with this loader's subsystem, environment
