@@ -133,24 +133,6 @@ fn replace_option(text: &str, from: &str, to: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_typed_with_one_dash_are_echoed_so() {
-        let given: Vec<std::ffi::OsString> =
-            ["negotiator-sim", "config", "-negotiator", "-bogus", "--dump"].iter().map(|s| s.into()).collect();
-        let clap = "error: unexpected argument '--bogus' found\n\n  tip: to pass '--bogus' as a value, use '-- \
-                    --bogus'\n\nUsage: negotiator-sim config --negotiator --negotiator-x --dump [NAME]...\n";
-        assert_eq!(
-            as_typed(clap, &given),
-            "error: unexpected argument '-bogus' found\n\n  tip: to pass '-bogus' as a value, use '-- -bogus'\n\n\
-             Usage: negotiator-sim config -negotiator --negotiator-x --dump [NAME]...\n"
-        );
-    }
-}
-
 impl Command {
     /// Runs the subcommand.
     pub fn run(self) -> ExitCode {
@@ -167,5 +149,23 @@ impl Command {
             Command::Simulate(args) => simulate::run(args),
             Command::Compare(args) => compare::run(args),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_typed_with_one_dash_are_echoed_so() {
+        let given: Vec<std::ffi::OsString> =
+            ["negotiator-sim", "config", "-negotiator", "-bogus", "--dump"].iter().map(|s| s.into()).collect();
+        let clap = "error: unexpected argument '--bogus' found\n\n  tip: to pass '--bogus' as a value, use '-- \
+                    --bogus'\n\nUsage: negotiator-sim config --negotiator --negotiator-x --dump [NAME]...\n";
+        assert_eq!(
+            as_typed(clap, &given),
+            "error: unexpected argument '-bogus' found\n\n  tip: to pass '-bogus' as a value, use '-- -bogus'\n\n\
+             Usage: negotiator-sim config -negotiator --negotiator-x --dump [NAME]...\n"
+        );
     }
 }
