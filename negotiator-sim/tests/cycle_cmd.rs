@@ -381,3 +381,16 @@ fn local_files_of_this_machine_are_warned_about() {
     let out = run(&cycle_args(&snap).iter().map(String::as_str).collect::<Vec<_>>());
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// `cycle --help` names what a captured cycle's replay needs: a dump is
+/// read alone, and the priorities are those taken before the cycle.
+#[test]
+fn help_says_how_to_give_a_snapshot() {
+    let out = run(&["cycle", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let option = |name: &str| help.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_default().to_string();
+    assert!(option("--config").contains("-negotiator -dump") && option("--config").contains("read alone"), "{help}");
+    assert!(option("--userprio ").contains("taken before the cycle"), "{help}");
+    assert!(option("--resend-matched-jobs").contains("offers jobs matched in an earlier spin"), "{help}");
+}

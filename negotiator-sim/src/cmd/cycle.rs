@@ -33,15 +33,19 @@ pub struct Args {
     /// (JobStatus 1) are negotiated; running ones are counted.
     #[arg(long, value_name = "FILE")]
     jobs: PathBuf,
-    /// HTCondor configuration (`condor_config_val -dump` output works as
-    /// one). Default: HTCondor's defaults. Given more than once: one
+    /// HTCondor configuration. A `condor_config_val -negotiator -dump`
+    /// output (first line `# Configuration from ...`) is read alone, as the
+    /// pool's whole configuration, without the local files it names on this
+    /// machine. Default: HTCondor's defaults. Given more than once: one
     /// negotiator per file, side by side on the same pool.
     #[arg(long, value_name = "FILE")]
     config: Vec<PathBuf>,
     /// Priorities from the accountant's log (`Accountantnew.log`).
     #[arg(long, value_name = "FILE", conflicts_with = "userprio")]
     accountant: Option<PathBuf>,
-    /// Priorities from `condor_userprio -allusers -long` output.
+    /// Priorities from `condor_userprio -allusers -long` output taken
+    /// before the cycle (one taken after it already holds that cycle's
+    /// usage, so the shares come out otherwise).
     #[arg(long, value_name = "FILE")]
     userprio: Option<PathBuf>,
     /// Submitter ads (`condor_status -submitters -long`): their
