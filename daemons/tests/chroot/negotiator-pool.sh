@@ -13,6 +13,8 @@
 #   * the MatchLog names the matches (as condor_negotiator's does);
 #   * condor_userprio -all lists the three users with their usage (asked
 #     of our negotiator), and -setfactor / -setceiling change them;
+#   * our HTTP API (NEGOTIATOR_HTTP_ADDRESS, the collector's port + 1)
+#     answers /v1/cycle and /metrics with the users' priorities;
 #   * KILLS SIGKILLs later the accountant is intact and jobs still run;
 #   * with TAKEOVER, condor_negotiator starts from our Accountantnew.log.
 #
@@ -45,130 +47,17 @@ JOBS=${JOBS:-4}
 KILLS=${KILLS:-3}
 TAKEOVER=${TAKEOVER:-1}
 KEEP=${KEEP:-0}
-RUN=/tmp/negotiator-pool-$$        # path inside the chroot
-HOSTRUN=$CHROOT$RUN
-ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 USERS="alice bob carol"
-
-die() { echo "negotiator-pool.sh: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "must run as root (chroot)"
-[ -x "$CHROOT/usr/sbin/condor_master" ] || die "no condor_master in $CHROOT"
-mountpoint -q "$CHROOT/proc" || mount -t proc proc "$CHROOT/proc"
-mountpoint -q "$CHROOT/dev" || mount --bind /dev "$CHROOT/dev"
-h=$(hostname)
-grep -Eq "^[0-9.]+[[:space:]].*\b$h\b" "$CHROOT/etc/hosts" || echo "127.0.0.1	$h" >> "$CHROOT/etc/hosts"
-for u in $USERS; do chroot "$CHROOT" id "$u" > /dev/null 2>&1 || chroot "$CHROOT" useradd -m "$u"; done
-chmod 1777 "$CHROOT/tmp"
-
-(cd "$ROOT" && cargo build -q --locked -p daemons --bin classad-negotiator --bin classad-collector)
-mkdir -p "$HOSTRUN"/{log,spool,lock,run,execute,tokens.d,passwords.d}
-cp "$ROOT/target/debug/classad-negotiator" "$ROOT/target/debug/classad-collector" "$HOSTRUN/"
-chmod 755 "$HOSTRUN"
-chroot "$CHROOT" chown -R condor:condor "$RUN/log" "$RUN/spool" "$RUN/lock" "$RUN/run" "$RUN/execute"
-chmod 700 "$HOSTRUN"/{tokens.d,passwords.d}
-
-case $MODE in
-claimtobe) SECURITY="
-SEC_DEFAULT_AUTHENTICATION = REQUIRED
-SEC_DEFAULT_AUTHENTICATION_METHODS = FS, CLAIMTOBE
-SEC_CLIENT_AUTHENTICATION_METHODS = FS, CLAIMTOBE
-SEC_DEFAULT_ENCRYPTION = OPTIONAL
-SEC_DEFAULT_INTEGRITY = OPTIONAL
-SEC_DEFAULT_CRYPTO_METHODS = AES" ;;
-plaintext) SECURITY="
-SEC_DEFAULT_AUTHENTICATION_METHODS = FS, CLAIMTOBE
-SEC_CLIENT_AUTHENTICATION_METHODS = FS, CLAIMTOBE
-SEC_DEFAULT_CRYPTO_METHODS = AES
-NEGOTIATOR.SEC_DEFAULT_AUTHENTICATION = NEVER
-NEGOTIATOR.SEC_DEFAULT_ENCRYPTION = NEVER
-NEGOTIATOR.SEC_DEFAULT_INTEGRITY = NEVER
-NEGOTIATOR.SEC_CLIENT_AUTHENTICATION = NEVER
-NEGOTIATOR.SEC_CLIENT_ENCRYPTION = NEVER
-NEGOTIATOR.SEC_CLIENT_INTEGRITY = NEVER
-NEGOTIATOR.SEC_READ_AUTHENTICATION = NEVER" ;;
-idtokens) SECURITY="
-SEC_DEFAULT_AUTHENTICATION = REQUIRED
-SEC_DEFAULT_AUTHENTICATION_METHODS = FS, IDTOKENS, CLAIMTOBE
-SEC_CLIENT_AUTHENTICATION_METHODS = FS, IDTOKENS, CLAIMTOBE
-NEGOTIATOR.SEC_CLIENT_AUTHENTICATION_METHODS = IDTOKENS
-SEC_DEFAULT_ENCRYPTION = REQUIRED
-SEC_DEFAULT_CRYPTO_METHODS = AES" ;;
-*) die "MODE must be claimtobe, plaintext or idtokens" ;;
-esac
-
-case $COLLECTOR in
-real) COLLECTOR_LINE="COLLECTOR = \$(SBIN)/condor_collector" ;;
-ours) COLLECTOR_LINE="COLLECTOR = $RUN/classad-collector" ;;
-*) die "COLLECTOR must be real or ours" ;;
-esac
-case $NEGOTIATOR in
-real) NEGOTIATOR_LINE="NEGOTIATOR = \$(SBIN)/condor_negotiator" ;;
-ours) NEGOTIATOR_LINE="NEGOTIATOR = $RUN/classad-negotiator" ;;
-*) die "NEGOTIATOR must be ours or real" ;;
-esac
-
-cat > "$HOSTRUN/condor_config" <<CONF
-## Written by daemons/tests/chroot/negotiator-pool.sh (MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR)
-RELEASE_DIR = /usr
-LOCAL_DIR = $RUN
-LOG = \$(LOCAL_DIR)/log
-SPOOL = \$(LOCAL_DIR)/spool
-LOCK = \$(LOCAL_DIR)/lock
-RUN = \$(LOCAL_DIR)/run
-EXECUTE = \$(LOCAL_DIR)/execute
-BIN = /usr/bin
-SBIN = /usr/sbin
-LIB = /usr/lib/condor
-LIBEXEC = /usr/libexec/condor
-MASTER = \$(SBIN)/condor_master
-SCHEDD = \$(SBIN)/condor_schedd
-STARTD = \$(SBIN)/condor_startd
-STARTER = \$(SBIN)/condor_starter
-SHADOW = \$(SBIN)/condor_shadow
-PROCD = \$(SBIN)/condor_procd
-$COLLECTOR_LINE
-$NEGOTIATOR_LINE
-NEGOTIATOR_DEBUG = D_FULLDEBUG
-
-CONDOR_HOST = 127.0.0.1
-COLLECTOR_HOST = 127.0.0.1:$PORT
-NETWORK_INTERFACE = 127.0.0.1
-BIND_ALL_INTERFACES = False
-USE_SHARED_PORT = False
-ENABLE_IPV6 = False
-UID_DOMAIN = anchor.local
-FILESYSTEM_DOMAIN = anchor.local
-TRUST_DOMAIN = anchor.local
-CONDOR_ADMIN =
-MAIL = /bin/true
-
-DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, STARTD
-$SECURITY
-SEC_TOKEN_POOL_SIGNING_KEY_FILE = $RUN/passwords.d/POOL
-SEC_PASSWORD_DIRECTORY = $RUN/passwords.d
-SEC_TOKEN_SYSTEM_DIRECTORY = $RUN/tokens.d
-SEC_TOKEN_DIRECTORY = $RUN/tokens.d
-ALLOW_READ = *
-ALLOW_WRITE = *
-ALLOW_DAEMON = *
-ALLOW_NEGOTIATOR = *
-ALLOW_ADMINISTRATOR = *
-ALLOW_CONFIG = *
-ALLOW_ADVERTISE_STARTD = *
-ALLOW_ADVERTISE_SCHEDD = *
-ALLOW_ADVERTISE_MASTER = *
-QUEUE_SUPER_USERS = root, condor
-
+# shellcheck source=pool-lib.sh
+. "$(dirname "$0")/pool-lib.sh"
+pool_prepare
+pool_config <<CONF
 NEGOTIATOR_INTERVAL = 10
 NEGOTIATOR_MIN_INTERVAL = 1
 NEGOTIATOR_CYCLE_DELAY = 3
 NEGOTIATOR_UPDATE_INTERVAL = 5
 SCHEDD_INTERVAL = 5
 UPDATE_INTERVAL = 5
-MASTER_UPDATE_INTERVAL = 5
-MASTER_BACKOFF_CONSTANT = 1
-MASTER_BACKOFF_FACTOR = 1.0
-MASTER_RECOVER_FACTOR = 5
 PRIORITY_HALFLIFE = 600
 NUM_CPUS = 4
 MEMORY = 4096
@@ -179,56 +68,15 @@ START = True
 SUSPEND = False
 PREEMPT = False
 KILL = False
-RUNBENCHMARKS = 0
-MOUNT_UNDER_SCRATCH =
+NEGOTIATOR_HTTP_ADDRESS = 127.0.0.1:$((PORT + 1))
 CONF
-
-inchroot() {
-	chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TZ=UTC \
-		CONDOR_CONFIG="$RUN/condor_config" "$@"
-}
-asuser() { # USER CMD...
-	local u=$1
-	shift
-	chroot --userspec="$u:$u" "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="/home/$u" \
-		LANG=C.UTF-8 TZ=UTC CONDOR_CONFIG="$RUN/condor_config" "$@"
-}
-
-if [ "$MODE" = idtokens ]; then
-	head -c 64 /dev/urandom | base64 -w0 > "$HOSTRUN/passwords.d/POOL.raw"
-	inchroot sh -c "condor_store_cred add -c -f $RUN/passwords.d/POOL < $RUN/passwords.d/POOL.raw" > /dev/null
-	rm -f "$HOSTRUN/passwords.d/POOL.raw"
-	inchroot condor_token_create -identity condor@anchor.local > "$HOSTRUN/tokens.d/condor"
-	chmod 600 "$HOSTRUN/passwords.d/POOL" "$HOSTRUN/tokens.d/condor"
-fi
-
-cleanup() {
-	if [ -n "${MASTER_PID:-}" ] && kill -0 "$MASTER_PID" 2> /dev/null; then
-		kill -TERM "$MASTER_PID" 2> /dev/null || true
-		for _ in $(seq 1 40); do kill -0 "$MASTER_PID" 2> /dev/null || break; sleep 0.5; done
-		kill -QUIT "$MASTER_PID" 2> /dev/null || true
-		for _ in $(seq 1 20); do kill -0 "$MASTER_PID" 2> /dev/null || break; sleep 0.5; done
-	fi
-	[ "$KEEP" = 1 ] || rm -rf "$HOSTRUN"
-}
-trap cleanup EXIT
-
-# Not through inchroot: a function in the background is a subshell, and
-# $! would be the subshell's pid, not the master's.
-chroot "$CHROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TZ=UTC \
-	CONDOR_CONFIG="$RUN/condor_config" /usr/sbin/condor_master -f > "$HOSTRUN/master.out" 2>&1 &
-MASTER_PID=$!
-echo "MODE=$MODE COLLECTOR=$COLLECTOR NEGOTIATOR=$NEGOTIATOR: condor_master pid $MASTER_PID, run directory $HOSTRUN"
+pool_start
 
 fail=0
 ok() { echo "ok:   $*"; }
 bad() { echo "FAIL: $*"; fail=1; }
 
-for _ in $(seq 1 60); do
-	have=$(inchroot condor_status -any -af MyType 2> /dev/null | sort -u | tr '\n' ' ' || true)
-	case "$have" in *Negotiator*Scheduler*) [ -n "$(inchroot condor_status -af Name 2> /dev/null)" ] && break ;; esac
-	sleep 1
-done
+have=$(pool_wait_up)
 case "$have" in
 *Negotiator*) ok "the pool is up, our negotiator advertises itself ($have)" ;;
 *) bad "ads seen: [$have]"; tail -30 "$HOSTRUN/log/NegotiatorLog" 2> /dev/null || true ;;
@@ -290,6 +138,21 @@ for a in LastNegotiationCycleMatches0 LastNegotiationCycleTime0 LastNegotiationC
 done
 grep -q "Matched " "$HOSTRUN/log/MatchLog" && ok "MatchLog names the matches ($(grep -c 'Matched ' "$HOSTRUN/log/MatchLog"))" ||
 	bad "MatchLog has no Matched lines"
+# Our HTTP API and metrics (NEGOTIATOR_HTTP_ADDRESS; condor_negotiator ignores the knob).
+if [ "$NEGOTIATOR" = ours ]; then
+	api=http://127.0.0.1:$((PORT + 1))
+	cycle=$(curl -sf "$api/v1/cycle" || true)
+	if python3 -c 'import json,sys; v=json.load(sys.stdin); sys.exit(not (v["cycles"] >= 1 and v["last"] is not None))' <<< "$cycle" 2> /dev/null; then
+		ok "GET /v1/cycle: $(python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["cycles"], "cycles; the last:", v["last"]["slots"], "slots,", v["last"]["matches_sent"], "matches sent")' <<< "$cycle")"
+	else
+		bad "GET /v1/cycle: [$cycle]"
+	fi
+	metrics=$(curl -sf "$api/metrics" || true)
+	for u in $USERS; do
+		m="htcondor_negotiator_submitter_priority{submitter=\"$u@anchor.local\"} "
+		grep -q "^$m" <<< "$metrics" && ok "GET /metrics: $(grep "^$m" <<< "$metrics")" || bad "GET /metrics: no priority of $u"
+	done
+fi
 sleep 6
 prio=$(inchroot condor_userprio -all -allusers 2>&1 || true)
 echo "$prio" | sed 's/^/    /'
