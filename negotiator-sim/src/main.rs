@@ -24,6 +24,7 @@ use clap::Parser;
 // mimalloc does that in well under the time of the system allocator
 // (a simulated year of the 10,000-slot example spent a quarter of its
 // time in glibc's malloc and free).
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

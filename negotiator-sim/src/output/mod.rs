@@ -18,6 +18,7 @@
 //! ```
 
 pub mod csv;
+#[cfg_attr(not(feature = "parquet"), path = "parquet_absent.rs")]
 pub mod parquet;
 pub mod schema;
 

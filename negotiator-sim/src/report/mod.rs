@@ -33,6 +33,7 @@ mod columns;
 pub mod compare;
 pub mod figures;
 mod html;
+#[cfg_attr(not(feature = "png"), path = "png_absent.rs")]
 pub mod png;
 pub mod stats;
 pub mod summary;
