@@ -25,7 +25,8 @@ UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def seconds(text: str) -> int:
-    """`90`, `90s`, `30m`, `12h`, `2d` in seconds."""
+    """`90`, `90s`, `30m`, `12h`, `2d` in seconds (the half-lives, which
+    go into the configuration as seconds)."""
     if text[-1:] in UNITS:
         return round(float(text[:-1]) * UNITS[text[-1]])
     return round(float(text))
@@ -42,7 +43,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", default=SCENARIO, help="the scenario (TOML)")
     parser.add_argument("--halflives", default="10m,1h,1d", help="PRIORITY_HALFLIFE values, comma-separated")
-    parser.add_argument("--until", help="simulate this long (e.g. 12h) instead of the scenario's duration")
+    parser.add_argument("--until", help="simulate this long (12h, 1.5d, 3600) instead of the scenario's duration")
     parser.add_argument("--dask", action="store_true", help="run on a local Dask cluster of two worker processes")
     parser.add_argument("--plot", metavar="PNG", help="draw each user's usage over time (needs matplotlib)")
     args = parser.parse_args()
@@ -57,7 +58,8 @@ def main() -> int:
             return 1
 
     halflives = [seconds(h) for h in args.halflives.split(",")]
-    until = seconds(args.until) if args.until else None
+    # A duration text is read by classad_rs as negotiator-sim reads one.
+    until = args.until
     base = classad_rs.Scenario.read(args.scenario)
     scenarios = [base.with_config(f"PRIORITY_HALFLIFE = {h}") for h in halflives]
 
@@ -66,12 +68,16 @@ def main() -> int:
             end = "" if done < total else "\n"
             print(f"\r{done} of {total} simulations done", end=end, file=sys.stderr, flush=True)
 
-    if distributed is not None:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
-            with distributed.Client(cluster) as client:
-                runs = classad_rs.sweep(scenarios, client, until=until, progress=progress)
-    else:
-        runs = classad_rs.sweep(scenarios, until=until, progress=progress)
+    try:
+        if distributed is not None:
+            with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+                with distributed.Client(cluster) as client:
+                    runs = classad_rs.sweep(scenarios, client, until=until, progress=progress)
+        else:
+            runs = classad_rs.sweep(scenarios, until=until, progress=progress)
+    except ValueError as e:  # an --until that is not a duration
+        print(f"sweep.py: --until: {e}", file=sys.stderr)
+        return 2
 
     for halflife, results in zip(halflives, runs):
         users = results.columns("users")

@@ -391,6 +391,30 @@ def test_extension_the_sweep_example_without_dask_says_what_to_install(tmp_path)
     assert run.stdout == ""
 
 
+def test_extension_the_sweep_examples_until_is_read_as_the_command_line_reads_it():
+    def sweep(until):
+        return subprocess.run(
+            [sys.executable, os.path.join(ROOT, "examples", "sweep.py"), "--halflives", "1h", "--until", until],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+        )
+
+    short = sweep("2h")
+    assert short.returncode == 0, short.stderr
+    assert "PRIORITY_HALFLIFE = 1h" in short.stdout
+    # negotiator-sim's spellings of a duration, as classad_rs reads them.
+    for same in ["2 hours", "120min", "7200", "0.0833333333d"]:
+        run = sweep(same)
+        assert (run.returncode, run.stdout) == (0, short.stdout), (same, run.stderr)
+    assert sweep("3h").stdout != short.stdout
+    bad = sweep("soon")
+    assert bad.returncode == 2 and bad.stdout == "", bad.stdout
+    assert "Traceback" not in bad.stderr, bad.stderr
+    assert bad.stderr == "sweep.py: --until: `soon`: unknown unit `soon` (use s, m, h, d, w or y)\n", bad.stderr
+
+
 def test_extension_simulation_values_have_the_types_the_stubs_give():
     run = subprocess.run(
         [sys.executable, os.path.join(ROOT, "bindings", "tests", "typed_simulation.py")],
