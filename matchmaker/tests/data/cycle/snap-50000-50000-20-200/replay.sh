@@ -7,13 +7,13 @@
 # submitter (`matches_by_submitter`) and how many requests were rejected (`Rejections`).
 # Usage: replay.sh [more `negotiator-sim bench` options, e.g. --json or --repeat 1]. NEGOTIATOR_SIM
 # is the command to run; by default negotiator-sim from the PATH, or else built and run from
-# this clone with cargo.
+# this clone with cargo (the quick build: no debug information, no Parquet or PNG output).
 here=$(dirname "$0")
 if [ -z "${NEGOTIATOR_SIM:-}" ]; then
     if command -v negotiator-sim > /dev/null; then
         NEGOTIATOR_SIM=negotiator-sim
     else
-        NEGOTIATOR_SIM="cargo run -q --manifest-path $here/../../../../../Cargo.toml -p negotiator-sim --"
+        NEGOTIATOR_SIM="cargo run -q --locked --manifest-path $here/../../../../../Cargo.toml --profile quick -p negotiator-sim --no-default-features --"
     fi
 fi
 # shellcheck disable=SC2086 # NEGOTIATOR_SIM may be a command with arguments
