@@ -32,6 +32,7 @@ REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 OUT=${OUT:-$REPO/target/negotiator-speed}
 LOCALCONF=$ROOT/etc/condor/condor_config.local
 NEGLOG=$ROOT/var/lib/condor-anchor/log/NegotiatorLog
+MATCHLOG=$ROOT/var/lib/condor-anchor/log/MatchLog
 mkdir -p "$OUT"
 [ "$(id -u)" = 0 ] || { echo "must run as root (chroot)" >&2; exit 1; }
 inchroot() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TZ=UTC "$@"; }
@@ -52,14 +53,25 @@ reconfig() {
 cleanup() { unours; reconfig; }
 trap cleanup EXIT
 
-"$ADIR/pool.sh" status 2>&1 | grep -q "master not running" && "$ADIR/pool.sh" start >&2
+# (pool.sh status exits non-zero when the pool is down.)
+case $("$ADIR/pool.sh" status 2>&1 || true) in *"master not running"*) "$ADIR/pool.sh" start >&2 ;; esac
 unours
 reconfig
 
 run() { # NAME
 	say "$1: negotiation-bench.sh $S $S $U $A"
+	local before
+	before=$(cat "$MATCHLOG" 2> /dev/null | wc -l)
 	"$ADIR/negotiation-bench.sh" "$S" "$J" "$U" "$A" | tail -1 > "$OUT/$1.json"
 	cp "$NEGLOG" "$OUT/$1.NegotiatorLog"
+	# The cycle's Matched and Rejected lines (the bench ran one cycle with jobs).
+	tail -n +"$((before + 1))" "$MATCHLOG" > "$OUT/$1.MatchLog"
+}
+
+# Per submitter: matches and rejections in a MatchLog's lines.
+per_submitter() { # FILE
+	awk '$3 == "Matched" { m[$5]++ } $3 == "Rejected" { r[$5]++ }
+		END { for (u in m) s[u] = 1; for (u in r) s[u] = 1; for (u in s) printf "%s %d %d\n", u, m[u], r[u] }' "$1" | sort
 }
 
 # After a change of NEGOTIATOR the master brings the other binary up after
@@ -94,4 +106,7 @@ echo "classad-negotiator:  $ours_m matches, cycle $ours_s s ($ours_phases)"
 if [ -n "$real_s" ] && [ -n "$ours_s" ]; then
 	python3 -c "import sys; r, o = float(sys.argv[1]), float(sys.argv[2]); print('ratio: %.1fx' % (r / o) if o > 0 else 'ratio: -')" "$real_s" "$ours_s"
 fi
+echo "per submitter (matches, rejections): condor_negotiator | classad-negotiator"
+join -a1 -a2 -e0 -o 0,1.2,1.3,2.2,2.3 <(per_submitter "$OUT/condor_negotiator.MatchLog") \
+	<(per_submitter "$OUT/classad-negotiator.MatchLog") | awk '{ printf "  %-28s %6d %6d | %6d %6d%s\n", $1, $2, $3, $4, $5, ($2 == $4 && $3 == $5) ? "" : "   differs" }'
 [ "$real_m" = "$ours_m" ] || { echo "the match counts differ"; exit 1; }
