@@ -15,7 +15,8 @@
 #     of our negotiator), and -setfactor / -setceiling change them;
 #   * our HTTP API (NEGOTIATOR_HTTP_ADDRESS, the collector's port + 1)
 #     answers /v1/cycle and /metrics with the users' priorities;
-#   * KILLS SIGKILLs later the accountant is intact and jobs still run;
+#   * KILLS SIGKILLs later the accountant is intact, jobs still run, and
+#     the startd refused no claim (none was matched twice);
 #   * with TAKEOVER, condor_negotiator starts from our Accountantnew.log.
 #
 # Usage (as root on the host, from the repository):
@@ -215,6 +216,13 @@ if [ "$NEGOTIATOR" = ours ] && [ "$KILLS" -gt 0 ]; then
 		grep -Eq "^alice@anchor.local +[0-9.]+ +[0-9.]+ +5\.00 " <<< "$prio" && ok "after the SIGKILLs alice's factor is still 5.00" ||
 			bad "after the SIGKILLs alice's factor is not 5.00"
 	fi
+	# A claim sent twice (before and after a kill) would reach the startd
+	# twice: the second request finds no such claim, or a claimed slot,
+	# and the claiming fails.
+	refusals="can't find resource with ClaimId|Refusing claim of pslot that's already claimed|Refusing request from schedd|claiming protocol failed"
+	refused=$(grep -cE "$refusals" "$HOSTRUN/log/StartLog" || true)
+	[ "${refused:-0}" = 0 ] && ok "the startd refused no claim request (no claim was matched twice across the SIGKILLs)" ||
+		bad "the startd refused $refused claim requests: $(grep -E "$refusals" "$HOSTRUN/log/StartLog" | tail -3)"
 fi
 
 # condor_negotiator takes over from ours, from the same Accountantnew.log.
