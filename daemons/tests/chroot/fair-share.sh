@@ -4,18 +4,24 @@
 # recorded for fair-share-compare.py.
 #
 # Each pool (real condor_master, collector, schedd and startd in the anchor
-# chroot) has four static one-cpu slots whose claims run one job each
+# chroot) has SLOTS (8) static one-cpu slots whose claims run one job each
 # (CLAIM_WORKLIFE = 0), so every slot goes back to the negotiator after
 # every job and the negotiator alone decides who runs next. Three users
 # contend for them:
 #   alice  submits ALICE_JOBS jobs of 30 s at the start;
 #   bob    submits BOB_JOBS jobs of 60 s at the start;
 #   carol  submits CAROL_JOBS jobs of 30 s CAROL_AT seconds later.
-# PRIORITY_HALFLIFE is 300 s and NEGOTIATOR_INTERVAL 20 s. Every SAMPLE
-# seconds the script records condor_userprio -l (each user's priority,
-# accumulated usage and slots in use); at DURATION it records the last
-# sample and every job's start (the job logs' execute events), then stops
-# both pools.
+# PRIORITY_HALFLIFE is 300 s and the negotiators cycle every CYCLE (20) s:
+# NEGOTIATOR_INTERVAL = CYCLE, and at every CYCLE seconds from the first
+# submission the script asks for a cycle (condor_reschedule;
+# NEGOTIATOR_MIN_INTERVAL = 1), so both negotiators cycle at the same
+# moments of the workload whatever their start-up took. At each of those
+# moments it records condor_userprio -l (each user's priority, accumulated
+# usage and slots in use). At DURATION it removes the idle jobs and goes on
+# until the running ones have finished and the negotiator has seen their
+# slots free (so the last priorities hold no slot in use, only the usage
+# that decays), records every job's start (the job logs' execute events),
+# and stops both pools.
 #
 # The recording, one directory per negotiator under OUT:
 #   userprio.csv  t,user,priority,usage,weighted_usage,in_use
@@ -29,7 +35,9 @@
 # Environment:
 #   CHROOT=/work/chroot   the chroot with HTCondor 23.9.6 (setup-chroot.sh)
 #   OUT=daemons/tests/data/fair-share   where the recordings go
-#   DURATION=1800 SAMPLE=30 CAROL_AT=600 ALICE_JOBS=400 BOB_JOBS=200 CAROL_JOBS=400
+#   DURATION=1800 CYCLE=20 SLOTS=8 CAROL_AT=600 ALICE_JOBS=400 BOB_JOBS=200 CAROL_JOBS=400
+#   PORTS=19640           the collectors' ports: PORTS (condor_negotiator's
+#                         pool) and PORTS + 10 (ours)
 #   MODE=claimtobe        as in negotiator-pool.sh
 #   ONLY=                 real | ours: run one pool only
 set -euo pipefail
@@ -37,7 +45,9 @@ set -euo pipefail
 CHROOT=${CHROOT:-/work/chroot}
 MODE=${MODE:-claimtobe}
 DURATION=${DURATION:-1800}
-SAMPLE=${SAMPLE:-30}
+CYCLE=${CYCLE:-20}
+SLOTS=${SLOTS:-8}
+PORTS=${PORTS:-19640}
 CAROL_AT=${CAROL_AT:-600}
 ALICE_JOBS=${ALICE_JOBS:-400}
 BOB_JOBS=${BOB_JOBS:-200}
@@ -54,8 +64,8 @@ if [ "${1:-}" = pool ]; then
 	say() { echo "[fair-share $NEGOTIATOR] $*"; }
 	pool_prepare
 	pool_config <<CONF
-NEGOTIATOR_INTERVAL = 20
-NEGOTIATOR_MIN_INTERVAL = 20
+NEGOTIATOR_INTERVAL = $CYCLE
+NEGOTIATOR_MIN_INTERVAL = 1
 NEGOTIATOR_CYCLE_DELAY = 5
 NEGOTIATOR_UPDATE_INTERVAL = 10
 PRIORITY_HALFLIFE = 300
@@ -63,9 +73,9 @@ NEGOTIATOR_CONSIDER_PREEMPTION = False
 PREEMPTION_REQUIREMENTS = False
 SCHEDD_INTERVAL = 10
 UPDATE_INTERVAL = 5
-NUM_CPUS = 4
-MEMORY = 4096
-NUM_SLOTS = 4
+NUM_CPUS = $SLOTS
+MEMORY = $((SLOTS * 1024))
+NUM_SLOTS = $SLOTS
 CLAIM_WORKLIFE = 0
 START = True
 SUSPEND = False
@@ -110,15 +120,27 @@ JOB
 	t0=$(date +%s)
 	submit alice "$ALICE_JOBS" 30
 	submit bob "$BOB_JOBS" 60
-	carol=0
+	carol=0 drained=0
 	while :; do
 		t=$(($(date +%s) - t0))
 		if [ $carol = 0 ] && [ "$t" -ge "$CAROL_AT" ]; then submit carol "$CAROL_JOBS" 30; carol=1; fi
+		if [ "$t" -ge "$DURATION" ] && [ $drained = 0 ]; then
+			inchroot condor_rm -all -constraint 'JobStatus == 1' > /dev/null 2>&1 || true
+			drained=$t
+		fi
+		# The cycle of this moment, asked of the schedd (which asks the negotiator).
+		inchroot condor_reschedule > /dev/null 2>&1 || true
 		sample "$t" >> "$rec/userprio.csv"
-		[ "$t" -ge "$DURATION" ] && break
+		# Done when no slot has been in use for two cycles (or after 5 minutes).
+		if [ $drained != 0 ]; then
+			busy=$(tail -n +2 "$rec/userprio.csv" | awk -F, -v t="$t" -v c="$CYCLE" '$1 >= t - c && $6 > 0' | wc -l)
+			[ "$busy" = 0 ] && [ "$t" -ge $((drained + 2 * CYCLE)) ] && break
+			[ "$t" -ge $((drained + 300)) ] && break
+		fi
 		say "t=${t}s: $(tail -n +2 "$rec/userprio.csv" | awk -F, -v t="$t" '$1 == t { printf "%s %s slots, ", $2, $6 }')"
-		next=$(((t / SAMPLE + 1) * SAMPLE))
-		sleep $((next - ($(date +%s) - t0)))
+		next=$(((t / CYCLE + 1) * CYCLE))
+		left=$((next - ($(date +%s) - t0)))
+		[ "$left" -le 0 ] || sleep "$left"
 	done
 	inchroot condor_userprio -all -allusers > "$rec/userprio.txt" 2>&1 || true
 	# Each job's start: the execute events (001) of the job logs, seconds from t0.
@@ -136,12 +158,12 @@ fi
 
 # The top level: both pools at once, on their own ports.
 [ "$(id -u)" = 0 ] || { echo "fair-share.sh: must run as root (chroot)" >&2; exit 1; }
-export CHROOT MODE DURATION SAMPLE CAROL_AT ALICE_JOBS BOB_JOBS CAROL_JOBS OUT
+export CHROOT MODE DURATION CYCLE SLOTS CAROL_AT ALICE_JOBS BOB_JOBS CAROL_JOBS OUT
 (cd "$HERE/../../.." && cargo build -q --locked -p daemons --bin classad-negotiator --bin classad-collector)
 pids=()
 for n in real ours; do
 	[ -z "$ONLY" ] || [ "$ONLY" = $n ] || continue
-	port=$([ $n = real ] && echo 19640 || echo 19650)
+	port=$([ $n = real ] && echo "$PORTS" || echo $((PORTS + 10)))
 	"$0" pool $n $port &
 	pids+=($!)
 done
