@@ -43,6 +43,10 @@ say "building classad-negotiator (release)"
 install -m 755 "$REPO/target/release/classad-negotiator" "$ROOT/usr/local/bin/classad-negotiator"
 
 unours() { sed -i '/^## negotiator-speed.sh begin/,/^## negotiator-speed.sh end/d' "$LOCALCONF"; }
+# While the script runs, the MatchLog is not rotated (a 50,000-slot cycle
+# writes more than its 10 MB): each run's lines are what it appended.
+keeplog() { printf '## negotiator-speed.sh matchlog begin\nMAX_NEGOTIATOR_MATCH_LOG = 2000000000\n## negotiator-speed.sh matchlog end\n' >> "$LOCALCONF"; }
+unkeeplog() { sed -i '/^## negotiator-speed.sh matchlog begin/,/^## negotiator-speed.sh matchlog end/d' "$LOCALCONF"; }
 # A reconfig alone leaves the running negotiator's binary: restart it too.
 reconfig() {
 	inchroot condor_reconfig > /dev/null 2>&1 || true
@@ -50,22 +54,24 @@ reconfig() {
 	inchroot condor_restart -negotiator > /dev/null 2>&1 || true
 	sleep 2
 }
-cleanup() { unours; reconfig; }
+cleanup() { unours; unkeeplog; reconfig; }
 trap cleanup EXIT
 
 # (pool.sh status exits non-zero when the pool is down.)
 case $("$ADIR/pool.sh" status 2>&1 || true) in *"master not running"*) "$ADIR/pool.sh" start >&2 ;; esac
 unours
+unkeeplog
+keeplog
 reconfig
 
 run() { # NAME
 	say "$1: negotiation-bench.sh $S $S $U $A"
 	local before
-	before=$(cat "$MATCHLOG" 2> /dev/null | wc -l)
+	before=$(stat -c %s "$MATCHLOG" 2> /dev/null || echo 0)
 	"$ADIR/negotiation-bench.sh" "$S" "$J" "$U" "$A" | tail -1 > "$OUT/$1.json"
 	cp "$NEGLOG" "$OUT/$1.NegotiatorLog"
 	# The cycle's Matched and Rejected lines (the bench ran one cycle with jobs).
-	tail -n +"$((before + 1))" "$MATCHLOG" > "$OUT/$1.MatchLog"
+	tail -c +"$((before + 1))" "$MATCHLOG" > "$OUT/$1.MatchLog"
 }
 
 # Per submitter: matches and rejections in a MatchLog's lines.
