@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares the two recordings of fair-share.sh: condor_negotiator's and ours.
 
-    fair-share-compare.py DIR [--check] [--plot FILE.png]
+    fair-share-compare.py DIR [--check[=usage,priority,first,starts]] [--plot FILE.png]
 
 DIR holds real/ and ours/, each with userprio.csv and starts.csv. Prints,
 per user, the accumulated usage and priority both negotiators ended with,
@@ -15,6 +15,9 @@ and how the users' job starts were ordered. With --check, exits 1 unless
     condor_negotiator (the order of starts, at the granularity of the
     negotiators' decisions: within one cycle the schedd starts the jobs
     it was given in an order of its own).
+
+--check=usage,first (say) enforces only the criteria named: usage,
+priority, first (the order of first starts), starts.
 
 --plot draws, for both negotiators, each user's priority and cumulative
 job starts over time (needs matplotlib: pip install matplotlib).
@@ -69,7 +72,12 @@ def windows(starts: list[tuple[int, str]], users: list[str], end: int) -> list[d
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir", type=Path)
-    ap.add_argument("--check", action="store_true", help="exit 1 unless the two agree (see the module doc)")
+    ap.add_argument(
+        "--check",
+        nargs="?",
+        const="usage,priority,first,starts",
+        help="exit 1 unless the two agree on these criteria (all by default; see the module doc)",
+    )
     ap.add_argument("--plot", type=Path, help="write a PNG of priorities and starts over time")
     args = ap.parse_args()
 
@@ -77,14 +85,14 @@ def main() -> int:
     starts = {n: read_starts(args.dir / n / "starts.csv") for n in ("real", "ours")}
     users = sorted(set(prio["real"]) | set(prio["ours"]))
     end = min(max(r[-1][0] for r in prio[n].values()) for n in prio)
-    failures: list[str] = []
+    failures: list[tuple[str, str]] = []
 
     print(f"{'user':22} {'usage real':>11} {'usage ours':>11} {'diff':>7}  {'prio real':>10} {'prio ours':>10} {'diff':>7}"
           f"  {'jobs real':>9} {'jobs ours':>9}")
     for u in users:
         r, o = prio["real"].get(u), prio["ours"].get(u)
         if not r or not o:
-            failures.append(f"{u}: only in {'ours' if o else 'real'}")
+            failures.append(("usage", f"{u}: only in {'ours' if o else 'real'}"))
             continue
         (_, rp, ru, _), (_, op, ou, _) = r[-1], o[-1]
         du = (ou - ru) / ru if ru else float("inf") if ou else 0.0
@@ -94,14 +102,14 @@ def main() -> int:
         no = sum(1 for _, x in starts["ours"] if x == name)
         print(f"{u:22} {ru:11.0f} {ou:11.0f} {du:+7.1%}  {rp:10.2f} {op:10.2f} {dp:+7.1%}  {nr:9} {no:9}")
         if abs(du) > TOLERANCE:
-            failures.append(f"{u}: accumulated usage {ou:.0f} s against {ru:.0f} s ({du:+.1%})")
+            failures.append(("usage", f"{u}: accumulated usage {ou:.0f} s against {ru:.0f} s ({du:+.1%})"))
         if abs(dp) > TOLERANCE:
-            failures.append(f"{u}: priority {op:.2f} against {rp:.2f} ({dp:+.1%})")
+            failures.append(("priority", f"{u}: priority {op:.2f} against {rp:.2f} ({dp:+.1%})"))
 
     fo = {n: first_order(starts[n]) for n in starts}
     print(f"\nfirst job started, in order: real {' '.join(fo['real'])}; ours {' '.join(fo['ours'])}")
     if fo["real"] != fo["ours"]:
-        failures.append(f"first starts in another order: {fo['ours']} against {fo['real']}")
+        failures.append(("first", f"first starts in another order: {fo['ours']} against {fo['real']}"))
 
     names = sorted({u for _, u in starts["real"]} | {u for _, u in starts["ours"]})
     wr, wo = windows(starts["real"], names, end), windows(starts["ours"], names, end)
@@ -119,15 +127,19 @@ def main() -> int:
         sofar = "".join(f"{f'{cum_r[n]}/{cum_o[n]}':>12}" for n in names)
         print(f"  {i * WINDOW:5} s {cells}   {sofar}{'   apart: ' + ' '.join(off) if off else ''}")
         for n in off:
-            failures.append(f"by {(i + 1) * WINDOW} s {n} started {cum_o[n]} jobs against {cum_r[n]}")
+            failures.append(("starts", f"by {(i + 1) * WINDOW} s {n} started {cum_o[n]} jobs against {cum_r[n]}"))
 
     if args.plot:
         plot(args.plot, prio, starts, names)
+    enforced = set(args.check.split(",")) if args.check else set()
+    unknown = enforced - {"usage", "priority", "first", "starts"}
+    if unknown:
+        sys.exit(f"--check: no criterion {', '.join(sorted(unknown))} (usage, priority, first, starts)")
     if failures:
-        print("\n" + "\n".join(("FAIL: " if args.check else "differs: ") + f for f in failures))
+        print("\n" + "\n".join(("FAIL: " if kind in enforced else "differs: ") + f for kind, f in failures))
     else:
         print(f"\nthe two agree: usage and priorities within {TOLERANCE:.0%}, the same order of starts")
-    return 1 if args.check and failures else 0
+    return 1 if any(kind in enforced for kind, _ in failures) else 0
 
 
 def plot(path: Path, prio: dict, starts: dict, names: list[str]) -> None:
