@@ -5,9 +5,10 @@
 //! master starts, watches and stops it. Alone: `classad-negotiator -f -t
 //! [-p PORT]` with `CONDOR_CONFIG` set.
 //!
-//! Every NEGOTIATOR_INTERVAL (60 s; the first cycle NEGOTIATOR_CYCLE_DELAY,
-//! 20 s, after the start), and at once on `RESCHEDULE` (no sooner than
-//! NEGOTIATOR_MIN_INTERVAL after the last cycle), it fetches the pool from
+//! Every NEGOTIATOR_INTERVAL (60 s), and at once on `RESCHEDULE`, but no
+//! sooner than NEGOTIATOR_MIN_INTERVAL (5 s) after the last cycle started
+//! nor than NEGOTIATOR_CYCLE_DELAY (20 s) after it ended (or after the
+//! start), as condor_negotiator, it fetches the pool from
 //! the first collector of `COLLECTOR_HOST` that answers, negotiates with the schedds
 //! (see the `negotiator` crate), and sends its ad and the accounting ads
 //! to every collector (also every NEGOTIATOR_UPDATE_INTERVAL). The
@@ -207,6 +208,7 @@ struct Knobs {
     settings: CycleSettings,
     interval: Duration,
     min_interval: Duration,
+    cycle_delay: Duration,
     update_interval: Duration,
     history: usize,
 }
@@ -227,6 +229,7 @@ impl Knobs {
             settings,
             interval: seconds(config, "NEGOTIATOR_INTERVAL", 60).max(Duration::from_secs(1)),
             min_interval: seconds(config, "NEGOTIATOR_MIN_INTERVAL", 5),
+            cycle_delay: seconds(config, "NEGOTIATOR_CYCLE_DELAY", 20),
             update_interval: seconds(config, "NEGOTIATOR_UPDATE_INTERVAL", 300).max(Duration::from_secs(1)),
             history: config.get_int("NEGOTIATION_CYCLE_STATS_LENGTH", 3).clamp(1, 100) as usize,
         })
@@ -344,11 +347,13 @@ impl Cycler {
         }
     }
 
-    fn run(mut self, asks: std_mpsc::Receiver<Ask>, first_delay: Duration) {
+    fn run(mut self, asks: std_mpsc::Receiver<Ask>) {
         let start = Instant::now();
-        let mut next_cycle = start + first_delay;
+        // The start counts as a cycle that just ended: the first one comes
+        // NEGOTIATOR_CYCLE_DELAY later.
+        let mut last = Last { started: start, ended: start };
+        let mut next_cycle = start;
         let mut next_update = start;
-        let mut last_cycle: Option<Instant> = None;
         let mut pending_reschedule = false;
         loop {
             let now_i = Instant::now();
@@ -356,13 +361,13 @@ impl Cycler {
                 self.publish();
                 next_update = now_i + self.knobs.update_interval;
             }
-            let due =
-                if pending_reschedule { last_cycle.map_or(now_i, |l| l + self.knobs.min_interval) } else { next_cycle };
+            let due = due(&self.knobs, last, if pending_reschedule { now_i } else { next_cycle });
             if now_i >= due {
                 pending_reschedule = false;
+                let started = Instant::now();
                 self.cycle();
                 let done = Instant::now();
-                last_cycle = Some(done);
+                last = Last { started, ended: done };
                 next_cycle = done + self.knobs.interval;
                 next_update = done + self.knobs.update_interval;
                 continue;
@@ -393,6 +398,23 @@ impl Cycler {
         self.invalidate();
         let _ = &self.client;
     }
+}
+
+/// When the last cycle started and ended.
+#[derive(Clone, Copy)]
+struct Last {
+    started: Instant,
+    ended: Instant,
+}
+
+/// When a cycle wanted at `wanted` (the timer's time, or now for a
+/// reschedule) may start, as condor_negotiator decides it: no sooner than
+/// NEGOTIATOR_MIN_INTERVAL after the last cycle started, nor than
+/// NEGOTIATOR_CYCLE_DELAY after it ended (so that the startds have told
+/// the collector of the last cycle's claims before a slot is matched
+/// again: matchmaker.cpp's negotiationTime).
+fn due(knobs: &Knobs, last: Last, wanted: Instant) -> Instant {
+    wanted.max(last.started + knobs.min_interval).max(last.ended + knobs.cycle_delay)
 }
 
 /// PRIORITY_FACTOR_AUTHORIZATION: a map file
@@ -489,7 +511,6 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
         live.set_match_log(Arc::new(move |line: &str| log.write(line)));
     }
     let history = History::new(knobs.history);
-    let first_delay = seconds(&config, "NEGOTIATOR_CYCLE_DELAY", 20);
     let accountant = Arc::new(Mutex::new(accountant));
     let status = Arc::new(CycleStatus::default());
     let http_name = me.name.clone();
@@ -505,7 +526,7 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
         config: config.clone(),
     };
     let (tx, rx) = std_mpsc::channel();
-    let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx, first_delay))?;
+    let cycles = std::thread::Builder::new().name("negotiation".into()).spawn(move || cycler.run(rx))?;
 
     let factor_map = factor_map(&config)?;
     let handler = NegotiatorDaemon {
@@ -559,4 +580,40 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
 
 fn main() -> ExitCode {
     daemons::Daemon::main("NEGOTIATOR", app)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn knobs(interval: u64, min_interval: u64, cycle_delay: u64) -> Knobs {
+        let config = matchmaker::config::Config::default();
+        Knobs {
+            negotiator: Negotiator::from_config(&config).expect("the default configuration"),
+            settings: CycleSettings::default(),
+            interval: Duration::from_secs(interval),
+            min_interval: Duration::from_secs(min_interval),
+            cycle_delay: Duration::from_secs(cycle_delay),
+            update_interval: Duration::from_secs(300),
+            history: 3,
+        }
+    }
+
+    #[test]
+    fn a_cycle_waits_for_the_cycle_delay_after_the_last_one_ended() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let k = knobs(60, 5, 20);
+        // The last cycle ran from t0 to t0 + 2 s.
+        let last = Last { started: t0, ended: t0 + s(2) };
+        // A reschedule at t0 + 10 s waits until 20 s after the end.
+        assert_eq!(due(&k, last, t0 + s(10)), t0 + s(22));
+        // One at t0 + 30 s runs at once.
+        assert_eq!(due(&k, last, t0 + s(30)), t0 + s(30));
+        // The timer's time, later than both, is kept.
+        assert_eq!(due(&k, last, t0 + s(62)), t0 + s(62));
+        // NEGOTIATOR_MIN_INTERVAL counts from the start of the last cycle.
+        let k = knobs(60, 30, 1);
+        assert_eq!(due(&k, last, t0 + s(10)), t0 + s(30));
+    }
 }
