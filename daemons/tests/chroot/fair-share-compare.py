@@ -4,7 +4,8 @@
     fair-share-compare.py DIR [--check[=usage,priority,first,starts]] [--plot FILE.png]
 
 DIR holds real/ and ours/, each with userprio.csv and starts.csv. Prints,
-per user, the accumulated usage and priority both negotiators ended with,
+per user, the accumulated usage and priority of both negotiators at the
+last moment both recorded (one pool may take longer to drain),
 and how the users' job starts were ordered. With --check, exits 1 unless
 
   * each user's final accumulated usage and final real priority are within
@@ -53,6 +54,12 @@ def read_starts(path: Path) -> list[tuple[int, str]]:
         return sorted((int(r["t"]), r["user"]) for r in csv.DictReader(f))
 
 
+def at(rows: list[tuple[int, float, float, int]], t: int) -> tuple[int, float, float, int]:
+    """The last row at or before `t`."""
+    before = [r for r in rows if r[0] <= t]
+    return before[-1] if before else rows[0]
+
+
 def first_order(starts: list[tuple[int, str]]) -> list[str]:
     seen: list[str] = []
     for _, u in starts:
@@ -94,7 +101,8 @@ def main() -> int:
         if not r or not o:
             failures.append(("usage", f"{u}: only in {'ours' if o else 'real'}"))
             continue
-        (_, rp, ru, _), (_, op, ou, _) = r[-1], o[-1]
+        # Both at the last moment both recorded (one pool may drain longer).
+        (_, rp, ru, _), (_, op, ou, _) = at(r, end), at(o, end)
         du = (ou - ru) / ru if ru else float("inf") if ou else 0.0
         dp = (op - rp) / rp if rp else 0.0
         name = u.split("@")[0]

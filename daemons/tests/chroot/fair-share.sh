@@ -40,6 +40,7 @@
 #                         pool) and PORTS + 10 (ours)
 #   MODE=claimtobe        as in negotiator-pool.sh
 #   ONLY=                 real | ours: run one pool only
+#   KEEP=0                1 = leave the pools' run directories (their logs)
 set -euo pipefail
 
 CHROOT=${CHROOT:-/work/chroot}
@@ -58,7 +59,7 @@ OUT=$(realpath -m "${OUT:-$HERE/../data/fair-share}")
 
 # One pool: fair-share.sh pool NEGOTIATOR PORT (what the top level runs twice).
 if [ "${1:-}" = pool ]; then
-	NEGOTIATOR=$2 PORT=$3 COLLECTOR=real KEEP=0 USERS="alice bob carol"
+	NEGOTIATOR=$2 PORT=$3 COLLECTOR=real KEEP=${KEEP:-0} USERS="alice bob carol"
 	# shellcheck source=pool-lib.sh
 	. "$HERE/pool-lib.sh"
 	say() { echo "[fair-share $NEGOTIATOR] $*"; }
@@ -66,6 +67,10 @@ if [ "${1:-}" = pool ]; then
 	pool_config <<CONF
 NEGOTIATOR_INTERVAL = $CYCLE
 NEGOTIATOR_MIN_INTERVAL = 1
+# condor_negotiator without a UDP command socket: the schedd's RESCHEDULE
+# then comes over TCP, as to ours (over UDP it fails in an AES pool:
+# "AES not supported for UDP", and the ticks never reach it).
+NEGOTIATOR.WANT_UDP_COMMAND_SOCKET = False
 NEGOTIATOR_CYCLE_DELAY = 5
 NEGOTIATOR_UPDATE_INTERVAL = 10
 PRIORITY_HALFLIFE = 300
