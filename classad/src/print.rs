@@ -370,27 +370,104 @@ pub(crate) fn write_real_old(f: &mut dyn Write, r: f64) -> fmt::Result {
     if !r.is_finite() {
         return write_real(f, r);
     }
-    let mut digits = [0u8; 24];
-    if let Some(text) = whole_real_old(r, &mut digits) {
-        return f.write_str(text);
+    f.write_str(real_old_text(r, &mut RealText::new()))
+}
+
+/// Room for the old-syntax text of any finite real: a sign, 16 digits, a
+/// point, `0.000` before them or `E-308` after.
+pub(crate) struct RealText([u8; 32]);
+
+impl RealText {
+    pub(crate) fn new() -> RealText {
+        RealText([0; 32])
     }
-    let text = crate::printf::format_g(r, 16).to_ascii_uppercase();
-    f.write_str(&text)?;
-    if !text.contains(['.', 'E']) {
-        f.write_str(".0")?;
+}
+
+/// The old-syntax text of a finite real (`%.16G` and the `.0` rule),
+/// written into `buf` without allocating: whole numbers below 10^15 as
+/// their digits (most reals of real ads are whole: `TotalCpus`, `0.0`),
+/// the rest from Rust's exact `{:.15e}` (16 significant digits, rounded
+/// as `%.16G` rounds them), laid out as `%G` lays them out.
+pub(crate) fn real_old_text(r: f64, buf: &mut RealText) -> &str {
+    debug_assert!(r.is_finite());
+    if r.abs() < 1e15 && r.fract() == 0.0 {
+        return whole_real_old(r, &mut buf.0);
     }
-    Ok(())
+    // `d.ddddddddddddddde-X`: 16 digits and the exponent %e shows.
+    let mut sci = Cursor { buf: [0; 32], len: 0 };
+    let _ = write!(sci, "{:.15e}", r.abs());
+    let sci = &sci.buf[..sci.len];
+    let digits: [u8; 16] = {
+        let mut d = [b'0'; 16];
+        d[0] = sci[0];
+        d[1..].copy_from_slice(&sci[2..17]);
+        d
+    };
+    let exponent = std::str::from_utf8(&sci[18..]).ok().and_then(|e| e.parse::<i32>().ok()).unwrap_or(0);
+    let out = &mut buf.0;
+    let mut len = 0;
+    let mut push = |out: &mut [u8; 32], bytes: &[u8]| {
+        out[len..len + bytes.len()].copy_from_slice(bytes);
+        len += bytes.len();
+    };
+    if r.is_sign_negative() {
+        push(out, b"-");
+    }
+    // Without `#`, %G drops the fraction's trailing zeros and a bare point.
+    let significant = 16 - digits.iter().rev().take_while(|&&d| d == b'0').count();
+    if (-4..16).contains(&exponent) {
+        if exponent >= 0 {
+            let whole = exponent as usize + 1;
+            push(out, &digits[..whole]);
+            if significant > whole {
+                push(out, b".");
+                push(out, &digits[whole..significant]);
+            } else {
+                // The `.0` rule: text that reads as an integer.
+                push(out, b".0");
+            }
+        } else {
+            push(out, b"0.");
+            push(out, &b"0000"[..(-exponent - 1) as usize]);
+            push(out, &digits[..significant]);
+        }
+    } else {
+        push(out, &digits[..1]);
+        if significant > 1 {
+            push(out, b".");
+            push(out, &digits[1..significant]);
+        }
+        push(out, if exponent < 0 { b"E-" } else { b"E+" });
+        // At least two digits, at most three (10^-324 to 10^308).
+        let e = exponent.unsigned_abs();
+        if e >= 100 {
+            push(out, &[b'0' + (e / 100) as u8]);
+        }
+        push(out, &[b'0' + (e / 10 % 10) as u8, b'0' + (e % 10) as u8]);
+    }
+    std::str::from_utf8(&out[..len]).unwrap_or("")
+}
+
+/// A `fmt::Write` into a fixed array (the `{:e}` text of a real fits).
+struct Cursor {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl Write for Cursor {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.buf.get_mut(self.len..end).ok_or(fmt::Error)?.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// The old-syntax text of a real that is a whole number below 10^15 in
 /// magnitude, written into `buf`: its digits and `.0`, which is what
 /// `%.16G` (all digits, no exponent below 10^16) and the `.0` rule give,
-/// without formatting (most reals of real ads are whole: `TotalCpus`,
-/// `0.0`). `None` for every other real.
-fn whole_real_old(r: f64, buf: &mut [u8; 24]) -> Option<&str> {
-    if !(r.abs() < 1e15 && r.fract() == 0.0) {
-        return None;
-    }
+/// without formatting.
+fn whole_real_old(r: f64, buf: &mut [u8; 32]) -> &str {
     // Exact: a whole number below 2^53 converts without loss.
     let whole = r as i64;
     let mut end = buf.len() - 2;
@@ -408,7 +485,7 @@ fn whole_real_old(r: f64, buf: &mut [u8; 24]) -> Option<&str> {
         end -= 1;
         buf[end] = b'-';
     }
-    std::str::from_utf8(&buf[end..]).ok()
+    std::str::from_utf8(&buf[end..]).unwrap_or("")
 }
 
 /// `00` to `99`, two bytes each.
@@ -495,10 +572,8 @@ impl Expr {
                 Literal::Bool(true) => return out.extend_from_slice(b"true"),
                 Literal::Bool(false) => return out.extend_from_slice(b"false"),
                 Literal::Undefined => return out.extend_from_slice(b"undefined"),
-                Literal::Real(r) if syntax == Syntax::Old => {
-                    if let Some(text) = whole_real_old(*r, &mut [0; 24]) {
-                        return out.extend_from_slice(text.as_bytes());
-                    }
+                Literal::Real(r) if syntax == Syntax::Old && r.is_finite() => {
+                    return out.extend_from_slice(real_old_text(*r, &mut RealText::new()).as_bytes());
                 }
                 Literal::Str(text) if syntax == Syntax::Old => {
                     out.push(b'"');
@@ -627,6 +702,63 @@ mod tests {
         assert_eq!(show(f64::INFINITY), "real(\"INF\")");
         assert_eq!(show(f64::NEG_INFINITY), "real(\"-INF\")");
         assert_eq!(show(f64::NAN), "real(\"NaN\")");
+    }
+
+    /// The old-syntax text of reals, without allocating, equals the
+    /// general `%.16G` path (checked against C's printf in printf.rs) on
+    /// hard cases and on a million doubles: random bit patterns, short
+    /// decimals, halves near 10^15 (ties), and neighbours of powers of ten.
+    #[test]
+    fn old_real_text_is_percent_16g() {
+        let slow = |r: f64| {
+            let text = crate::printf::format_g(r, 16).to_ascii_uppercase();
+            if text.contains(['.', 'E']) {
+                text
+            } else {
+                text + ".0"
+            }
+        };
+        let fast = |r: f64| real_old_text(r, &mut RealText::new()).to_string();
+        for (r, want) in [
+            (9.3, "9.300000000000001"),
+            (0.0006769981417236171, "0.0006769981417236171"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1E+16"),
+            (1e20, "1E+20"),
+            (-2.5e-7, "-2.5E-07"),
+            (1e-5, "1E-05"),
+            (1e-4, "0.0001"),
+            (0.5, "0.5"),
+            (-0.0, "-0.0"),
+            (123456789012345.6, "123456789012345.6"),
+            (5e-324, "4.940656458412465E-324"),
+            (f64::MAX, "1.797693134862316E+308"),
+        ] {
+            assert_eq!(fast(r), want, "{r:e}");
+            assert_eq!(slow(r), want, "{r:e}");
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut cases = Vec::new();
+        for _ in 0..400_000 {
+            cases.push(f64::from_bits(next()));
+            let digits = (next() % 10_000_000_000_000_000) as f64;
+            cases.push(digits / 10f64.powi((next() % 40) as i32 - 10));
+            cases.push((next() % 4_000_000_000_000_000) as f64 + 0.5);
+        }
+        for e in -320..309 {
+            let p = 10f64.powi(e);
+            cases.extend([p, f64::from_bits(p.to_bits() + 1), f64::from_bits(p.to_bits() - 1)]);
+        }
+        for r in cases.into_iter().filter(|r| r.is_finite()) {
+            assert_eq!(fast(r), slow(r), "{r:e} ({:#x})", r.to_bits());
+            assert_eq!(fast(-r), slow(-r), "{:e}", -r);
+        }
     }
 
     #[test]
