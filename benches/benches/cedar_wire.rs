@@ -13,7 +13,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use classad::ClassAd;
-use classad_benches::cedar_wire::{decode_reply, decode_reply_streamed, encode_reply, load_ads};
+use classad_benches::cedar_wire::{
+    decode_reply, decode_reply_streamed, encode_reply, encode_reply_kept, encode_reply_streamed, load_ads,
+};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn time_once<T>(what: &str, f: impl FnOnce() -> T) -> T {
@@ -44,7 +46,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("decode_query_startd_reply_streamed", |b| {
         b.iter(|| black_box(decode_reply_streamed(black_box(&wire))))
     });
-    g.bench_function("encode_query_startd_reply", |b| b.iter(|| black_box(encode_reply(black_box(&ads)))));
+    g.bench_function("encode_query_startd_reply", |b| b.iter(|| black_box(encode_reply_kept(black_box(&ads)))));
+    g.bench_function("encode_query_startd_reply_streamed", |b| {
+        b.iter(|| black_box(encode_reply_streamed(black_box(&ads))))
+    });
     g.finish();
 }
 

@@ -43,8 +43,57 @@ pub fn load_ads(n: usize) -> Vec<ClassAd> {
     ads
 }
 
-/// The reply's packets, as a collector writes them.
-pub fn encode_reply(ads: &[ClassAd]) -> Vec<u8> {
+/// How much payload is framed at a time: a packet's worth, as the
+/// collector's reply writer hands its parts to the socket.
+pub const PART: usize = cedar::wire::packet::MAX_PACKET;
+
+/// The reply as a collector writes it: the ads encoded into a payload that
+/// is framed into packets and handed to `sink` every [`PART`] bytes, the
+/// payload's buffer reused, so no whole-reply buffer is ever held. `sink`
+/// gets the framed bytes of each part (it may take the vector).
+#[inline(never)]
+pub fn encode_reply_parts(ads: &[ClassAd], mut sink: impl FnMut(&mut Vec<u8>)) {
+    let mut enc = Encoder::new(false);
+    let mut outbound = Outbound::new();
+    let opts = PutOptions::new().exclude_private(true);
+    let mut wire = Vec::new();
+    for ad in ads {
+        enc.put_int(1);
+        put_classad(&mut enc, ad, &opts).expect("the ad encodes");
+        if enc.len() >= PART {
+            // Whole packets go now; the rest starts the next part.
+            let whole = enc.len() / PART * PART;
+            wire.reserve(whole + whole / PART * cedar::wire::packet::HEADER_LEN);
+            outbound.frame_part(&enc.as_bytes()[..whole], false, &mut wire).expect("the part frames");
+            sink(&mut wire);
+            wire.clear();
+            enc.drain_front(whole);
+        }
+    }
+    enc.put_int(0);
+    outbound.frame_part(enc.as_bytes(), true, &mut wire).expect("the reply frames");
+    sink(&mut wire);
+}
+
+/// The reply's packets, every one kept (each part's vector taken as it
+/// is): what a reader is then given.
+pub fn encode_reply_kept(ads: &[ClassAd]) -> Vec<Vec<u8>> {
+    let mut parts = Vec::new();
+    encode_reply_parts(ads, |wire| parts.push(std::mem::take(wire)));
+    parts
+}
+
+/// The reply's packets, each part dropped once framed, as a socket takes
+/// them; returns the bytes on the wire.
+pub fn encode_reply_streamed(ads: &[ClassAd]) -> usize {
+    let mut bytes = 0;
+    encode_reply_parts(ads, |wire| bytes += std::hint::black_box(wire).len());
+    bytes
+}
+
+/// The old way: the whole payload encoded first, then framed into one
+/// vector (two reply-sized buffers).
+pub fn encode_reply_joined(ads: &[ClassAd]) -> Vec<u8> {
     let mut enc = Encoder::new(false);
     let opts = PutOptions::new().exclude_private(true);
     for ad in ads {
@@ -52,9 +101,14 @@ pub fn encode_reply(ads: &[ClassAd]) -> Vec<u8> {
         put_classad(&mut enc, ad, &opts).expect("the ad encodes");
     }
     enc.put_int(0);
-    let mut wire = Vec::with_capacity(enc.len() + enc.len() / (1 << 20) * 5 + 5);
+    let mut wire = Vec::with_capacity(enc.len() + enc.len() / PART * 5 + 5);
     Outbound::new().frame(enc.as_bytes(), &mut wire).expect("the reply frames");
     wire
+}
+
+/// The reply's packets in one vector (for the decoding benches).
+pub fn encode_reply(ads: &[ClassAd]) -> Vec<u8> {
+    encode_reply_kept(ads).concat()
 }
 
 /// From the first byte to the last ad, as `CollectorClient::query` reads a

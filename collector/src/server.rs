@@ -249,8 +249,9 @@ impl Collector {
             query.put_hit(&mut enc, hit, peer_version.as_ref());
             if enc.len() >= REPLY_PART {
                 bytes += enc.len();
-                let part = std::mem::replace(&mut enc, Encoder::new(encrypted));
-                command.send_part(part.as_bytes(), false).await?;
+                command.send_part(enc.as_bytes(), false).await?;
+                // The next part reuses the buffer.
+                enc.truncate(0);
             }
         }
         enc.put_int(0);

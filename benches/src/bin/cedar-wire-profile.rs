@@ -5,7 +5,9 @@
 //! cedar-wire-profile decode N [REPEAT]   N slot ads encoded once, then decoded REPEAT times (kept)
 //! cedar-wire-profile decode-streamed N [REPEAT]   the same, each ad dropped once read
 //! cedar-wire-profile decode-joined N [REPEAT]     the message joined first, then get_classad
-//! cedar-wire-profile encode N [REPEAT]   N slot ads encoded REPEAT times
+//! cedar-wire-profile encode N [REPEAT]   N slot ads encoded REPEAT times (every packet kept)
+//! cedar-wire-profile encode-streamed N [REPEAT]   the same, each part dropped once framed
+//! cedar-wire-profile encode-joined N [REPEAT]     the whole payload first, then framed
 //! cedar-wire-profile query ADDR [REPEAT]  QUERY_STARTD_ADS of a real collector, streamed
 //! ```
 
@@ -13,7 +15,10 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use classad_benches::cedar_wire::{decode_reply, decode_reply_joined, decode_reply_streamed, encode_reply, load_ads};
+use classad_benches::cedar_wire::{
+    decode_reply, decode_reply_joined, decode_reply_streamed, encode_reply, encode_reply_joined, encode_reply_kept,
+    encode_reply_streamed, load_ads,
+};
 
 /// `query ADDR [REPEAT]`: our client's `condor_status -l` against a real
 /// collector (raw, unauthenticated): every slot ad streamed through
@@ -54,7 +59,7 @@ fn main() -> ExitCode {
         _ => (String::new().leak() as &str, Ok(0), Ok(0)),
     };
     let (Ok(n), Ok(repeat)) = (n, repeat) else {
-        eprintln!("usage: cedar-wire-profile decode|decode-streamed|decode-joined|encode N [REPEAT]");
+        eprintln!("usage: cedar-wire-profile decode|decode-streamed|decode-joined|encode|encode-streamed|encode-joined N [REPEAT]");
         return ExitCode::from(2);
     };
     let ads = load_ads(n);
@@ -79,11 +84,21 @@ fn main() -> ExitCode {
         }
         "encode" => {
             for _ in 0..repeat {
-                black_box(encode_reply(black_box(&ads)));
+                black_box(encode_reply_kept(black_box(&ads)));
+            }
+        }
+        "encode-joined" => {
+            for _ in 0..repeat {
+                black_box(encode_reply_joined(black_box(&ads)));
+            }
+        }
+        "encode-streamed" => {
+            for _ in 0..repeat {
+                black_box(encode_reply_streamed(black_box(&ads)));
             }
         }
         _ => {
-            eprintln!("usage: cedar-wire-profile decode|decode-streamed|decode-joined|encode N [REPEAT]");
+            eprintln!("usage: cedar-wire-profile decode|decode-streamed|decode-joined|encode|encode-streamed|encode-joined N [REPEAT]");
             return ExitCode::from(2);
         }
     }

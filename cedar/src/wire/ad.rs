@@ -46,6 +46,17 @@ pub const SECRET_MARKER: &str = "ZKM";
 /// 55), compared without case.
 pub const PRIVATE_V1: [&str; 6] = ["Capability", "ChildClaimIds", "ClaimId", "ClaimIdList", "ClaimIds", "TransferKey"];
 
+/// The lengths of the [`PRIVATE_V1`] names, one bit each.
+const PRIVATE_V1_LENGTHS: u32 = {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < PRIVATE_V1.len() {
+        bits |= 1 << PRIVATE_V1[i].len();
+        i += 1;
+    }
+    bits
+};
+
 /// The prefix of V2 private attributes, compared without case.
 pub const PRIVATE_V2_PREFIX: &str = "_condor_priv";
 
@@ -56,8 +67,11 @@ pub const PRIVATE_V2_PREFIX: &str = "_condor_priv";
 /// assert!(!cedar::wire::ad::is_private_v1("ClaimIdX"));
 /// ```
 pub fn is_private_v1(name: &str) -> bool {
-    // Each starts with C or T: most names are out at the first byte.
+    // Each starts with C or T and has one of a few lengths: most names
+    // are out at the first byte or at the length.
     matches!(name.as_bytes().first(), Some(b'c' | b'C' | b't' | b'T'))
+        && name.len() < 32
+        && PRIVATE_V1_LENGTHS & (1 << name.len()) != 0
         && PRIVATE_V1.iter().any(|p| p.eq_ignore_ascii_case(name))
 }
 
@@ -221,18 +235,22 @@ pub fn expand_projection<S: AsRef<str>>(ad: &ClassAd, names: &[S]) -> Vec<String
 /// `Name = <value>`, printed straight into the payload.
 #[inline]
 fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
-    enc.put_string_checked_with(|buf, _| {
+    enc.put_string_checked_with(|buf, body| {
         buf.reserve(name.len() + 3 + 24);
         buf.extend_from_slice(name.as_bytes());
         buf.extend_from_slice(b" = ");
-        let value = buf.len();
         expr.write_into(Syntax::Old, buf);
-        // Numbers and the like hold no NUL: only text is looked at.
+        // Numbers and the like hold no NUL: only the name is looked at
+        // then; otherwise the whole line, in one pass.
         let text = !matches!(
             expr.as_literal(),
             Some(Literal::Int(_) | Literal::Real(_) | Literal::Bool(_) | Literal::Undefined | Literal::Error)
         );
-        has_nul(name.as_bytes()) || (text && has_nul(&buf[value..]))
+        if text {
+            has_nul(&buf[body..])
+        } else {
+            has_nul(name.as_bytes())
+        }
     })
 }
 
