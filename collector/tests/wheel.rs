@@ -62,8 +62,9 @@ fn spawn(options: FixtureOptions) -> std::io::Result<(SocketAddr, Store)> {
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let address = Sinful::from_addr(addr).with_param("noUDP", None).to_string();
-    let collector =
-        Arc::new(Collector::new(CollectorConfig::from_config("127.0.0.1", &lookup), Arc::new(server), address));
+    let config = CollectorConfig::from_config("127.0.0.1", &lookup)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let collector = Arc::new(Collector::new(config, Arc::new(server), address));
     let store = Store(collector.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let serve_options = ServerOptions::default().max_packet(options.max_packet);
