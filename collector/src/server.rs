@@ -249,7 +249,7 @@ impl Collector {
                 // it are lost, and a `WITH_ACK` update gets no
                 // acknowledgement ("failed to get ack").
                 self.stats.updates_failed.add(number);
-                let peer = command.peer().map_or_else(|| "(unknown)".to_owned(), |p| p.to_string());
+                let peer = command.peer().map_or_else(|| "(unknown)".to_owned(), |p| format!("<{p}>"));
                 tracing::info!("{} from {peer}: {e} --- ignoring ad, closing the connection", label(number));
                 return Err(cedar::Error::new(cedar::ErrorKind::Protocol, format!("update refused: {e}")));
             }
