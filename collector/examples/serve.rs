@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::net::SocketAddr::from(([0, 0, 0, 0], port));
     let local = std::net::SocketAddr::from(([127, 0, 0, 1], addr.port()));
     let address = Sinful::from_addr(local).with_param("noUDP", None).to_string();
-    let config = CollectorConfig::from_config("127.0.0.1", &lookup);
+    let config = CollectorConfig::from_config("127.0.0.1", &lookup)?;
     let collector = Arc::new(Collector::new(config, Arc::new(server), address));
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(threads.max(1)).enable_all().build()?;
     println!("listening on {local}");

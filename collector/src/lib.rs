@@ -19,6 +19,8 @@
 //!   commands' payloads.
 //! * [`stats`]: counters for metrics; [`update_stats`]: each daemon's
 //!   `Updates*` counters, as HTCondor keeps them in its ads.
+//! * [`validate`]: `COLLECTOR_REQUIREMENTS` and the owner check of
+//!   `UPDATE_OWN_SUBMITTOR_AD`.
 //! * [`self_ad`] and [`config`]: the collector's own ad and knobs.
 //! * `server` (the `tokio` feature): the collector served over CEDAR.
 //! * `http` (the `http` feature): the HTTP/JSON API and Prometheus metrics.
@@ -40,6 +42,7 @@ mod store;
 mod table;
 pub mod update;
 pub mod update_stats;
+pub mod validate;
 
 pub use record::StoredAd;
 pub use stats::Stats;

@@ -25,17 +25,17 @@ use crate::config::CollectorConfig;
 use crate::query::{Access, Query};
 use crate::self_ad::{collector_ad, Identity, Totals};
 use crate::store::{Store, UpdateCommand};
-use crate::update::{apply_update, invalidate, is_invalidation, read_update};
-use crate::Stats;
+use crate::update::{apply_update_with, invalidate_with, is_invalidation, read_update, Policy, UpdatePayload};
+use crate::validate::validate;
+use crate::{Stats, UpdateError, Updated};
 
 /// How much of a query reply is built before it is sent: replies of any
 /// size go out in parts of about this many bytes.
 pub const REPLY_PART: usize = 1 << 20;
 
-/// Commands registered but not served: their handlers need more than the
-/// tables (the submitter ad owned by its user; 81,
-/// `IMPERSONATION_TOKEN_REQUEST`, a token request).
-const NOT_SERVED: [i32; 2] = [c::UPDATE_OWN_SUBMITTOR_AD, 81];
+/// Commands registered but not served: 81, `IMPERSONATION_TOKEN_REQUEST`,
+/// needs a token service.
+const NOT_SERVED: [i32; 1] = [81];
 
 /// A command's name for the log.
 fn label(command: i32) -> String {
@@ -125,8 +125,36 @@ impl Collector {
         self.config.lock().clone()
     }
 
+    /// What the configuration asks of updates and invalidations.
+    pub fn policy(&self) -> Policy {
+        Policy::from_config(&self.config.lock())
+    }
+
+    /// Stores update `command`'s payload from `user` (authenticated with
+    /// `method`) under the configuration's [`Policy`]
+    /// ([`apply_update_with`]), as CEDAR updates and the HTTP API's
+    /// `POST` do.
+    pub fn apply_update(
+        &self,
+        command: i32,
+        payload: UpdatePayload,
+        user: Option<&str>,
+        method: Option<&str>,
+    ) -> std::result::Result<Updated, UpdateError> {
+        apply_update_with(&self.store, &self.policy(), command, payload, user, method, now())
+    }
+
+    /// Carries out invalidation `command` with its query ad under the
+    /// configuration's [`Policy`] ([`invalidate_with`]); returns how many
+    /// ads went.
+    pub fn invalidate(&self, command: i32, query: &classad::ClassAd) -> usize {
+        invalidate_with(&self.store, &self.policy(), command, query)
+    }
+
     /// Takes a new configuration (a reconfig): the lifetime applies to
-    /// the next housekeeping, the name to the next own ad (made now).
+    /// the next housekeeping, the name to the next own ad (made now),
+    /// `COLLECTOR_REQUIREMENTS` and the other update knobs to the next
+    /// update.
     pub fn reconfigure(&self, config: CollectorConfig) {
         self.store.set_classad_lifetime(config.classad_lifetime);
         *self.config.lock() = config;
@@ -134,9 +162,19 @@ impl Collector {
     }
 
     /// Remakes the collector's own ad and stores it in the collector
-    /// table, as `sendCollectorAd` does on its timer.
+    /// table, as `sendCollectorAd` does on its timer. It passes
+    /// `COLLECTOR_REQUIREMENTS` as any other ad must; refused, the last
+    /// one stays.
     pub fn publish_self_ad(&self) {
-        let ad = collector_ad(&self.config.lock(), &self.identity.lock(), &Totals::count(&self.store), now());
+        let (ad, requirements) = {
+            let config = self.config.lock();
+            let ad = collector_ad(&config, &self.identity.lock(), &Totals::count(&self.store), now());
+            (ad, config.requirements.clone())
+        };
+        if let Err(e) = validate(c::UPDATE_COLLECTOR_AD, &ad, None, requirements.as_deref()) {
+            tracing::error!("Failed to add my own ad to myself: {e}");
+            return;
+        }
         if let Err(e) = self.store.update(UpdateCommand::Collector, ad, None, now()) {
             tracing::error!("Failed to add my own ad to myself: {e}");
         }
@@ -193,7 +231,7 @@ impl Collector {
             }
         };
         let request = command.request();
-        match apply_update(&self.store, number, payload, request.user.as_deref(), request.method.as_deref(), now()) {
+        match self.apply_update(number, payload, request.user.as_deref(), request.method.as_deref()) {
             Ok(updated) => {
                 self.stats.updates.add(number);
                 if updated.inserted {
@@ -206,8 +244,14 @@ impl Collector {
                 }
             }
             Err(e) => {
+                // The C++ collector's update handler fails, and daemon
+                // core closes the connection: the updates that follow on
+                // it are lost, and a `WITH_ACK` update gets no
+                // acknowledgement ("failed to get ack").
                 self.stats.updates_failed.add(number);
-                tracing::info!("{}: {e} --- ignoring ad", label(number));
+                let peer = command.peer().map_or_else(|| "(unknown)".to_owned(), |p| format!("<{p}>"));
+                tracing::info!("{} from {peer}: {e} --- ignoring ad, closing the connection", label(number));
+                return Err(cedar::Error::new(cedar::ErrorKind::Protocol, format!("update refused: {e}")));
             }
         }
         Ok(())
@@ -218,7 +262,7 @@ impl Collector {
         let message = command.read_payload().await?;
         let mut dec = Decoder::new(&message.payload, message.encrypted);
         let query = get_classad(&mut dec, &self.server.limits)?;
-        let n = invalidate(&self.store, number, &query);
+        let n = self.invalidate(number, &query);
         self.stats.invalidations.add(number);
         self.stats.ads_invalidated.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
         tracing::info!("{}: (Invalidated {n} ads)", label(number));

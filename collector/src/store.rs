@@ -119,6 +119,10 @@ pub enum UpdateError {
     /// A `MERGE_STARTD_AD` for a slot that is not stored.
     #[error("no stored slot ad {0:?} to merge into")]
     NoMatch(String),
+    /// Refused by `COLLECTOR_REQUIREMENTS` or the owner check of
+    /// `UPDATE_OWN_SUBMITTOR_AD` (see [`crate::validate`]).
+    #[error("{0}")]
+    Refused(#[from] crate::validate::Refusal),
 }
 
 /// What an update did.
@@ -474,19 +478,40 @@ impl Store {
     /// the slot's private ad (`CollectorEngine::remove`). Returns how many
     /// public ads went (0 or 1).
     pub fn remove(&self, table: &Table, key: &str) -> usize {
+        self.remove_key(table, key, true)
+    }
+
+    /// Expires the ad of `key` in `table` at once, as `CollectorEngine::expire`
+    /// does for `EXPIRE_INVALIDATED_ADS`: as [`remove`](Store::remove)
+    /// (the slot's private ad goes too), except that the StartD ad made
+    /// from an old-style slot 1 ad stays.
+    pub fn expire(&self, table: &Table, key: &str) -> usize {
+        self.remove_key(table, key, false)
+    }
+
+    fn remove_key(&self, table: &Table, key: &str, with_synthesized: bool) -> usize {
         let Some(data) = self.table(table) else { return 0 };
         let Some(rec) = data.lock().remove(key) else { return 0 };
         if *table == Table::Slot {
             if let Some(pvt) = self.table(&Table::StartdPrivate) {
                 pvt.lock().remove(key);
             }
-            if startd_kind(rec.public()) == StartdKind::Old && is_primary_slot(rec.public()) {
+            if with_synthesized && startd_kind(rec.public()) == StartdKind::Old && is_primary_slot(rec.public()) {
                 if let Some(d) = self.table(&Table::StartdDaemon) {
                     d.lock().remove(key);
                 }
             }
         }
         1
+    }
+
+    /// Removes every ad of `table` (`purgeHashTable`); returns how many
+    /// went.
+    pub fn purge(&self, table: &Table) -> usize {
+        match self.table(table) {
+            Some(data) => data.lock().retain(|_| false).len(),
+            None => 0,
+        }
     }
 
     /// Removes every ad of `table` that `constraint` selects (evaluated as

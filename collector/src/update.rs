@@ -2,14 +2,43 @@
 //! `MERGE_STARTD_AD` and `INVALIDATE_*` commands, and what the C++
 //! collector does with them (`collect`, `process_invalidation`).
 
+use std::sync::Arc;
+
 use cedar::command as c;
 use cedar::wire::ad::{get_classad, AdLimits};
 use cedar::wire::Decoder;
 use classad::ClassAd;
 
+use crate::config::CollectorConfig;
 use crate::key::{make_key, string_attr};
 use crate::store::{Store, UpdateCommand, UpdateError, Updated};
+use crate::validate::{validate, Requirements};
 use crate::Table;
+
+/// What the collector's configuration asks of updates and invalidations
+/// (`COLLECTOR_REQUIREMENTS`, `COLLECTOR_ALLOW_ONLY_ONE_NEGOTIATOR`,
+/// `EXPIRE_INVALIDATED_ADS`); the default asks nothing.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Policy {
+    /// `COLLECTOR_REQUIREMENTS`.
+    pub requirements: Option<Arc<Requirements>>,
+    /// `COLLECTOR_ALLOW_ONLY_ONE_NEGOTIATOR`.
+    pub allow_only_one_negotiator: bool,
+    /// `EXPIRE_INVALIDATED_ADS`.
+    pub expire_invalidated_ads: bool,
+}
+
+impl Policy {
+    /// The policy `config` sets.
+    pub fn from_config(config: &CollectorConfig) -> Policy {
+        Policy {
+            requirements: config.requirements.clone(),
+            allow_only_one_negotiator: config.allow_only_one_negotiator,
+            expire_invalidated_ads: config.expire_invalidated_ads,
+        }
+    }
+}
 
 /// The ads an update command carries.
 #[derive(Debug, Clone)]
@@ -19,6 +48,13 @@ pub struct UpdatePayload {
     pub ad: ClassAd,
     /// The startd's private ad, when `UPDATE_STARTD_AD` brings one.
     pub private: Option<ClassAd>,
+}
+
+impl UpdatePayload {
+    /// A payload of one ad.
+    pub fn new(ad: ClassAd) -> UpdatePayload {
+        UpdatePayload { ad, private: None }
+    }
 }
 
 /// Reads the payload of update `command`: one ad and, for
@@ -83,9 +119,45 @@ pub fn stamp_identity(ad: &mut ClassAd, user: Option<&str>, method: Option<&str>
 
 /// Stores the payload of update `command`, stamped with the connection's
 /// identity (except for `UPDATE_STARTD_AD_WITH_ACK`, whose ad the C++
-/// collector stores as sent).
+/// collector stores as sent), with no [`Policy`]: see
+/// [`apply_update_with`].
 pub fn apply_update(
     store: &Store,
+    command: i32,
+    payload: UpdatePayload,
+    user: Option<&str>,
+    method: Option<&str>,
+    now: i64,
+) -> Result<Updated, UpdateError> {
+    apply_update_with(store, &Policy::default(), command, payload, user, method, now)
+}
+
+/// Stores the payload of update `command` as `CollectorEngine::collect`
+/// does: the ad is stamped with the connection's identity (except for
+/// `UPDATE_STARTD_AD_WITH_ACK`), then checked ([`crate::validate`]:
+/// `COLLECTOR_REQUIREMENTS` and, for `UPDATE_OWN_SUBMITTOR_AD`, that
+/// `user` owns the submitter ad); a refused ad is
+/// [`UpdateError::Refused`]. With `allow_only_one_negotiator`, a
+/// negotiator ad that has a key first removes every stored negotiator ad.
+///
+/// ```
+/// use collector::update::{apply_update_with, Policy, UpdatePayload};
+/// use collector::{Store, Table, UpdateError};
+/// let store = Store::new(900);
+/// let mut policy = Policy::default();
+/// policy.requirements = Some(std::sync::Arc::new(collector::validate::Requirements::parse(r#"Name =!= "bad""#)?));
+/// for name in ["good", "bad"] {
+///     let ad: classad::ClassAd = format!(r#"[ MyType = "DaemonMaster"; Name = "{name}" ]"#).parse()?;
+///     let payload = UpdatePayload::new(ad);
+///     let done = apply_update_with(&store, &policy, cedar::command::UPDATE_MASTER_AD, payload, None, None, 1000);
+///     assert_eq!(done.is_ok(), name == "good");
+/// }
+/// assert_eq!(store.count(&Table::Master), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn apply_update_with(
+    store: &Store,
+    policy: &Policy,
     command: i32,
     mut payload: UpdatePayload,
     user: Option<&str>,
@@ -95,6 +167,20 @@ pub fn apply_update(
     let kind = UpdateCommand::from_command(command).ok_or(UpdateError::NoType)?;
     if command != c::UPDATE_STARTD_AD_WITH_ACK {
         stamp_identity(&mut payload.ad, user, method);
+    }
+    validate(command, &payload.ad, user, policy.requirements.as_deref()).map_err(UpdateError::Refused)?;
+    if kind == UpdateCommand::Negotiator
+        && policy.allow_only_one_negotiator
+        && make_key(&Table::Negotiator, &payload.ad).is_some()
+    {
+        // As `purgeHashTable` before the update: the one negotiator ad is
+        // the last one heard from. (Not atomic with the update: two
+        // negotiators updating at the same instant may both stay until
+        // the next update of either.)
+        let n = store.purge(&Table::Negotiator);
+        if n > 0 {
+            tracing::debug!("COLLECTOR_ALLOW_ONLY_ONE_NEGOTIATOR: removed {n} negotiator ads before the update");
+        }
     }
     store.update(kind, payload.ad, payload.private, now)
 }
@@ -150,6 +236,17 @@ pub fn is_invalidation(command: i32) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn invalidate(store: &Store, command: i32, query: &ClassAd) -> usize {
+    invalidate_with(store, &Policy::default(), command, query)
+}
+
+/// [`invalidate`] under `policy`: with `expire_invalidated_ads`, an
+/// invalidation by key expires the ad (`CollectorEngine::expire`) rather
+/// than removing it, and an expired slot 1 ad of an old startd leaves the
+/// StartD ad made from it in place (until its own lifetime ends), as the
+/// C++ collector's does. (What expiring is for, an offline ad kept as
+/// absent, needs `COLLECTOR_PERSISTENT_AD_LOG`, which is not
+/// implemented.) A `Requirements` scan removes the same ads either way.
+pub fn invalidate_with(store: &Store, policy: &Policy, command: i32, query: &ClassAd) -> usize {
     let Some(mut table) = invalidation_table(command) else { return 0 };
     let target = string_attr(query, "TargetType");
     if matches!(table, Table::Generic(_)) {
@@ -162,7 +259,7 @@ pub fn invalidate(store: &Store, command: i32, query: &ClassAd) -> usize {
         table = Table::StartdDaemon;
     }
     if let Some(key) = make_key(&table, query) {
-        return store.remove(&table, &key);
+        return if policy.expire_invalidated_ads { store.expire(&table, &key) } else { store.remove(&table, &key) };
     }
     match query.lookup("Requirements") {
         Some(constraint) => store.remove_matching(&table, constraint),

@@ -602,3 +602,19 @@ fn cedar_and_http_share_the_tables() -> Result<()> {
     assert_eq!(metric(&text, u), Some(2.0), "one over CEDAR, one over HTTP: {text}");
     Ok(())
 }
+
+#[test]
+fn collector_requirements_apply_to_http_updates() -> Result<()> {
+    let f = spawn(HttpOptions::default())?;
+    let lookup = |k: &str| (k == "COLLECTOR_REQUIREMENTS").then(|| "Cpus < 100".to_owned());
+    f.collector.reconfigure(CollectorConfig::from_config("127.0.0.1", &lookup)?);
+    let good = token(&format!("startd@{TRUST_DOMAIN}"), &["ADVERTISE_STARTD"])?;
+    let big = r#"{ "MyType": "Machine", "Name": "slot9@big", "MyAddress": "<127.0.0.1:3>", "Cpus": 500 }"#;
+    let r = request(f.addr, "POST", "/v1/ads/startd", Some(&good), Some(big))?;
+    assert_eq!((r.status, r.error_kind().as_str()), (400, "update_refused"), "{}", r.body);
+    assert!(r.body.contains("COLLECTOR_REQUIREMENTS"), "{}", r.body);
+    assert_eq!(get(f.addr, "/v1/ads/startd/slot9@big")?.status, 404);
+    let small = r#"{ "MyType": "Machine", "Name": "slot9@small", "MyAddress": "<127.0.0.1:3>", "Cpus": 9 }"#;
+    assert_eq!(request(f.addr, "POST", "/v1/ads/startd", Some(&good), Some(small))?.status, 200);
+    Ok(())
+}

@@ -62,8 +62,9 @@ fn spawn(options: FixtureOptions) -> std::io::Result<(SocketAddr, Store)> {
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let address = Sinful::from_addr(addr).with_param("noUDP", None).to_string();
-    let collector =
-        Arc::new(Collector::new(CollectorConfig::from_config("127.0.0.1", &lookup), Arc::new(server), address));
+    let config = CollectorConfig::from_config("127.0.0.1", &lookup)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let collector = Arc::new(Collector::new(config, Arc::new(server), address));
     let store = Store(collector.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let serve_options = ServerOptions::default().max_packet(options.max_packet);
@@ -153,4 +154,84 @@ fn a_scoped_token_is_limited_to_its_scopes() {
 #[test]
 fn a_token_signed_by_a_key_we_do_not_have_fails() {
     scenarios::m2_unknown_signing_key(spawn, "collector");
+}
+
+/// The interpreter with the wheel, as the scenarios find it
+/// (`CEDAR_WHEEL_PYTHON`, else `<workspace>/.venv`); `None` skips,
+/// unless `CEDAR_REQUIRE_WHEEL=1`.
+fn wheel_python() -> Option<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("CEDAR_WHEEL_PYTHON") {
+        return Some(p.into());
+    }
+    let venv = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
+    if venv.exists() {
+        return Some(venv);
+    }
+    assert!(std::env::var_os("CEDAR_REQUIRE_WHEEL").is_none_or(|v| v != "1"), "CEDAR_REQUIRE_WHEEL=1 but no wheel");
+    eprintln!("skipped: no Python with the htcondor wheel (see cedar/tests/wheel/scenarios.rs)");
+    None
+}
+
+/// Runs `tests/wheel/knobs.py scenario` against a collector with
+/// `options`; the lines it printed.
+fn run_knobs(scenario: &str, options: FixtureOptions) -> Option<Vec<String>> {
+    let python = wheel_python()?;
+    let (addr, _store) = spawn(options).expect("the collector listens");
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/wheel/knobs.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(scenario)
+        .arg(addr.to_string())
+        .env_remove("CONDOR_CONFIG")
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{scenario}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    Some(stdout.lines().map(str::to_owned).collect())
+}
+
+#[test]
+fn collector_requirements_with_the_cpp_client() {
+    // Against condor_collector 23.9.6 with the same knob, both wheels
+    // (23.10.29, 25.14.1) printed exactly these lines: a refused plain
+    // update is not reported, a refused UPDATE_STARTD_AD_WITH_ACK raises
+    // ("startd-with-ack protocol": no acknowledgement came).
+    let options = FixtureOptions::secure(&[
+        ("SEC_DEFAULT_AUTHENTICATION_METHODS", "CLAIMTOBE"),
+        ("COLLECTOR_REQUIREMENTS", r#"Name =!= "refused""#),
+    ]);
+    let Some(lines) = run_knobs("requirements", options) else { return };
+    assert_eq!(
+        lines,
+        [
+            r#"{"advertise": "ok", "command": "UPDATE_MASTER_AD", "raised": false}"#,
+            r#"{"advertise": "refused", "command": "UPDATE_MASTER_AD", "raised": false}"#,
+            r#"{"advertise": "refused slot", "error": "startd-with-ack protocol"}"#,
+            r#"{"advertise": "refused slot", "command": "UPDATE_STARTD_AD_WITH_ACK", "raised": true}"#,
+            r#"{"stored": ["ok"]}"#,
+        ]
+    );
+}
+
+#[test]
+fn own_submitter_ads_with_the_cpp_client() {
+    // Against condor_collector 23.9.6 (ALLOW_DAEMON and
+    // ALLOW_ADVERTISE_SCHEDD leaving everyone out), CLAIMTOBE as alice:
+    // the same lines. The update of bob@x is dropped, unreported.
+    let nobody = "nobody@nowhere/127.0.0.2";
+    let options = FixtureOptions::secure(&[
+        ("SEC_DEFAULT_AUTHENTICATION_METHODS", "CLAIMTOBE"),
+        ("ALLOW_DAEMON", nobody),
+        ("ALLOW_ADVERTISE_SCHEDD", nobody),
+    ]);
+    let Some(lines) = run_knobs("own-submitter", options) else { return };
+    assert_eq!(
+        lines,
+        [
+            r#"{"advertise": "alice@x", "command": "UPDATE_OWN_SUBMITTOR_AD", "raised": false}"#,
+            r#"{"advertise": "group.alice@x", "command": "UPDATE_OWN_SUBMITTOR_AD", "raised": false}"#,
+            r#"{"advertise": "bob@x", "command": "UPDATE_OWN_SUBMITTOR_AD", "raised": false}"#,
+            r#"{"stored": ["alice@x", "group.alice@x"]}"#,
+        ]
+    );
 }

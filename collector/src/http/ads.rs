@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, Query as UrlQuery, State};
@@ -20,7 +20,7 @@ use daemon_http::Caller;
 
 use super::{json, json_response, paging, ApiError, Shared};
 use crate::query::{Access, Query};
-use crate::update::{apply_update, invalidate as run_invalidation, UpdatePayload};
+use crate::update::UpdatePayload;
 
 /// What an ad type in a URL stands for: the CEDAR commands and the
 /// `TargetType` or `MyType` they need.
@@ -104,10 +104,6 @@ fn kind(name: &str) -> Kind {
         "any" => k(c::QUERY_ANY_ADS, None, None, None, ""),
         _ => k(c::QUERY_GENERIC_ADS, Some(c::UPDATE_AD_GENERIC), Some(c::INVALIDATE_ADS_GENERIC), Some(name), name),
     }
-}
-
-fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
 fn caller(http: &Shared, headers: &HeaderMap, peer: SocketAddr) -> Result<Caller, ApiError> {
@@ -293,7 +289,7 @@ pub(crate) async fn advertise(
             ad.insert("MyType", kind.my_type.as_str());
         }
         let payload = UpdatePayload { ad, private: None };
-        match apply_update(http.collector.store(), command, payload, caller.user(), Some("IDTOKENS"), now()) {
+        match http.collector.apply_update(command, payload, caller.user(), Some("IDTOKENS")) {
             Ok(updated) => {
                 stats.updates.add(command);
                 stored += 1;
@@ -332,7 +328,7 @@ fn invalidation(
     if let Some(target) = &kind.target {
         query.insert("TargetType", target.as_str());
     }
-    let n = run_invalidation(http.collector.store(), command, &query);
+    let n = http.collector.invalidate(command, &query);
     let stats = http.collector.stats();
     stats.invalidations.add(command);
     stats.ads_invalidated.fetch_add(n as u64, Ordering::Relaxed);

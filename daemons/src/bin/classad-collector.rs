@@ -7,7 +7,10 @@
 //! Alone: `classad-collector -f -t [-p PORT]` with `CONDOR_CONFIG` set.
 //!
 //! It reads `COLLECTOR_NAME`, `CLASSAD_LIFETIME`,
-//! `COLLECTOR_UPDATE_INTERVAL`, `CONDOR_ADMIN`, the `SEC_*`, `ALLOW_*` and
+//! `COLLECTOR_UPDATE_INTERVAL`, `CONDOR_ADMIN`, `COLLECTOR_REQUIREMENTS`
+//! (one that does not parse stops it, at start or at a reconfig, as it
+//! stops `condor_collector`), `COLLECTOR_ALLOW_ONLY_ONE_NEGOTIATOR`,
+//! `EXPIRE_INVALIDATED_ADS`, the `SEC_*`, `ALLOW_*` and
 //! `DENY_*` knobs, the token keys (`SEC_TOKEN_POOL_SIGNING_KEY_FILE`,
 //! `SEC_PASSWORD_DIRECTORY`, `TRUST_DOMAIN`) and `COLLECTOR_LOG`; with
 //! `COLLECTOR_HTTP_ADDRESS = host:port` it also serves the HTTP/JSON API
@@ -21,7 +24,7 @@ use std::sync::Arc;
 use cedar::handshake::ServerConfig;
 use cedar::token::key::FileCheck;
 use cedar::tokio::{Command, Handler, Server, ServerOptions};
-use collector::config::CollectorConfig;
+use collector::config::{CollectorConfig, ConfigError};
 use collector::http::{Http, HttpOptions};
 use collector::server::Collector;
 use daemons::commands::{register, DcCommands};
@@ -53,10 +56,10 @@ fn hostname(config: &DaemonConfig) -> String {
         .unwrap_or_else(|| "localhost".to_owned())
 }
 
-fn collector_config(config: &DaemonConfig) -> CollectorConfig {
-    let mut c = CollectorConfig::from_config(&hostname(config), &|k: &str| config.get(k));
+fn collector_config(config: &DaemonConfig) -> Result<CollectorConfig, ConfigError> {
+    let mut c = CollectorConfig::from_config(&hostname(config), &|k: &str| config.get(k))?;
     c.local_name = config.local_name().map(str::to_owned);
-    c
+    Ok(c)
 }
 
 /// Key files must be private and ours, as HTCondor insists.
@@ -80,7 +83,7 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
         }
     }
     let server = Arc::new(server);
-    let collector = Arc::new(Collector::new(collector_config(&config), server.clone(), ctx.sinful.to_string()));
+    let collector = Arc::new(Collector::new(collector_config(&config)?, server.clone(), ctx.sinful.to_string()));
     let cedar = Server::new(server, CollectorDaemon { dc: ctx.dc_commands(), collector: collector.clone() }).options(
         ServerOptions::default().max_connections(config.get_int("COLLECTOR_MAX_CONNECTIONS", 4096).max(1) as usize),
     );
@@ -110,7 +113,14 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
         match event {
             Control::Reconfig => {
                 let config = ctx.config.borrow().clone();
-                collector.reconfigure(collector_config(&config));
+                match collector_config(&config) {
+                    Ok(c) => collector.reconfigure(c),
+                    // As the C++ collector, which EXCEPTs in its Config().
+                    Err(e) => {
+                        tracing::error!("{e}");
+                        return Err(e.into());
+                    }
+                }
                 tracing::info!("reconfigured");
             }
             Control::Stop(how) => {

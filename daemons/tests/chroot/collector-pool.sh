@@ -21,6 +21,9 @@
 #   PORT=19620            our collector's port (the real one takes PORT+1)
 #   MODE=plaintext        plaintext | claimtobe (AES + CLAIMTOBE) | idtokens
 #   KEEP=0                1 = leave the run directory for inspection
+#   EXTRA=                more configuration for the whole pool, e.g.
+#                         EXTRA='COLLECTOR_REQUIREMENTS = true' (both
+#                         collectors then check every ad's addresses)
 set -euo pipefail
 
 CHROOT=${CHROOT:-/work/chroot}
@@ -28,6 +31,7 @@ PORT=${PORT:-19620}
 REAL=$((PORT + 1))
 MODE=${MODE:-plaintext}
 KEEP=${KEEP:-0}
+EXTRA=${EXTRA:-}
 RUN=/tmp/collector-pool-$$        # path inside the chroot
 HOSTRUN=$CHROOT$RUN
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -155,6 +159,7 @@ KILL = False
 RUNBENCHMARKS = 0
 # The chroot has no mount namespaces for the starter to make.
 MOUNT_UNDER_SCRATCH =
+$EXTRA
 CONF
 
 inchroot() {
