@@ -470,10 +470,12 @@ mod http_api {
         assert_eq!(code, 200, "{body}");
         let v: serde_json::Value = serde_json::from_str(&body)?;
         assert!(v["last"].is_null() && v["cycles"] == 0, "{v}");
-        assert_eq!(get(addr, "/v1/priorities")?.2, "[]");
+        // As `condor_status -json` prints no ads.
+        assert_eq!(get(addr, "/v1/priorities")?.2, "[\n]\n");
 
         status.record(report);
-        status.set_accounting(accounting_ads(&accountant, "negotiator@node"));
+        let accounting = accounting_ads(&accountant, "negotiator@node");
+        status.set_accounting(accounting.clone());
         let (code, _, body) = get(addr, "/v1/cycle")?;
         assert_eq!(code, 200);
         let v: serde_json::Value = serde_json::from_str(&body)?;
@@ -490,6 +492,12 @@ mod http_api {
 
         let (code, _, body) = get(addr, "/v1/priorities")?;
         assert_eq!(code, 200);
+        // `condor_status -json`'s layout (`[`, the ads apart by `,` lines,
+        // `]`), and the ads read back as they were published.
+        assert!(body.starts_with("[\n{\n") && body.ends_with("\n}\n]\n"), "{body}");
+        assert_eq!(body.matches("\n}\n,\n{\n").count(), accounting.len() - 1, "{body}");
+        let read = classad::format::parse_ads(&body, Some(classad::format::Format::Json))?;
+        assert_eq!(read, accounting);
         let ads: serde_json::Value = serde_json::from_str(&body)?;
         let user1 = ads.as_array().and_then(|a| a.iter().find(|ad| ad["Name"] == "user1@pool")).ok_or(body.clone())?;
         assert_eq!(user1["MyType"], "Accounting");
