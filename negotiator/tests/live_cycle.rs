@@ -521,7 +521,7 @@ mod http_api {
         assert!(text.contains(
             "htcondor_negotiator_http_requests_total{method=\"GET\",route=\"/v1/cycle\",status=\"200\"} 2\n"
         ));
-        promtool_check(&text)?;
+        daemon_http::test_support::promtool_check(&text)?;
 
         assert_eq!(get(addr, "/healthz")?.0, 200);
         assert_eq!(get(addr, "/readyz")?.0, 200);
@@ -536,25 +536,6 @@ mod http_api {
             assert!(body.contains("\"forbidden\""), "{body}");
         }
         assert_eq!(get(closed, "/healthz")?.0, 200);
-        Ok(())
-    }
-
-    /// promtool's own check of the text, where promtool is installed.
-    fn promtool_check(text: &str) -> Result<()> {
-        let Ok(mut child) = std::process::Command::new("promtool")
-            .args(["check", "metrics"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-        else {
-            eprintln!("promtool is not installed: skipped its check");
-            return Ok(());
-        };
-        child.stdin.take().ok_or("no stdin")?.write_all(text.as_bytes())?;
-        let out = child.wait_with_output()?;
-        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}");
         Ok(())
     }
 }
