@@ -449,20 +449,7 @@ fn metrics_count_the_traffic() -> Result<()> {
     assert_eq!(metric(text, h), Some(1.0), "{text}");
 
     // promtool's own check, where it is installed.
-    let Ok(mut child) = std::process::Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-    else {
-        eprintln!("promtool is not installed: skipped its check");
-        return Ok(());
-    };
-    child.stdin.take().ok_or("no stdin")?.write_all(text.as_bytes())?;
-    let out = child.wait_with_output()?;
-    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}");
+    daemon_http::test_support::promtool_check(text)?;
     Ok(())
 }
 

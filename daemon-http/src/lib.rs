@@ -18,6 +18,8 @@
 //!   label values) and [`HttpRequests`], the requests answered by method,
 //!   route pattern and status.
 //! * [`healthz`] and [`readyz`]: the liveness and readiness answers.
+//! * `test_support` (the `test-support` feature, for the daemons' tests):
+//!   `promtool_check`, promtool's check of a `/metrics` answer.
 //!
 //! A daemon's API on top of it:
 //!
@@ -39,6 +41,8 @@ mod caller;
 mod error;
 pub mod prometheus;
 mod serve;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 
 pub use caller::Caller;
 pub use error::{json_response, no_route, ApiError};

@@ -126,6 +126,14 @@ fn same_decisions_with_match_expressions() {
     });
 }
 
+/// Every slot of this pool has `WantClaiming = false`: with
+/// `resend_claimless_matches`, a remembered slot declines its matches as a
+/// fresh one does.
+#[test]
+fn same_decisions_resending_claimless_matches() {
+    same_decisions("snap-200-200-3-6", |n| n.settings.resend_claimless_matches = true);
+}
+
 #[test]
 fn memory_holds_the_last_cycle_only() {
     let mut snapshot = snapshot("snap-200-200-3-6");

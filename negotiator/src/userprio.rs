@@ -105,7 +105,7 @@ use cedar::version::Version;
 use cedar::wire::ad::{put_classad, PutOptions};
 use cedar::wire::{Decoder, Encoder, Message};
 use classad::ClassAd;
-use matchmaker::accountant::{Accountant, AccountantError, GroupQuotas, PriorityRow};
+use matchmaker::accountant::{Accountant, AccountantError, PriorityRow};
 use matchmaker::groups::GroupTree;
 
 /// One of the negotiator's `condor_userprio` commands.
@@ -783,23 +783,10 @@ pub fn priority_report(accountant: &Accountant, rollup: bool) -> ClassAd {
 
 /// The priority report of `rows` (the accountant's, or those after a
 /// cycle with its group quotas, [`Accountant::priority_rows_after_cycle`]),
-/// as `Accountant::ReportState` builds it:
-///
-/// * `LastUpdate`, and `NumSubmittors` (the configured groups, `<none>`
-///   included, plus the submitters);
-/// * per group, numbered breadth first from 1 (a group without a record
-///   leaves its number unused): `Name`, `IsAccountingGroup`,
-///   `AccountingGroup` (its parent), `Priority`, `PriorityFactor`, the
-///   quotas (`EffectiveQuota`, `ConfigQuota`, `SubtreeQuota`,
-///   `GroupSortKey`, `SurplusPolicy`, `Requested`), `ResourcesUsed`,
-///   `WeightedResourcesUsed`, `AccumulatedUsage`,
-///   `HierWeightedResourcesUsed`, `WeightedAccumulatedUsage`,
-///   `BeginUsageTime`, `LastUsageTime`;
-/// * per submitter, numbered after the groups: `Name`,
-///   `IsAccountingGroup`, `AccountingGroup`, `Priority`, `Ceiling`,
-///   `Floor`, `PriorityFactor`, `ResourcesUsed`, `WeightedResourcesUsed`,
-///   `AccumulatedUsage`, `WeightedAccumulatedUsage`, `SubmitterShare`,
-///   `SubmitterLimit`, `BeginUsageTime`, `LastUsageTime`.
+/// as `Accountant::ReportState` builds it: the matchmaker's userprio ad in
+/// its report form ([`matchmaker::userprio_ad::Form::Report`], which says
+/// how the records are numbered and what they hold), updated at the
+/// accountant's last update.
 ///
 /// With `rollup`, a group's `Priority` is 0, its `PriorityFactor` is its
 /// record's, and its usage figures include its subgroups' (sums; the
@@ -813,105 +800,8 @@ pub fn priority_report(accountant: &Accountant, rollup: bool) -> ClassAd {
 /// assert_eq!(ad.lookup_integer("LastUpdate"), Some(0));
 /// ```
 pub fn priority_report_of(accountant: &Accountant, rows: &[PriorityRow], rollup: bool) -> ClassAd {
-    let groups = &accountant.config().groups;
-    let mut ad = ClassAd::new();
-    ad.insert("LastUpdate", accountant.last_update());
-    let mut group_rows: Vec<(usize, PriorityRow)> =
-        rows.iter().filter(|r| r.is_group).filter_map(|r| Some((r.group_index?, r.clone()))).collect();
-    if rollup {
-        roll_up(accountant, &mut group_rows);
-    }
-    for (n, r) in &group_rows {
-        put_group(&mut ad, *n, r);
-    }
-    let mut n = groups.len();
-    for r in rows.iter().filter(|r| !r.is_group) {
-        n += 1;
-        put_submitter(&mut ad, n, r, accountant);
-    }
-    ad.insert("NumSubmittors", n as i64);
-    ad
-}
-
-/// Sums each group's figures into its parent's, deepest groups first (as
-/// `ReportGroups` does after its recursion), and sets the rollup's
-/// priority and factor.
-fn roll_up(accountant: &Accountant, groups: &mut [(usize, PriorityRow)]) {
-    for (_, r) in groups.iter_mut() {
-        r.effective_priority = 0.0;
-        r.priority_factor = accountant.customer(&r.name).and_then(|c| c.priority_factor).unwrap_or(0.0);
-    }
-    // Breadth-first numbers: a child's is above its parent's.
-    groups.sort_by_key(|(n, _)| *n);
-    for i in (0..groups.len()).rev() {
-        let child = groups[i].1.clone();
-        if child.name == matchmaker::groups::ROOT {
-            continue;
-        }
-        let Some(parent) = groups[..i].iter_mut().find(|(_, p)| p.name == child.accounting_group) else {
-            continue;
-        };
-        let p = &mut parent.1;
-        p.resources_used = p.resources_used.saturating_add(child.resources_used);
-        p.weighted_resources_used += child.weighted_resources_used;
-        p.accumulated_usage += child.accumulated_usage;
-        p.weighted_accumulated_usage += child.weighted_accumulated_usage;
-        p.begin_usage_time = p.begin_usage_time.min(child.begin_usage_time);
-        p.last_usage_time = p.last_usage_time.max(child.last_usage_time);
-    }
-}
-
-fn put_group(ad: &mut ClassAd, n: usize, r: &PriorityRow) {
-    let none = GroupQuotas::none(&r.name);
-    let q = r.quotas.as_ref().unwrap_or(&none);
-    let attr = |name: &str| format!("{name}{n}");
-    ad.insert(attr("Name").as_str(), r.name.as_str());
-    ad.insert(attr("IsAccountingGroup").as_str(), true);
-    ad.insert(attr("AccountingGroup").as_str(), r.accounting_group.as_str());
-    ad.insert(attr("Priority").as_str(), r.effective_priority);
-    ad.insert(attr("PriorityFactor").as_str(), r.priority_factor);
-    ad.insert(attr("EffectiveQuota").as_str(), q.effective_quota);
-    ad.insert(attr("ConfigQuota").as_str(), q.config_quota);
-    ad.insert(attr("SubtreeQuota").as_str(), q.subtree_quota);
-    ad.insert(attr("GroupSortKey").as_str(), q.sort_key);
-    ad.insert(attr("SurplusPolicy").as_str(), q.surplus_policy.as_str());
-    ad.insert(attr("Requested").as_str(), q.requested);
-    ad.insert(attr("ResourcesUsed").as_str(), r.resources_used);
-    ad.insert(attr("WeightedResourcesUsed").as_str(), r.weighted_resources_used);
-    ad.insert(attr("AccumulatedUsage").as_str(), r.accumulated_usage);
-    ad.insert(attr("HierWeightedResourcesUsed").as_str(), r.hier_weighted_resources_used);
-    ad.insert(attr("WeightedAccumulatedUsage").as_str(), r.weighted_accumulated_usage);
-    ad.insert(attr("BeginUsageTime").as_str(), r.begin_usage_time);
-    ad.insert(attr("LastUsageTime").as_str(), r.last_usage_time);
-}
-
-fn put_submitter(ad: &mut ClassAd, n: usize, r: &PriorityRow, accountant: &Accountant) {
-    let attr = |name: &str| format!("{name}{n}");
-    // Figures the negotiator keeps in the record without the accountant
-    // knowing them (0 when absent, as LookupFloat leaves them).
-    let other = |name: &str| {
-        accountant
-            .customer(&r.name)
-            .and_then(|c| c.other.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
-            .and_then(|(_, text)| text.parse::<classad::Expr>().ok())
-            .and_then(|e| ClassAd::new().eval_expr(&e).as_f64())
-            .unwrap_or(0.0)
-    };
-    ad.insert(attr("Name").as_str(), r.name.as_str());
-    ad.insert(attr("IsAccountingGroup").as_str(), false);
-    ad.insert(attr("AccountingGroup").as_str(), r.accounting_group.as_str());
-    ad.insert(attr("Priority").as_str(), r.effective_priority);
-    ad.insert(attr("Ceiling").as_str(), r.ceiling);
-    ad.insert(attr("Floor").as_str(), r.floor);
-    ad.insert(attr("PriorityFactor").as_str(), r.priority_factor);
-    ad.insert(attr("ResourcesUsed").as_str(), r.resources_used);
-    ad.insert(attr("WeightedResourcesUsed").as_str(), r.weighted_resources_used);
-    ad.insert(attr("AccumulatedUsage").as_str(), r.accumulated_usage);
-    ad.insert(attr("WeightedAccumulatedUsage").as_str(), r.weighted_accumulated_usage);
-    ad.insert(attr("SubmitterShare").as_str(), other("SubmitterShare"));
-    ad.insert(attr("SubmitterLimit").as_str(), other("SubmitterLimit"));
-    ad.insert(attr("BeginUsageTime").as_str(), r.begin_usage_time);
-    ad.insert(attr("LastUsageTime").as_str(), r.last_usage_time);
+    let form = matchmaker::userprio_ad::Form::Report { accountant, rollup };
+    matchmaker::userprio_ad::write(rows, accountant.last_update(), form)
 }
 
 /// The resource list (`GET_RESLIST`) of `submitter`: `Name<n>` (the

@@ -470,10 +470,12 @@ mod http_api {
         assert_eq!(code, 200, "{body}");
         let v: serde_json::Value = serde_json::from_str(&body)?;
         assert!(v["last"].is_null() && v["cycles"] == 0, "{v}");
-        assert_eq!(get(addr, "/v1/priorities")?.2, "[]");
+        // As `condor_status -json` prints no ads.
+        assert_eq!(get(addr, "/v1/priorities")?.2, "[\n]\n");
 
         status.record(report);
-        status.set_accounting(accounting_ads(&accountant, "negotiator@node"));
+        let accounting = accounting_ads(&accountant, "negotiator@node");
+        status.set_accounting(accounting.clone());
         let (code, _, body) = get(addr, "/v1/cycle")?;
         assert_eq!(code, 200);
         let v: serde_json::Value = serde_json::from_str(&body)?;
@@ -490,6 +492,12 @@ mod http_api {
 
         let (code, _, body) = get(addr, "/v1/priorities")?;
         assert_eq!(code, 200);
+        // `condor_status -json`'s layout (`[`, the ads apart by `,` lines,
+        // `]`), and the ads read back as they were published.
+        assert!(body.starts_with("[\n{\n") && body.ends_with("\n}\n]\n"), "{body}");
+        assert_eq!(body.matches("\n}\n,\n{\n").count(), accounting.len() - 1, "{body}");
+        let read = classad::format::parse_ads(&body, Some(classad::format::Format::Json))?;
+        assert_eq!(read, accounting);
         let ads: serde_json::Value = serde_json::from_str(&body)?;
         let user1 = ads.as_array().and_then(|a| a.iter().find(|ad| ad["Name"] == "user1@pool")).ok_or(body.clone())?;
         assert_eq!(user1["MyType"], "Accounting");
@@ -513,7 +521,7 @@ mod http_api {
         assert!(text.contains(
             "htcondor_negotiator_http_requests_total{method=\"GET\",route=\"/v1/cycle\",status=\"200\"} 2\n"
         ));
-        promtool_check(&text)?;
+        daemon_http::test_support::promtool_check(&text)?;
 
         assert_eq!(get(addr, "/healthz")?.0, 200);
         assert_eq!(get(addr, "/readyz")?.0, 200);
@@ -528,25 +536,6 @@ mod http_api {
             assert!(body.contains("\"forbidden\""), "{body}");
         }
         assert_eq!(get(closed, "/healthz")?.0, 200);
-        Ok(())
-    }
-
-    /// promtool's own check of the text, where promtool is installed.
-    fn promtool_check(text: &str) -> Result<()> {
-        let Ok(mut child) = std::process::Command::new("promtool")
-            .args(["check", "metrics"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-        else {
-            eprintln!("promtool is not installed: skipped its check");
-            return Ok(());
-        };
-        child.stdin.take().ok_or("no stdin")?.write_all(text.as_bytes())?;
-        let out = child.wait_with_output()?;
-        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success() && said.trim().is_empty(), "promtool check metrics: {said}");
         Ok(())
     }
 }

@@ -199,15 +199,7 @@ async fn priorities(
 ) -> Result<Response, ApiError> {
     authorize(&http, &headers, peer)?;
     let ads = http.status.snapshot().accounting;
-    let mut out = String::from("[");
-    for (i, ad) in ads.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&format::ad_to_string(ad, Format::Json));
-    }
-    out.push(']');
-    Ok(json_response(StatusCode::OK, out))
+    Ok(json_response(StatusCode::OK, format::to_string(ads.iter(), Format::Json)))
 }
 
 async fn metrics_route(

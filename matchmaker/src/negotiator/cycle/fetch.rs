@@ -30,6 +30,17 @@ pub(super) struct CycleSlot {
     pub(super) resource: Arc<str>,
     /// Who runs on it (see [`Names::remote_user`]), looked up once.
     pub(super) running: Option<Arc<str>>,
+    /// With [`Settings::resend_claimless_matches`], whether a schedd
+    /// cannot claim it (see [`claimless`]): its match leaves the job idle.
+    /// False without the setting. Looked up once.
+    pub(super) declines_matches: bool,
+}
+
+/// Whether a schedd cannot claim `slot` (`WantClaiming = false` or
+/// `Offline = true`): the negotiator sends its match with the claim id
+/// `null`, which the schedd rejects.
+fn claimless(slot: &ClassAd) -> bool {
+    slot.lookup_bool("Offline").unwrap_or(false) || !slot.lookup_bool("WantClaiming").unwrap_or(true)
 }
 
 /// A slot ad as a cycle is given it: its own, or shared behind [`Arc`]
@@ -137,6 +148,7 @@ pub(super) fn trim_and_decorate<A: SlotAd>(
                 name: entry.name.clone(),
                 resource: entry.resource.clone(),
                 running,
+                declines_matches: settings.resend_claimless_matches && claimless(&entry.ad),
             };
             let key = memory::key(input);
             // The ad the last cycle matched (with the match expressions).
@@ -185,6 +197,7 @@ pub(super) fn trim_and_decorate<A: SlotAd>(
             name: Arc::from(str_literal(ad, names.name).unwrap_or_default()),
             resource: resource.clone(),
             running,
+            declines_matches: settings.resend_claimless_matches && claimless(ad),
         };
         (slot, if remember { Origin::Kept(input) } else { Origin::Fresh })
     })

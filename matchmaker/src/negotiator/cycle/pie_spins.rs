@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use classad::ClassAd;
 use rustc_hash::FxHashSet;
 
 use super::request_matching::Found;
@@ -339,8 +338,7 @@ impl State<'_, '_> {
                 Found::Slot(candidate) => {
                     // A match the schedd will reject (claim id "null")
                     // leaves its job idle, to be offered again next spin.
-                    let declined = self.cx.negotiator.settings.resend_claimless_matches
-                        && claimless(&self.slots.ads[candidate.slot]);
+                    let declined = self.slots.entries[candidate.slot].declines_matches;
                     let cost = self.take(&ad, request, &queue.name, candidate)?;
                     if !declined {
                         subs[who].matched[r] += 1;
@@ -365,13 +363,6 @@ impl State<'_, '_> {
             }
         }
     }
-}
-
-/// Whether a schedd cannot claim `slot` (`WantClaiming = false` or
-/// `Offline = true`): the negotiator sends its match with the claim id
-/// `null`, which the schedd rejects.
-fn claimless(slot: &ClassAd) -> bool {
-    slot.lookup_bool("Offline").unwrap_or(false) || !slot.lookup_bool("WantClaiming").unwrap_or(true)
 }
 
 /// Breaks ties HTCondor would leave to its submitters' ads' order by name.
