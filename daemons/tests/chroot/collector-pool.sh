@@ -48,7 +48,7 @@ chmod 1777 "$CHROOT/tmp"
 
 (cd "$ROOT" && cargo build -q --locked -p daemons --bin classad-collector)
 mkdir -p "$HOSTRUN"/{log,spool,lock,run,execute,tokens.d,passwords.d}
-cp "$ROOT/target/debug/classad-collector" "$HOSTRUN/classad-collector"
+cp "${CARGO_TARGET_DIR:-$ROOT/target}/debug/classad-collector" "$HOSTRUN/classad-collector"
 chmod 755 "$HOSTRUN"
 chown -R condor:condor "$HOSTRUN"/{log,spool,lock,run,execute} 2> /dev/null ||
 	chroot "$CHROOT" chown -R condor:condor "$RUN/log" "$RUN/spool" "$RUN/lock" "$RUN/run" "$RUN/execute"

@@ -40,7 +40,7 @@ say() { echo "[negotiator-speed] $*" >&2; }
 
 say "building classad-negotiator (release)"
 (cd "$REPO" && cargo build -q --release --locked -p daemons --bin classad-negotiator)
-install -m 755 "$REPO/target/release/classad-negotiator" "$ROOT/usr/local/bin/classad-negotiator"
+install -m 755 "${CARGO_TARGET_DIR:-$REPO/target}/release/classad-negotiator" "$ROOT/usr/local/bin/classad-negotiator"
 
 unours() { sed -i '/^## negotiator-speed.sh begin/,/^## negotiator-speed.sh end/d' "$LOCALCONF"; }
 # While the script runs, the MatchLog is not rotated (a 50,000-slot cycle

@@ -35,7 +35,7 @@ pool_prepare() {
 
 	(cd "$ROOT" && cargo build -q --locked -p daemons --bin classad-negotiator --bin classad-collector)
 	mkdir -p "$HOSTRUN"/{log,spool,lock,run,execute,tokens.d,passwords.d}
-	cp "$ROOT/target/debug/classad-negotiator" "$ROOT/target/debug/classad-collector" "$HOSTRUN/"
+	cp "${CARGO_TARGET_DIR:-$ROOT/target}/debug/classad-negotiator" "${CARGO_TARGET_DIR:-$ROOT/target}/debug/classad-collector" "$HOSTRUN/"
 	chmod 755 "$HOSTRUN"
 	chroot "$CHROOT" chown -R condor:condor "$RUN/log" "$RUN/spool" "$RUN/lock" "$RUN/run" "$RUN/execute"
 	chmod 700 "$HOSTRUN"/{tokens.d,passwords.d}

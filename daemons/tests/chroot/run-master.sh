@@ -34,7 +34,7 @@ mountpoint -q "$CHROOT/dev" || mount --bind /dev "$CHROOT/dev"
 
 (cd "$ROOT" && cargo build -q -p daemons --bin noop-daemon)
 mkdir -p "$HOSTRUN"/{log,spool,lock,run,execute}
-cp "$ROOT/target/debug/noop-daemon" "$HOSTRUN/noop-daemon"
+cp "${CARGO_TARGET_DIR:-$ROOT/target}/debug/noop-daemon" "$HOSTRUN/noop-daemon"
 # The master (root) writes its files as the condor user of the chroot.
 CONDOR_IDS=$(awk -F: '$1 == "condor" { print $3 ":" $4 }' "$CHROOT/etc/passwd")
 [ -n "$CONDOR_IDS" ] && chown -R "$CONDOR_IDS" "$HOSTRUN"/{log,spool,lock,run,execute}
