@@ -224,9 +224,13 @@ impl AsyncConnection {
             match ready {
                 Err(_) => {
                     let what = match deadline {
-                        Some(d) if Instant::now() >= d => "the peer's message took too long to arrive",
-                        Some(_) => "the peer stopped sending inside a message",
-                        None => "the peer sent nothing in time",
+                        Some(d) if Instant::now() >= d => {
+                            format!("the peer's message took too long to arrive (over {:?})", self.timeouts.message)
+                        }
+                        Some(_) => {
+                            format!("the peer stopped sending inside a message (nothing for {:?})", self.timeouts.read)
+                        }
+                        None => format!("the peer sent nothing in time (within {first_byte:?})"),
                     };
                     return Err(Error::new(ErrorKind::Timeout, what));
                 }
