@@ -10,8 +10,9 @@
 #   * stall: a client that connects and sends nothing (both collectors at
 #     once: it takes minutes), then one that sends three bytes of a packet
 #     header and stops;
-#   * garbage: 10 MB of random bytes in well-formed 64 KiB packets, then a
-#     header announcing 2 GiB;
+#   * garbage: 10 MB of random bytes in well-formed 64 KiB packets, the
+#     same after the command number of UPDATE_STARTD_AD (so the bytes reach
+#     the ad's decoder), then a header announcing 2 GiB;
 #   * flood: 1,000 connections opened at once and held 30 s, then a query
 #     on each;
 #   * flood again against a second instance of ours with
@@ -76,7 +77,7 @@ since() { # log, line count before, what to look for
   tail -n +"$(($2 + 1))" "$1" | grep -E "$3" | head -5 | sed 's/^/    log: /'
   echo "    log: ($(tail -n +"$(($2 + 1))" "$1" | grep -cE "$3") such lines)"
 }
-THEIRS_RE='timeout|Can.t receive|close|Clos|too big|improperly|[Ff]ailed|exceed|[Ee]rror|PERMISSION|unregistered|[Rr]efus'
+THEIRS_RE='dropping|deadline|expired|timeout|Can.t receive|close|Clos|too big|improperly|[Ff]ailed|exceed|[Ee]rror|PERMISSION|unregistered|[Rr]efus'
 OURS_RE='Closing|Refusing|PERMISSION'
 step() { # label, cedar-load mode, its options (for each collector)
   label=$1; mode=$2; shift 2
@@ -102,6 +103,7 @@ echo "  theirs:"; since "$THEIRS_LOG" "$tb" "$THEIRS_RE"
 echo "  ours:"; since "$OURS_LOG" "$ob" "$OURS_RE"
 step "stall, three bytes of a packet header, then nothing" stall --partial 1 --limit 120
 step "garbage, 10 MB of random bytes in 64 KiB packets" garbage --megabytes 10 --limit 120
+step "garbage, UPDATE_STARTD_AD and 10 MB of random bytes" garbage --megabytes 10 --command 0 --limit 120
 step "garbage, a header announcing 2 GiB" garbage --huge-header 1 --limit 120
 step "flood, 1,000 connections held 30 s" flood --connections 1000 --hold 30
 echo "== ours with COLLECTOR_MAX_CONNECTIONS = 500: flood, 1,000 connections held 10 s"

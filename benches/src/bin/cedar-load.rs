@@ -4,7 +4,7 @@
 //! cedar-load updates HOST:PORT [--connections 200] [--seconds 60] [--ads 5] [--pid PID]
 //! cedar-load query HOST:PORT [--projection "Name State"] [--runs 3]
 //! cedar-load stall HOST:PORT [--partial 0|1] [--limit 400] [--baseline 5]
-//! cedar-load garbage HOST:PORT [--megabytes 10] [--huge-header 0|1] [--limit 120] [--baseline 5]
+//! cedar-load garbage HOST:PORT [--megabytes 10] [--command N] [--huge-header 0|1] [--limit 120] [--baseline 5]
 //! cedar-load flood HOST:PORT [--connections 1000] [--hold 30] [--baseline 5]
 //! ```
 //!
@@ -32,7 +32,9 @@
 //!   of a packet header, then nothing), and waits up to `--limit` seconds
 //!   for the server to close the connection.
 //! * `garbage`: a message of `--megabytes` of random bytes in well-formed
-//!   packets of 64 KiB (with `--huge-header 1`: one header announcing
+//!   packets of 64 KiB, its first 8 bytes the command number `--command`
+//!   if given, so the rest reaches that command's decoder (with
+//!   `--huge-header 1`: one header announcing
 //!   2 GiB, then 64 KiB of random bytes); reports how much the server
 //!   took and when it closed the connection.
 //! * `flood`: `--connections` connections opened at once and held, silent,
@@ -61,7 +63,9 @@ fn usage() -> ExitCode {
     eprintln!("usage: cedar-load updates HOST:PORT [--connections N] [--seconds S] [--ads K] [--pid PID]");
     eprintln!("       cedar-load query HOST:PORT [--projection \"A B\"] [--runs N]");
     eprintln!("       cedar-load stall HOST:PORT [--partial 0|1] [--limit S] [--baseline S]");
-    eprintln!("       cedar-load garbage HOST:PORT [--megabytes M] [--huge-header 0|1] [--limit S] [--baseline S]");
+    eprintln!(
+        "       cedar-load garbage HOST:PORT [--megabytes M] [--command N] [--huge-header 0|1] [--limit S] [--baseline S]"
+    );
     eprintln!("       cedar-load flood HOST:PORT [--connections N] [--hold S] [--baseline S]");
     ExitCode::from(2)
 }
@@ -468,6 +472,7 @@ fn stall(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<(), 
 fn garbage(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<(), String> {
     let megabytes: usize = option(opts, "megabytes", 10)?;
     let huge: u8 = option(opts, "huge-header", 0)?;
+    let command: i64 = option(opts, "command", -1)?;
     let limit: u64 = option(opts, "limit", 120)?;
     const PACKET: usize = 64 * 1024;
     let (wire, what) = if huge != 0 {
@@ -475,7 +480,12 @@ fn garbage(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<()
         wire.extend(random_bytes(PACKET, 0x9e37_79b9_7f4a_7c15));
         (wire, "a header announcing 2 GiB, then 64 KiB of random bytes".to_owned())
     } else {
-        let body = random_bytes(megabytes * 1_000_000, 0x9e37_79b9_7f4a_7c15);
+        let mut body = random_bytes(megabytes * 1_000_000, 0x9e37_79b9_7f4a_7c15);
+        if command >= 0 {
+            // A real command number first: the random bytes reach its
+            // payload's decoder.
+            body[..8].copy_from_slice(&command.to_be_bytes());
+        }
         let mut wire = Vec::with_capacity(body.len() + body.len() / PACKET * 5 + 5);
         let mut chunks = body.chunks(PACKET).peekable();
         while let Some(chunk) = chunks.next() {
@@ -483,7 +493,8 @@ fn garbage(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<()
             wire.extend((chunk.len() as u32).to_be_bytes());
             wire.extend_from_slice(chunk);
         }
-        (wire, format!("{megabytes} MB of random bytes in packets of 64 KiB"))
+        let after = if command >= 0 { format!(" after command {command}") } else { String::new() };
+        (wire, format!("{megabytes} MB of random bytes{after} in packets of 64 KiB"))
     };
     let mut stream = TcpStream::connect_timeout(&target, Duration::from_secs(10)).map_err(|e| e.to_string())?;
     stream.set_write_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
