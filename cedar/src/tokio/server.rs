@@ -531,6 +531,7 @@ async fn command_loop<H: Handler>(
     arrival: Option<&Arrival>,
     served: &mut u64,
 ) -> Result<Option<CloseReason>> {
+    let first_deadline = ::tokio::time::Instant::now() + options.timeouts.first_command;
     let mut connection = AsyncConnection::new(stream, options.timeouts, options.max_inbound_message);
     if let Some(n) = options.max_packet {
         connection.set_max_packet(n);
@@ -550,8 +551,24 @@ async fn command_loop<H: Handler>(
             // is done with (see `order`).
             arrival.report(connection.held());
         }
-        let idle = options.timeouts.idle;
+        // Until its first command, a connection is under the deadline
+        // counted from its accept (the handshake's messages included).
+        let idle = match *served {
+            0 => options.timeouts.idle.min(first_deadline.saturating_duration_since(::tokio::time::Instant::now())),
+            _ => options.timeouts.idle,
+        };
         let next = match race(connection.read_message_within(idle), stopped(stop.clone())).await {
+            Ok(Err(e))
+                if *served == 0
+                    && e.kind() == ErrorKind::Timeout
+                    && ::tokio::time::Instant::now() >= first_deadline =>
+            {
+                let within = options.timeouts.first_command;
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!("the peer sent no command within {within:?} of connecting"),
+                ));
+            }
             Ok(next) => next?,
             // Shutting down: a connection between commands just closes.
             Err(()) => return Ok(None),
