@@ -22,10 +22,10 @@
 #
 #   collector/bench/faults.sh ROOT [N] [STALL_LIMIT]
 # ROOT: a Debian root with the minicondor package (HTCondor 23.9.6); run as
-# root. Defaults: N=1000 ads, STALL_LIMIT=400 s (how long the silent client
-# waits to be closed: ours closes it at 300 s, its idle deadline).
+# root. Defaults: N=1000 ads, STALL_LIMIT=200 s (how long the silent client
+# waits to be closed: both close it at 120 s).
 set -eu
-ROOT=$1; N=${2:-1000}; STALL_LIMIT=${3:-400}
+ROOT=$1; N=${2:-1000}; STALL_LIMIT=${3:-200}
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$REPO/target}
