@@ -280,6 +280,33 @@ fn idle_and_stalled_peers_are_cut_off_at_their_own_deadlines() {
     });
 }
 
+#[test]
+fn a_new_connection_has_until_the_first_command_deadline_and_then_the_idle_one() {
+    runtime().block_on(async {
+        let timeouts = Timeouts::default().idle(Duration::from_secs(2)).first_command(Duration::from_millis(600));
+        let server = start(ServerOptions::default().timeouts(timeouts)).await;
+        // Silent: the first-command deadline, shorter than the idle one.
+        let mut silent = TcpStream::connect(server.addr).await.unwrap();
+        let started = Instant::now();
+        assert!(closed_within(&mut silent, Duration::from_secs(5)).await);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(550) && waited < Duration::from_millis(1900), "{waited:?}");
+        // One command, then silence: the idle deadline, from the command.
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        let mut enc = cedar::wire::Encoder::new(false);
+        enc.put_int(i64::from(ECHO));
+        enc.put_bytes(b"once");
+        let mut wire = Vec::new();
+        cedar::wire::Outbound::new().frame(enc.as_bytes(), &mut wire).unwrap();
+        s.write_all(&wire).await.unwrap();
+        let started = Instant::now();
+        assert!(closed_within(&mut s, Duration::from_secs(6)).await);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(1900) && waited < Duration::from_secs(4), "{waited:?}");
+        assert!(eventually(Duration::from_secs(2), || server.stats.timed_out.load(Ordering::Relaxed) == 2).await);
+    });
+}
+
 /// The C++ client's security ad (captured from the wheel), asking for a
 /// new session without authentication or encryption for `command`.
 fn security_ad(command: i32) -> classad::ClassAd {

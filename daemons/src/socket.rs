@@ -78,11 +78,20 @@ pub fn close_inherited(fd: i32) -> Result<(), SocketError> {
     Ok(())
 }
 
+/// The accept queue of a listener we bind: HTCondor's
+/// `SOCKET_LISTEN_BACKLOG` default. (std's 128 is filled by a burst of
+/// connections, whose clients then wait a second per SYN retransmitted:
+/// 1,000 connections at once took 2 to 5 s to open with it.)
+pub const LISTEN_BACKLOG: u32 = 4096;
+
 /// Binds a command listener on `ip` (all interfaces when `None`) and
-/// `port` (ephemeral when 0).
+/// `port` (ephemeral when 0), with an accept queue of [`LISTEN_BACKLOG`].
 pub async fn bind(ip: Option<IpAddr>, port: u16) -> Result<tokio::net::TcpListener, SocketError> {
     let ip = ip.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
-    Ok(tokio::net::TcpListener::bind(SocketAddr::new(ip, port)).await?)
+    let socket = if ip.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(SocketAddr::new(ip, port))?;
+    Ok(socket.listen(LISTEN_BACKLOG)?)
 }
 
 /// The machine's host name (`/proc/sys/kernel/hostname`), if known.

@@ -3,6 +3,9 @@
 //! ```text
 //! cedar-load updates HOST:PORT [--connections 200] [--seconds 60] [--ads 5] [--pid PID]
 //! cedar-load query HOST:PORT [--projection "Name State"] [--runs 3]
+//! cedar-load stall HOST:PORT [--partial 0|1] [--limit 400] [--baseline 5]
+//! cedar-load garbage HOST:PORT [--megabytes 10] [--command N] [--huge-header 0|1] [--limit 120] [--baseline 5]
+//! cedar-load flood HOST:PORT [--connections 1000] [--hold 30] [--baseline 5]
 //! ```
 //!
 //! `updates`: each connection is a startd's persistent update socket: one
@@ -17,6 +20,29 @@
 //! `query`: a raw `QUERY_STARTD_ADS` (no handshake, plaintext), timed from
 //! the query sent to the reply's last byte, without decoding; then the
 //! reply is decoded and its ads counted.
+//!
+//! `stall`, `garbage` and `flood` are misbehaving clients. Each runs while
+//! a well-behaved client queries the collector (a raw `QUERY_STARTD_ADS`
+//! with the projection `Name`, every 100 ms, each within 10 s), first
+//! alone for `--baseline` seconds; the query latencies before and during
+//! the misbehaviour (for `--baseline` seconds at least from its start)
+//! are reported (median, p99, max, failures).
+//!
+//! * `stall`: connects and sends nothing (with `--partial 1`: three bytes
+//!   of a packet header, then nothing), and waits up to `--limit` seconds
+//!   for the server to close the connection.
+//! * `garbage`: a message of `--megabytes` of random bytes in well-formed
+//!   packets of 64 KiB, its first 8 bytes the command number `--command`
+//!   if given, so the rest reaches that command's decoder (with
+//!   `--huge-header 1`: one header announcing
+//!   2 GiB, then 64 KiB of random bytes); reports how much the server
+//!   took and when it closed the connection.
+//! * `flood`: `--connections` connections opened at once and held, silent,
+//!   for `--hold` seconds (how many the server closed meanwhile, and when);
+//!   then each still open sends a query (`Requirements = false`): how many
+//!   were served, closed or left unanswered.
+//!
+//! Every read and write has a deadline: the tool never hangs on a server.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -36,6 +62,11 @@ use classad_benches::anchor::machine_ad_text;
 fn usage() -> ExitCode {
     eprintln!("usage: cedar-load updates HOST:PORT [--connections N] [--seconds S] [--ads K] [--pid PID]");
     eprintln!("       cedar-load query HOST:PORT [--projection \"A B\"] [--runs N]");
+    eprintln!("       cedar-load stall HOST:PORT [--partial 0|1] [--limit S] [--baseline S]");
+    eprintln!(
+        "       cedar-load garbage HOST:PORT [--megabytes M] [--command N] [--huge-header 0|1] [--limit S] [--baseline S]"
+    );
+    eprintln!("       cedar-load flood HOST:PORT [--connections N] [--hold S] [--baseline S]");
     ExitCode::from(2)
 }
 
@@ -71,6 +102,7 @@ fn main() -> ExitCode {
     let result = match mode.as_str() {
         "updates" => updates(addr, &opts),
         "query" => query(addr, &opts),
+        "stall" | "garbage" | "flood" => hostile(mode, addr, &opts),
         _ => return usage(),
     };
     match result {
@@ -226,6 +258,11 @@ fn stored_sequences(addr: &str) -> Result<std::collections::HashMap<String, u64>
 /// A raw plaintext `QUERY_STARTD_ADS`; returns the reply's payload and the
 /// seconds from the query sent to the reply's last byte.
 fn raw_query(addr: &str, projection: Option<&str>, constraint: Option<&str>) -> Result<(Vec<u8>, f64), String> {
+    raw_query_within(addr, projection, constraint, Duration::from_secs(600))
+}
+
+/// A raw `QUERY_STARTD_ADS` as it goes on the wire.
+fn query_wire(projection: Option<&str>, constraint: Option<&str>) -> Result<Vec<u8>, String> {
     let mut query = ClassAd::new();
     query.insert("MyType", "Query");
     query.insert("TargetType", "Machine");
@@ -239,8 +276,26 @@ fn raw_query(addr: &str, projection: Option<&str>, constraint: Option<&str>) -> 
     put_classad(&mut enc, &query, &PutOptions::default()).map_err(|e| e.to_string())?;
     let mut wire = Vec::new();
     Outbound::new().frame(enc.as_bytes(), &mut wire).map_err(|e| e.to_string())?;
-    let mut stream = TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}"))?;
-    stream.set_read_timeout(Some(Duration::from_secs(600))).map_err(|e| e.to_string())?;
+    Ok(wire)
+}
+
+/// The socket address of `addr` (`host:port`).
+fn socket_addr(addr: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs as _;
+    addr.to_socket_addrs().map_err(|e| format!("{addr}: {e}"))?.next().ok_or_else(|| format!("{addr}: no address"))
+}
+
+/// [`raw_query`], every connect, read and write within `limit`.
+fn raw_query_within(
+    addr: &str,
+    projection: Option<&str>,
+    constraint: Option<&str>,
+    limit: Duration,
+) -> Result<(Vec<u8>, f64), String> {
+    let wire = query_wire(projection, constraint)?;
+    let mut stream = TcpStream::connect_timeout(&socket_addr(addr)?, limit).map_err(|e| format!("{addr}: {e}"))?;
+    stream.set_read_timeout(Some(limit)).map_err(|e| e.to_string())?;
+    stream.set_write_timeout(Some(limit)).map_err(|e| e.to_string())?;
     let started = Instant::now();
     stream.write_all(&wire).map_err(|e| e.to_string())?;
     let mut payload = Vec::new();
@@ -281,4 +336,313 @@ fn query(addr: &str, opts: &[(String, String)]) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The well-behaved client's query latencies, in seconds, and failures,
+/// per phase (0: before the misbehaviour, 1: during it).
+#[derive(Default)]
+struct Latencies {
+    seconds: [Vec<f64>; 2],
+    failures: [Vec<String>; 2],
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let at = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[at.min(sorted.len() - 1)]
+}
+
+impl Latencies {
+    fn report(&self) {
+        for (phase, name) in [(0, "before"), (1, "during")] {
+            let mut s = self.seconds[phase].clone();
+            s.sort_by(f64::total_cmp);
+            let failures = &self.failures[phase];
+            println!(
+                "well-behaved queries {name}: {} served, median {:.1} ms, p99 {:.1} ms, max {:.1} ms; {} failed{}",
+                s.len(),
+                percentile(&s, 0.5) * 1e3,
+                percentile(&s, 0.99) * 1e3,
+                s.last().copied().unwrap_or(f64::NAN) * 1e3,
+                failures.len(),
+                failures.first().map(|f| format!(" (first: {f})")).unwrap_or_default()
+            );
+        }
+    }
+}
+
+/// Queries `addr` every 100 ms until `stop`, each query within 10 s,
+/// recording its latency under the phase `phase` says.
+fn well_behaved(addr: String, phase: Arc<AtomicU64>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Latencies> {
+    std::thread::spawn(move || {
+        let mut out = Latencies::default();
+        while !stop.load(Ordering::Relaxed) {
+            let p = phase.load(Ordering::Relaxed).min(1) as usize;
+            let started = Instant::now();
+            match raw_query_within(&addr, Some("Name"), None, Duration::from_secs(10)) {
+                Ok(_) => out.seconds[p].push(started.elapsed().as_secs_f64()),
+                Err(e) => out.failures[p].push(format!("after {:.1} s: {e}", started.elapsed().as_secs_f64())),
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        out
+    })
+}
+
+/// Reads until EOF, an error or `limit`: `Some(how)` when the server
+/// closed the connection ("EOF", "reset"), `None` when it was still open.
+fn wait_closed(stream: &mut TcpStream, limit: Duration) -> Option<&'static str> {
+    let deadline = Instant::now() + limit;
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let _ = stream.set_read_timeout(Some(left.min(Duration::from_millis(500))));
+        match stream.read(&mut buf) {
+            Ok(0) => return Some("EOF"),
+            Ok(_) => {}
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Some("reset"),
+        }
+    }
+}
+
+/// A small xorshift generator: random bytes without a dependency.
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+fn hostile(mode: &str, addr: &str, opts: &[(String, String)]) -> Result<(), String> {
+    let baseline: u64 = option(opts, "baseline", 5)?;
+    let target = socket_addr(addr)?;
+    let phase = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let client = well_behaved(addr.to_owned(), phase.clone(), stop.clone());
+    std::thread::sleep(Duration::from_secs(baseline));
+    phase.store(1, Ordering::Relaxed);
+    let during = Instant::now();
+    let outcome = match mode {
+        "stall" => stall(target, opts),
+        "garbage" => garbage(target, opts),
+        _ => flood(target, opts),
+    };
+    // A misbehaviour over in a moment is measured for as long as the
+    // baseline, from its start.
+    std::thread::sleep(Duration::from_secs(baseline).saturating_sub(during.elapsed()));
+    stop.store(true, Ordering::Relaxed);
+    let latencies = client.join().map_err(|_| "the well-behaved client panicked")?;
+    latencies.report();
+    outcome
+}
+
+fn stall(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<(), String> {
+    let partial: u8 = option(opts, "partial", 0)?;
+    let limit: u64 = option(opts, "limit", 400)?;
+    let mut stream = TcpStream::connect_timeout(&target, Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let what = if partial != 0 {
+        stream.write_all(&[1, 0, 0]).map_err(|e| e.to_string())?;
+        "three bytes of a packet header, then nothing"
+    } else {
+        "nothing"
+    };
+    match wait_closed(&mut stream, Duration::from_secs(limit)) {
+        Some(how) => {
+            println!("stall ({what}): closed by the server ({how}) after {:.1} s", started.elapsed().as_secs_f64())
+        }
+        None => println!("stall ({what}): still open after {limit} s (gave up)"),
+    }
+    Ok(())
+}
+
+fn garbage(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<(), String> {
+    let megabytes: usize = option(opts, "megabytes", 10)?;
+    let huge: u8 = option(opts, "huge-header", 0)?;
+    let command: i64 = option(opts, "command", -1)?;
+    let limit: u64 = option(opts, "limit", 120)?;
+    const PACKET: usize = 64 * 1024;
+    let (wire, what) = if huge != 0 {
+        let mut wire = vec![1u8, 0x80, 0, 0, 0];
+        wire.extend(random_bytes(PACKET, 0x9e37_79b9_7f4a_7c15));
+        (wire, "a header announcing 2 GiB, then 64 KiB of random bytes".to_owned())
+    } else {
+        let mut body = random_bytes(megabytes * 1_000_000, 0x9e37_79b9_7f4a_7c15);
+        if command >= 0 {
+            // A real command number first: the random bytes reach its
+            // payload's decoder.
+            body[..8].copy_from_slice(&command.to_be_bytes());
+        }
+        let mut wire = Vec::with_capacity(body.len() + body.len() / PACKET * 5 + 5);
+        let mut chunks = body.chunks(PACKET).peekable();
+        while let Some(chunk) = chunks.next() {
+            wire.push(u8::from(chunks.peek().is_none()));
+            wire.extend((chunk.len() as u32).to_be_bytes());
+            wire.extend_from_slice(chunk);
+        }
+        let after = if command >= 0 { format!(" after command {command}") } else { String::new() };
+        (wire, format!("{megabytes} MB of random bytes{after} in packets of 64 KiB"))
+    };
+    let mut stream = TcpStream::connect_timeout(&target, Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    stream.set_write_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut sent = 0usize;
+    let mut write_error = None;
+    for chunk in wire.chunks(PACKET) {
+        match stream.write(chunk) {
+            Ok(n) => {
+                sent += n;
+                if n < chunk.len() {
+                    // The rest of this chunk, once more.
+                    if let Err(e) = stream.write_all(&chunk[n..]) {
+                        write_error = Some(e.to_string());
+                        break;
+                    }
+                    sent += chunk.len() - n;
+                }
+            }
+            Err(e) => {
+                write_error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    let wrote = started.elapsed().as_secs_f64();
+    let stopped = match &write_error {
+        Some(e) => format!("the server stopped taking them after {sent} bytes, {wrote:.2} s ({e})"),
+        None => format!("all {sent} bytes sent in {wrote:.2} s"),
+    };
+    match wait_closed(&mut stream, Duration::from_secs(limit)) {
+        Some(how) => println!(
+            "garbage ({what}): {stopped}; closed by the server ({how}) after {:.2} s",
+            started.elapsed().as_secs_f64()
+        ),
+        None => println!("garbage ({what}): {stopped}; still open after {limit} s more (gave up)"),
+    }
+    Ok(())
+}
+
+fn flood(target: std::net::SocketAddr, opts: &[(String, String)]) -> Result<(), String> {
+    let n: usize = option(opts, "connections", 1000)?;
+    let hold: u64 = option(opts, "hold", 30)?;
+    let started = Instant::now();
+    let mut open: Vec<Option<TcpStream>> = Vec::with_capacity(n);
+    let mut connect_failed = Vec::new();
+    for _ in 0..n {
+        match TcpStream::connect_timeout(&target, Duration::from_secs(2)) {
+            Ok(s) => {
+                s.set_nonblocking(true).map_err(|e| e.to_string())?;
+                open.push(Some(s));
+            }
+            Err(e) => connect_failed.push(e.to_string()),
+        }
+    }
+    println!(
+        "flood: {} of {n} connections opened in {:.2} s{}",
+        open.len(),
+        started.elapsed().as_secs_f64(),
+        connect_failed.first().map(|e| format!(" ({} failed: {e})", connect_failed.len())).unwrap_or_default()
+    );
+    // Held, silent: which does the server close, and when?
+    let mut closed_at = Vec::new();
+    let mut buf = [0u8; 4096];
+    let hold_until = Instant::now() + Duration::from_secs(hold);
+    while Instant::now() < hold_until {
+        for slot in open.iter_mut() {
+            let Some(s) = slot else { continue };
+            let closed = match s.read(&mut buf) {
+                Ok(0) => true,
+                Ok(_) => false,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => false,
+                Err(_) => true,
+            };
+            if closed {
+                closed_at.push(started.elapsed().as_secs_f64());
+                *slot = None;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    match (closed_at.first(), closed_at.last()) {
+        (Some(first), Some(last)) => println!(
+            "flood: {} closed by the server while held {hold} s (the first after {first:.1} s, the last after {last:.1} s)",
+            closed_at.len()
+        ),
+        _ => println!("flood: none closed by the server while held {hold} s"),
+    }
+    // Each connection still open asks a query whose reply is one packet
+    // (no ads); all are sent first, then the replies read, within 30 s.
+    let wire = query_wire(Some("Name"), Some("false"))?;
+    let mut pending: Vec<(TcpStream, Vec<u8>)> = Vec::new();
+    let mut unsent = 0usize;
+    for s in open.into_iter().flatten() {
+        let mut s = s;
+        match s.write(&wire) {
+            Ok(k) if k == wire.len() => pending.push((s, Vec::new())),
+            _ => unsent += 1,
+        }
+    }
+    let asked = pending.len();
+    let (mut served, mut closed) = (0usize, 0usize);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let query_started = Instant::now();
+    while !pending.is_empty() && Instant::now() < deadline {
+        pending.retain_mut(|(s, got)| match s.read(&mut buf) {
+            Ok(0) => {
+                closed += 1;
+                false
+            }
+            Ok(k) => {
+                got.extend_from_slice(&buf[..k]);
+                if reply_complete(got) {
+                    served += 1;
+                    false
+                } else {
+                    true
+                }
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted) => true,
+            Err(_) => {
+                closed += 1;
+                false
+            }
+        });
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    println!(
+        "flood: then {asked} asked a query ({unsent} could not send it): {served} served, {closed} closed without a reply, {} unanswered after {:.1} s",
+        pending.len(),
+        query_started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Whether `bytes` hold a whole message: packets up to one with its end flag.
+fn reply_complete(bytes: &[u8]) -> bool {
+    let mut at = 0usize;
+    while bytes.len() >= at + 5 {
+        let len = u32::from_be_bytes([bytes[at + 1], bytes[at + 2], bytes[at + 3], bytes[at + 4]]) as usize;
+        if bytes.len() < at + 5 + len {
+            return false;
+        }
+        if bytes[at] != 0 {
+            return true;
+        }
+        at += 5 + len;
+    }
+    false
 }

@@ -35,6 +35,11 @@ pub struct Timeouts {
     /// How long a connection may wait, between commands, for the first
     /// byte of the next one (follow-on commands, a startd's update socket).
     pub idle: Duration,
+    /// How long a new connection may take, from its accept, to its first
+    /// command: the handshake included (HTCondor's
+    /// `SEC_TCP_SESSION_DEADLINE`). A client that connects and says
+    /// nothing is cut off here (or at `idle`, if that is shorter).
+    pub first_command: Duration,
     /// How long any read inside a message, or for an expected message (a
     /// command's payload), may wait for bytes.
     pub read: Duration,
@@ -47,11 +52,12 @@ pub struct Timeouts {
 }
 
 impl Default for Timeouts {
-    /// Idle 300 s; read 20 s (as the blocking adapter's daemons use);
-    /// message 60 s; write 20 s per 64 KiB.
+    /// Idle 300 s; the first command within 120 s; read 20 s (as the
+    /// blocking adapter's daemons use); message 60 s; write 20 s per 64 KiB.
     fn default() -> Self {
         Timeouts {
             idle: Duration::from_secs(300),
+            first_command: Duration::from_secs(120),
             read: Duration::from_secs(20),
             message: Duration::from_secs(60),
             write: Duration::from_secs(20),
@@ -63,6 +69,11 @@ impl Timeouts {
     /// The same with another idle timeout.
     pub fn idle(mut self, d: Duration) -> Timeouts {
         self.idle = d;
+        self
+    }
+    /// The same with another deadline for a new connection's first command.
+    pub fn first_command(mut self, d: Duration) -> Timeouts {
+        self.first_command = d;
         self
     }
     /// The same with another read timeout.
@@ -224,9 +235,13 @@ impl AsyncConnection {
             match ready {
                 Err(_) => {
                     let what = match deadline {
-                        Some(d) if Instant::now() >= d => "the peer's message took too long to arrive",
-                        Some(_) => "the peer stopped sending inside a message",
-                        None => "the peer sent nothing in time",
+                        Some(d) if Instant::now() >= d => {
+                            format!("the peer's message took too long to arrive (over {:?})", self.timeouts.message)
+                        }
+                        Some(_) => {
+                            format!("the peer stopped sending inside a message (nothing for {:?})", self.timeouts.read)
+                        }
+                        None => format!("the peer sent nothing in time (within {first_byte:?})"),
                     };
                     return Err(Error::new(ErrorKind::Timeout, what));
                 }

@@ -344,6 +344,7 @@ impl<H: Handler> Server<H> {
         let permits = Arc::new(Semaphore::new(self.options.max_connections));
         let arrivals = Arc::new(Arrivals::default());
         let mut tasks = JoinSet::new();
+        let mut refusals = Refusals::default();
         let mut shutdown = pin!(shutdown);
         loop {
             while tasks.try_join_next().is_some() {}
@@ -365,7 +366,7 @@ impl<H: Handler> Server<H> {
             };
             let Ok(permit) = permits.clone().try_acquire_owned() else {
                 self.stats.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::debug!("cedar::tokio: refused {peer}: {} connections served", self.options.max_connections);
+                refusals.refused(peer, self.options.max_connections);
                 drop(stream);
                 continue;
             };
@@ -387,7 +388,6 @@ impl<H: Handler> Server<H> {
                     } else {
                         stats.failed.fetch_add(1, Ordering::Relaxed);
                     }
-                    tracing::debug!("cedar::tokio: connection from {peer} ended: {e}");
                 }
             });
         }
@@ -400,6 +400,76 @@ impl<H: Handler> Server<H> {
             while tasks.join_next().await.is_some() {}
         }
         Ok(())
+    }
+}
+
+/// A peer's address as HTCondor's logs write it: `<ip:port>`.
+struct Sinful(SocketAddr);
+
+impl std::fmt::Display for Sinful {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{}>", self.0)
+    }
+}
+
+/// The log of refused connections, at most a line a second: a flood of
+/// connections must not become a flood of log lines.
+#[derive(Default)]
+struct Refusals {
+    /// When the last line was written.
+    logged: Option<std::time::Instant>,
+    /// Refusals since, not logged.
+    unlogged: u64,
+}
+
+impl Refusals {
+    fn refused(&mut self, peer: SocketAddr, bound: usize) {
+        if self.logged.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            self.unlogged += 1;
+            return;
+        }
+        let also = match self.unlogged {
+            0 => String::new(),
+            n => format!(" ({n} more refused since the last such line)"),
+        };
+        tracing::warn!(
+            "Refusing the connection from {}: {bound} connections are being served, the bound{also}",
+            Sinful(peer)
+        );
+        self.logged = Some(std::time::Instant::now());
+        self.unlogged = 0;
+    }
+}
+
+/// Logs why a connection from `peer` was cut off, in the daemon's log
+/// (`D_ALWAYS`): a deadline, malformed or oversized bytes, a refused or
+/// unknown command. A peer that hangs up, or an idle connection closed
+/// after it ran commands (a persistent update socket), is not news: that
+/// goes to the debug log only. No secret is in these messages: they name
+/// the peer, the command and the rule, never a key, token or payload.
+fn log_end(peer: Option<SocketAddr>, served: u64, outcome: &Result<Option<CloseReason>>) {
+    let Some(peer) = peer.map(Sinful) else { return };
+    match outcome {
+        Ok(None | Some(CloseReason::Eof | CloseReason::Nop | CloseReason::Done)) => {}
+        Ok(Some(CloseReason::UnknownCommand(c))) => {
+            tracing::warn!("Closing the connection from {peer}: it sent command {c}, which is not registered")
+        }
+        Ok(Some(CloseReason::SessionNotFound)) => {
+            tracing::info!("Closing the connection from {peer}: it resumed a session we do not know")
+        }
+        Ok(Some(CloseReason::Denied(c, why))) => {
+            let name = crate::command::name(*c).unwrap_or("?");
+            tracing::warn!("PERMISSION DENIED to the connection from {peer} for command {c} ({name}): {why}")
+        }
+        Ok(Some(CloseReason::Policy(why))) => tracing::warn!("Closing the connection from {peer}: {why}"),
+        Ok(Some(CloseReason::AuthenticationFailed(why))) => {
+            tracing::warn!("Closing the connection from {peer}: authentication failed: {why}")
+        }
+        Err(e) if e.kind() == ErrorKind::Timeout && served > 0 && e.message().contains("sent nothing") => {
+            tracing::debug!("cedar::tokio: closing the idle connection from {peer} after {served} commands: {e}")
+        }
+        Err(e) if served == 0 => tracing::warn!("Closing the connection from {peer}: {e}"),
+        Err(e) => tracing::warn!("Closing the connection from {peer} after {served} commands: {e}"),
     }
 }
 
@@ -443,11 +513,29 @@ async fn serve_in_order<H: Handler>(
     stop: watch::Receiver<bool>,
     arrival: Option<&Arrival>,
 ) -> Result<Option<CloseReason>> {
+    let peer = stream.peer_addr().ok();
+    let mut served: u64 = 0;
+    let outcome = command_loop(stream, config, handler, options, stop, arrival, &mut served).await;
+    log_end(peer, served, &outcome);
+    outcome
+}
+
+/// The commands of one connection (see [`serve_in_order`]), `served`
+/// counting them.
+async fn command_loop<H: Handler>(
+    stream: TcpStream,
+    config: Arc<ServerConfig>,
+    handler: &H,
+    options: ServerOptions,
+    stop: watch::Receiver<bool>,
+    arrival: Option<&Arrival>,
+    served: &mut u64,
+) -> Result<Option<CloseReason>> {
+    let first_deadline = ::tokio::time::Instant::now() + options.timeouts.first_command;
     let mut connection = AsyncConnection::new(stream, options.timeouts, options.max_inbound_message);
     if let Some(n) = options.max_packet {
         connection.set_max_packet(n);
     }
-    let mut served: u64 = 0;
     // Dropped before `connection`, which closes the socket it registers.
     let _watch = arrival.map(|a| a.watch(&connection));
     let peer = connection.peer().map(|a| a.ip());
@@ -463,8 +551,24 @@ async fn serve_in_order<H: Handler>(
             // is done with (see `order`).
             arrival.report(connection.held());
         }
-        let idle = options.timeouts.idle;
+        // Until its first command, a connection is under the deadline
+        // counted from its accept (the handshake's messages included).
+        let idle = match *served {
+            0 => options.timeouts.idle.min(first_deadline.saturating_duration_since(::tokio::time::Instant::now())),
+            _ => options.timeouts.idle,
+        };
         let next = match race(connection.read_message_within(idle), stopped(stop.clone())).await {
+            Ok(Err(e))
+                if *served == 0
+                    && e.kind() == ErrorKind::Timeout
+                    && ::tokio::time::Instant::now() >= first_deadline =>
+            {
+                let within = options.timeouts.first_command;
+                return Err(Error::new(
+                    ErrorKind::Timeout,
+                    format!("the peer sent no command within {within:?} of connecting"),
+                ));
+            }
             Ok(next) => next?,
             // Shutting down: a connection between commands just closes.
             Err(()) => return Ok(None),
@@ -490,7 +594,7 @@ async fn serve_in_order<H: Handler>(
                 // stream) would otherwise keep its worker thread, and new
                 // connections wait: every so many commands, the others get
                 // a turn.
-                served += 1;
+                *served += 1;
                 if served.is_multiple_of(YIELD_EVERY) {
                     ::tokio::task::yield_now().await;
                 }
