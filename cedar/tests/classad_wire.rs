@@ -130,6 +130,22 @@ fn projections_expand_through_references() {
     assert_eq!(ad::expand_projection(&cyc, &["A"]), ["A"]);
 }
 
+/// What HTCondor 23.9.6's condor_collector sent for this ad (advertised
+/// with condor_advertise, queried with the 23.10 wheel's
+/// `Collector.query(projection=...)`): references through `MY.` (in any
+/// case) are followed, `TARGET.` and `other.` ones are not, and a
+/// reference's own references are followed too.
+#[test]
+fn projections_follow_my_references_as_condor_collector_does() {
+    let a: ClassAd = "[ A = MY.B + TARGET.C + D + other.E + my.F; B = 1; C = 2; D = G * 2; E = 5; F = 6; G = 7; H = 8 ]"
+        .parse()
+        .unwrap();
+    assert_eq!(ad::expand_projection(&a, &["A"]), ["A", "B", "D", "F", "G"]);
+    assert_eq!(ad::expand_projection(&a, &["a"]), ["a", "B", "D", "F", "G"]);
+    assert_eq!(ad::expand_projection(&a, &["D"]), ["D", "G"]);
+    assert_eq!(ad::expand_projection(&a, &["A", "H"]), ["A", "B", "D", "F", "G", "H"]);
+}
+
 #[test]
 fn a_chained_parent_goes_first_and_the_child_wins() {
     let parent: ClassAd = "[ A = 1; B = 2 ]".parse().unwrap();

@@ -32,7 +32,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use classad::references::{internal, trim, Side};
-use classad::{AttributeError, AttributeParser, ClassAd, EvalOptions, Expr, Literal, ParseLimits, Syntax};
+use classad::{AttributeError, AttributeParser, ClassAd, EvalOptions, Expr, Literal, ParseLimits, Semantics, Syntax};
 
 use super::codec::{has_nul, Decoder, Encoder};
 use crate::error::{Error, ErrorKind, Result};
@@ -199,8 +199,9 @@ impl PutOptions {
 
 /// A projection expanded as `putClassAd` does: every listed attribute the ad
 /// has (its chained parent included), plus, for each whose value is not a
-/// literal, the ad's attributes that value uses (followed through them).
-/// Names the ad lacks are dropped. The result is in C++'s order: sorted
+/// literal, the ad's attributes that value uses (followed through them,
+/// `MY.` references included, `TARGET.` ones not). Names the ad lacks are
+/// dropped. The result is in C++'s order: sorted
 /// without case, one per name whatever its case.
 ///
 /// ```
@@ -210,7 +211,9 @@ impl PutOptions {
 /// # Ok::<(), classad::ParseError>(())
 /// ```
 pub fn expand_projection<S: AsRef<str>>(ad: &ClassAd, names: &[S]) -> Vec<String> {
-    let opts = EvalOptions::new();
+    // Old semantics, as HTCondor's daemons evaluate (STRICT_CLASSAD_EVALUATION
+    // is false): `MY.B` is a reference to the ad's own `B`.
+    let opts = EvalOptions::new().semantics(Semantics::Old);
     let mut set: BTreeMap<String, String> = BTreeMap::new();
     for name in names {
         let name = name.as_ref();
