@@ -137,9 +137,10 @@ fn projections_expand_through_references() {
 /// reference's own references are followed too.
 #[test]
 fn projections_follow_my_references_as_condor_collector_does() {
-    let a: ClassAd = "[ A = MY.B + TARGET.C + D + other.E + my.F; B = 1; C = 2; D = G * 2; E = 5; F = 6; G = 7; H = 8 ]"
-        .parse()
-        .unwrap();
+    let a: ClassAd =
+        "[ A = MY.B + TARGET.C + D + other.E + my.F; B = 1; C = 2; D = G * 2; E = 5; F = 6; G = 7; H = 8 ]"
+            .parse()
+            .unwrap();
     assert_eq!(ad::expand_projection(&a, &["A"]), ["A", "B", "D", "F", "G"]);
     assert_eq!(ad::expand_projection(&a, &["a"]), ["a", "B", "D", "F", "G"]);
     assert_eq!(ad::expand_projection(&a, &["D"]), ["D", "G"]);
