@@ -77,7 +77,9 @@ pub struct Failure {
     pub error: String,
 }
 
-/// How long each phase took.
+/// How long each phase took (wall clock time in
+/// [`CycleReport::phases`], the process's CPU time in
+/// [`CycleReport::cpu`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Phases {
@@ -97,8 +99,13 @@ pub struct Phases {
 pub struct CycleReport {
     /// When it started (Unix seconds).
     pub started: i64,
-    /// Its phases.
+    /// Its phases' wall clock time.
     pub phases: Phases,
+    /// The CPU time the process used in each phase (user and system, all
+    /// threads), as condor_negotiator's `…CpuTime` figures count it: what
+    /// a phase spent waiting (for the collector or a schedd) is the
+    /// difference from [`phases`](CycleReport::phases).
+    pub cpu: Phases,
     /// Slot ads fetched.
     pub slots: usize,
     /// Private ads fetched.
@@ -126,6 +133,29 @@ impl CycleReport {
     pub fn duration(&self) -> Duration {
         self.phases.fetch + self.phases.prefetch + self.phases.matching + self.phases.deliver
     }
+}
+
+/// A phase's wall clock and CPU time, from its start.
+struct Stopwatch {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Stopwatch {
+    fn start() -> Stopwatch {
+        Stopwatch { wall: Instant::now(), cpu: process_cpu_time() }
+    }
+
+    /// The wall clock and the CPU time since the start.
+    fn stop(&self) -> (Duration, Duration) {
+        (self.wall.elapsed(), process_cpu_time().saturating_sub(self.cpu))
+    }
+}
+
+/// The CPU time the process has used (`CLOCK_PROCESS_CPUTIME_ID`).
+fn process_cpu_time() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(u64::try_from(t.tv_sec).unwrap_or(0), u32::try_from(t.tv_nsec).unwrap_or(0))
 }
 
 /// One submitter being negotiated for.
@@ -189,7 +219,7 @@ impl LiveNegotiator {
     ) -> Result<CycleReport, CycleError> {
         let mut report = CycleReport { started: now, ..CycleReport::default() };
 
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let pool = Pool::fetch(collector, self.settings.slot_constraint.as_deref()).map_err(CycleError::Collector)?;
         report.slots = pool.slots.len();
         report.private_ads = pool.private_ads;
@@ -203,9 +233,9 @@ impl LiveNegotiator {
             .map(Arc::new)
             .collect();
         report.slots_without_claim = report.slots - slots.len();
-        report.phases.fetch = t.elapsed();
+        (report.phases.fetch, report.cpu.fetch) = t.stop();
 
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let significant = significant_attributes(&slots, &negotiator.expressions()).join(",");
         let mut subs = Vec::new();
         let mut queues = Vec::new();
@@ -250,16 +280,16 @@ impl LiveNegotiator {
             }
         }
         report.schedds = self.links.len();
-        report.phases.prefetch = t.elapsed();
+        (report.phases.prefetch, report.cpu.prefetch) = t.stop();
 
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let outcome = negotiator.cycle_shared(accountant, slots.clone(), &queues, now)?;
-        report.phases.matching = t.elapsed();
+        (report.phases.matching, report.cpu.matching) = t.stop();
         for sub in &mut subs {
             sub.group = accountant.group_of(&sub.name).to_owned();
         }
 
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let match_log = self.match_log.clone();
         let decision = |line: std::fmt::Arguments<'_>| match &match_log {
             Some(log) => log(&line.to_string()),
@@ -319,7 +349,7 @@ impl LiveNegotiator {
                 }
             }
         }
-        report.phases.deliver = t.elapsed();
+        (report.phases.deliver, report.cpu.deliver) = t.stop();
         report.outcome = outcome;
         Ok(report)
     }

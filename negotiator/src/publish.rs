@@ -30,8 +30,14 @@ pub struct CycleFigures {
     pub duration: f64,
     /// See `duration`.
     pub phases: [f64; 4],
+    /// The CPU seconds of the whole cycle and of each phase, as `phases`
+    /// (phase 2's share of the matchmaker's CPU time is taken to be its
+    /// wall clock time, the rest of it goes to phase 4).
+    pub cpu: [f64; 4],
     /// Seconds prefetching.
     pub prefetch: f64,
+    /// CPU seconds prefetching.
+    pub prefetch_cpu: f64,
     /// `TotalSlots`, `TrimmedSlots`, `CandidateSlots`.
     pub total_slots: usize,
     /// See `total_slots`.
@@ -79,7 +85,13 @@ impl CycleFigures {
                 secs(p.prefetch),
                 secs(p.matching) - s.phase2_seconds + secs(p.deliver),
             ],
+            cpu: {
+                let c = &report.cpu;
+                let phase2 = s.phase2_seconds.min(secs(c.matching));
+                [secs(c.fetch), phase2, secs(c.prefetch), secs(c.matching) - phase2 + secs(c.deliver)]
+            },
             prefetch: secs(p.prefetch),
+            prefetch_cpu: secs(report.cpu.prefetch),
             total_slots: report.slots,
             trimmed_slots: s.trimmed_slots,
             candidate_slots: s.candidate_slots,
@@ -183,9 +195,11 @@ pub fn negotiator_ad<'a>(me: &Identity, history: impl IntoIterator<Item = &'a Cy
         set(&mut ad, "Pies", i64::from(s.pies).into());
         set(&mut ad, "PieSpins", i64::from(s.pie_spins).into());
         set(&mut ad, "PrefetchDuration", (s.prefetch as i64).into());
-        set(&mut ad, "PrefetchCpuTime", s.prefetch.into());
-        set(&mut ad, "CpuTime", s.phases[0].into());
-        for (k, d) in s.phases.iter().enumerate() {
+        set(&mut ad, "PrefetchCpuTime", s.prefetch_cpu.into());
+        // condor_negotiator 23.9.6 publishes phase 1's CPU time as the
+        // cycle's.
+        set(&mut ad, "CpuTime", s.cpu[0].into());
+        for (k, d) in s.cpu.iter().enumerate() {
             set(&mut ad, &format!("Phase{}CpuTime", k + 1), (*d).into());
         }
         set(&mut ad, "ScheddsOutOfTime", "".into());

@@ -297,6 +297,17 @@ fn a_cycle_matches_two_submitters_over_one_connection() -> Result<()> {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!((report.slots, report.private_ads, report.requests), (4, 4, 4));
     assert_eq!(report.matches_sent, 4, "{:?}", report.outcome.matches);
+    // The CPU time of each phase is measured apart from its wall time, and
+    // the published figures are the CPU ones (the fixture's collector and
+    // schedd run in this process, so its CPU time is not 0).
+    let cpu = report.cpu;
+    let cpu_total = cpu.fetch + cpu.prefetch + cpu.matching + cpu.deliver;
+    assert!(cpu_total > Duration::ZERO, "{cpu:?}");
+    let figures = negotiator::publish::CycleFigures::from_report(&report);
+    assert_eq!(figures.cpu[0], cpu.fetch.as_secs_f64());
+    assert_eq!(figures.prefetch_cpu, cpu.prefetch.as_secs_f64());
+    let phase4 = figures.cpu[3] + figures.cpu[1];
+    assert!((phase4 - (cpu.matching + cpu.deliver).as_secs_f64()).abs() < 1e-9, "{figures:?}");
 
     let log = settled(&log, |l| l.ends == 6);
     // Prefetch and delivery for each submitter, on one kept connection.

@@ -284,10 +284,11 @@ impl Cycler {
                 for f in &report.failures {
                     tracing::warn!("  submitter {} at {} failed ({}): {}", f.submitter, f.schedd, f.phase, f.error);
                 }
-                let p = &report.phases;
+                let (p, c) = (&report.phases, &report.cpu);
                 tracing::info!(
                     "---------- Finished Negotiation Cycle ---------- {} matches, {} rejections, {} requests from {} schedds; \
-                     fetch {:.3}s prefetch {:.3}s matching {:.3}s deliver {:.3}s",
+                     fetch {:.3}s prefetch {:.3}s matching {:.3}s deliver {:.3}s \
+                     (CPU: fetch {:.3}s prefetch {:.3}s matching {:.3}s deliver {:.3}s)",
                     report.matches_sent,
                     report.rejections_sent,
                     report.requests,
@@ -295,7 +296,11 @@ impl Cycler {
                     p.fetch.as_secs_f64(),
                     p.prefetch.as_secs_f64(),
                     p.matching.as_secs_f64(),
-                    p.deliver.as_secs_f64()
+                    p.deliver.as_secs_f64(),
+                    c.fetch.as_secs_f64(),
+                    c.prefetch.as_secs_f64(),
+                    c.matching.as_secs_f64(),
+                    c.deliver.as_secs_f64()
                 );
                 self.history.push(CycleFigures::from_report(&report));
                 self.status.record(report);
