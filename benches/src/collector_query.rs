@@ -96,8 +96,9 @@ pub fn run_query(store: &Store, query: &ClassAd, peer_version: Option<&Version>,
         .expect("the query parses");
     let selection = query.select(store);
     let mut enc = Encoder::new(false);
+    let writer = query.writer(peer_version);
     for hit in selection.hits() {
-        query.put_hit(&mut enc, hit, peer_version);
+        writer.put_hit(&mut enc, hit);
         if enc.len() >= REPLY_PART {
             let part = std::mem::replace(&mut enc, Encoder::new(false));
             sink(part.as_bytes());

@@ -245,8 +245,9 @@ impl Collector {
         let encrypted = command.encoder().is_encrypted();
         let mut enc = Encoder::new(encrypted);
         let mut bytes = 0usize;
+        let writer = query.writer(peer_version.as_ref());
         for hit in selection.hits() {
-            query.put_hit(&mut enc, hit, peer_version.as_ref());
+            writer.put_hit(&mut enc, hit);
             if enc.len() >= REPLY_PART {
                 bytes += enc.len();
                 let part = std::mem::replace(&mut enc, Encoder::new(encrypted));
