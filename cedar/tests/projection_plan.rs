@@ -20,7 +20,8 @@ fn ads() -> Vec<ClassAd> {
     let mut ads: Vec<ClassAd> = texts.iter().map(|t| t.parse().expect(t)).collect();
     // A chained ad: its own attributes and its parent's.
     let parent = std::sync::Arc::new(ads[0].clone());
-    let mut child: ClassAd = r#"[ ClaimId = "child"; State = "Owner"; Extra = Cpus * 2 ]"#.parse().unwrap();
+    let mut child: ClassAd =
+        r#"[ ClaimId = "child"; State = "Owner"; Extra = Cpus * 2 ]"#.parse().expect("the child parses");
     child.chain_to(parent);
     ads.push(child);
     ads
