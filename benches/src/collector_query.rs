@@ -100,8 +100,8 @@ pub fn run_query(store: &Store, query: &ClassAd, peer_version: Option<&Version>,
     for hit in selection.hits() {
         writer.put_hit(&mut enc, hit);
         if enc.len() >= REPLY_PART {
-            let part = std::mem::replace(&mut enc, Encoder::new(false));
-            sink(part.as_bytes());
+            sink(enc.as_bytes());
+            enc.truncate(0);
         }
     }
     enc.put_int(0);

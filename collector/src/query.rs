@@ -639,12 +639,11 @@ mod tests {
             }
             text.push_str(" ]");
             let ad: ClassAd = text.parse().expect(&text);
-            let private =
-                (next(3) == 0).then(|| {
-                    r#"[ ClaimId = "private#2"; ClaimIds = "x y"; _CONDOR_PRIV_other = 1 ]"#
+            let private = (next(3) == 0).then(|| {
+                r#"[ ClaimId = "private#2"; ClaimIds = "x y"; _CONDOR_PRIV_other = 1 ]"#
                         .parse::<ClassAd>()
                         .expect("the private ad parses")
-                });
+            });
             store.update(UpdateCommand::Startd, ad, private, 1000).expect("stored");
         }
         store

@@ -250,8 +250,10 @@ impl Collector {
             writer.put_hit(&mut enc, hit);
             if enc.len() >= REPLY_PART {
                 bytes += enc.len();
-                let part = std::mem::replace(&mut enc, Encoder::new(encrypted));
-                command.send_part(part.as_bytes(), false).await?;
+                command.send_part(enc.as_bytes(), false).await?;
+                // The next part reuses the buffer: no allocation, and no
+                // copying as it grows, after the first part.
+                enc.truncate(0);
             }
         }
         enc.put_int(0);
