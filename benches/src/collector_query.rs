@@ -97,8 +97,9 @@ pub fn run_query(store: &Store, query: &ClassAd, peer_version: Option<&Version>,
     let selection = query.select(store);
     let mut enc = Encoder::new(false);
     let writer = query.writer(peer_version);
-    for hit in selection.hits() {
-        writer.put_hit(&mut enc, hit);
+    let hits = selection.hits();
+    for i in 0..hits.len() {
+        writer.put_hit_of(&mut enc, hits, i);
         if enc.len() >= REPLY_PART {
             sink(enc.as_bytes());
             enc.truncate(0);

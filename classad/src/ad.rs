@@ -245,9 +245,10 @@ impl ClassAd {
     }
 
     /// Asks the processor to start loading the part of this ad's table where
-    /// `name` would be, ahead of a lookup (no effect where unsupported).
+    /// `name` would be, ahead of a lookup (no effect where unsupported): a
+    /// writer of many ads looks a few ads ahead.
     #[inline]
-    pub(crate) fn prefetch(&self, name: Name) {
+    pub fn prefetch(&self, name: Name) {
         if self.slots.is_empty() {
             return;
         }
@@ -487,4 +488,22 @@ mod tests {
         assert!(job.unchain().is_some());
         assert!(job.lookup("owner").is_none());
     }
+}
+
+/// Asks the processor to start loading the memory `value` is in (its
+/// first cache line), ahead of a read; no effect where unsupported. For
+/// walks over many ads behind pointers (a collector's records), where each
+/// step would otherwise wait for memory.
+#[inline]
+pub fn prefetch<T: ?Sized>(value: &T) {
+    let at: *const T = value;
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: `_mm_prefetch` only hints the cache and never faults; the
+    // pointer is to a live value, and SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }

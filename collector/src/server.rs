@@ -246,8 +246,9 @@ impl Collector {
         let mut enc = Encoder::new(encrypted);
         let mut bytes = 0usize;
         let writer = query.writer(peer_version.as_ref());
-        for hit in selection.hits() {
-            writer.put_hit(&mut enc, hit);
+        let hits = selection.hits();
+        for i in 0..hits.len() {
+            writer.put_hit_of(&mut enc, hits, i);
             if enc.len() >= REPLY_PART {
                 bytes += enc.len();
                 command.send_part(enc.as_bytes(), false).await?;

@@ -435,6 +435,18 @@ impl ProjectionPlan {
         &self.listed
     }
 
+    /// Asks the processor to load the parts of `ad`'s table that
+    /// [`put`](Self::put) will read (a writer of many ads calls it a few
+    /// ads ahead).
+    #[inline]
+    pub fn prefetch(&self, ad: &ClassAd) {
+        for planned in &self.sorted {
+            if let Some(name) = planned.name {
+                ad.prefetch(name);
+            }
+        }
+    }
+
     /// Writes `ad` projected: the bytes [`put_classad_projected`] writes
     /// for it with this plan's names and options. On an error (a NUL in a
     /// name) what was written of the ad is left for the caller to take back,
