@@ -630,7 +630,7 @@ mod tests {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             (seed >> 33) % n
         };
-        for i in 0..160 {
+        for i in 0..80 {
             let mut text = format!(
                 "[ MyType = \"Machine\"; Name = \"slot{}@host{}\"; MyAddress = \"<10.0.{}.{}:9618>\"; Cpus = {}; Memory = {}",
                 i % 8 + 1,
