@@ -7,6 +7,7 @@
 
 pub mod anchor;
 pub mod cedar_wire;
+pub mod collector_query;
 pub mod pool;
 
 /// A real slot ad from a production pool (the first `Machine` ad of the

@@ -107,7 +107,7 @@ mod value;
 
 #[cfg(feature = "serde")]
 pub use crate::serde::{from_ad, from_ad_with, to_ad};
-pub use ad::{ClassAd, Iter};
+pub use ad::{prefetch, ClassAd, Iter};
 pub use eval::{Clock, EvalContext, EvalLimits, EvalOptions, Prepared, RandomSource, Semantics};
 pub use expr::{BinaryOp, Call, Children, Expr, Literal, Node, UnaryOp};
 pub use name::{interned_count, AttrKey, Name, NameLimits, TooManyNames};

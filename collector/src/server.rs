@@ -289,12 +289,15 @@ impl Collector {
         let encrypted = command.encoder().is_encrypted();
         let mut enc = Encoder::new(encrypted);
         let mut bytes = 0usize;
-        for hit in selection.hits() {
-            query.put_hit(&mut enc, hit, peer_version.as_ref());
+        let writer = query.writer(peer_version.as_ref());
+        let hits = selection.hits();
+        for i in 0..hits.len() {
+            writer.put_hit_of(&mut enc, hits, i);
             if enc.len() >= REPLY_PART {
                 bytes += enc.len();
                 command.send_part(enc.as_bytes(), false).await?;
-                // The next part reuses the buffer.
+                // The next part reuses the buffer: no allocation, and no
+                // copying as it grows, after the first part.
                 enc.truncate(0);
             }
         }

@@ -32,7 +32,9 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use classad::references::{internal, trim, Side};
-use classad::{AttributeError, AttributeParser, ClassAd, EvalOptions, Expr, Literal, ParseLimits, Semantics, Syntax};
+use classad::{
+    AttributeError, AttributeParser, ClassAd, EvalOptions, Expr, Literal, Name, ParseLimits, Semantics, Syntax,
+};
 
 use super::codec::{has_nul, Decoder, Encoder};
 use crate::error::{Error, ErrorKind, Result};
@@ -257,6 +259,23 @@ fn put_attribute(enc: &mut Encoder, name: &str, expr: &Expr) -> Result<()> {
     })
 }
 
+/// `Name = <value>` with `prefix` (`Name = `, checked for NUL by the
+/// caller) already made.
+#[inline]
+fn put_prefixed(enc: &mut Encoder, prefix: &[u8], expr: &Expr) -> Result<()> {
+    enc.put_string_checked_with(|buf, _| {
+        buf.reserve(prefix.len() + 24);
+        buf.extend_from_slice(prefix);
+        let value = buf.len();
+        expr.write_into(Syntax::Old, buf);
+        let text = !matches!(
+            expr.as_literal(),
+            Some(Literal::Int(_) | Literal::Real(_) | Literal::Bool(_) | Literal::Undefined | Literal::Error)
+        );
+        text && has_nul(&buf[value..])
+    })
+}
+
 /// Writes `ad` with `opts`. Attributes of a chained parent go first, as C++
 /// sends them (the ad's own values then win on read).
 ///
@@ -293,8 +312,8 @@ fn put_trailer(enc: &mut Encoder, opts: &PutOptions) -> Result<()> {
         })?;
     }
     if !opts.no_types {
-        enc.put_str("")?;
-        enc.put_str("")?;
+        // Two empty strings: nothing to search for a NUL.
+        enc.put_empty_strings(2);
     }
     Ok(())
 }
@@ -350,6 +369,135 @@ pub fn put_classad_projected<S: AsRef<str>>(
         put_attribute(enc, name, expr)?;
     }
     put_trailer(enc, opts)
+}
+
+/// A projection prepared once for the many ads of a reply: the bytes of
+/// [`put_classad_projected`] with the same names and options, for each ad,
+/// with the per-ad work that does not depend on the ad done once.
+///
+/// Made once, it holds the listed names in C++'s order (each name once, its
+/// first spelling, sorted without case), each already resolved to its
+/// interned [`Name`] and already judged private or not for `opts`. For an
+/// ad whose listed values are all literals (what `condor_status -af` asks
+/// for: `Name`, `State`, ...) [`put`](Self::put) is then one lookup by
+/// symbol per name and the attributes written, with no allocation; an ad
+/// with a listed value that is not a literal goes the way of
+/// [`put_classad_projected`] (the references it uses are added).
+///
+/// A listed name that no ad had when the plan was made is taken as absent
+/// from every ad: make the plan after the ads it writes (a name is interned
+/// when an ad holding it is read, and never forgotten).
+///
+/// ```
+/// use cedar::wire::ad::{put_classad_projected, ProjectionPlan, PutOptions};
+/// use cedar::wire::Encoder;
+/// let ad: classad::ClassAd = "[ Name = \"slot1@h\"; State = \"Unclaimed\"; Cpus = 4; Big = Cpus > 2 ]".parse().unwrap();
+/// for names in [&["State", "Name", "name"][..], &["Big", "Missing"][..]] {
+///     let plan = ProjectionPlan::new(names, &PutOptions::default());
+///     let (mut planned, mut direct) = (Encoder::new(false), Encoder::new(false));
+///     plan.put(&mut planned, &ad)?;
+///     put_classad_projected(&mut direct, &ad, names, &PutOptions::default())?;
+///     assert_eq!(planned.as_bytes(), direct.as_bytes());
+/// }
+/// # Ok::<(), cedar::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ProjectionPlan {
+    /// The names as listed, for the ads that need expanding.
+    listed: Vec<String>,
+    /// Each listed name once, in the order the attributes go out.
+    sorted: Vec<Planned>,
+    /// The options, projection left out.
+    opts: PutOptions,
+}
+
+#[derive(Debug, Clone)]
+struct Planned {
+    /// The first spelling listed: what is written.
+    spelling: String,
+    /// `spelling = `, what each attribute's string starts with.
+    prefix: Vec<u8>,
+    /// The spelling holds a NUL: the ad cannot be sent with it.
+    nul: bool,
+    /// `None`: no ad has this name.
+    name: Option<Name>,
+    /// Private and excluded by the options: looked up (its value decides
+    /// whether the ad needs expanding) but not written.
+    excluded: bool,
+}
+
+impl ProjectionPlan {
+    /// The plan of `names` (as [`put_classad_projected`] takes them) with
+    /// `opts` (whose own projection is ignored).
+    pub fn new<S: AsRef<str>>(names: &[S], opts: &PutOptions) -> ProjectionPlan {
+        let mut sorted: Vec<Planned> = Vec::with_capacity(names.len());
+        for name in names {
+            let name = name.as_ref();
+            if sorted.iter().any(|p| p.spelling.eq_ignore_ascii_case(name)) {
+                continue;
+            }
+            sorted.push(Planned {
+                spelling: name.to_owned(),
+                prefix: [name.as_bytes(), b" = "].concat(),
+                nul: has_nul(name.as_bytes()),
+                name: Name::find(name),
+                excluded: opts.excluded(name),
+            });
+        }
+        // As expand_projection's map orders them: by the lower-cased bytes.
+        sorted.sort_by(|a, b| {
+            a.spelling.bytes().map(|c| c.to_ascii_lowercase()).cmp(b.spelling.bytes().map(|c| c.to_ascii_lowercase()))
+        });
+        let mut opts = opts.clone();
+        opts.projection = None;
+        ProjectionPlan { listed: names.iter().map(|n| n.as_ref().to_owned()).collect(), sorted, opts }
+    }
+
+    /// The names as listed.
+    pub fn names(&self) -> &[String] {
+        &self.listed
+    }
+
+    /// Asks the processor to load the parts of `ad`'s table that
+    /// [`put`](Self::put) will read (a writer of many ads calls it a few
+    /// ads ahead).
+    #[inline]
+    pub fn prefetch(&self, ad: &ClassAd) {
+        for planned in &self.sorted {
+            if let Some(name) = planned.name {
+                ad.prefetch(name);
+            }
+        }
+    }
+
+    /// Writes `ad` projected: the bytes [`put_classad_projected`] writes
+    /// for it with this plan's names and options. On an error (a NUL in a
+    /// name) what was written of the ad is left for the caller to take back,
+    /// as there.
+    pub fn put(&self, enc: &mut Encoder, ad: &ClassAd) -> Result<()> {
+        let start = enc.len();
+        // One pass: the count is set once the attributes are out.
+        let at = enc.put_int_later();
+        let mut count = usize::from(self.opts.server_time.is_some());
+        for planned in &self.sorted {
+            let Some(expr) = planned.name.and_then(|name| ad.lookup(name)) else { continue };
+            if expr.as_literal().is_none() {
+                // Its references are sent too: the general way.
+                enc.truncate(start);
+                return put_classad_projected(enc, ad, &self.listed, &self.opts);
+            }
+            if !planned.excluded {
+                if planned.nul {
+                    // As put_attribute refuses it.
+                    return Err(Error::new(ErrorKind::Protocol, "a string on the wire cannot hold a NUL byte"));
+                }
+                put_prefixed(enc, &planned.prefix, expr)?;
+                count += 1;
+            }
+        }
+        enc.set_int(at, count as i64);
+        put_trailer(enc, &self.opts)
+    }
 }
 
 /// Splits `Name = value` as `SplitLongFormAttrValue` does: leading

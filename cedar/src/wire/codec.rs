@@ -172,6 +172,16 @@ impl Encoder {
         self.buf[at..at + 8].copy_from_slice(&value.to_be_bytes());
     }
 
+    /// `n` empty strings (as `put_str("")` writes each).
+    pub(crate) fn put_empty_strings(&mut self, n: usize) {
+        for _ in 0..n {
+            if self.encrypted {
+                self.put_int(1);
+            }
+            self.buf.push(0);
+        }
+    }
+
     /// A NULL string (`put_nullstr(NULL)`): 0xFF.
     pub fn put_null_string(&mut self) {
         if self.encrypted {
