@@ -421,6 +421,36 @@ impl<N: Into<Name>, E: Into<Expr>> Extend<(N, E)> for ClassAd {
     }
 }
 
+/// Asks the processor to start loading the memory `value` is in (its
+/// first cache line), ahead of a read; no effect where unsupported. For
+/// walks over many ads behind pointers (a collector's records), where each
+/// step would otherwise wait for memory.
+///
+/// ```
+/// let ads: Vec<std::sync::Arc<classad::ClassAd>> = (0..8).map(|i| std::sync::Arc::new(classad::ClassAd::from_iter([("Cpus", i)]))).collect();
+/// let mut cpus = 0;
+/// for (k, ad) in ads.iter().enumerate() {
+///     if let Some(ahead) = ads.get(k + 4) {
+///         classad::prefetch(&**ahead);
+///     }
+///     cpus += ad.lookup_integer("Cpus").unwrap_or(0);
+/// }
+/// assert_eq!(cpus, 28);
+/// ```
+#[inline]
+pub fn prefetch<T: ?Sized>(value: &T) {
+    let at: *const T = value;
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: `_mm_prefetch` only hints the cache and never faults; the
+    // pointer is to a live value, and SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,34 +526,4 @@ mod tests {
         assert!(job.unchain().is_some());
         assert!(job.lookup("owner").is_none());
     }
-}
-
-/// Asks the processor to start loading the memory `value` is in (its
-/// first cache line), ahead of a read; no effect where unsupported. For
-/// walks over many ads behind pointers (a collector's records), where each
-/// step would otherwise wait for memory.
-///
-/// ```
-/// let ads: Vec<std::sync::Arc<classad::ClassAd>> = (0..8).map(|i| std::sync::Arc::new(classad::ClassAd::from_iter([("Cpus", i)]))).collect();
-/// let mut cpus = 0;
-/// for (k, ad) in ads.iter().enumerate() {
-///     if let Some(ahead) = ads.get(k + 4) {
-///         classad::prefetch(&**ahead);
-///     }
-///     cpus += ad.lookup_integer("Cpus").unwrap_or(0);
-/// }
-/// assert_eq!(cpus, 28);
-/// ```
-#[inline]
-pub fn prefetch<T: ?Sized>(value: &T) {
-    let at: *const T = value;
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
-    // SAFETY: `_mm_prefetch` only hints the cache and never faults; the
-    // pointer is to a live value, and SSE is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
 }
