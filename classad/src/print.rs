@@ -706,8 +706,9 @@ mod tests {
 
     /// The old-syntax text of reals, without allocating, equals the
     /// general `%.16G` path (checked against C's printf in printf.rs) on
-    /// hard cases and on a million doubles: random bit patterns, short
-    /// decimals, halves near 10^15 (ties), and neighbours of powers of ten.
+    /// hard cases and on 450,000 doubles (2.4 million once, in a release
+    /// build): random bit patterns, short decimals, halves near 10^15
+    /// (ties), and the neighbours of every power of ten.
     #[test]
     fn old_real_text_is_percent_16g() {
         let slow = |r: f64| {
@@ -745,15 +746,17 @@ mod tests {
             state
         };
         let mut cases = Vec::new();
-        for _ in 0..400_000 {
+        for _ in 0..150_000 {
             cases.push(f64::from_bits(next()));
             let digits = (next() % 10_000_000_000_000_000) as f64;
             cases.push(digits / 10f64.powi((next() % 40) as i32 - 10));
             cases.push((next() % 4_000_000_000_000_000) as f64 + 0.5);
         }
         for e in -320..309 {
+            // Below about 10^-308 the power is subnormal or 0 (no neighbour below).
             let p = 10f64.powi(e);
-            cases.extend([p, f64::from_bits(p.to_bits() + 1), f64::from_bits(p.to_bits() - 1)]);
+            let bits = p.to_bits();
+            cases.extend([p, f64::from_bits(bits + 1), f64::from_bits(bits.saturating_sub(1))]);
         }
         for r in cases.into_iter().filter(|r| r.is_finite()) {
             assert_eq!(fast(r), slow(r), "{r:e} ({:#x})", r.to_bits());
