@@ -149,7 +149,10 @@ impl PyAccountant {
     /// Opens the accountant log at `path` (created if missing, dated
     /// `now`) and appends every later change to it, as the negotiator
     /// does, holding the log's lock until `close()`: waits up to
-    /// `lock_timeout` seconds for another writer, then raises.
+    /// `lock_timeout` seconds for another writer, then raises. A file that
+    /// is not an accountant log is refused and left as it is; a torn tail
+    /// is cleaned, the old file kept as `<path>.corrupt-<n>` (in
+    /// `take_warnings()`).
     #[staticmethod]
     #[pyo3(signature = (path, now, config=None, lock_timeout=None))]
     fn open(
@@ -206,7 +209,8 @@ impl PyAccountant {
     /// `now` when the file is new), replacing the file (through a new file
     /// renamed over it); `Accountant.load` and HTCondor's negotiator read
     /// it. Takes the log's lock as `open` does (waiting up to
-    /// `lock_timeout` seconds for another writer, then raising).
+    /// `lock_timeout` seconds for another writer, then raising); a file at
+    /// `path` that is not an accountant log is refused and left as it is.
     #[pyo3(signature = (path, now=0, lock_timeout=None))]
     fn save(&self, path: PathBuf, now: i64, lock_timeout: Option<f64>) -> PyResult<()> {
         let records = self.acct.snapshot().map_err(|e| error(e.to_string()))?;

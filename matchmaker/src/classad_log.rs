@@ -150,6 +150,18 @@ pub enum LogError {
         /// How long this writer waited.
         waited: Duration,
     },
+    /// The file's first record does not parse: it is not a ClassAd log (a
+    /// wrong path?). Writers refuse to touch it.
+    #[error(
+        "{}:1: not an accountant log (expected a record such as `107 <sequence> CreationTimestamp <epoch>` or `105`): {reason}; nothing was written",
+        path.display()
+    )]
+    NotALog {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its first line.
+        reason: String,
+    },
     /// The log at the path is no longer the file this writer appends to
     /// (something replaced it without holding the lock); nothing is written.
     #[error("{}: the log was replaced by another process that does not hold its lock; nothing was written", .0.display())]
@@ -180,6 +192,10 @@ pub struct LoadReport {
     pub needs_compaction: bool,
     /// Records read (lines), including ignored ones.
     pub records: usize,
+    /// Set when the file is not empty and its first line is not a record:
+    /// the file is not a ClassAd log (why, in words). Writers refuse it
+    /// ([`LogError::NotALog`]).
+    pub not_a_log: Option<String>,
     /// The size of the file in bytes.
     pub bytes: u64,
 }
@@ -409,6 +425,13 @@ pub fn read_log(path: &Path, table: &mut impl LogTable) -> Result<LoadReport, Lo
             let line_start = prefix.rfind('\n').map_or(0, |i| i + 1);
             let mut report = replay(&prefix[..line_start], path, table)?;
             let line = prefix[..line_start].matches('\n').count() + 1;
+            if line == 1 {
+                report.warnings.push(format!("{}:1: not an accountant log: invalid UTF-8", path.display()));
+                report.needs_compaction = true;
+                report.not_a_log = Some("invalid UTF-8".into());
+                report.bytes = bytes.len() as u64;
+                return Ok(report);
+            }
             if contains_end_after(&bytes[line_start..]) {
                 return Err(LogError::CorruptTransaction {
                     path: path.to_path_buf(),
@@ -457,6 +480,12 @@ fn replay(text: &str, path: &Path, table: &mut impl LogTable) -> Result<LoadRepo
         };
         let record = match parsed {
             Ok(record) => record,
+            Err(reason) if line_no == 1 => {
+                report.warnings.push(format!("{}:1: not an accountant log: {reason}", path.display()));
+                report.needs_compaction = true;
+                report.not_a_log = Some(reason);
+                break;
+            }
             Err(reason) => {
                 if contains_end_after(&text.as_bytes()[offset..]) {
                     return Err(LogError::CorruptTransaction { path: path.to_path_buf(), line: line_no, reason });
@@ -783,7 +812,12 @@ impl LogWriter {
     /// does not exist. `lock` is the log's lock, taken *before* the log was
     /// read; `report` is what [`read_log`] then said of it. When its tail
     /// needs cleaning, `snapshot` (the table's current state as records, see
-    /// [`LogWriter::compact`]) is written as a new generation first.
+    /// [`LogWriter::compact`]) is written as a new generation first, and the
+    /// old file, which held more than was read of it, is kept aside as
+    /// `<log>.corrupt-<n>` (said in `report`'s warnings).
+    ///
+    /// A file that is not a log ([`LoadReport::not_a_log`]) is refused:
+    /// [`LogError::NotALog`], and the file is left as it is.
     pub fn open(
         lock: LogLock,
         path: &Path,
@@ -792,6 +826,9 @@ impl LogWriter {
         snapshot: impl FnOnce() -> Result<Records, LogError>,
     ) -> Result<Self, LogError> {
         let io_err = |source| LogError::Io { path: path.to_path_buf(), source };
+        if let Some(reason) = &report.not_a_log {
+            return Err(LogError::NotALog { path: path.to_path_buf(), reason: reason.clone() });
+        }
         let exists = fs::symlink_metadata(path).is_ok();
         let header = report.header.unwrap_or(Header { sequence: 1, creation_timestamp: now });
         if exists && !report.needs_compaction {
@@ -808,14 +845,22 @@ impl LogWriter {
             sync_parent(path).map_err(io_err)?;
             return Ok(Self { path: path.to_path_buf(), file, size: text.len() as u64, header, lock });
         }
-        // A torn tail: start a new generation from the committed state.
+        // A torn tail: start a new generation from the committed state,
+        // keeping the old file aside.
         let records = snapshot()?;
+        let aside = keep_aside(path)?;
+        report.warnings.push(format!(
+            "{}: the part of the log that could not be read is kept in {}",
+            path.display(),
+            aside.display()
+        ));
         let (file, size, header) = write_generation(path, header, &records)?;
         Ok(Self { path: path.to_path_buf(), file, size, header, lock })
     }
 
     /// Replaces the file at `path` with a log holding only `state` (as
-    /// [`LogWriter::compact`] writes one), under `lock`; `now` dates the log
+    /// [`LogWriter::compact`] writes one), under `lock`. A file there that
+    /// is not a log is refused ([`LogError::NotALog`]); `now` dates the log
     /// when there was none.
     pub fn replace(lock: LogLock, path: &Path, now: i64, state: &Records) -> Result<Self, LogError> {
         struct Ignore;
@@ -831,6 +876,9 @@ impl LogWriter {
             Err(LogError::CorruptTransaction { .. }) => LoadReport::default(),
             Err(e) => return Err(e),
         };
+        if let Some(reason) = report.not_a_log {
+            return Err(LogError::NotALog { path: path.to_path_buf(), reason });
+        }
         let old = report.header.unwrap_or(Header { sequence: 0, creation_timestamp: now });
         let (file, size, header) = write_generation(path, old, state)?;
         Ok(Self { path: path.to_path_buf(), file, size, header, lock })
@@ -926,6 +974,34 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 #[cfg(not(unix))]
 fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
     true
+}
+
+/// Keeps the file at `path` under `<path>.corrupt-<n>` (the first `n`
+/// free), by a hard link where the file system has them, else a copy; the
+/// file stays where it is.
+fn keep_aside(path: &Path) -> Result<PathBuf, LogError> {
+    for n in 1..10_000 {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".corrupt-{n}"));
+        let aside = PathBuf::from(name);
+        match fs::hard_link(path, &aside) {
+            Ok(()) => return Ok(aside),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => {}
+        }
+        // No hard links here: copy into a file created for it.
+        let io_err = |source| LogError::Io { path: aside.clone(), source };
+        let mut out = match OpenOptions::new().write(true).create_new(true).open(&aside) {
+            Ok(out) => out,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(io_err(source)),
+        };
+        let mut input = File::open(path).map_err(|source| LogError::Io { path: path.to_path_buf(), source })?;
+        io::copy(&mut input, &mut out).map_err(io_err)?;
+        out.sync_all().map_err(io_err)?;
+        return Ok(aside);
+    }
+    Err(LogError::Io { path: path.to_path_buf(), source: io::Error::other("no free <log>.corrupt-<n> name") })
 }
 
 /// `|value| × 10⁶` rounded as C's `%.6f` rounds it (to nearest, ties to

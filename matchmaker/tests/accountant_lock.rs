@@ -109,3 +109,61 @@ fn a_writer_that_cannot_get_the_lock_says_who_holds_it() {
     Accountant::open(quick, &path, 1).expect("free again");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_file_that_is_not_a_log_is_refused_and_left_as_it_is() {
+    use matchmaker::classad_log::{LogError, LogLock, LogWriter, Records};
+    let dir = scratch("notalog");
+    let text: String = (0..361).map(|i| format!("service{i}\t{}/tcp\n", 1000 + i)).collect();
+    for (name, content) in [("text", text.into_bytes()), ("zeros", vec![0u8; 4096]), ("binary", vec![0xff, 0xfe, 10])] {
+        let path = dir.join(name);
+        std::fs::write(&path, &content).expect("write");
+        match Accountant::open(config(), &path, 1) {
+            Err(matchmaker::accountant::AccountantError::Log(LogError::NotALog { path: p, .. })) => {
+                assert_eq!(p, path)
+            }
+            other => panic!("{name}: expected NotALog, got {other:?}"),
+        }
+        let err = Accountant::open(config(), &path, 1).expect_err("refused").to_string();
+        assert!(err.contains(":1: not an accountant log"), "{err}");
+        // What `Accountant.save` in Python does: refused too.
+        let lock = LogLock::acquire(&path, Duration::from_secs(1)).expect("lock");
+        assert!(matches!(LogWriter::replace(lock, &path, 1, &Records::default()), Err(LogError::NotALog { .. })));
+        assert_eq!(std::fs::read(&path).expect("read"), content, "{name}: changed");
+        // A reader warns.
+        let (_, report) = Accountant::load(config(), &path).expect("a reader reads");
+        assert!(report.not_a_log.is_some() && report.warnings.iter().any(|w| w.contains("not an accountant log")));
+    }
+    // An empty file is an empty log.
+    let empty = dir.join("empty");
+    std::fs::write(&empty, "").expect("write");
+    Accountant::open(config(), &empty, 1).expect("an empty file is a log");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_tail_that_cannot_be_read_is_kept_aside_before_the_log_is_rewritten() {
+    let dir = scratch("aside");
+    let path = dir.join("Accountantnew.log");
+    {
+        let (mut a, _) = Accountant::open(config(), &path, 1).expect("new log");
+        a.set_priority_factor("kept@x", 2.0).expect("edit");
+    }
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).expect("append");
+    f.write_all(b"\x01\x02 garbage that is not a record\nmore\n").expect("garbage");
+    drop(f);
+    let before = std::fs::read(&path).expect("read");
+    let (a, report) = Accountant::open(config(), &path, 1).expect("opens");
+    let aside = dir.join("Accountantnew.log.corrupt-1");
+    assert_eq!(std::fs::read(&aside).expect("kept aside"), before);
+    assert!(report.warnings.iter().any(|w| w.contains("Accountantnew.log.corrupt-1")), "{:?}", report.warnings);
+    assert_eq!(a.priority_factor("kept@x"), 2.0);
+    drop(a);
+    // A second time: the next free name.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).expect("append");
+    f.write_all(b"105 \n103 Customer.x@x Priority 1").expect("torn");
+    drop(f);
+    let (_a, report) = Accountant::open(config(), &path, 1).expect("opens");
+    assert!(dir.join("Accountantnew.log.corrupt-2").exists(), "{:?}", report.warnings);
+    let _ = std::fs::remove_dir_all(&dir);
+}

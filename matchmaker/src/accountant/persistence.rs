@@ -22,7 +22,10 @@ impl Accountant {
     /// read and held until the accountant is dropped (or
     /// [`Accountant::close_log`]): a second writer of the same log waits up
     /// to [`AccountantConfig::lock_timeout`] and then fails with
-    /// [`LogError::Locked`].
+    /// [`LogError::Locked`]. A file that is not an accountant log is refused
+    /// ([`LogError::NotALog`]) and left as it is; when a torn or garbage
+    /// tail is cleaned, the old file is kept as `<log>.corrupt-<n>` (said in
+    /// the report's warnings).
     pub fn open(config: AccountantConfig, path: &Path, now: i64) -> Result<(Self, LoadReport), AccountantError> {
         let lock = classad_log::LogLock::acquire(path, config.lock_timeout)?;
         let (mut acct, mut report) = Self::load(config, path)?;

@@ -8,7 +8,8 @@
 //!
 //! An edit takes the log's lock (`flock` on `<log>.lock`) before reading
 //! the log and keeps it until the edit is written: a second writer waits
-//! up to `--lock-timeout` seconds (10) and then fails, naming the log.
+//! up to `--lock-timeout` seconds (10) and then fails, naming the log. A
+//! file that is not an accountant log is never written.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
