@@ -101,7 +101,12 @@ pub mod op {
 }
 
 /// Longest line a log may hold (16 MiB); a longer one is a corrupt record.
+/// Writers refuse to write one ([`LogError::Unwritable`]).
 pub const MAX_LINE: usize = 16 << 20;
+
+/// Longest key, attribute name or type a writer writes: two of them and
+/// any real written with `%f` fit in a line of [`MAX_LINE`] bytes.
+pub const MAX_WORD: usize = (MAX_LINE - 1024) / 2;
 
 /// How long a writer waits for another writer's lock before giving up.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -556,9 +561,23 @@ pub(crate) fn check_key(key: &str) -> Result<(), LogError> {
 
 /// Checks that `word` can stand as a key or attribute name in the log.
 fn check_word(what: &str, word: &str) -> Result<(), LogError> {
+    check_length(what, word)?;
     // HTCondor's reader splits words on ASCII blanks (isspace).
     if word.is_empty() || word.bytes().any(|b| b.is_ascii_whitespace() || b == 0x0b || b == 0) {
         return Err(LogError::Unwritable(format!("{what} `{}` is empty or holds blanks", word.escape_debug())));
+    }
+    Ok(())
+}
+
+/// Checks that `word` is no longer than a key or name of the log may be
+/// ([`MAX_WORD`]).
+pub(crate) fn check_length(what: &str, word: &str) -> Result<(), LogError> {
+    if word.len() > MAX_WORD {
+        return Err(LogError::Unwritable(format!(
+            "{what} `{}` is {} bytes long; the log's readers take at most {MAX_WORD}",
+            shorten(word),
+            word.len()
+        )));
     }
     Ok(())
 }
@@ -605,6 +624,16 @@ impl Records {
         if value.contains(['\n', '\r', '\0']) {
             return Err(LogError::Unwritable(format!("the value of {name} holds a line break")));
         }
+        // What a reader takes: a line of at most MAX_LINE bytes whose value
+        // parses.
+        let line = 6 + key.len() + name.len() + value.len();
+        if line > MAX_LINE {
+            return Err(LogError::Unwritable(format!(
+                "the record of {name} in {} would be a line of {line} bytes; the log's readers take at most {MAX_LINE}",
+                shorten(key)
+            )));
+        }
+        check_value(value).map_err(|e| LogError::Unwritable(format!("{name} in {}: {e}", shorten(key))))?;
         self.text.reserve(key.len() + name.len() + value.len() + 6);
         self.text.push_str("103 ");
         self.text.push_str(key);

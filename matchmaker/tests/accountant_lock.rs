@@ -167,3 +167,38 @@ fn a_tail_that_cannot_be_read_is_kept_aside_before_the_log_is_rewritten() {
     assert!(dir.join("Accountantnew.log.corrupt-2").exists(), "{:?}", report.warnings);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What the readers refuse, the writers refuse first: a name that makes a
+/// line longer than a reader takes was written, and every load failed.
+#[test]
+fn a_record_no_reader_takes_is_never_written() {
+    use matchmaker::classad_log::{Records, MAX_LINE};
+    let dir = scratch("limits");
+    let path = dir.join("Accountantnew.log");
+    let long = format!("{}@x", "x".repeat(20_000_000));
+    {
+        let (mut a, _) = Accountant::open(config(), &path, 1).expect("new log");
+        a.set_priority_factor("ok@x", 2.0).expect("edit");
+        let err = a.set_priority_factor(&long, 5.0).expect_err("too long a name").to_string();
+        assert!(err.contains("the log's readers take at most"), "{}", &err[..err.len().min(300)]);
+        assert!(err.len() < 1000, "the error quotes the whole name");
+        a.set_priority_factor("after@x", 3.0).expect("the accountant goes on");
+    }
+    let (b, report) = Accountant::load(config(), &path).expect("the log still loads");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert_eq!(b.priority_factor("ok@x"), 2.0);
+    assert_eq!(b.priority_factor("after@x"), 3.0);
+    // Without a log too (what Python's `save` would write).
+    let mut c = Accountant::new(config());
+    assert!(c.set_priority_factor(&long, 5.0).is_err());
+    assert!(c.snapshot().is_ok());
+    // Values: a line too long, a value that does not parse.
+    let mut r = Records::default();
+    let big = format!("\"{}\"", "y".repeat(MAX_LINE));
+    assert!(r.set("Customer.a@x", "Note", &big).is_err());
+    assert!(r.set("Customer.a@x", "Note", "(((").is_err());
+    assert!(r.set("Customer.a@x", "Note", "").is_err());
+    assert!(r.is_empty());
+    r.set("Customer.a@x", "Note", "\"fine\" + 1").expect("an expression");
+    let _ = std::fs::remove_dir_all(&dir);
+}
