@@ -67,7 +67,8 @@ impl AccountantConfig {
     /// DEFAULT_PRIO_FACTOR, NICE_USER_PRIO_FACTOR, REMOTE_PRIO_FACTOR,
     /// ACCOUNTANT_LOCAL_DOMAIN, GROUP_NAMES and each group's
     /// `GROUP_PRIO_FACTOR_<group>`, NEGOTIATOR_USE_SLOT_WEIGHTS, SLOT_WEIGHT,
-    /// NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES, MAX_ACCOUNTANT_DATABASE_SIZE.
+    /// NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES, MAX_ACCOUNTANT_DATABASE_SIZE,
+    /// and ACCOUNTANT_LOCK_TIMEOUT (ours: see [`AccountantConfig::lock_timeout`]).
     /// A bad value is an error naming the file and line that set it.
     ///
     /// ```
