@@ -72,10 +72,15 @@ fn two_writers_racing_on_a_torn_log_lose_no_edit() {
         done.extend(d);
         failed.extend(f);
     }
-    assert!(failed.is_empty(), "edits failed: {failed:?}");
     let (acct, _) = Accountant::load(config(), &path).expect("the log loads");
     let lost: Vec<_> = done.iter().filter(|(name, factor)| acct.priority_factor(name) != *factor).collect();
-    assert!(lost.is_empty(), "{} of {} edits reported as done are not in the log: {lost:?}", lost.len(), done.len());
+    assert!(
+        failed.is_empty() && lost.is_empty(),
+        "{} edits failed: {failed:?}; {} of {} edits reported as done are not in the log: {lost:?}",
+        failed.len(),
+        lost.len(),
+        done.len()
+    );
     assert_eq!(acct.priority_factor("seed@x"), 2.0);
     // No temporary file is left behind.
     let left: Vec<_> = std::fs::read_dir(&dir)
