@@ -207,3 +207,31 @@ fn a_record_no_reader_takes_is_never_written() {
     r.set("Customer.a@x", "Note", "\"fine\" + 1").expect("an expression");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A process that does not take the lock (HTCondor's own negotiator)
+/// appended a transaction: compacting reads it in rather than dropping it;
+/// a log replaced under the writer is an error, not overwritten.
+#[test]
+fn compacting_keeps_what_a_writer_without_the_lock_appended() {
+    let dir = scratch("foreign");
+    let path = dir.join("Accountantnew.log");
+    let (mut a, _) = Accountant::open(config(), &path, 1).expect("new log");
+    a.set_priority_factor("ours@x", 2.0).expect("edit");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).expect("append");
+    f.write_all(b"105 \n101 Customer.theirs@x * *\n103 Customer.theirs@x PriorityFactor 7.000000\n106 \n")
+        .expect("foreign transaction");
+    drop(f);
+    a.compact().expect("compacts");
+    let (b, report) = Accountant::load(config(), &path).expect("loads");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    assert_eq!(b.priority_factor("theirs@x"), 7.0, "the foreign record was dropped");
+    assert_eq!(b.priority_factor("ours@x"), 2.0);
+    assert!(a.take_warnings().iter().any(|w| w.contains("does not hold the log's lock")));
+    // Replaced behind the writer's back: compacting refuses.
+    std::fs::write(dir.join("other"), "107 1 CreationTimestamp 1\n").expect("write");
+    std::fs::rename(dir.join("other"), &path).expect("rename");
+    let err = a.compact().expect_err("replaced").to_string();
+    assert!(err.contains("replaced by another process"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "107 1 CreationTimestamp 1\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
