@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use matchmaker::accountant::{Accountant, AccountantConfig, AccountantError, PriorityRow};
-use matchmaker::classad_log::{LoadReport, LogWriter};
+use matchmaker::classad_log::{LogLock, LogWriter, DEFAULT_LOCK_TIMEOUT};
 use matchmaker::snapshot::read_ads;
 use pyo3::prelude::*;
 
@@ -45,6 +45,14 @@ pub(crate) enum AdOrPath<'py> {
 /// negotiator does, and `Accountant.from_userprio(ad_or_path)` takes
 /// `condor_userprio -allusers -l` output. The settings (half-life,
 /// default factor, groups) come from `config`.
+///
+/// Only one writer at a time: `open` and `save` take an exclusive lock
+/// (`flock` on `<path>.lock`), `open` from before it reads the log until
+/// `close()` or until the accountant is garbage-collected. A second
+/// writer of the same log (another process, or another `open` in this
+/// one) waits up to `lock_timeout` seconds (10) and then raises
+/// `ClassAdException` naming the log and saying that another writer holds
+/// it. Reading (`load`) takes no lock.
 #[pyclass(name = "Accountant", module = "classad_rs")]
 pub(crate) struct PyAccountant {
     pub(crate) acct: Accountant,
@@ -140,13 +148,29 @@ impl PyAccountant {
 
     /// Opens the accountant log at `path` (created if missing, dated
     /// `now`) and appends every later change to it, as the negotiator
-    /// does.
+    /// does, holding the log's lock until `close()`: waits up to
+    /// `lock_timeout` seconds for another writer, then raises. A file that
+    /// is not an accountant log is refused and left as it is; a torn tail
+    /// is cleaned, the old file kept as `<path>.corrupt-<n>` (in
+    /// `take_warnings()`).
     #[staticmethod]
-    #[pyo3(signature = (path, now, config=None))]
-    fn open(path: PathBuf, now: i64, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
-        let (acct, report) =
-            Accountant::open(accountant_config(config.as_deref())?, &path, now).map_err(|e| accountant_error(&e))?;
+    #[pyo3(signature = (path, now, config=None, lock_timeout=None))]
+    fn open(
+        path: PathBuf,
+        now: i64,
+        config: Option<PyRef<'_, PyConfig>>,
+        lock_timeout: Option<f64>,
+    ) -> PyResult<PyAccountant> {
+        let mut settings = accountant_config(config.as_deref())?;
+        settings.lock_timeout = timeout(lock_timeout)?;
+        let (acct, report) = Accountant::open(settings, &path, now).map_err(|e| accountant_error(&e))?;
         Ok(PyAccountant::wrap(acct, report.warnings))
+    }
+
+    /// Stops appending to the log `open` opened and releases its lock;
+    /// later changes stay in memory.
+    fn close(&mut self) {
+        self.acct.close_log();
     }
 
     /// Reads an accountant log from its text.
@@ -182,19 +206,17 @@ impl PyAccountant {
     }
 
     /// Writes every record to `path` as a compacted accountant log (dated
-    /// `now` when the file is new), replacing the file; `Accountant.load`
-    /// and HTCondor's negotiator read it.
-    #[pyo3(signature = (path, now=0))]
-    fn save(&self, path: PathBuf, now: i64) -> PyResult<()> {
+    /// `now` when the file is new), replacing the file (through a new file
+    /// renamed over it); `Accountant.load` and HTCondor's negotiator read
+    /// it. Takes the log's lock as `open` does (waiting up to
+    /// `lock_timeout` seconds for another writer, then raising); a file at
+    /// `path` that is not an accountant log is refused and left as it is.
+    #[pyo3(signature = (path, now=0, lock_timeout=None))]
+    fn save(&self, path: PathBuf, now: i64, lock_timeout: Option<f64>) -> PyResult<()> {
         let records = self.acct.snapshot().map_err(|e| error(e.to_string()))?;
-        let report = LoadReport::default();
-        let fresh = tmp_path(&path);
-        let _ = std::fs::remove_file(&fresh);
-        let mut log =
-            LogWriter::open(&fresh, &report, now, || Ok(records.clone())).map_err(|e| error(e.to_string()))?;
-        log.compact(&records).map_err(|e| error(e.to_string()))?;
-        drop(log);
-        std::fs::rename(&fresh, &path).map_err(|e| error(format!("{}: {e}", path.display())))
+        let lock = LogLock::acquire(&path, timeout(lock_timeout)?).map_err(|e| error(e.to_string()))?;
+        LogWriter::replace(lock, &path, now, &records).map_err(|e| error(e.to_string()))?;
+        Ok(())
     }
 
     /// The log this accountant appends to (`open`), if any.
@@ -350,9 +372,11 @@ impl PyAccountant {
     }
 }
 
-/// A sibling of `path` to write before renaming over it.
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".new");
-    PathBuf::from(name)
+/// A lock timeout in seconds (10 when not given).
+fn timeout(seconds: Option<f64>) -> PyResult<std::time::Duration> {
+    match seconds {
+        None => Ok(DEFAULT_LOCK_TIMEOUT),
+        Some(s) if s.is_finite() && s >= 0.0 => Ok(std::time::Duration::from_secs_f64(s.min(1e9))),
+        Some(s) => Err(error(format!("lock_timeout must be a number of seconds, at least 0, not {s}"))),
+    }
 }

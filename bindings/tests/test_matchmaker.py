@@ -467,3 +467,45 @@ def test_extension_tables_without_pyarrow(monkeypatch):
     assert isinstance(frame, pd.DataFrame)
     assert list(frame["name"]) == [s.name for s in outcome.submitters]
     assert list(frame["matches"]) == [s.matches for s in outcome.submitters]
+
+
+def test_extension_accountant_writers_take_the_lock(tmp_path):
+    log = tmp_path / "Accountantnew.log"
+    first = classad_rs.Accountant.open(log, 1000)
+    first.set_priority_factor("amy@site", 2000)
+    start = time.monotonic()
+    with pytest.raises(classad_rs.ClassAdException, match="another writer holds the lock"):
+        classad_rs.Accountant.open(log, 1000, lock_timeout=0.2)
+    assert 0.2 <= time.monotonic() - start < 5
+    with pytest.raises(classad_rs.ClassAdException, match="another writer holds the lock"):
+        first.save(log, lock_timeout=0.1)
+    assert classad_rs.Accountant.load(log).priority_factor("amy@site") == 2000  # readers are not held up
+    first.close()
+    second = classad_rs.Accountant.open(log, 1000, lock_timeout=0.2)
+    second.set_priority_factor("bob@site", 3000)
+    second.close()
+    again = classad_rs.Accountant.load(log)
+    assert again.priority_factor("amy@site") == 2000 and again.priority_factor("bob@site") == 3000
+
+
+def test_extension_accountant_refuses_what_is_not_a_log(tmp_path):
+    text = tmp_path / "services-copy"
+    text.write_text("".join(f"service{i}\t{1000 + i}/tcp\n" for i in range(361)))
+    before = text.read_bytes()
+    with pytest.raises(classad_rs.ClassAdException, match=":1: not an accountant log"):
+        classad_rs.Accountant.open(text, 1000)
+    with pytest.raises(classad_rs.ClassAdException, match=":1: not an accountant log"):
+        classad_rs.Accountant().save(text)
+    assert text.read_bytes() == before
+
+
+def test_extension_accountant_refuses_what_no_reader_takes(tmp_path):
+    log = tmp_path / "Accountantnew.log"
+    acct = classad_rs.Accountant.open(log, 1000)
+    with pytest.raises(classad_rs.ClassAdException, match="readers take at most"):
+        acct.set_priority_factor("x" * 20_000_000 + "@x", 5.0)
+    acct.set_priority_factor("amy@site", 2000)
+    acct.close()
+    assert classad_rs.Accountant.load(log).priority_factor("amy@site") == 2000
+    with pytest.raises(classad_rs.ClassAdException, match="readers take at most"):
+        classad_rs.Accountant().set_priority_factor("x" * 20_000_000 + "@x", 5.0)

@@ -20,8 +20,26 @@
 //! end of the file, which readers ignore. [`read_log`] replays a log into a
 //! [`LogTable`] with HTCondor's rules; [`LogWriter`] appends transactions,
 //! each ended by a `106` and (for durable ones) an `fdatasync`, and compacts
-//! the log atomically: the current state is written to `<log>.tmp`, synced,
-//! and renamed over the log.
+//! the log atomically: the current state is written to a new file of a name
+//! of its own next to the log (`<log>.tmp-<pid>-<n>`, created exclusively),
+//! synced, and renamed over the log.
+//!
+//! # Concurrent writers
+//!
+//! A writer holds an exclusive advisory lock ([`LogLock`], `flock(2)` on
+//! `<log>.lock`) from before it reads the log until it is done with it (a
+//! [`LogWriter`] keeps its lock until it is dropped), so two writers never
+//! interleave a read-modify-write: the second waits for the first, up to a
+//! timeout ([`DEFAULT_LOCK_TIMEOUT`], 10 s), and then fails with
+//! [`LogError::Locked`], naming the log and the lock file. The lock is taken
+//! on a file of its own rather than on the log because compaction renames a
+//! new file over the log: a lock on the log's inode would be left behind on
+//! the old file, and a writer waiting on it would go on with a log that is
+//! no longer the one at the path. Readers ([`read_log`]) take no lock: a
+//! log only ever grows by whole appends or is replaced by a rename. Writers
+//! that do not take the lock (HTCondor's own negotiator) are not kept out;
+//! what such a writer appended is read back in before compacting (see
+//! [`LogWriter::unseen_tail`]).
 //!
 //! ```
 //! use matchmaker::classad_log::{read_log_str, LogTable};
@@ -60,8 +78,9 @@
 //! ```
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Operation numbers of the log's records, as HTCondor numbers them.
 pub mod op {
@@ -82,7 +101,15 @@ pub mod op {
 }
 
 /// Longest line a log may hold (16 MiB); a longer one is a corrupt record.
+/// Writers refuse to write one ([`LogError::Unwritable`]).
 pub const MAX_LINE: usize = 16 << 20;
+
+/// Longest key, attribute name or type a writer writes: two of them and
+/// any real written with `%f` fit in a line of [`MAX_LINE`] bytes.
+pub const MAX_WORD: usize = (MAX_LINE - 1024) / 2;
+
+/// How long a writer waits for another writer's lock before giving up.
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What can go wrong reading or writing a log.
 #[derive(Debug, thiserror::Error)]
@@ -109,9 +136,41 @@ pub enum LogError {
         reason: String,
     },
     /// A key, name or value that the log's format cannot hold (whitespace in a
-    /// key or name, a line break in a value).
+    /// key or name, a line break in a value, a value that does not parse, a
+    /// line longer than [`MAX_LINE`]): what a reader would refuse.
     #[error("cannot write to the log: {0}")]
     Unwritable(String),
+    /// Another writer holds the log's lock, and kept it for the whole wait.
+    #[error(
+        "{}: another writer holds the lock on {} (waited {:.1} s); only one process may write the log at a time",
+        log.display(),
+        lock.display(),
+        waited.as_secs_f64()
+    )]
+    Locked {
+        /// The log.
+        log: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// How long this writer waited.
+        waited: Duration,
+    },
+    /// The file's first record does not parse: it is not a ClassAd log (a
+    /// wrong path?). Writers refuse to touch it.
+    #[error(
+        "{}:1: not an accountant log (expected a record such as `107 <sequence> CreationTimestamp <epoch>` or `105`): {reason}; nothing was written",
+        path.display()
+    )]
+    NotALog {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its first line.
+        reason: String,
+    },
+    /// The log at the path is no longer the file this writer appends to
+    /// (something replaced it without holding the lock); nothing is written.
+    #[error("{}: the log was replaced by another process that does not hold its lock; nothing was written", .0.display())]
+    Replaced(PathBuf),
 }
 
 /// The log's header record (`107`).
@@ -138,6 +197,10 @@ pub struct LoadReport {
     pub needs_compaction: bool,
     /// Records read (lines), including ignored ones.
     pub records: usize,
+    /// Set when the file is not empty and its first line is not a record:
+    /// the file is not a ClassAd log (why, in words). Writers refuse it
+    /// ([`LogError::NotALog`]).
+    pub not_a_log: Option<String>,
     /// The size of the file in bytes.
     pub bytes: u64,
 }
@@ -367,6 +430,13 @@ pub fn read_log(path: &Path, table: &mut impl LogTable) -> Result<LoadReport, Lo
             let line_start = prefix.rfind('\n').map_or(0, |i| i + 1);
             let mut report = replay(&prefix[..line_start], path, table)?;
             let line = prefix[..line_start].matches('\n').count() + 1;
+            if line == 1 {
+                report.warnings.push(format!("{}:1: not an accountant log: invalid UTF-8", path.display()));
+                report.needs_compaction = true;
+                report.not_a_log = Some("invalid UTF-8".into());
+                report.bytes = bytes.len() as u64;
+                return Ok(report);
+            }
             if contains_end_after(&bytes[line_start..]) {
                 return Err(LogError::CorruptTransaction {
                     path: path.to_path_buf(),
@@ -415,6 +485,12 @@ fn replay(text: &str, path: &Path, table: &mut impl LogTable) -> Result<LoadRepo
         };
         let record = match parsed {
             Ok(record) => record,
+            Err(reason) if line_no == 1 => {
+                report.warnings.push(format!("{}:1: not an accountant log: {reason}", path.display()));
+                report.needs_compaction = true;
+                report.not_a_log = Some(reason);
+                break;
+            }
             Err(reason) => {
                 if contains_end_after(&text.as_bytes()[offset..]) {
                     return Err(LogError::CorruptTransaction { path: path.to_path_buf(), line: line_no, reason });
@@ -485,9 +561,23 @@ pub(crate) fn check_key(key: &str) -> Result<(), LogError> {
 
 /// Checks that `word` can stand as a key or attribute name in the log.
 fn check_word(what: &str, word: &str) -> Result<(), LogError> {
+    check_length(what, word)?;
     // HTCondor's reader splits words on ASCII blanks (isspace).
     if word.is_empty() || word.bytes().any(|b| b.is_ascii_whitespace() || b == 0x0b || b == 0) {
         return Err(LogError::Unwritable(format!("{what} `{}` is empty or holds blanks", word.escape_debug())));
+    }
+    Ok(())
+}
+
+/// Checks that `word` is no longer than a key or name of the log may be
+/// ([`MAX_WORD`]).
+pub(crate) fn check_length(what: &str, word: &str) -> Result<(), LogError> {
+    if word.len() > MAX_WORD {
+        return Err(LogError::Unwritable(format!(
+            "{what} `{}` is {} bytes long; the log's readers take at most {MAX_WORD}",
+            shorten(word),
+            word.len()
+        )));
     }
     Ok(())
 }
@@ -534,6 +624,16 @@ impl Records {
         if value.contains(['\n', '\r', '\0']) {
             return Err(LogError::Unwritable(format!("the value of {name} holds a line break")));
         }
+        // What a reader takes: a line of at most MAX_LINE bytes whose value
+        // parses.
+        let line = 6 + key.len() + name.len() + value.len();
+        if line > MAX_LINE {
+            return Err(LogError::Unwritable(format!(
+                "the record of {name} in {} would be a line of {line} bytes; the log's readers take at most {MAX_LINE}",
+                shorten(key)
+            )));
+        }
+        check_value(value).map_err(|e| LogError::Unwritable(format!("{name} in {}: {e}", shorten(key))))?;
         self.text.reserve(key.len() + name.len() + value.len() + 6);
         self.text.push_str("103 ");
         self.text.push_str(key);
@@ -630,7 +730,98 @@ impl Records {
     }
 }
 
-/// Appends transactions to a log file and compacts it.
+/// The path of the lock file of the log at `log`: `<log>.lock`.
+pub fn lock_path(log: &Path) -> PathBuf {
+    let mut name = log.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// A writer's exclusive lock on a log: `flock(2)` (`LOCK_EX`) on
+/// `<log>.lock`, created if missing (and never through a symbolic link),
+/// released when this is dropped or the process ends.
+///
+/// Every writer takes it before reading the log it will write, and keeps
+/// it until it is done ([`LogWriter`] holds it): see the [module's
+/// documentation](self#concurrent-writers) for why the lock is on a file of
+/// its own.
+#[derive(Debug)]
+pub struct LogLock {
+    file: File,
+    path: PathBuf,
+    log: PathBuf,
+}
+
+impl LogLock {
+    /// Takes the lock of the log at `log`, waiting up to `timeout` for
+    /// another writer to release it; past that, [`LogError::Locked`].
+    pub fn acquire(log: &Path, timeout: Duration) -> Result<Self, LogError> {
+        let path = lock_path(log);
+        let file = open_lock_file(&path).map_err(|source| LogError::Io { path: path.clone(), source })?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(LogLock { file, path, log: log.to_path_buf() }),
+                Err(fs::TryLockError::WouldBlock) => {}
+                Err(fs::TryLockError::Error(source)) => return Err(LogError::Io { path, source }),
+            }
+            let waited = start.elapsed();
+            if waited >= timeout {
+                return Err(LogError::Locked { log: log.to_path_buf(), lock: path, waited });
+            }
+            std::thread::sleep(pause.min(timeout - waited));
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    /// The lock file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The log it locks.
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+}
+
+impl Drop for LogLock {
+    fn drop(&mut self) {
+        // Closing the file releases the lock too; say it explicitly.
+        let _ = self.file.unlock();
+    }
+}
+
+/// Opens (creating it if need be) a lock file, never through a symbolic link.
+fn open_lock_file(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true);
+    no_follow(&mut options);
+    match options.open(path) {
+        // Someone else's lock file that this user may only read: a shared
+        // open is enough for flock.
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            let mut options = OpenOptions::new();
+            options.read(true);
+            no_follow(&mut options);
+            options.open(path)
+        }
+        other => other,
+    }
+}
+
+#[cfg(unix)]
+fn no_follow(options: &mut OpenOptions) {
+    use std::os::unix::fs::OpenOptionsExt;
+    options.custom_flags(libc::O_NOFOLLOW);
+}
+
+#[cfg(not(unix))]
+fn no_follow(_: &mut OpenOptions) {}
+
+/// Appends transactions to a log file and compacts it, holding the log's
+/// [`LogLock`] for as long as it lives.
 ///
 /// A transaction is written with one `write` call as `105 `, its records and
 /// `106 ` (with the blank HTCondor writes and its reader needs); a durable commit then syncs the file's data to disk before
@@ -642,40 +833,84 @@ pub struct LogWriter {
     file: File,
     size: u64,
     header: Header,
+    lock: LogLock,
 }
 
 impl LogWriter {
     /// Opens the log at `path` for appending, creating it with a header if it
-    /// does not exist. `report` is what [`read_log`] said of it; when its tail
+    /// does not exist. `lock` is the log's lock, taken *before* the log was
+    /// read; `report` is what [`read_log`] then said of it. When its tail
     /// needs cleaning, `snapshot` (the table's current state as records, see
-    /// [`LogWriter::compact`]) is written as a new generation first.
+    /// [`LogWriter::compact`]) is written as a new generation first, and the
+    /// old file, which held more than was read of it, is kept aside as
+    /// `<log>.corrupt-<n>` (said in `report`'s warnings).
+    ///
+    /// A file that is not a log ([`LoadReport::not_a_log`]) is refused:
+    /// [`LogError::NotALog`], and the file is left as it is.
     pub fn open(
+        lock: LogLock,
         path: &Path,
-        report: &LoadReport,
+        report: &mut LoadReport,
         now: i64,
         snapshot: impl FnOnce() -> Result<Records, LogError>,
     ) -> Result<Self, LogError> {
         let io_err = |source| LogError::Io { path: path.to_path_buf(), source };
-        let exists = path.exists();
+        if let Some(reason) = &report.not_a_log {
+            return Err(LogError::NotALog { path: path.to_path_buf(), reason: reason.clone() });
+        }
+        let exists = fs::symlink_metadata(path).is_ok();
         let header = report.header.unwrap_or(Header { sequence: 1, creation_timestamp: now });
         if exists && !report.needs_compaction {
             let file = OpenOptions::new().append(true).open(path).map_err(io_err)?;
             let size = file.metadata().map_err(io_err)?.len();
-            return Ok(Self { path: path.to_path_buf(), file, size, header });
+            return Ok(Self { path: path.to_path_buf(), file, size, header, lock });
         }
         if !exists {
             // A new log: just the header, as HTCondor starts one.
-            let mut file = OpenOptions::new().create(true).append(true).open(path).map_err(io_err)?;
+            let mut file = OpenOptions::new().create_new(true).append(true).open(path).map_err(io_err)?;
             let text = header_line(header);
             file.write_all(text.as_bytes()).map_err(io_err)?;
             file.sync_data().map_err(io_err)?;
             sync_parent(path).map_err(io_err)?;
-            return Ok(Self { path: path.to_path_buf(), file, size: text.len() as u64, header });
+            return Ok(Self { path: path.to_path_buf(), file, size: text.len() as u64, header, lock });
         }
-        // A torn tail: start a new generation from the committed state.
+        // A torn tail: start a new generation from the committed state,
+        // keeping the old file aside.
         let records = snapshot()?;
+        let aside = keep_aside(path)?;
+        report.warnings.push(format!(
+            "{}: the part of the log that could not be read is kept in {}",
+            path.display(),
+            aside.display()
+        ));
         let (file, size, header) = write_generation(path, header, &records)?;
-        Ok(Self { path: path.to_path_buf(), file, size, header })
+        Ok(Self { path: path.to_path_buf(), file, size, header, lock })
+    }
+
+    /// Replaces the file at `path` with a log holding only `state` (as
+    /// [`LogWriter::compact`] writes one), under `lock`. A file there that
+    /// is not a log is refused ([`LogError::NotALog`]); `now` dates the log
+    /// when there was none.
+    pub fn replace(lock: LogLock, path: &Path, now: i64, state: &Records) -> Result<Self, LogError> {
+        struct Ignore;
+        impl LogTable for Ignore {
+            fn new_ad(&mut self, _: &str, _: &str) {}
+            fn destroy_ad(&mut self, _: &str) {}
+            fn set_attribute(&mut self, _: &str, _: &str, _: &str) {}
+            fn delete_attribute(&mut self, _: &str, _: &str) {}
+        }
+        let report = match read_log(path, &mut Ignore) {
+            Ok(report) => report,
+            // A log with a corrupt transaction is still a log.
+            Err(LogError::CorruptTransaction { .. }) => LoadReport::default(),
+            Err(e) => return Err(e),
+        };
+        if let Some(reason) = report.not_a_log {
+            return Err(LogError::NotALog { path: path.to_path_buf(), reason });
+        }
+        let old = report.header.unwrap_or(Header { sequence: 0, creation_timestamp: now });
+        let (file, size, header) = write_generation(path, old, state)?;
+        Ok(Self { path: path.to_path_buf(), file, size, header, lock })
     }
 
     /// Appends `records` as one transaction. With `durable`, the data is
@@ -700,11 +935,36 @@ impl LogWriter {
         Ok(())
     }
 
+    /// What the log holds past what this writer wrote: records appended by
+    /// a process that does not take the lock (HTCondor's own negotiator,
+    /// say), to be replayed into the table before it is compacted so that
+    /// compacting does not drop them. `None` when there is nothing;
+    /// [`LogError::Replaced`] when the file at the path is no longer the
+    /// one written to.
+    pub fn unseen_tail(&mut self) -> Result<Option<String>, LogError> {
+        let io_err = |source| LogError::Io { path: self.path.clone(), source };
+        let ours = self.file.metadata().map_err(io_err)?;
+        let at_path = fs::metadata(&self.path).map_err(io_err)?;
+        if !same_file(&ours, &at_path) {
+            return Err(LogError::Replaced(self.path.clone()));
+        }
+        if ours.len() <= self.size {
+            return Ok(None);
+        }
+        let mut reader = File::open(&self.path).map_err(io_err)?;
+        reader.seek(io::SeekFrom::Start(self.size)).map_err(io_err)?;
+        let mut tail = Vec::new();
+        reader.read_to_end(&mut tail).map_err(io_err)?;
+        self.size += tail.len() as u64;
+        Ok(Some(String::from_utf8_lossy(&tail).into_owned()))
+    }
+
     /// Replaces the log with one holding only `state` (every ad's current
     /// attributes, as records): a new generation with the next sequence
-    /// number, written to `<log>.tmp`, synced, renamed over the log and the
-    /// directory synced. A crash at any point leaves either the old log or
-    /// the new one.
+    /// number, written to a new file of its own next to the log, synced,
+    /// renamed over the log and the directory synced. A crash at any point
+    /// leaves either the old log or the new one. Call
+    /// [`LogWriter::unseen_tail`] first (the accountant does).
     pub fn compact(&mut self, state: &Records) -> Result<(), LogError> {
         let (file, size, header) = write_generation(&self.path, self.header, state)?;
         self.file = file;
@@ -727,6 +987,50 @@ impl LogWriter {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The lock this writer holds.
+    pub fn lock(&self) -> &LogLock {
+        &self.lock
+    }
+}
+
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    true
+}
+
+/// Keeps the file at `path` under `<path>.corrupt-<n>` (the first `n`
+/// free), by a hard link where the file system has them, else a copy; the
+/// file stays where it is.
+fn keep_aside(path: &Path) -> Result<PathBuf, LogError> {
+    for n in 1..10_000 {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".corrupt-{n}"));
+        let aside = PathBuf::from(name);
+        match fs::hard_link(path, &aside) {
+            Ok(()) => return Ok(aside),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => {}
+        }
+        // No hard links here: copy into a file created for it.
+        let io_err = |source| LogError::Io { path: aside.clone(), source };
+        let mut out = match OpenOptions::new().write(true).create_new(true).open(&aside) {
+            Ok(out) => out,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(io_err(source)),
+        };
+        let mut input = File::open(path).map_err(|source| LogError::Io { path: path.to_path_buf(), source })?;
+        io::copy(&mut input, &mut out).map_err(io_err)?;
+        out.sync_all().map_err(io_err)?;
+        return Ok(aside);
+    }
+    Err(LogError::Io { path: path.to_path_buf(), source: io::Error::other("no free <log>.corrupt-<n> name") })
 }
 
 /// `|value| × 10⁶` rounded as C's `%.6f` rounds it (to nearest, ties to
@@ -797,26 +1101,41 @@ fn header_line(header: Header) -> String {
     format!("{} {} CreationTimestamp {}\n", op::HEADER, header.sequence, header.creation_timestamp)
 }
 
-/// Writes `state` as the next generation of the log at `path`.
+/// Writes `state` as the next generation of the log at `path`: into a new
+/// file next to it (created exclusively, so never through a symbolic link
+/// nor over another writer's file), synced, then renamed over the log.
+/// Returns the new log, open for appending.
 fn write_generation(path: &Path, old: Header, state: &Records) -> Result<(File, u64, Header), LogError> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let header = Header { sequence: old.sequence + 1, creation_timestamp: old.creation_timestamp };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
     let io_err = |p: &Path| {
         let p = p.to_path_buf();
         move |source| LogError::Io { path: p, source }
     };
     let mut text = header_line(header);
     text.push_str(state.as_str());
-    {
-        let mut file = File::create(&tmp).map_err(io_err(&tmp))?;
-        file.write_all(text.as_bytes()).map_err(io_err(&tmp))?;
-        file.sync_all().map_err(io_err(&tmp))?;
+    let (mut file, tmp) = loop {
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".tmp-{}-{n}", std::process::id()));
+        let tmp = PathBuf::from(name);
+        match OpenOptions::new().append(true).create_new(true).open(&tmp) {
+            Ok(file) => break (file, tmp),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(LogError::Io { path: tmp, source }),
+        }
+    };
+    let written = file.write_all(text.as_bytes()).and_then(|()| file.sync_all());
+    if let Err(source) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(LogError::Io { path: tmp, source });
     }
-    fs::rename(&tmp, path).map_err(io_err(path))?;
+    if let Err(source) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(LogError::Io { path: path.to_path_buf(), source });
+    }
     sync_parent(path).map_err(io_err(path))?;
-    let file = OpenOptions::new().append(true).open(path).map_err(io_err(path))?;
+    // `file` is the new log now: the rename moved its name, not its inode.
     Ok((file, text.len() as u64, header))
 }
 

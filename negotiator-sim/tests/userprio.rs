@@ -140,3 +140,35 @@ fn torn_and_corrupt_logs_as_htcondor_takes_them() {
         "{stderr}"
     );
 }
+
+/// A `--log` that is not an accountant log (a text file, a file of zeros)
+/// is never written: the edit fails naming the file and its line 1, and the
+/// file is left byte for byte; reading it only warns.
+#[test]
+fn an_edit_refuses_a_file_that_is_not_an_accountant_log() {
+    let dir = std::env::temp_dir().join(format!("classad-rs-userprio-notalog-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let text: String = (0..361).map(|i| format!("service{i}\t{}/tcp\t\t# a comment\n", 1000 + i)).collect();
+    for (name, content) in [("services-copy", text.into_bytes()), ("zeros", vec![0u8; 8192])] {
+        let path = dir.join(name);
+        std::fs::write(&path, &content).expect("write");
+        let p = path.to_str().expect("path");
+        let (code, stdout, stderr) = userprio(&["--log", p, "--setprio", "alice@x", "5"]);
+        assert_eq!(code, Some(1), "{name}: {stdout}{stderr}");
+        assert!(stderr.contains(&format!("{p}:1: not an accountant log")), "{name}: {stderr}");
+        assert!(stderr.contains("expected a record such as `107"), "{name}: {stderr}");
+        assert_eq!(std::fs::read(&path).expect("read"), content, "{name}: the file was changed");
+        let (code, _, stderr) = userprio(&["--log", p, "-allusers"]);
+        assert_eq!(code, Some(0), "{name}: {stderr}");
+        assert!(stderr.contains("warning:") && stderr.contains("not an accountant log"), "{name}: {stderr}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp") || n.contains(".corrupt"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -482,6 +482,9 @@ async fn app(mut ctx: Context) -> Result<(), daemons::AppError> {
     let (accountant, load) = Accountant::open(AccountantConfig::from_config(config.config())?, &log_path, now())?;
     tracing::info!("accountant: {} records from {}", accountant.customers().len(), log_path.display());
     daemons::owner::hand_over(&config, &log_path);
+    // The log's lock, held for as long as the daemon runs (see
+    // matchmaker::classad_log's concurrent writers).
+    daemons::owner::hand_over(&config, &matchmaker::classad_log::lock_path(&log_path));
     for w in &load.warnings {
         tracing::warn!("accountant log: {w}");
     }

@@ -35,6 +35,11 @@ pub struct AccountantConfig {
     /// past this size, and the limit then becomes at least twice the
     /// compacted size.
     pub max_log_size: u64,
+    /// How long a writer of the log waits for another writer's lock before
+    /// giving up (10 s; ACCOUNTANT_LOCK_TIMEOUT, seconds, a knob of ours
+    /// that HTCondor does not have): see
+    /// [`crate::classad_log`'s concurrent writers](crate::classad_log#concurrent-writers).
+    pub lock_timeout: std::time::Duration,
 }
 
 impl Default for AccountantConfig {
@@ -51,6 +56,7 @@ impl Default for AccountantConfig {
             slot_weight: "Cpus".parse().ok(),
             discount_suspended: false,
             max_log_size: 1_000_000,
+            lock_timeout: crate::classad_log::DEFAULT_LOCK_TIMEOUT,
         }
     }
 }
@@ -61,7 +67,8 @@ impl AccountantConfig {
     /// DEFAULT_PRIO_FACTOR, NICE_USER_PRIO_FACTOR, REMOTE_PRIO_FACTOR,
     /// ACCOUNTANT_LOCAL_DOMAIN, GROUP_NAMES and each group's
     /// `GROUP_PRIO_FACTOR_<group>`, NEGOTIATOR_USE_SLOT_WEIGHTS, SLOT_WEIGHT,
-    /// NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES, MAX_ACCOUNTANT_DATABASE_SIZE.
+    /// NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES, MAX_ACCOUNTANT_DATABASE_SIZE,
+    /// and ACCOUNTANT_LOCK_TIMEOUT (ours: see [`AccountantConfig::lock_timeout`]).
     /// A bad value is an error naming the file and line that set it.
     ///
     /// ```
@@ -104,6 +111,12 @@ impl AccountantConfig {
             slot_weight: config.get_expr_opt("SLOT_WEIGHT")?,
             discount_suspended: config.get_bool("NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES")?,
             max_log_size: config.get_int("MAX_ACCOUNTANT_DATABASE_SIZE")?.max(0) as u64,
+            lock_timeout: match config.lookup("ACCOUNTANT_LOCK_TIMEOUT").filter(|l| !l.value.trim().is_empty()) {
+                Some(_) => {
+                    std::time::Duration::from_secs_f64(config.get_real("ACCOUNTANT_LOCK_TIMEOUT")?.clamp(0.0, 1e9))
+                }
+                None => crate::classad_log::DEFAULT_LOCK_TIMEOUT,
+            },
         })
     }
 }

@@ -469,6 +469,9 @@ impl Accountant {
         }
         if self.log.is_some() {
             self.pending.new_ad(&format!("{CUSTOMER_PREFIX}{name}"), "*")?;
+        } else {
+            // Without a log as well: a record that no log could hold.
+            classad_log::check_length("submitter name", &format!("{CUSTOMER_PREFIX}{name}"))?;
         }
         Ok(self.insert_customer(CustomerRecord::new(name)))
     }
@@ -572,6 +575,8 @@ impl Accountant {
         }
         if self.log.is_some() {
             self.pending.new_ad(&format!("{RESOURCE_PREFIX}{name}"), "*")?;
+        } else {
+            classad_log::check_length("slot name", &format!("{RESOURCE_PREFIX}{name}"))?;
         }
         Ok(self.insert_resource(ResourceRecord::new(name)))
     }

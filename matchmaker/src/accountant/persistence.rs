@@ -17,12 +17,28 @@ impl Accountant {
     ///
     /// As HTCondor's negotiator does when it starts, a record is made for
     /// every configured group (and `<none>`) that has none.
+    ///
+    /// The log's lock ([`classad_log::LogLock`]) is taken before the log is
+    /// read and held until the accountant is dropped (or
+    /// [`Accountant::close_log`]): a second writer of the same log waits up
+    /// to [`AccountantConfig::lock_timeout`] and then fails with
+    /// [`LogError::Locked`]. A file that is not an accountant log is refused
+    /// ([`LogError::NotALog`]) and left as it is; when a torn or garbage
+    /// tail is cleaned, the old file is kept as `<log>.corrupt-<n>` (said in
+    /// the report's warnings).
     pub fn open(config: AccountantConfig, path: &Path, now: i64) -> Result<(Self, LoadReport), AccountantError> {
-        let (mut acct, report) = Self::load(config, path)?;
-        let log = LogWriter::open(path, &report, now, || acct.snapshot())?;
+        let lock = classad_log::LogLock::acquire(path, config.lock_timeout)?;
+        let (mut acct, mut report) = Self::load(config, path)?;
+        let log = LogWriter::open(lock, path, &mut report, now, || acct.snapshot())?;
         acct.log = Some(log);
         acct.ensure_group_records()?;
         Ok((acct, report))
+    }
+
+    /// Stops writing to the log and releases its lock; later changes stay
+    /// in memory.
+    pub fn close_log(&mut self) {
+        self.log = None;
     }
 
     /// Reads the log at `path` without writing to it (a missing file is an
@@ -80,11 +96,29 @@ impl Accountant {
     }
 
     /// Rewrites the log as one generation holding the current records only.
+    /// Records appended to the log by a process that does not take its lock
+    /// are read in first, so that compacting keeps them.
     pub fn compact(&mut self) -> Result<(), AccountantError> {
-        let state = self.snapshot()?;
-        if let Some(log) = &mut self.log {
-            log.compact(&state)?;
+        let Some(mut log) = self.log.take() else {
+            return Ok(());
+        };
+        let result = self.compact_into(&mut log);
+        self.log = Some(log);
+        result
+    }
+
+    fn compact_into(&mut self, log: &mut LogWriter) -> Result<(), AccountantError> {
+        if let Some(tail) = log.unseen_tail()? {
+            let report = classad_log::read_log_str(&tail, self)?;
+            self.warnings.push(format!(
+                "{}: {} bytes appended by a process that does not hold the log's lock were read in",
+                log.path().display(),
+                tail.len()
+            ));
+            self.warnings.extend(report.warnings);
         }
+        let state = self.snapshot()?;
+        log.compact(&state)?;
         Ok(())
     }
 

@@ -5,6 +5,11 @@
 //! (`--setprio`, `--setfactor`, ...), written to the log as HTCondor's
 //! negotiator writes them. HTCondor's single-dash spellings (`-setprio`,
 //! `-allusers`) are accepted too.
+//!
+//! An edit takes the log's lock (`flock` on `<log>.lock`) before reading
+//! the log and keeps it until the edit is written: a second writer waits
+//! up to `--lock-timeout` seconds (10) and then fails, naming the log. A
+//! file that is not an accountant log is never written.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,6 +115,11 @@ pub struct Args {
     /// Delete a submitter's record.
     #[arg(long, value_name = "NAME")]
     delete: Option<String>,
+    /// How long an edit waits, in seconds, for another writer of the log
+    /// (another `userprio` edit, a negotiator) to release its lock before
+    /// giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    lock_timeout: f64,
     /// Show only these submitters (full `user@domain` names, or user names).
     names: Vec<String>,
 }
@@ -119,13 +129,18 @@ pub fn run(args: Args) -> ExitCode {
     let now = args.now.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
     });
-    let (config, log) = match settings(&args) {
+    let (mut config, log) = match settings(&args) {
         Ok(found) => found,
         Err(message) => {
             eprintln!("negotiator-sim userprio: {message}");
             return ExitCode::from(1);
         }
     };
+    if !(args.lock_timeout.is_finite() && args.lock_timeout >= 0.0) {
+        eprintln!("negotiator-sim userprio: --lock-timeout must be a number of seconds, at least 0");
+        return ExitCode::from(1);
+    }
+    config.lock_timeout = std::time::Duration::from_secs_f64(args.lock_timeout.min(1e9));
     if let Some(code) = edit(&args, &log, config.clone(), now) {
         return code;
     }
