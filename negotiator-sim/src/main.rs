@@ -39,5 +39,10 @@ fn main() -> ExitCode {
     // it for the cores between parallel steps. (Fails only when a pool
     // exists already, and then that one is used.)
     let _ = rayon::ThreadPoolBuilder::new().use_current_thread().build_global();
-    cli.command.run()
+    let code = cli.command.run();
+    if cmd::stdout::failed() {
+        // Said on stderr when it happened.
+        return ExitCode::from(1);
+    }
+    code
 }

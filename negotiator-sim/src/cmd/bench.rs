@@ -21,6 +21,8 @@ use serde_json::json;
 
 use super::pool_args::PoolArgs;
 
+use super::stdout::outln;
+
 /// Arguments of `negotiator-sim bench`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -130,9 +132,9 @@ fn bench(args: &Args) -> Result<(), String> {
         "matches_by_submitter": outcome.submitters.iter().map(|r| (r.name.clone(), r.matches)).collect::<std::collections::BTreeMap<_, _>>(),
     });
     if args.json {
-        println!("{line}");
+        outln!("{line}");
     } else {
-        println!(
+        outln!(
             "{} slots, {} jobs, {} users, {autoclusters} autoclusters: {} matches, {} rejections, {} pie spins; cycle {:.3} s (median of {})",
             spec.slots,
             spec.jobs,
@@ -143,7 +145,7 @@ fn bench(args: &Args) -> Result<(), String> {
             median,
             times.len()
         );
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(())
 }

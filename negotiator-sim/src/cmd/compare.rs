@@ -12,6 +12,8 @@ use negotiator_sim::simulate::run::Simulation;
 use negotiator_sim::simulate::scenario::{parse_duration, Scenario};
 use negotiator_sim::table::Table;
 
+use super::stdout::out;
+
 /// Arguments of `negotiator-sim compare`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -75,7 +77,7 @@ fn compare(args: &Args) -> Result<(), String> {
     });
     let (a, b) = (a?, b?);
     let comparison = compare_runs(&a, &b).map_err(|e| e.to_string())?;
-    print!("{}", comparison.text());
+    out!("{}", comparison.text());
     if let Some(dir) = &args.out {
         write_tables(&dir.join("a"), &a, &[Format::Csv]).map_err(|e| e.to_string())?;
         write_tables(&dir.join("b"), &b, &[Format::Csv]).map_err(|e| e.to_string())?;

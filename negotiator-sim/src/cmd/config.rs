@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use matchmaker::config::{tool, Loader};
 
+use super::stdout::out;
+
 /// Arguments of `negotiator-sim config`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -70,7 +72,7 @@ pub fn run(args: Args) -> ExitCode {
         let names: Vec<&str> = args.names.iter().map(String::as_str).collect();
         tool::query(&config, &names, args.verbose)
     };
-    print!("{}", out.stdout);
+    out!("{}", out.stdout);
     eprint!("{}", out.stderr);
     ExitCode::from(u8::try_from(out.exit_code).unwrap_or(1))
 }

@@ -23,6 +23,8 @@ use matchmaker::negotiator::{CycleOutcome, Negotiator};
 use matchmaker::snapshot::{Priorities, Snapshot};
 use serde_json::{json, Value};
 
+use super::stdout;
+
 /// Arguments of `cycle`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -119,7 +121,7 @@ fn cycle(args: &Args) -> Result<(), String> {
         });
         outcomes.push(one_cycle(args, *config, &priorities, userprio_out.as_deref(), &progress)?);
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = stdout::stdout();
     let written = if configs.len() == 1 {
         if args.json {
             to_json(&outcomes[0])

@@ -14,6 +14,7 @@ mod pool_args;
 mod report;
 mod simulate;
 mod slots;
+pub mod stdout;
 mod transform;
 mod userprio;
 

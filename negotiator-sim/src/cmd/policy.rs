@@ -37,6 +37,8 @@ use matchmaker::config::Loader;
 use matchmaker::startd::{step, DrainHow, Event, Policy, Slot, Step};
 use serde_json::{json, Value};
 
+use super::stdout::outln;
+
 /// Arguments of `policy`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -366,12 +368,12 @@ pub fn run(args: Args) -> ExitCode {
             "records": records,
             "final": { "state": slot.state().as_str(), "activity": slot.activity().as_str() },
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         for r in &records {
-            println!("{}", text(r));
+            outln!("{}", text(r));
         }
-        println!("final: {}/{}", slot.state(), slot.activity());
+        outln!("final: {}/{}", slot.state(), slot.activity());
     }
     ExitCode::SUCCESS
 }

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use negotiator_sim::output::{read_tables, write_tables, Format};
 use negotiator_sim::report::{build, Images, ReportError};
 
+use super::stdout::out;
+
 /// The tables a report is made of.
 const RESULT_TABLES: [&str; 4] = ["users", "groups", "cycles", "jobs"];
 
@@ -59,7 +61,7 @@ fn report(args: &Args) -> Result<(), ReportError> {
         let b = read_tables(b_dir)?;
         report.add_comparison(&tables, &b)?;
         if let Some(comparison) = &report.comparison {
-            print!("{}", comparison.text());
+            out!("{}", comparison.text());
             write_tables(&out, &[comparison.table()], &[Format::Csv])?;
             eprintln!("negotiator-sim report: wrote {}", out.join("compare.csv").display());
         }

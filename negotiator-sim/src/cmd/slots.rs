@@ -10,6 +10,8 @@ use matchmaker::config::Loader;
 use matchmaker::snapshot::read_ads;
 use matchmaker::startd::slots::{Machine, Startd};
 
+use super::stdout;
+
 /// Arguments of `negotiator-sim slots`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -148,7 +150,7 @@ pub fn run(args: Args) -> ExitCode {
     for w in startd.warnings() {
         eprintln!("negotiator-sim slots: warning: {w}");
     }
-    let mut writer = Writer::new(std::io::stdout().lock(), if args.json { Format::Json } else { Format::Old });
+    let mut writer = Writer::new(stdout::stdout(), if args.json { Format::Json } else { Format::Old });
     for ad in &ads {
         if let Err(e) = writer.write(ad) {
             return fail(e);

@@ -19,6 +19,8 @@ use classad::{ClassAd, Syntax};
 use matchmaker::config::Loader;
 use matchmaker::schedd::{JobTransforms, Macros, SubmitRequirements, Verdict};
 
+use super::stdout;
+
 /// Arguments of `transform`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -176,7 +178,7 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
         }
     }
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = stdout::stdout();
     if args.json {
         // Like condor_transform_ads, nothing at all (not `[]`) for no ads.
         if !out_ads.is_empty() {

@@ -16,6 +16,8 @@ use std::process::ExitCode;
 
 use matchmaker::accountant::{Accountant, AccountantConfig, PriorityRow, UserprioTable};
 
+use super::stdout::{out, outln};
+
 /// Arguments of `userprio`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -172,11 +174,11 @@ pub fn run(args: Args) -> ExitCode {
     };
     let rows: Vec<PriorityRow> = rows.into_iter().filter(|r| selected(&args.names, r)).collect();
     if args.json {
-        println!("{}", rows_json(&rows, last_update));
+        outln!("{}", rows_json(&rows, last_update));
         return ExitCode::SUCCESS;
     }
     if args.long {
-        print!("{}", matchmaker::userprio_ad::long_form(&rows, last_update));
+        out!("{}", matchmaker::userprio_ad::long_form(&rows, last_update));
         return ExitCode::SUCCESS;
     }
     let mut table = UserprioTable::new(now).utc_offset(
@@ -218,7 +220,7 @@ pub fn run(args: Args) -> ExitCode {
         // condor_userprio prints nothing for an empty accountant.
         return ExitCode::SUCCESS;
     }
-    print!("{}", table.render(&rows, last_update));
+    out!("{}", table.render(&rows, last_update));
     ExitCode::SUCCESS
 }
 
@@ -391,7 +393,7 @@ fn edit(args: &Args, log: &std::path::Path, config: AccountantConfig, now: i64) 
     }
     Some(match op(&mut acct) {
         Ok(message) => {
-            println!("{message}");
+            outln!("{message}");
             ExitCode::SUCCESS
         }
         Err(message) => {
