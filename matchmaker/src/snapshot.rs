@@ -20,6 +20,7 @@ use classad::ClassAd;
 
 use crate::accountant::{Accountant, AccountantConfig, AccountantError};
 use crate::autocluster::{self, SubmitterQueue};
+use crate::classad_log::LoadReport;
 use crate::config::{Config, ConfigError, Loader};
 use crate::negotiator::Negotiator;
 
@@ -53,6 +54,14 @@ pub enum SnapshotError {
         path: PathBuf,
         /// What went wrong.
         source: AccountantError,
+    },
+    /// The file given as the accountant's log is missing, or is not a log.
+    #[error("{}: {why}", path.display())]
+    NotALog {
+        /// The file.
+        path: PathBuf,
+        /// Why it is not used.
+        why: String,
     },
     /// A `condor_userprio -l` file does not hold one ad.
     #[error("{path}: expected the one ad condor_userprio -allusers -long prints, found {found}")]
@@ -100,6 +109,9 @@ pub struct Snapshot {
     /// The time the priorities were last updated (the cycle's `now`
     /// unless the caller says otherwise).
     pub last_update: i64,
+    /// What was recovered from while reading, each naming its file (a
+    /// torn accountant log, duplicate slot or job ads): worth showing.
+    pub warnings: Vec<String>,
 }
 
 impl Snapshot {
@@ -116,14 +128,13 @@ impl Snapshot {
             None => Loader::new().subsystem("NEGOTIATOR").defaults(),
         };
         let accountant_config = AccountantConfig::from_config(&config)?;
+        let mut warnings = Vec::new();
         let accountant = match priorities {
             Priorities::Fresh => Accountant::new(accountant_config),
             Priorities::Log(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| SnapshotError::Input { path: path.clone(), source: format::InputError::from(e) })?;
-                Accountant::from_log_text(accountant_config, &text)
-                    .map_err(|source| SnapshotError::Accountant { path: path.clone(), source })?
-                    .0
+                let (accountant, report) = read_accountant_log(accountant_config, path)?;
+                warnings.extend(report.warnings);
+                accountant
             }
             Priorities::Userprio(path) => {
                 let ads = read_ads(path)?;
@@ -134,9 +145,11 @@ impl Snapshot {
                     .map_err(|source| SnapshotError::Accountant { path: path.clone(), source })?
             }
         };
+        let slots = latest_ads(read_ads(slots)?, slots, &SLOT_KEY, &mut warnings);
+        let jobs = latest_ads(read_ads(jobs)?, jobs, &JOB_KEY, &mut warnings);
         Ok(Snapshot {
-            slots: read_ads(slots)?,
-            jobs: read_ads(jobs)?,
+            slots,
+            jobs,
             submitters: match submitters {
                 Some(path) => read_ads(path)?,
                 None => Vec::new(),
@@ -144,6 +157,7 @@ impl Snapshot {
             last_update: accountant.last_update(),
             config,
             accountant,
+            warnings,
         })
     }
 
@@ -152,6 +166,92 @@ impl Snapshot {
     pub fn queues(&self, negotiator: &Negotiator) -> Vec<SubmitterQueue> {
         queues(&self.slots, &self.jobs, &self.submitters, negotiator)
     }
+}
+
+/// Reads the accountant's log given for a snapshot, refusing what would
+/// silently be empty priorities: a missing file, or a file that is not a
+/// log (its first line is not a record). A torn tail is read up to the tear,
+/// with a warning in the report.
+fn read_accountant_log(config: AccountantConfig, path: &Path) -> Result<(Accountant, LoadReport), SnapshotError> {
+    if !path.exists() {
+        return Err(SnapshotError::NotALog {
+            path: path.to_path_buf(),
+            why: "no such file (leave the accountant's log out to start every submitter afresh)".into(),
+        });
+    }
+    let (accountant, report) = Accountant::load(config, path)
+        .map_err(|source| SnapshotError::Accountant { path: path.to_path_buf(), source })?;
+    if let Some(reason) = &report.not_a_log {
+        return Err(SnapshotError::NotALog {
+            path: path.to_path_buf(),
+            why: format!(
+                "line 1: not an accountant log (expected a record such as `107 <sequence> CreationTimestamp \
+                 <epoch>` or `105`): {reason}"
+            ),
+        });
+    }
+    Ok((accountant, report))
+}
+
+/// What makes two ads of a file the same ad: the collector keeps one slot
+/// ad per `Name` and address, the schedd one job per `GlobalJobId`.
+struct AdKey {
+    /// The attributes, all of which must be strings for the ad to have a key.
+    attributes: &'static [&'static str],
+    /// What the ads are, for the warning.
+    what: &'static str,
+}
+
+const SLOT_KEY: AdKey = AdKey { attributes: &["Name", "MyAddress"], what: "slot" };
+const JOB_KEY: AdKey = AdKey { attributes: &["GlobalJobId"], what: "job" };
+
+/// `ads` with one ad per key, as the collector or schedd would hold them
+/// (a snapshot concatenated twice, an ad captured twice): the later ad
+/// replaces the earlier in its place. Ads without a key are all kept. A
+/// warning names the file and how many were dropped.
+fn latest_ads(ads: Vec<ClassAd>, path: &Path, key: &AdKey, warnings: &mut Vec<String>) -> Vec<ClassAd> {
+    let opts = classad::EvalOptions::new().semantics(classad::Semantics::Old);
+    let key_of = |ad: &ClassAd| -> Option<Vec<String>> {
+        let ctx = classad::EvalContext::new(&opts).my(ad);
+        key.attributes
+            .iter()
+            .map(|name| match ctx.eval_attr(*name) {
+                classad::Value::Str(s) => Some(s.as_str().to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut first_at: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
+    let mut kept: Vec<ClassAd> = Vec::with_capacity(ads.len());
+    let mut dropped = 0usize;
+    let mut example = None;
+    for ad in ads {
+        match key_of(&ad) {
+            Some(k) => match first_at.get(&k) {
+                Some(&at) => {
+                    kept[at] = ad;
+                    dropped += 1;
+                    example.get_or_insert(k);
+                }
+                None => {
+                    first_at.insert(k, kept.len());
+                    kept.push(ad);
+                }
+            },
+            None => kept.push(ad),
+        }
+    }
+    if let Some(example) = example {
+        warnings.push(format!(
+            "{}: {dropped} {} ads repeat an earlier ad's {} (the first: {}); the later ad of each is used, in the \
+             earlier's place",
+            path.display(),
+            key.what,
+            key.attributes.join(" and "),
+            example.join(", ")
+        ));
+    }
+    kept
 }
 
 /// The submitters' resource requests of `jobs`, grouped into autoclusters

@@ -394,3 +394,61 @@ fn help_says_how_to_give_a_snapshot() {
     assert!(option("--userprio ").contains("taken before the cycle"), "{help}");
     assert!(option("--resend-matched-jobs").contains("offers jobs matched in an earlier spin"), "{help}");
 }
+
+/// A snapshot concatenated twice (slots and jobs): each ad is used once, as
+/// the collector and the schedd keep one per name, with a warning naming
+/// the file; the decisions are the single snapshot's.
+#[test]
+fn duplicate_ads_are_used_once_with_a_warning() {
+    use std::io::Read;
+    let snap = snapshot("snap-200-200-3-6");
+    let dir = tempdir().join("twice");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let slots = std::fs::read_to_string(snap.join("slots.ad")).expect("slots");
+    std::fs::write(dir.join("slots.ad"), format!("{slots}\n{slots}")).expect("write");
+    let mut jobs = String::new();
+    classad::format::open(&snap.join("jobs.ad.gz")).expect("jobs").read_to_string(&mut jobs).expect("gunzip");
+    std::fs::write(dir.join("jobs.ad"), format!("{jobs}\n{jobs}")).expect("write");
+    let mut args = cycle_args(&snap);
+    args[2] = dir.join("slots.ad").to_string_lossy().into_owned();
+    args[4] = dir.join("jobs.ad").to_string_lossy().into_owned();
+    args.push("--json".into());
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["matches"].as_array().map(Vec::len), Some(192), "{err}");
+    let slots_warning = format!("{}: 200 slot ads repeat an earlier ad's Name and MyAddress", args[2]);
+    assert!(err.contains(&slots_warning), "{err}");
+    assert!(err.contains("job ads repeat an earlier ad's GlobalJobId"), "{err}");
+}
+
+/// `--accountant` given a file that is not an accountant log, or no file,
+/// is an error (not empty priorities); a torn log is used up to the tear,
+/// and the warning is shown even with -q.
+#[test]
+fn an_accountant_log_that_is_not_one_is_refused() {
+    let snap = snapshot("snap-200-200-3-6");
+    let dir = tempdir().join("accountant");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let text = dir.join("services");
+    std::fs::write(&text, "ftp 21/tcp\nssh 22/tcp\n").expect("write");
+    let missing = dir.join("missing.log");
+    for (file, says) in [(&text, "line 1: not an accountant log"), (&missing, "no such file")] {
+        let mut args = cycle_args(&snap);
+        args.extend(["--accountant".into(), file.to_string_lossy().into_owned()]);
+        let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("{}: {says}", file.display())), "{err}");
+    }
+    let torn = dir.join("torn.log");
+    std::fs::write(&torn, "107 1 CreationTimestamp 1700000000\n101 Customer.alice@site * *\n103 Customer.al")
+        .expect("write");
+    let mut args = cycle_args(&snap);
+    args.extend(["--accountant".into(), torn.to_string_lossy().into_owned()]);
+    let out = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("negotiator-sim cycle: warning: ") && err.contains("torn.log:3"), "{err}");
+}

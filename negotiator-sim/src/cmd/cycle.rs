@@ -214,6 +214,10 @@ fn one_cycle(
     progress("reading the snapshot");
     let mut snapshot = Snapshot::read(&args.slots, &args.jobs, config, priorities, args.submitters.as_deref())
         .map_err(|e| e.to_string())?;
+    // Always said, even with -q: the cycle runs on what was recovered.
+    for w in &snapshot.warnings {
+        eprintln!("negotiator-sim cycle: warning: {w}");
+    }
     let locals: Vec<&str> = snapshot.config.local_files().collect();
     if !locals.is_empty() {
         // Always said, even with -q: a snapshot's configuration that reads
