@@ -503,6 +503,7 @@ fn cycle_matches(name: &str, users: usize, classes: usize) {
             last_update: base_time + 3600,
             config,
             accountant,
+            warnings: Vec::new(),
         };
         let mut negotiator = Negotiator::from_config(&snapshot.config).expect("negotiator");
         // HTCondor's schedd declined every match (fake startds), so it

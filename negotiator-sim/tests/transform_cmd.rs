@@ -134,3 +134,26 @@ fn rules_and_jobtransforms_apply_in_command_line_order() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("X = 1"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The exit status says whether an error was reported, whatever its kind:
+/// a configured transform that does not read (skipped), a statement that
+/// fails on an ad (the rest applied), a rules file that does not read
+/// (nothing made). The ads that could be made are printed all the same.
+#[test]
+fn every_kind_of_rule_error_exits_1() {
+    let items = format!("ITEMS={}", corpus().join("items").display());
+    let clean = run(&["-rules", "rules/01_set_default.xform", &items, "jobs/alice.ad"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", String::from_utf8_lossy(&clean.stderr));
+    let skipped = run(&["--config", "configs/05_invalid.conf", "-jobtransforms", "Good Bad", "jobs/alice.ad"]);
+    let stderr = String::from_utf8_lossy(&skipped.stderr);
+    assert!(stderr.contains("Invalid rules file Bad"), "{stderr}");
+    assert_eq!(skipped.status.code(), Some(1), "{stderr}");
+    assert!(String::from_utf8_lossy(&skipped.stdout).contains("Good = true"), "the good transform applied");
+    let failed = run(&["-rules", "rules/14_errors_continue.xform", &items, "jobs/alice.ad"]);
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("ERROR: "), "{stderr}");
+    assert_eq!(failed.status.code(), Some(1), "{stderr}");
+    assert!(!failed.stdout.is_empty(), "the ad is printed");
+    let expected = std::fs::read(corpus().join("expected/14_errors_continue__alice.out")).expect("expected");
+    assert_eq!(failed.stdout, expected, "as condor_transform_ads printed it");
+}

@@ -172,3 +172,30 @@ fn an_edit_refuses_a_file_that_is_not_an_accountant_log() {
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A value too large for a double (`1e999`, infinity once read) is refused
+/// by every real edit alike, as `nan` and `inf` are: nothing is set.
+#[test]
+fn real_edits_refuse_infinities_alike() {
+    let dir = std::env::temp_dir().join(format!("classad-rs-userprio-finite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let log = dir.join("Accountantnew.log");
+    let p = log.to_str().expect("path");
+    for (edit, what) in
+        [("--setprio", "priority"), ("--setfactor", "priority factor"), ("--setaccum", "accumulated usage")]
+    {
+        for value in ["1e999", "-1e999"] {
+            let (code, stdout, stderr) = userprio(&["--log", p, edit, "alice@x", value]);
+            assert_eq!(code, Some(1), "{edit} {value}: {stdout}{stderr}");
+            assert!(stderr.contains(&format!("the {what} must be a finite number")), "{edit} {value}: {stderr}");
+        }
+        for value in ["nan", "inf", "infinity"] {
+            let (code, _, stderr) = userprio(&["--log", p, edit, "alice@x", value]);
+            assert_eq!(code, Some(1), "{edit} {value}: {stderr}");
+            assert!(stderr.contains(&format!("`{value}` is not a number")), "{edit} {value}: {stderr}");
+        }
+    }
+    assert!(!std::fs::read_to_string(&log).unwrap_or_default().contains("alice@x"), "nothing was set");
+    let _ = std::fs::remove_dir_all(&dir);
+}

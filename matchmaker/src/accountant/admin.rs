@@ -9,6 +9,7 @@ impl Accountant {
     /// `condor_userprio -setprio NAME VALUE`: sets the real priority.
     pub fn set_priority(&mut self, name: &str, priority: f64) -> Result<(), AccountantError> {
         check_submitter(name, "update the priority of")?;
+        check_finite("priority", priority)?;
         self.set_customer_real(name, CustomerAttr::Priority, priority)?;
         self.commit(true)
     }
@@ -16,7 +17,8 @@ impl Accountant {
     /// `condor_userprio -setfactor NAME VALUE`: sets the priority factor (≥ 1).
     pub fn set_priority_factor(&mut self, name: &str, factor: f64) -> Result<(), AccountantError> {
         check_submitter(name, "update the priority of")?;
-        if factor.is_nan() || factor < MIN_PRIORITY_FACTOR {
+        check_finite("priority factor", factor)?;
+        if factor < MIN_PRIORITY_FACTOR {
             return Err(AccountantError::Invalid("Priority factors must be greater than or equal to 1.".into()));
         }
         self.set_customer_real(name, CustomerAttr::PriorityFactor, factor)?;
@@ -49,7 +51,8 @@ impl Accountant {
     /// usage (seconds).
     pub fn set_accumulated_usage(&mut self, name: &str, usage: f64) -> Result<(), AccountantError> {
         check_submitter(name, "update the Accumulated usage of")?;
-        if usage.is_nan() || usage < 0.0 {
+        check_finite("accumulated usage", usage)?;
+        if usage < 0.0 {
             return Err(AccountantError::Invalid("Usage must be greater than 0 seconds".into()));
         }
         self.set_customer_real(name, CustomerAttr::WeightedAccumulatedUsage, usage)?;
@@ -136,4 +139,15 @@ fn check_submitter(name: &str, what: &str) -> Result<(), AccountantError> {
         return Err(AccountantError::Invalid(format!("`{name}` holds blanks")));
     }
     Ok(())
+}
+
+/// A real set by an edit must be a number the log can hold and its readers
+/// take back: not NaN and not infinite (HTCondor's `atof` lets both through,
+/// and the negotiator then computes with them).
+fn check_finite(what: &str, value: f64) -> Result<(), AccountantError> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(AccountantError::Invalid(format!("the {what} must be a finite number, not {value}")))
+    }
 }

@@ -134,6 +134,26 @@ fn admin_operations_validate_like_condor_userprio() {
     assert!(a.customer("u@d").is_none());
 }
 
+/// NaN and infinities are refused by every real edit alike, with a message
+/// naming what was set, and leave the record as it was.
+#[test]
+fn real_edits_refuse_nan_and_infinities() {
+    let mut a = acct(86_400.0);
+    a.set_priority("u@d", 3.0).expect("priority");
+    a.set_priority_factor("u@d", 2.0).expect("factor");
+    a.set_accumulated_usage("u@d", 60.0).expect("usage");
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let err = a.set_priority("u@d", bad).expect_err("priority");
+        assert!(err.to_string().contains("the priority must be a finite number"), "{err}");
+        let err = a.set_priority_factor("u@d", bad).expect_err("factor");
+        assert!(err.to_string().contains("the priority factor must be a finite number"), "{err}");
+        let err = a.set_accumulated_usage("u@d", bad).expect_err("usage");
+        assert!(err.to_string().contains("the accumulated usage must be a finite number"), "{err}");
+    }
+    assert_eq!((a.real_priority("u@d"), a.priority_factor("u@d")), (3.0, 2.0));
+    assert_eq!(a.customer("u@d").and_then(|c| c.weighted_accumulated_usage), Some(60.0));
+}
+
 #[test]
 fn log_round_trip_and_compaction() {
     let dir = std::env::temp_dir().join(format!("acct-test-{}", std::process::id()));

@@ -117,11 +117,16 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     } else {
         transforms = JobTransforms::from_config(&config);
     }
+    // Every error said on stderr (a transform or requirement that does not
+    // read and is skipped, a statement that fails on an ad) makes the exit
+    // status 1, once the ads that could be made are printed.
+    let mut errors = transforms.messages().len();
     for m in transforms.messages() {
         eprintln!("{m}");
     }
     let requirements = args.submit_requirements.then(|| SubmitRequirements::from_config(&config));
     if let Some(r) = &requirements {
+        errors += r.messages().len();
         for m in r.messages() {
             eprintln!("{m}");
         }
@@ -152,6 +157,7 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             };
             for (ad, applied) in made {
                 let who = identity(&ad, n + 1);
+                errors += applied.messages.len();
                 for m in &applied.messages {
                     eprintln!("ERROR: {m}");
                 }
@@ -197,6 +203,9 @@ fn transform(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     stdout.flush()?;
     if let Some(f) = failure {
         eprintln!("negotiator-sim transform: {f}");
+        return Ok(ExitCode::FAILURE);
+    }
+    if errors > 0 {
         return Ok(ExitCode::FAILURE);
     }
     Ok(if refused > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })

@@ -424,6 +424,12 @@ impl Scenario {
             if m.cpus == 0 || m.memory <= 0 {
                 return Err(invalid(format!("{at}: cpus and memory must be positive")));
             }
+            if m.disk.is_some_and(|d| d <= 0) {
+                return Err(invalid(format!("{at}: disk must be positive")));
+            }
+            if m.count == Some(0) {
+                return Err(invalid(format!("{at}: count must be at least 1 (leave the machine type out instead)")));
+            }
             let attributes = m
                 .attributes
                 .into_iter()
@@ -472,6 +478,9 @@ impl Scenario {
                     }
                 }
                 ArrivalFile::Burst { at: when, jobs, every } => {
+                    if jobs == 0 {
+                        return Err(invalid(format!("{at}: arrival.jobs must be at least 1")));
+                    }
                     if every.is_some_and(|e| e.0 < 1.0) {
                         return Err(invalid(format!("{at}: arrival.every must be at least 1s")));
                     }
@@ -479,6 +488,19 @@ impl Scenario {
                 }
             };
             let runtime = distribution(u.runtime).map_err(|e| invalid(format!("{at}: runtime.{e}")))?;
+            for (field, value) in [("count", u.count), ("cluster_size", u.cluster_size)] {
+                if value == Some(0) {
+                    return Err(invalid(format!("{at}: {field} must be at least 1")));
+                }
+            }
+            if u.max_jobs == Some(0) {
+                return Err(invalid(format!("{at}: max_jobs must be at least 1 (leave the user out instead)")));
+            }
+            for (field, value) in [("request_memory", u.request_memory), ("request_disk", u.request_disk)] {
+                if value.is_some_and(|v| v < 0) {
+                    return Err(invalid(format!("{at}: {field} must not be negative")));
+                }
+            }
             if let Some(limits) = &u.concurrency_limits {
                 if matchmaker::concurrency::items(limits).is_empty() {
                     return Err(invalid(format!(
@@ -508,7 +530,7 @@ impl Scenario {
                 group: u.group,
                 priority_factor: u.priority_factor,
                 arrival,
-                cluster_size: u.cluster_size.unwrap_or(1).max(1),
+                cluster_size: u.cluster_size.unwrap_or(1),
                 runtime,
                 request_cpus: u.request_cpus.unwrap_or(1),
                 request_memory: u.request_memory.unwrap_or(1024),
@@ -541,6 +563,18 @@ impl Scenario {
                 })
             }
         };
+        if let Some(name) = first_repeated(machines.iter().map(|m| m.name.as_str())) {
+            return Err(invalid(format!(
+                "pool.machines: two machine types are named `{name}` (their machines would have the same names); \
+                 give each a name of its own"
+            )));
+        }
+        if let Some(name) = first_repeated(users.iter().map(|u| u.name.as_str())) {
+            return Err(invalid(format!("users: two users are named `{name}`; give each a name of its own")));
+        }
+        if trace.as_ref().is_some_and(|t| t.max_jobs == Some(0)) {
+            return Err(invalid("trace.max_jobs must be at least 1".into()));
+        }
         let condor_status = file.pool.condor_status.map(relative);
         if machines.is_empty() && condor_status.is_none() {
             return Err(invalid("the pool has no machines: give [[pool.machines]] or pool.condor_status".into()));
@@ -566,9 +600,25 @@ impl Scenario {
     }
 }
 
+/// The first name given twice.
+fn first_repeated<'a>(names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = std::collections::HashSet::new();
+    names.into_iter().find(|&n| !seen.insert(n))
+}
+
 /// A distribution from the file; errors name the field (`max is below
-/// min`).
+/// min`). A distribution of durations that are all zero is refused: a job
+/// or a session takes some time.
 fn distribution(d: DistributionFile) -> Result<Distribution, String> {
+    let (field, largest) = match &d {
+        DistributionFile::Fixed { value } => ("value", value.0),
+        DistributionFile::Uniform { max, .. } => ("max", max.0),
+        DistributionFile::Exponential { mean } => ("mean", mean.0),
+        DistributionFile::Lognormal { median, .. } => ("median", median.0),
+    };
+    if largest == 0.0 {
+        return Err(format!("{field} must be positive (every duration would be 0)"));
+    }
     Ok(match d {
         DistributionFile::Fixed { value } => Distribution::Fixed { value: value.0 },
         DistributionFile::Uniform { min, max } => {
@@ -676,6 +726,56 @@ mod tests {
         assert!(e.to_string().contains("users[0]"), "{e}");
         let e = read("[[users]]\nname = \"x\"\narrival = { process = \"poisson\", mean_interval = 1 }\nruntime = { distribution = \"fixed\", value = 1 }\n").expect_err("no pool");
         assert!(e.to_string().contains("no machines"), "{e}");
+    }
+
+    /// Values that would be taken without a word for something else (a
+    /// count of 0, a cluster of 0 jobs read as 1, negative requests, zero
+    /// run times, two types with one name) are refused, naming the field.
+    #[test]
+    fn values_that_mean_nothing_are_refused() {
+        let two_users = format!(
+            "{MINIMAL}[[users]]\nname = \"amy\"\narrival = {{ process = \"poisson\", mean_interval = 60 }}\nruntime = {{ distribution = \"fixed\", value = 5 }}\n"
+        );
+        let two_machines = MINIMAL.replace("[[users]]", "[[pool.machines]]\ncpus = 2\nmemory = 1024\n[[users]]");
+        let cases: Vec<(String, &str)> = vec![
+            (MINIMAL.replace("cpus = 4", "cpus = 4\ncount = 0"), "pool.machines[0]: count must be at least 1"),
+            (MINIMAL.replace("cpus = 4", "cpus = 4\ndisk = 0"), "pool.machines[0]: disk must be positive"),
+            (
+                MINIMAL.replace("name = \"amy\"", "name = \"amy\"\ncount = 0"),
+                "users[0] (amy): count must be at least 1",
+            ),
+            (MINIMAL.replace("name = \"amy\"", "name = \"amy\"\ncluster_size = 0"), "cluster_size must be at least 1"),
+            (MINIMAL.replace("name = \"amy\"", "name = \"amy\"\nmax_jobs = 0"), "max_jobs must be at least 1"),
+            (
+                MINIMAL.replace("name = \"amy\"", "name = \"amy\"\nrequest_memory = -5"),
+                "request_memory must not be negative",
+            ),
+            (
+                MINIMAL.replace("name = \"amy\"", "name = \"amy\"\nrequest_disk = -1"),
+                "request_disk must not be negative",
+            ),
+            (MINIMAL.replace("value = \"10m\"", "value = 0"), "runtime.value must be positive"),
+            (
+                MINIMAL.replace(
+                    "{ distribution = \"fixed\", value = \"10m\" }",
+                    "{ distribution = \"exponential\", mean = \"0s\" }",
+                ),
+                "runtime.mean must be positive",
+            ),
+            (
+                MINIMAL.replace(
+                    "{ process = \"poisson\", mean_interval = 60 }",
+                    "{ process = \"burst\", at = 0, jobs = 0 }",
+                ),
+                "arrival.jobs must be at least 1",
+            ),
+            (two_users, "two users are named `amy`"),
+            (two_machines, "two machine types are named `node`"),
+        ];
+        for (text, says) in cases {
+            let e = read(&text).expect_err(says);
+            assert!(e.to_string().contains(says), "{says}: {e}");
+        }
     }
 
     #[test]
