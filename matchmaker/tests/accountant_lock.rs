@@ -235,3 +235,39 @@ fn compacting_keeps_what_a_writer_without_the_lock_appended() {
     assert_eq!(std::fs::read_to_string(&path).expect("read"), "107 1 CreationTimestamp 1\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A symbolic link planted where compaction writes its temporary file (or
+/// keeps a torn tail aside) is never written through: the file it points
+/// to is left as it was, and the log is compacted all the same.
+#[test]
+fn compaction_never_writes_through_a_planted_link() {
+    let dir = scratch("symlink");
+    let path = dir.join("Accountantnew.log");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious\n").expect("victim");
+    {
+        let (mut a, _) = Accountant::open(config(), &path, 1).expect("new log");
+        a.set_priority_factor("seed@x", 2.0).expect("seed");
+    }
+    tear(&path);
+    let name = |suffix: String| {
+        let mut n = path.as_os_str().to_owned();
+        n.push(suffix);
+        PathBuf::from(n)
+    };
+    // This process's temporary names, and the names a torn tail is kept under.
+    for n in 0..64 {
+        std::os::unix::fs::symlink(&victim, name(format!(".tmp-{}-{n}", std::process::id()))).expect("plant");
+    }
+    for n in 0..8 {
+        std::os::unix::fs::symlink(&victim, name(format!(".corrupt-{n}"))).expect("plant");
+    }
+    let (mut a, report) = Accountant::open(config(), &path, 2).expect("open compacts the torn log");
+    assert!(report.needs_compaction, "the log had a torn tail");
+    a.set_priority_factor("after@x", 3.0).expect("edit");
+    drop(a);
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "precious\n");
+    let log = std::fs::read_to_string(&path).expect("log");
+    assert!(log.contains("seed@x") && log.contains("after@x") && !log.contains("torn@x"), "{log}");
+    assert!(!std::fs::symlink_metadata(&path).expect("log").file_type().is_symlink());
+}
