@@ -183,3 +183,39 @@ def test_extension_parse_ads_of_a_pipe_yields_each_ad_as_it_comes(mode):
     finally:
         first_seen.set()
         writer.join()
+
+
+def test_extension_parse_ads_of_a_file_object_read_by_two_threads_at_once():
+    import threading
+
+    reading, go_on = threading.Event(), threading.Event()
+
+    class SlowFile:
+        """Its first ad at once (read at the call), the next one slowly."""
+
+        reads = 0
+
+        def read(self, size=-1):
+            self.reads += 1
+            if self.reads == 1:
+                return "A = 1\n\n"
+            if self.reads == 2:
+                reading.set()
+                go_on.wait(timeout=20)
+                return "A = 2\n\n"
+            return ""
+
+    ads = classad2.parseAds(SlowFile())
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(ads))
+    reader.start()
+    try:
+        assert reading.wait(timeout=20)
+        # The other thread holds the stream while its file reads: this one
+        # is refused rather than left waiting (or racing it).
+        with pytest.raises(RuntimeError, match="being read by another thread"):
+            next(ads)
+    finally:
+        go_on.set()
+        reader.join()
+    assert [ad["A"] for ad in got] == [1, 2]
