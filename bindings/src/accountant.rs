@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use matchmaker::accountant::{Accountant, AccountantConfig, AccountantError, PriorityRow};
 use matchmaker::classad_log::{LogLock, LogWriter, DEFAULT_LOCK_TIMEOUT};
 use matchmaker::snapshot::read_ads;
+use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 
 use crate::config::{config_error, PyConfig};
@@ -52,7 +53,9 @@ pub(crate) enum AdOrPath<'py> {
 /// writer of the same log (another process, or another `open` in this
 /// one) waits up to `lock_timeout` seconds (10) and then raises
 /// `ClassAdException` naming the log and saying that another writer holds
-/// it. Reading (`load`) takes no lock.
+/// it. Reading (`load`) takes no lock; it raises `FileNotFoundError` for a
+/// log that does not exist. `with Accountant.open(path, now) as acct:`
+/// closes the accountant when the block ends.
 #[pyclass(name = "Accountant", module = "classad_rs")]
 pub(crate) struct PyAccountant {
     pub(crate) acct: Accountant,
@@ -136,11 +139,18 @@ impl PyAccountant {
         Ok(PyAccountant::wrap(Accountant::new(accountant_config(config.as_deref())?), Vec::new()))
     }
 
-    /// Reads the accountant log at `path` without writing to it (a missing
-    /// file is an empty accountant). A torn tail is skipped with a warning.
+    /// Reads the accountant log at `path` without writing to it. A missing
+    /// file raises `FileNotFoundError`, as reading a file does (`open`
+    /// starts a new log where there is none). A torn tail is skipped with
+    /// a warning.
     #[staticmethod]
     #[pyo3(signature = (path, config=None))]
     fn load(path: PathBuf, config: Option<PyRef<'_, PyConfig>>) -> PyResult<PyAccountant> {
+        if let Err(e) = std::fs::metadata(&path) {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                return Err(not_found(&path));
+            }
+        }
         let (acct, report) =
             Accountant::load(accountant_config(config.as_deref())?, &path).map_err(|e| accountant_error(&e))?;
         Ok(PyAccountant::wrap(acct, report.warnings))
@@ -171,6 +181,25 @@ impl PyAccountant {
     /// later changes stay in memory.
     fn close(&mut self) {
         self.acct.close_log();
+    }
+
+    /// `with Accountant.open(path, now) as acct:` gives the accountant,
+    /// and closes it (as `close()`) when the block ends.
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Closes the accountant (as `close()`); an exception that ended the
+    /// block goes on.
+    #[pyo3(signature = (_exc_type=None, _exc_value=None, _traceback=None))]
+    fn __exit__(
+        &mut self,
+        _exc_type: Option<&Bound<'_, PyAny>>,
+        _exc_value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> bool {
+        self.close();
+        false
     }
 
     /// Reads an accountant log from its text.
@@ -370,6 +399,15 @@ impl PyAccountant {
             .field("last_update", &self.acct.last_update())
             .finish()
     }
+}
+
+/// The `FileNotFoundError` of a log `load` does not find, with its
+/// `errno`, `strerror` and `filename` as `open()` gives them.
+fn not_found(path: &Path) -> PyErr {
+    /// `ENOENT`, the same number on every platform Python runs on.
+    const ENOENT: i32 = 2;
+    let strerror = "No such file or directory (Accountant.open starts a new accountant log)";
+    PyFileNotFoundError::new_err((ENOENT, strerror, path.to_path_buf()))
 }
 
 /// A lock timeout in seconds (10 when not given).

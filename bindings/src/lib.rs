@@ -26,6 +26,7 @@ mod schedd;
 mod semantics;
 mod simulation;
 mod startd;
+mod stream;
 
 use pyo3::prelude::*;
 
@@ -46,6 +47,8 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parsing::parse_ads_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::parse_ads_file, m)?)?;
     m.add_function(wrap_pyfunction!(parsing::parse_next, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::parse_ads_stream, m)?)?;
+    m.add_class::<stream::PyAdStream>()?;
     m.add_function(wrap_pyfunction!(errors::last_error, m)?)?;
     m.add_class::<matching::PyPool>()?;
     m.add_class::<matching::PyMatch>()?;

@@ -16,7 +16,7 @@ use crate::objects::PyClassAd;
 /// A `parser` argument: a `ParserType` member (an integer), a format name
 /// (`"new"`, `"old"`, `"long"`, `"json"`, `"xml"`, `"auto"`), or None;
 /// `None` for "detect it".
-fn format_arg(parser: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Format>> {
+pub(crate) fn format_arg(parser: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Format>> {
     let Some(parser) = parser.filter(|p| !p.is_none()) else {
         return Ok(None);
     };

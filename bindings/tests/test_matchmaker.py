@@ -509,3 +509,35 @@ def test_extension_accountant_refuses_what_no_reader_takes(tmp_path):
     assert classad_rs.Accountant.load(log).priority_factor("amy@site") == 2000
     with pytest.raises(classad_rs.ClassAdException, match="readers take at most"):
         classad_rs.Accountant().set_priority_factor("x" * 20_000_000 + "@x", 5.0)
+
+
+def test_extension_accountant_load_of_a_missing_log_raises_file_not_found(tmp_path):
+    missing = tmp_path / "Accountantnew.log"
+    with pytest.raises(FileNotFoundError) as caught:
+        classad_rs.Accountant.load(missing)
+    assert os.fspath(caught.value.filename) == str(missing)
+    assert str(missing) in str(caught.value)
+    assert "Accountant.open" in str(caught.value)
+    assert not missing.exists()
+    # open is the writer: it starts a new log there.
+    with classad_rs.Accountant.open(missing, 1000) as acct:
+        assert len(acct) >= 0
+    assert classad_rs.Accountant.load(missing).take_warnings() == []
+
+
+def test_extension_accountant_as_a_context_manager_releases_the_lock(tmp_path):
+    log = tmp_path / "Accountantnew.log"
+    with classad_rs.Accountant.open(log, 1000) as acct:
+        acct.set_priority_factor("amy@site", 2000)
+        assert str(acct.log_path) == str(log)
+        with pytest.raises(classad_rs.ClassAdException, match="another writer holds the lock"):
+            classad_rs.Accountant.open(log, 1000, lock_timeout=0.1)
+    assert acct.log_path is None  # closed on leaving the block
+    acct.set_priority_factor("amy@site", 9000)  # in memory only now
+    with pytest.raises(RuntimeError, match="boom"):
+        with classad_rs.Accountant.open(log, 1000, lock_timeout=0.1) as again:
+            assert again.priority_factor("amy@site") == 2000
+            raise RuntimeError("boom")  # an exception closes it too, and goes on
+    assert again.log_path is None
+    with classad_rs.Accountant.open(log, 1000, lock_timeout=0.1) as third:
+        assert third.priority_factor("amy@site") == 2000

@@ -58,6 +58,13 @@ def main() -> None:
     check(row.is_group, bool)
     check(row.accounting_group, str)
     check(acct.last_update, int)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        with classad_rs.Accountant.open(os.path.join(tmp, "Accountantnew.log"), 1000) as opened:
+            check(opened, classad_rs.Accountant)
+            check(opened.log_path, os.PathLike)
+        check(classad_rs.Accountant.load(os.path.join(tmp, "Accountantnew.log")), classad_rs.Accountant)
     check(acct.ceiling("nobody"), type(None))
     check(acct.usage(row.name), float)
     check(acct.log_path, type(None))

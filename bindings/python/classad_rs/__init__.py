@@ -54,6 +54,7 @@ from ._classad_rs import (
     parse_ads,
     parse_ads_bytes,
     parse_ads_file,
+    parse_ads_stream,
     quote,
     register,
     unquote,
@@ -151,39 +152,24 @@ def parseAds(text, parser=None):
     ``str`` is the text itself). The format is detected unless ``parser`` is
     ``"new"``, ``"old"``, ``"json"`` or ``"xml"``. Bytes, binary files and
     paths may be gzip-compressed; binary data raises ``ClassAdException``
-    saying so."""
+    saying so.
+
+    A file object is read as the ads are iterated, a chunk at a time (a
+    line at a time from a text pipe), so that the first ad comes as soon as
+    the file holds it and memory stays bounded by the largest ad; an ad of
+    more than 16 MiB raises ``ClassAdException``, and so does a malformed
+    ad, when the iteration reaches it. An exception the file object raises
+    is raised by the iteration as it is."""
     if isinstance(text, os.PathLike):
         return iter(parse_ads_file(os.fspath(text), parser))
     if hasattr(text, "read"):
-        text = _read_all(text)
+        return parse_ads_stream(text, parser)
     if isinstance(text, (bytes, bytearray, memoryview)):
         return iter(parse_ads_bytes(bytes(text), parser))
     # A byte order mark read by a text file opened without "utf-8-sig".
     if isinstance(text, str) and text.startswith("\ufeff"):
         text = text[1:]
     return iter(parse_ads(text, parser))
-
-
-def _read_all(file):
-    """The rest of ``file``; the bytes under a text file that does not
-    decode (a gzip file opened in text mode), so that they are read as
-    bytes are."""
-    start = file.tell() if _seekable(file) else None
-    try:
-        return file.read()
-    except UnicodeDecodeError:
-        raw = getattr(file, "buffer", None)
-        if raw is None or start is None:
-            raise
-        file.seek(start)
-        return raw.read()
-
-
-def _seekable(file):
-    try:
-        return file.seekable()
-    except (AttributeError, OSError, ValueError):
-        return False
 
 
 def parseOne(text, parser=None):
