@@ -147,6 +147,13 @@ pub(crate) fn parse_next(
     }
 }
 
+/// The most characters one `readline()` call is asked for.
+const LINE_CHUNK: usize = 64 * 1024;
+
+/// The most bytes held while looking for the start of the first ad (white
+/// space and comments before it).
+const DETECT_LIMIT: usize = 1024 * 1024;
+
 /// A Python file object read with its `readline()`, as a [`BufRead`] that
 /// holds one line at a time (so that nothing past the line that ends an ad
 /// is taken from the file). Text and binary files both work.
@@ -165,18 +172,21 @@ impl<'py> FileLines<'py> {
     }
 
     /// Reads lines until they hold two characters other than white space
-    /// and comments (what telling the format apart needs), or the file
-    /// ends.
+    /// and comments (what telling the format apart needs), the file ends,
+    /// or [`DETECT_LIMIT`] bytes are held (the format is then told from
+    /// those).
     fn read_to_second_token(&mut self) -> PyResult<()> {
-        while !self.at_end && !has_two_tokens(&self.line) {
+        while !self.at_end && self.line.len() < DETECT_LIMIT && !has_two_tokens(&self.line) {
             self.read_line()?;
         }
         Ok(())
     }
 
-    /// Appends the file's next line (nothing at its end).
+    /// Appends the file's next line, or its next [`LINE_CHUNK`]
+    /// characters of a longer one (nothing at its end): a line of any
+    /// length is never held whole.
     fn read_line(&mut self) -> PyResult<()> {
-        let line = self.file.call_method0("readline")?;
+        let line = self.file.call_method1("readline", (LINE_CHUNK,))?;
         if let Ok(text) = line.cast::<PyString>() {
             self.line.extend_from_slice(text.to_cow()?.as_bytes());
         } else {

@@ -219,3 +219,36 @@ def test_extension_parse_ads_of_a_file_object_read_by_two_threads_at_once():
         go_on.set()
         reader.join()
     assert [ad["A"] for ad in got] == [1, 2]
+
+
+class OneLongLine:
+    """A text file object holding one ad whose second line is 20 MiB long,
+    served by `readline(size)` only, as much as each call asks for."""
+
+    SIZE = 20 << 20
+
+    def __init__(self):
+        self.given = 0
+        self.asked = []
+
+    def readline(self, size=-1):
+        self.asked.append(size)
+        if self.given == 0:
+            line = 'A = 1\n'
+        elif self.given < self.SIZE:
+            n = size if size is not None and size >= 0 else self.SIZE
+            line = "B" * min(n, self.SIZE - self.given)
+        else:
+            line = ""
+        self.given += len(line)
+        return line
+
+
+def test_extension_parse_next_of_a_file_object_never_holds_a_long_line_whole():
+    stream = OneLongLine()
+    with pytest.raises(classad2.ClassAdException):
+        classad2.parseNext(stream)
+    # Every call asked for a bounded piece (the reader skips the rest of an
+    # oversized line piece by piece, holding none of it whole).
+    assert stream.asked and all(0 < size <= 64 * 1024 for size in stream.asked)
+    assert stream.given <= OneLongLine.SIZE
