@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use matchmaker::config::{Config, ConfigError, Limits, Loader, Source};
+use matchmaker::config::{tool, Config, ConfigError, Limits, Loader, Source};
 use proptest::prelude::*;
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
@@ -175,9 +175,16 @@ fn includes_are_read_and_commands_refused_with_file_and_line() {
 fn macro_cycles_and_explosions_are_errors() {
     let c = Config::parse_str("A = $(B)\nB = x $(A)\n", "loop.conf").expect("reads");
     let err = c.get_string("A").expect_err("a cycle");
-    assert!(matches!(err, ConfigError::Expansion { .. }), "{err}");
-    assert!(err.to_string().contains("cycle"), "{err}");
+    let ConfigError::Cycle { ref name, ref chain } = err else { panic!("{err}") };
+    assert_eq!(name, "A");
+    let links: Vec<(&str, String)> = chain.iter().map(|l| (l.name.as_str(), l.source.to_string())).collect();
+    assert_eq!(links, [("A", "loop.conf, line 1".to_string()), ("B", "loop.conf, line 2".to_string())]);
+    assert_eq!(
+        err.to_string(),
+        "expanding A: macro cycle: A -> B -> A (A at loop.conf, line 1; B at loop.conf, line 2)"
+    );
     assert_eq!(c.lookup("A").expect("defined").value, "");
+    assert!(matches!(c.try_lookup("B"), Err(ConfigError::Cycle { .. })));
 
     // A reference to itself hidden in a default makes the value grow at
     // each step (HTCondor never finishes on this one; found by the random
@@ -190,7 +197,7 @@ fn macro_cycles_and_explosions_are_errors() {
     .expect("reads");
     let start = std::time::Instant::now();
     let err = c.get_string("TOOL.E").expect_err("grows without end");
-    assert!(err.to_string().contains("cycle through $(TOOL.E)"), "{err}");
+    assert!(err.to_string().contains("macro cycle: tool.e -> tool.e (tool.e at grow.conf, line 1)"), "{err}");
     assert!(start.elapsed() < std::time::Duration::from_secs(60), "{:?}", start.elapsed());
 
     let mut text = String::from("A0 = xxxxxxxxxxxxxxxx\n");
@@ -201,6 +208,42 @@ fn macro_cycles_and_explosions_are_errors() {
     let start = std::time::Instant::now();
     assert!(matches!(c.get_string("A63"), Err(ConfigError::Expansion { .. })));
     assert!(start.elapsed() < std::time::Duration::from_secs(60), "{:?}", start.elapsed());
+}
+
+#[test]
+fn a_cycle_is_reported_with_its_chain() {
+    // Reached through a value outside it, and from a text.
+    let c = Config::parse_str("C = see $(A)\n\nA = $(B:fallback)\nB = $(X)\nX = $(A)\n", "site.conf").expect("reads");
+    let err = c.get_string("C").expect_err("a cycle");
+    assert_eq!(
+        err.to_string(),
+        "expanding C: macro cycle: A -> B -> X -> A (A at site.conf, line 3; B at site.conf, line 4; X at site.conf, line 5)"
+    );
+    let err = c.expand("$(X)").expect_err("a cycle");
+    assert!(
+        err.to_string().ends_with(
+            "macro cycle: X -> A -> B -> X (X at site.conf, line 5; A at site.conf, line 3; B at site.conf, line 4)"
+        ),
+        "{err}"
+    );
+    // The tool says so, and fails, where it would say "Not defined".
+    let out = tool::query(&c, &["C", "B"], false);
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(
+        out.stderr,
+        "Error: expanding C: macro cycle: A -> B -> X -> A (A at site.conf, line 3; B at site.conf, line 4; X at site.conf, line 5)\n\
+         Error: expanding B: macro cycle: B -> X -> A -> B (B at site.conf, line 4; X at site.conf, line 5; A at site.conf, line 3)\n"
+    );
+    // A default is used only when its macro is undefined: no cycle here.
+    let c = Config::parse_str("A = $(B:$(A))\nB = 1\n", "ok.conf").expect("reads");
+    assert_eq!(c.get_string("A").expect("no cycle"), "1");
+    // An explosion without a cycle stays a limit error.
+    let mut text = String::from("A0 = x\n");
+    for i in 1..40 {
+        text.push_str(&format!("A{i} = $(A{})$(A{})\n", i - 1, i - 1));
+    }
+    let c = Config::parse_str(&text, "boom.conf").expect("reads");
+    assert!(matches!(c.get_string("A39"), Err(ConfigError::Expansion { .. })));
 }
 
 #[test]

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::cycle::CycleLink;
+
 /// Where a statement is: the file (or the name given to
 /// [`Config::parse_str`](super::Config::parse_str)) and its line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,14 +66,24 @@ pub enum ConfigError {
         /// The name asked for.
         name: String,
     },
-    /// Macro expansion that does not end (`A = $(B)`, `B = $(A)`) or grows
-    /// past the limits.
+    /// Macro expansion that does not end within the limits or grows past
+    /// them (a cycle is [`ConfigError::Cycle`]).
     #[error("expanding {name}: {message}")]
     Expansion {
         /// The name being expanded.
         name: String,
         /// What went wrong.
         message: String,
+    },
+    /// Macros that refer back to themselves (`A = $(B)`, `B = $(A)`): the
+    /// chain, from a name back to itself, each with where it is set.
+    /// HTCondor expands such a value for ever.
+    #[error("expanding {name}: macro cycle: {}", super::cycle::describe(chain))]
+    Cycle {
+        /// The name (or text) being expanded.
+        name: String,
+        /// The names of the cycle, in order; the last refers to the first.
+        chain: Vec<CycleLink>,
     },
     /// A value that is not of the type asked for.
     #[error("{name} = {value} (set at {set_at}): {message}")]

@@ -9,6 +9,8 @@
 //! text, so `$(A:$(B))` is one macro whose default is `$(B)`, while in
 //! `$($(N))` the inner macro is found first.
 
+use super::cycle::{self, CycleLink};
+use super::memo::Memo;
 use super::Config;
 
 /// The kinds of `$...(` prefixes.
@@ -36,7 +38,7 @@ struct Found {
     right: usize,
 }
 
-fn is_id_char(c: u8) -> bool {
+pub(crate) fn is_id_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/'
 }
 
@@ -139,6 +141,24 @@ pub(crate) enum Mode<'a> {
     SelfOnly(&'a str),
 }
 
+/// Why an expansion failed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// It does not end within the limits, or grows past them.
+    Limit(String),
+    /// It does not end because of this cycle.
+    Cycle(Vec<CycleLink>),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Limit(m) => f.write_str(m),
+            Failure::Cycle(chain) => write!(f, "macro cycle: {}", cycle::describe(chain)),
+        }
+    }
+}
+
 /// Expands `text` against `config`. Random and unsupported `$F(...)`
 /// macros stay, each with a warning in `warnings`.
 pub(crate) fn expand(
@@ -146,6 +166,57 @@ pub(crate) fn expand(
     text: &str,
     mode: Mode<'_>,
     warnings: &mut Vec<String>,
+) -> Result<String, String> {
+    let memo = matches!(mode, Mode::All).then(|| Memo::new(config));
+    expand_full(config, text, mode, warnings, None, memo).map_err(|f| f.to_string())
+}
+
+/// [`expand`], remembering plain values in `memo` (for [`Mode::All`]),
+/// and on failure naming the cycle that `name`'s value (whose text `text`
+/// is), or `text`, leads into.
+pub(crate) fn expand_full(
+    config: &Config,
+    text: &str,
+    mode: Mode<'_>,
+    warnings: &mut Vec<String>,
+    name: Option<&str>,
+    mut memo: Option<Memo>,
+) -> Result<String, Failure> {
+    expand_in(config, text, mode, warnings, name, memo.as_mut())
+}
+
+/// [`expand_full`] with a memo that outlives it (a dump's).
+pub(crate) fn expand_in(
+    config: &Config,
+    text: &str,
+    mode: Mode<'_>,
+    warnings: &mut Vec<String>,
+    name: Option<&str>,
+    mut memo: Option<&mut Memo>,
+) -> Result<String, Failure> {
+    let message = match expand_steps(config, text, mode, warnings, memo.as_deref_mut()) {
+        Ok(v) => return Ok(v),
+        Err(m) => m,
+    };
+    let mut own = rustc_hash::FxHashSet::default();
+    let acyclic = match memo {
+        Some(m) => &mut m.acyclic,
+        None => &mut own,
+    };
+    match cycle::find(config, name, text, acyclic) {
+        Some(chain) => Err(Failure::Cycle(chain)),
+        None => Err(Failure::Limit(message)),
+    }
+}
+
+/// The expansion itself: HTCondor's, step by step, with plain values
+/// replaced in one step from `memo`.
+fn expand_steps(
+    config: &Config,
+    text: &str,
+    mode: Mode<'_>,
+    warnings: &mut Vec<String>,
+    mut memo: Option<&mut Memo>,
 ) -> Result<String, String> {
     let limits = &config.limits;
     let mut value = text.to_string();
@@ -180,12 +251,34 @@ pub(crate) fn expand(
         steps += 1;
         scanned = scanned.saturating_add(value.len());
         if steps > limits.max_expansions || scanned > max_scanned {
-            // Name the macro expanded most often: the likely cycle.
+            // Name the macro expanded most often.
             let busiest = counts.iter().max_by_key(|(_, &n)| n).map_or(last_name.as_str(), |(k, _)| k.as_str());
-            return Err(format!("macro expansion does not end within the limits (a cycle through $({busiest})?)"));
+            return Err(format!("macro expansion does not end within the limits (through $({busiest}))"));
         }
         let name_end = f.default.map_or(f.right - 1, |d| d - 1);
         let name = value[f.body..name_end].to_string();
+        if let Some(memo) = memo.as_deref_mut() {
+            memo.work += 1;
+            if f.kind == Kind::Normal && f.default.is_none() {
+                if let Some(p) = memo.plain(config, &name) {
+                    // What the steps expanding `p` would add, exactly.
+                    let around = value.len() - (f.right - f.dollar);
+                    let all_steps = steps.saturating_add(p.steps);
+                    let all_scanned = scanned.saturating_add(p.steps.saturating_mul(around)).saturating_add(p.scanned);
+                    if all_steps > limits.max_expansions || all_scanned > max_scanned {
+                        return Err(format!("macro expansion does not end within the limits (through $({name}))"));
+                    }
+                    if around + p.raw_len.max(p.peak) <= limits.max_value {
+                        steps = all_steps;
+                        scanned = all_scanned;
+                        *counts.entry(name.to_ascii_uppercase()).or_insert(0) += 1;
+                        value.replace_range(f.dollar..f.right, &p.value);
+                        last_name = name;
+                        continue;
+                    }
+                }
+            }
+        }
         let default = f.default.map(|d| value[d..f.right - 1].to_string());
         let found_value: Option<String> = match f.kind {
             Kind::Normal => config.raw(&name).map(str::to_string),
@@ -244,5 +337,80 @@ mod tests {
         let f = next_macro(s, 7, &mut |_, _| true).expect("a macro");
         assert_eq!((f.dollar, f.right, f.default), (8, 17, Some(12)));
         assert!(next_macro(s, 17, &mut |_, _| true).is_none());
+    }
+
+    /// Remembered plain values change no expansion: random values built
+    /// from macro fragments expand to the same text (or both fail) with and
+    /// without the memo, the limits included.
+    #[test]
+    fn memo_gives_htcondor_expansion() {
+        const PIECES: [&str; 26] = [
+            "$(A)",
+            "$(B)",
+            "$(c)",
+            "$(D)",
+            "$(E)",
+            "$(A)",
+            "$(B)",
+            "$(c)",
+            "$(D)",
+            "x",
+            "x",
+            " ",
+            ":",
+            "$(",
+            ")",
+            "$(B:",
+            "$(NOPE)",
+            "$$(A)",
+            "$(DOLLAR)",
+            "(",
+            "9",
+            "$ENV(",
+            "B",
+            "$",
+            "$(B",
+            ":x",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut remembered_plain = 0;
+        for round in 0..10_000 {
+            let mut text = String::new();
+            for name in ["A", "B", "C", "D", "E"] {
+                let value: String = (0..next(5)).map(|_| PIECES[next(PIECES.len())]).collect();
+                text.push_str(&format!("{name} = {value}\n"));
+            }
+            let limits = super::super::Limits {
+                max_expansions: [2, 3, 5, 50][next(4)],
+                max_value: [6, 12, 24, 200][next(4)],
+                ..Default::default()
+            };
+            let Ok(config) = super::super::Loader::new().limits(limits).parse_str(&text, "r.conf") else { continue };
+            for name in ["A", "B", "C", "D", "E"] {
+                let raw = config.raw(name).unwrap_or_default();
+                let mut w1 = Vec::new();
+                let mut w2 = Vec::new();
+                let plain = expand_steps(&config, raw, Mode::All, &mut w1, None);
+                let mut memo = Memo::new(&config);
+                let remembered = expand_steps(&config, raw, Mode::All, &mut w2, Some(&mut memo));
+                remembered_plain += memo.plain_with_macros();
+                assert_eq!(
+                    plain.is_ok(),
+                    remembered.is_ok(),
+                    "round {round}, {name}:\n{text}{plain:?}\n{remembered:?}"
+                );
+                if let (Ok(a), Ok(b)) = (&plain, &remembered) {
+                    assert_eq!(a, b, "round {round}, {name}:\n{text}");
+                    assert_eq!(w1, w2, "round {round}, {name}:\n{text}");
+                }
+            }
+        }
+        assert!(remembered_plain > 500, "{remembered_plain}");
     }
 }

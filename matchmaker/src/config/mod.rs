@@ -38,11 +38,13 @@
 //! `$FUNCTION(...)` macros are left unexpanded, with a warning.
 
 pub(crate) mod conditional;
+mod cycle;
 mod defaults;
 mod error;
 mod expand;
 mod files;
 mod lines;
+mod memo;
 mod metaknobs;
 mod parse;
 mod source;
@@ -56,11 +58,13 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 pub use conditional::HTCONDOR_VERSION;
+pub use cycle::CycleLink;
 pub use error::{ConfigError, Location};
 pub use source::{MetaOrigin, Source};
 
 use defaults::Defaults;
-use expand::{expand, Mode};
+use expand::{expand, expand_full, expand_in, Failure, Mode};
+use memo::Memo;
 
 /// Bounds on what a configuration may hold, so that hostile files give
 /// errors rather than exhausting memory or time.
@@ -385,6 +389,36 @@ impl Config {
     /// # Ok::<(), matchmaker::config::ConfigError>(())
     /// ```
     pub fn lookup(&self, name: &str) -> Option<Lookup> {
+        self.lookup_in(name, &mut Memo::new(self)).map(|(l, _)| l)
+    }
+
+    /// [`lookup`](Config::lookup), with the error when the value's macros
+    /// cannot be expanded (a cycle, a value past the limits) rather than an
+    /// empty value; `Ok(None)` if nothing defines `name`.
+    ///
+    /// ```
+    /// use matchmaker::config::{Config, ConfigError};
+    /// let c = Config::parse_str("A = $(B)\nB = $(A)\n", "loop.conf")?;
+    /// let err = c.try_lookup("A").unwrap_err();
+    /// assert!(matches!(err, ConfigError::Cycle { ref chain, .. } if chain.len() == 2));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "expanding A: macro cycle: A -> B -> A (A at loop.conf, line 1; B at loop.conf, line 2)"
+    /// );
+    /// assert!(c.try_lookup("NOPE")?.is_none());
+    /// # Ok::<(), ConfigError>(())
+    /// ```
+    pub fn try_lookup(&self, name: &str) -> Result<Option<Lookup>, ConfigError> {
+        match self.lookup_in(name, &mut Memo::new(self)) {
+            None => Ok(None),
+            Some((l, None)) => Ok(Some(l)),
+            Some((_, Some(e))) => Err(e),
+        }
+    }
+
+    /// The lookup, with `memo` shared by the lookups of one run (a dump)
+    /// and the expansion's failure beside the value.
+    fn lookup_in(&self, name: &str, memo: &mut Memo) -> Option<(Lookup, Option<ConfigError>)> {
         let (name, raw, source, multi_line) = match self.find_any(name)? {
             Found::Entry(i) => {
                 let e = &self.entries[i];
@@ -392,8 +426,20 @@ impl Config {
             }
             Found::Default(n, v) => (n.to_string(), v.to_string(), Source::Default, false),
         };
-        let value = self.expand(&raw).unwrap_or_default();
-        Some(Lookup { name, raw, value, source, multi_line })
+        let mut warnings = Vec::new();
+        let (value, error) = match expand_in(self, &raw, Mode::All, &mut warnings, Some(&name), Some(memo)) {
+            Ok(v) => (v, None),
+            Err(f) => (String::new(), Some(failure(f, name.clone()))),
+        };
+        Some((Lookup { name, raw, value, source, multi_line }, error))
+    }
+
+    /// `name`'s name as first spelled and where its value is set.
+    fn lookup_raw(&self, name: &str) -> Option<(String, Source)> {
+        match self.find_any(name)? {
+            Found::Entry(i) => Some((self.entries[i].name.clone(), self.entries[i].source.clone())),
+            Found::Default(n, _) => Some((n.to_string(), Source::Default)),
+        }
     }
 
     /// Expands the macros of `text` against this configuration.
@@ -413,8 +459,8 @@ impl Config {
     /// and other function macros).
     pub fn expand_with_warnings(&self, text: &str) -> Result<(String, Vec<String>), ConfigError> {
         let mut warnings = Vec::new();
-        let v = expand(self, text, Mode::All, &mut warnings)
-            .map_err(|message| ConfigError::Expansion { name: shorten(text), message })?;
+        let v = expand_full(self, text, Mode::All, &mut warnings, None, Some(Memo::new(self)))
+            .map_err(|f| failure(f, shorten(text)))?;
         Ok((v, warnings))
     }
 
@@ -576,6 +622,14 @@ impl Config {
         self.index.insert(name.to_ascii_lowercase(), self.entries.len());
         let multi_line = here || raw.contains('\n');
         self.entries.push(Entry { name: name.to_string(), raw, source, multi_line });
+    }
+}
+
+/// The error of a failed expansion of `name` (a value's name, or the text).
+fn failure(f: Failure, name: String) -> ConfigError {
+    match f {
+        Failure::Limit(message) => ConfigError::Expansion { name, message },
+        Failure::Cycle(chain) => ConfigError::Cycle { name, chain },
     }
 }
 

@@ -15,6 +15,7 @@ use std::fmt::Write;
 
 use super::defaults::Defaults;
 use super::lines::is_space;
+use super::memo::Memo;
 use super::Config;
 
 /// What the tool prints and its exit status.
@@ -24,7 +25,8 @@ pub struct Output {
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
-    /// Exit status: 1 if a name asked for is not defined, else 0.
+    /// Exit status: 1 if a name asked for is not defined or its macros
+    /// cannot be expanded (a cycle), else 0.
     pub exit_code: i32,
 }
 
@@ -69,15 +71,25 @@ fn warnings(config: &Config) -> String {
 /// `condor_config_val [-v] NAME...`: each value expanded; with `verbose`,
 /// as `NAME = value` with where it was set and its raw text. A name that
 /// is undefined or expands to nothing is reported on standard error and
-/// makes the exit status 1. Warnings of reading come first on standard
+/// makes the exit status 1, and so does one whose macros cannot be
+/// expanded (`Error: expanding A: macro cycle: A -> B -> A (...)`). Warnings of reading come first on standard
 /// error.
 pub fn query(config: &Config, names: &[&str], verbose: bool) -> Output {
     let mut out = Output { stderr: warnings(config), ..Output::default() };
     for &asked in names {
-        let found = config.lookup(asked);
+        let (found, error) = match config.lookup_in(asked, &mut Memo::new(config)) {
+            Some((l, e)) => (Some(l), e),
+            None => (None, None),
+        };
         let name_used = found.as_ref().map_or_else(|| asked.to_ascii_uppercase(), |l| l.name.clone());
         let value = found.as_ref().map(|l| l.value.as_str()).filter(|v| !v.is_empty());
         match value {
+            None if error.is_some() => {
+                if let Some(e) = &error {
+                    let _ = writeln!(out.stderr, "Error: {e}");
+                }
+                out.exit_code = 1;
+            }
             None => {
                 let _ = writeln!(out.stderr, "Not defined: {name_used}");
                 out.exit_code = 1;
@@ -120,11 +132,19 @@ pub fn host_name(config: &Config) -> Option<String> {
 /// header [`Loader::load_file`](super::Loader::load_file) recognizes a dump
 /// by.
 pub fn dump_with_header(config: &Config, verbose: bool, header: &str) -> Output {
+    // One memo for the whole dump: a chain of macros is expanded once.
+    dump_with_memo(config, verbose, header, &mut Memo::new(config))
+}
+
+fn dump_with_memo(config: &Config, verbose: bool, header: &str, memo: &mut Memo) -> Output {
     let mut out = Output { stderr: warnings(config), ..Output::default() };
-    let s = &mut out.stdout;
-    let _ = writeln!(s, "{}", header.lines().next().unwrap_or_default());
+    let _ = writeln!(out.stdout, "{}", header.lines().next().unwrap_or_default());
     for name in config.names() {
-        let Some(l) = config.lookup(&name) else { continue };
+        let Some((l, error)) = config.lookup_in(&name, memo) else { continue };
+        if let (true, Some(e)) = (verbose, &error) {
+            let _ = writeln!(out.stderr, "Error: {e}");
+        }
+        let s = &mut out.stdout;
         let here = l.multi_line || l.raw.contains('\n');
         if here {
             let _ = writeln!(s, "{} @=end{}\n@end", l.name, indent_lines(&l.raw, "   ", None));
@@ -143,10 +163,51 @@ pub fn dump_with_header(config: &Config, verbose: bool, header: &str) -> Output 
         }
     }
     if !verbose {
+        let s = &mut out.stdout;
         let _ = writeln!(s, "# Contributing configuration file(s):");
         for f in config.files() {
             let _ = writeln!(s, "#\t{f}");
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chain `A0 = x`, `A1 = $(A0)`, ... of `n` values.
+    fn chain(n: usize) -> Config {
+        let mut text = String::from("A0 = x\n");
+        for i in 1..n {
+            text.push_str(&format!("A{i} = $(A{})\n", i - 1));
+        }
+        Config::parse_str(&text, "chain.conf").expect("reads")
+    }
+
+    fn dump_work(n: usize) -> (Output, usize) {
+        let config = chain(n);
+        let mut memo = Memo::new(&config);
+        let out = dump_with_memo(&config, true, "# Configuration from machine: test", &mut memo);
+        (out, memo.work)
+    }
+
+    #[test]
+    fn dumping_a_chain_is_linear() {
+        let (_, base) = dump_work(1);
+        let (out, work) = dump_work(20_000);
+        // Each link expanded once (a few units each), not once per value
+        // that uses it (200 million).
+        let per_link = (work - base) / 20_000;
+        assert!(per_link <= 8, "{per_link} units of work per link");
+        let (_, work2) = dump_work(40_000);
+        assert!((work2 - base) <= 2 * (work - base) + 20_000, "{work} for 20,000, {work2} for 40,000");
+        // The values are those of HTCondor's expansion, within the limits:
+        // A9999 takes 9,999 replacements, A10001 more than the 10,000
+        // allowed.
+        assert!(out.stdout.contains("A9999 = $(A9998)\n # at: chain.conf, line 10000\n # expanded: x\n"));
+        assert!(out.stdout.contains("A10001 = $(A10000)\n # at: chain.conf, line 10002\n # expanded: \n"));
+        assert!(out.stderr.contains("Error: expanding A10001: macro expansion does not end within the limits"));
+        assert!(!out.stderr.contains("cycle"), "{}", &out.stderr[..out.stderr.len().min(500)]);
+    }
 }

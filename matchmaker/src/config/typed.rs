@@ -9,12 +9,7 @@ use super::{Config, ConfigError, Lookup};
 
 impl Config {
     fn typed_lookup(&self, name: &str) -> Result<Lookup, ConfigError> {
-        let found = self.lookup(name).ok_or_else(|| ConfigError::Undefined { name: name.to_string() })?;
-        // lookup() hides expansion errors; surface them here.
-        self.expand(&found.raw).map_err(|e| match e {
-            ConfigError::Expansion { message, .. } => ConfigError::Expansion { name: found.name.clone(), message },
-            other => other,
-        })?;
+        let found = self.try_lookup(name)?.ok_or_else(|| ConfigError::Undefined { name: name.to_string() })?;
         Ok(found)
     }
 
