@@ -64,9 +64,11 @@ impl PyConfig {
 
     /// `name`'s value with its macros expanded, or `default` when neither
     /// the files nor HTCondor's defaults define it. Names ignore case.
+    /// Raises `ClassAdException` when the value cannot be expanded (a macro
+    /// cycle, named with its chain and where each link is set).
     #[pyo3(signature = (name, default=None))]
-    fn get(&self, name: &str, default: Option<String>) -> Option<String> {
-        self.config.lookup(name).map(|l| l.value).or(default)
+    fn get(&self, name: &str, default: Option<String>) -> PyResult<Option<String>> {
+        Ok(self.config.try_lookup(name).map_err(|e| config_error(&e))?.map(|l| l.value).or(default))
     }
 
     /// `name`'s value as stored (macros unexpanded), or `None`.
@@ -157,7 +159,11 @@ impl PyConfig {
     }
 
     fn __getitem__(&self, name: &str) -> PyResult<String> {
-        self.config.lookup(name).map(|l| l.value).ok_or_else(|| PyKeyError::new_err(name.to_string()))
+        self.config
+            .try_lookup(name)
+            .map_err(|e| config_error(&e))?
+            .map(|l| l.value)
+            .ok_or_else(|| PyKeyError::new_err(name.to_string()))
     }
 
     fn __contains__(&self, name: &str) -> bool {
