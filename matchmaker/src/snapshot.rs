@@ -46,6 +46,10 @@ pub enum SnapshotError {
     /// The configuration is wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A file is over the process's
+    /// [`FileLimits`](classad::bounded_file::FileLimits), or not UTF-8.
+    #[error(transparent)]
+    File(classad::bounded_file::FileError),
     /// The priorities could not be read.
     #[error("{path}: {source}")]
     Accountant {
@@ -119,8 +123,12 @@ impl Snapshot {
         let accountant = match priorities {
             Priorities::Fresh => Accountant::new(accountant_config),
             Priorities::Log(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| SnapshotError::Input { path: path.clone(), source: format::InputError::from(e) })?;
+                let text = classad::bounded_file::read_to_string(path).map_err(|e| match e {
+                    classad::bounded_file::FileError::Io { source, .. } => {
+                        SnapshotError::Input { path: path.clone(), source: format::InputError::from(source) }
+                    }
+                    other => SnapshotError::File(other),
+                })?;
                 Accountant::from_log_text(accountant_config, &text)
                     .map_err(|source| SnapshotError::Accountant { path: path.clone(), source })?
                     .0

@@ -25,7 +25,7 @@ pub enum ConfigError {
     /// A statement that cannot be read: a line without `=`, an invalid
     /// name, an `if` without `endif`, an unknown metaknob, a line over the
     /// size limit, an `error :` statement, ...
-    #[error("{at}: {message}")]
+    #[error("{at}: {}", classad::excerpt::quote(message))]
     Syntax {
         /// The statement.
         at: Location,
@@ -34,7 +34,10 @@ pub enum ConfigError {
     },
     /// `include command : CMD`, or a configuration file named `CMD |`:
     /// this reader runs no commands.
-    #[error("{at}: '{statement}' refused: configuration commands are not run (write their output to a file and include that)")]
+    #[error(
+        "{at}: '{}' refused: configuration commands are not run (write their output to a file and include that)",
+        classad::excerpt::quote(statement)
+    )]
     Include {
         /// The statement.
         at: Location,
@@ -66,7 +69,7 @@ pub enum ConfigError {
     },
     /// Macro expansion that does not end (`A = $(B)`, `B = $(A)`) or grows
     /// past the limits.
-    #[error("expanding {name}: {message}")]
+    #[error("expanding {}: {}", classad::excerpt::quote(name), classad::excerpt::quote(message))]
     Expansion {
         /// The name being expanded.
         name: String,
@@ -74,7 +77,12 @@ pub enum ConfigError {
         message: String,
     },
     /// A value that is not of the type asked for.
-    #[error("{name} = {value} (set at {set_at}): {message}")]
+    #[error(
+        "{} = {} (set at {set_at}): {}",
+        classad::excerpt::quote(name),
+        classad::excerpt::quote(value),
+        classad::excerpt::quote(message)
+    )]
     BadValue {
         /// The name.
         name: String,
