@@ -169,9 +169,7 @@ impl PyScenario {
         seed: Option<u64>,
         config: Option<String>,
     ) -> PyResult<PyScenario> {
-        let text = py
-            .detach(|| std::fs::read_to_string(&path))
-            .map_err(|source| scenario_error(ScenarioError::Io { path: path.clone(), source }))?;
+        let text = py.detach(|| negotiator_sim::simulate::scenario::read_text(&path)).map_err(scenario_error)?;
         PyScenario::parse(py, text, Some(path), seed, config)
     }
 

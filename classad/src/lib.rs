@@ -84,8 +84,10 @@
 
 mod ad;
 pub mod analysis;
+pub mod bounded_file;
 pub mod builtins;
 pub mod eval;
+pub mod excerpt;
 mod expr;
 pub mod flatten;
 pub mod format;

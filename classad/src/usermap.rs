@@ -184,6 +184,10 @@ pub enum MapFileError {
         #[source]
         source: io::Error,
     },
+    /// A file is larger than the [`FileLimits`](crate::bounded_file::FileLimits)
+    /// of the process, has too long a line or is not UTF-8.
+    #[error(transparent)]
+    File(#[from] crate::bounded_file::FileError),
     /// A line that cannot be used.
     #[error("{}line {line}, column {column}: {problem}", origin_prefix(.origin))]
     Line {
@@ -459,10 +463,10 @@ impl MapFile {
 }
 
 fn read_file(path: &Path) -> Result<String, MapFileError> {
-    let bytes = fs::read(path).map_err(|source| MapFileError::Io { path: path.to_path_buf(), source })?;
-    String::from_utf8(bytes).map_err(|e| MapFileError::Io {
-        path: path.to_path_buf(),
-        source: io::Error::new(io::ErrorKind::InvalidData, e),
+    use crate::bounded_file::FileError;
+    crate::bounded_file::read_to_string(path).map_err(|e| match e {
+        FileError::Io { path, source } => MapFileError::Io { path, source },
+        other => MapFileError::File(other),
     })
 }
 

@@ -160,3 +160,22 @@ fn stress_a_thousand_deep_chain_of_references() {
     let path = format!("x{}.v", ".a".repeat(500));
     assert_eq!(classad::parse_expr(&path).expect("parses").eval_in(&ad), Value::Int(7));
 }
+
+/// A parse error about a token of a long line quotes a few hundred bytes of
+/// it, not the line, and still gives its line and column.
+#[test]
+fn parse_errors_quote_a_bounded_excerpt() {
+    let long_name = "a".repeat(1 << 20);
+    for text in [format!("1 + 2\n  3 {long_name}"), format!("1\n '{long_name}'")] {
+        let err = classad::parse_expr(&text).expect_err("does not parse");
+        let message = err.to_string();
+        assert!(message.len() < 600, "{} bytes: {}", message.len(), &message[..600.min(message.len())]);
+        assert!(message.starts_with("line 2, column "), "{message}");
+    }
+    let text = format!("[ A = 1; B = 2 {long_name} ]");
+    let mut reader = Reader::new(text.as_bytes(), Some(Format::New));
+    let err = reader.next().expect("an item").expect_err("a stream error");
+    let message = err.to_string();
+    assert!(message.len() < 600, "{} bytes", message.len());
+    assert!(message.starts_with("ad 1, line 1, column "), "{message}");
+}

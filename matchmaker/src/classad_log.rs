@@ -123,6 +123,10 @@ pub enum LogError {
         /// What the system said.
         source: io::Error,
     },
+    /// The log is larger than the process's
+    /// [`FileLimits`](classad::bounded_file::FileLimits) allow.
+    #[error(transparent)]
+    File(classad::bounded_file::FileError),
     /// A record that does not parse inside a transaction that was committed
     /// later in the file. HTCondor's daemons refuse such a log too; nothing
     /// is written to it.
@@ -414,10 +418,17 @@ pub fn read_log_str(text: &str, table: &mut impl LogTable) -> Result<LoadReport,
 ///
 /// A missing file is an empty log.
 pub fn read_log(path: &Path, table: &mut impl LogTable) -> Result<LoadReport, LogError> {
-    let bytes = match fs::read(path) {
+    use classad::bounded_file::{self, FileError, FileLimits};
+    // Over-long lines are the replay's to judge (a corrupt record), not
+    // the reader's.
+    let limits = FileLimits { max_line: usize::MAX, ..FileLimits::current() };
+    let bytes = match bounded_file::read_bytes_with(path, limits) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(LoadReport::default()),
-        Err(source) => return Err(LogError::Io { path: path.to_path_buf(), source }),
+        Err(FileError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            return Ok(LoadReport::default())
+        }
+        Err(FileError::Io { path, source }) => return Err(LogError::Io { path, source }),
+        Err(e) => return Err(LogError::File(e)),
     };
     // Invalid UTF-8 is treated like any other corrupt record: find where it
     // starts and read up to there.
@@ -953,8 +964,13 @@ impl LogWriter {
         }
         let mut reader = File::open(&self.path).map_err(io_err)?;
         reader.seek(io::SeekFrom::Start(self.size)).map_err(io_err)?;
+        let limit = classad::bounded_file::FileLimits::current().max_file;
+        if ours.len() - self.size > limit {
+            let path = self.path.clone();
+            return Err(LogError::File(classad::bounded_file::FileError::TooLarge { path, limit }));
+        }
         let mut tail = Vec::new();
-        reader.read_to_end(&mut tail).map_err(io_err)?;
+        reader.take(limit.saturating_add(1)).read_to_end(&mut tail).map_err(io_err)?;
         self.size += tail.len() as u64;
         Ok(Some(String::from_utf8_lossy(&tail).into_owned()))
     }

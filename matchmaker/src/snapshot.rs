@@ -47,6 +47,10 @@ pub enum SnapshotError {
     /// The configuration is wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A file is over the process's
+    /// [`FileLimits`](classad::bounded_file::FileLimits), or not UTF-8.
+    #[error(transparent)]
+    File(classad::bounded_file::FileError),
     /// The priorities could not be read.
     #[error("{path}: {source}")]
     Accountant {

@@ -38,6 +38,7 @@ fn main() -> ExitCode {
     // parallel step instead of waiting, and no extra thread competes with
     // it for the cores between parallel steps. (Fails only when a pool
     // exists already, and then that one is used.)
+    cli.install_limits();
     let _ = rayon::ThreadPoolBuilder::new().use_current_thread().build_global();
     let code = cli.command.run();
     if cmd::stdout::failed() {

@@ -261,7 +261,11 @@ impl<'t> JsonParser<'t> {
             "false" => Literal::Bool(false),
             "null" => Literal::Undefined,
             _ => {
-                return Err((start, FormatErrorKind::Malformed, format!("unexpected `{}`", &self.text[start..self.at])))
+                return Err((
+                    start,
+                    FormatErrorKind::Malformed,
+                    format!("unexpected `{}`", crate::excerpt::quote(&self.text[start..self.at])),
+                ))
             }
         };
         Ok(Expr::literal(literal))

@@ -67,7 +67,7 @@ pub(super) fn next_ad<R: BufRead>(reader: &mut Reader<R>) -> std::io::Result<Nex
                     line,
                     column,
                     FormatErrorKind::Malformed,
-                    format!("unexpected tag <{other}>"),
+                    format!("unexpected tag <{}>", crate::excerpt::quote(other)),
                 );
                 return Ok(Next::Bad { error, recoverable: false });
             }
@@ -265,7 +265,7 @@ impl<'t> XmlParser<'t> {
         let start = self.at;
         let tag = self.tag()?;
         if tag.name.strip_prefix('/') != Some(name) {
-            return Err((start, FormatErrorKind::Malformed, format!("expected </{name}>")));
+            return Err((start, FormatErrorKind::Malformed, format!("expected </{}>", crate::excerpt::quote(name))));
         }
         Ok(())
     }
@@ -375,7 +375,7 @@ impl<'t> XmlParser<'t> {
                 return Ok(Expr::node(Node::Record(Arc::new(ad))));
             }
             "i" | "r" | "s" | "at" | "rt" | "e" => {}
-            other => return Err(at(format!("unknown value tag <{other}>"))),
+            other => return Err(at(format!("unknown value tag <{}>", crate::excerpt::quote(other)))),
         }
         let content = if tag.empty { Cow::Borrowed("") } else { self.text()? };
         if !tag.empty {
@@ -383,10 +383,16 @@ impl<'t> XmlParser<'t> {
         }
         match tag.name {
             "i" => literal(Literal::Int(
-                content.trim().parse().map_err(|_| at(format!("not an integer: `{}`", content.trim())))?,
+                content
+                    .trim()
+                    .parse()
+                    .map_err(|_| at(format!("not an integer: `{}`", crate::excerpt::quote(content.trim()))))?,
             )),
             "r" => literal(Literal::Real(
-                content.trim().parse().map_err(|_| at(format!("not a real: `{}`", content.trim())))?,
+                content
+                    .trim()
+                    .parse()
+                    .map_err(|_| at(format!("not a real: `{}`", crate::excerpt::quote(content.trim()))))?,
             )),
             "s" => {
                 let text = crate::lexer::unescape(&content)
@@ -394,11 +400,12 @@ impl<'t> XmlParser<'t> {
                 literal(Literal::Str(text.as_ref().into()))
             }
             "at" => literal(Literal::AbsTime(
-                AbsTime::parse(content.trim()).ok_or_else(|| at(format!("not a time: `{}`", content.trim())))?,
+                AbsTime::parse(content.trim())
+                    .ok_or_else(|| at(format!("not a time: `{}`", crate::excerpt::quote(content.trim()))))?,
             )),
             "rt" => literal(Literal::RelTime(
                 RelTime::parse(content.trim())
-                    .ok_or_else(|| at(format!("not a relative time: `{}`", content.trim())))?,
+                    .ok_or_else(|| at(format!("not a relative time: `{}`", crate::excerpt::quote(content.trim()))))?,
             )),
             _ => self
                 .expressions
@@ -440,12 +447,13 @@ fn parse_attribute(text: &str) -> Result<Option<Cow<'_, str>>, String> {
         return Ok(None);
     }
     let Some((_, value)) = text.split_once('=') else {
-        return Err(format!("malformed attribute `{text}`"));
+        return Err(format!("malformed attribute `{}`", crate::excerpt::quote(text)));
     };
     let value = value.trim();
     let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'');
-    let inner =
-        quote.and_then(|q| value[1..].strip_suffix(q)).ok_or_else(|| format!("malformed attribute `{text}`"))?;
+    let inner = quote
+        .and_then(|q| value[1..].strip_suffix(q))
+        .ok_or_else(|| format!("malformed attribute `{}`", crate::excerpt::quote(text)))?;
     decode_entities(inner).map(Some)
 }
 
@@ -480,7 +488,7 @@ fn decode_entities(text: &str) -> Result<Cow<'_, str>, String> {
         };
         match decoded {
             Some(c) => out.push(c),
-            None => return Err(format!("unknown entity `&{entity};`")),
+            None => return Err(format!("unknown entity `&{};`", crate::excerpt::quote(entity))),
         }
         rest = &after[semi + 1..];
     }

@@ -27,7 +27,7 @@ pub enum ConfigError {
     /// A statement that cannot be read: a line without `=`, an invalid
     /// name, an `if` without `endif`, an unknown metaknob, a line over the
     /// size limit, an `error :` statement, ...
-    #[error("{at}: {message}")]
+    #[error("{at}: {}", classad::excerpt::quote(message))]
     Syntax {
         /// The statement.
         at: Location,
@@ -36,7 +36,10 @@ pub enum ConfigError {
     },
     /// `include command : CMD`, or a configuration file named `CMD |`:
     /// this reader runs no commands.
-    #[error("{at}: '{statement}' refused: configuration commands are not run (write their output to a file and include that)")]
+    #[error(
+        "{at}: '{}' refused: configuration commands are not run (write their output to a file and include that)",
+        classad::excerpt::quote(statement)
+    )]
     Include {
         /// The statement.
         at: Location,
@@ -68,7 +71,7 @@ pub enum ConfigError {
     },
     /// Macro expansion that does not end within the limits or grows past
     /// them (a cycle is [`ConfigError::Cycle`]).
-    #[error("expanding {name}: {message}")]
+    #[error("expanding {}: {}", classad::excerpt::quote(name), classad::excerpt::quote(message))]
     Expansion {
         /// The name being expanded.
         name: String,
@@ -78,7 +81,7 @@ pub enum ConfigError {
     /// Macros that refer back to themselves (`A = $(B)`, `B = $(A)`): the
     /// chain, from a name back to itself, each with where it is set.
     /// HTCondor expands such a value for ever.
-    #[error("expanding {name}: macro cycle: {}", super::cycle::describe(chain))]
+    #[error("expanding {}: macro cycle: {}", classad::excerpt::quote(name), super::cycle::describe(chain))]
     Cycle {
         /// The name (or text) being expanded.
         name: String,
@@ -86,7 +89,12 @@ pub enum ConfigError {
         chain: Vec<CycleLink>,
     },
     /// A value that is not of the type asked for.
-    #[error("{name} = {value} (set at {set_at}): {message}")]
+    #[error(
+        "{} = {} (set at {set_at}): {}",
+        classad::excerpt::quote(name),
+        classad::excerpt::quote(value),
+        classad::excerpt::quote(message)
+    )]
     BadValue {
         /// The name.
         name: String,

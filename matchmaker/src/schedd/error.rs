@@ -68,17 +68,32 @@ pub enum TransformError {
         #[source]
         source: std::io::Error,
     },
+    /// A rules or items file over the process's
+    /// [`FileLimits`](classad::bounded_file::FileLimits), or not UTF-8.
+    #[error(transparent)]
+    File(classad::bounded_file::FileError),
     /// A configuration value that cannot be read.
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
 }
 
 impl TransformError {
+    /// A statement that cannot be read; a message quoting a long statement
+    /// is cut (the line number says where it is).
     pub(crate) fn syntax(source: &str, line: u32, message: impl Into<String>) -> TransformError {
-        TransformError::Syntax { at: At { source: source.to_string(), line }, message: message.into() }
+        TransformError::Syntax { at: At { source: source.to_string(), line }, message: bounded(message.into()) }
     }
 
+    /// An expansion that fails; the message is cut as in [`Self::syntax`].
     pub(crate) fn expansion(source: &str, line: u32, message: impl Into<String>) -> TransformError {
-        TransformError::Expansion { at: At { source: source.to_string(), line }, message: message.into() }
+        TransformError::Expansion { at: At { source: source.to_string(), line }, message: bounded(message.into()) }
+    }
+}
+
+/// `message` cut to a few hundred bytes when it quotes a long input.
+fn bounded(message: String) -> String {
+    match classad::excerpt::quote(&message) {
+        std::borrow::Cow::Borrowed(_) => message,
+        std::borrow::Cow::Owned(cut) => cut,
     }
 }

@@ -394,7 +394,7 @@ impl Transform {
             let ex = Expander { vars, ad, config };
             ex.expand(rest).map_err(|m| TransformError::expansion(&self.source, number, m))?
         };
-        let at = format!("{}, line {number}", self.source);
+        let at = format!("{}, line {number}", classad::excerpt::quote(&self.source));
         let name = match target {
             Target::Name(n) => n.as_str(),
             Target::Regex(re) => {
@@ -412,13 +412,19 @@ impl Transform {
                     Ok(expr) => {
                         ad.insert(name, expr);
                     }
-                    Err(e) => log.push(format!("{at}: SET {name} invalid expression : {rhs} ({e})")),
+                    Err(e) => log.push(
+                        classad::excerpt::quote(&format!("{at}: SET {name} invalid expression : {rhs} ({e})"))
+                            .into_owned(),
+                    ),
                 }
             }
             Keyword::EvalSet | Keyword::EvalMacro => {
                 let value = evaluate(&rhs, Some(ad));
                 if value.is_error() && classad::parse_expr(&rhs).is_err() {
-                    log.push(format!("{at}: {} {name} could not evaluate : {rhs}", keyword.word()));
+                    log.push(
+                        classad::excerpt::quote(&format!("{at}: {} {name} could not evaluate : {rhs}", keyword.word()))
+                            .into_owned(),
+                    );
                 } else if keyword == Keyword::EvalSet {
                     ad.insert(name, value.to_expr());
                 } else {
@@ -448,7 +454,10 @@ struct Cond {
 
 fn copy_or_rename(keyword: Keyword, name: &str, new: &str, ad: &mut ClassAd, at: &str, log: &mut Vec<String>) {
     if !is_valid_attr_name(new) {
-        log.push(format!("{at}: {} {name} new name {new} is not valid", keyword.word()));
+        log.push(
+            classad::excerpt::quote(&format!("{at}: {} {name} new name {new} is not valid", keyword.word()))
+                .into_owned(),
+        );
         return;
     }
     if keyword == Keyword::Rename {

@@ -152,8 +152,11 @@ impl JobTransforms {
     /// file of variables only), is left out, as `condor_transform_ads`
     /// leaves it out.
     pub fn add_rules_file(&mut self, path: &str) -> Result<(), TransformError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| TransformError::Io { file: path.to_string(), source })?;
+        use classad::bounded_file::{self, FileError};
+        let text = bounded_file::read_to_string(std::path::Path::new(path)).map_err(|e| match e {
+            FileError::Io { source, .. } => TransformError::Io { file: path.to_string(), source },
+            other => TransformError::File(other),
+        })?;
         let t = Transform::parse(path, &text, path)?;
         if self.checked(&t, path, None) {
             self.transforms.push(t);
@@ -263,7 +266,7 @@ impl JobTransforms {
                 Some(dir) => dir.join(f),
                 None => std::path::PathBuf::from(f),
             };
-            std::fs::read_to_string(&path).map_err(|e| format!("can't open file {}: {e}", path.display()))
+            classad::bounded_file::read_to_string(&path).map_err(|e| format!("can't open file {e}"))
         };
         let plan =
             iteration.plan(&expanded, &read_file).map_err(|m| TransformError::syntax(last, iteration.line, m))?;

@@ -27,6 +27,19 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Most bytes in one input file read whole (rules, traces, scenarios,
+    /// machine descriptions, accountant logs, ads); 64 MiB by default.
+    #[arg(long, global = true, value_name = "BYTES")]
+    pub max_input_size: Option<u64>,
+}
+
+impl Cli {
+    /// Puts the limits asked for in force for the process.
+    pub fn install_limits(&self) {
+        if let Some(max_file) = self.max_input_size {
+            classad::bounded_file::FileLimits { max_file, ..classad::bounded_file::FileLimits::current() }.install();
+        }
+    }
 }
 
 #[derive(Subcommand)]

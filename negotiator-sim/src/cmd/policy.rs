@@ -85,7 +85,7 @@ struct Line {
 }
 
 fn read_ad(path: &Path) -> Result<ClassAd, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = classad::bounded_file::read_to_string(path).map_err(|e| e.to_string())?;
     let mut ads = classad::format::parse_ads(&text, None).map_err(|e| format!("{}: {e}", path.display()))?;
     if ads.is_empty() {
         return Err(format!("{}: no ad", path.display()));
@@ -94,7 +94,7 @@ fn read_ad(path: &Path) -> Result<ClassAd, String> {
 }
 
 fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = classad::bounded_file::read_to_string(path).map_err(|e| e.to_string())?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut lines = Vec::new();
     let mut last = i64::MIN;

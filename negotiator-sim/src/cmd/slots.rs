@@ -58,7 +58,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 fn machine(args: &Args) -> Result<Machine, String> {
     let mut m = match &args.machine {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = classad::bounded_file::read_to_string(path).map_err(|e| e.to_string())?;
             Machine::from_toml_str(&text, &path.display().to_string()).map_err(|e| e.to_string())?
         }
         None => Machine::default(),

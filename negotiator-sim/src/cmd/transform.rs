@@ -276,9 +276,9 @@ fn sorted(ad: &ClassAd) -> ClassAd {
 
 fn read_ads(path: &str) -> Result<Vec<ClassAd>, Box<dyn std::error::Error>> {
     let text = if path == "-" {
-        std::io::read_to_string(std::io::stdin())?
+        classad::bounded_file::read_stream(std::io::stdin(), std::path::Path::new("<stdin>"))?
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
+        classad::bounded_file::read_to_string(std::path::Path::new(path))?
     };
     Ok(format::parse_ads(&text, None).map_err(|e| format!("{path}: {e}"))?)
 }

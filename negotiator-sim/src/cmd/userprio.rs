@@ -242,7 +242,7 @@ fn settings(args: &Args) -> Result<(AccountantConfig, PathBuf), String> {
 
 /// Reads a saved userprio ad (`condor_userprio -l` output).
 fn read_userprio_ad(path: &std::path::Path) -> Result<(Vec<PriorityRow>, i64), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = classad::bounded_file::read_to_string(path).map_err(|e| format!("cannot read {e}"))?;
     let ads = classad::format::parse_ads(&text, None).map_err(|e| format!("{}: {e}", path.display()))?;
     let ad = ads.into_iter().next().unwrap_or_default();
     Ok(PriorityRow::from_userprio_ad(&ad))

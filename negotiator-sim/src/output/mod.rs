@@ -74,7 +74,7 @@ pub enum OutputError {
         source: std::io::Error,
     },
     /// A CSV file is not in the form this module writes.
-    #[error("{path}:{line}: {message}")]
+    #[error("{path}:{line}: {}", classad::excerpt::quote(message))]
     Csv {
         /// The file.
         path: PathBuf,

@@ -44,9 +44,15 @@ pub enum ScenarioError {
         /// What went wrong.
         source: std::io::Error,
     },
+    /// A file is over the process's
+    /// [`FileLimits`](classad::bounded_file::FileLimits), has too long a
+    /// line or is not UTF-8.
+    #[error(transparent)]
+    File(classad::bounded_file::FileError),
     /// The TOML is malformed or has unknown or mistyped keys (the message
-    /// names the line and column).
-    #[error("{path}: {message}")]
+    /// starts with the line and column and quotes a few hundred bytes of
+    /// the line at most).
+    #[error("{path}:{message}")]
     Toml {
         /// The file.
         path: PathBuf,
@@ -61,6 +67,35 @@ pub enum ScenarioError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// The text of a file the scenario names, under the process's
+/// [`FileLimits`](classad::bounded_file::FileLimits).
+pub fn read_text(path: &Path) -> Result<String, ScenarioError> {
+    use classad::bounded_file::{self, FileError};
+    bounded_file::read_to_string(path).map_err(|e| match e {
+        FileError::Io { path, source } => ScenarioError::Io { path, source },
+        other => ScenarioError::File(other),
+    })
+}
+
+/// `line:column: message` of a TOML error, and the part of the line it is
+/// on (toml's own message quotes the whole line, however long).
+fn toml_message(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim_end();
+    let Some(span) = error.span() else {
+        return format!(" {}", classad::excerpt::quote(message));
+    };
+    let mut at = span.start.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[..at].matches('\n').count() + 1;
+    let column = text[line_start..at].chars().count() + 1;
+    let shown = classad::excerpt::around(&text[line_start..line_end], at - line_start);
+    format!("{line}:{column}: {}\n  | {shown}", classad::excerpt::quote(message))
 }
 
 /// A duration in seconds: an integer, or text with a unit (`90s`, `30m`,
@@ -391,8 +426,7 @@ pub struct Scenario {
 impl Scenario {
     /// Reads a scenario file.
     pub fn read(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ScenarioError::Io { path: path.to_path_buf(), source })?;
+        let text = read_text(path)?;
         Scenario::from_toml_str(&text, path)
     }
 
@@ -400,14 +434,14 @@ impl Scenario {
     /// relative file names.
     pub fn from_toml_str(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         let file: File = toml::from_str(text)
-            .map_err(|e| ScenarioError::Toml { path: path.to_path_buf(), message: e.to_string() })?;
+            .map_err(|e| ScenarioError::Toml { path: path.to_path_buf(), message: toml_message(text, &e) })?;
         let invalid = |message: String| ScenarioError::Invalid { path: path.to_path_buf(), message };
         let base = path.parent().unwrap_or(Path::new(""));
         let relative = |p: PathBuf| if p.is_absolute() { p } else { base.join(p) };
         let mut config = String::new();
         if let Some(file) = file.config_file {
             let file = relative(file);
-            config = std::fs::read_to_string(&file).map_err(|source| ScenarioError::Io { path: file, source })?;
+            config = read_text(&file)?;
             config.push('\n');
         }
         if let Some(text) = &file.config {
@@ -716,10 +750,22 @@ mod tests {
     }
 
     #[test]
+    fn a_toml_error_on_a_long_line_quotes_a_part_of_it() {
+        let long = format!("config = \"{}\" junk {}\n", "x".repeat(1 << 20), "y".repeat(1 << 20));
+        let e = read(&format!("{MINIMAL}{long}")).expect_err("malformed");
+        let text = e.to_string();
+        assert!(text.len() < 800, "{} bytes", text.len());
+        let line = MINIMAL.matches('\n').count() + 1;
+        assert!(text.starts_with(&format!("s.toml:{line}:10485")), "{text}");
+        assert!(text.contains("junk"), "{text}");
+        assert!(text.contains("..."), "{text}");
+    }
+
+    #[test]
     fn unknown_keys_and_bad_values_name_the_place() {
         let e = read(&format!("colour = 3\n{MINIMAL}")).expect_err("unknown key");
         let text = e.to_string();
-        assert!(text.starts_with("s.toml: ") && text.contains("colour") && text.contains("line 1"), "{text}");
+        assert!(text.starts_with("s.toml:1:1: ") && text.contains("colour"), "{text}");
         let e = read(&MINIMAL.replace("\"10m\"", "\"10 parsecs\"")).expect_err("bad unit");
         assert!(e.to_string().contains("unknown unit"), "{e}");
         let e = read(&MINIMAL.replace("\"amy\"", "\"a@b\"")).expect_err("bad name");

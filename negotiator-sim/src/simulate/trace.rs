@@ -16,7 +16,7 @@
 //! # Ok::<(), negotiator_sim::simulate::trace::TraceError>(())
 //! ```
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use classad::{ClassAd, EvalContext, EvalOptions, Semantics, Value};
@@ -193,11 +193,26 @@ pub fn read_history(
 /// requested ones (else the allocated ones); memory is per processor in
 /// KB (requested, else used; 1024 MB when unknown). Jobs without a run
 /// time are left out. Users are `u<id>@domain`.
-pub fn read_swf(input: impl BufRead, path: &Path, domain: &str) -> Result<Vec<TraceJob>, TraceError> {
+pub fn read_swf(mut input: impl BufRead, path: &Path, domain: &str) -> Result<Vec<TraceJob>, TraceError> {
     let mut jobs = Vec::new();
-    for (k, line) in input.lines().enumerate() {
+    let max_line = classad::bounded_file::FileLimits::current().max_line;
+    let mut buf = Vec::new();
+    for k in 0.. {
         let place = || format!("line {}", k + 1);
-        let line = line.map_err(|e| TraceError { file: path.to_path_buf(), place: place(), message: e.to_string() })?;
+        let fail = |message: String| TraceError { file: path.to_path_buf(), place: place(), message };
+        buf.clear();
+        // One line at most `max_line` bytes long: `/dev/zero` or a file
+        // without line breaks stops here instead of filling the memory.
+        let read =
+            (&mut input).take(max_line as u64 + 1).read_until(b'\n', &mut buf).map_err(|e| fail(e.to_string()))?;
+        if read == 0 {
+            break;
+        }
+        let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if text.len() > max_line {
+            return Err(fail(format!("line longer than the limit of {max_line} bytes")));
+        }
+        let line = std::str::from_utf8(text).map_err(|_| fail("not UTF-8 text".into()))?;
         let line = line.split(';').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
@@ -206,7 +221,7 @@ pub fn read_swf(input: impl BufRead, path: &Path, domain: &str) -> Result<Vec<Tr
             line.split_whitespace().map(|f| f.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| TraceError {
                 file: path.to_path_buf(),
                 place: place(),
-                message: format!("`{line}` is not a line of numbers"),
+                message: format!("`{}` is not a line of numbers", classad::excerpt::quote(line)),
             })?;
         if fields.len() < 18 {
             return Err(TraceError {

@@ -179,7 +179,10 @@ impl Machine {
                     return Err(machine_err(
                         origin,
                         line_no,
-                        format!("unknown table [{name}] (expected [resources] or [attributes])"),
+                        format!(
+                            "unknown table [{}] (expected [resources] or [attributes])",
+                            classad::excerpt::quote(name)
+                        ),
                     ));
                 }
                 table = name.to_string();
@@ -189,15 +192,20 @@ impl Machine {
                 line.split_once('=').ok_or_else(|| machine_err(origin, line_no, "expected 'key = value'"))?;
             let key = key.trim().trim_matches('"');
             if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
-                return Err(machine_err(origin, line_no, format!("bad key '{key}'")));
+                return Err(machine_err(origin, line_no, format!("bad key '{}'", classad::excerpt::quote(key))));
             }
-            let value = parse_value(value)
-                .ok_or_else(|| machine_err(origin, line_no, format!("expected a value for '{key}'")))?;
+            let value = parse_value(value).ok_or_else(|| {
+                machine_err(origin, line_no, format!("expected a value for '{}'", classad::excerpt::quote(key)))
+            })?;
             match table.as_str() {
                 "" => {
                     let int = |v: &TomlValue| match v {
                         TomlValue::Int(i) if *i >= 0 => Ok(*i),
-                        _ => Err(machine_err(origin, line_no, format!("'{key}' must be a non-negative integer"))),
+                        _ => Err(machine_err(
+                            origin,
+                            line_no,
+                            format!("'{}' must be a non-negative integer", classad::excerpt::quote(key)),
+                        )),
                     };
                     match key {
                         "name" => match value {
@@ -234,7 +242,10 @@ impl Machine {
                         return Err(machine_err(
                             origin,
                             line_no,
-                            format!("resource '{key}' must be a list of device ids or a count"),
+                            format!(
+                                "resource '{}' must be a list of device ids or a count",
+                                classad::excerpt::quote(key)
+                            ),
                         ))
                     }
                 },
@@ -247,8 +258,9 @@ impl Machine {
                             format!("{{ {} }}", items.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "))
                         }
                     };
-                    let expr = classad::parse_expr(&text)
-                        .map_err(|e| machine_err(origin, line_no, format!("attribute '{key}': {e}")))?;
+                    let expr = classad::parse_expr(&text).map_err(|e| {
+                        machine_err(origin, line_no, format!("attribute '{}': {e}", classad::excerpt::quote(key)))
+                    })?;
                     m.attributes.push((key.to_string(), expr));
                 }
             }
