@@ -31,7 +31,7 @@ use std::sync::Arc;
 use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
-use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::Field;
 use parquet::schema::types::Type as SchemaType;
@@ -99,9 +99,19 @@ pub fn write<W: std::io::Write + Send>(out: W, table: &Table) -> Result<(), parq
 /// columns (as [`write_file`] writes) into a table named after the file.
 pub fn read_file(path: &Path) -> Result<Table, OutputError> {
     let file = std::fs::File::open(path).map_err(io_error(path))?;
-    let reader = SerializedFileReader::new(file).map_err(parquet_error(path))?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut table = Table::new(&name);
+    read(file, &name, path)
+}
+
+/// Reads a Parquet file's bytes into a table called `name` (see
+/// [`read_file`]); errors name `name` as the file.
+pub fn from_parquet_bytes(name: &str, bytes: Vec<u8>) -> Result<Table, OutputError> {
+    read(bytes::Bytes::from(bytes), name, Path::new(name))
+}
+
+fn read<R: ChunkReader + 'static>(input: R, name: &str, path: &Path) -> Result<Table, OutputError> {
+    let reader = SerializedFileReader::new(input).map_err(parquet_error(path))?;
+    let mut table = Table::new(name);
     let descr = reader.metadata().file_metadata().schema_descr_ptr();
     let mut columns: Vec<Column> = Vec::new();
     for leaf in descr.columns() {
