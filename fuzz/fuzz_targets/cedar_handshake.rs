@@ -19,8 +19,8 @@
 
 use std::sync::Arc;
 
-use cedar::command::{DC_AUTHENTICATE, DC_NOP, DC_SEC_QUERY, QUERY_STARTD_ADS, UPDATE_STARTD_AD};
 use cedar::authz::Permission;
+use cedar::command::{DC_AUTHENTICATE, DC_NOP, DC_SEC_QUERY, QUERY_STARTD_ADS, UPDATE_STARTD_AD};
 use cedar::handshake::{CommandTable, Output, ServerConfig, ServerConnection, Step};
 use cedar::wire::ad::{get_classad, put_classad, AdLimits, PutOptions};
 use cedar::wire::{Decoder, Encoder, Message};

@@ -34,7 +34,9 @@ fuzz_target!(|generated: Gen| {
     }
     let pretty = expr.display(Syntax::New).pretty().to_string();
     match parser(Syntax::New).parse_expr(&pretty) {
-        Ok(again) => assert_eq!(again.to_string(), expr.to_string(), "{text:?}: the multi-line layout reads differently"),
+        Ok(again) => {
+            assert_eq!(again.to_string(), expr.to_string(), "{text:?}: the multi-line layout reads differently")
+        }
         Err(e) => panic!("{text:?}: the multi-line layout {pretty:?} does not parse: {e}"),
     }
 });

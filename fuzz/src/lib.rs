@@ -8,7 +8,11 @@ use classad::{ClassAd, EvalLimits, EvalOptions, Expr, Literal, ParseLimits, Pars
 /// Evaluation bounded tightly enough that one input runs in milliseconds;
 /// the bounds themselves are what `tests/limits.rs` checks.
 pub fn eval_options(semantics: Semantics) -> EvalOptions {
-    EvalOptions::new().semantics(semantics).limits(EvalLimits { max_depth: 500, max_steps: 200_000, ..EvalLimits::default() })
+    EvalOptions::new().semantics(semantics).limits(EvalLimits {
+        max_depth: 500,
+        max_steps: 200_000,
+        ..EvalLimits::default()
+    })
 }
 
 /// A parser of `syntax` with the default limits.
@@ -103,15 +107,58 @@ pub enum Scope {
 const NAMES: &[&str] = &["a", "b", "c", "Memory", "Requirements", "Rank", "x", "Cpus"];
 const UNARY: &[&str] = &["-", "+", "!", "~"];
 const BINARY: &[&str] = &[
-    "||", "&&", "|", "^", "&", "==", "!=", "=?=", "=!=", "is", "isnt", "<", "<=", ">", ">=", "<<", ">>", ">>>", "+", "-",
-    "*", "/", "%",
+    "||", "&&", "|", "^", "&", "==", "!=", "=?=", "=!=", "is", "isnt", "<", "<=", ">", ">=", "<<", ">>", ">>>", "+",
+    "-", "*", "/", "%",
 ];
 const FUNCTIONS: &[&str] = &[
-    "strcat", "substr", "size", "member", "regexp", "regexps", "ifThenElse", "isUndefined", "int", "real", "string",
-    "floor", "pow", "sum", "avg", "min", "max", "join", "split", "splitSlotName", "stringListMember", "stringListSize",
-    "toUpper", "formatTime", "absTime", "relTime", "time", "random", "eval", "unparse", "strcmp", "stricmp",
-    "versioncmp", "regexpMember", "anyCompare", "allCompare", "evalInEachContext", "countMatches", "userMap",
-    "replace", "replaceAll", "sprintf", "quantize", "bool", "debug", "envV1ToV2", "mergeEnvironment", "identity",
+    "strcat",
+    "substr",
+    "size",
+    "member",
+    "regexp",
+    "regexps",
+    "ifThenElse",
+    "isUndefined",
+    "int",
+    "real",
+    "string",
+    "floor",
+    "pow",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "join",
+    "split",
+    "splitSlotName",
+    "stringListMember",
+    "stringListSize",
+    "toUpper",
+    "formatTime",
+    "absTime",
+    "relTime",
+    "time",
+    "random",
+    "eval",
+    "unparse",
+    "strcmp",
+    "stricmp",
+    "versioncmp",
+    "regexpMember",
+    "anyCompare",
+    "allCompare",
+    "evalInEachContext",
+    "countMatches",
+    "userMap",
+    "replace",
+    "replaceAll",
+    "sprintf",
+    "quantize",
+    "bool",
+    "debug",
+    "envV1ToV2",
+    "mergeEnvironment",
+    "identity",
     "unknownFunction",
 ];
 const ALPHABET: &[u8] = b"ab .*^$[](){}|\\\"'\n\t%s0,:-";

@@ -13,6 +13,7 @@
 //!
 //! Ad files may be gzipped. Errors name the file, the ad and the line.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use classad::format::{self, Reader};
@@ -80,6 +81,13 @@ pub enum SnapshotError {
 /// Reads every ad of a file (any of HTCondor's formats, gzipped or not).
 pub fn read_ads(path: &Path) -> Result<Vec<ClassAd>, SnapshotError> {
     let input = format::open(path).map_err(|source| SnapshotError::Input { path: path.to_path_buf(), source })?;
+    read_ads_from(input, path)
+}
+
+/// Reads every ad of `input`, as [`read_ads`] reads a file's (any of
+/// HTCondor's formats, gzipped or not); `path` names the input in errors.
+pub fn read_ads_from(input: impl BufRead, path: &Path) -> Result<Vec<ClassAd>, SnapshotError> {
+    let input = format::decode(input).map_err(|source| SnapshotError::Input { path: path.to_path_buf(), source })?;
     Reader::new(input, None)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|source| SnapshotError::Ad { path: path.to_path_buf(), source })

@@ -34,7 +34,8 @@ use std::process::ExitCode;
 
 use classad::ClassAd;
 use matchmaker::config::Loader;
-use matchmaker::startd::{step, DrainHow, Event, Policy, Slot, Step};
+use matchmaker::startd::{step, Event, Policy, Slot, Step};
+use negotiator_sim::policy_trace::{self, Line, Verb};
 use serde_json::{json, Value};
 
 use super::stdout::outln;
@@ -71,19 +72,6 @@ const MAX_RUN_STEPS: usize = 1_000_000;
 const DEFAULT_SLOT: &str = r#"[ Name = "slot1@example"; SlotID = 1; Cpus = 1; Memory = 2048; Disk = 1000000;
     LoadAvg = 0.0; CondorLoadAvg = 0.0; TotalLoadAvg = 0.0; KeyboardIdle = 86400; ConsoleIdle = 86400 ]"#;
 
-/// What a trace line asks for.
-enum Verb {
-    Event(Event),
-    Set(ClassAd),
-    Run(i64),
-}
-
-struct Line {
-    time: i64,
-    text: String,
-    verb: Verb,
-}
-
 fn read_ad(path: &Path) -> Result<ClassAd, String> {
     let text = classad::bounded_file::read_to_string(path).map_err(|e| e.to_string())?;
     let mut ads = classad::format::parse_ads(&text, None).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -93,129 +81,11 @@ fn read_ad(path: &Path) -> Result<ClassAd, String> {
     Ok(ads.swap_remove(0))
 }
 
+/// The trace file at `path`, its files read relative to its directory.
 fn parse_trace(path: &Path, job: &ClassAd) -> Result<Vec<Line>, String> {
     let text = classad::bounded_file::read_to_string(path).map_err(|e| e.to_string())?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut lines = Vec::new();
-    let mut last = i64::MIN;
-    for (i, raw) in text.lines().enumerate() {
-        let at = |msg: String| format!("{}, line {}: {msg}", path.display(), i + 1);
-        let line = raw.split_once('#').map_or(raw, |(l, _)| l).trim();
-        if line.is_empty() {
-            continue;
-        }
-        let mut words = line.split_whitespace();
-        let time_word = words.next().unwrap_or_default();
-        let time: i64 =
-            time_word.parse().map_err(|_| at(format!("expected a time in seconds, found '{time_word}'")))?;
-        if time < last {
-            return Err(at(format!("time {time} is before the previous line's {last}")));
-        }
-        last = time;
-        let verb_word = words.next().ok_or_else(|| at("expected an event after the time".into()))?;
-        let args: Vec<&str> = words.collect();
-        let file_ad = |args: &[&str]| -> Result<Option<ClassAd>, String> {
-            match args {
-                [] => Ok(None),
-                [f] => read_ad(&dir.join(f)).map(Some).map_err(at),
-                _ => Err(at(format!("'{verb_word}' takes at most one file"))),
-            }
-        };
-        let no_args = |args: &[&str]| {
-            if args.is_empty() {
-                Ok(())
-            } else {
-                Err(at(format!("'{verb_word}' takes no arguments")))
-            }
-        };
-        let verb = match verb_word {
-            "tick" => no_args(&args).map(|()| Verb::Event(Event::Tick))?,
-            "match" => no_args(&args).map(|()| Verb::Event(Event::Matched))?,
-            "claim" => Verb::Event(Event::ClaimRequested { job: file_ad(&args)?.unwrap_or_else(|| job.clone()) }),
-            "preempt" => match file_ad(&args)? {
-                Some(job) => Verb::Event(Event::ClaimRequested { job }),
-                None => return Err(at("'preempt' needs the preempting job's ad file".into())),
-            },
-            "withdraw" => no_args(&args).map(|()| Verb::Event(Event::PreemptingClaimWithdrawn))?,
-            "start" => Verb::Event(Event::JobStarted { job: file_ad(&args)? }),
-            "exit" => no_args(&args).map(|()| Verb::Event(Event::JobExited))?,
-            "release" => no_args(&args).map(|()| Verb::Event(Event::ClaimReleased))?,
-            "schedd-gone" => no_args(&args).map(|()| Verb::Event(Event::ScheddGone))?,
-            "suspend" => no_args(&args).map(|()| Verb::Event(Event::SuspendClaim))?,
-            "continue" => no_args(&args).map(|()| Verb::Event(Event::ContinueClaim))?,
-            "vacate" => match args.as_slice() {
-                [] => Verb::Event(Event::Vacate { fast: false }),
-                ["fast"] => Verb::Event(Event::Vacate { fast: true }),
-                _ => return Err(at("expected 'vacate' or 'vacate fast'".into())),
-            },
-            "drain" => {
-                let mut how = DrainHow::Graceful;
-                let mut resume = false;
-                for a in &args {
-                    match *a {
-                        "graceful" => how = DrainHow::Graceful,
-                        "quick" => how = DrainHow::Quick,
-                        "fast" => how = DrainHow::Fast,
-                        "resume" => resume = true,
-                        other => {
-                            return Err(at(format!("unknown drain option '{other}' (graceful, quick, fast, resume)")))
-                        }
-                    }
-                }
-                Verb::Event(Event::Drain { how, resume_on_completion: resume })
-            }
-            "cancel-drain" => no_args(&args).map(|()| Verb::Event(Event::CancelDrain))?,
-            "benchmarks-done" => no_args(&args).map(|()| Verb::Event(Event::BenchmarksDone))?,
-            "backfill-start" => no_args(&args).map(|()| Verb::Event(Event::BackfillStarted))?,
-            "backfill-exit" => no_args(&args).map(|()| Verb::Event(Event::BackfillExited))?,
-            "set" | "setjob" => {
-                if args.is_empty() {
-                    return Err(at(format!("'{verb_word}' needs NAME=EXPR")));
-                }
-                let mut ad = ClassAd::new();
-                for (name, expr) in assignments(&args).map_err(at)? {
-                    ad.insert_expr(name.as_str(), &expr).map_err(|e| at(format!("{name}: {e}")))?;
-                }
-                if verb_word == "set" {
-                    Verb::Set(ad)
-                } else {
-                    Verb::Event(Event::JobUpdated { changes: ad })
-                }
-            }
-            "run" => match args.as_slice() {
-                [until] => Verb::Run(until.parse().map_err(|_| at(format!("expected a time, found '{until}'")))?),
-                _ => return Err(at("expected 'run UNTIL'".into())),
-            },
-            other => return Err(at(format!("unknown event '{other}'"))),
-        };
-        let text = line[time_word.len()..].trim().to_string();
-        lines.push(Line { time, text, verb });
-    }
-    Ok(lines)
-}
-
-/// `NAME=EXPR` assignments from the words of a `set` line: a word that
-/// starts with a name and `=` (not `==`) begins one, other words continue
-/// the expression before (`set LoadAvg=1.0 + 0.5 KeyboardIdle=0`).
-fn assignments(words: &[&str]) -> Result<Vec<(String, String)>, String> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for w in words {
-        let starts = w.find('=').filter(|&i| {
-            let name = &w[..i];
-            !w[i + 1..].starts_with('=')
-                && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        });
-        match (starts, out.last_mut()) {
-            (Some(i), _) => out.push((w[..i].to_string(), w[i + 1..].to_string())),
-            (None, Some((_, expr))) => {
-                expr.push(' ');
-                expr.push_str(w);
-            }
-            (None, None) => return Err(format!("expected NAME=EXPR, found '{w}'")),
-        }
-    }
-    Ok(out)
+    policy_trace::parse(&text, &path.display().to_string(), job, |file| read_ad(&dir.join(file)))
 }
 
 /// The machine: its attributes, and when the keyboard and console were

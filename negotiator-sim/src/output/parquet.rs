@@ -30,8 +30,9 @@ use std::sync::Arc;
 
 use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::properties::WriterProperties;
-use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::reader::{ChunkReader, FileReader, Length, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::Field;
 use parquet::schema::types::Type as SchemaType;
@@ -95,13 +96,50 @@ pub fn write<W: std::io::Write + Send>(out: W, table: &Table) -> Result<(), parq
     Ok(())
 }
 
+/// Refuses column chunks whose place in the file (from its footer) has a
+/// negative offset or size, or ends past the file's `size` bytes: the
+/// Parquet reader asserts (panics) on the first two, and reads garbage on
+/// the last.
+fn check_chunks(metadata: &ParquetMetaData, size: u64, path: &Path) -> Result<(), OutputError> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        for chunk in group.columns() {
+            let start = chunk.dictionary_page_offset().unwrap_or_else(|| chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let inside = start >= 0 && len >= 0 && start.checked_add(len).is_some_and(|end| end as u64 <= size);
+            if !inside {
+                return Err(OutputError::Parquet {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "row group {}, column {}: a chunk of {len} bytes at offset {start}, outside the file's {size} bytes",
+                        g + 1,
+                        chunk.column_path()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads a Parquet file of flat, required `INT64`, `DOUBLE` and `STRING`
 /// columns (as [`write_file`] writes) into a table named after the file.
 pub fn read_file(path: &Path) -> Result<Table, OutputError> {
     let file = std::fs::File::open(path).map_err(io_error(path))?;
-    let reader = SerializedFileReader::new(file).map_err(parquet_error(path))?;
     let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut table = Table::new(&name);
+    read(file, &name, path)
+}
+
+/// Reads a Parquet file's bytes into a table called `name` (see
+/// [`read_file`]); errors name `name` as the file.
+pub fn from_parquet_bytes(name: &str, bytes: Vec<u8>) -> Result<Table, OutputError> {
+    read(bytes::Bytes::from(bytes), name, Path::new(name))
+}
+
+fn read<R: ChunkReader + 'static>(input: R, name: &str, path: &Path) -> Result<Table, OutputError> {
+    let size = input.len();
+    let reader = SerializedFileReader::new(input).map_err(parquet_error(path))?;
+    check_chunks(reader.metadata(), size, path)?;
+    let mut table = Table::new(name);
     let descr = reader.metadata().file_metadata().schema_descr_ptr();
     let mut columns: Vec<Column> = Vec::new();
     for leaf in descr.columns() {

@@ -1,0 +1,68 @@
+//! Inputs the fuzz targets of negotiator-sim's readers found failing
+//! (kept in `fuzz/regressions/<target>/`, the target's own input format:
+//! see `fuzz/fuzz_targets/<target>.rs`), replayed through the calls the
+//! targets make. Each must read or be refused with an error; none may
+//! panic.
+
+use std::path::{Path, PathBuf};
+
+use negotiator_sim::output::{csv, parquet};
+
+/// The regression inputs of `target`, by file.
+fn regressions(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions").join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, Vec<u8>)> = entries
+        .map(|e| e.expect("a directory entry").path())
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+const REPORT_TABLES: &[&str] = &["cycles", "jobs", "users", "slots", "groups", "other"];
+
+/// The `report` target: the first byte chooses the table's name and CSV or
+/// Parquet; a table that reads is given to the report.
+fn report(data: &[u8]) -> Result<(), String> {
+    let (&selector, input) = data.split_first().ok_or("empty")?;
+    let name = REPORT_TABLES[usize::from(selector >> 1) % REPORT_TABLES.len()];
+    let table = if selector & 1 == 0 {
+        csv::from_csv_str(name, std::str::from_utf8(input).map_err(|e| e.to_string())?)
+    } else {
+        parquet::from_parquet_bytes(name, input.to_vec())
+    }
+    .map_err(|e| e.to_string())?;
+    let report = negotiator_sim::report::build("fuzz", &[table]).map_err(|e| e.to_string())?;
+    let _ = report.html();
+    Ok(())
+}
+
+#[test]
+fn report_regressions_read_or_fail_cleanly() {
+    let files = regressions("report");
+    assert!(!files.is_empty(), "fuzz/regressions/report/ holds the report target's findings");
+    for (path, data) in files {
+        // A panic fails the test; an error is what these inputs deserve.
+        let _ = report(&data).map_err(|e| eprintln!("{}: {e}", path.display()));
+    }
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn a_parquet_chunk_at_a_negative_offset_is_an_error() {
+    // The report target's first finding: a footer giving a column chunk a
+    // negative offset made the Parquet reader assert.
+    let (_, data) = regressions("report")
+        .into_iter()
+        .find(|(p, _)| p.ends_with("crash-c6c3505a22b06a5203d1b62099a85f526e176aa4"))
+        .expect("the regression file");
+    let err = parquet::from_parquet_bytes("cycles", data[1..].to_vec()).expect_err("a corrupt file");
+    let text = err.to_string();
+    assert!(text.starts_with("cycles") && text.contains("outside the file's"), "{text}");
+}
