@@ -37,6 +37,7 @@ fuzz_target!(|data: &[u8]| {
         accountant: Accountant::new(AccountantConfig::default()),
         config,
         last_update: 1_700_000_000,
+        warnings: Vec::new(),
     };
     let queues = snapshot.queues(&negotiator);
     let _ = negotiator.cycle(&mut snapshot.accountant, &snapshot.slots, &queues, 1_700_000_000);
