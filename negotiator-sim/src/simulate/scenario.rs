@@ -527,9 +527,6 @@ impl Scenario {
                     return Err(invalid(format!("{at}: {field} must be at least 1")));
                 }
             }
-            if u.max_jobs == Some(0) {
-                return Err(invalid(format!("{at}: max_jobs must be at least 1 (leave the user out instead)")));
-            }
             for (field, value) in [("request_memory", u.request_memory), ("request_disk", u.request_disk)] {
                 if value.is_some_and(|v| v < 0) {
                     return Err(invalid(format!("{at}: {field} must not be negative")));
@@ -791,7 +788,6 @@ mod tests {
                 "users[0] (amy): count must be at least 1",
             ),
             (MINIMAL.replace("name = \"amy\"", "name = \"amy\"\ncluster_size = 0"), "cluster_size must be at least 1"),
-            (MINIMAL.replace("name = \"amy\"", "name = \"amy\"\nmax_jobs = 0"), "max_jobs must be at least 1"),
             (
                 MINIMAL.replace("name = \"amy\"", "name = \"amy\"\nrequest_memory = -5"),
                 "request_memory must not be negative",
