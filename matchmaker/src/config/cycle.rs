@@ -6,7 +6,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::expand::is_id_char;
+use super::is_id_char;
 use super::{Config, Source};
 
 /// One name of a macro cycle and where its value is set.

@@ -10,6 +10,7 @@
 //! `$($(N))` the inner macro is found first.
 
 use super::cycle::{self, CycleLink};
+use super::is_id_char;
 use super::memo::Memo;
 use super::Config;
 
@@ -36,10 +37,6 @@ struct Found {
     default: Option<usize>,
     /// One past the closing `)`.
     right: usize,
-}
-
-pub(crate) fn is_id_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/'
 }
 
 fn classify(prefix: &[u8]) -> Option<Kind> {

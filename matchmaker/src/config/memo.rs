@@ -12,7 +12,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::expand::is_id_char;
+use super::is_id_char;
 use super::Config;
 
 /// The expansion of a plain value, standing alone.

@@ -639,3 +639,9 @@ fn shorten(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+/// Whether `c` may be part of a macro name in `$(NAME)` (letters, digits,
+/// `_`, `.` and `/`), for the expander and the cycle and memo passes.
+pub(crate) fn is_id_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'/'
+}
