@@ -178,11 +178,8 @@ fn cycle(args: &Args) -> Result<(), String> {
             out.write_all(text.as_bytes())
         }
     };
-    match written {
-        // Output cut short on purpose (`| head`): not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.map_err(|e| format!("writing the outcome: {e}")),
-    }
+    // A reader gone away (`| head`) is already no error: see `stdout`.
+    written.map_err(|e| format!("writing the outcome: {e}"))
 }
 
 /// Slots matched by more than one negotiator, with the negotiators'
