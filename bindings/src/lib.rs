@@ -15,6 +15,7 @@ mod config;
 mod convert;
 mod errors;
 mod expr_tree;
+mod file_limits;
 mod functions;
 mod matching;
 mod negotiator;
@@ -50,6 +51,8 @@ fn _classad_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::parse_ads_stream, m)?)?;
     m.add_class::<stream::PyAdStream>()?;
     m.add_function(wrap_pyfunction!(errors::last_error, m)?)?;
+    m.add_function(wrap_pyfunction!(file_limits::max_input_size, m)?)?;
+    m.add_function(wrap_pyfunction!(file_limits::set_max_input_size, m)?)?;
     m.add_class::<matching::PyPool>()?;
     m.add_class::<matching::PyMatch>()?;
     m.add_class::<matching::PyAnalysis>()?;

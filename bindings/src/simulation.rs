@@ -7,12 +7,13 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use negotiator_sim::footprint::{self, Limit};
 use negotiator_sim::simulate::results::{Results, Summary};
 use negotiator_sim::simulate::run::{Progress, Simulation};
 use negotiator_sim::simulate::scenario::{parse_duration, Scenario, ScenarioError};
 use negotiator_sim::simulate::SimError;
 use negotiator_sim::table::{Column as SimColumn, Table};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 
@@ -310,8 +311,11 @@ impl PySimulationProgress {
 }
 
 /// A simulation of a scenario, ready to run: `Simulation(scenario,
-/// seed=None)` builds the pool (with the GIL released); `run()` runs it
-/// once.
+/// seed=None, max_memory=None)` builds the pool (with the GIL released);
+/// `run()` runs it once. Before building, the memory the run needs is
+/// estimated from the scenario's size and checked against `max_memory`
+/// (bytes, or `"unlimited"`; default: the memory the machine has
+/// available): past it, `MemoryError` says the figures.
 #[pyclass(name = "Simulation", module = "classad_rs", frozen)]
 pub(crate) struct PySimulation {
     /// The simulation, until it has run.
@@ -323,10 +327,19 @@ pub(crate) struct PySimulation {
 #[pymethods]
 impl PySimulation {
     #[new]
-    #[pyo3(signature = (scenario, seed=None))]
-    fn new(py: Python<'_>, scenario: PyRef<'_, PyScenario>, seed: Option<u64>) -> PyResult<PySimulation> {
+    #[pyo3(signature = (scenario, seed=None, max_memory=None))]
+    fn new(
+        py: Python<'_>,
+        scenario: PyRef<'_, PyScenario>,
+        seed: Option<u64>,
+        max_memory: Option<MemoryArg>,
+    ) -> PyResult<PySimulation> {
         let scenario = &scenario.scenario;
         let seed = seed.unwrap_or(scenario.seed);
+        let limit = max_memory.map_or_else(Limit::available_memory, |m| m.0);
+        footprint::simulation_memory(scenario, None).check(&limit).map_err(|e| {
+            PyMemoryError::new_err(format!("{e}; pass max_memory= (bytes, or \"unlimited\") to run it anyway"))
+        })?;
         let sim = py.detach(|| Simulation::with_seed(scenario, seed)).map_err(sim_error)?;
         Ok(PySimulation { sim: Mutex::new(Some(sim)), seed, duration: scenario.duration })
     }
@@ -615,5 +628,26 @@ impl PySimulationResults {
     fn __repr__(&self) -> String {
         let s = &self.results.summary;
         format!("SimulationResults(seed={}, {} cycles, {} jobs, {} finished)", self.seed, s.cycles, s.jobs, s.finished)
+    }
+}
+
+/// `max_memory=`: bytes, or `"unlimited"`.
+struct MemoryArg(Limit);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for MemoryArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<MemoryArg> {
+        if obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>() {
+            let bytes: u64 = obj.extract().map_err(|_| PyValueError::new_err("max_memory: bytes are not negative"))?;
+            return Ok(MemoryArg(Limit::Bytes { bytes, source: "given by max_memory".into() }));
+        }
+        match obj.cast::<PyString>() {
+            Ok(text) if text.to_cow()? == "unlimited" => Ok(MemoryArg(Limit::Unlimited)),
+            _ => Err(PyTypeError::new_err(format!(
+                "max_memory: a number of bytes or \"unlimited\", not {}",
+                obj.repr()?.to_cow()?
+            ))),
+        }
     }
 }

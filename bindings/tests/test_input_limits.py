@@ -85,3 +85,35 @@ def test_transform_items_from_dev_zero_are_refused():
         """,
         "/dev/zero",
     )
+
+
+def test_the_limit_can_be_raised_and_lowered(tmp_path):
+    log = tmp_path / "Accountantnew.log"
+    child = run_limited(
+        f"""
+        import classad_rs
+        assert classad_rs.max_input_size() == 64 << 20
+        a = classad_rs.Accountant()
+        a.set_priority_factor("amy@x", 5.0)
+        a.save({str(log)!r})
+        size = len(open({str(log)!r}, "rb").read())
+        classad_rs.set_max_input_size(size - 1)
+        assert classad_rs.max_input_size() == size - 1
+        try:
+            classad_rs.Accountant.load({str(log)!r})
+            print("loaded")
+        except Exception as e:
+            print(e)
+        classad_rs.set_max_input_size(size)
+        print(classad_rs.Accountant.load({str(log)!r}).priority_factor("amy@x"))
+        try:
+            classad_rs.set_max_input_size(0)
+        except ValueError as e:
+            print(e)
+        """
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    lines = child.stdout.splitlines()
+    assert "larger than the limit of" in lines[0] and str(log) in lines[0], lines
+    assert lines[1] == "5.0", lines
+    assert "at least 1 byte" in lines[2], lines

@@ -71,8 +71,24 @@ def test_extension_a_scenario_reads_from_text_and_files(tmp_path):
     assert classad_rs.Scenario(TINY, seed=9, config="PRIORITY_HALFLIFE = 60").config == tuned.config
 
 
+def test_extension_a_simulation_too_large_for_memory_is_refused_before_building() -> None:
+    huge = TINY.replace("count = 4\n", "count = 10000000\n", 1)
+    with pytest.raises(MemoryError, match=r"10000000 partitionable machines of about .* available on this machine"):
+        classad_rs.Simulation(classad_rs.Scenario(huge))
+    tiny = classad_rs.Scenario(TINY)
+    with pytest.raises(MemoryError, match=r"more than the 1\.0 KiB given by max_memory; pass max_memory="):
+        classad_rs.Simulation(tiny, max_memory=1024)
+    assert classad_rs.Simulation(tiny, max_memory="unlimited").run().jobs > 0
+    assert classad_rs.Simulation(tiny, max_memory=1 << 40).run().jobs > 0
+    for bad in ("lots", True, 1.5):
+        with pytest.raises(TypeError, match="max_memory: a number of bytes"):
+            classad_rs.Simulation(tiny, max_memory=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not negative"):
+        classad_rs.Simulation(tiny, max_memory=-1)
+
+
 def test_extension_a_wrong_scenario_raises_with_its_place():
-    with pytest.raises(classad_rs.ClassAdException, match=r"bad\.toml: .*line 2") as e:
+    with pytest.raises(classad_rs.ClassAdException, match=r"bad\.toml:2:1: unknown field `no_such_key`") as e:
         classad_rs.Scenario('duration = "6h"\nno_such_key = 1\n', "bad.toml")
     assert classad_rs.lastError() == str(e.value)
     with pytest.raises(classad_rs.ClassAdException, match="duration must be positive"):

@@ -61,6 +61,7 @@ pub use conditional::HTCONDOR_VERSION;
 pub use cycle::CycleLink;
 pub use error::{ConfigError, Location};
 pub use source::{MetaOrigin, Source};
+pub use typed::parse_size;
 
 use defaults::Defaults;
 use expand::{expand, expand_full, expand_in, Failure, Mode};

@@ -160,3 +160,31 @@ impl Config {
             .map_err(|e| Config::bad(&found, format!("not a ClassAd expression: {e}")))
     }
 }
+
+/// `"10 Mb"`, `"64Kb"`, `"1000"`: a size as HTCondor's log knobs take it
+/// (units of 1024; bytes without one). `None` when it does not parse.
+///
+/// ```
+/// use matchmaker::config::parse_size;
+/// assert_eq!(parse_size("10 Mb"), Some(10 << 20));
+/// assert_eq!(parse_size("40G"), Some(40 << 30));
+/// assert_eq!(parse_size("ten"), None);
+/// ```
+pub fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let n: u64 = t[..digits].parse().ok()?;
+    let unit = t[digits..].trim().to_ascii_lowercase();
+    let shift = match unit.as_str() {
+        "" | "b" => 0,
+        "k" | "kb" => 10,
+        "m" | "mb" => 20,
+        "g" | "gb" => 30,
+        "t" | "tb" => 40,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}

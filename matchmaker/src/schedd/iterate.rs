@@ -66,12 +66,14 @@ impl Iteration {
     }
 
     /// Plans the iteration from the expanded arguments; `read_file` reads
-    /// an items file.
+    /// an items file; at most `max_ads` ads ([`MAX_ADS`] without).
     pub(crate) fn plan(
         &self,
         expanded: &str,
         read_file: &dyn Fn(&str) -> Result<String, String>,
+        max_ads: Option<u64>,
     ) -> Result<Plan, String> {
+        let max_ads = max_ads.unwrap_or(MAX_ADS);
         let mut rest = expanded.trim();
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         let mut count = 1;
@@ -138,8 +140,8 @@ impl Iteration {
             }
         };
         let n_items = items.as_ref().map_or(1, |i| i.len() as u64);
-        if count.saturating_mul(n_items) > MAX_ADS {
-            return Err(format!("TRANSFORM would make more than {MAX_ADS} ads from one ad"));
+        if count.saturating_mul(n_items) > max_ads {
+            return Err(format!("TRANSFORM would make more than {max_ads} ads from one ad"));
         }
         Ok(Plan { count, vars, items })
     }
@@ -173,7 +175,7 @@ mod tests {
     use super::*;
 
     fn plan(args: &str, following: &[&str]) -> Result<Plan, String> {
-        Iteration::parse(args, following)?.plan(args, &|f| Ok(format!("{f}-1\n{f}-2\n")))
+        Iteration::parse(args, following)?.plan(args, &|f| Ok(format!("{f}-1\n{f}-2\n")), None)
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub struct JobTransforms {
     transforms: Vec<Transform>,
     messages: Vec<String>,
     directory: Option<std::path::PathBuf>,
+    /// Most ads an iterating transform makes of one ad (`None`: a million).
+    max_ads: Option<u64>,
 }
 
 /// What applying the transforms to one ad did.
@@ -138,6 +140,24 @@ impl JobTransforms {
     /// path from `dir` (by default, from the current directory).
     pub fn set_directory(&mut self, dir: impl Into<std::path::PathBuf>) {
         self.directory = Some(dir.into());
+    }
+
+    /// Most ads an iterating transform (`TRANSFORM 10`, `TRANSFORM Q in
+    /// ...`) may make of one ad: past it, transforming the ad is an error
+    /// (a million unless set).
+    ///
+    /// ```
+    /// use matchmaker::schedd::{JobTransforms, Macros, Transform};
+    /// let mut t = JobTransforms::new();
+    /// t.push(Transform::parse("many", "SET Copy $(Step)\nTRANSFORM 100\n", "many.xform")?);
+    /// t.set_max_ads(10);
+    /// let job = classad::parse_ad("[ Owner = \"amy\" ]")?;
+    /// let refused = t.transform_ads(&job, &Macros::new(), None).unwrap_err();
+    /// assert!(refused.to_string().contains("more than 10 ads"), "{refused}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_max_ads(&mut self, max: u64) {
+        self.max_ads = Some(max);
     }
 
     /// Adds a transform, applied after the others.
@@ -268,8 +288,9 @@ impl JobTransforms {
             };
             classad::bounded_file::read_to_string(&path).map_err(|e| format!("can't open file {e}"))
         };
-        let plan =
-            iteration.plan(&expanded, &read_file).map_err(|m| TransformError::syntax(last, iteration.line, m))?;
+        let plan = iteration
+            .plan(&expanded, &read_file, self.max_ads)
+            .map_err(|m| TransformError::syntax(last, iteration.line, m))?;
         let items: Vec<Option<&str>> = match &plan.items {
             Some(items) => items.iter().map(|s| Some(s.as_str())).collect(),
             None => vec![None],

@@ -20,6 +20,7 @@ use negotiator_sim::synthetic::{generate, Layout, Spec};
 use serde_json::json;
 
 use super::pool_args::PoolArgs;
+use super::size_limits::MemoryLimit;
 
 use super::stdout::outln;
 
@@ -48,6 +49,8 @@ pub struct Args {
     /// Print one JSON line only.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    memory: MemoryLimit,
 }
 
 /// Runs the command.
@@ -68,6 +71,7 @@ fn bench(args: &Args) -> Result<(), String> {
         Some(path) => Config::from_file(path).map_err(|e| e.to_string())?,
         None => Config::default(),
     };
+    args.memory.check(&negotiator_sim::footprint::bench_memory(&spec, args.groups))?;
     let timer = Instant::now();
     progress(&format!("building {} slots and {} jobs of {} users", spec.slots, spec.jobs, spec.users));
     let mut pool = generate(&spec).map_err(|e| e.to_string())?;

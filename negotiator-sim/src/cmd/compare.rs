@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use negotiator_sim::footprint;
 use negotiator_sim::output::{write_tables, Format};
 use negotiator_sim::report::compare::compare as compare_runs;
 use negotiator_sim::report::{build, Images};
@@ -12,6 +13,7 @@ use negotiator_sim::simulate::run::Simulation;
 use negotiator_sim::simulate::scenario::{parse_duration, Scenario};
 use negotiator_sim::table::Table;
 
+use super::size_limits::{DiskLimit, MemoryLimit};
 use super::stdout::out;
 
 /// Arguments of `negotiator-sim compare`.
@@ -37,6 +39,10 @@ pub struct Args {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    memory: MemoryLimit,
+    #[command(flatten)]
+    disk: DiskLimit,
 }
 
 /// Runs `negotiator-sim compare`.
@@ -51,9 +57,8 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 /// One scenario's run: its result tables.
-fn simulate(path: &Path, seed: Option<u64>, until: Option<i64>) -> Result<Vec<Table>, String> {
-    let scenario = Scenario::read(path).map_err(|e| e.to_string())?;
-    let sim = Simulation::with_seed(&scenario, seed.unwrap_or(scenario.seed)).map_err(|e| e.to_string())?;
+fn simulate(scenario: &Scenario, path: &Path, seed: Option<u64>, until: Option<i64>) -> Result<Vec<Table>, String> {
+    let sim = Simulation::with_seed(scenario, seed.unwrap_or(scenario.seed)).map_err(|e| e.to_string())?;
     let results = sim.run(until, &mut |_| {}).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(results.tables)
 }
@@ -63,7 +68,16 @@ fn compare(args: &Args) -> Result<(), String> {
         Some(text) => Some(parse_duration(text).map_err(|e| format!("--until: {e}"))?.round() as i64),
         None => None,
     };
+    let a = Scenario::read(&args.a).map_err(|e| e.to_string())?;
+    let b = Scenario::read(&args.b).map_err(|e| e.to_string())?;
+    // Both runs are in memory at once.
+    let mut memory = footprint::simulation_memory(&a, until);
+    memory.extend(footprint::simulation_memory(&b, until));
+    args.memory.check(&memory)?;
     if let Some(dir) = &args.out {
+        let mut disk = footprint::simulation_output(&a, until, 1);
+        disk.extend(footprint::simulation_output(&b, until, 1));
+        args.disk.check(&disk, dir)?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     if !args.quiet {
@@ -71,8 +85,8 @@ fn compare(args: &Args) -> Result<(), String> {
     }
     // The runs are independent: one per thread.
     let (a, b) = std::thread::scope(|s| {
-        let b = s.spawn(|| simulate(&args.b, args.seed, until));
-        let a = simulate(&args.a, args.seed, until);
+        let b = s.spawn(|| simulate(&b, &args.b, args.seed, until));
+        let a = simulate(&a, &args.a, args.seed, until);
         (a, b.join().unwrap_or_else(|_| Err("the run of B failed".to_string())))
     });
     let (a, b) = (a?, b?);

@@ -12,6 +12,7 @@ use matchmaker::accountant::AccountantConfig;
 use negotiator_sim::synthetic::{Spec, SyntheticPool};
 
 use super::pool_args::PoolArgs;
+use super::size_limits::DiskLimit;
 
 /// Arguments of `negotiator-sim generate`.
 #[derive(clap::Args)]
@@ -28,6 +29,8 @@ pub struct Args {
     /// missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    #[command(flatten)]
+    disk: DiskLimit,
 }
 
 /// Ads between two progress lines.
@@ -40,7 +43,8 @@ pub fn run(args: Args) -> ExitCode {
         spec.base_time = t;
     }
     spec.first_cluster = args.first_cluster;
-    match write_pool(&spec, &args.out) {
+    let checked = args.disk.check(&negotiator_sim::footprint::generated_files(&spec), &args.out);
+    match checked.and_then(|()| write_pool(&spec, &args.out)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("negotiator-sim generate: {message}");

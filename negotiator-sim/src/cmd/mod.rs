@@ -2,7 +2,7 @@
 //! chosen from. A command module builds on the libraries (this crate's,
 //! `matchmaker`, `classad`), never on another command module; what two
 //! commands share lives in a library, or here when it is command-line
-//! only ([`pool_args`]).
+//! only ([`pool_args`], [`size_limits`]).
 
 mod bench;
 mod compare;
@@ -13,6 +13,7 @@ mod policy;
 mod pool_args;
 mod report;
 mod simulate;
+mod size_limits;
 mod slots;
 pub mod stdout;
 mod transform;

@@ -8,11 +8,14 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use negotiator_sim::footprint;
 use negotiator_sim::output::{csv, write_tables, Format};
 use negotiator_sim::simulate::results::{JobSink, Results};
 use negotiator_sim::simulate::run::{Progress, Simulation};
 use negotiator_sim::simulate::scenario::{parse_duration, Scenario};
 use negotiator_sim::table::{Column, Table};
+
+use super::size_limits::{DiskLimit, MemoryLimit};
 
 /// Arguments of `negotiator-sim simulate`.
 #[derive(clap::Args)]
@@ -41,6 +44,10 @@ pub struct Args {
     /// the previous one ended (not reproducible, unlike the other tables).
     #[arg(long)]
     timings: bool,
+    #[command(flatten)]
+    memory: MemoryLimit,
+    #[command(flatten)]
+    disk: DiskLimit,
 }
 
 /// Runs the command.
@@ -71,6 +78,10 @@ fn simulate(args: &Args) -> Result<(), String> {
             "parquet" => Format::Parquet,
             other => return Err(format!("--format: `{other}` is not csv or parquet")),
         });
+    }
+    args.memory.check(&footprint::simulation_memory(&scenario, until))?;
+    if let Some(dir) = &args.out {
+        args.disk.check(&footprint::simulation_output(&scenario, until, formats.len()), dir)?;
     }
     let started = Instant::now();
     let sim = Simulation::with_seed(&scenario, args.seed.unwrap_or(scenario.seed)).map_err(|e| e.to_string())?;
