@@ -9,7 +9,7 @@
 set -eu
 cd "$(dirname "$0")"
 S=${1:-600}; shift || true
-TARGETS=${*:-report trace policy_trace machine scenario transform accountant_log userprio snapshot}
+TARGETS=${*:-report trace policy_trace machine scenario transform accountant_log userprio snapshot config}
 python3 seed-surfaces.py
 mkdir -p logs
 for t in $TARGETS; do

@@ -2,7 +2,7 @@
 """Writes the seed corpora of the fuzz targets of the matchmaker and
 negotiator-sim readers (fuzz/corpus/<target>/) from the repository's own
 inputs: accountant logs, `condor_userprio -l` and pool snapshots captured
-from HTCondor, transform rules and configurations, scenarios, machine
+from HTCondor, configurations (the config tests' corpus), transform rules, scenarios, machine
 descriptions, policy traces and `condor_history -json` traces. SWF lines
 are written here (the repository has no SWF file). The report's tables
 come from a short `negotiator-sim simulate` run when a negotiator-sim
@@ -107,6 +107,17 @@ def main():
     seed("snapshot", b"\x01" + examples)
     for path in files("negotiator-sim/tests/data/*/history.json"):
         seed("snapshot", b"\x00" + read(path))
+
+    # Configurations: the first byte the subsystem (and a local name), then
+    # the file; the capture corpus and the random configurations of the
+    # config tests.
+    for k, path in enumerate(files("matchmaker/tests/data/config/corpus/*/condor_config",
+                                   "matchmaker/tests/data/config/corpus/**/*.conf",
+                                   "matchmaker/tests/data/config/random/*.conf",
+                                   "matchmaker/tests/data/transforms/configs/*.conf")):
+        seed("config", bytes([k % 64]) + read(path))
+    seed("config", b"\x01A = $(B)\nB = $(C)\nC = $(A)\nD = $(A:x) $ENV(HOME) $INT(E) $REAL(E)\nE = 2 * 3\n"
+                   b"if version >= 23.0\nF = yes\nelse\nF = no\nendif\nuse POLICY : UWCS_DESKTOP\n")
 
     # Transforms: the first byte 0 rules, 1 ClassAd form, 2 a configuration;
     # then optionally a line `----` and the job.
