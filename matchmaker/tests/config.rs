@@ -169,6 +169,10 @@ fn includes_are_read_and_commands_refused_with_file_and_line() {
     std::fs::write(&piped, "A = 1\nLOCAL_CONFIG_FILE = /bin/echo B = 2 |\n").expect("write");
     let err = Config::from_file(&piped).expect_err("a command");
     assert!(matches!(err, ConfigError::Include { ref at, .. } if at.line == 2), "{err}");
+    // A place without a line (a command set in the environment) shows none.
+    let whole = matchmaker::config::Location { file: "<environment>".to_string(), line: 0 };
+    assert_eq!(whole.to_string(), "<environment>");
+    assert_eq!(matchmaker::config::Location { line: 2, ..whole }.to_string(), "<environment>, line 2");
 }
 
 #[test]

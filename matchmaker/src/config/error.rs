@@ -10,13 +10,19 @@ use super::cycle::CycleLink;
 pub struct Location {
     /// The file's path as given, or the text's name.
     pub file: String,
-    /// The line, from 1 (the last line of a continued statement).
+    /// The line, from 1 (the last line of a continued statement); 0 for
+    /// the file as a whole, shown without a line.
     pub line: u32,
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}, line {}", self.file, self.line)
+        // Line 0 is no line: the file as a whole (a LOCAL_CONFIG_FILE
+        // command, the environment).
+        match self.line {
+            0 => write!(f, "{}", self.file),
+            line => write!(f, "{}, line {line}", self.file),
+        }
     }
 }
 
