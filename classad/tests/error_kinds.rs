@@ -31,6 +31,19 @@ fn parse_errors_of_ads_and_limits() {
     assert_eq!(parse_ad("  1 + 2").unwrap_err().span(), 2..2);
     let deep = Parser::new(ParseLimits { max_depth: 2, ..ParseLimits::default() });
     assert_eq!(deep.parse_expr("((((1))))").unwrap_err().kind(), ParseErrorKind::TooDeep);
+    // The error points where the nesting passes the limit, reading from the
+    // left (it pointed at the outermost parenthesis too deep, which moved
+    // left as the input grew deeper).
+    for n in [1000, 1001, 1100, 5000] {
+        let text = format!("  {}1{}", "(".repeat(n), ")".repeat(n));
+        let error = classad::parse_expr(&text).unwrap_err();
+        assert_eq!((error.kind(), error.span()), (ParseErrorKind::TooDeep, 1001..1001), "{n}: {error}");
+        assert!(error.to_string().starts_with("line 1, column 1002: expression nested deeper"), "{error}");
+        let lists = format!("x + {{ {}1{} }}", "[a = {".repeat(n), "}]".repeat(n));
+        let error = classad::parse_expr(&lists).unwrap_err();
+        assert_eq!(error.kind(), ParseErrorKind::TooDeep, "{n}: {error}");
+        assert!(matches!(&lists[error.span().start..][..1], "[" | "{"), "{n}: {error}");
+    }
     let small = Parser::new(ParseLimits { max_input: 4, ..ParseLimits::default() });
     let error = small.parse_expr("1 + 2 + 3").unwrap_err();
     assert_eq!((error.kind(), error.span()), (ParseErrorKind::TooLarge, 4..4));

@@ -39,7 +39,7 @@ type LalrError<'s> = lalrpop_util::ParseError<usize, Token<'s>, GrammarError>;
 pub(super) fn parse(source: &str, syntax: Syntax, max_depth: u32) -> Result<Expr, ParseError> {
     let builder = Builder { max_depth };
     let tokens = Lexer::with_syntax(source, syntax).map(|t| t.map_err(GrammarError::Lex));
-    grammar::ExprParser::new().parse(&builder, tokens).map_err(|e| convert_error(source, e, max_depth))
+    grammar::ExprParser::new().parse(&builder, tokens).map_err(|e| convert_error(source, syntax, e, max_depth))
 }
 
 /// Builds nodes for the grammar's actions (see [`build`]), attaching
@@ -155,7 +155,7 @@ impl Builder {
     }
 }
 
-fn convert_error(source: &str, error: LalrError<'_>, max_depth: u32) -> ParseError {
+fn convert_error(source: &str, syntax: Syntax, error: LalrError<'_>, max_depth: u32) -> ParseError {
     use lalrpop_util::ParseError as E;
     let (span, kind, message, expected) = match error {
         E::InvalidToken { location } => {
@@ -176,11 +176,42 @@ fn convert_error(source: &str, error: LalrError<'_>, max_depth: u32) -> ParseErr
             GrammarError::Lex(e) => {
                 (e.start..e.end, ParseErrorKind::Lex(e.kind), e.kind.message().to_string(), Vec::new())
             }
-            GrammarError::Build(error, at) => (at..at, build_kind(error), build_message(error, max_depth), Vec::new()),
+            GrammarError::Build(error, at) => {
+                // The builder works from the inside out: point where the
+                // nesting passes the limit instead of the node it built.
+                let at = match error {
+                    BuildError::TooDeep => too_deep_at(source, syntax, at, max_depth),
+                    _ => at,
+                };
+                (at..at, build_kind(error), build_message(error, max_depth), Vec::new())
+            }
         },
     };
     let expected = expected.iter().map(|e| clean_terminal(e)).collect();
     ParseError::spanning(source, span, kind, message, expected)
+}
+
+/// Where an expression found nested too deep passes the limit, reading
+/// from the left: the first opening bracket (`(`, `[`, `{`) nested
+/// `max_depth` levels deep. Depth made of operators has no bracket to
+/// point at: then `found`, where the builder found a node too deep (from
+/// the inside out, so the outermost one).
+fn too_deep_at(source: &str, syntax: Syntax, found: usize, max_depth: u32) -> usize {
+    let mut depth = 0u32;
+    for token in Lexer::with_syntax(source, syntax) {
+        match token {
+            Ok((offset, Token::Punct("(" | "[" | "{"), _)) => {
+                depth += 1;
+                if depth >= max_depth {
+                    return offset;
+                }
+            }
+            Ok((_, Token::Punct(")" | "]" | "}"), _)) => depth = depth.saturating_sub(1),
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    found
 }
 
 fn build_kind(error: BuildError) -> ParseErrorKind {
