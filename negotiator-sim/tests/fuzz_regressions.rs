@@ -88,3 +88,24 @@ fn a_transform_asking_for_66665_ads_is_held_to_the_limit_set() {
     let err = transforms.transform_ads(&job, &Macros::new(), None).expect_err("past the limit");
     assert!(err.to_string().contains("more than 1000 ads"), "{err}");
 }
+
+#[test]
+fn a_userprio_ad_with_a_huge_num_submittors_reads_the_rows_it_has() {
+    // The userprio target's first finding, out of memory: `NumSubmittors`
+    // of 10^18 reserved a row for each number before reading any. Only the
+    // `NameN` present are rows now (`Name07` is not record 7).
+    use matchmaker::accountant::{Accountant, AccountantConfig, PriorityRow};
+    let files = regressions("userprio");
+    assert!(!files.is_empty(), "fuzz/regressions/userprio/ holds the userprio target's findings");
+    for (path, data) in files {
+        let text = std::str::from_utf8(&data).expect("UTF-8");
+        let ad = classad::parse_ad(text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let (rows, last_update) = PriorityRow::from_userprio_ad(&ad);
+        if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("oom-")) {
+            let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+            assert_eq!(names, ["amy@site", "bob@site"], "{}", path.display());
+            assert_eq!(last_update, 1000);
+        }
+        let _ = Accountant::from_userprio_ad(AccountantConfig::default(), &ad).map(|a| a.priority_rows());
+    }
+}

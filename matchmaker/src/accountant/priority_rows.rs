@@ -286,8 +286,9 @@ impl PriorityRow {
             _ => None,
         };
         let count = num("NumSubmittors").unwrap_or(0.0).max(0.0) as usize;
-        let mut rows = Vec::with_capacity(count);
-        for n in 1..=count {
+        let indices = row_indices(ad, count);
+        let mut rows = Vec::with_capacity(indices.len());
+        for n in indices {
             let (Some(name), Some(priority)) = (text(&format!("Name{n}")), num(&format!("Priority{n}"))) else {
                 continue;
             };
@@ -323,6 +324,28 @@ impl PriorityRow {
         }
         (rows, num("LastUpdate").unwrap_or(0.0) as i64)
     }
+}
+
+/// The record numbers `1..=count` that have a `NameN` in the ad, in order.
+/// condor_userprio walks every number up to `NumSubmittors`; walking only
+/// the names present gives the same rows, and a `NumSubmittors` of 10^18
+/// costs nothing.
+fn row_indices(ad: &classad::ClassAd, count: usize) -> Vec<usize> {
+    let mut indices: Vec<usize> = ad
+        .names()
+        .filter_map(|name| {
+            let name = name.as_str();
+            let digits = name.get(..4).filter(|p| p.eq_ignore_ascii_case("name")).and(name.get(4..))?;
+            // `Name01` is not record 1: only the digits `format!` would write.
+            if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse::<usize>().ok().filter(|&n| (1..=count).contains(&n))
+        })
+        .collect();
+    indices.sort_unstable();
+    indices.dedup();
+    indices
 }
 
 fn depth(groups: &GroupTree, mut g: crate::groups::GroupId) -> usize {
