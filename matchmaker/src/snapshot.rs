@@ -184,7 +184,7 @@ impl Snapshot {
 /// silently be empty priorities: a missing file, or a file that is not a
 /// log (its first line is not a record). A torn tail is read up to the tear,
 /// with a warning in the report.
-fn read_accountant_log(config: AccountantConfig, path: &Path) -> Result<(Accountant, LoadReport), SnapshotError> {
+pub fn read_accountant_log(config: AccountantConfig, path: &Path) -> Result<(Accountant, LoadReport), SnapshotError> {
     if !path.exists() {
         return Err(SnapshotError::NotALog {
             path: path.to_path_buf(),

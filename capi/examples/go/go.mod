@@ -1,0 +1,3 @@
+module github.com/classad-rs/classad-rs/capi/examples/go
+
+go 1.19
