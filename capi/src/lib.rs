@@ -90,3 +90,20 @@ pub use options::*;
 pub use strings::{classad_string_free, ClassadStr, ClassadString};
 pub use value::*;
 pub use version::*;
+
+/// What the functions' thread-safety notes promise, checked by the
+/// compiler: every handle may be sent to another thread, and those read
+/// from many threads at once are `Sync`.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<ClassadAd>();
+    shared::<ClassadAdList>();
+    shared::<ClassadExpr>();
+    shared::<ClassadValue>();
+    shared::<ClassadPool>();
+    shared::<ClassadMatches>();
+    shared::<ClassadNegotiator>();
+    shared::<ClassadAccountant>();
+    shared::<ClassadCycle>();
+    shared::<ClassadError>();
+};

@@ -440,3 +440,36 @@ fn the_version_is_the_headers() {
     let version = unsafe { CStr::from_ptr(classad_version()) }.to_str().expect("UTF-8");
     assert_eq!(version, env!("CARGO_PKG_VERSION"));
 }
+
+#[test]
+fn many_threads_match_against_one_pool_each_with_its_own_matches() {
+    let slots_path = snapshot("slots.ad");
+    let jobs = matchmaker::snapshot::read_ads(std::path::Path::new(&snapshot("jobs.ad.gz"))).expect("reads");
+    unsafe {
+        let (mut slots, mut pool) = (null_mut(), null_mut());
+        classad_ad_list_read_file(slots_path.as_ptr().cast(), slots_path.len(), &mut slots, null_mut());
+        classad_pool_new(slots, CLASSAD_SEMANTICS_OLD, &mut pool, null_mut());
+        // One thread's answers, then four threads at once on the same pool.
+        let count = |pool: *const ClassadPool, job: &classad::ClassAd| {
+            let matches = classad_matches_new();
+            let job = std::ptr::from_ref(job).cast::<ClassadAd>();
+            assert_eq!(classad_pool_matches(pool, job, matches, null_mut()), ClassadStatus::Ok);
+            let n = classad_matches_len(matches);
+            classad_matches_free(matches);
+            n
+        };
+        let want: Vec<usize> = jobs.iter().map(|j| count(pool, j)).collect();
+        let shared = pool as usize; // the pool is Sync: shared by address
+        let got: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| jobs.iter().map(|j| count(shared as *const ClassadPool, j)).collect::<Vec<_>>()))
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("no panic")).collect()
+        });
+        for answers in got {
+            assert_eq!(answers, want);
+        }
+        classad_pool_free(pool);
+        classad_ad_list_free(slots);
+    }
+}
