@@ -8,10 +8,12 @@
 //!
 //! `$(NAME)` looks in the variables, then in the built-in values
 //! (`IsLinux`, `Iterating`, and while iterating `Row`, `Step`, ...), then
-//! in the configuration; `$(MY.Attr)` is the job's attribute (a string's
+//! in the configuration, then in the machine's `OPSYS` and `ARCH`; a
+//! `NAME = value` line that refers to `NAME` itself takes its earlier
+//! value at once ([`Macros::assign`]); `$(MY.Attr)` is the job's attribute (a string's
 //! text without quotes, any other expression as written). `$(NAME:default)`
 //! gives `default` when nothing defines `NAME`. Also expanded:
-//! `$(DOLLAR)`, `$ENV(X)`, `$INT(X[, format])`, `$REAL(X[, format])`,
+//! `$(DOLLAR)`, `$ENV(X)` (`UNDEFINED` when `X` is not set), `$INT(X[, format])`, `$REAL(X[, format])`,
 //! `$STRING(X[, format])` (a C `printf` format with one conversion),
 //! `$EVAL(expr)` (where `expr` may be a name standing for its value),
 //! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`,
@@ -57,6 +59,28 @@ impl Macros {
         self.map.insert(name.to_ascii_lowercase(), value.to_string());
     }
 
+    /// Sets `name` to `value` as a `NAME = value` line of a transform
+    /// does: a reference to `name` itself in `value` (`A = $(A) more`,
+    /// `$(A:default)`) is replaced at once by what `name` was (its raw
+    /// value, or a built-in value such as `IsLinux`; else the default, or
+    /// nothing), as HTCondor's macro language expands a self-reference;
+    /// every other reference is kept, to expand where the value is used.
+    ///
+    /// ```
+    /// use matchmaker::schedd::Macros;
+    /// let mut vars = Macros::new();
+    /// vars.assign("A", "x");
+    /// vars.assign("a", "$(A)0 $(B)");
+    /// assert_eq!(vars.get("A"), Some("x0 $(B)"));
+    /// vars.assign("C", "$(C:none)!");
+    /// assert_eq!(vars.get("C"), Some("none!"));
+    /// ```
+    pub fn assign(&mut self, name: &str, value: &str) {
+        let previous = self.get(name).or_else(|| builtin(name)).map(str::to_string);
+        let value = replace_self_references(value, name, previous.as_deref());
+        self.set(name, &value);
+    }
+
     /// The raw value of `name`, if set.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.map.get(&name.to_ascii_lowercase()).map(String::as_str)
@@ -74,6 +98,63 @@ pub(crate) fn builtin(name: &str) -> Option<&'static str> {
     const TABLE: [(&str, &str); 5] =
         [("IsClusterAd", "0"), ("IsLinux", "1"), ("IsWindows", "0"), ("Iterating", "0"), ("LateMaterialization", "0")];
     TABLE.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+}
+
+/// The values HTCondor's transform language takes from the machine it
+/// runs on when the configuration does not set them: `OPSYS` and `ARCH`
+/// (what HTCondor's `uname` translation gives: `LINUX`, `X86_64`,
+/// `INTEL`, `aarch64`...). The distribution's name and version
+/// (`OPSYSANDVER`, `OPSYSVER`, `OPSYSMAJORVER`) are not detected: see
+/// `transform-detected-macros` in `docs/divergences.md`.
+fn platform(name: &str) -> Option<&'static str> {
+    if name.eq_ignore_ascii_case("OPSYS") {
+        Some(match std::env::consts::OS {
+            "linux" => "LINUX",
+            "macos" => "OSX",
+            "freebsd" => "FREEBSD",
+            "windows" => "WINDOWS",
+            _ => return None,
+        })
+    } else if name.eq_ignore_ascii_case("ARCH") {
+        Some(match std::env::consts::ARCH {
+            "x86_64" => "X86_64",
+            "x86" => "INTEL",
+            "powerpc64" if cfg!(target_endian = "little") => "ppc64le",
+            "powerpc64" => "PPC64",
+            "powerpc" => "PPC",
+            other => other,
+        })
+    } else {
+        None
+    }
+}
+
+/// `value` with each `$(name)` and `$(name:default)` replaced by
+/// `previous` (or the default, or nothing when `previous` is `None`).
+fn replace_self_references(value: &str, name: &str, previous: Option<&str>) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("$(") {
+        // `$$(...)` is the negotiator's, not a reference.
+        let escaped = at > 0 && rest.as_bytes()[at - 1] == b'$';
+        let Some(close) = closing(rest.as_bytes(), at + 1) else {
+            break;
+        };
+        let body = &rest[at + 2..close];
+        let (referred, default) = match body.split_once(':') {
+            Some((n, d)) => (n.trim(), Some(d)),
+            None => (body.trim(), None),
+        };
+        out.push_str(&rest[..at]);
+        if !escaped && referred.eq_ignore_ascii_case(name) {
+            out.push_str(previous.or(default).unwrap_or(""));
+        } else {
+            out.push_str(&rest[at..=close]);
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What `$(...)` expands against.
@@ -205,7 +286,22 @@ impl Expander<'_> {
     fn replace(&self, func: Func, fname: &str, body: &str) -> Result<Replacement, String> {
         match func {
             Func::Plain => Ok(self.plain(body)),
-            Func::Env => Ok(Replacement::done(std::env::var(body.trim()).unwrap_or_default())),
+            Func::Env => {
+                // `$ENV(NAME)` is the variable's value, `UNDEFINED` when it
+                // is not set, `$ENV(NAME:default)` the default then; a name
+                // with spaces or other characters is no macro (kept as is).
+                let (name, default) = match body.split_once(':') {
+                    Some((n, d)) => (n, Some(d)),
+                    None => (body, None),
+                };
+                if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
+                    return Ok(Replacement::done(format!("${fname}({body})")));
+                }
+                Ok(Replacement::done(match std::env::var_os(name) {
+                    Some(v) => v.to_string_lossy().into_owned(),
+                    None => default.unwrap_or("UNDEFINED").to_string(),
+                }))
+            }
             Func::Int | Func::Real | Func::Str => {
                 let (name, format) = match body.split_once(',') {
                     Some((n, f)) => (n.trim(), Some(f.trim())),
@@ -340,8 +436,10 @@ impl Expander<'_> {
         if let Some(v) = builtin(name) {
             return Some(Replacement::done(v.to_string()));
         }
-        let config = self.config?;
-        config.lookup(name).map(|l| Replacement::done(l.value))
+        if let Some(l) = self.config.and_then(|c| c.lookup(name)) {
+            return Some(Replacement::done(l.value));
+        }
+        platform(name).map(|v| Replacement::done(v.to_string()))
     }
 }
 

@@ -204,7 +204,7 @@ impl Transform {
                     conds.pop();
                 }
                 _ if !enabled => {}
-                Stmt::Assign { name, value } => vars.set(name, value),
+                Stmt::Assign { name, value } => vars.assign(name, value),
                 Stmt::Command { .. } => commands += 1,
                 Stmt::Invalid(message) => {
                     return (commands, Some(TransformError::syntax(&self.source, *number, message.clone())));
@@ -318,7 +318,7 @@ impl Transform {
                     }
                 }
                 _ if !enabled => {}
-                Stmt::Assign { name, value } => vars.set(name, value),
+                Stmt::Assign { name, value } => vars.assign(name, value),
                 Stmt::Invalid(message) => return Err(TransformError::syntax(&self.source, number, message.clone())),
                 Stmt::Command { keyword, target, rest } => {
                     self.command(*keyword, target.as_ref(), rest.as_deref(), number, ad, vars, config, &mut log)?;
