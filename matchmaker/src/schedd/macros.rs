@@ -17,13 +17,15 @@
 //! `$STRING(X[, format])` (a C `printf` format with one conversion),
 //! `$EVAL(expr)` (where `expr` may be a name standing for its value),
 //! `$CHOICE(i, a, b, ...)`, `$SUBSTR(X, start[, length])`, `$BASENAME(X)`,
-//! `$DIRNAME(X)` and the file-name parts `$F[pdnxqawub](X)`. `$$(...)` is left as it is. Other macro functions
+//! `$DIRNAME(X)` and the file-name parts `$F[pdnxqawub](X)` (see
+//! [`super::filename`]). `$$(...)` is left as it is. Other macro functions
 //! (`$RANDOM_CHOICE`, `$RANDOM_INTEGER`, `$Ff...` full paths) are
 //! refused with an error.
 
 use classad::{ClassAd, EvalContext, EvalOptions, Expr, Literal, Syntax, Value};
 use rustc_hash::FxHashMap;
 
+use super::filename::{file_name_parts, Parts};
 use super::printf::{self, Arg};
 use crate::config::Config;
 
@@ -394,14 +396,22 @@ impl Expander<'_> {
                 Ok(Replacement::done(chars[begin as usize..end as usize].iter().collect()))
             }
             Func::Filename => {
-                // A name nothing defines stands for itself, as in HTCondor.
-                let text = self.lookup(body.trim()).map_or_else(|| body.trim().to_string(), |r| r.text);
-                let letters = match fname {
-                    "BASENAME" => "nx",
-                    "DIRNAME" => "p",
-                    f => &f[1..],
+                // (`$BASENAME(X, suffix)` is HTCondor 25's: in 23.9 the
+                // whole body is the name, as here.)
+                let name = body;
+                // A name nothing defines stands for itself, as in HTCondor;
+                // a variable's value is expanded first.
+                let text = match self.lookup(name.trim()) {
+                    Some(r) if r.rescan && r.text.contains('$') => self.expand_at(&r.text, 1)?,
+                    Some(r) => r.text,
+                    None => name.trim().to_string(),
                 };
-                Ok(Replacement::done(filename_parts(&text, letters)))
+                let parts = match fname {
+                    "BASENAME" => Parts::basename(),
+                    "DIRNAME" => Parts::dirname(),
+                    f => Parts::of_letters(&f[1..]),
+                };
+                Ok(Replacement::done(file_name_parts(&text, parts)))
             }
             Func::Refused => Err(format!("${fname}(...) is not supported")),
         }
@@ -440,58 +450,6 @@ impl Expander<'_> {
             return Some(Replacement::done(l.value));
         }
         platform(name).map(|v| Replacement::done(v.to_string()))
-    }
-}
-
-/// The parts of a file name `$F<letters>(X)` keeps: `p` the directory
-/// (with its final `/`), `d` the parent directory's name (with its `/`),
-/// `n` the name less its last extension, `x` that extension (with its
-/// dot), all of it when none of these is given; `w` and `u` turn the
-/// separators to `\` and `/`; `q` puts the result in double quotes and `a`
-/// in single quotes (otherwise quotes around the value are taken off).
-fn filename_parts(value: &str, letters: &str) -> String {
-    let has = |c: char| letters.chars().any(|l| l.eq_ignore_ascii_case(&c));
-    let v = value.trim();
-    let v = v.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(v);
-    let cut = v.rfind(['/', '\\']).map_or(0, |i| i + 1);
-    let (dir, file) = v.split_at(cut);
-    let (name, ext) = match file.rfind('.') {
-        Some(i) => file.split_at(i),
-        None => (file, ""),
-    };
-    let parent = {
-        let trimmed = &dir[..dir.len().saturating_sub(1)];
-        let start = trimmed.rfind(['/', '\\']).map_or(0, |i| i + 1);
-        &dir[start..]
-    };
-    let mut out = if has('p') || has('d') || has('n') || has('x') {
-        let mut out = String::new();
-        if has('p') {
-            out.push_str(dir);
-        } else if has('d') {
-            out.push_str(parent);
-        }
-        if has('n') {
-            out.push_str(name);
-        }
-        if has('x') {
-            out.push_str(ext);
-        }
-        out
-    } else {
-        v.to_string()
-    };
-    if has('w') {
-        out = out.replace('/', "\\");
-    } else if has('u') {
-        out = out.replace('\\', "/");
-    }
-    if has('q') {
-        format!("\"{out}\"")
-    } else if has('a') {
-        format!("'{out}'")
-    } else {
-        out
     }
 }
 

@@ -38,6 +38,7 @@
 
 mod classad_form;
 mod error;
+mod filename;
 mod iterate;
 mod macros;
 mod printf;
