@@ -306,7 +306,8 @@ impl Expander<'_> {
             }
             Func::Int | Func::Real | Func::Str => {
                 let (name, format) = match body.split_once(',') {
-                    Some((n, f)) => (n.trim(), Some(f.trim())),
+                    // The format is all the text after the comma, spaces too.
+                    Some((n, f)) => (n.trim(), Some(f)),
                     None => (body.trim(), None),
                 };
                 let text = self.lookup(name).map(|r| r.text).unwrap_or_else(|| name.to_string());

@@ -1,5 +1,8 @@
 //! C `printf` formats with one conversion, for `$INT(X, fmt)`,
-//! `$REAL(X, fmt)` and `$STRING(X, fmt)`.
+//! `$REAL(X, fmt)` and `$STRING(X, fmt)`, as HTCondor hands them to
+//! glibc's `snprintf` with a 56-byte buffer.
+
+use classad::printf::{Argument, Spec, SpecErrorKind};
 
 /// A value to format.
 pub(crate) enum Arg<'a> {
@@ -11,13 +14,48 @@ pub(crate) enum Arg<'a> {
 /// Longest width or precision accepted.
 const MAX_WIDTH: usize = 1000;
 
+/// What HTCondor keeps of a formatted number: its 56-byte buffer less the
+/// terminating NUL.
+const MAX_OUTPUT: usize = 55;
+
+/// The conversions `classad::printf` does not write, which glibc does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Extra {
+    /// `%a`, `%A`: a real in hexadecimal.
+    HexFloat { upper: bool },
+    /// `%p`: the integer as a pointer.
+    Pointer,
+}
+
+/// The specification at the start of `text`, with the conversion
+/// `classad::printf` does not know when it is one of `a A p`.
+fn parse(text: &str) -> Option<(Spec, Option<Extra>, usize)> {
+    match Spec::parse_prefix(text) {
+        Ok((spec, len)) => Some((spec, None, len)),
+        Err(e) => {
+            let extra = match e.kind() {
+                SpecErrorKind::UnknownConversion('a') => Extra::HexFloat { upper: false },
+                SpecErrorKind::UnknownConversion('A') => Extra::HexFloat { upper: true },
+                SpecErrorKind::UnknownConversion('p') => Extra::Pointer,
+                _ => return None,
+            };
+            // The same flags, width and precision on a conversion it knows.
+            let stand_in = format!("{}{}", &text[..e.offset()], if extra == Extra::Pointer { 'x' } else { 'f' });
+            let (spec, _) = Spec::parse_prefix(&stand_in).ok()?;
+            Some((spec, Some(extra), e.offset() + 1))
+        }
+    }
+}
+
 /// Formats `arg` with `format`, which must hold exactly one conversion of
-/// the argument's kind (`d i u x X o` for integers, `f F e E g G` for
-/// reals, `s` for strings) and any text and `%%` around it. The
-/// conversion is C's (`classad::printf`); an integer is given to it as
-/// HTCondor gives it, a `long long` (`%d` sees its low 32 bits, `%lld` all).
+/// the argument's kind (`d i u x X o c p` for integers, `f F e E g G a A`
+/// for reals, `s` for strings), as HTCondor accepts them, and any text and
+/// `%%` around it. The conversion is C's (`classad::printf`, and here `%a`
+/// and `%p`); an integer is given to it as HTCondor gives it, a `long
+/// long` (`%d` sees its low 32 bits, `%lld` all). The result is cut as
+/// HTCondor's buffer cuts it: at a NUL (`%c` of 0) and, for a number, at
+/// 55 bytes.
 pub(crate) fn format(format: &str, arg: &Arg<'_>) -> Result<String, String> {
-    use classad::printf::{Argument, Spec};
     let bad = || format!("'{format}' is not a valid format specifier");
     let mut out = String::new();
     let mut rest = format;
@@ -29,19 +67,28 @@ pub(crate) fn format(format: &str, arg: &Arg<'_>) -> Result<String, String> {
             rest = after;
             continue;
         }
+        // Two conversions would read an argument that is not there.
         if converted {
             return Err(bad());
         }
-        let (spec, len) = Spec::parse_prefix(&rest[at..]).map_err(|_| bad())?;
+        let (spec, extra, len) = parse(&rest[at..]).ok_or_else(bad)?;
         if spec.width() > MAX_WIDTH || spec.precision().is_some_and(|p| p > MAX_WIDTH) {
             return Err(bad());
         }
-        let body = match (spec.conversion().argument(), arg) {
-            (Argument::Int, Arg::Int(i)) => spec.format_long_long(*i),
-            (Argument::Real, Arg::Real(r)) => spec.format_f64(*r),
-            (Argument::Str, Arg::Str(s)) => spec.format_str(s),
+        let body = match (extra, spec.conversion().argument(), arg) {
+            (Some(Extra::HexFloat { upper }), _, Arg::Real(r)) => hex_float(&spec, *r, upper),
+            (Some(Extra::Pointer), _, Arg::Int(i)) => pointer(&spec, *i),
+            (Some(_), _, _) => return Err(bad()),
+            (None, Argument::Int | Argument::Char, Arg::Int(i)) => spec.format_long_long(*i),
+            (None, Argument::Real, Arg::Real(r)) => spec.format_f64(*r),
+            (None, Argument::Str, Arg::Str(s)) => spec.format_str(s),
             _ => return Err(bad()),
         };
+        if let Some(nul) = body.find('\0') {
+            // A NUL (`%c` of 0, padded or not) ends the C string.
+            out.push_str(&body[..nul]);
+            return Ok(cut(out, arg));
+        }
         out.push_str(&body);
         converted = true;
         rest = &rest[at + len..];
@@ -50,7 +97,118 @@ pub(crate) fn format(format: &str, arg: &Arg<'_>) -> Result<String, String> {
     if !converted {
         return Err(bad());
     }
-    Ok(out)
+    Ok(cut(out, arg))
+}
+
+/// `text` cut to what HTCondor's buffer holds for a number (on a
+/// character boundary); `$STRING`'s buffer is made to fit.
+fn cut(mut text: String, arg: &Arg<'_>) -> String {
+    if !matches!(arg, Arg::Str(_)) && text.len() > MAX_OUTPUT {
+        let mut at = MAX_OUTPUT;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+    }
+    text
+}
+
+/// `sign`, `prefix` and `digits` in the width: spaces on the left (on the
+/// right with `-`), or zeros after the prefix with `0` when `zeros`.
+fn padded(spec: &Spec, sign: &str, prefix: &str, digits: &str, zeros: bool) -> String {
+    let len = sign.len() + prefix.len() + digits.len();
+    let fill = spec.width().saturating_sub(len);
+    let mut out = String::with_capacity(len + fill);
+    if spec.left() {
+        out.push_str(sign);
+        out.push_str(prefix);
+        out.push_str(digits);
+        out.extend(std::iter::repeat_n(' ', fill));
+    } else if zeros && spec.zero() {
+        out.push_str(sign);
+        out.push_str(prefix);
+        out.extend(std::iter::repeat_n('0', fill));
+        out.push_str(digits);
+    } else {
+        out.extend(std::iter::repeat_n(' ', fill));
+        out.push_str(sign);
+        out.push_str(prefix);
+        out.push_str(digits);
+    }
+    out
+}
+
+/// The sign glibc writes before a number.
+fn sign(spec: &Spec, negative: bool) -> &'static str {
+    if negative {
+        "-"
+    } else if spec.plus() {
+        "+"
+    } else if spec.space() {
+        " "
+    } else {
+        ""
+    }
+}
+
+/// `%p` of the integer HTCondor passes: `0x` and its hexadecimal digits,
+/// `(nil)` for 0.
+fn pointer(spec: &Spec, value: i64) -> String {
+    if value == 0 {
+        return padded(spec, "", "", "(nil)", false);
+    }
+    let digits = format!("{:x}", value as u64);
+    let digits = match spec.precision() {
+        Some(p) if p > digits.len() => format!("{digits:0>p$}"),
+        _ => digits,
+    };
+    padded(spec, sign(spec, false), "0x", &digits, spec.precision().is_none())
+}
+
+/// `%a` (`%A` with `upper`) as glibc writes a double: `0x1.8p+1`, the
+/// fraction's hexadecimal digits (as many as it needs, or the precision's,
+/// rounded to nearest, ties to even), a binary exponent; subnormals as
+/// `0x0.…p-1022`.
+fn hex_float(spec: &Spec, x: f64, upper: bool) -> String {
+    let negative = x.is_sign_negative();
+    let text = if x.is_nan() {
+        return padded(spec, sign(spec, negative), "", if upper { "NAN" } else { "nan" }, false);
+    } else if x.is_infinite() {
+        return padded(spec, sign(spec, negative), "", if upper { "INF" } else { "inf" }, false);
+    } else {
+        let bits = x.abs().to_bits();
+        let biased = (bits >> 52) & 0x7ff;
+        let fraction = bits & ((1 << 52) - 1);
+        let (lead, exponent): (u64, i64) = match (biased, fraction) {
+            (0, 0) => (0, 0),
+            (0, _) => (0, -1022),
+            _ => (1, biased as i64 - 1023),
+        };
+        let (lead, digits) = match spec.precision() {
+            None => {
+                let mut d = format!("{fraction:013x}");
+                while d.ends_with('0') {
+                    d.pop();
+                }
+                (lead, d)
+            }
+            Some(p) if p >= 13 => (lead, format!("{fraction:013x}{}", "0".repeat(p - 13))),
+            Some(p) => {
+                // Round lead.fraction to p hexadecimal digits.
+                let drop = 52 - 4 * p as u32;
+                let whole = (lead << 52) | fraction;
+                let (kept, rest, half) = (whole >> drop, whole & ((1 << drop) - 1), 1u64 << (drop - 1));
+                let kept = if rest > half || (rest == half && kept & 1 == 1) { kept + 1 } else { kept };
+                let mask = (1u64 << (4 * p)) - 1;
+                let d = if p == 0 { String::new() } else { format!("{:0p$x}", kept & mask) };
+                (kept >> (4 * p), d)
+            }
+        };
+        let point = if digits.is_empty() && !spec.alternate() { "" } else { "." };
+        format!("{lead}{point}{digits}p{}{}", if exponent < 0 { '-' } else { '+' }, exponent.unsigned_abs())
+    };
+    let (prefix, text) = if upper { ("0X", text.to_uppercase()) } else { ("0x", text) };
+    padded(spec, sign(spec, negative), prefix, &text, true)
 }
 
 #[cfg(test)]
@@ -99,7 +257,35 @@ mod tests {
     }
 
     #[test]
+    fn chars_pointers_and_hexadecimal_reals_as_glibc_writes_them() {
+        // What condor_transform_ads 23.9.6 printed for these.
+        assert_eq!(format(" %c", &Arg::Int(65)).unwrap(), " A");
+        assert_eq!(format(" %p", &Arg::Int(65)).unwrap(), " 0x41");
+        assert_eq!(format("%p", &Arg::Int(0)).unwrap(), "(nil)");
+        assert_eq!(format(" %a", &Arg::Real(3.75)).unwrap(), " 0x1.ep+1");
+        assert_eq!(format(" %A", &Arg::Real(3.75)).unwrap(), " 0X1.EP+1");
+        // glibc's own answers.
+        assert_eq!(format("%a", &Arg::Real(1.0)).unwrap(), "0x1p+0");
+        assert_eq!(format("%a", &Arg::Real(0.0)).unwrap(), "0x0p+0");
+        assert_eq!(format("%a", &Arg::Real(-0.1)).unwrap(), "-0x1.999999999999ap-4");
+        assert_eq!(format("%.0a", &Arg::Real(1.5)).unwrap(), "0x2p+0");
+        assert_eq!(format("%.1a", &Arg::Real(1.97)).unwrap(), "0x2.0p+0");
+        assert_eq!(format("%#a", &Arg::Real(1.0)).unwrap(), "0x1.p+0");
+        assert_eq!(format("%012a", &Arg::Real(3.75)).unwrap(), "0x00001.ep+1");
+        assert_eq!(format("%010p|%.5p|%+p", &Arg::Int(65)).unwrap_err(), "'%010p|%.5p|%+p' is not a valid format specifier");
+        assert_eq!(format("%a", &Arg::Real(f64::from_bits(1))).unwrap(), "0x0.0000000000001p-1022");
+        assert_eq!(format("x%cy", &Arg::Int(0)).unwrap(), "x");
+        assert_eq!(format("x%cy", &Arg::Int(5_000_000_000)).unwrap(), "x");
+        assert_eq!(format("x%3cy", &Arg::Int(0)).unwrap(), "x  ");
+        assert_eq!(format("%60s", &Arg::Str("a")).unwrap().len(), 60);
+        assert_eq!(format("%60d", &Arg::Int(1)).unwrap().len(), 55);
+    }
+
+    #[test]
     fn wrong_or_missing_conversions_are_errors() {
+        assert!(format("%p", &Arg::Real(1.0)).is_err());
+        assert!(format("%a", &Arg::Int(1)).is_err());
+        assert!(format("%n", &Arg::Int(1)).is_err());
         assert!(format("%s", &Arg::Int(1)).is_err());
         assert!(format("%d", &Arg::Real(1.0)).is_err());
         assert!(format("no conversion", &Arg::Int(1)).is_err());
