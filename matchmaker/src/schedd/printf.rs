@@ -2,7 +2,7 @@
 //! `$REAL(X, fmt)` and `$STRING(X, fmt)`, as HTCondor hands them to
 //! glibc's `snprintf` with a 56-byte buffer.
 
-use classad::printf::{Argument, Spec, SpecErrorKind};
+use classad::printf::{Argument, Length, Spec, SpecErrorKind};
 
 /// A value to format.
 pub(crate) enum Arg<'a> {
@@ -73,6 +73,10 @@ pub(crate) fn format(format: &str, arg: &Arg<'_>) -> Result<String, String> {
         }
         let (spec, extra, len) = parse(&rest[at..]).ok_or_else(bad)?;
         if spec.width() > MAX_WIDTH || spec.precision().is_some_and(|p| p > MAX_WIDTH) {
+            return Err(bad());
+        }
+        // `%Lf` reads a long double, which HTCondor does not pass.
+        if matches!(arg, Arg::Real(_)) && spec.length() == Length::LongDouble {
             return Err(bad());
         }
         let body = match (extra, spec.conversion().argument(), arg) {
@@ -286,6 +290,7 @@ mod tests {
         assert!(format("%p", &Arg::Real(1.0)).is_err());
         assert!(format("%a", &Arg::Int(1)).is_err());
         assert!(format("%n", &Arg::Int(1)).is_err());
+        assert!(format("%Lf", &Arg::Real(1.0)).is_err());
         assert!(format("%s", &Arg::Int(1)).is_err());
         assert!(format("%d", &Arg::Real(1.0)).is_err());
         assert!(format("no conversion", &Arg::Int(1)).is_err());
