@@ -7,7 +7,10 @@
 //! several, an item is split at commas and white space and the last
 //! variable takes what is left). `$(Row)` (= `$(ItemIndex)`) counts items,
 //! `$(Step)` counts within an item, `$(XFormId)` counts ads, and
-//! `$(Iterating)` is 1. `matching` (file globs) is not supported.
+//! `$(Iterating)` is 1. `matching [files|dirs|any] PATTERNS` iterates over
+//! the files and directories the patterns match ([`super::glob`]); a
+//! slice after `in`, `from` or `matching` is read and, as in HTCondor
+//! 23.9, not applied; no item at all is one empty item.
 
 /// The arguments of a `TRANSFORM` statement (macros unexpanded), and the
 /// item lines that followed it in a rules file.
@@ -28,6 +31,8 @@ pub(crate) struct Plan {
     /// The items; `None` when the statement has no list.
     pub(crate) items: Option<Vec<String>>,
 }
+
+use super::glob::{glob, Kind};
 
 /// Most ads one input ad may become.
 pub(crate) const MAX_ADS: u64 = 1_000_000;
@@ -66,11 +71,13 @@ impl Iteration {
     }
 
     /// Plans the iteration from the expanded arguments; `read_file` reads
-    /// an items file; at most `max_ads` ads ([`MAX_ADS`] without).
+    /// an items file, `directory` is where `matching` looks for relative
+    /// patterns; at most `max_ads` ads ([`MAX_ADS`] without).
     pub(crate) fn plan(
         &self,
         expanded: &str,
         read_file: &dyn Fn(&str) -> Result<String, String>,
+        directory: Option<&std::path::Path>,
         max_ads: Option<u64>,
     ) -> Result<Plan, String> {
         let max_ads = max_ads.unwrap_or(MAX_ADS);
@@ -109,7 +116,16 @@ impl Iteration {
                 if vars.is_empty() {
                     vars.push("Item".to_string());
                 }
-                Some(match m.as_str() {
+                // A slice (`in [1:] (a, b)`) is read and, as in HTCondor
+                // 23.9, not applied.
+                let list = match list.strip_prefix('[') {
+                    Some(slice) => match slice.find(']') {
+                        Some(end) => slice[end + 1..].trim_start(),
+                        None => return Err(format!("invalid TRANSFORM statement: '{expanded}' (a slice without ']')")),
+                    },
+                    None => list,
+                };
+                let mut items: Vec<String> = match m.as_str() {
                     "in" => {
                         let body = match (&self.inline, list.strip_prefix('(')) {
                             (Some(lines), Some(_)) => lines.join(" "),
@@ -135,8 +151,27 @@ impl Iteration {
                             read_file(list.trim())?.lines().map(|l| l.trim().to_string()).collect()
                         }
                     }
-                    _ => return Err("TRANSFORM ... matching (file globs) is not supported".to_string()),
-                })
+                    _ => {
+                        let (kind, rest) = match list.split_once(|c: char| c.is_ascii_whitespace() || c == '(') {
+                            Some((w, _)) if w.eq_ignore_ascii_case("files") => (Kind::Files, &list[w.len()..]),
+                            Some((w, _)) if w.eq_ignore_ascii_case("dirs") => (Kind::Dirs, &list[w.len()..]),
+                            Some((w, _)) if w.eq_ignore_ascii_case("any") => (Kind::Any, &list[w.len()..]),
+                            _ => (Kind::Any, list),
+                        };
+                        let rest = rest.trim_start();
+                        let patterns = match (&self.inline, rest.strip_prefix('(')) {
+                            (Some(lines), Some(_)) => lines.join(" "),
+                            (_, Some(inner)) => inner.strip_suffix(')').unwrap_or(inner).to_string(),
+                            (_, None) => rest.to_string(),
+                        };
+                        glob(&patterns, kind, usize::try_from(max_ads).unwrap_or(usize::MAX), directory)?
+                    }
+                };
+                // No item at all is one empty item, as in HTCondor.
+                if items.is_empty() {
+                    items.push(String::new());
+                }
+                Some(items)
             }
         };
         let n_items = items.as_ref().map_or(1, |i| i.len() as u64);
@@ -175,7 +210,7 @@ mod tests {
     use super::*;
 
     fn plan(args: &str, following: &[&str]) -> Result<Plan, String> {
-        Iteration::parse(args, following)?.plan(args, &|f| Ok(format!("{f}-1\n{f}-2\n")), None)
+        Iteration::parse(args, following)?.plan(args, &|f| Ok(format!("{f}-1\n{f}-2\n")), None, None)
     }
 
     #[test]
@@ -193,7 +228,10 @@ mod tests {
         assert_eq!(p.assign("r,s"), vec![("A".into(), "r".into()), ("B".into(), "s".into())]);
         assert_eq!(plan("3", &[]).unwrap(), Plan { count: 3, vars: vec![], items: None });
         assert!(plan("x from (", &["a"]).is_err());
-        assert!(plan("matching *.txt", &[]).is_err());
+        assert_eq!(plan("in [1:] (a, b)", &[]).unwrap().items, Some(vec!["a".into(), "b".into()]));
+        assert_eq!(plan("in ()", &[]).unwrap().items, Some(vec![String::new()]));
+        assert_eq!(plan("matching (/nonexistent/*.x)", &[]).unwrap().items, Some(vec![String::new()]));
+        assert!(plan("in [1: (a)", &[]).is_err());
         assert!(plan("1000000 in (a b)", &[]).is_err());
     }
 }

@@ -39,6 +39,7 @@
 mod classad_form;
 mod error;
 mod filename;
+mod glob;
 mod iterate;
 mod macros;
 mod printf;

@@ -276,7 +276,10 @@ mod tests {
         assert_eq!(format("%.1a", &Arg::Real(1.97)).unwrap(), "0x2.0p+0");
         assert_eq!(format("%#a", &Arg::Real(1.0)).unwrap(), "0x1.p+0");
         assert_eq!(format("%012a", &Arg::Real(3.75)).unwrap(), "0x00001.ep+1");
-        assert_eq!(format("%010p|%.5p|%+p", &Arg::Int(65)).unwrap_err(), "'%010p|%.5p|%+p' is not a valid format specifier");
+        assert_eq!(
+            format("%010p|%.5p|%+p", &Arg::Int(65)).unwrap_err(),
+            "'%010p|%.5p|%+p' is not a valid format specifier"
+        );
         assert_eq!(format("%a", &Arg::Real(f64::from_bits(1))).unwrap(), "0x0.0000000000001p-1022");
         assert_eq!(format("x%cy", &Arg::Int(0)).unwrap(), "x");
         assert_eq!(format("x%cy", &Arg::Int(5_000_000_000)).unwrap(), "x");

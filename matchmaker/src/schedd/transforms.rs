@@ -289,7 +289,7 @@ impl JobTransforms {
             classad::bounded_file::read_to_string(&path).map_err(|e| format!("can't open file {e}"))
         };
         let plan = iteration
-            .plan(&expanded, &read_file, self.max_ads)
+            .plan(&expanded, &read_file, self.directory.as_deref(), self.max_ads)
             .map_err(|m| TransformError::syntax(last, iteration.line, m))?;
         let items: Vec<Option<&str>> = match &plan.items {
             Some(items) => items.iter().map(|s| Some(s.as_str())).collect(),
