@@ -34,11 +34,12 @@ pub struct Transform {
     universe: Option<String>,
     statements: Vec<(u32, Stmt)>,
     iteration: Option<Iteration>,
+    origin: Origin,
 }
 
 /// How a text is being read: from a rules file (a `TRANSFORM` statement
 /// ends it and may be followed by its items) or a configuration value.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Origin {
     File,
     Config,
@@ -67,6 +68,7 @@ impl Transform {
             universe: None,
             statements: Vec::new(),
             iteration: None,
+            origin,
         };
         let lines = logical_lines(text);
         let mut i = 0;
@@ -239,6 +241,12 @@ impl Transform {
     /// ad from each input ad.
     pub fn iteration(&self) -> Option<&Iteration> {
         self.iteration.as_ref()
+    }
+
+    /// Whether the transform was read from a configuration value
+    /// (`JOB_TRANSFORM_<name>`) rather than a rules file.
+    pub(crate) fn from_config(&self) -> bool {
+        self.origin == Origin::Config
     }
 
     /// Whether the transform applies to `ad`: no `REQUIREMENTS`, or

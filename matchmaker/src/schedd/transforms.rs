@@ -261,7 +261,10 @@ impl JobTransforms {
         config: Option<&Config>,
     ) -> Result<Vec<(ClassAd, Applied)>, TransformError> {
         let n = self.transforms.len();
-        if let Some(t) = self.transforms.iter().take(n.saturating_sub(1)).find(|t| t.iteration().is_some()) {
+        // A rules file's TRANSFORM must be the last; a configuration's
+        // before the last is ignored, as condor_transform_ads ignores it.
+        let early = self.transforms.iter().take(n.saturating_sub(1));
+        if let Some(t) = early.filter(|t| !t.from_config()).find(|t| t.iteration().is_some()) {
             let line = t.iteration().map_or(0, |i| i.line);
             return Err(TransformError::syntax(
                 t.source(),
