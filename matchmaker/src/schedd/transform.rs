@@ -245,7 +245,7 @@ impl Transform {
 
     /// Whether the transform was read from a configuration value
     /// (`JOB_TRANSFORM_<name>`) rather than a rules file.
-    pub(crate) fn from_config(&self) -> bool {
+    pub(crate) fn is_from_config(&self) -> bool {
         self.origin == Origin::Config
     }
 

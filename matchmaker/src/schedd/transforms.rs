@@ -264,7 +264,7 @@ impl JobTransforms {
         // A rules file's TRANSFORM must be the last; a configuration's
         // before the last is ignored, as condor_transform_ads ignores it.
         let early = self.transforms.iter().take(n.saturating_sub(1));
-        if let Some(t) = early.filter(|t| !t.from_config()).find(|t| t.iteration().is_some()) {
+        if let Some(t) = early.filter(|t| !t.is_from_config()).find(|t| t.iteration().is_some()) {
             let line = t.iteration().map_or(0, |i| i.line);
             return Err(TransformError::syntax(
                 t.source(),
