@@ -134,3 +134,57 @@ fn only_the_last_transform_may_iterate() {
     let err = transforms.transform_ads(&ClassAd::new(), &Macros::new(), None).unwrap_err().to_string();
     assert!(err.contains("09_iterate_in.xform, line 3: an iterating transform"), "{err}");
 }
+
+#[test]
+fn generated_rules_files_match_condor_transform_ads() {
+    // generated/: rules files composed at random (gen-rules.py) run on
+    // ten jobs with edge values; condor_transform_ads's answers recorded
+    // by record.sh.
+    let dir = data().join("generated");
+    let config = Loader::new().subsystem("TOOL").defaults();
+    let jobs = std::fs::read_to_string(dir.join("jobs.ad")).expect("jobs.ad");
+    let jobs = format::parse_ads(&jobs, Some(Format::Old)).expect("jobs.ad parses");
+    assert_eq!(jobs.len(), 10);
+    let mut rules: Vec<PathBuf> =
+        std::fs::read_dir(dir.join("rules")).expect("rules/").map(|e| e.expect("an entry").path()).collect();
+    rules.sort();
+    let (mut problems, mut pairs, mut crashes) = (Vec::new(), 0, 0);
+    for path in &rules {
+        let case = stem(path);
+        let text = std::fs::read_to_string(dir.join("expected").join(format!("{case}.out"))).expect("expected output");
+        let expected = format::parse_ads(&text, Some(Format::Old)).expect("expected output parses");
+        let err = std::fs::read_to_string(dir.join("expected").join(format!("{case}.err"))).unwrap_or_default();
+        // Where condor_transform_ads crashed, ours must only not crash.
+        let crashed = err.contains("Segmentation fault");
+        let mut transforms = JobTransforms::new();
+        let mut ours = Vec::new();
+        if transforms.add_rules_file(&path.to_string_lossy()).is_ok() {
+            for ad in &jobs {
+                match transforms.transform_ads(ad, &Macros::new(), Some(&config)) {
+                    Ok(made) => ours.extend(made.into_iter().map(|(ad, _)| ad)),
+                    Err(_) => break,
+                }
+            }
+        }
+        pairs += jobs.len();
+        if crashed {
+            crashes += 1;
+            continue;
+        }
+        if expected.len() != ours.len() {
+            problems.push(format!("{case}: {} ads expected, {} made", expected.len(), ours.len()));
+            continue;
+        }
+        for (i, (e, o)) in expected.iter().zip(&ours).enumerate() {
+            let (e, o) = (normalized(e), normalized(o));
+            if e != o {
+                let only_e: Vec<_> = e.iter().filter(|x| !o.contains(x)).collect();
+                let only_o: Vec<_> = o.iter().filter(|x| !e.contains(x)).collect();
+                problems.push(format!("{case} ad {i}:\n  HTCondor only: {only_e:?}\n  ours only:     {only_o:?}"));
+            }
+        }
+    }
+    assert!(pairs >= 1000, "only {pairs} rules x job pairs");
+    assert!(crashes * 20 < rules.len(), "{crashes} of {} cases crashed condor_transform_ads", rules.len());
+    assert!(problems.is_empty(), "{} differences:\n{}", problems.len(), problems.join("\n"));
+}

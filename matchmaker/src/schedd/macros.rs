@@ -310,7 +310,7 @@ impl Expander<'_> {
                     Some((n, f)) => (n.trim(), Some(f)),
                     None => (body.trim(), None),
                 };
-                let text = self.lookup(name).map(|r| r.text).unwrap_or_else(|| name.to_string());
+                let text = self.lookup_expanded(name)?.unwrap_or_else(|| name.to_string());
                 let value = evaluate(&text, None);
                 let what = match func {
                     Func::Int => "an integer",
@@ -324,6 +324,7 @@ impl Expander<'_> {
                     (Func::Int, Value::Bool(b)) => Arg::Int(i64::from(*b)),
                     (Func::Real, Value::Int(i)) => Arg::Real(*i as f64),
                     (Func::Real, Value::Real(r)) => Arg::Real(*r),
+                    (Func::Real, Value::Bool(b)) => Arg::Real(f64::from(u8::from(*b))),
                     (Func::Str, Value::Str(t)) => Arg::Str(t.as_ref()),
                     // Anything else is the text itself, as in HTCondor.
                     (Func::Str, _) => Arg::Str(&text),
@@ -346,7 +347,7 @@ impl Expander<'_> {
             }
             Func::Eval => {
                 // A name (of a variable or `MY.Attr`) stands for its value.
-                let text = self.lookup(body.trim()).map_or_else(|| body.to_string(), |r| r.text);
+                let text = self.lookup_expanded(body.trim())?.unwrap_or_else(|| body.to_string());
                 let value = evaluate(&text, Some(self.ad));
                 Ok(Replacement::done(match value {
                     Value::Str(t) => t.to_string(),
@@ -357,7 +358,7 @@ impl Expander<'_> {
                 let mut parts = body.split(',');
                 let index = parts.next().unwrap_or("").trim();
                 let items: Vec<&str> = parts.map(str::trim).collect();
-                let idx_text = self.lookup(index).map(|r| r.text).unwrap_or_else(|| index.to_string());
+                let idx_text = self.lookup_expanded(index)?.unwrap_or_else(|| index.to_string());
                 let i = match evaluate(&idx_text, None) {
                     Value::Int(i) => i,
                     _ => return Err(format!("$CHOICE() macro: {index} is not a valid index")),
@@ -374,7 +375,7 @@ impl Expander<'_> {
                     [n, s] | [n, s, _] => (*n, *s),
                     _ => return Err(format!("$SUBSTR({body}): expected a name, a start and an optional length")),
                 };
-                let text = self.lookup(name).map(|r| r.text).unwrap_or_default();
+                let text = self.lookup_expanded(name)?.unwrap_or_default();
                 let chars: Vec<char> = text.chars().collect();
                 let n = chars.len() as i64;
                 let num = |t: &str| t.parse::<i64>().map_err(|_| format!("$SUBSTR({body}): {t} is not a number"));
@@ -402,11 +403,7 @@ impl Expander<'_> {
                 let name = body;
                 // A name nothing defines stands for itself, as in HTCondor;
                 // a variable's value is expanded first.
-                let text = match self.lookup(name.trim()) {
-                    Some(r) if r.rescan && r.text.contains('$') => self.expand_at(&r.text, 1)?,
-                    Some(r) => r.text,
-                    None => name.trim().to_string(),
-                };
+                let text = self.lookup_expanded(name.trim())?.unwrap_or_else(|| name.trim().to_string());
                 let parts = match fname {
                     "BASENAME" => Parts::basename(),
                     "DIRNAME" => Parts::dirname(),
@@ -427,10 +424,23 @@ impl Expander<'_> {
         if name.eq_ignore_ascii_case("DOLLAR") {
             return Replacement::done("$".to_string());
         }
+        // An empty value is no value when there is a default (`E =`, an
+        // attribute that is an empty string), as in HTCondor.
         match (self.lookup(name), default) {
+            (Some(r), Some(d)) if r.text.is_empty() => Replacement { text: d.to_string(), rescan: true },
             (Some(r), _) => r,
             (None, Some(d)) => Replacement { text: d.to_string(), rescan: true },
             (None, None) => Replacement::done(String::new()),
+        }
+    }
+
+    /// The value of `name` with its own macros expanded, as the macro
+    /// functions read a name's value.
+    fn lookup_expanded(&self, name: &str) -> Result<Option<String>, String> {
+        match self.lookup(name) {
+            Some(r) if r.rescan && r.text.contains('$') => self.expand_at(&r.text, 1).map(Some),
+            Some(r) => Ok(Some(r.text)),
+            None => Ok(None),
         }
     }
 
@@ -439,7 +449,9 @@ impl Expander<'_> {
     fn lookup(&self, name: &str) -> Option<Replacement> {
         if let Some(attr) = strip_prefix_ci(name, "MY.") {
             let expr = self.ad.lookup(attr)?;
-            return Some(Replacement::done(attr_text(expr)));
+            // Scanned again, as HTCondor scans it: `$(...)` in an
+            // attribute's text is a macro too.
+            return Some(Replacement { text: attr_text(expr), rescan: true });
         }
         if let Some(v) = self.vars.get(name) {
             return Some(Replacement { text: v.to_string(), rescan: true });
@@ -480,13 +492,37 @@ pub(crate) fn options() -> EvalOptions {
 /// Evaluates `text` as a ClassAd expression (new syntax), in `ad` if given;
 /// a text that does not parse is an error value.
 pub(crate) fn evaluate(text: &str, ad: Option<&ClassAd>) -> Value {
-    let Ok(expr) = classad::parse_expr(text) else {
-        return Value::Error;
-    };
+    match classad::parse_expr(text) {
+        Ok(expr) => evaluate_expr(&expr, ad),
+        Err(_) => Value::Error,
+    }
+}
+
+/// `expr` evaluated against `ad` (or no ad).
+pub(crate) fn evaluate_expr(expr: &Expr, ad: Option<&ClassAd>) -> Value {
     let options = options();
     match ad {
-        Some(ad) => EvalContext::new(&options).my(ad).eval(&expr),
-        None => EvalContext::new(&options).eval(&expr),
+        Some(ad) => EvalContext::new(&options).my(ad).eval(expr),
+        None => EvalContext::new(&options).eval(expr),
+    }
+}
+
+/// The expression at the start of `text`, the rest dropped, as HTCondor
+/// reads `EVALSET`'s and `EVALMACRO`'s (`1 2` is 1, `a b` is `a`,
+/// `C:\x` is `C`); `None` when no start of it is an expression (`1 +`).
+pub(crate) fn leading_expr(text: &str) -> Option<Expr> {
+    let mut end = text.len();
+    loop {
+        match classad::parse_expr(&text[..end]) {
+            Ok(expr) => return Some(expr),
+            Err(e) => {
+                let at = e.span().start;
+                if at == 0 || at >= end || !text.is_char_boundary(at) {
+                    return None;
+                }
+                end = at;
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@ use classad::{ClassAd, EvalContext, Expr, ParseLimits, Parser, Syntax, Value};
 
 use super::error::TransformError;
 use super::iterate::Iteration;
-use super::macros::{evaluate, strip_prefix_ci, Expander, Macros};
+use super::macros::{evaluate_expr, leading_expr, strip_prefix_ci, Expander, Macros};
 use super::statements::{self, here_start, is_valid_attr_name, meta_statement, Keyword, Stmt, Target};
 use crate::config::conditional::{crufty_bool, looks_numeric, strip_word, version};
 use crate::config::Config;
@@ -370,7 +370,8 @@ impl Transform {
         } else if let Some(rest) = strip_word(t, "defined") {
             let what = rest.trim();
             if let Some(attr) = strip_prefix_ci(what, "MY.") {
-                ad.lookup(attr).is_some()
+                // An attribute that is an empty string is not defined.
+                ad.lookup(attr).is_some_and(|e| !super::macros::attr_text(e).is_empty())
             } else if what.is_empty() {
                 false
             } else {
@@ -427,13 +428,15 @@ impl Transform {
                 }
             }
             Keyword::EvalSet | Keyword::EvalMacro => {
-                let value = evaluate(&rhs, Some(ad));
-                if value.is_error() && classad::parse_expr(&rhs).is_err() {
+                let value = leading_expr(&rhs).map(|expr| evaluate_expr(&expr, Some(ad)));
+                let Some(value) = value else {
                     log.push(
                         classad::excerpt::quote(&format!("{at}: {} {name} could not evaluate : {rhs}", keyword.word()))
                             .into_owned(),
                     );
-                } else if keyword == Keyword::EvalSet {
+                    return Ok(());
+                };
+                if keyword == Keyword::EvalSet {
                     ad.insert(name, value.to_expr());
                 } else {
                     let text = match &value {
