@@ -167,8 +167,8 @@ pub(crate) struct Expander<'a> {
 }
 
 /// One replacement: its text, and whether that text is scanned again (raw
-/// variable values are; the job's attributes and configuration values,
-/// already expanded, are not).
+/// variable values and the job's attributes are, as in HTCondor;
+/// configuration values, already expanded, are not).
 struct Replacement {
     text: String,
     rescan: bool,
