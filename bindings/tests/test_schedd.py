@@ -93,3 +93,37 @@ def test_extension_config_and_config_file_are_exclusive(tmp_path):
     assert classad_rs.JobTransforms(config_file=str(path)).names == ["Memory", "Group"]
     with pytest.raises(classad_rs.ClassAdException):
         classad_rs.JobTransforms(config=CONFIG, config_file=str(path))
+
+
+def _recorded(text):
+    """What condor_submit printed: (accepted, reason, warnings)."""
+    warnings = [line[len("WARNING: QMGMT:0:"):] for line in text.splitlines() if line.startswith("WARNING: QMGMT:0:")]
+    if "Failed to commit job submission" in text:
+        errors = [line[len("ERROR: "):] for line in text.splitlines() if line.startswith("ERROR: ")]
+        reason = next(e for e in errors if not e.startswith("Failed to commit"))
+        return False, reason, warnings
+    assert "submitted to cluster" in text, text
+    return True, None, warnings
+
+
+def test_extension_a_real_schedds_verdicts_and_transforms():
+    # matchmaker/tests/data/submit_requirements: 120 jobs a real HTCondor
+    # 23.9.6 schedd accepted, warned about or refused (see its README).
+    import pathlib
+
+    data = pathlib.Path(__file__).resolve().parents[2] / "matchmaker/tests/data/submit_requirements"
+    config = (data / "schedd.conf").read_text()
+    transforms = classad_rs.JobTransforms(config=config)
+    requirements = classad_rs.SubmitRequirements(config=config)
+    schedd = classad_rs.parseOne((data / "schedd.ad").read_text())
+    cases = sorted((data / "ads").glob("*.ad"))
+    assert len(cases) >= 40
+    for path in cases:
+        job, _ = transforms.transform_job(classad_rs.parseOne(path.read_text()))
+        verdict = requirements.check(job, schedd)
+        accepted, reason, warnings = _recorded((data / "expected" / (path.stem + ".submit")).read_text())
+        assert (bool(verdict), verdict.reason, verdict.warnings) == (accepted, reason, warnings), path.stem
+        if accepted:
+            queued = classad_rs.parseOne((data / "expected" / (path.stem + ".q")).read_text())
+            for name in ["Transformed", "AcctGroup", "Doubled", "Special", "SubmittedBy"]:
+                assert job.get(name) == queued.get(name), (path.stem, name)

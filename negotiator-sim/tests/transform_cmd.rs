@@ -157,3 +157,37 @@ fn every_kind_of_rule_error_exits_1() {
     let expected = std::fs::read(corpus().join("expected/14_errors_continue__alice.out")).expect("expected");
     assert_eq!(failed.stdout, expected, "as condor_transform_ads printed it");
 }
+
+#[test]
+fn submit_requirements_give_a_real_schedds_verdicts() {
+    // matchmaker/tests/data/submit_requirements: what a real HTCondor
+    // 23.9.6 schedd said of 120 jobs (see its README), through the command.
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../matchmaker/tests/data/submit_requirements");
+    let mut cases: Vec<PathBuf> =
+        std::fs::read_dir(data.join("ads")).expect("ads/").map(|e| e.expect("an entry").path()).collect();
+    cases.sort();
+    assert!(cases.len() >= 40);
+    let (config, schedd) = (data.join("schedd.conf"), data.join("schedd.ad"));
+    for path in &cases {
+        let case = path.file_stem().and_then(|s| s.to_str()).expect("a name");
+        let out = run(&[
+            "--config",
+            &config.to_string_lossy(),
+            "--submit-requirements",
+            "--schedd-ad",
+            &schedd.to_string_lossy(),
+            &path.to_string_lossy(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let recorded = std::fs::read_to_string(data.join("expected").join(format!("{case}.submit"))).expect("submit");
+        let refusal =
+            recorded.lines().filter_map(|l| l.strip_prefix("ERROR: ")).find(|l| !l.starts_with("Failed to commit"));
+        let warnings: Vec<&str> = recorded.lines().filter_map(|l| l.strip_prefix("WARNING: QMGMT:0:")).collect();
+        let ours_refusal = stderr.lines().find_map(|l| l.split_once(": REFUSED: ").map(|(_, r)| r));
+        let ours_warnings: Vec<&str> =
+            stderr.lines().filter_map(|l| l.split_once(": WARNING: ").map(|(_, w)| w)).collect();
+        assert_eq!(ours_refusal, refusal, "{case}: {stderr}");
+        assert_eq!(ours_warnings, warnings, "{case}: {stderr}");
+        assert_eq!(out.status.code(), Some(if refusal.is_some() { 2 } else { 0 }), "{case}: {stderr}");
+    }
+}
