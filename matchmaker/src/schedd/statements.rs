@@ -6,7 +6,6 @@
 //! name, or `/regex/` for `COPY`, `RENAME` and `DELETE`), and the rest of
 //! the line, which is macro-expanded when the command runs.
 
-use regex::Regex;
 
 use super::error::TransformError;
 
@@ -85,7 +84,7 @@ pub(crate) enum Target {
     /// An attribute (or variable) name, as written.
     Name(String),
     /// `/regex/flags`: matched against attribute names, ignoring case.
-    Regex(Regex),
+    Regex(NameRegex),
 }
 
 /// One statement.
@@ -248,10 +247,44 @@ fn token_end(line: &str, pos: usize) -> usize {
     line[pos..].find(|c: char| c.is_ascii_whitespace()).map_or(line.len(), |i| pos + i)
 }
 
+/// A `/regex/` of `COPY`, `RENAME` or `DELETE`: the `regex` crate's
+/// engine, or, for what only a backtracking engine does (back-references,
+/// look-around), `fancy-regex`'s, as HTCondor's PCRE2 accepts those too.
+#[derive(Debug, Clone)]
+pub(crate) enum NameRegex {
+    /// Without backtracking-only constructs.
+    Plain(regex::Regex),
+    /// With back-references or look-around.
+    Backtracking(fancy_regex::Regex),
+}
+
+impl NameRegex {
+    /// The pattern as written (with the flags the reader added).
+    #[cfg(test)]
+    fn as_str(&self) -> &str {
+        match self {
+            NameRegex::Plain(r) => r.as_str(),
+            NameRegex::Backtracking(r) => r.as_str(),
+        }
+    }
+
+    /// The groups of the first match in `name` (group 0, the whole match,
+    /// first; `None` for a group that took no part), or `None` when it does
+    /// not match (or a backtracking match gives up at its limit).
+    pub(crate) fn captures<'n>(&self, name: &'n str) -> Option<Vec<Option<&'n str>>> {
+        match self {
+            NameRegex::Plain(r) => r.captures(name).map(|c| c.iter().map(|m| m.map(|m| m.as_str())).collect()),
+            NameRegex::Backtracking(r) => {
+                r.captures(name).ok().flatten().map(|c| c.iter().map(|m| m.map(|m| m.as_str())).collect())
+            }
+        }
+    }
+}
+
 /// Reads `/pattern/flags` at the start of `text`: the regex (always
 /// ignoring case; `U` swaps greediness, `m` is multi-line mode) and where
 /// it ends.
-fn read_regex(text: &str) -> Result<(Regex, usize), String> {
+fn read_regex(text: &str) -> Result<(NameRegex, usize), String> {
     let bytes = text.as_bytes();
     let mut i = 1;
     let mut pattern = String::new();
@@ -271,18 +304,12 @@ fn read_regex(text: &str) -> Result<(Regex, usize), String> {
         }
     }
     i += 1;
-    let mut builder = regex::RegexBuilder::new(&pattern);
-    builder.case_insensitive(true).size_limit(1 << 20);
+    let (mut swap_greed, mut multi_line) = (false, false);
     while let Some(&c) = bytes.get(i) {
         match c {
-            b'i' => {}
-            b'U' => {
-                builder.swap_greed(true);
-            }
-            b'm' => {
-                builder.multi_line(true);
-            }
-            b'g' => {}
+            b'i' | b'g' => {}
+            b'U' => swap_greed = true,
+            b'm' => multi_line = true,
             _ if c.is_ascii_whitespace() => break,
             _ => {
                 let flag = text[i..].chars().next().unwrap_or('?');
@@ -291,13 +318,30 @@ fn read_regex(text: &str) -> Result<(Regex, usize), String> {
         }
         i += 1;
     }
-    let regex = builder.build().map_err(|e| format!("invalid regex /{pattern}/: {e}"))?;
+    let plain = regex::RegexBuilder::new(&pattern)
+        .case_insensitive(true)
+        .swap_greed(swap_greed)
+        .multi_line(multi_line)
+        .size_limit(1 << 20)
+        .build();
+    let regex = match plain {
+        Ok(r) => NameRegex::Plain(r),
+        Err(e) => {
+            // The same flags, written into the pattern for the backtracking engine.
+            let flags = format!("(?i{}{})", if multi_line { "m" } else { "" }, if swap_greed { "U" } else { "" });
+            fancy_regex::RegexBuilder::new(&format!("{flags}{pattern}"))
+                .backtrack_limit(100_000)
+                .build()
+                .map(NameRegex::Backtracking)
+                .map_err(|_| format!("invalid regex /{pattern}/: {e}"))?
+        }
+    };
     Ok((regex, i))
 }
 
-/// Substitutes `\0` ... `\9` in `template` with the captures of a match;
-/// `\N` for a group the regex does not have is left as written.
-pub(crate) fn substitute(template: &str, captures: &regex::Captures<'_>) -> String {
+/// Substitutes `\0` ... `\9` in `template` with the groups of a match
+/// (`\N` for a group the regex does not have is left as written).
+pub(crate) fn substitute(template: &str, groups: &[Option<&str>]) -> String {
     let mut out = String::with_capacity(template.len());
     let bytes = template.as_bytes();
     let mut last = 0;
@@ -305,9 +349,9 @@ pub(crate) fn substitute(template: &str, captures: &regex::Captures<'_>) -> Stri
     while i < bytes.len() {
         if bytes[i] == b'\\' && i + 1 < bytes.len() && bytes[i + 1].is_ascii_digit() {
             let n = usize::from(bytes[i + 1] - b'0');
-            if n < captures.len() {
+            if n < groups.len() {
                 out.push_str(&template[last..i]);
-                out.push_str(captures.get(n).map_or("", |m| m.as_str()));
+                out.push_str(groups[n].unwrap_or(""));
                 i += 2;
                 last = i;
                 continue;
@@ -376,9 +420,14 @@ mod tests {
 
     #[test]
     fn regex_substitution() {
-        let re = Regex::new("(Req)uest(.*)").unwrap();
-        let caps = re.captures("RequestMemory").unwrap();
-        assert_eq!(substitute(r"\2\1 \0 \7", &caps), r"MemoryReq RequestMemory \7");
+        let (re, _) = read_regex("/(Req)uest(.*)/").unwrap();
+        let groups = re.captures("RequestMemory").unwrap();
+        assert_eq!(substitute(r"\2\1 \0 \7", &groups), r"MemoryReq RequestMemory \7");
+        // Back-references and look-around, as PCRE2 reads them in HTCondor.
+        let (re, _) = read_regex(r"/^(U)ndef\1?/").unwrap();
+        assert!(matches!(re, NameRegex::Backtracking(_)) && re.captures("undefattr").is_some());
+        let (re, _) = read_regex("/^(Req)uest(?=Cpus)/").unwrap();
+        assert!(re.captures("RequestCpus").is_some() && re.captures("RequestMemory").is_none());
         assert!(is_valid_attr_name("_a1") && !is_valid_attr_name("1a") && !is_valid_attr_name("a b"));
     }
 }

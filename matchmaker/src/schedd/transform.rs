@@ -482,7 +482,7 @@ fn copy_or_rename(keyword: Keyword, name: &str, new: &str, ad: &mut ClassAd, at:
 
 fn regex_command(
     keyword: Keyword,
-    re: &regex::Regex,
+    re: &statements::NameRegex,
     template: &str,
     ad: &mut ClassAd,
     at: &str,
@@ -491,8 +491,8 @@ fn regex_command(
     let mut matched: Vec<(String, String)> = Vec::new();
     for (name, _) in ad.iter() {
         let name = name.as_str();
-        if let Some(caps) = re.captures(name) {
-            let new = if keyword == Keyword::Delete { String::new() } else { statements::substitute(template, &caps) };
+        if let Some(groups) = re.captures(name) {
+            let new = if keyword == Keyword::Delete { String::new() } else { statements::substitute(template, &groups) };
             matched.push((name.to_string(), new));
         }
     }
