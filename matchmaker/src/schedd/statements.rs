@@ -6,7 +6,6 @@
 //! name, or `/regex/` for `COPY`, `RENAME` and `DELETE`), and the rest of
 //! the line, which is macro-expanded when the command runs.
 
-
 use super::error::TransformError;
 
 /// A transform command.

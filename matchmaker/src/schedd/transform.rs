@@ -492,7 +492,8 @@ fn regex_command(
     for (name, _) in ad.iter() {
         let name = name.as_str();
         if let Some(groups) = re.captures(name) {
-            let new = if keyword == Keyword::Delete { String::new() } else { statements::substitute(template, &groups) };
+            let new =
+                if keyword == Keyword::Delete { String::new() } else { statements::substitute(template, &groups) };
             matched.push((name.to_string(), new));
         }
     }
