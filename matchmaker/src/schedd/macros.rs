@@ -320,7 +320,7 @@ impl Expander<'_> {
                 let not = || format!("${fname}() macro: {text} does not evaluate to {what}");
                 let arg = match (func, &value) {
                     (Func::Int, Value::Int(i)) => Arg::Int(*i),
-                    (Func::Int, Value::Real(r)) => Arg::Int(r.trunc() as i64),
+                    (Func::Int, Value::Real(r)) => Arg::Int(c_long_long(*r)),
                     (Func::Int, Value::Bool(b)) => Arg::Int(i64::from(*b)),
                     (Func::Real, Value::Int(i)) => Arg::Real(*i as f64),
                     (Func::Real, Value::Real(r)) => Arg::Real(*r),
@@ -523,6 +523,17 @@ pub(crate) fn leading_expr(text: &str) -> Option<Expr> {
                 end = at;
             }
         }
+    }
+}
+
+/// A real converted to `long long` as HTCondor's C++ converts it on
+/// x86-64: truncated, and outside the range (or NaN) the "integer
+/// indefinite" value, `i64::MIN` (a `$INT` of 1e308 is then 0 with `%d`).
+fn c_long_long(r: f64) -> i64 {
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&r) {
+        r.trunc() as i64
+    } else {
+        i64::MIN
     }
 }
 
