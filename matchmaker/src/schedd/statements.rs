@@ -105,9 +105,14 @@ pub(crate) enum Stmt {
     /// the line ends after the keyword (allowed for `TRANSFORM` only).
     Command { keyword: Keyword, target: Option<Target>, rest: Option<String> },
     /// A line that does not read (an unknown keyword, a command without its
-    /// arguments, a bad regex): an error when it is reached, as in HTCondor
-    /// (a line in an `if` branch not taken is never read).
+    /// arguments, a regex without its closing `/`): an error when it is
+    /// reached, as in HTCondor (a line in an `if` branch not taken is never
+    /// read).
     Invalid(String),
+    /// A line HTCondor reads and leaves out with a message when it is
+    /// reached: a `/regex/` that does not compile ("this entry will be
+    /// ignored"); the rest of the transform runs.
+    Ignored(String),
 }
 
 /// A meta statement (`NAME`, `REQUIREMENTS`, `UNIVERSE`, `TRANSFORM`
@@ -188,7 +193,10 @@ pub(crate) fn parse_line(line: &str, source: &str, number: u32) -> Result<Stmt, 
     let target = if keyword.takes_regex() && line[pos..].starts_with('/') {
         let (regex, end) = read_regex(&line[pos..]).map_err(err)?;
         pos += end;
-        Target::Regex(regex)
+        match regex {
+            Ok(regex) => Target::Regex(regex),
+            Err(message) => return Ok(Stmt::Ignored(format!("{message}; this entry will be ignored"))),
+        }
     } else {
         let end = token_end(line, pos);
         let mut name = &line[pos..end];
@@ -281,9 +289,9 @@ impl NameRegex {
 }
 
 /// Reads `/pattern/flags` at the start of `text`: the regex (always
-/// ignoring case; `U` swaps greediness, `m` is multi-line mode) and where
-/// it ends.
-fn read_regex(text: &str) -> Result<(NameRegex, usize), String> {
+/// ignoring case; `U` swaps greediness, `m` is multi-line mode), or why it
+/// does not compile, and where it ends.
+fn read_regex(text: &str) -> Result<(Result<NameRegex, String>, usize), String> {
     let bytes = text.as_bytes();
     let mut i = 1;
     let mut pattern = String::new();
@@ -324,7 +332,7 @@ fn read_regex(text: &str) -> Result<(NameRegex, usize), String> {
         .size_limit(1 << 20)
         .build();
     let regex = match plain {
-        Ok(r) => NameRegex::Plain(r),
+        Ok(r) => Ok(NameRegex::Plain(r)),
         Err(e) => {
             // The same flags, written into the pattern for the backtracking engine.
             let flags = format!("(?i{}{})", if multi_line { "m" } else { "" }, if swap_greed { "U" } else { "" });
@@ -332,7 +340,7 @@ fn read_regex(text: &str) -> Result<(NameRegex, usize), String> {
                 .backtrack_limit(100_000)
                 .build()
                 .map(NameRegex::Backtracking)
-                .map_err(|_| format!("invalid regex /{pattern}/: {e}"))?
+                .map_err(|_| format!("error compiling regex /{pattern}/: {e}"))
         }
     };
     Ok((regex, i))
@@ -401,7 +409,9 @@ mod tests {
         let e = parse_line("SET A", "rules", 7).unwrap_err().to_string();
         assert_eq!(e, "rules, line 7: SET needs 2 arguments");
         assert!(parse_line("DELETE", "t", 1).is_err());
-        assert!(parse_line("COPY /a(/ b", "t", 1).unwrap_err().to_string().contains("invalid regex"));
+        // A regex that does not compile is left out when reached, as HTCondor does.
+        assert!(matches!(parse_line("COPY /a(/ b", "t", 1), Ok(Stmt::Ignored(ref m)) if m.contains("will be ignored")));
+        assert!(parse_line("COPY /a b", "t", 1).unwrap_err().to_string().contains("no closing /"));
         assert!(parse_line("include : x", "t", 1).is_err());
         let e = parse_line("Queue = long", "t", 1).unwrap_err().to_string();
         assert_eq!(e, "t, line 1: Queue is not a valid transform keyword");
@@ -420,12 +430,15 @@ mod tests {
     #[test]
     fn regex_substitution() {
         let (re, _) = read_regex("/(Req)uest(.*)/").unwrap();
+        let re = re.unwrap();
         let groups = re.captures("RequestMemory").unwrap();
         assert_eq!(substitute(r"\2\1 \0 \7", &groups), r"MemoryReq RequestMemory \7");
         // Back-references and look-around, as PCRE2 reads them in HTCondor.
         let (re, _) = read_regex(r"/^(U)ndef\1?/").unwrap();
+        let re = re.unwrap();
         assert!(matches!(re, NameRegex::Backtracking(_)) && re.captures("undefattr").is_some());
         let (re, _) = read_regex("/^(Req)uest(?=Cpus)/").unwrap();
+        let re = re.unwrap();
         assert!(re.captures("RequestCpus").is_some() && re.captures("RequestMemory").is_none());
         assert!(is_valid_attr_name("_a1") && !is_valid_attr_name("1a") && !is_valid_attr_name("a b"));
     }

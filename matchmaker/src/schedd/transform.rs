@@ -208,6 +208,7 @@ impl Transform {
                 _ if !enabled => {}
                 Stmt::Assign { name, value } => vars.assign(name, value),
                 Stmt::Command { .. } => commands += 1,
+                Stmt::Ignored(_) => {}
                 Stmt::Invalid(message) => {
                     return (commands, Some(TransformError::syntax(&self.source, *number, message.clone())));
                 }
@@ -328,6 +329,13 @@ impl Transform {
                 _ if !enabled => {}
                 Stmt::Assign { name, value } => vars.assign(name, value),
                 Stmt::Invalid(message) => return Err(TransformError::syntax(&self.source, number, message.clone())),
+                Stmt::Ignored(message) => log.push(
+                    classad::excerpt::quote(&format!(
+                        "{}, line {number}: {message}",
+                        classad::excerpt::quote(&self.source)
+                    ))
+                    .into_owned(),
+                ),
                 Stmt::Command { keyword, target, rest } => {
                     self.command(*keyword, target.as_ref(), rest.as_deref(), number, ad, vars, config, &mut log)?;
                 }

@@ -186,13 +186,16 @@ impl JobTransforms {
 
     /// `condor_transform_ads`' check of a transform it loads: a line that
     /// does not read is reported; a transform with no command before it
-    /// (or none at all) is left out. Whether it is kept.
+    /// (or none at all) is left out, except that a rules file's line that
+    /// does not read stays, to fail each ad that reaches it, as
+    /// condor_transform_ads 23.9.6 fails them. Whether it is kept.
     fn checked(&mut self, t: &Transform, name: &str, config: Option<&Config>) -> bool {
         let (commands, error) = t.check(config);
+        let bad_file = error.is_some() && !t.is_from_config();
         if let Some(e) = error {
             self.messages.push(format!("Invalid rules file {name} : {e}"));
         }
-        commands > 0
+        commands > 0 || bad_file
     }
 
     /// The transforms, in order.
