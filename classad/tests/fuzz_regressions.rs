@@ -125,3 +125,12 @@ fn roundtrip_a_selection_on_an_integer() {
     assert_eq!("true .x".parse::<Expr>().expect("parses").to_string(), "true.x");
     converts_back(b"RR = n.R.R == 0 .n.R\n");
 }
+
+#[test]
+fn json_a_string_starting_like_an_expression_with_a_wide_character() {
+    // The trace target's finding: a JSON string beginning `\/Expr` with a
+    // two-byte character where `(` would be made the reader slice inside
+    // the character and panic. It is a string.
+    let ads = classad::format::parse_ads("[{\"A\": \"\\/Expr\u{63b})\\/\"}]", None).expect("reads");
+    assert_eq!(ads[0].lookup_string("A").as_deref(), Some("/Expr\u{63b})/"));
+}

@@ -109,3 +109,22 @@ fn a_userprio_ad_with_a_huge_num_submittors_reads_the_rows_it_has() {
         let _ = Accountant::from_userprio_ad(AccountantConfig::default(), &ad).map(|a| a.priority_rows());
     }
 }
+
+#[test]
+fn trace_regressions_read_or_fail_cleanly() {
+    // The trace target's first finding: a `condor_history -json` trace
+    // whose string `"\/Expr..."` had a two-byte character at its seventh
+    // byte made the JSON reader panic.
+    use negotiator_sim::simulate::trace::{read_history, read_swf};
+    let files = regressions("trace");
+    assert!(!files.is_empty(), "fuzz/regressions/trace/ holds the trace target's findings");
+    for (path, data) in files {
+        let (&selector, input) = data.split_first().expect("a selector byte");
+        let name = std::path::Path::new("trace");
+        match selector % 3 {
+            0 => drop(read_swf(input, name, "example.org")),
+            n => drop(read_history(input, name, "example.org", n == 2)),
+        }
+        eprintln!("{}: read or refused without a panic", path.display());
+    }
+}

@@ -335,7 +335,11 @@ impl<'t> JsonParser<'t> {
         let text = self.string()?;
         let raw = &self.text[start + 1..self.at - 1];
         let quoted_expr =
-            raw.len() >= 10 && raw[..7].eq_ignore_ascii_case("\\/Expr(") && raw.ends_with(")\\/") && text.len() >= 8;
+            // (`get`: the seventh byte may fall inside a character.)
+            raw.len() >= 10
+                && raw.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("\\/Expr("))
+                && raw.ends_with(")\\/")
+                && text.len() >= 8;
         if !quoted_expr {
             return Ok(Expr::literal(Literal::Str(text.into())));
         }
