@@ -190,7 +190,19 @@ impl JobTransforms {
     /// does not read stays, to fail each ad that reaches it, as
     /// condor_transform_ads 23.9.6 fails them. Whether it is kept.
     fn checked(&mut self, t: &Transform, name: &str, config: Option<&Config>) -> bool {
-        let (commands, error) = t.check(config);
+        let (commands, mut error) = t.check(config);
+        // The TRANSFORM statement is read at load, wherever it is (in an
+        // `if` branch not taken too): a bad one fails every ad.
+        if let (None, Some(iteration)) = (&error, t.iteration()) {
+            let empty = ClassAd::new();
+            let vars = Macros::new();
+            let planned = Expander { vars: &vars, ad: &empty, config }
+                .expand(iteration.args())
+                .and_then(|expanded| iteration.plan(&expanded, &|_| Ok(String::new()), None, self.max_ads));
+            if let Err(m) = planned {
+                error = Some(TransformError::syntax(t.source(), iteration.line, m));
+            }
+        }
         let bad_file = error.is_some() && !t.is_from_config();
         if let Some(e) = error {
             self.messages.push(format!("Invalid rules file {name} : {e}"));

@@ -35,11 +35,13 @@ def value(rng):
         # (`%03d` of a negative number is `-03`, which HTCondor's old
         # syntax reads as -3 and ours refuses: docs/divergences.md.)
         f"$INT({v})", f"$INT(N, %3d)", f'"$REAL(N, %.2f)"', f'"$STRING({v}, <%s>)"',
-        # (`$EVAL(f(x))`: HTCondor's $EVAL ends at the first `)`.)
+        # (`$EVAL(f(x))`: HTCondor's $EVAL ends at the first `)`:
+        # divergences.md, transform-eval-parentheses.)
         f"$EVAL({a} * 3)", f'"$CHOICE(1, x, y, z)"', f'"$SUBSTR({v}, 1)"',
         f'"$Fnx(MY.Cmd)"', f'"$Fp(MY.Note)"', f"size({a})", f"isUndefined({a})", f"{a} =?= undefined",
         # (A nested ad in a variable prints with a raw newline in a
-        # string, which condor_transform_ads writes and no reader reads.)
+        # string, which condor_transform_ads writes and no reader reads:
+        # divergences.md, transform-evalmacro-ads.)
         f'"[$ENV(CLASSAD_RS_UNSET:e)]"', "{1, 2, 3}", f"{a} ?: 5", "real(\"INF\")",
     ])
 
@@ -71,10 +73,8 @@ def statement(rng, depth=0):
     target = rng.choice([a, n])
     if rng.random() < BAD_LINES:
         # A line that does not read, reached or skipped.
-        # (A bad TRANSFORM statement in an `if` branch not taken still
-        # stops condor_transform_ads; ours makes the ads: left out.)
         return [rng.choice(["BOGUS line here", "SET", "COPY /a(/ b", "EVALSET X", "RENAME OnlyOne", "if",
-                            "DELETE", "SET 1bad 2", "COPY A 9b"])]
+                            "DELETE", "SET 1bad 2", "COPY A 9b", "TRANSFORM x y z"])]
     if kind < 0.18:
         return [f"SET {target} {value_without(rng, target)}"]
     if kind < 0.26:
