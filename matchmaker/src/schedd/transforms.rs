@@ -192,8 +192,9 @@ impl JobTransforms {
     fn checked(&mut self, t: &Transform, name: &str, config: Option<&Config>) -> bool {
         let (commands, mut error) = t.check(config);
         // The TRANSFORM statement is read at load, wherever it is (in an
-        // `if` branch not taken too): a bad one fails every ad.
-        if let (None, Some(iteration)) = (&error, t.iteration()) {
+        // `if` branch not taken too): a bad one fails every ad. (One with
+        // macros is read when the ads come, with their variables.)
+        if let (None, Some(iteration)) = (&error, t.iteration().filter(|i| !i.args().contains('$'))) {
             let empty = ClassAd::new();
             let vars = Macros::new();
             let planned = Expander { vars: &vars, ad: &empty, config }
